@@ -1,0 +1,13 @@
+// Composes every activity group from the clients they need. The worker calls this once.
+import type { DatabasePool } from 'slonik';
+import { createMaintenanceActivities } from './maintenance.ts';
+
+export type ActivityDependencies = { db: DatabasePool };
+
+export function createActivities(deps: ActivityDependencies) {
+  return {
+    ...createMaintenanceActivities({ db: deps.db }),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

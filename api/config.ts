@@ -1,0 +1,138 @@
+// The one place that reads the environment. Every process (API, worker, CLI, scripts) calls
+// loadConfig() once at start-up and passes the result down; nothing else touches process.env.
+// A malformed value stops start-up with a ConfigError naming the variable. Values are never logged.
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export type Config = Readonly<{
+  nodeEnv: 'development' | 'test' | 'production';
+  port: number;
+  publicUrl: string;
+  /** Undefined means "use the embedded PostgreSQL under .data/" (only scripts/start.ts resolves it). */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  temporal: Readonly<{
+    /** Undefined means "start a dev server" (only scripts/start.ts and the test runner resolve it). */
+    address: string | undefined;
+    namespace: string;
+    taskQueue: string;
+  }>;
+  keyGracePeriodMs: number;
+  uploadUrlTtlMs: number;
+  responseTokenTtlMs: number;
+  webhookTimeoutMs: number;
+  webhookRetryInitialMs: number;
+  rateLimit: Readonly<{ rps: number; burst: number; signPerHour: number }>;
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  idempotencyTtlMs: number;
+}>;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `500ms`, `10s`, `15m`, `24h`, `30d` into milliseconds. */
+export function parseDuration(name: string, raw: string): number {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(raw.trim());
+  if (!match) {
+    throw new ConfigError(`${name} must be a duration such as 500ms, 10s, 15m, 24h or 30d (got "${raw}")`);
+  }
+  const value = Number(match[1]) * DURATION_UNITS_MS[match[2] as string]!;
+  if (value <= 0) throw new ConfigError(`${name} must be longer than zero`);
+  return value;
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  return parseDuration(name, env[name] ?? fallback);
+}
+
+function positiveInteger(env: Env, name: string, fallback: number, max = 1_000_000_000): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number between 1 and ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+  const raw = env[name] || fallback;
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use one of ${protocols.join(', ')}`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function hostPort(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[A-Za-z0-9.\-\[\]:]+:\d{1,5}$/.test(raw)) {
+    throw new ConfigError(`${name} must be host:port (got "${raw}")`);
+  }
+  return raw;
+}
+
+function nodeEnv(env: Env): Config['nodeEnv'] {
+  const raw = env.NODE_ENV ?? 'development';
+  if (raw === 'development' || raw === 'test' || raw === 'production') return raw;
+  throw new ConfigError(`NODE_ENV must be development, test or production (got "${raw}")`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = positiveInteger(env, 'PORT', 3000, 65_535);
+  return Object.freeze({
+    nodeEnv: nodeEnv(env),
+    port,
+    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
+    databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
+    dataDir: env.RALLY_DATA_DIR || '.data',
+    temporal: Object.freeze({
+      address: hostPort(env, 'TEMPORAL_ADDRESS'),
+      namespace: env.TEMPORAL_NAMESPACE || 'default',
+      taskQueue: env.RALLY_TASK_QUEUE || 'rally',
+    }),
+    keyGracePeriodMs: duration(env, 'RALLY_KEY_GRACE_PERIOD', '24h'),
+    uploadUrlTtlMs: duration(env, 'RALLY_UPLOAD_URL_TTL', '15m'),
+    responseTokenTtlMs: duration(env, 'RALLY_RESPONSE_TOKEN_TTL', '30d'),
+    webhookTimeoutMs: duration(env, 'RALLY_WEBHOOK_TIMEOUT', '10s'),
+    webhookRetryInitialMs: duration(env, 'RALLY_WEBHOOK_RETRY_INITIAL', '30s'),
+    rateLimit: Object.freeze({
+      rps: positiveInteger(env, 'RALLY_RATE_LIMIT_RPS', 100),
+      burst: positiveInteger(env, 'RALLY_RATE_LIMIT_BURST', 200),
+      signPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_HOUR', 10),
+    }),
+    trustProxy: flag(env, 'RALLY_TRUST_PROXY'),
+    bodyLimitBytes: 1024 * 1024,
+    idempotencyTtlMs: 24 * 3_600_000,
+  });
+}
+
+/** Loads the configuration or exits with a one-line message naming the bad variable. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`rally: configuration error: ${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,58 @@
+// Per-request state shared by the middleware stack, and the response envelopes built from it.
+import { randomUUID } from 'node:crypto';
+import type { Middleware, ParameterizedContext } from 'koa';
+
+/** Who is calling; filled by the authentication middleware. */
+export type Principal = {
+  kind: 'user' | 'api_key';
+  userId: string;
+  role: 'user' | 'admin';
+  /** For API keys: the key's id and scope; for users, full. */
+  apiKeyId?: string;
+  scope: 'read' | 'read_write' | 'full';
+};
+
+export type RallyState = {
+  requestId: string;
+  clientIp: string;
+  principal?: Principal;
+};
+
+export type RallyContext = ParameterizedContext<RallyState>;
+
+// A client's own request id is kept when it is a plausible token, so traces join up across services.
+const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+export function createRequestContextMiddleware(options: { trustProxy: boolean }): Middleware<RallyState> {
+  return async function assignRequestContext(ctx, next) {
+    const incoming = ctx.get('X-Request-Id');
+    ctx.state.requestId = WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    ctx.state.clientIp = clientIp(ctx, options.trustProxy);
+    await next();
+  };
+}
+
+function clientIp(ctx: RallyContext, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = ctx.get('X-Forwarded-For').split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return ctx.req.socket.remoteAddress ?? 'unknown';
+}
+
+export function meta(ctx: RallyContext) {
+  return { request_id: ctx.state.requestId, timestamp: new Date().toISOString() };
+}
+
+export function sendData(ctx: RallyContext, data: unknown, status = 200): void {
+  ctx.status = status;
+  ctx.body = { data, meta: meta(ctx) };
+}
+
+export type Pagination = { next_cursor: string | null; has_more: boolean; total_count?: number };
+
+export function sendList(ctx: RallyContext, data: unknown[], pagination: Pagination, extra: Record<string, unknown> = {}): void {
+  ctx.status = 200;
+  ctx.body = { data, pagination, ...extra, meta: meta(ctx) };
+}

@@ -1,0 +1,107 @@
+// Idempotency-Key on POST, as Stripe does it. The first request with a key claims a row before its
+// handler runs; its answer is stored for 24 hours and replayed for retries of the same request.
+// The same key with another body is a 422; a retry while the first is still running is a 409.
+// A claim left behind by a killed process is taken over after CLAIM_TIMEOUT so the key is not stuck.
+import { createHash } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { DatabasePool } from 'slonik';
+import { sql } from '../../db/sql.ts';
+import { z } from 'zod';
+import { RallyError, type ProblemSlug } from './problem.ts';
+import type { RallyContext, RallyState } from './context.ts';
+
+const CLAIM_TIMEOUT_SECONDS = 60;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+const StoredResponse = z.object({
+  request_fingerprint: z.string(),
+  response_status: z.number().nullable(),
+  response_headers: z.record(z.string(), z.string()).nullable(),
+  response_body: z.string().nullable(),
+});
+
+const ClaimRow = z.object({ claimed: z.literal(true) });
+
+// Headers worth replaying: the ones a handler sets to describe what it created.
+const REPLAYED_HEADERS = ['location', 'content-type', 'deprecation'];
+
+function fingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest('hex');
+}
+
+function callerKey(ctx: RallyContext): string {
+  const principal = ctx.state.principal;
+  if (!principal) return `ip:${ctx.state.clientIp}`;
+  return principal.apiKeyId ? `api_key:${principal.apiKeyId}` : `user:${principal.userId}`;
+}
+
+export function createIdempotencyMiddleware(deps: { db: DatabasePool; ttlMs: number }): Middleware<RallyState> {
+  const ttlSeconds = Math.round(deps.ttlMs / 1000);
+
+  return async function applyIdempotencyKey(ctx, next) {
+    const key = ctx.get('Idempotency-Key');
+    if (ctx.method !== 'POST' || key === '') return next();
+    if (!KEY_PATTERN.test(key)) {
+      throw new RallyError('bad-request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { code: 'invalid_idempotency_key' });
+    }
+    const caller = callerKey(ctx);
+    const requestFingerprint = fingerprint(ctx.method, ctx.path, (ctx.request as { body?: unknown }).body);
+
+    // Claim the key, or take over one that expired or whose first request died mid-flight.
+    const claim = await deps.db.maybeOne(sql.type(ClaimRow)`
+      INSERT INTO idempotency_keys (caller_key, idempotency_key, request_method, request_path, request_fingerprint, expires_at)
+      VALUES (${caller}, ${key}, ${ctx.method}, ${ctx.path}, ${requestFingerprint}, now() + make_interval(secs => ${ttlSeconds}))
+      ON CONFLICT ON CONSTRAINT idempotency_keys_pkey DO UPDATE
+        SET request_method = EXCLUDED.request_method, request_path = EXCLUDED.request_path,
+            request_fingerprint = EXCLUDED.request_fingerprint, response_status = NULL, response_headers = NULL,
+            response_body = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
+        WHERE idempotency_keys.expires_at < now()
+           OR (idempotency_keys.response_status IS NULL
+               AND idempotency_keys.request_fingerprint = EXCLUDED.request_fingerprint
+               AND idempotency_keys.created_at < now() - make_interval(secs => ${CLAIM_TIMEOUT_SECONDS}))
+      RETURNING true AS claimed
+    `);
+
+    if (!claim) return replayStoredResponse(ctx, deps.db, caller, key, requestFingerprint);
+
+    try {
+      await next();
+    } catch (error) {
+      // A failed request may be retried with the same key: release the claim.
+      await deps.db.query(sql.typeAlias('void')`DELETE FROM idempotency_keys WHERE caller_key = ${caller} AND idempotency_key = ${key}`);
+      throw error;
+    }
+    if (ctx.status >= 500) {
+      await deps.db.query(sql.typeAlias('void')`DELETE FROM idempotency_keys WHERE caller_key = ${caller} AND idempotency_key = ${key}`);
+      return;
+    }
+    const headers = Object.fromEntries(REPLAYED_HEADERS.filter((name) => ctx.response.get(name)).map((name) => [name, String(ctx.response.get(name))]));
+    const body = ctx.body === undefined || ctx.body === null ? null : JSON.stringify(ctx.body);
+    await deps.db.query(sql.typeAlias('void')`
+      UPDATE idempotency_keys
+      SET response_status = ${ctx.status}, response_headers = ${sql.jsonb(headers)}, response_body = ${body}
+      WHERE caller_key = ${caller} AND idempotency_key = ${key}
+    `);
+  };
+}
+
+async function replayStoredResponse(ctx: RallyContext, db: DatabasePool, caller: string, key: string, requestFingerprint: string) {
+  const stored = await db.maybeOne(sql.type(StoredResponse)`
+    SELECT request_fingerprint, response_status, response_headers, response_body
+    FROM idempotency_keys WHERE caller_key = ${caller} AND idempotency_key = ${key}
+  `);
+  const reject = (slug: ProblemSlug, detail: string, headers?: Record<string, string>) => {
+    throw new RallyError(slug, detail, { headers });
+  };
+  if (!stored) return reject('idempotency-key-in-use', 'A request with this Idempotency-Key just finished failing; retry.', { 'Retry-After': '1' });
+  if (stored.request_fingerprint !== requestFingerprint) {
+    return reject('idempotency-key-reused', 'This Idempotency-Key was used for a different request. Use a new key for a new request.');
+  }
+  if (stored.response_status === null) {
+    return reject('idempotency-key-in-use', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { 'Retry-After': '1' });
+  }
+  ctx.status = stored.response_status;
+  for (const [name, value] of Object.entries(stored.response_headers ?? {})) ctx.set(name, value);
+  ctx.set('Idempotent-Replayed', 'true');
+  ctx.body = stored.response_body === null ? null : JSON.parse(stored.response_body);
+}

@@ -1,0 +1,78 @@
+// One error type for the whole API. A RallyError carries a problem slug (which fixes the HTTP status
+// and the RFC 7807 `type`), a stable machine `code`, and a human detail. Throw it anywhere; the
+// error middleware turns it into application/problem+json.
+
+export const PROBLEM_TYPES = {
+  'bad-request': { status: 400, title: 'Bad request', about: 'The request could not be understood: malformed JSON or an invalid parameter.' },
+  'invalid-cursor': { status: 400, title: 'Invalid cursor', about: 'The pagination cursor was not issued by this API or was altered. Start again from the first page.' },
+  unauthorized: { status: 401, title: 'Unauthorized', about: 'Credentials are missing, invalid, expired or revoked.' },
+  forbidden: { status: 403, title: 'Forbidden', about: 'The caller is known but may not do this.' },
+  'not-found': { status: 404, title: 'Not found', about: 'No resource or route exists at this address, or the caller may not know it exists.' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed', about: 'The route exists but not for this HTTP method. The Allow header lists the methods it takes.' },
+  conflict: { status: 409, title: 'Conflict', about: 'The resource is not in a state that allows this, or a duplicate exists.' },
+  'idempotency-key-in-use': { status: 409, title: 'Idempotency key in use', about: 'Another request with the same Idempotency-Key is still being processed. Retry shortly.' },
+  gone: { status: 410, title: 'Gone', about: 'The resource existed but has expired.' },
+  'payload-too-large': { status: 413, title: 'Payload too large', about: 'The request body is larger than this route accepts.' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type', about: 'Request bodies must be JSON, sent with Content-Type: application/json.' },
+  'validation-failed': { status: 422, title: 'Validation failed', about: 'The request is well-formed but some fields break the rules; `errors` lists each field with a code.' },
+  'idempotency-key-reused': { status: 422, title: 'Idempotency key reused', about: 'The Idempotency-Key was already used with a different request. Use a new key for a new request.' },
+  'rate-limited': { status: 429, title: 'Too many requests', about: 'The caller sent more requests than its limit allows. Wait for Retry-After seconds.' },
+  'internal-error': { status: 500, title: 'Internal server error', about: 'Something failed on our side. The request id in the answer helps us find it.' },
+  'not-implemented': { status: 501, title: 'Not implemented', about: 'This part of the interface is not available in this version of Rally.' },
+  'service-unavailable': { status: 503, title: 'Service unavailable', about: 'A dependency of the service is down. Retry later.' },
+} as const satisfies Record<string, { status: number; title: string; about: string }>;
+
+export type ProblemSlug = keyof typeof PROBLEM_TYPES;
+
+export type FieldErrorCode =
+  | 'required'
+  | 'invalid_type'
+  | 'too_small'
+  | 'too_big'
+  | 'invalid_format'
+  | 'invalid_enum'
+  | 'unknown_field'
+  | (string & {});
+
+export type FieldError = { field: string; message: string; code: FieldErrorCode };
+
+export type RallyErrorOptions = {
+  /** Stable machine-readable code; defaults to the slug with underscores (`not-found` → `not_found`). */
+  code?: string;
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+  cause?: unknown;
+};
+
+export class RallyError extends Error {
+  override name = 'RallyError';
+  readonly slug: ProblemSlug;
+  readonly status: number;
+  readonly code: string;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(slug: ProblemSlug, detail: string, options: RallyErrorOptions = {}) {
+    super(detail, { cause: options.cause });
+    this.slug = slug;
+    this.status = PROBLEM_TYPES[slug].status;
+    this.code = options.code ?? slug.replaceAll('-', '_');
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** Throws a RallyError unless the condition holds; narrows the type for the code after it. */
+export function assertThat(
+  condition: unknown,
+  slug: ProblemSlug,
+  detail: string,
+  options?: RallyErrorOptions,
+): asserts condition {
+  if (!condition) throw new RallyError(slug, detail, options);
+}
+
+/** A 422 for one field, for rules that JSON Schema cannot express. */
+export function fieldError(field: string, code: FieldErrorCode, message: string): RallyError {
+  return new RallyError('validation-failed', `${field}: ${message}`, { errors: [{ field, code, message }] });
+}

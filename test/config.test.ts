@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig, parseDuration } from '../api/config.ts';
+
+describe('configuration (api/config.ts)', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.port).to.equal(3000);
+    expect(config.publicUrl).to.equal('http://localhost:3000');
+    expect(config.temporal).to.deep.equal({ address: undefined, namespace: 'default', taskQueue: 'rally' });
+    expect(config.keyGracePeriodMs).to.equal(24 * 3_600_000);
+    expect(config.rateLimit).to.deep.equal({ rps: 100, burst: 200, signPerHour: 10 });
+    expect(config.trustProxy).to.equal(false);
+  });
+
+  it('reads durations written as 500ms, 10s, 15m, 24h, 30d', () => {
+    expect([parseDuration('X', '500ms'), parseDuration('X', '10s'), parseDuration('X', '15m'), parseDuration('X', '24h'), parseDuration('X', '30d')]).to.deep.equal([
+      500, 10_000, 900_000, 86_400_000, 2_592_000_000,
+    ]);
+  });
+
+  const malformed: [string, string][] = [
+    ['RALLY_KEY_GRACE_PERIOD', '24 hours'],
+    ['RALLY_WEBHOOK_TIMEOUT', '0s'],
+    ['PORT', '70000'],
+    ['RALLY_RATE_LIMIT_RPS', 'many'],
+    ['RALLY_TRUST_PROXY', 'yes'],
+    ['DATABASE_URL', 'mysql://localhost/rally'],
+    ['TEMPORAL_ADDRESS', 'localhost'],
+    ['NODE_ENV', 'staging'],
+  ];
+  for (const [name, value] of malformed) {
+    it(`stops start-up naming ${name} when it is "${value}"`, () => {
+      expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, name);
+    });
+  }
+});

@@ -1,0 +1,77 @@
+// Real API and worker processes for integration tests: the tests talk to them over HTTP exactly as
+// clients do. Each gets the test database, the test Temporal server and its own task queue.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { testEnvironment } from './environment.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export type RallyProcess = { child: ChildProcess; output: () => string; stop(signal?: NodeJS.Signals): Promise<void> };
+export type RunningApi = RallyProcess & { baseUrl: string };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function spawnRally(entry: string, env: Record<string, string>): RallyProcess {
+  const { databaseUrl, temporal } = testEnvironment();
+  const child = spawn(process.execPath, [entry], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  return {
+    child,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export async function startApi(env: Record<string, string> = {}): Promise<RunningApi> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const api = spawnRally('api/main.ts', { PORT: String(port), PUBLIC_URL: baseUrl, ...env });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (api.child.exitCode !== null) throw new Error(`the API exited during start-up:\n${api.output()}`);
+    const alive = await fetch(`${baseUrl}/health`).then(() => true, () => false);
+    if (alive) return { ...api, baseUrl };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await api.stop('SIGKILL');
+  throw new Error(`the API did not start within 30 s:\n${api.output()}`);
+}
+
+/** A worker process; resolves once it polls its task queue. */
+export async function startWorker(env: Record<string, string> = {}): Promise<RallyProcess> {
+  const worker = spawnRally('worker/main.ts', env);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (worker.child.exitCode !== null) throw new Error(`the worker exited during start-up:\n${worker.output()}`);
+    if (worker.output().includes('"polling"')) return worker;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await worker.stop('SIGKILL');
+  throw new Error(`the worker did not start within 60 s:\n${worker.output()}`);
+}

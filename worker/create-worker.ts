@@ -1,0 +1,35 @@
+// Builds the Rally worker: every workflow from workflows/index.ts, every activity from
+// activities/index.ts, on one task queue. Used by worker/main.ts and by the tests.
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Activities } from '../activities/index.ts';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/** Bundles the workflow code once; tests share one bundle across all their workers. */
+export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+}
+
+export type RallyWorkerOptions = {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: Activities;
+  workflowBundle?: WorkflowBundleWithSourceMap;
+};
+
+export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    activities: options.activities,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    // Lets in-flight activities finish on SIGTERM before the process exits.
+    shutdownGraceTime: '10 seconds',
+  });
+}
+
+const ignore = () => {};
+const quietBundlerLogger = { trace: ignore, debug: ignore, info: ignore, warn: ignore, error: console.error, log: ignore };

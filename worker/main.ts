@@ -1,0 +1,35 @@
+// `npm run worker`: the Temporal worker process. Needs DATABASE_URL and TEMPORAL_ADDRESS.
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { createActivities } from '../activities/index.ts';
+import { loadConfigOrExit } from '../api/config.ts';
+import { createLogger } from '../api/logger.ts';
+import { createDatabasePool } from '../db/pool.ts';
+import { createRallyWorker } from './create-worker.ts';
+import { ensureSchedules } from './schedules.ts';
+
+const config = loadConfigOrExit();
+const log = createLogger('worker');
+if (!config.databaseUrl || !config.temporal.address) {
+  log.error('DATABASE_URL and TEMPORAL_ADDRESS must be set when the worker runs on its own (npm start sets both)');
+  process.exit(78);
+}
+
+const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 10 });
+const connection = await NativeConnection.connect({ address: config.temporal.address });
+const clientConnection = await Connection.connect({ address: config.temporal.address });
+await ensureSchedules(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config.temporal.taskQueue);
+
+const worker = await createRallyWorker({
+  connection,
+  namespace: config.temporal.namespace,
+  taskQueue: config.temporal.taskQueue,
+  activities: createActivities({ db }),
+});
+log.info('polling', { task_queue: config.temporal.taskQueue, namespace: config.temporal.namespace });
+// Worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers) once shutdown drains.
+await worker.run();
+await clientConnection.close();
+await connection.close();
+await db.end();
+log.info('stopped');

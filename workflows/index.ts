@@ -1,0 +1,3 @@
+// Every workflow the worker runs. The worker bundles this file; tests and clients import names
+// (and the signals, queries and updates exported beside each workflow) from here.
+export { purgeIdempotencyKeys } from './purge-idempotency-keys.ts';

@@ -1,0 +1,12 @@
+// Typed keys for the custom search attributes declared in temporal.yaml, so operators can find a
+// resource's workflows in the Web UI (`RallyApiKeyId = "…"`). test/temporal-settings.test.ts keeps
+// this list and temporal.yaml in step.
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const RallyPetitionId = defineSearchAttributeKey('RallyPetitionId', SearchAttributeType.KEYWORD);
+export const RallyApiKeyId = defineSearchAttributeKey('RallyApiKeyId', SearchAttributeType.KEYWORD);
+export const RallyWebhookEndpointId = defineSearchAttributeKey('RallyWebhookEndpointId', SearchAttributeType.KEYWORD);
+export const RallyEntityType = defineSearchAttributeKey('RallyEntityType', SearchAttributeType.KEYWORD);
+export const RallyMediaId = defineSearchAttributeKey('RallyMediaId', SearchAttributeType.KEYWORD);
+
+export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyEntityType, RallyMediaId];
