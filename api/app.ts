@@ -1,44 +1,55 @@
 // Composes the Koa application: one middleware stack for every route, then the routers.
-// Order matters and is read top to bottom: problems outermost, request context, body, routes.
+// Order matters and is read top to bottom: problems outermost, request context, rate limit, body,
+// routes (each route's guard authenticates, checks its permission and applies Idempotency-Key).
 import Router from '@koa/router';
 import type { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
 import type { DatabasePool } from 'slonik';
+import type { NotificationListener } from '../db/notifications.ts';
+import { createApiKeyRoutes } from './api-keys/routes.ts';
+import { createAccessTokenVerifier } from './auth/access-tokens.ts';
+import { createAuthenticator, type Authenticator } from './auth/authenticate.ts';
+import type { IdentityClient } from './auth/identity-client.ts';
+import { createLoginThrottle } from './auth/login-throttle.ts';
+import { createRevocationList } from './auth/revocation-list.ts';
+import { createAuthRoutes } from './auth/routes.ts';
+import { assertPermitted } from './auth/scopes.ts';
+import { createUserDirectory } from './auth/user-directory.ts';
 import type { Config } from './config.ts';
 import { createHealthRoutes } from './health/routes.ts';
 import { createJsonBodyMiddleware } from './http/body.ts';
-import { createRequestContextMiddleware, type Principal, type RallyContext, type RallyState } from './http/context.ts';
+import { createRequestContextMiddleware, type RallyContext, type RallyState } from './http/context.ts';
 import { createErrorMiddleware } from './http/error-middleware.ts';
 import { createIdempotencyMiddleware } from './http/idempotency.ts';
 import { RallyError } from './http/problem.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
 import { mountRoutes, type AnyRouteSpec, type RouteGuard } from './http/route.ts';
 import type { Logger } from './logger.ts';
 import { buildOpenApiDocument } from './reference/openapi-document.ts';
 import { createReferenceRoutes } from './reference/routes.ts';
+import { createUserRoutes } from './users/routes.ts';
 
 export type AppDependencies = {
   config: Config;
   db: DatabasePool;
   temporal: { connection: Connection; client: Client };
+  notifications: NotificationListener;
+  identity: IdentityClient;
   log: Logger;
-  /** Resolves the caller from the request's credentials; undefined when it carries none. */
-  authenticate?: (ctx: RallyContext) => Promise<Principal | undefined>;
 };
 
-export function collectRoutes(deps: AppDependencies, getDocument: () => Record<string, unknown>): AnyRouteSpec[] {
-  return [...createHealthRoutes({ db: deps.db, temporal: deps.temporal.connection }), ...createReferenceRoutes(getDocument)];
-}
+export type RallyApp = { app: Koa<RallyState>; routes: AnyRouteSpec[]; stop(): void };
 
-function createRouteGuard(deps: AppDependencies): RouteGuard {
+function createRouteGuard(deps: AppDependencies, authenticate: Authenticator): RouteGuard {
   const applyIdempotencyKey = createIdempotencyMiddleware({ db: deps.db, ttlMs: deps.config.idempotencyTtlMs });
   return (route) =>
     async function guardRoute(ctx, next) {
-      if (route.auth !== 'none' && deps.authenticate) ctx.state.principal = await deps.authenticate(ctx);
-      if (route.auth === 'required' && !ctx.state.principal) {
-        throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', {
-          headers: { 'WWW-Authenticate': 'Bearer' },
-        });
+      if (route.auth !== 'none') ctx.state.principal = await authenticate(ctx);
+      const principal = ctx.state.principal;
+      if (route.auth === 'required' && !principal) {
+        throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', { headers: { 'WWW-Authenticate': 'Bearer' } });
       }
+      if (principal && route.permission) assertPermitted(principal, route.permission);
       return route.method === 'post' ? applyIdempotencyKey(ctx, next) : next();
     };
 }
@@ -50,27 +61,43 @@ async function answerUnmatched(ctx: RallyContext, next: Koa.Next) {
     const allow = String(ctx.response.get('Allow'));
     throw new RallyError('method-not-allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}.`, { headers: { Allow: allow } });
   }
-  if (ctx.status === 404 && ctx.body === undefined) {
-    throw new RallyError('not-found', `There is no route ${ctx.method} ${ctx.path}.`);
-  }
+  if (ctx.status === 404 && ctx.body === undefined) throw new RallyError('not-found', `There is no route ${ctx.method} ${ctx.path}.`);
 }
 
-export function createApp(deps: AppDependencies): Koa<RallyState> {
-  const app = new Koa<RallyState>();
-  app.silent = true;
+export async function createApp(deps: AppDependencies): Promise<RallyApp> {
+  const { config, db, notifications } = deps;
+  const verifyAccessToken = createAccessTokenVerifier({ identity: deps.identity, audience: config.publicUrl });
+  const revocations = await createRevocationList({ db, notifications });
+  const users = await createUserDirectory({ db, notifications });
+  const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
+  const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
 
   let document: Record<string, unknown> | undefined;
-  const routes = collectRoutes(deps, () => document!);
-  document = buildOpenApiDocument(routes, { publicUrl: deps.config.publicUrl, version: '1.0.0' });
+  const routes = [
+    ...createHealthRoutes({ db, temporal: deps.temporal.connection }),
+    ...createReferenceRoutes(() => document!, config.publicUrl),
+    ...createAuthRoutes({
+      db, identity: deps.identity, verifyAccessToken, revocations,
+      throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
+      refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
+    }),
+    ...createUserRoutes({ db }),
+    ...createApiKeyRoutes(rotation),
+  ];
+  document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
   const router = new Router<RallyState>();
-  mountRoutes(router, routes, createRouteGuard(deps));
+  mountRoutes(router, routes, createRouteGuard(deps, authenticate));
+  const limiter = config.rateLimit.enabled ? createRateLimiter({ db, rps: config.rateLimit.rps, burst: config.rateLimit.burst, log: deps.log }) : undefined;
 
-  app.use(createErrorMiddleware({ publicUrl: deps.config.publicUrl, log: deps.log }));
-  app.use(createRequestContextMiddleware({ trustProxy: deps.config.trustProxy }));
-  app.use(createJsonBodyMiddleware({ limitBytes: deps.config.bodyLimitBytes }));
+  const app = new Koa<RallyState>();
+  app.silent = true;
+  app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));
+  app.use(createRequestContextMiddleware({ trustProxy: config.trustProxy }));
+  if (limiter) app.use(limiter.middleware);
+  app.use(createJsonBodyMiddleware({ limitBytes: config.bodyLimitBytes }));
   app.use(answerUnmatched);
   app.use(router.routes());
   app.use(router.allowedMethods());
-  return app;
+  return { app, routes, stop: () => limiter?.stop() };
 }

@@ -24,10 +24,21 @@ export type Config = Readonly<{
   responseTokenTtlMs: number;
   webhookTimeoutMs: number;
   webhookRetryInitialMs: number;
-  rateLimit: Readonly<{ rps: number; burst: number; signPerHour: number }>;
+  rateLimit: Readonly<{ enabled: boolean; rps: number; burst: number; signPerHour: number }>;
   trustProxy: boolean;
   bodyLimitBytes: number;
   idempotencyTtlMs: number;
+  /** After `count` failed logins for one email within `windowMs`, further attempts answer 429. */
+  loginFailureLimit: Readonly<{ count: number; windowMs: number }>;
+  identity: Readonly<{
+    /** Undefined means "run the embedded provider" (api/identity-provider/ on 127.0.0.1:embeddedPort). */
+    issuer: string | undefined;
+    clientId: string;
+    clientSecret: string;
+    embeddedPort: number;
+    accessTokenTtlMs: number;
+    refreshTokenTtlMs: number;
+  }>;
 }>;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -89,6 +100,30 @@ function hostPort(env: Env, name: string): string | undefined {
   return raw;
 }
 
+// Issuer identifiers are compared character for character (a trailing slash matters), so the value
+// is checked as a URL but kept as written.
+function issuerUrl(env: Env, name: string): string | undefined {
+  return url(env, name, undefined, ['http:', 'https:']) === undefined ? undefined : env[name];
+}
+
+// Public on purpose: it only lets a development API talk to its own embedded provider.
+const DEVELOPMENT_CLIENT_SECRET = 'rally-development-client-secret';
+
+function clientSecret(env: Env, mode: Config['nodeEnv']): string {
+  const raw = env.OIDC_CLIENT_SECRET || DEVELOPMENT_CLIENT_SECRET;
+  if (mode === 'production' && raw === DEVELOPMENT_CLIENT_SECRET) {
+    throw new ConfigError('OIDC_CLIENT_SECRET must be set to a secret of your own in production');
+  }
+  return raw;
+}
+
+function countPerWindow(env: Env, name: string, fallback: string): { count: number; windowMs: number } {
+  const raw = env[name] || fallback;
+  const match = /^(\d+)\/(\S+)$/.exec(raw);
+  if (!match || Number(match[1]) < 1) throw new ConfigError(`${name} must look like 10/15m (got "${raw}")`);
+  return { count: Number(match[1]), windowMs: parseDuration(name, match[2]!) };
+}
+
 function nodeEnv(env: Env): Config['nodeEnv'] {
   const raw = env.NODE_ENV ?? 'development';
   if (raw === 'development' || raw === 'test' || raw === 'production') return raw;
@@ -97,8 +132,9 @@ function nodeEnv(env: Env): Config['nodeEnv'] {
 
 export function loadConfig(env: Env = process.env): Config {
   const port = positiveInteger(env, 'PORT', 3000, 65_535);
+  const mode = nodeEnv(env);
   return Object.freeze({
-    nodeEnv: nodeEnv(env),
+    nodeEnv: mode,
     port,
     publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
@@ -114,6 +150,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: duration(env, 'RALLY_WEBHOOK_TIMEOUT', '10s'),
     webhookRetryInitialMs: duration(env, 'RALLY_WEBHOOK_RETRY_INITIAL', '30s'),
     rateLimit: Object.freeze({
+      // Off only for benchmarks that measure the limiter's own cost.
+      enabled: env.RALLY_RATE_LIMIT_ENABLED === undefined ? true : flag(env, 'RALLY_RATE_LIMIT_ENABLED'),
       rps: positiveInteger(env, 'RALLY_RATE_LIMIT_RPS', 100),
       burst: positiveInteger(env, 'RALLY_RATE_LIMIT_BURST', 200),
       signPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_HOUR', 10),
@@ -121,6 +159,15 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: flag(env, 'RALLY_TRUST_PROXY'),
     bodyLimitBytes: 1024 * 1024,
     idempotencyTtlMs: 24 * 3_600_000,
+    loginFailureLimit: Object.freeze(countPerWindow(env, 'RALLY_LOGIN_FAILURE_LIMIT', '10/15m')),
+    identity: Object.freeze({
+      issuer: issuerUrl(env, 'OIDC_ISSUER'),
+      clientId: env.OIDC_CLIENT_ID || 'rally-api',
+      clientSecret: clientSecret(env, mode),
+      embeddedPort: positiveInteger(env, 'RALLY_IDP_PORT', 3001, 65_535),
+      accessTokenTtlMs: duration(env, 'RALLY_ACCESS_TOKEN_TTL', '15m'),
+      refreshTokenTtlMs: duration(env, 'RALLY_REFRESH_TOKEN_TTL', '30d'),
+    }),
   });
 }
 
@@ -135,4 +182,9 @@ export function loadConfigOrExit(env: Env = process.env): Config {
     }
     throw error;
   }
+}
+
+/** The issuer of the embedded identity provider (api/identity-provider/), used when OIDC_ISSUER is unset. */
+export function embeddedIssuer(config: Config): string {
+  return `http://127.0.0.1:${config.identity.embeddedPort}`;
 }

@@ -1,8 +1,11 @@
-// `npm run api`: the API process. Needs DATABASE_URL and TEMPORAL_ADDRESS (npm start provides both).
+// `npm run api`: the API process. Needs DATABASE_URL and TEMPORAL_ADDRESS (npm start provides both)
+// and an identity provider: OIDC_ISSUER, or the embedded one on 127.0.0.1:RALLY_IDP_PORT.
 import { Client, Connection } from '@temporalio/client';
-import { createApp } from './app.ts';
-import { loadConfigOrExit } from './config.ts';
 import { createDatabasePool } from '../db/pool.ts';
+import { createNotificationListener } from '../db/notifications.ts';
+import { createApp } from './app.ts';
+import { createIdentityClient } from './auth/identity-client.ts';
+import { embeddedIssuer, loadConfigOrExit } from './config.ts';
 import { createLogger } from './logger.ts';
 import { listen } from './server.ts';
 
@@ -14,10 +17,12 @@ if (!config.databaseUrl || !config.temporal.address) {
 }
 
 const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 20 });
+const notifications = await createNotificationListener(config.databaseUrl, log);
 const connection = await Connection.connect({ address: config.temporal.address });
 const client = new Client({ connection, namespace: config.temporal.namespace });
-const app = createApp({ config, db, temporal: { connection, client }, log });
-const running = await listen(app, config.port);
+const identity = createIdentityClient({ issuer: config.identity.issuer ?? embeddedIssuer(config), clientId: config.identity.clientId, clientSecret: config.identity.clientSecret });
+const rally = await createApp({ config, db, temporal: { connection, client }, notifications, identity, log });
+const running = await listen(rally.app, config.port);
 log.info('listening', { port: running.port, public_url: config.publicUrl, docs: `${config.publicUrl}/docs` });
 
 let stopping = false;
@@ -26,6 +31,8 @@ async function shutdown(signal: string) {
   stopping = true;
   log.info('shutting down', { signal });
   await running.close();
+  rally.stop();
+  await notifications.close();
   await connection.close();
   await db.end();
   log.info('stopped');

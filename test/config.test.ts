@@ -8,7 +8,7 @@ describe('configuration (api/config.ts)', () => {
     expect(config.publicUrl).to.equal('http://localhost:3000');
     expect(config.temporal).to.deep.equal({ address: undefined, namespace: 'default', taskQueue: 'rally' });
     expect(config.keyGracePeriodMs).to.equal(24 * 3_600_000);
-    expect(config.rateLimit).to.deep.equal({ rps: 100, burst: 200, signPerHour: 10 });
+    expect(config.rateLimit).to.deep.equal({ enabled: true, rps: 100, burst: 200, signPerHour: 10 });
     expect(config.trustProxy).to.equal(false);
   });
 

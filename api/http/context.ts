@@ -9,6 +9,8 @@ export type Principal = {
   role: 'user' | 'admin';
   /** For API keys: the key's id and scope; for users, full. */
   apiKeyId?: string;
+  /** For access tokens: the JWT id, so the token can be revoked. */
+  tokenId?: string;
   scope: 'read' | 'read_write' | 'full';
 };
 

@@ -2,12 +2,31 @@
 // works offline), and /problems/<slug>, the page every problem `type` points at.
 import { Type } from '@sinclair/typebox';
 import { PROBLEM_TYPES, RallyError, type ProblemSlug } from '../http/problem.ts';
+import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { renderDocsPage, renderProblemPage } from './pages.ts';
 
-export function createReferenceRoutes(getDocument: () => Record<string, unknown>): AnyRouteSpec[] {
+const ApiIndexSchema = Type.Object({
+  data: Type.Object({ name: Type.String(), version: Type.String(), documentation: Type.String(), openapi: Type.String() }),
+  meta: Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) }),
+});
+
+export function createReferenceRoutes(getDocument: () => Record<string, unknown>, publicUrl: string): AnyRouteSpec[] {
   let docsHtml: string | undefined;
+  const index = { name: 'Rally', version: '1', documentation: `${publicUrl}/docs`, openapi: `${publicUrl}/openapi.json` };
   return [
+    defineRoute({
+      method: 'get',
+      path: '/v1',
+      operationId: 'getApiIndex',
+      summary: 'Where the API reference lives; answers without touching any dependency',
+      tag: 'Reference',
+      auth: 'none',
+      responses: { 200: { description: 'The API index', schema: ApiIndexSchema } },
+      async handler(ctx) {
+        sendData(ctx, index);
+      },
+    }),
     defineRoute({
       method: 'get',
       path: '/openapi.json',

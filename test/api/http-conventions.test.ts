@@ -1,6 +1,6 @@
 import { json } from '../support/http.ts';
 import { expect } from 'chai';
-import { startApi, type RunningApi } from '../support/processes.ts';
+import { PUBLIC_URL, startApi, type RunningApi } from '../support/processes.ts';
 
 describe('HTTP conventions', function () {
   this.timeout(60_000);
@@ -22,7 +22,7 @@ describe('HTTP conventions', function () {
       expect(response.headers.get('x-api-version')).to.equal('1');
       expect(response.headers.get('content-type')).to.match(/^application\/problem\+json/);
       const problem = await json(response);
-      expect(problem).to.include({ type: `${api.baseUrl}/problems/not-found`, title: 'Not found', status: 404, instance: '/v1/nothing-here' });
+      expect(problem).to.include({ type: `${PUBLIC_URL}/problems/not-found`, title: 'Not found', status: 404, instance: '/v1/nothing-here' });
       expect(problem.detail).to.be.a('string').and.equal(problem.message);
     });
   });

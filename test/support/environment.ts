@@ -11,15 +11,18 @@ import { createDatabasePool } from '../../db/pool.ts';
 import { runMigrations } from '../../db/migrate.ts';
 import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.ts';
 import { bundleWorkflows } from '../../worker/create-worker.ts';
+import { freePort, startIdentityProvider, type RallyProcess } from './processes.ts';
 
 export type TestEnvironment = {
   databaseUrl: string;
   db: DatabasePool;
   temporal: TestWorkflowEnvironment;
+  identityProviderPort: number;
   workflowBundle(): Promise<WorkflowBundleWithSourceMap>;
 };
 
 let current: TestEnvironment | undefined;
+let identityProvider: RallyProcess | undefined;
 let databaseName: string | undefined;
 let maintenanceUrl: string | undefined;
 
@@ -62,11 +65,14 @@ export async function startTestEnvironment(env: NodeJS.ProcessEnv): Promise<void
     databaseUrl,
     db: await createDatabasePool(databaseUrl, { maximumPoolSize: 10 }),
     temporal,
+    identityProviderPort: await freePort(),
     workflowBundle: () => (bundle ??= bundleWorkflows()),
   };
+  identityProvider = await startIdentityProvider();
 }
 
 export async function stopTestEnvironment(): Promise<void> {
+  await identityProvider?.stop();
   if (current) {
     await current.db.end();
     await current.temporal.teardown();

@@ -7,10 +7,13 @@ import { testEnvironment } from './environment.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** Every test process shares one public origin, which is also the audience of access tokens. */
+export const PUBLIC_URL = 'http://rally.test';
+
 export type RallyProcess = { child: ChildProcess; output: () => string; stop(signal?: NodeJS.Signals): Promise<void> };
 export type RunningApi = RallyProcess & { baseUrl: string };
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -22,10 +25,18 @@ async function freePort(): Promise<number> {
 }
 
 function spawnRally(entry: string, env: Record<string, string>): RallyProcess {
-  const { databaseUrl, temporal } = testEnvironment();
+  const { databaseUrl, temporal, identityProviderPort } = testEnvironment();
   const child = spawn(process.execPath, [entry], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      PUBLIC_URL,
+      RALLY_IDP_PORT: String(identityProviderPort),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -51,7 +62,7 @@ function spawnRally(entry: string, env: Record<string, string>): RallyProcess {
 export async function startApi(env: Record<string, string> = {}): Promise<RunningApi> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const api = spawnRally('api/main.ts', { PORT: String(port), PUBLIC_URL: baseUrl, ...env });
+  const api = spawnRally('api/main.ts', { PORT: String(port), ...env });
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (api.child.exitCode !== null) throw new Error(`the API exited during start-up:\n${api.output()}`);
@@ -74,4 +85,17 @@ export async function startWorker(env: Record<string, string> = {}): Promise<Ral
   }
   await worker.stop('SIGKILL');
   throw new Error(`the worker did not start within 60 s:\n${worker.output()}`);
+}
+
+/** The embedded identity provider, as npm start runs it; one per test run. */
+export async function startIdentityProvider(): Promise<RallyProcess> {
+  const provider = spawnRally('api/identity-provider/main.ts', {});
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (provider.child.exitCode !== null) throw new Error(`the identity provider exited during start-up:\n${provider.output()}`);
+    if (provider.output().includes('"message":"listening"')) return provider;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await provider.stop('SIGKILL');
+  throw new Error(`the identity provider did not start within 30 s:\n${provider.output()}`);
 }

@@ -1,0 +1,91 @@
+// /v1/api-keys: create, list, get, rename or re-scope, delete (revoke for good), rotate.
+// A key may only create or widen keys up to its own scope, so a key never exceeds its maker.
+import { Type } from '@sinclair/typebox';
+import { sendData, sendList, type RallyContext } from '../http/context.ts';
+import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { assertThat } from '../http/problem.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { generateApiKey } from '../auth/api-key-secrets.ts';
+import { findApiKey, insertApiKey, listApiKeys, updateApiKey } from './queries.ts';
+import { deleteApiKey, rotateApiKey, type RotationDependencies } from './rotation.ts';
+import {
+  ApiKeyCreate, ApiKeyEnvelope, ApiKeyList, ApiKeyListQuery, ApiKeyParams, ApiKeyUpdate, ApiKeyWithSecretEnvelope,
+  broadestScope, RotatedKeyEnvelope, scopeRank, toApiKey, type ScopeLevel,
+} from './schemas.ts';
+
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+
+function assertWithinCallerScope(ctx: RallyContext, scope: ScopeLevel) {
+  const principal = ctx.state.principal!;
+  assertThat(scopeRank(scope) <= scopeRank(principal.scope), 'forbidden', `A "${principal.scope}" key cannot grant "${scope}".`, { code: 'insufficient_scope' });
+}
+
+export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
+  const base = { tag: 'API keys', auth: 'required' } as const;
+  return [
+    defineRoute({
+      ...base, method: 'get', path: '/v1/api-keys', operationId: 'listApiKeys', permission: 'read', summary: 'Your API keys, newest first',
+      query: ApiKeyListQuery,
+      responses: { 200: { description: 'Keys (never the raw secrets)', schema: ApiKeyList } },
+      async handler(ctx, { query }) {
+        const rows = await listApiKeys(deps.db, ctx.state.principal!.userId, cursor.decode(query.cursor), query.limit);
+        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
+        sendList(ctx, page.map(toApiKey), pagination);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/api-keys', operationId: 'createApiKey', permission: 'write', summary: 'Create a key; the raw key is in this answer only',
+      body: ApiKeyCreate,
+      responses: { 201: { description: 'The key, with its raw secret', schema: ApiKeyWithSecretEnvelope } },
+      async handler(ctx, { body }) {
+        const scope = broadestScope(body.scopes ?? ['read']);
+        assertWithinCallerScope(ctx, scope);
+        const key = generateApiKey(body.environment ?? 'live');
+        const row = await insertApiKey(deps.db, { userId: ctx.state.principal!.userId, name: body.name, scope, environment: body.environment ?? 'live', key });
+        ctx.set('Location', `/v1/api-keys/${row.id}`);
+        sendData(ctx, { ...toApiKey(row), key: key.raw }, 201);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/v1/api-keys/:id', operationId: 'getApiKey', permission: 'read', summary: 'One of your keys',
+      params: ApiKeyParams,
+      responses: { 200: { description: 'The key', schema: ApiKeyEnvelope } },
+      async handler(ctx, { params }) {
+        const row = await findApiKey(deps.db, ctx.state.principal!.userId, params.id);
+        assertThat(row, 'not-found', `You have no API key ${params.id}.`);
+        sendData(ctx, toApiKey(row));
+      },
+    }),
+    defineRoute({
+      ...base, method: 'patch', path: '/v1/api-keys/:id', operationId: 'updateApiKey', permission: 'write', summary: 'Rename a key or change its scope',
+      params: ApiKeyParams, body: ApiKeyUpdate,
+      responses: { 200: { description: 'The key', schema: ApiKeyEnvelope } },
+      async handler(ctx, { params, body }) {
+        const scope = body.scopes ? broadestScope(body.scopes) : undefined;
+        if (scope) assertWithinCallerScope(ctx, scope);
+        const row = await updateApiKey(deps.db, ctx.state.principal!.userId, params.id, { name: body.name, scope });
+        assertThat(row, 'not-found', `You have no active API key ${params.id}.`);
+        sendData(ctx, toApiKey(row));
+      },
+    }),
+    defineRoute({
+      ...base, method: 'delete', path: '/v1/api-keys/:id', operationId: 'deleteApiKey', permission: 'destroy', summary: 'Revoke a key at once and for good',
+      params: ApiKeyParams,
+      responses: { 204: { description: 'Revoked' } },
+      async handler(ctx, { params }) {
+        await deleteApiKey(deps, ctx.state.principal!.userId, params.id);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/api-keys/:id/rotate', operationId: 'rotateApiKey', permission: 'destroy',
+      summary: 'Issue a replacement; the old key keeps working for RALLY_KEY_GRACE_PERIOD (24h), then is revoked by a workflow',
+      params: ApiKeyParams,
+      responses: { 200: { description: 'The new key with its raw secret, and the old key with its grace end', schema: RotatedKeyEnvelope } },
+      async handler(ctx, { params }) {
+        const { newKey, raw, oldKey } = await rotateApiKey(deps, ctx.state.principal!.userId, params.id);
+        sendData(ctx, { new_key: { ...toApiKey(newKey), key: raw }, old_key: toApiKey(oldKey) });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,52 @@
+// Revoked access tokens, checked on every request without a database round trip: each API process
+// holds the unexpired revoked ids in memory, loaded at start and kept current by NOTIFY. A revoke
+// writes the row and the NOTIFY in one transaction, so every process hears it at commit.
+import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import type { NotificationListener } from '../../db/notifications.ts';
+
+export const TOKEN_REVOKED_CHANNEL = 'rally_token_revoked';
+
+const RevokedRow = z.object({ jti: z.string(), expires_at: z.string() });
+
+export type RevocationList = {
+  isRevoked(jti: string): boolean;
+  revoke(jti: string, expiresAt: Date): Promise<void>;
+};
+
+export async function createRevocationList(deps: { db: DatabasePool; notifications: NotificationListener }): Promise<RevocationList> {
+  // jti → expiry in ms; entries past expiry are dropped lazily, as the token is dead anyway.
+  const revoked = new Map<string, number>();
+
+  async function reload() {
+    const rows = await deps.db.any(sql.type(RevokedRow)`SELECT jti, expires_at FROM revoked_access_tokens WHERE expires_at > now()`);
+    for (const row of rows) revoked.set(row.jti, Date.parse(row.expires_at));
+  }
+
+  await deps.notifications.listen(TOKEN_REVOKED_CHANNEL, (payload) => {
+    const [jti, expiresAt] = payload.split(' ');
+    if (jti && expiresAt) revoked.set(jti, Number(expiresAt));
+  });
+  deps.notifications.onReconnect(() => void reload());
+  await reload();
+
+  return {
+    isRevoked(jti) {
+      const expiresAt = revoked.get(jti);
+      if (expiresAt === undefined) return false;
+      if (expiresAt < Date.now()) revoked.delete(jti);
+      return true;
+    },
+    async revoke(jti, expiresAt) {
+      revoked.set(jti, expiresAt.getTime());
+      await deps.db.transaction(async (tx) => {
+        await tx.query(sql.typeAlias('void')`
+          INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt.toISOString()})
+          ON CONFLICT (jti) DO NOTHING
+        `);
+        await tx.query(sql.typeAlias('void')`SELECT pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${jti} ${expiresAt.getTime()}`})`);
+      });
+    },
+  };
+}

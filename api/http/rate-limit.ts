@@ -1,0 +1,110 @@
+// Token-bucket rate limits per API key or access token (per client IP without credentials), shared
+// by every API process. The check itself is in memory, so it costs next to nothing per request;
+// every SYNC_INTERVAL_MS each process folds what it spent into a shared bucket row per key in
+// PostgreSQL (one statement for all keys) and adopts the combined level. Between syncs a process
+// can overspend by at most its own rate × the interval, a bounded and documented slack.
+import { createHash } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import type { Logger } from '../logger.ts';
+import type { RallyContext, RallyState } from './context.ts';
+import { RallyError } from './problem.ts';
+
+const SYNC_INTERVAL_MS = 250;
+const IDLE_FORGET_MS = 60_000;
+
+type Bucket = { tokens: number; updatedAt: number; unsynced: number; lastSeen: number };
+
+const SyncedBucket = z.object({ bucket_key: z.string(), tokens: z.number() });
+
+export type RateLimiter = { middleware: Middleware<RallyState>; sync(): Promise<void>; stop(): void };
+
+function bucketKey(ctx: RallyContext): string {
+  const credential = ctx.get('Authorization') || ctx.get('X-API-Key');
+  // Hashed so raw credentials never sit in memory maps or the database.
+  return credential ? `cred:${createHash('sha256').update(credential).digest('base64url').slice(0, 32)}` : `ip:${ctx.state.clientIp}`;
+}
+
+export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: number; log: Logger }): RateLimiter {
+  const buckets = new Map<string, Bucket>();
+  const refill = (bucket: Bucket, now: number) => {
+    bucket.tokens = Math.min(deps.burst, bucket.tokens + ((now - bucket.updatedAt) * deps.rps) / 1000);
+    bucket.updatedAt = now;
+  };
+
+  const middleware: Middleware<RallyState> = async function limitRate(ctx, next) {
+    const now = Date.now();
+    const key = bucketKey(ctx);
+    let bucket = buckets.get(key);
+    if (!bucket) {
+      bucket = { tokens: deps.burst, updatedAt: now, unsynced: 0, lastSeen: now };
+      buckets.set(key, bucket);
+    }
+    refill(bucket, now);
+    bucket.lastSeen = now;
+    const allowed = bucket.tokens >= 1;
+    if (allowed) {
+      bucket.tokens -= 1;
+      bucket.unsynced += 1;
+    }
+    const secondsToFull = Math.ceil((deps.burst - bucket.tokens) / deps.rps);
+    ctx.set('X-RateLimit-Limit', String(deps.burst));
+    ctx.set('X-RateLimit-Remaining', String(Math.max(0, Math.floor(bucket.tokens))));
+    ctx.set('X-RateLimit-Reset', String(Math.ceil(now / 1000) + secondsToFull));
+    if (!allowed) {
+      const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / deps.rps));
+      throw new RallyError('rate-limited', `Too many requests: at most ${deps.rps} per second with bursts of ${deps.burst}.`, { headers: { 'Retry-After': String(retryAfter) } });
+    }
+    await next();
+  };
+
+  async function sync() {
+    const now = Date.now();
+    const keys: string[] = [];
+    const spent: number[] = [];
+    for (const [key, bucket] of buckets) {
+      if (bucket.unsynced > 0) {
+        keys.push(key);
+        spent.push(bucket.unsynced);
+        bucket.unsynced = 0;
+      } else if (now - bucket.lastSeen > IDLE_FORGET_MS) {
+        buckets.delete(key);
+      }
+    }
+    if (keys.length === 0) return;
+    const rows = await deps.db.any(sql.type(SyncedBucket)`
+      INSERT INTO rate_limit_buckets (bucket_key, tokens, updated_at)
+      SELECT key, ${deps.burst} - spent, clock_timestamp() FROM unnest(${sql.array(keys, 'text')}, ${sql.array(spent, 'float8')}) AS t(key, spent)
+      ON CONFLICT (bucket_key) DO UPDATE SET
+        tokens = LEAST(${deps.burst}::float8, rate_limit_buckets.tokens
+                   + EXTRACT(EPOCH FROM clock_timestamp() - rate_limit_buckets.updated_at) * ${deps.rps})
+                 - (${deps.burst} - EXCLUDED.tokens),
+        updated_at = clock_timestamp()
+      RETURNING bucket_key, tokens
+    `);
+    const syncedAt = Date.now();
+    for (const row of rows) {
+      const bucket = buckets.get(row.bucket_key);
+      if (!bucket) continue;
+      // What was spent here while the statement ran is not in the shared level yet.
+      bucket.tokens = row.tokens - bucket.unsynced;
+      bucket.updatedAt = syncedAt;
+    }
+  }
+
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    sync()
+      .catch((error: Error) => deps.log.warn('rate limit sync failed; limiting per process until it recovers', { error: error.message }))
+      .finally(() => {
+        running = false;
+      });
+  }, SYNC_INTERVAL_MS);
+  timer.unref();
+
+  return { middleware, sync, stop: () => clearInterval(timer) };
+}

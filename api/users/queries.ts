@@ -1,0 +1,80 @@
+// SQL for users. Every column list is explicit; rows are checked against their schemas.
+import type { CommonQueryMethods } from 'slonik';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { slugify, withRandomSuffix } from './slugs.ts';
+
+export const UserRow = z.object({
+  id: z.string().uuid(),
+  email: z.string(),
+  display_name: z.string(),
+  slug: z.string(),
+  bio: z.string().nullable(),
+  avatar_url: z.string().nullable(),
+  role: z.enum(['user', 'admin']),
+  suspended_at: z.string().nullable(),
+  email_verified: z.boolean(),
+  phone_verified: z.boolean(),
+  notification_prefs: z.record(z.string(), z.unknown()),
+  petition_count: z.number(),
+  created_at: z.string(),
+});
+export type UserRow = z.infer<typeof UserRow>;
+
+const USER_COLUMNS = sql.fragment`id, email, display_name, slug, bio, avatar_url, role, suspended_at, email_verified,
+  phone_verified, notification_prefs, petition_count, created_at`;
+
+export type IdentityClaims = { issuer: string; subject: string; email: string; displayName: string; emailVerified: boolean };
+
+/** Finds the user linked to a provider account, creating it from the claims on first sight. */
+export async function upsertUserFromClaims(db: CommonQueryMethods, claims: IdentityClaims, role: 'user' | 'admin' = 'user'): Promise<UserRow> {
+  let slug = slugify(claims.displayName || claims.email.split('@')[0] || 'user');
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await db.one(sql.type(UserRow)`
+        INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, email_verified, role)
+        VALUES (${claims.issuer}, ${claims.subject}, ${claims.email}, ${claims.displayName}, ${slug}, ${claims.emailVerified}, ${role})
+        ON CONFLICT ON CONSTRAINT users_identity_unique DO UPDATE
+          SET email = EXCLUDED.email, email_verified = EXCLUDED.email_verified, updated_at = now()
+        RETURNING ${USER_COLUMNS}
+      `);
+    } catch (error) {
+      // Another user has this slug: try a suffixed one. Any other conflict is a real error.
+      if (!(error instanceof UniqueIntegrityConstraintViolationError) || error.constraint !== 'users_slug_unique' || attempt >= 5) throw error;
+      slug = withRandomSuffix(slug);
+    }
+  }
+}
+
+export function findUserById(db: CommonQueryMethods, id: string) {
+  return db.maybeOne(sql.type(UserRow)`SELECT ${USER_COLUMNS} FROM users WHERE id = ${id}`);
+}
+
+export function findUserBySlug(db: CommonQueryMethods, slug: string) {
+  return db.maybeOne(sql.type(UserRow)`SELECT ${USER_COLUMNS} FROM users WHERE slug = ${slug} AND suspended_at IS NULL`);
+}
+
+export const UserIdentity = z.object({ id: z.string().uuid(), role: z.enum(['user', 'admin']), suspended: z.boolean() });
+
+export function findUserByIdentity(db: CommonQueryMethods, issuer: string, subject: string) {
+  return db.maybeOne(sql.type(UserIdentity)`
+    SELECT id, role, suspended_at IS NOT NULL AS suspended FROM users
+    WHERE identity_issuer = ${issuer} AND identity_subject = ${subject}
+  `);
+}
+
+export type UserChanges = { display_name?: string; bio?: string | null; avatar_url?: string | null; notification_prefs?: Record<string, unknown> };
+
+export function updateUser(db: CommonQueryMethods, id: string, changes: UserChanges) {
+  return db.one(sql.type(UserRow)`
+    UPDATE users SET
+      display_name = COALESCE(${changes.display_name ?? null}, display_name),
+      bio = CASE WHEN ${changes.bio !== undefined} THEN ${changes.bio ?? null} ELSE bio END,
+      avatar_url = CASE WHEN ${changes.avatar_url !== undefined} THEN ${changes.avatar_url ?? null} ELSE avatar_url END,
+      notification_prefs = notification_prefs || ${sql.jsonb((changes.notification_prefs ?? {}) as never)},
+      updated_at = now()
+    WHERE id = ${id}
+    RETURNING ${USER_COLUMNS}
+  `);
+}

@@ -1,0 +1,54 @@
+// `npx rally <command>`: the operator's command line. Each command prints JSON on stdout, explains
+// failures on stderr and exits non-zero when it could not do what was asked.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfigOrExit, type Config } from '../api/config.ts';
+import { createDatabasePool } from '../db/pool.ts';
+import { createLoadtestUsers } from './commands/loadtest-users.ts';
+import { createUser } from './commands/users-create.ts';
+
+const USAGE = `usage:
+  rally users create --email E --password P [--name N] [--admin]
+  rally loadtest users --count N
+  rally oauth-clients create --name N --redirect-uri URI [--scopes "…"] [--confidential]`;
+
+export class CommandError extends Error {
+  override name = 'CommandError';
+}
+
+/** DATABASE_URL, or the embedded PostgreSQL that `npm start` runs (it must be running). */
+function databaseUrlFor(config: Config): string {
+  if (config.databaseUrl) return config.databaseUrl;
+  const passwordFile = path.join(config.dataDir, 'postgres.password');
+  if (!existsSync(passwordFile)) throw new CommandError('set DATABASE_URL, or run `npm start` first so the embedded PostgreSQL exists');
+  const password = encodeURIComponent(readFileSync(passwordFile, 'utf8').trim());
+  return `postgres://postgres:${password}@127.0.0.1:5433/rally`;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const config = loadConfigOrExit();
+  const [group, action, ...rest] = argv;
+  const command = `${group ?? ''} ${action ?? ''}`;
+  if (command === 'oauth-clients create') {
+    throw new CommandError('OAuth 2.0 apps are not available in this version of Rally (no OAuth issue has landed); nothing was created');
+  }
+  if (command !== 'users create' && command !== 'loadtest users') throw new CommandError(USAGE);
+  const db = await createDatabasePool(databaseUrlFor(config), { maximumPoolSize: 4 });
+  try {
+    if (command === 'users create') {
+      process.stdout.write(`${JSON.stringify(await createUser(db, config, rest))}\n`);
+    } else {
+      await createLoadtestUsers(db, config, rest, (line) => process.stdout.write(`${line}\n`));
+    }
+  } finally {
+    await db.end();
+  }
+}
+
+try {
+  await main(process.argv.slice(2));
+} catch (error) {
+  const known = error instanceof CommandError || (error instanceof Error && error.name === 'IdentityAccountError');
+  process.stderr.write(`rally: ${known ? (error as Error).message : (error as Error).stack}\n`);
+  process.exit(known ? 2 : 1);
+}

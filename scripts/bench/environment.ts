@@ -1,0 +1,151 @@
+// Brings up what the benchmarks run against: the `rally_bench` database (created if missing and kept
+// between runs, so data seeded by one run can serve the next), migrated; a Temporal dev server in
+// memory on free ports (unless TEMPORAL_ADDRESS is set); and the real API process on a free port.
+// Everything started is registered with the caller's cleanup stack, so it is stopped even when
+// start-up fails halfway or the run is interrupted.
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import type { Config } from '../../api/config.ts';
+import { runMigrations } from '../../db/migrate.ts';
+import { describeExit, spawnPrefixed, stopChild } from '../lib/child-process.ts';
+import { ensureDatabaseExists, redactDatabaseUrl } from '../lib/embedded-postgres.ts';
+import { resolveTemporalCli } from '../lib/temporal-cli.ts';
+import { startTemporalDevServer } from '../lib/temporal-dev-server.ts';
+import { loadTemporalSettings, registerSearchAttributes } from '../lib/temporal-settings.ts';
+import type { LoadSettings } from './load.ts';
+import type { BenchEnvironment } from './scenario.ts';
+
+const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
+const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const BENCH_DATABASE = 'rally_bench';
+const API_READY_TIMEOUT_MS = 60_000;
+const API_STOP_GRACE_MS = 15_000;
+// Effectively no rate limit: one client hammering one route is the point here, not abuse.
+const UNLIMITED = '1000000000';
+
+type Log = (line: string) => void;
+
+/**
+ * Stops what was started, last first. A signal and the normal `finally` may both call runAll; they
+ * share one pass, so nothing is stopped twice or out of order.
+ */
+export type Cleanup = Readonly<{ add(name: string, stop: () => Promise<void>): void; runAll(): Promise<void> }>;
+
+export function createCleanup(log: Log): Cleanup {
+  const steps: { name: string; stop: () => Promise<void> }[] = [];
+  let pass: Promise<void> | undefined;
+  const stopInReverse = async (): Promise<void> => {
+    while (steps.length > 0) {
+      const step = steps.pop()!;
+      await step.stop().catch((error: unknown) => log(`could not stop ${step.name}: ${(error as Error).message}`));
+    }
+    pass = undefined; // anything added later gets its own pass
+  };
+  return {
+    add: (name, stop) => steps.push({ name, stop }),
+    runAll: () => (pass ??= stopInReverse()),
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function prepareDatabase(config: Config, log: Log): Promise<string> {
+  const url = new URL(config.databaseUrl ?? DEFAULT_SERVER_URL);
+  url.pathname = `/${BENCH_DATABASE}`;
+  const databaseUrl = url.href;
+  if (await ensureDatabaseExists(databaseUrl)) log(`created database ${BENCH_DATABASE}`);
+  log(`using database ${redactDatabaseUrl(databaseUrl)}`);
+  await runMigrations(databaseUrl, log);
+  return databaseUrl;
+}
+
+type TemporalTarget = { address: string; namespace: string; taskQueue: string };
+
+async function prepareTemporal(config: Config, env: NodeJS.ProcessEnv, cleanup: Cleanup, log: Log): Promise<TemporalTarget> {
+  const settings = loadTemporalSettings();
+  const namespace = env.TEMPORAL_NAMESPACE ? config.temporal.namespace : settings.namespace;
+  const taskQueue = env.RALLY_TASK_QUEUE ? config.temporal.taskQueue : settings.taskQueue;
+  if (config.temporal.address) {
+    log(`using TEMPORAL_ADDRESS ${config.temporal.address}`);
+    const connection = await Connection.connect({ address: config.temporal.address });
+    try {
+      await registerSearchAttributes(connection, namespace, settings.searchAttributes);
+    } finally {
+      await connection.close();
+    }
+    return { address: config.temporal.address, namespace, taskQueue };
+  }
+  const server = await startTemporalDevServer({
+    cliPath: await resolveTemporalCli(log, env),
+    port: await freePort(),
+    uiPort: await freePort(),
+    namespace,
+    searchAttributes: settings.searchAttributes,
+    log,
+  });
+  cleanup.add('temporal', server.stop);
+  return { address: server.address, namespace, taskQueue };
+}
+
+/** Waits for GET /health to answer; fails at once if the API exits first. */
+async function waitForApi(apiUrl: string, exitedWith: () => string | undefined, log: Log): Promise<void> {
+  const deadline = Date.now() + API_READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const exit = exitedWith();
+    if (exit) throw new Error(`the API exited during start-up (${exit})`);
+    const response = await fetch(`${apiUrl}/health`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+    if (response) {
+      const health = await response.text();
+      if (response.status !== 200) log(`warning: /health answered ${response.status}: ${health}`);
+      return;
+    }
+    await sleep(200);
+  }
+  throw new Error(`the API did not answer ${apiUrl}/health within ${API_READY_TIMEOUT_MS / 1000} s`);
+}
+
+async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, log: Log): Promise<void> {
+  const api = spawnPrefixed({ name: 'api', command: process.execPath, args: ['api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
+  cleanup.add('api', async () => {
+    await stopChild(api, API_STOP_GRACE_MS);
+  });
+  let exit: string | undefined;
+  void api.exited.then((info) => { exit = describeExit(info); });
+  await waitForApi(apiUrl, () => exit, log);
+  log(`API ready at ${apiUrl}`);
+}
+
+export async function startBenchEnvironment(
+  options: Readonly<{ config: Config; env: NodeJS.ProcessEnv; load: LoadSettings; cleanup: Cleanup; log: Log }>,
+): Promise<BenchEnvironment> {
+  const { config, env, cleanup, log } = options;
+  const databaseUrl = await prepareDatabase(config, log);
+  const temporal = await prepareTemporal(config, env, cleanup, log);
+  const port = await freePort();
+  const apiUrl = `http://127.0.0.1:${port}`;
+  const serviceEnv: NodeJS.ProcessEnv = {
+    ...env,
+    NODE_ENV: 'development',
+    PORT: String(port),
+    PUBLIC_URL: apiUrl,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    RALLY_TASK_QUEUE: temporal.taskQueue,
+    RALLY_RATE_LIMIT_RPS: UNLIMITED,
+    RALLY_RATE_LIMIT_BURST: UNLIMITED,
+  };
+  await startApi(serviceEnv, apiUrl, cleanup, log);
+  return { apiUrl, databaseUrl, temporalAddress: temporal.address, serviceEnv, load: options.load, log };
+}

@@ -1,0 +1,91 @@
+// Refresh tokens at the embedded identity provider: rotation, replay, revocation, their lifetime,
+// and what survives a restart (the stored tokens and the signing keys, both in PostgreSQL).
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { z } from 'zod';
+import { createIdentityAccount } from '../../api/identity-provider/accounts.ts';
+import { sql } from '../../db/sql.ts';
+import { testEnvironment } from '../support/environment.ts';
+import { json } from '../support/http.ts';
+import { AUDIENCE, freePort, login, refresh, revoke, startProvider, type RunningProvider } from './provider-process.ts';
+
+const StoredToken = z.object({ id: z.string(), expires_at: z.string(), consumed_at: z.string().nullable() });
+
+async function storedRefreshTokens(ids: string[]) {
+  const rows = await testEnvironment().db.any(sql.type(StoredToken)`
+    SELECT id, expires_at, consumed_at FROM identity_provider_records
+    WHERE model = 'RefreshToken' AND id = ANY(${sql.array(ids, 'text')})
+  `);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+describe('embedded identity provider: refresh tokens', function () {
+  this.timeout(60_000);
+  const email = `grace.${randomBytes(4).toString('hex')}@example.org`;
+  const password = 'a long enough password';
+  let provider: RunningProvider;
+
+  before(async () => {
+    await createIdentityAccount(testEnvironment().db, { email, password, displayName: 'Grace Hopper' });
+    provider = await startProvider(await freePort());
+  });
+  after(() => provider.stop());
+
+  it('rotates on refresh without moving the expiry: a session lasts refreshTokenTtl from the login', async () => {
+    const first = await json(await login(provider.issuer, email, password));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const response = await refresh(provider.issuer, first.refresh_token);
+    expect(response.status).to.equal(200);
+    const second = await json(response);
+    expect(second.refresh_token).to.be.a('string').and.not.equal(first.refresh_token);
+    expect(second.id_token).to.be.a('string');
+
+    const stored = await storedRefreshTokens([first.refresh_token, second.refresh_token]);
+    const [old, rotated] = [stored.get(first.refresh_token)!, stored.get(second.refresh_token)!];
+    expect(old.consumed_at).to.be.a('string');
+    expect(Math.abs(Date.parse(rotated.expires_at) - Date.parse(old.expires_at))).to.be.below(1_000);
+    const thirtyDays = 30 * 86_400_000;
+    expect(Date.parse(old.expires_at) - Date.now()).to.be.within(thirtyDays - 60_000, thirtyDays);
+  });
+
+  it('ends the whole session when a used refresh token is replayed', async () => {
+    const first = await json(await login(provider.issuer, email, password));
+    const second = await json(await refresh(provider.issuer, first.refresh_token));
+    expect((await json(await refresh(provider.issuer, first.refresh_token))).error).to.equal('invalid_grant');
+    expect((await json(await refresh(provider.issuer, second.refresh_token))).error).to.equal('invalid_grant');
+  });
+
+  it('stops refreshing a refresh token once it is revoked (RFC 7009)', async () => {
+    const tokens = await json(await login(provider.issuer, email, password));
+    expect((await revoke(provider.issuer, tokens.refresh_token)).status).to.equal(200);
+    const response = await refresh(provider.issuer, tokens.refresh_token);
+    expect(response.status).to.equal(400);
+    expect((await json(response)).error).to.equal('invalid_grant');
+    expect((await revoke(provider.issuer, 'never-issued')).status).to.equal(200);
+  });
+
+  it('refuses a refresh token past RALLY_REFRESH_TOKEN_TTL, and gives access tokens RALLY_ACCESS_TOKEN_TTL', async () => {
+    const shortLived = await startProvider(await freePort(), { RALLY_ACCESS_TOKEN_TTL: '1m', RALLY_REFRESH_TOKEN_TTL: '2s' });
+    try {
+      const tokens = await json(await login(shortLived.issuer, email, password));
+      expect(tokens.expires_in).to.equal(60);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect((await json(await refresh(shortLived.issuer, tokens.refresh_token))).error).to.equal('invalid_grant');
+    } finally {
+      await shortLived.stop();
+    }
+  });
+
+  it('keeps refresh tokens and signing keys across a restart, and stops cleanly on SIGTERM', async () => {
+    const tokens = await json(await login(provider.issuer, email, password));
+    expect(await provider.stop()).to.equal(0);
+    provider = await startProvider(provider.port);
+
+    const jwks = createRemoteJWKSet(new URL(`${provider.issuer}/jwks`));
+    const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: provider.issuer, audience: AUDIENCE });
+    expect(payload.sub).to.be.a('string');
+    const response = await refresh(provider.issuer, tokens.refresh_token);
+    expect(response.status).to.equal(200);
+  });
+});
