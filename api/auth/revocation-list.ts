@@ -45,7 +45,7 @@ export async function createRevocationList(deps: { db: DatabasePool; notificatio
           INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt.toISOString()})
           ON CONFLICT (jti) DO NOTHING
         `);
-        await tx.query(sql.typeAlias('void')`SELECT pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${jti} ${expiresAt.getTime()}`})`);
+        await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${jti} ${expiresAt.getTime()}`})`);
       });
     },
   };

@@ -41,7 +41,7 @@ export async function createUserDirectory(deps: { db: DatabasePool; notification
       return entry;
     },
     async announceChange(tx, userId) {
-      await tx.query(sql.typeAlias('void')`SELECT pg_notify(${USER_CHANGED_CHANNEL}, ${userId})`);
+      await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${USER_CHANGED_CHANNEL}, ${userId})`);
     },
   };
 }

@@ -1,8 +1,9 @@
 // Token-bucket rate limits per API key or access token (per client IP without credentials), shared
 // by every API process. The check itself is in memory, so it costs next to nothing per request;
 // every SYNC_INTERVAL_MS each process folds what it spent into a shared bucket row per key in
-// PostgreSQL (one statement for all keys) and adopts the combined level. Between syncs a process
-// can overspend by at most its own rate × the interval, a bounded and documented slack.
+// PostgreSQL (one statement for all keys) and adopts the combined level. The slack is bounded: a
+// process that has not yet synced a key grants at most one burst for it, and afterwards can
+// overspend by at most what it serves in one interval.
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { DatabasePool } from 'slonik';

@@ -1,7 +1,6 @@
 // Small helpers for reading API answers in tests.
 
 /** The parsed JSON body; tests assert on its shape, so it is typed loosely on purpose. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function json(response: Response): Promise<any> {
   return response.json();
 }

@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { jwtVerify, createRemoteJWKSet } from 'jose';
+import { testEnvironment } from '../support/environment.ts';
+import { json } from '../support/http.ts';
+import { bearer, login } from '../support/identity.ts';
+import { PUBLIC_URL, startApi, type RunningApi } from '../support/processes.ts';
+
+const run = promisify(execFile);
+
+function rally(args: string[], env: Record<string, string> = {}) {
+  const { databaseUrl, identityProviderPort } = testEnvironment();
+  return run(process.execPath, ['bin/rally.js', ...args], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, RALLY_IDP_PORT: String(identityProviderPort), PUBLIC_URL, NODE_ENV: 'test', ...env },
+  });
+}
+
+describe('npx rally', function () {
+  this.timeout(60_000);
+  let api: RunningApi;
+  before(async () => {
+    api = await startApi();
+  });
+  after(() => api.stop());
+
+  describe('users create', () => {
+    it('creates a user who can log in, and prints it as JSON', async () => {
+      const email = `cli-${randomUUID().slice(0, 8)}@example.test`;
+      const { stdout } = await rally(['users', 'create', '--email', email, '--password', 'correct horse battery', '--name', 'Grace Hopper', '--admin']);
+      const printed = JSON.parse(stdout);
+      expect(printed).to.include({ email, display_name: 'Grace Hopper', role: 'admin' });
+      const session = await login(api.baseUrl, { email, password: 'correct horse battery' });
+      const me = await json(await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) }));
+      expect(me.data.id).to.equal(printed.id);
+    });
+
+    it('exits non-zero with a message for a duplicate email', async () => {
+      const email = `cli-${randomUUID().slice(0, 8)}@example.test`;
+      await rally(['users', 'create', '--email', email, '--password', 'long enough password']);
+      const failure = await rally(['users', 'create', '--email', email, '--password', 'long enough password']).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failure?.code).to.equal(2);
+      expect(failure?.stderr).to.include('already exists');
+    });
+  });
+
+  describe('loadtest users', () => {
+    it('prints one line per user with an access token the API accepts', async () => {
+      const { stdout } = await rally(['loadtest', 'users', '--count', '3']);
+      const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+      expect(lines).to.have.length(3);
+      const jwks = createRemoteJWKSet(new URL(`http://127.0.0.1:${testEnvironment().identityProviderPort}/jwks`));
+      await jwtVerify(lines[0].access_token, jwks, { audience: PUBLIC_URL });
+      const me = await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(lines[0].access_token) });
+      expect((await json(me)).data.id).to.equal(lines[0].id);
+    });
+
+    it('is refused when NODE_ENV=production', async () => {
+      const failure = await rally(['loadtest', 'users', '--count', '1'], { NODE_ENV: 'production', OIDC_CLIENT_SECRET: 'a-real-secret' }).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failure?.stderr).to.include('refused');
+    });
+  });
+});
