@@ -2,13 +2,24 @@
 import type { DatabasePool } from 'slonik';
 import { createApiKeyActivities } from './api-keys.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
+import { createPetitionActivities } from './petitions.ts';
+import { loadConfig, type Config } from '../api/config.ts';
+import { createNotificationActivities } from './notifications.ts';
+import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
+import { createMediaActivities } from './media.ts';
+import { createMediaStorage } from '../api/media/storage/media-storage.ts';
 
-export type ActivityDependencies = { db: DatabasePool };
+/** `config` is the worker's; without it (tests) the built-in defaults apply. */
+export type ActivityDependencies = { db: DatabasePool; config?: Config };
 
 export function createActivities(deps: ActivityDependencies) {
   return {
     ...createMaintenanceActivities({ db: deps.db }),
     ...createApiKeyActivities({ db: deps.db }),
+    ...createPetitionActivities({ db: deps.db }),
+    ...createNotificationActivities({ db: deps.db }),
+    ...createWebhookActivities(webhookDependencies(deps.db, deps.config ?? loadConfig({}))),
+    ...createMediaActivities({ db: deps.db, storage: createMediaStorage(deps.config ?? loadConfig({})) }),
   };
 }
 

@@ -28,6 +28,12 @@ import type { Logger } from './logger.ts';
 import { buildOpenApiDocument } from './reference/openapi-document.ts';
 import { createReferenceRoutes } from './reference/routes.ts';
 import { createUserRoutes } from './users/routes.ts';
+import { createWebhookRoutes } from './webhooks/routes.ts';
+import { createNotificationRoutes } from './notifications/routes.ts';
+import { createAccessCodeGuard } from './petitions/access-code-guard.ts';
+import { createPetitionRoutes } from './petitions/routes.ts';
+import { createTransitionRoutes } from './petitions/transition-routes.ts';
+import { createMediaRoutes } from './media/routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -83,6 +89,11 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     }),
     ...createUserRoutes({ db }),
     ...createApiKeyRoutes(rotation),
+    ...createWebhookRoutes({ db, config }),
+    ...createNotificationRoutes({ db }),
+    ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
+    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }) }),
+    ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
@@ -95,7 +106,10 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));
   app.use(createRequestContextMiddleware({ trustProxy: config.trustProxy }));
   if (limiter) app.use(limiter.middleware);
-  app.use(createJsonBodyMiddleware({ limitBytes: config.bodyLimitBytes }));
+  // Routes declared rawBody (uploads) stream their body themselves; the JSON parser leaves them alone.
+  const rawBodyRoutes = new Set(routes.filter((route) => route.rawBody).map((route) => route.operationId));
+  const takesRawBody = (ctx: RallyContext) => router.match(ctx.path, ctx.method).pathAndMethod.some((layer) => rawBodyRoutes.has(String(layer.name)));
+  app.use(createJsonBodyMiddleware({ limitBytes: config.bodyLimitBytes, rawBody: takesRawBody }));
   app.use(answerUnmatched);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -24,6 +24,14 @@ export type Config = Readonly<{
   responseTokenTtlMs: number;
   webhookTimeoutMs: number;
   webhookRetryInitialMs: number;
+  /** Delivery guard rails: private addresses, per-endpoint concurrency, auto-deactivation, secret rotation overlap. */
+  webhooks: Readonly<{ allowPrivate: boolean; endpointConcurrency: number; deactivateAfterMs: number; secretGracePeriodMs: number }>;
+  /** 32 bytes as 64 hex digits: the AES-256-GCM key for secrets Rally must read back (webhook signing secrets). */
+  encryptionKey: string;
+  /** Uploaded images: a local folder or S3, the size limit, and the key that signs local upload URLs. */
+  media: Readonly<{ dir: string; maxBytes: number; signingKey: string; s3: S3Settings | undefined }>;
+  /** Outgoing email: through SMTP_URL, or written as .eml files under `dir` when it is unset. */
+  mail: Readonly<{ smtpUrl: string | undefined; dir: string; from: string }>;
   rateLimit: Readonly<{ enabled: boolean; rps: number; burst: number; signPerHour: number }>;
   trustProxy: boolean;
   bodyLimitBytes: number;
@@ -40,6 +48,9 @@ export type Config = Readonly<{
     refreshTokenTtlMs: number;
   }>;
 }>;
+
+/** Any S3-compatible store, addressed path-style: `{endpoint}/{bucket}/{key}`. */
+export type S3Settings = Readonly<{ endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; publicUrl: string }>;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -124,6 +135,63 @@ function countPerWindow(env: Env, name: string, fallback: string): { count: numb
   return { count: Number(match[1]), windowMs: parseDuration(name, match[2]!) };
 }
 
+// Public on purpose, like the client secret above: production must set its own.
+const DEVELOPMENT_MEDIA_SIGNING_KEY = 'rally-development-media-signing-key';
+
+function mediaSettings(env: Env, mode: Config['nodeEnv']): Config['media'] {
+  const signingKey = env.RALLY_MEDIA_SIGNING_KEY || DEVELOPMENT_MEDIA_SIGNING_KEY;
+  if (mode === 'production' && signingKey === DEVELOPMENT_MEDIA_SIGNING_KEY) {
+    throw new ConfigError('RALLY_MEDIA_SIGNING_KEY must be set to a secret of your own in production');
+  }
+  let s3: S3Settings | undefined;
+  const endpoint = url(env, 'S3_ENDPOINT', undefined, ['http:', 'https:']);
+  if (endpoint) {
+    const [bucket, accessKeyId, secretAccessKey] = ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'].map((name) => {
+      if (!env[name]) throw new ConfigError(`${name} must be set when S3_ENDPOINT is`);
+      return env[name];
+    }) as [string, string, string];
+    const publicUrl = url(env, 'S3_PUBLIC_URL', `${endpoint}/${bucket}`, ['http:', 'https:'])!;
+    s3 = Object.freeze({ endpoint, bucket, region: env.S3_REGION || 'us-east-1', accessKeyId, secretAccessKey, publicUrl });
+  }
+  return Object.freeze({
+    dir: env.RALLY_MEDIA_DIR || `${env.RALLY_DATA_DIR || '.data'}/media`,
+    maxBytes: positiveInteger(env, 'RALLY_MEDIA_MAX_BYTES', 10 * 1024 * 1024),
+    signingKey,
+    s3,
+  });
+}
+
+function mailSettings(env: Env, publicUrl: string): Config['mail'] {
+  return Object.freeze({
+    smtpUrl: url(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
+    dir: env.RALLY_MAIL_DIR || `${env.RALLY_DATA_DIR || '.data'}/mail`,
+    from: env.RALLY_MAIL_FROM || `Rally <no-reply@${new URL(publicUrl).hostname}>`,
+  });
+}
+
+function webhookSettings(env: Env): Config['webhooks'] {
+  return Object.freeze({
+    allowPrivate: flag(env, 'RALLY_WEBHOOK_ALLOW_PRIVATE'),
+    endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 10, 1_000),
+    deactivateAfterMs: duration(env, 'RALLY_WEBHOOK_DEACTIVATE_AFTER', '3d'),
+    secretGracePeriodMs: duration(env, 'RALLY_WEBHOOK_SECRET_GRACE_PERIOD', '24h'),
+  });
+}
+
+// Public on purpose, like the secrets above: it only protects development data. Production must set its own.
+const DEVELOPMENT_ENCRYPTION_KEY = '52414c4c59'.padEnd(64, '0'); // "RALLY" in hex, zero-padded
+
+function encryptionKey(env: Env, mode: Config['nodeEnv']): string {
+  const raw = env.RALLY_ENCRYPTION_KEY;
+  if (!raw) {
+    if (mode === 'production') throw new ConfigError('RALLY_ENCRYPTION_KEY must be set in production (32 random bytes as 64 hex digits or base64)');
+    return DEVELOPMENT_ENCRYPTION_KEY;
+  }
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (bytes.length !== 32) throw new ConfigError('RALLY_ENCRYPTION_KEY must be 32 bytes, as 64 hex digits or base64');
+  return bytes.toString('hex');
+}
+
 function nodeEnv(env: Env): Config['nodeEnv'] {
   const raw = env.NODE_ENV ?? 'development';
   if (raw === 'development' || raw === 'test' || raw === 'production') return raw;
@@ -133,10 +201,11 @@ function nodeEnv(env: Env): Config['nodeEnv'] {
 export function loadConfig(env: Env = process.env): Config {
   const port = positiveInteger(env, 'PORT', 3000, 65_535);
   const mode = nodeEnv(env);
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!;
   return Object.freeze({
     nodeEnv: mode,
     port,
-    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!,
+    publicUrl,
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     dataDir: env.RALLY_DATA_DIR || '.data',
     temporal: Object.freeze({
@@ -149,6 +218,10 @@ export function loadConfig(env: Env = process.env): Config {
     responseTokenTtlMs: duration(env, 'RALLY_RESPONSE_TOKEN_TTL', '30d'),
     webhookTimeoutMs: duration(env, 'RALLY_WEBHOOK_TIMEOUT', '10s'),
     webhookRetryInitialMs: duration(env, 'RALLY_WEBHOOK_RETRY_INITIAL', '30s'),
+    webhooks: webhookSettings(env),
+    encryptionKey: encryptionKey(env, mode),
+    media: mediaSettings(env, mode),
+    mail: mailSettings(env, publicUrl),
     rateLimit: Object.freeze({
       // Off only for benchmarks that measure the limiter's own cost.
       enabled: env.RALLY_RATE_LIMIT_ENABLED === undefined ? true : flag(env, 'RALLY_RATE_LIMIT_ENABLED'),

@@ -2,7 +2,6 @@
 // `sql.type(schema)` query against its schema: without it Slonik would trust the database blindly.
 import {
   createPool,
-  createBigintTypeParser,
   createNumericTypeParser,
   SchemaValidationError,
   type DatabasePool,
@@ -39,7 +38,8 @@ export async function createDatabasePool(databaseUrl: string, options: DatabaseP
     connectionTimeout: 5_000,
     interceptors: [createResultParserInterceptor()],
     typeParsers: [
-      createBigintTypeParser(),
+      // Counts and identities are bigint in SQL but stay far below 2^53: plain numbers in JSON.
+      { name: 'int8', parse: (value: string) => Number(value) },
       createNumericTypeParser(),
       { name: 'timestamptz', parse: timestampAsIsoString },
       { name: 'timestamp', parse: timestampAsIsoString },

@@ -7,6 +7,7 @@ import { createLogger } from '../api/logger.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { createRallyWorker } from './create-worker.ts';
 import { ensureSchedules } from './schedules.ts';
+import { startEventDispatcher } from './event-dispatcher.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('worker');
@@ -24,11 +25,14 @@ const worker = await createRallyWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  activities: createActivities({ db }),
+  activities: createActivities({ db, config }),
 });
+// The outbox dispatcher runs beside the worker: events → webhook deliveries and notifications.
+const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseUrl, temporal: new Client({ connection: clientConnection, namespace: config.temporal.namespace }), log });
 log.info('polling', { task_queue: config.temporal.taskQueue, namespace: config.temporal.namespace });
 // Worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers) once shutdown drains.
 await worker.run();
+await dispatcher.stop();
 await clientConnection.close();
 await connection.close();
 await db.end();

@@ -2,3 +2,7 @@
 // (and the signals, queries and updates exported beside each workflow) from here.
 export { purgeIdempotencyKeys } from './purge-idempotency-keys.ts';
 export { apiKeyRotation, apiKeyRotationWorkflowId, rotationStatusQuery } from './api-key-rotation.ts';
+export { petitionLifecycle, petitionWorkflowId, publishUpdate, closeUpdate, victoryUpdate, petitionDeletedSignal, statusQuery, INVALID_TRANSITION } from './petition-lifecycle.ts';
+export { webhookDelivery } from './webhook-delivery.ts';
+export { notifyPetitionSigners } from './signer-notifications.ts';
+export { mediaProcessing, mediaProcessingWorkflowId } from './media-processing.ts';

@@ -3,7 +3,7 @@
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { RallyError } from './problem.ts';
-import type { RallyState } from './context.ts';
+import type { RallyContext, RallyState } from './context.ts';
 
 const METHODS_WITH_BODIES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -12,7 +12,8 @@ function hasBody(ctx: { get(name: string): string }): boolean {
   return (length !== '' && length !== '0') || ctx.get('Transfer-Encoding') !== '';
 }
 
-export function createJsonBodyMiddleware(options: { limitBytes: number }): Middleware<RallyState> {
+/** `rawBody(ctx)` names requests whose route reads the body stream itself (uploads): left untouched. */
+export function createJsonBodyMiddleware(options: { limitBytes: number; rawBody?: (ctx: RallyContext) => boolean }): Middleware<RallyState> {
   const parseJson = koaBody({
     json: true,
     jsonStrict: true,
@@ -24,7 +25,7 @@ export function createJsonBodyMiddleware(options: { limitBytes: number }): Middl
   }) as unknown as Middleware<RallyState>;
 
   return async function readJsonBody(ctx, next) {
-    if (!METHODS_WITH_BODIES.has(ctx.method) || !hasBody(ctx)) return next();
+    if (!METHODS_WITH_BODIES.has(ctx.method) || !hasBody(ctx) || options.rawBody?.(ctx)) return next();
     if (!ctx.is('application/json', '+json')) {
       throw new RallyError('unsupported-media-type', `Request bodies must be JSON (Content-Type: application/json), not ${ctx.get('Content-Type') || 'untyped'}.`);
     }

@@ -42,6 +42,8 @@ export function createErrorMiddleware(options: { publicUrl: string; log: Logger 
           method: ctx.method,
           path: ctx.path,
           error: thrown instanceof Error ? thrown.stack : String(thrown),
+          // A row that broke its schema: which fields and why (never the row's values).
+          issues: (thrown as { issues?: { path?: unknown; message?: string }[] }).issues?.map((issue) => ({ path: issue.path, message: issue.message })),
         });
         error = new RallyError('internal-error', 'An unexpected error occurred. Quote the request id when reporting it.');
       }

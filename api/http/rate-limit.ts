@@ -14,7 +14,7 @@ import type { RallyContext, RallyState } from './context.ts';
 import { RallyError } from './problem.ts';
 
 const SYNC_INTERVAL_MS = 250;
-const IDLE_FORGET_MS = 60_000;
+const IDLE_FORGET_MS = 10_000;
 
 type Bucket = { tokens: number; updatedAt: number; unsynced: number; lastSeen: number };
 
@@ -65,14 +65,16 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
     const now = Date.now();
     const keys: string[] = [];
     const spent: number[] = [];
+    // Keys in use are synced even when nothing was spent here since the last sync, so this process
+    // also learns what the others spent.
     for (const [key, bucket] of buckets) {
-      if (bucket.unsynced > 0) {
-        keys.push(key);
-        spent.push(bucket.unsynced);
-        bucket.unsynced = 0;
-      } else if (now - bucket.lastSeen > IDLE_FORGET_MS) {
+      if (now - bucket.lastSeen > IDLE_FORGET_MS && bucket.unsynced === 0) {
         buckets.delete(key);
+        continue;
       }
+      keys.push(key);
+      spent.push(bucket.unsynced);
+      bucket.unsynced = 0;
     }
     if (keys.length === 0) return;
     const rows = await deps.db.any(sql.type(SyncedBucket)`

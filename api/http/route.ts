@@ -32,6 +32,8 @@ export type RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema> =
   body?: B;
   /** Bytes; the default body limit applies otherwise. */
   bodyLimit?: number;
+  /** The handler streams the request body itself (file uploads): the JSON body parser skips it. */
+  rawBody?: boolean;
   responses: Record<number, ResponseSpec>;
   handler: (ctx: RallyContext, input: { params: Static<P>; query: Static<Q>; body: Static<B> }) => Promise<void>;
 };

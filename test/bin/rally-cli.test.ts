@@ -6,6 +6,7 @@ import { jwtVerify, createRemoteJWKSet } from 'jose';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
 import { bearer, login } from '../support/identity.ts';
+import { PRODUCTION_SECRETS } from '../support/production-secrets.ts';
 import { PUBLIC_URL, startApi, type RunningApi } from '../support/processes.ts';
 
 const run = promisify(execFile);
@@ -60,7 +61,7 @@ describe('npx rally', function () {
     });
 
     it('is refused when NODE_ENV=production', async () => {
-      const failure = await rally(['loadtest', 'users', '--count', '1'], { NODE_ENV: 'production', OIDC_CLIENT_SECRET: 'a-real-secret' }).then(
+      const failure = await rally(['loadtest', 'users', '--count', '1'], { ...PRODUCTION_SECRETS, OIDC_CLIENT_SECRET: 'a-real-secret' }).then(
         () => undefined,
         (error: { code: number; stderr: string }) => error,
       );

@@ -1,6 +1,7 @@
 // The identity block of api/config.ts: which provider the API uses and how the embedded one runs.
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../api/config.ts';
+import { PRODUCTION_SECRETS } from '../support/production-secrets.ts';
 
 describe('configuration: identity provider', () => {
   it('defaults to the embedded provider on port 3001 with a development client', () => {
@@ -19,9 +20,9 @@ describe('configuration: identity provider', () => {
   });
 
   it('refuses to start in production with the development client secret', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).to.throw(ConfigError, 'OIDC_CLIENT_SECRET');
-    expect(() => loadConfig({ NODE_ENV: 'production', OIDC_CLIENT_SECRET: 'rally-development-client-secret' })).to.throw(ConfigError, 'OIDC_CLIENT_SECRET');
-    expect(loadConfig({ NODE_ENV: 'production', OIDC_CLIENT_SECRET: 's3cret-of-our-own' }).identity.clientSecret).to.equal('s3cret-of-our-own');
+    expect(() => loadConfig(PRODUCTION_SECRETS)).to.throw(ConfigError, 'OIDC_CLIENT_SECRET');
+    expect(() => loadConfig({ ...PRODUCTION_SECRETS, OIDC_CLIENT_SECRET: 'rally-development-client-secret' })).to.throw(ConfigError, 'OIDC_CLIENT_SECRET');
+    expect(loadConfig({ ...PRODUCTION_SECRETS, OIDC_CLIENT_SECRET: 's3cret-of-our-own' }).identity.clientSecret).to.equal('s3cret-of-our-own');
   });
 
   const malformed: [string, string][] = [

@@ -49,6 +49,8 @@ function spawnRally(entry: string, env: Record<string, string>): RallyProcess {
     child,
     output: () => output,
     async stop(signal = 'SIGTERM') {
+      // RALLY_TEST_SHOW_OUTPUT=1 prints what the process logged, for debugging a failing test.
+      if (process.env.RALLY_TEST_SHOW_OUTPUT === '1') process.stderr.write(`--- ${entry} output ---\n${output}\n`);
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill(signal);

@@ -1,0 +1,25 @@
+// Notification fan-out for workflows: one keyset batch of a petition's signers per activity run.
+import type { DatabasePool } from 'slonik';
+import { notifySignersBatch, type SignerBatch } from '../api/notifications/create.ts';
+
+export type SignerBatchInput = {
+  petitionId: string;
+  afterUserId: string | null;
+  limit: number;
+  type: string;
+  title: string;
+  body: string;
+  data: Record<string, unknown>;
+  dedupeKey: string;
+};
+
+export function createNotificationActivities({ db }: { db: DatabasePool }) {
+  return {
+    /** Safe to repeat: notifications_dedupe_unique drops anyone already told under this dedupeKey. */
+    async notifySignerBatch(input: SignerBatchInput): Promise<SignerBatch> {
+      return notifySignersBatch(db, input);
+    },
+  };
+}
+
+export type NotificationActivities = ReturnType<typeof createNotificationActivities>;

@@ -1,0 +1,112 @@
+// What the delivery workflow does on the outside: one HTTP attempt of one delivery per activity run.
+// Temporal's activity retries are the delivery's retries: a failed attempt throws a retryable
+// ApplicationFailure whose nextRetryDelay is RALLY_WEBHOOK_RETRY_INITIAL doubled per attempt, with
+// ±20% jitter so a burst of failures does not come back in lockstep. The last allowed attempt, and
+// failures no retry can fix, throw non-retryable failures with a type the workflow can tell apart.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { DatabasePool } from 'slonik';
+import type { Dispatcher } from 'undici';
+import type { Config } from '../api/config.ts';
+import { createSecretBox, signPayload, type SecretBox } from '../api/webhooks/signing-secrets.ts';
+import { createWebhookAgent, postWebhook } from './webhook-http.ts';
+import { finishDeliveryFailed, loadDeliveryContext, recordAttempt, type DeliveryContext } from './webhook-delivery-queries.ts';
+
+export type WebhookActivityDependencies = {
+  db: DatabasePool;
+  http: Dispatcher;
+  secrets: SecretBox;
+  allowPrivate: boolean;
+  deactivateAfterMs: number;
+};
+
+export function webhookDependencies(db: DatabasePool, config: Config): WebhookActivityDependencies {
+  const { allowPrivate, deactivateAfterMs } = config.webhooks;
+  return { db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs };
+}
+
+export type AttemptInput = { deliveryId: string; timeoutMs: number; retryInitialMs: number; maxAttempts: number };
+export type AttemptOutcome = 'delivered' | 'gone';
+
+/** Failure types, for the workflow and for anyone reading a history. */
+export const WEBHOOK_FAILURES = {
+  attemptFailed: 'WebhookAttemptFailed',
+  deliveryFailed: 'WebhookDeliveryFailed',
+  endpointInactive: 'WebhookEndpointInactive',
+  addressRefused: 'WebhookAddressRefused',
+} as const;
+
+const JITTER = 0.2;
+
+export function retryDelayMs(retryInitialMs: number, attempt: number): number {
+  const base = retryInitialMs * 2 ** (attempt - 1);
+  return Math.round(base * (1 - JITTER + Math.random() * 2 * JITTER));
+}
+
+/** The exact bytes sent and signed: the payload of conventions.md, with the event id as `id`. */
+export function webhookBody(context: DeliveryContext): string {
+  return JSON.stringify({
+    id: context.event_id,
+    type: context.type,
+    created_at: context.occurred_at,
+    triggered_by: { type: context.actor_type, id: context.actor_id },
+    data: context.data,
+  });
+}
+
+function signedHeaders(context: DeliveryContext, body: string, secrets: SecretBox): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-rally-signature': signPayload(secrets.open(context.secret_ciphertext), body),
+    'x-rally-event': context.type,
+    'x-rally-delivery-id': context.id,
+    'x-rally-timestamp': context.occurred_at,
+  };
+  // During a rotation's grace window a receiver still holding the old secret verifies this one.
+  if (context.previous_secret_ciphertext) headers['x-rally-signature-previous'] = signPayload(secrets.open(context.previous_secret_ciphertext), body);
+  return headers;
+}
+
+export function createWebhookActivities(deps: WebhookActivityDependencies) {
+  const { db } = deps;
+  return {
+    async attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
+      const context = await loadDeliveryContext(db, input.deliveryId);
+      // The endpoint was deleted with its deliveries: nothing is left to send or to record.
+      if (!context) return 'gone';
+      // An earlier run got through but its completion was lost (worker killed): do not send twice.
+      if (context.status === 'delivered') return 'delivered';
+      if (context.status === 'failed') throw ApplicationFailure.nonRetryable('the delivery already failed', WEBHOOK_FAILURES.deliveryFailed);
+      if (!context.is_active) {
+        await finishDeliveryFailed(db, input.deliveryId, 'the endpoint was deactivated');
+        throw ApplicationFailure.nonRetryable('the endpoint is deactivated', WEBHOOK_FAILURES.endpointInactive);
+      }
+      const attempt = Context.current().info.attempt;
+      const body = webhookBody(context);
+      const attemptedAt = new Date().toISOString();
+      const report = await postWebhook(deps.http, {
+        url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs: input.timeoutMs, allowPrivate: deps.allowPrivate,
+      });
+      const delivered = report.error === null;
+      const final = delivered || report.refused || attempt >= input.maxAttempts;
+      const outcome = delivered ? 'delivered' : final ? 'failed' : 'retrying';
+      await recordAttempt(db, {
+        deliveryId: input.deliveryId, endpointId: context.endpoint_id, attempt, attemptedAt, outcome,
+        statusCode: report.statusCode, latencyMs: report.latencyMs, error: report.error, excerpt: report.excerpt,
+      }, deps.deactivateAfterMs);
+      if (delivered) return 'delivered';
+      if (report.refused) throw ApplicationFailure.nonRetryable(report.error ?? 'address refused', WEBHOOK_FAILURES.addressRefused);
+      if (final) throw ApplicationFailure.nonRetryable(`attempt ${attempt} of ${input.maxAttempts} failed: ${report.error}`, WEBHOOK_FAILURES.deliveryFailed);
+      throw ApplicationFailure.create({
+        message: `attempt ${attempt} failed: ${report.error}`,
+        type: WEBHOOK_FAILURES.attemptFailed,
+        nextRetryDelay: retryDelayMs(input.retryInitialMs, attempt),
+      });
+    },
+
+    /** After the workflow gave up for another reason (retries used up by crashes or timeouts). */
+    async markDeliveryFailed({ deliveryId, reason }: { deliveryId: string; reason: string }): Promise<void> {
+      await finishDeliveryFailed(db, deliveryId, reason);
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

@@ -1,0 +1,68 @@
+// /v1/media: ask for an upload URL, confirm the upload (which starts processing), read its state.
+// Maximum upload size: RALLY_MEDIA_MAX_BYTES, 10 MiB by default, returned as max_size_bytes.
+import type { Client } from '@temporalio/client';
+import type { DatabasePool } from 'slonik';
+import type { Config } from '../config.ts';
+import { sendData } from '../http/context.ts';
+import { assertThat, fieldError } from '../http/problem.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { confirmUpload, type MediaDependencies } from './confirm.ts';
+import { createLocalMediaRoutes } from './local-routes.ts';
+import { findMedia, insertMedia } from './queries.ts';
+import { ConfirmRequest, extensionAgrees, MediaEnvelope, MediaParams, toMedia, UploadUrlEnvelope, UploadUrlRequest } from './schemas.ts';
+import { createMediaStorage } from './storage/media-storage.ts';
+
+export function createMediaRoutes({ db, temporal, config }: { db: DatabasePool; temporal: Client; config: Config }): AnyRouteSpec[] {
+  const deps: MediaDependencies = {
+    db, temporal, taskQueue: config.temporal.taskQueue, storage: createMediaStorage(config),
+    maxBytes: config.media.maxBytes, uploadUrlTtlMs: config.uploadUrlTtlMs, mediaDir: config.media.dir,
+  };
+  const base = { tag: 'Media', auth: 'required' } as const;
+  return [
+    defineRoute({
+      ...base, method: 'post', path: '/v1/media/upload-url', operationId: 'createMediaUploadUrl', permission: 'write',
+      summary: 'A pre-signed URL to PUT one image to, valid RALLY_UPLOAD_URL_TTL (15 minutes)',
+      body: UploadUrlRequest,
+      responses: { 201: { description: 'Where and how to upload', schema: UploadUrlEnvelope } },
+      async handler(ctx, { body }) {
+        if (!extensionAgrees(body.filename, body.content_type)) {
+          throw fieldError('filename', 'extension_mismatch', `the extension does not match content_type ${body.content_type}`);
+        }
+        const media = await insertMedia(deps.db, {
+          ownerId: ctx.state.principal!.userId, entityType: body.entity_type, filename: body.filename, contentType: body.content_type, ttlMs: deps.uploadUrlTtlMs,
+        });
+        const expiresAt = new Date(media.upload_expires_at);
+        ctx.set('Location', `/v1/media/${media.id}`);
+        sendData(ctx, {
+          media_id: media.id,
+          upload_url: deps.storage.uploadUrl({ mediaId: media.id, contentType: media.content_type, expiresAt }),
+          upload_method: 'PUT',
+          upload_headers: { 'Content-Type': media.content_type },
+          expires_at: media.upload_expires_at,
+          max_size_bytes: deps.maxBytes,
+        }, 201);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/media/confirm', operationId: 'confirmMediaUpload', permission: 'write',
+      summary: 'Confirm an upload: checks its size and starts processing (the media-<id> workflow)',
+      body: ConfirmRequest,
+      responses: { 200: { description: 'Confirmed; follow its status at GET /v1/media/{id}', schema: MediaEnvelope } },
+      async handler(ctx, { body }) {
+        sendData(ctx, toMedia(await confirmUpload(deps, ctx.state.principal!.userId, body)));
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/v1/media/:id', operationId: 'getMedia', permission: 'read',
+      summary: 'One of your uploads: pending_upload, uploaded, processing, ready (with its variants) or failed (with the reason)',
+      params: MediaParams,
+      responses: { 200: { description: 'The upload', schema: MediaEnvelope } },
+      async handler(ctx, { params }) {
+        const media = await findMedia(deps.db, ctx.state.principal!.userId, params.id);
+        assertThat(media, 'not-found', `You have no upload ${params.id}.`);
+        sendData(ctx, toMedia(media));
+      },
+    }),
+    ...createLocalMediaRoutes({ ...deps, signingKey: config.media.signingKey }),
+  ];
+}

@@ -1,0 +1,27 @@
+// How a petition row is shown: the access code only to its creator.
+import type { PetitionRow } from './queries.ts';
+
+export function toPetitionSummary(row: PetitionRow, viewerId: string | undefined) {
+  return {
+    id: row.id,
+    slug: row.slug,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    signature_count: row.live_signature_count,
+    signature_goal: row.signature_goal,
+    image_url: row.image_url,
+    category: row.category,
+    creator: row.creator,
+    tags: row.tags,
+    visibility: row.visibility,
+    signature_privacy: row.signature_privacy,
+    location: { city: row.location_city, region: row.location_region, country: row.location_country },
+    victory_message: row.victory_message,
+    ...(viewerId === row.creator_id && row.access_code ? { access_code: row.access_code } : {}),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    published_at: row.published_at,
+    closed_at: row.closed_at,
+  };
+}

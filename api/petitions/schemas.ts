@@ -1,0 +1,109 @@
+// Shapes of petitions on the wire. Request bodies use camelCase as the spec's PetitionCreate and
+// PetitionUpdate do; responses use snake_case like the rest of the API.
+import { Type, type Static } from '@sinclair/typebox';
+import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
+import { PublicProfile } from '../users/schemas.ts';
+
+const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Visibility = Type.Union([Type.Literal('public'), Type.Literal('private'), Type.Literal('unlisted')]);
+export const SignaturePrivacy = Type.Union([Type.Literal('public'), Type.Literal('creator_only'), Type.Literal('count_only')]);
+export const Status = Type.Union([Type.Literal('draft'), Type.Literal('active'), Type.Literal('closed'), Type.Literal('victory'), Type.Literal('under_review')]);
+
+const Title = Type.String({ minLength: 5, maxLength: 200 });
+const Description = Type.String({ minLength: 50, maxLength: 50000 });
+// maxItems is checked in the handler, so that too many tags answer the spec's tag_limit_exceeded.
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { description: 'At most 10.' });
+
+export const DecisionMakerInput = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), title: Type.String({ minLength: 1, maxLength: 200 }), email: Type.String({ format: 'email', maxLength: 320 }) },
+  { additionalProperties: false },
+);
+
+export const PetitionCreate = Type.Object(
+  {
+    title: Title,
+    description: Description,
+    categoryId: Type.Optional(Type.String({ format: 'uuid' })),
+    tags: Type.Optional(Tags),
+    imageUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+    signatureGoal: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+    visibility: Type.Optional(Visibility),
+    locationCity: Type.Optional(Type.String({ maxLength: 200 })),
+    locationRegion: Type.Optional(Type.String({ maxLength: 200 })),
+    locationCountry: Type.Optional(Type.String({ maxLength: 200 })),
+    signaturePrivacy: Type.Optional(SignaturePrivacy),
+    decisionMakers: Type.Optional(Type.Array(DecisionMakerInput, { maxItems: 50 })),
+    orgId: Type.Optional(Type.String({ format: 'uuid' })),
+  },
+  { additionalProperties: false },
+);
+export type PetitionCreate = Static<typeof PetitionCreate>;
+
+export const PetitionUpdate = Type.Object(
+  {
+    title: Type.Optional(Title),
+    description: Type.Optional(Description),
+    categoryId: Type.Optional(Type.String({ format: 'uuid' })),
+    tags: Type.Optional(Tags),
+    imageUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+    signatureGoal: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+    visibility: Type.Optional(Visibility),
+    signaturePrivacy: Type.Optional(SignaturePrivacy),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type PetitionUpdate = Static<typeof PetitionUpdate>;
+
+export const VictoryBody = Type.Object({ victory_message: Type.Optional(Type.String({ maxLength: 10000 })) }, { additionalProperties: false });
+export const AccessBody = Type.Object({ accessCode: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+
+export const Category = Type.Object({ id: Type.String({ format: 'uuid' }), slug: Type.String(), name: Type.String() });
+
+export const PetitionSummary = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  slug: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  status: Status,
+  signature_count: Type.Integer(),
+  signature_goal: Type.Union([Type.Integer(), Type.Null()]),
+  image_url: Nullable(Type.String()),
+  category: Type.Union([Category, Type.Null()]),
+  creator: PublicProfile,
+  tags: Type.Array(Type.String()),
+  visibility: Visibility,
+  signature_privacy: SignaturePrivacy,
+  location: Type.Object({ city: Nullable(Type.String()), region: Nullable(Type.String()), country: Nullable(Type.String()) }),
+  victory_message: Nullable(Type.String()),
+  access_code: Type.Optional(Type.String({ description: 'Only in answers to the creator of a private petition.' })),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  published_at: Nullable(Type.String({ format: 'date-time' })),
+  closed_at: Nullable(Type.String({ format: 'date-time' })),
+});
+
+export const PetitionEnvelope = Type.Object({ data: PetitionSummary, meta: Meta });
+export const PetitionList = Type.Object({ data: Type.Array(PetitionSummary), pagination: PaginationSchema, meta: Meta });
+
+export const PetitionListQuery = Type.Object(
+  {
+    status: Type.Optional(Status),
+    categoryId: Type.Optional(Type.String({ format: 'uuid' })),
+    creatorId: Type.Optional(Type.String({ format: 'uuid' })),
+    tags: Type.Optional(Type.String({ maxLength: 600, description: 'Comma-separated; petitions carrying all of them.' })),
+    sort: Type.Union([Type.Literal('recent'), Type.Literal('popular'), Type.Literal('trending')], {
+      default: 'recent',
+      description: 'trending: signatures of the last 7 days, each weighted e^(-age/24h), refreshed every minute.',
+    }),
+    cursor: Type.Optional(CursorQuery),
+    limit: LimitQuery(),
+  },
+  { additionalProperties: false },
+);
+export type PetitionListQuery = Static<typeof PetitionListQuery>;
+
+export const PetitionIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const PetitionRefParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$', description: 'A slug or a petition id.' }) });
+export const PetitionReadQuery = Type.Object({ access_code: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });

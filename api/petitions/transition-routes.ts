@@ -1,0 +1,45 @@
+// POST /v1/petitions/{id}/publish | close | victory. Each goes through the petition's workflow, which
+// owns the state machine: two concurrent publishes give one 200 and one 409.
+import type { UpdateDefinition } from '@temporalio/common';
+import type { DatabasePool } from 'slonik';
+import { actorOf } from '../../db/events.ts';
+import { closeUpdate, publishUpdate, victoryUpdate, type TransitionRequest } from '../../workflows/petition-lifecycle.ts';
+import type { TransitionResult } from '../../activities/petitions.ts';
+import { sendData, type RallyContext } from '../http/context.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { assertOwner } from './access.ts';
+import { transition, type LifecycleDependencies } from './lifecycle.ts';
+import { toPetitionSummary } from './presenter.ts';
+import { findPetitionById } from './queries.ts';
+import { PetitionEnvelope, PetitionIdParams, VictoryBody } from './schemas.ts';
+
+type Transition = { verb: 'publish' | 'close' | 'victory'; update: UpdateDefinition<TransitionResult, [TransitionRequest]>; summary: string; from: string };
+
+const TRANSITIONS: Transition[] = [
+  { verb: 'publish', update: publishUpdate, summary: 'Publish a draft: it becomes active and public (creator only)', from: 'draft' },
+  { verb: 'close', update: closeUpdate, summary: 'Close an active petition (creator only)', from: 'active' },
+  { verb: 'victory', update: victoryUpdate, summary: 'Mark an active petition a victory, with an optional message (creator only)', from: 'active' },
+];
+
+export function createTransitionRoutes(deps: LifecycleDependencies & { db: DatabasePool }): AnyRouteSpec[] {
+  async function run(ctx: RallyContext, petitionId: string, definition: Transition, victoryMessage?: string) {
+    const principal = ctx.state.principal!;
+    const petition = await findPetitionById(deps.db, petitionId);
+    assertOwner(petition, principal.userId);
+    await transition(deps, definition.update, petitionId, petition.status, { actor: actorOf(principal), victoryMessage });
+    sendData(ctx, toPetitionSummary((await findPetitionById(deps.db, petitionId))!, principal.userId));
+  }
+
+  return TRANSITIONS.map((definition) =>
+    defineRoute({
+      method: 'post', path: `/v1/petitions/:id/${definition.verb}`, operationId: `${definition.verb}Petition`, tag: 'Petitions',
+      auth: 'required', permission: 'write', summary: definition.summary,
+      params: PetitionIdParams,
+      ...(definition.verb === 'victory' ? { body: VictoryBody } : {}),
+      responses: { 200: { description: 'The petition in its new state', schema: PetitionEnvelope }, 409: { description: `The petition is not ${definition.from}` } },
+      async handler(ctx, { params, body }) {
+        await run(ctx, params.id, definition, (body as { victory_message?: string } | undefined)?.victory_message);
+      },
+    }),
+  );
+}

@@ -1,0 +1,77 @@
+// /v1/webhooks/{id}/deliveries (list, one with its attempts, redeliver) and /v1/webhooks/{id}/replay.
+import { Type } from '@sinclair/typebox';
+import type { DatabasePool } from 'slonik';
+import { sendData, sendList, type RallyContext } from '../http/context.ts';
+import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { assertThat } from '../http/problem.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { findDelivery, findEndpoint, listAttempts, listDeliveries } from './queries.ts';
+import { redeliver, replaySince } from './redelivery.ts';
+import { DeliveryEnvelope, DeliveryList, DeliveryListQuery, DeliveryParams, ReplayEnvelope, ReplayRequest, toAttempt, toDelivery, WebhookParams } from './schemas.ts';
+
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+
+export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: string) => string }): AnyRouteSpec[] {
+  const { db } = deps;
+  async function ownEndpoint(ctx: RallyContext, id: string) {
+    const endpoint = await findEndpoint(db, ctx.state.principal!.userId, id);
+    assertThat(endpoint, 'not-found', deps.notFound(id));
+    return endpoint;
+  }
+  const inactive = 'The endpoint is switched off; set is_active to true first (what waited is then sent).';
+  const base = { tag: 'Webhooks', auth: 'required' } as const;
+
+  return [
+    defineRoute({
+      ...base, method: 'get', path: '/v1/webhooks/:id/deliveries', operationId: 'listWebhookDeliveries', permission: 'read',
+      summary: 'Deliveries to an endpoint, newest first, optionally by status',
+      params: WebhookParams, query: DeliveryListQuery,
+      responses: { 200: { description: 'Deliveries', schema: DeliveryList } },
+      async handler(ctx, { params, query }) {
+        await ownEndpoint(ctx, params.id);
+        const rows = await listDeliveries(db, params.id, { status: query.status, after: cursor.decode(query.cursor), limit: query.limit });
+        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
+        sendList(ctx, page.map(toDelivery), pagination);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/v1/webhooks/:id/deliveries/:delivery_id', operationId: 'getWebhookDelivery', permission: 'read',
+      summary: 'One delivery with every attempt: time, status code, latency, error, first bytes of the answer',
+      params: DeliveryParams,
+      responses: { 200: { description: 'The delivery', schema: DeliveryEnvelope } },
+      async handler(ctx, { params }) {
+        await ownEndpoint(ctx, params.id);
+        const delivery = await findDelivery(db, params.id, params.delivery_id);
+        assertThat(delivery, 'not-found', `Endpoint ${params.id} has no delivery ${params.delivery_id}.`);
+        sendData(ctx, { ...toDelivery(delivery), attempts: (await listAttempts(db, delivery.id)).map(toAttempt) });
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/webhooks/:id/deliveries/:delivery_id/redeliver', operationId: 'redeliverWebhookDelivery', permission: 'write',
+      summary: 'Send a delivery\'s event again, as a new delivery with its own id',
+      params: DeliveryParams,
+      responses: { 202: { description: 'The new delivery, queued', schema: DeliveryEnvelope } },
+      async handler(ctx, { params }) {
+        const endpoint = await ownEndpoint(ctx, params.id);
+        assertThat(endpoint.is_active, 'conflict', inactive, { code: 'webhook_inactive' });
+        const created = await redeliver(db, params.id, params.delivery_id);
+        assertThat(created, 'not-found', `Endpoint ${params.id} has no delivery ${params.delivery_id}.`);
+        ctx.set('Location', `/v1/webhooks/${params.id}/deliveries/${created.id}`);
+        sendData(ctx, { ...toDelivery(created), attempts: [] }, 202);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/webhooks/:id/replay', operationId: 'replayWebhookEvents', permission: 'write',
+      summary: 'Re-send every subscribed event since a time (after an outage of your receiver), up to 10,000 per call',
+      params: WebhookParams, body: ReplayRequest,
+      responses: { 202: { description: 'How many deliveries were queued', schema: ReplayEnvelope } },
+      async handler(ctx, { params, body }) {
+        const endpoint = await ownEndpoint(ctx, params.id);
+        assertThat(endpoint.is_active, 'conflict', inactive, { code: 'webhook_inactive' });
+        const principal = ctx.state.principal!;
+        const result = await replaySince(db, { id: endpoint.id, events: endpoint.events, ownerId: principal.userId, ownerIsAdmin: principal.role === 'admin' }, body.since);
+        sendData(ctx, { replayed: result.replayed, next_since: result.nextSince }, 202);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,102 @@
+// /v1/webhooks: register, list, read, change, delete endpoints and rotate their signing secrets.
+// The secret is in the create and rotate answers only. Deliveries: ./delivery-routes.ts.
+import { Type } from '@sinclair/typebox';
+import type { DatabasePool } from 'slonik';
+import type { Config } from '../config.ts';
+import { sendData, sendList } from '../http/context.ts';
+import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { assertThat, fieldError } from '../http/problem.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { createDeliveryRoutes } from './delivery-routes.ts';
+import { deleteEndpoint, findEndpoint, insertEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './queries.ts';
+import {
+  toWebhookEndpoint, WebhookCreate, WebhookEnvelope, WebhookList, WebhookListQuery, WebhookParams, WebhookUpdate, WebhookWithSecretEnvelope,
+} from './schemas.ts';
+import { createSecretBox, generateSigningSecret } from './signing-secrets.ts';
+import { refuseWebhookUrl } from './url-guard.ts';
+
+export type WebhookRouteDependencies = { db: DatabasePool; config: Config };
+
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+
+export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpec[] {
+  const { db, config } = deps;
+  const secrets = createSecretBox(config.encryptionKey);
+  const policy = { production: config.nodeEnv === 'production', allowPrivate: config.webhooks.allowPrivate };
+  async function assertAllowedUrl(url: string) {
+    const refusal = await refuseWebhookUrl(url, policy);
+    if (refusal) throw fieldError('url', 'url_refused', refusal);
+  }
+  const base = { tag: 'Webhooks', auth: 'required' } as const;
+  const notFound = (id: string) => `You have no webhook endpoint ${id}.`;
+
+  return [
+    defineRoute({
+      ...base, method: 'get', path: '/v1/webhooks', operationId: 'listWebhooks', permission: 'read', summary: 'Your webhook endpoints, newest first',
+      query: WebhookListQuery,
+      responses: { 200: { description: 'Endpoints (never their secrets)', schema: WebhookList } },
+      async handler(ctx, { query }) {
+        const rows = await listEndpoints(db, ctx.state.principal!.userId, cursor.decode(query.cursor), query.limit);
+        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
+        sendList(ctx, page.map(toWebhookEndpoint), pagination);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/webhooks', operationId: 'createWebhook', permission: 'write',
+      summary: 'Register an endpoint for events of your petitions (an administrator\'s get every event); the signing secret is in this answer only',
+      body: WebhookCreate,
+      responses: { 201: { description: 'The endpoint with its secret', schema: WebhookWithSecretEnvelope } },
+      async handler(ctx, { body }) {
+        await assertAllowedUrl(body.url);
+        const secret = generateSigningSecret();
+        const row = await insertEndpoint(db, { userId: ctx.state.principal!.userId, url: body.url, events: body.events, sealedSecret: secrets.seal(secret) });
+        ctx.set('Location', `/v1/webhooks/${row.id}`);
+        sendData(ctx, { ...toWebhookEndpoint(row), secret }, 201);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'get', path: '/v1/webhooks/:id', operationId: 'getWebhook', permission: 'read', summary: 'One of your endpoints',
+      params: WebhookParams,
+      responses: { 200: { description: 'The endpoint', schema: WebhookEnvelope } },
+      async handler(ctx, { params }) {
+        const row = await findEndpoint(db, ctx.state.principal!.userId, params.id);
+        assertThat(row, 'not-found', notFound(params.id));
+        sendData(ctx, toWebhookEndpoint(row));
+      },
+    }),
+    defineRoute({
+      ...base, method: 'patch', path: '/v1/webhooks/:id', operationId: 'updateWebhook', permission: 'write',
+      summary: 'Change the URL or events, or switch the endpoint off and on (on again sends what waited)',
+      params: WebhookParams, body: WebhookUpdate,
+      responses: { 200: { description: 'The endpoint', schema: WebhookEnvelope } },
+      async handler(ctx, { params, body }) {
+        if (body.url !== undefined) await assertAllowedUrl(body.url);
+        const row = await updateEndpoint(db, ctx.state.principal!.userId, params.id, { url: body.url, events: body.events, isActive: body.is_active });
+        assertThat(row, 'not-found', notFound(params.id));
+        sendData(ctx, toWebhookEndpoint(row));
+      },
+    }),
+    defineRoute({
+      ...base, method: 'delete', path: '/v1/webhooks/:id', operationId: 'deleteWebhook', permission: 'destroy', summary: 'Delete an endpoint with its delivery history',
+      params: WebhookParams,
+      responses: { 204: { description: 'Deleted' } },
+      async handler(ctx, { params }) {
+        assertThat(await deleteEndpoint(db, ctx.state.principal!.userId, params.id), 'not-found', notFound(params.id));
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/webhooks/:id/rotate-secret', operationId: 'rotateWebhookSecret', permission: 'destroy',
+      summary: 'Issue a new signing secret; for RALLY_WEBHOOK_SECRET_GRACE_PERIOD (24h) deliveries also carry X-Rally-Signature-Previous, signed with the old one',
+      params: WebhookParams,
+      responses: { 200: { description: 'The endpoint with its new secret', schema: WebhookWithSecretEnvelope } },
+      async handler(ctx, { params }) {
+        const secret = generateSigningSecret();
+        const row = await rotateSecret(db, ctx.state.principal!.userId, params.id, secrets.seal(secret), config.webhooks.secretGracePeriodMs);
+        assertThat(row, 'not-found', notFound(params.id));
+        sendData(ctx, { ...toWebhookEndpoint(row), secret });
+      },
+    }),
+    ...createDeliveryRoutes({ db, notFound }),
+  ];
+}

@@ -1,0 +1,38 @@
+// Webhook signing secrets: made here, shown once, stored sealed with AES-256-GCM under
+// RALLY_ENCRYPTION_KEY (a hash would not do: the worker needs the secret itself to compute each HMAC),
+// and used to sign exactly the bytes that are sent, the way GitHub's X-Hub-Signature-256 is made.
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** `whsec_` and 32 random bytes, base64url: the HMAC key is this whole string, as GitHub uses its secret. */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+export type SecretBox = { seal(plain: string): Buffer; open(sealed: Buffer): string };
+
+/** `keyHex` is Config.encryptionKey. A sealed value is iv || tag || ciphertext; tampering fails open(). */
+export function createSecretBox(keyHex: string): SecretBox {
+  const key = Buffer.from(keyHex, 'hex');
+  if (key.length !== 32) throw new Error('the encryption key must be 32 bytes');
+  return {
+    seal(plain) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+    },
+    open(sealed) {
+      const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, IV_BYTES));
+      decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/** `sha256=` + hex HMAC-SHA256 of the exact body bytes: the X-Rally-Signature value. */
+export function signPayload(secret: string, body: string | Buffer): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}

@@ -1,0 +1,115 @@
+// The outbox dispatcher, run inside every worker process. It wakes on NOTIFY rally_events (a new
+// event, or a delivery that finished and freed a slot) and polls every second anyway, since a NOTIFY
+// can be missed. Each round: (1) outbox events become delivery rows and notifications, committed with
+// the events marked dispatched; (2) waiting deliveries get their workflows, started inside a
+// transaction that marks them started only after Temporal accepted them.
+// Nothing is lost at any crash point: before (1) commits, the events are still undispatched; after it,
+// the delivery rows exist; if (2) dies after a start but before its commit, the next round starts the
+// same workflow id again and "already started" counts as success. With Temporal down, step (1) goes on
+// and step (2) retries each round.
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { DatabasePool } from 'slonik';
+import type { Config } from '../api/config.ts';
+import type { Logger } from '../api/logger.ts';
+import { EVENTS_CHANNEL } from '../db/events.ts';
+import { createNotificationListener } from '../db/notifications.ts';
+import { webhookDelivery } from '../workflows/index.ts';
+import { RallyEntityType, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
+import { dispatchEventBatch, markStarted, selectStartableDeliveries, type StartableDelivery } from './event-dispatch-queries.ts';
+
+const EVENT_BATCH = 500;
+const START_BATCH = 200;
+// Concurrent start calls: enough to hide Temporal's round trip, few enough not to swamp it.
+const START_CONCURRENCY = 32;
+const POLL_INTERVAL_MS = 1_000;
+export const WEBHOOK_MAX_ATTEMPTS = 6; // 1 + 5 retries
+
+export type EventDispatcher = { stop(): Promise<void> };
+
+export type EventDispatcherOptions = { config: Config; db: DatabasePool; databaseUrl: string; temporal: Client; log: Logger };
+
+export async function startEventDispatcher(options: EventDispatcherOptions): Promise<EventDispatcher> {
+  const { config, db, log } = options;
+  const listener = await createNotificationListener(options.databaseUrl, log);
+  let woken = false;
+  let wake: (() => void) | undefined;
+  const nudge = () => {
+    woken = true;
+    wake?.();
+  };
+  await listener.listen(EVENTS_CHANNEL, nudge);
+  listener.onReconnect(nudge);
+
+  const input = (delivery: StartableDelivery) => ({
+    deliveryId: delivery.id, timeoutMs: config.webhookTimeoutMs, retryInitialMs: config.webhookRetryInitialMs, maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+  });
+  async function start(delivery: StartableDelivery): Promise<void> {
+    await options.temporal.workflow
+      .start(webhookDelivery, {
+        workflowId: delivery.id,
+        taskQueue: config.temporal.taskQueue,
+        args: [input(delivery)],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [{ key: RallyWebhookEndpointId, value: delivery.endpoint_id }, { key: RallyEntityType, value: 'webhook_delivery' }],
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      });
+  }
+
+  async function startDeliveries(): Promise<number> {
+    return db.transaction(async (tx) => {
+      const deliveries = await selectStartableDeliveries(tx, config.webhooks.endpointConcurrency, START_BATCH);
+      for (let index = 0; index < deliveries.length; index += START_CONCURRENCY) {
+        await Promise.all(deliveries.slice(index, index + START_CONCURRENCY).map(start));
+      }
+      if (deliveries.length > 0) await markStarted(tx, deliveries.map((delivery) => delivery.id));
+      return deliveries.length;
+    });
+  }
+
+  let stopped = false;
+  let lastError: string | undefined;
+  async function round(): Promise<boolean> {
+    const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
+    const started = await startDeliveries();
+    if (lastError) log.info('dispatching again');
+    lastError = undefined;
+    return dispatched === EVENT_BATCH || started === START_BATCH;
+  }
+
+  async function run(): Promise<void> {
+    while (!stopped) {
+      woken = false;
+      let again = false;
+      try {
+        again = (await round()) || woken;
+      } catch (error) {
+        // Logged once per distinct failure, not once per second while Temporal or the database is down.
+        const message = error instanceof Error ? error.message : String(error);
+        if (message !== lastError) log.warn('dispatch round failed; retrying', { error: message });
+        lastError = message;
+      }
+      if (again || stopped) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, POLL_INTERVAL_MS);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  }
+
+  const running = run();
+  log.info('event dispatcher started', { endpoint_concurrency: config.webhooks.endpointConcurrency });
+  return {
+    async stop() {
+      stopped = true;
+      wake?.();
+      await running;
+      await listener.close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Processing of one confirmed upload (id `media-<media id>`, search attribute RallyMediaId). The
+// steps show one by one in the Web UI: mark processing, check the real type, render and store the
+// variants, attach them to the entity. A step that fails for a passing reason (storage, database,
+// a killed worker) is retried; a file that is simply not a valid image fails the media at once with
+// the reason the uploader sees at GET /v1/media/{id}. Either way the original is then deleted.
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { MediaActivities } from '../activities/media.ts';
+
+const RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 };
+
+const { markMediaProcessing, inspectUpload, attachMedia, markMediaFailed, discardOriginal } = proxyActivities<MediaActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: RETRY,
+});
+
+// Rendering can take a while for big images; the heartbeat, not the overall timeout, notices a dead worker.
+const { makeMediaVariants } = proxyActivities<MediaActivities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '5 seconds',
+  retry: RETRY,
+});
+
+// Kept in step with activities/media.ts (the workflow sandbox cannot import it as a value).
+const IMAGE_REJECTED = 'ImageRejected';
+
+export type MediaProcessingInput = { mediaId: string };
+export type MediaProcessingResult = { mediaId: string; status: 'ready' | 'failed'; reason?: string };
+
+export function mediaProcessingWorkflowId(mediaId: string): string {
+  return `media-${mediaId}`;
+}
+
+function reasonFor(failure: ActivityFailure): string {
+  const cause = failure.cause;
+  if (cause instanceof ApplicationFailure && cause.type === IMAGE_REJECTED) return cause.message;
+  // Infrastructure details stay in the workflow history, not in what the uploader reads.
+  return 'The image could not be processed after several attempts. Upload it again later.';
+}
+
+export async function mediaProcessing({ mediaId }: MediaProcessingInput): Promise<MediaProcessingResult> {
+  let result: MediaProcessingResult;
+  try {
+    await markMediaProcessing({ mediaId });
+    const { width, height } = await inspectUpload({ mediaId });
+    const variants = await makeMediaVariants({ mediaId });
+    await attachMedia({ mediaId, width, height, variants });
+    result = { mediaId, status: 'ready' };
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    const reason = reasonFor(error);
+    await markMediaFailed({ mediaId, reason });
+    result = { mediaId, status: 'failed', reason };
+  }
+  await discardOriginal({ mediaId });
+  return result;
+}

@@ -1,0 +1,83 @@
+// One workflow per petition (id `petition-<uuid>`), the single owner of its state machine:
+// draft → active (publish) → closed | victory. Each transition is a Temporal Update whose validator
+// answers a wrong state (the API's 409), and whose handler commits the database change and its
+// event in one transaction through an activity. Signatures never touch this workflow: its history
+// holds transitions only, so it stays small whatever the petition's size. What follows a
+// transition over time is started from here: decision makers are invited after publish, signers
+// are notified in batches after a victory (child workflows, so each keeps its own history).
+import {
+  ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, proxyActivities, setHandler, startChild,
+  allHandlersFinished, workflowInfo,
+} from '@temporalio/workflow';
+import type { PetitionActivities, PetitionStatus, TransitionResult } from '../activities/petitions.ts';
+
+const { transitionPetition } = proxyActivities<PetitionActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['PetitionNotFound', 'InvalidTransition'] },
+});
+
+export type Actor = { type: 'user' | 'api_key' | 'system' | 'decision_maker'; id: string | null };
+export type TransitionRequest = { actor: Actor; victoryMessage?: string };
+
+export const publishUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('publish');
+export const closeUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('close');
+export const victoryUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('victory');
+export const petitionDeletedSignal = defineSignal('petitionDeleted');
+export const statusQuery = defineQuery<PetitionStatus>('status');
+
+export const petitionWorkflowId = (petitionId: string) => `petition-${petitionId}`;
+export const INVALID_TRANSITION = 'InvalidTransition';
+
+const TERMINAL: readonly string[] = ['closed', 'victory'];
+
+export type PetitionLifecycleInput = { petitionId: string; status: PetitionStatus };
+
+// The starter passes the status it read, so validators can answer from the very first task; the
+// activity re-checks it inside its transaction, so a stale value can only cause a refusal.
+export async function petitionLifecycle({ petitionId, status: initialStatus }: PetitionLifecycleInput): Promise<PetitionStatus | 'deleted'> {
+  let status: PetitionStatus = initialStatus;
+  let transitionInFlight = false;
+  let deleted = false;
+  setHandler(statusQuery, () => status);
+  setHandler(petitionDeletedSignal, () => {
+    deleted = true;
+  });
+
+  // Rejects in the validator, before anything is written to history: a wrong state is the caller's 409.
+  const requireStatus = (from: PetitionStatus, verb: string) => (_request: TransitionRequest) => {
+    if (transitionInFlight || status !== from) {
+      throw ApplicationFailure.create({ type: INVALID_TRANSITION, nonRetryable: true, message: `Only a ${from} petition can be ${verb}; this one is ${transitionInFlight ? 'changing state' : status}.` });
+    }
+  };
+  const transition = async (from: PetitionStatus, to: PetitionStatus, request: TransitionRequest) => {
+    transitionInFlight = true;
+    try {
+      const result = await transitionPetition({ petitionId, from, to, actor: request.actor, victoryMessage: request.victoryMessage });
+      status = to;
+      return result;
+    } finally {
+      transitionInFlight = false;
+    }
+  };
+  setHandler(publishUpdate, (request) => transition('draft', 'active', request), { validator: requireStatus('draft', 'published') });
+  setHandler(closeUpdate, (request) => transition('active', 'closed', request), { validator: requireStatus('active', 'closed') });
+  setHandler(victoryUpdate, (request) => transition('active', 'victory', request), { validator: requireStatus('active', 'marked a victory') });
+
+  await condition(() => status === 'active' || TERMINAL.includes(status) || deleted);
+  if (status === 'active') {
+    await startFollowUp('inviteDecisionMakers', `decision-maker-invitations-${petitionId}`, [{ petitionId }]);
+    await condition(() => TERMINAL.includes(status) || deleted);
+  }
+  if (status === 'victory') {
+    await startFollowUp('notifyPetitionSigners', `signer-notifications-victory-${petitionId}`, [
+      { petitionId, type: 'petition_victory', title: 'A petition you signed won', body: 'The petition you signed has been marked a victory.', data: { petition_id: petitionId }, dedupeKey: `victory:${petitionId}` },
+    ]);
+  }
+  await condition(allHandlersFinished);
+  return deleted ? 'deleted' : status;
+}
+
+// Follow-ups run as abandoned children: they outlive this workflow and keep their own histories.
+async function startFollowUp(workflowType: string, workflowId: string, args: unknown[]): Promise<void> {
+  await startChild(workflowType, { workflowId, args, parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue });
+}

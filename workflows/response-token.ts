@@ -1,0 +1,42 @@
+// The life of one decision maker's portal token (id `response-token-<token id>`). It waits on a
+// durable timer until the deadline (RALLY_RESPONSE_TOKEN_TTL after the invitation, 30 days by
+// default), so worker and server restarts neither shorten nor lose it, then marks the token expired:
+// the portal answers 410 from then on. A response ends it early (the `responded` signal). One
+// reminder, without the link (only its hash is kept), goes out when three quarters of the window
+// have passed and no response has come: 7.5 days before the deadline with the default 30 days.
+import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { DecisionMakerActivities } from '../activities/decision-makers.ts';
+
+const { sendResponseReminder, expireResponseToken } = proxyActivities<DecisionMakerActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+
+export const respondedSignal = defineSignal('responded');
+
+export type ResponseTokenInput = { tokenId: string; petitionId: string; issuedAt: string; expiresAt: string };
+export type ResponseTokenResult = { tokenId: string; outcome: 'responded' | 'expired'; reminded: boolean };
+
+export const REMINDER_AT_FRACTION = 0.75;
+
+export function responseTokenWorkflowId(tokenId: string): string {
+  return `response-token-${tokenId}`;
+}
+
+export async function responseTokenExpiry({ tokenId, issuedAt, expiresAt }: ResponseTokenInput): Promise<ResponseTokenResult> {
+  let responded = false;
+  setHandler(respondedSignal, () => {
+    responded = true;
+  });
+  const issued = Date.parse(issuedAt);
+  const deadline = Date.parse(expiresAt);
+  // Workflow time is replay-safe: Date.now() here is the time of the current workflow task.
+  const waitUntil = (moment: number) => (moment > Date.now() ? condition(() => responded, moment - Date.now()) : Promise.resolve(responded));
+
+  if (await waitUntil(issued + (deadline - issued) * REMINDER_AT_FRACTION)) return { tokenId, outcome: 'responded', reminded: false };
+  const reminded = await sendResponseReminder({ tokenId });
+  if (await waitUntil(deadline)) return { tokenId, outcome: 'responded', reminded };
+  // False when a response committed just before the deadline but its signal had not arrived.
+  const expired = await expireResponseToken({ tokenId });
+  return { tokenId, outcome: expired ? 'expired' : 'responded', reminded };
+}

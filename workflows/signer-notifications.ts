@@ -1,0 +1,47 @@
+// Tells every signer of a petition about something (a victory, say), in keyset batches of signers
+// through an activity: one activity per thousand signers, never one event per signer. Each run does
+// at most BATCHES_PER_RUN batches and then continues as new from where it stopped, so even a
+// petition with millions of signers keeps every history small. Repeating a batch is harmless: the
+// dedupeKey makes each recipient's notification unique. Started by the petition lifecycle workflow.
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
+import type { NotificationActivities } from '../activities/notifications.ts';
+
+const { notifySignerBatch } = proxyActivities<NotificationActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+const DEFAULT_BATCH_SIZE = 1_000;
+const BATCHES_PER_RUN = 100;
+
+export type NotifyPetitionSignersInput = {
+  petitionId: string;
+  type: string;
+  title: string;
+  body: string;
+  data: Record<string, unknown>;
+  dedupeKey: string;
+  /** Where the previous run stopped; absent on the first run. */
+  afterUserId?: string | null;
+  /** Carried across runs for the result. */
+  notified?: number;
+  batchSize?: number;
+};
+
+export type NotifyPetitionSignersResult = { notified: number };
+
+export async function notifyPetitionSigners(input: NotifyPetitionSignersInput): Promise<NotifyPetitionSignersResult> {
+  const limit = input.batchSize ?? DEFAULT_BATCH_SIZE;
+  let afterUserId = input.afterUserId ?? null;
+  let notified = input.notified ?? 0;
+  for (let batch = 0; batch < BATCHES_PER_RUN; batch += 1) {
+    const result = await notifySignerBatch({
+      petitionId: input.petitionId, afterUserId, limit,
+      type: input.type, title: input.title, body: input.body, data: input.data, dedupeKey: input.dedupeKey,
+    });
+    notified += result.inserted;
+    if (result.seen < limit || result.lastUserId === null) return { notified };
+    afterUserId = result.lastUserId;
+  }
+  return continueAsNew<typeof notifyPetitionSigners>({ ...input, afterUserId, notified });
+}
