@@ -8,6 +8,7 @@ import { createNotificationActivities } from './notifications.ts';
 import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
 import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../api/media/storage/media-storage.ts';
+import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */
 export type ActivityDependencies = { db: DatabasePool; config?: Config };
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createNotificationActivities({ db: deps.db }),
     ...createWebhookActivities(webhookDependencies(deps.db, deps.config ?? loadConfig({}))),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(deps.config ?? loadConfig({})) }),
+    ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, deps.config ?? loadConfig({}))),
   };
 }
 

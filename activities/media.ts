@@ -15,6 +15,17 @@ export const IMAGE_REJECTED = 'ImageRejected';
 
 const TYPE_NAMES: Record<string, string> = { 'image/jpeg': 'JPEG', 'image/png': 'PNG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
 
+/** Heartbeats every second while `work` runs, so a worker that dies mid-step is noticed within seconds. */
+async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const timer = setInterval(() => context.heartbeat(), 1_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 export function createMediaActivities({ db, storage }: { db: DatabasePool; storage: MediaStorage }) {
   async function loadMedia(mediaId: string) {
     const row = await db.maybeOne(sql.type(MediaRow)`SELECT ${MEDIA_COLUMNS} FROM media WHERE id = ${mediaId}`);
@@ -32,7 +43,7 @@ export function createMediaActivities({ db, storage }: { db: DatabasePool; stora
     /** Checks the real type against the declared one and reads the size, without decoding pixels. */
     async inspectUpload({ mediaId }: { mediaId: string }): Promise<{ width: number; height: number }> {
       const media = await loadMedia(mediaId);
-      const original = await storage.read(originalKey(mediaId));
+      const original = await withHeartbeat(() => storage.read(originalKey(mediaId)));
       const actual = sniffImageType(original.subarray(0, 16));
       if (actual === null) throw ApplicationFailure.nonRetryable('The file is not a JPEG, PNG, GIF or WebP image.', IMAGE_REJECTED);
       if (actual !== media.content_type) {
@@ -45,12 +56,11 @@ export function createMediaActivities({ db, storage }: { db: DatabasePool; stora
       }
     },
 
-    /** Renders and stores every variant the entity type needs; heartbeats so a dead worker is noticed. */
+    /** Renders and stores every variant the entity type needs. */
     async makeMediaVariants({ mediaId }: { mediaId: string }): Promise<MediaVariant[]> {
       const media = await loadMedia(mediaId);
-      const original = await storage.read(originalKey(mediaId));
-      const heartbeat = setInterval(() => Context.current().heartbeat(), 1_000);
-      try {
+      return withHeartbeat(async () => {
+        const original = await storage.read(originalKey(mediaId));
         const variants: MediaVariant[] = [];
         for (const plan of VARIANT_PLANS[media.entity_type]) {
           const rendered = await renderVariant(original, plan).catch((error: Error) => {
@@ -61,9 +71,7 @@ export function createMediaActivities({ db, storage }: { db: DatabasePool; stora
           variants.push({ name: plan.name, url: storage.publicUrl(key), width: rendered.width, height: rendered.height, bytes: rendered.body.length });
         }
         return variants;
-      } finally {
-        clearInterval(heartbeat);
-      }
+      });
     },
 
     /**

@@ -28,12 +28,16 @@ import type { Logger } from './logger.ts';
 import { buildOpenApiDocument } from './reference/openapi-document.ts';
 import { createReferenceRoutes } from './reference/routes.ts';
 import { createUserRoutes } from './users/routes.ts';
+import { createSignatureFeed, type SignatureFeed } from './realtime/signature-feed.ts';
+import { createCaptchaVerifier } from './signatures/recaptcha.ts';
+import { createSignatureRoutes } from './signatures/routes.ts';
 import { createWebhookRoutes } from './webhooks/routes.ts';
 import { createNotificationRoutes } from './notifications/routes.ts';
 import { createAccessCodeGuard } from './petitions/access-code-guard.ts';
 import { createPetitionRoutes } from './petitions/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
+import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -44,7 +48,7 @@ export type AppDependencies = {
   log: Logger;
 };
 
-export type RallyApp = { app: Koa<RallyState>; routes: AnyRouteSpec[]; stop(): void };
+export type RallyApp = { app: Koa<RallyState>; routes: AnyRouteSpec[]; feed: SignatureFeed; stop(): Promise<void> };
 
 function createRouteGuard(deps: AppDependencies, authenticate: Authenticator): RouteGuard {
   const applyIdempotencyKey = createIdempotencyMiddleware({ db: deps.db, ttlMs: deps.config.idempotencyTtlMs });
@@ -76,6 +80,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const revocations = await createRevocationList({ db, notifications });
   const users = await createUserDirectory({ db, notifications });
   const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
+  const feed = await createSignatureFeed({ db, notifications, log: deps.log });
+  const signLimiter = createRateLimiter({ db, rps: config.rateLimit.signPerHour / 3600, burst: config.rateLimit.signPerHour, log: deps.log });
   const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
 
   let document: Record<string, unknown> | undefined;
@@ -92,8 +98,10 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createWebhookRoutes({ db, config }),
     ...createNotificationRoutes({ db }),
     ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
+    ...createSignatureRoutes({ db, signLimiter, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed }),
     ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }) }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
+    ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
@@ -113,5 +121,12 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   app.use(answerUnmatched);
   app.use(router.routes());
   app.use(router.allowedMethods());
-  return { app, routes, stop: () => limiter?.stop() };
+  return {
+    app, routes, feed,
+    async stop() {
+      limiter?.stop();
+      signLimiter.stop();
+      await feed.stop();
+    },
+  };
 }

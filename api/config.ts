@@ -36,6 +36,8 @@ export type Config = Readonly<{
   trustProxy: boolean;
   bodyLimitBytes: number;
   idempotencyTtlMs: number;
+  /** reCAPTCHA checking of signatures: only when a secret is set. */
+  recaptcha: Readonly<{ secret: string | undefined; verifyUrl: string }>;
   /** After `count` failed logins for one email within `windowMs`, further attempts answer 429. */
   loginFailureLimit: Readonly<{ count: number; windowMs: number }>;
   identity: Readonly<{
@@ -232,6 +234,10 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: flag(env, 'RALLY_TRUST_PROXY'),
     bodyLimitBytes: 1024 * 1024,
     idempotencyTtlMs: 24 * 3_600_000,
+    recaptcha: Object.freeze({
+      secret: env.RECAPTCHA_SECRET || undefined,
+      verifyUrl: url(env, 'RECAPTCHA_VERIFY_URL', 'https://www.google.com/recaptcha/api/siteverify', ['http:', 'https:'])!,
+    }),
     loginFailureLimit: Object.freeze(countPerWindow(env, 'RALLY_LOGIN_FAILURE_LIMIT', '10/15m')),
     identity: Object.freeze({
       issuer: issuerUrl(env, 'OIDC_ISSUER'),

@@ -8,6 +8,7 @@ import { createIdentityClient } from './auth/identity-client.ts';
 import { embeddedIssuer, loadConfigOrExit } from './config.ts';
 import { createLogger } from './logger.ts';
 import { listen } from './server.ts';
+import { attachRealtime } from './realtime/websocket.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('api');
@@ -23,6 +24,7 @@ const client = new Client({ connection, namespace: config.temporal.namespace });
 const identity = createIdentityClient({ issuer: config.identity.issuer ?? embeddedIssuer(config), clientId: config.identity.clientId, clientSecret: config.identity.clientSecret });
 const rally = await createApp({ config, db, temporal: { connection, client }, notifications, identity, log });
 const running = await listen(rally.app, config.port);
+const realtime = attachRealtime(running.server, { db, feed: rally.feed });
 log.info('listening', { port: running.port, public_url: config.publicUrl, docs: `${config.publicUrl}/docs` });
 
 let stopping = false;
@@ -30,8 +32,9 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info('shutting down', { signal });
+  for (const client of realtime.clients) client.close(1001, 'server shutting down');
   await running.close();
-  rally.stop();
+  await rally.stop();
   await notifications.close();
   await connection.close();
   await db.end();

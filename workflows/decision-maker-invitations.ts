@@ -4,7 +4,8 @@
 // Each invitation issues a token and emails it in one activity, so the raw token never enters
 // workflow history; then each token's expiry runs as its own abandoned child workflow, which outlives
 // this one. A decision maker whose email cannot be sent after retries is marked failed.
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild, WorkflowExecutionAlreadyStartedError } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { DecisionMakerActivities } from '../activities/decision-makers.ts';
 import { RallyEntityType, RallyPetitionId } from './search-attributes.ts';
 import { responseTokenExpiry, responseTokenWorkflowId } from './response-token.ts';

@@ -6,3 +6,5 @@ export { petitionLifecycle, petitionWorkflowId, publishUpdate, closeUpdate, vict
 export { webhookDelivery } from './webhook-delivery.ts';
 export { notifyPetitionSigners } from './signer-notifications.ts';
 export { mediaProcessing, mediaProcessingWorkflowId } from './media-processing.ts';
+export { inviteDecisionMakers, decisionMakerInvitationWorkflowId } from './decision-maker-invitations.ts';
+export { responseTokenExpiry, responseTokenWorkflowId, respondedSignal } from './response-token.ts';

@@ -8,13 +8,14 @@ import type { MediaActivities } from '../activities/media.ts';
 
 const RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 };
 
-const { markMediaProcessing, inspectUpload, attachMedia, markMediaFailed, discardOriginal } = proxyActivities<MediaActivities>({
+const { markMediaProcessing, attachMedia, markMediaFailed, discardOriginal } = proxyActivities<MediaActivities>({
   startToCloseTimeout: '1 minute',
   retry: RETRY,
 });
 
-// Rendering can take a while for big images; the heartbeat, not the overall timeout, notices a dead worker.
-const { makeMediaVariants } = proxyActivities<MediaActivities>({
+// Reading and rendering big images can take a while; the heartbeat, not the overall timeout,
+// notices a worker that died in the middle.
+const { inspectUpload, makeMediaVariants } = proxyActivities<MediaActivities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '5 seconds',
   retry: RETRY,

@@ -1,6 +1,6 @@
 // Tells every signer of a petition about something (a victory, say), in keyset batches of signers
 // through an activity: one activity per thousand signers, never one event per signer. Each run does
-// at most BATCHES_PER_RUN batches and then continues as new from where it stopped, so even a
+// at most batchesPerRun batches and then continues as new from where it stopped, so even a
 // petition with millions of signers keeps every history small. Repeating a batch is harmless: the
 // dedupeKey makes each recipient's notification unique. Started by the petition lifecycle workflow.
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
@@ -12,7 +12,8 @@ const { notifySignerBatch } = proxyActivities<NotificationActivities>({
 });
 
 const DEFAULT_BATCH_SIZE = 1_000;
-const BATCHES_PER_RUN = 100;
+// About 6 history events per batch: 100 batches keep a run near 600 events, far below the limits.
+const DEFAULT_BATCHES_PER_RUN = 100;
 
 export type NotifyPetitionSignersInput = {
   petitionId: string;
@@ -26,6 +27,7 @@ export type NotifyPetitionSignersInput = {
   /** Carried across runs for the result. */
   notified?: number;
   batchSize?: number;
+  batchesPerRun?: number;
 };
 
 export type NotifyPetitionSignersResult = { notified: number };
@@ -34,7 +36,7 @@ export async function notifyPetitionSigners(input: NotifyPetitionSignersInput): 
   const limit = input.batchSize ?? DEFAULT_BATCH_SIZE;
   let afterUserId = input.afterUserId ?? null;
   let notified = input.notified ?? 0;
-  for (let batch = 0; batch < BATCHES_PER_RUN; batch += 1) {
+  for (let batch = 0; batch < (input.batchesPerRun ?? DEFAULT_BATCHES_PER_RUN); batch += 1) {
     const result = await notifySignerBatch({
       petitionId: input.petitionId, afterUserId, limit,
       type: input.type, title: input.title, body: input.body, data: input.data, dedupeKey: input.dedupeKey,

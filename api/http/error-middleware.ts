@@ -40,7 +40,8 @@ export function createErrorMiddleware(options: { publicUrl: string; log: Logger 
         options.log.error('unhandled error', {
           request_id: ctx.state.requestId,
           method: ctx.method,
-          path: ctx.path,
+          // A portal path carries its credential: the token stays out of the logs.
+          path: ctx.path.replace(/^\/respond\/[^/]+/, '/respond/<token>'),
           error: thrown instanceof Error ? thrown.stack : String(thrown),
           // A row that broke its schema: which fields and why (never the row's values).
           issues: (thrown as { issues?: { path?: unknown; message?: string }[] }).issues?.map((issue) => ({ path: issue.path, message: issue.message })),

@@ -20,7 +20,9 @@ type Bucket = { tokens: number; updatedAt: number; unsynced: number; lastSeen: n
 
 const SyncedBucket = z.object({ bucket_key: z.string(), tokens: z.number() });
 
-export type RateLimiter = { middleware: Middleware<RallyState>; sync(): Promise<void>; stop(): void };
+export type Decision = { allowed: boolean; limit: number; remaining: number; resetAt: number; retryAfterSeconds: number };
+
+export type RateLimiter = { take(key: string): Decision; middleware: Middleware<RallyState>; sync(): Promise<void>; stop(): void };
 
 function bucketKey(ctx: RallyContext): string {
   const credential = ctx.get('Authorization') || ctx.get('X-API-Key');
@@ -35,9 +37,9 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
     bucket.updatedAt = now;
   };
 
-  const middleware: Middleware<RallyState> = async function limitRate(ctx, next) {
+  /** Spends one token of `key`'s bucket if there is one; in memory, no I/O. */
+  function take(key: string): Decision {
     const now = Date.now();
-    const key = bucketKey(ctx);
     let bucket = buckets.get(key);
     if (!bucket) {
       bucket = { tokens: deps.burst, updatedAt: now, unsynced: 0, lastSeen: now };
@@ -50,13 +52,22 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
       bucket.tokens -= 1;
       bucket.unsynced += 1;
     }
-    const secondsToFull = Math.ceil((deps.burst - bucket.tokens) / deps.rps);
-    ctx.set('X-RateLimit-Limit', String(deps.burst));
-    ctx.set('X-RateLimit-Remaining', String(Math.max(0, Math.floor(bucket.tokens))));
-    ctx.set('X-RateLimit-Reset', String(Math.ceil(now / 1000) + secondsToFull));
-    if (!allowed) {
-      const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / deps.rps));
-      throw new RallyError('rate-limited', `Too many requests: at most ${deps.rps} per second with bursts of ${deps.burst}.`, { headers: { 'Retry-After': String(retryAfter) } });
+    return {
+      allowed,
+      limit: deps.burst,
+      remaining: Math.max(0, Math.floor(bucket.tokens)),
+      resetAt: Math.ceil(now / 1000) + Math.ceil((deps.burst - bucket.tokens) / deps.rps),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / deps.rps)),
+    };
+  }
+
+  const middleware: Middleware<RallyState> = async function limitRate(ctx, next) {
+    const decision = take(bucketKey(ctx));
+    ctx.set('X-RateLimit-Limit', String(decision.limit));
+    ctx.set('X-RateLimit-Remaining', String(decision.remaining));
+    ctx.set('X-RateLimit-Reset', String(decision.resetAt));
+    if (!decision.allowed) {
+      throw new RallyError('rate-limited', `Too many requests: at most ${deps.rps} per second with bursts of ${deps.burst}.`, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
     }
     await next();
   };
@@ -109,5 +120,5 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
   }, SYNC_INTERVAL_MS);
   timer.unref();
 
-  return { middleware, sync, stop: () => clearInterval(timer) };
+  return { take, middleware, sync, stop: () => clearInterval(timer) };
 }

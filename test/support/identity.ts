@@ -45,3 +45,14 @@ export async function createApiKey(baseUrl: string, accessToken: string, scope: 
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Many users with access tokens at once, through `rally loadtest users` (no password hashing). */
+export async function createTokenUsers(count: number): Promise<{ id: string; access_token: string }[]> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { databaseUrl, identityProviderPort } = testEnvironment();
+  const { stdout } = await promisify(execFile)(process.execPath, ['bin/rally.js', 'loadtest', 'users', '--count', String(count)], {
+    env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_IDP_PORT: String(identityProviderPort), PUBLIC_URL: 'http://rally.test' },
+  });
+  return stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; access_token: string });
+}

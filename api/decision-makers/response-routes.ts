@@ -1,0 +1,53 @@
+// /v1/petitions/{id}/responses: what decision makers answered. Anyone who may read the petition sees
+// the published responses; its creator also sees those not yet published, and publishes them.
+import { Type } from '@sinclair/typebox';
+import { recordEvent, actorOf } from '../../db/events.ts';
+import { sendData, sendList } from '../http/context.ts';
+import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { assertThat } from '../http/problem.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { assertCanRead } from '../petitions/access.ts';
+import { findPetitionById } from '../petitions/queries.ts';
+import { findResponse, listResponses, markResponsePublished } from './queries.ts';
+import { assertCreator, type DecisionMakerDependencies } from './ownership.ts';
+import { PetitionParams, ResponseEnvelope, ResponseList, ResponseListQuery, ResponseParams, toResponse } from './schemas.ts';
+
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+
+export function createResponseRoutes({ db }: DecisionMakerDependencies): AnyRouteSpec[] {
+  return [
+    defineRoute({
+      method: 'get', path: '/v1/petitions/:id/responses', operationId: 'listDecisionMakerResponses', tag: 'Decision makers', auth: 'optional', permission: 'read',
+      summary: "Decision makers' published responses, newest first (the creator also sees unpublished ones)",
+      params: PetitionParams, query: ResponseListQuery,
+      responses: { 200: { description: 'Responses', schema: ResponseList } },
+      async handler(ctx, { params, query }) {
+        const viewerId = ctx.state.principal?.userId;
+        const petition = await findPetitionById(db, params.id);
+        assertCanRead(petition, viewerId, query.access_code);
+        const rows = await listResponses(db, params.id, { includeUnpublished: petition.creator_id === viewerId, after: cursor.decode(query.cursor), limit: query.limit });
+        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
+        sendList(ctx, page.map(toResponse), pagination);
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/v1/petitions/:id/responses/:response_id/publish', operationId: 'publishDecisionMakerResponse', tag: 'Decision makers',
+      auth: 'required', permission: 'write',
+      summary: 'Publish a response on the petition page (creator only); emits response.published',
+      params: ResponseParams,
+      responses: { 200: { description: 'The published response', schema: ResponseEnvelope } },
+      async handler(ctx, { params }) {
+        const published = await db.transaction(async (tx) => {
+          await assertCreator(tx, ctx, params.id);
+          const response = await findResponse(tx, params.id, params.response_id);
+          assertThat(response, 'not-found', `This petition has no response ${params.response_id}.`);
+          assertThat(!response.published_at, 'conflict', 'This response is already published.', { code: 'response_already_published' });
+          const row = await markResponsePublished(tx, response.id);
+          await recordEvent(tx, { type: 'response.published', actor: actorOf(ctx.state.principal!), petitionId: params.id, data: toResponse(row) });
+          return row;
+        });
+        sendData(ctx, toResponse(published));
+      },
+    }),
+  ];
+}

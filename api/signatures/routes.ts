@@ -1,0 +1,115 @@
+// /v1/petitions/{id}/signatures: sign, remove mine, list, map points, export.
+import { Type } from '@sinclair/typebox';
+import type { DatabasePool } from 'slonik';
+import { actorOf } from '../../db/events.ts';
+import { sendData, sendList, type RallyContext } from '../http/context.ts';
+import { exportStream, keysetBatches } from '../http/export-stream.ts';
+import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { assertThat, RallyError } from '../http/problem.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { assertCanRead, assertOwner } from '../petitions/access.ts';
+import { findPetitionById, type PetitionRow } from '../petitions/queries.ts';
+import type { SignatureFeed } from '../realtime/signature-feed.ts';
+import { locateSigner } from './geolocation.ts';
+import { exportBatch, geoPoints, listSignatures, liveSignatureCount, removeSignature, type SignatureRow } from './queries.ts';
+import type { CaptchaVerifier } from './recaptcha.ts';
+import { ExportQuery, GeoParams, GeoPoint, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
+import { signPetition } from './sign.ts';
+
+export type SignatureRouteDependencies = { db: DatabasePool; signLimiter: RateLimiter; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed };
+
+const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]));
+const EXPORT_BATCH = 1_000;
+
+function assertMaySeeSignatures(petition: PetitionRow, viewerId: string | undefined): 'all' | 'count' {
+  if (petition.creator_id === viewerId || petition.signature_privacy === 'public') return 'all';
+  if (petition.signature_privacy === 'count_only') return 'count';
+  throw new RallyError('forbidden', "Only the petition's creator may see who signed it.", { code: 'signatures_private' });
+}
+
+export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRouteSpec[] {
+  const tag = 'Signatures';
+  const readablePetition = async (ctx: RallyContext, id: string, accessCode?: string) => {
+    const petition = await findPetitionById(deps.db, id);
+    assertCanRead(petition, ctx.state.principal?.userId, accessCode);
+    return petition;
+  };
+
+  return [
+    defineRoute({
+      method: 'post', path: '/v1/petitions/:id/signatures', operationId: 'signPetition', tag, auth: 'required', permission: 'write',
+      summary: 'Sign an active petition (once per person; at most RALLY_SIGN_LIMIT_PER_HOUR signatures per client IP per hour)',
+      params: PetitionParams, body: SignatureCreate,
+      responses: { 201: { description: 'Signed; milestone_reached is true for the signature that claimed a milestone', schema: SignatureCreated }, 409: { description: 'Already signed, or the petition is not active' } },
+      async handler(ctx, { params, body }) {
+        const principal = ctx.state.principal!;
+        const limit = deps.signLimiter.take(`sign:${ctx.state.clientIp}`);
+        assertThat(limit.allowed, 'rate-limited', 'Too many signatures from this address; try again later.', { code: 'sign_limit', headers: { 'Retry-After': String(limit.retryAfterSeconds) } });
+        await deps.verifyCaptcha(body.recaptchaToken, ctx.state.clientIp);
+        await readablePetition(ctx, params.id, body.access_code);
+        const result = await signPetition(deps.db, {
+          petitionId: params.id, userId: principal.userId, actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
+          displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
+        });
+        deps.feed.publish({ type: 'signature.created', petition_id: params.id, signature_count: result.signature_count, created_at: result.created_at });
+        const { created_at: _createdAt, ...data } = result;
+        sendData(ctx, data, 201);
+      },
+    }),
+    defineRoute({
+      method: 'delete', path: '/v1/petitions/:id/signatures/me', operationId: 'unsignPetition', tag, auth: 'required', permission: 'destroy',
+      summary: 'Remove your signature', params: PetitionParams,
+      responses: { 204: { description: 'Removed' }, 404: { description: 'You had not signed' } },
+      async handler(ctx, { params }) {
+        const principal = ctx.state.principal!;
+        const count = await removeSignature(deps.db, params.id, principal.userId, actorOf(principal));
+        assertThat(count !== null, 'not-found', 'You have not signed this petition.');
+        deps.feed.publish({ type: 'signature.removed', petition_id: params.id, signature_count: count, created_at: new Date().toISOString() });
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/v1/petitions/:id/signatures', operationId: 'listSignatures', tag, auth: 'optional', permission: 'read',
+      summary: 'Who signed, newest first (as the petition’s signature privacy allows)', params: PetitionParams, query: SignatureListQuery,
+      responses: { 200: { description: 'A page of signatures; anonymous ones have user null', schema: SignatureList } },
+      async handler(ctx, { params, query }) {
+        const petition = await readablePetition(ctx, params.id);
+        const visible = assertMaySeeSignatures(petition, ctx.state.principal?.userId);
+        const total = await liveSignatureCount(deps.db, params.id);
+        if (visible === 'count') return sendList(ctx, [], { next_cursor: null, has_more: false, total_count: total });
+        const rows = await listSignatures(deps.db, params.id, listCursor.decode(query.cursor), query.limit);
+        const { page, pagination } = paginate(rows, query.limit, (row: SignatureRow) => listCursor.encode([row.created_at, row.id]));
+        sendList(ctx, page, { ...pagination, total_count: total });
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/v1/petitions/:id/signatures/geo', operationId: 'signatureMap', tag, auth: 'none',
+      summary: 'Signatures per city over the last hours (of one petition, or global)', params: GeoParams, query: GeoQuery,
+      responses: { 200: { description: 'Points, busiest first', schema: Type.Object({ data: Type.Array(GeoPoint) }) } },
+      async handler(ctx, { params, query }) {
+        const petitionId = params.id === 'global' ? null : params.id;
+        if (petitionId) {
+          const petition = await readablePetition(ctx, petitionId);
+          assertMaySeeSignatures(petition, undefined);
+        }
+        const rows = await geoPoints(deps.db, petitionId, query.hours, geoCursor.decode(query.cursor), query.limit);
+        const { page, pagination } = paginate(rows, query.limit, (row) => geoCursor.encode([row.count, `${row.city}|${row.region}|${row.country}`]));
+        sendList(ctx, page, pagination);
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/v1/petitions/:id/signatures/export', operationId: 'exportSignatures', tag, auth: 'required', permission: 'read',
+      summary: 'All signatures as CSV or JSON, streamed (creator only)', params: PetitionParams, query: ExportQuery,
+      responses: { 200: { description: 'The signatures', contentType: 'text/csv' } },
+      async handler(ctx, { params, query }) {
+        assertOwner(await findPetitionById(deps.db, params.id), ctx.state.principal!.userId);
+        const batches = keysetBatches((after: readonly [string, string] | undefined) => exportBatch(deps.db, params.id, after, EXPORT_BATCH), (row) => [row.created_at, row.id] as const, EXPORT_BATCH);
+        ctx.type = query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="signatures-${params.id}.${query.format}"`);
+        ctx.body = exportStream(query.format, ['id', 'signer_name', 'signer_email', 'comment', 'is_anonymous', 'display_location', 'city', 'country', 'created_at'], batches);
+      },
+    }),
+  ];
+}

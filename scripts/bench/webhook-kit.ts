@@ -1,0 +1,147 @@
+// Pieces of the webhook benchmark: a receiver that timestamps each event's arrival, a Rally worker
+// process (with its dispatcher), bench users, petitions and endpoints made straight in SQL, events
+// written through recordEvent with their commit times, and the bare Temporal reference.
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { loadConfig } from '../../api/config.ts';
+import { createSecretBox, generateSigningSecret } from '../../api/webhooks/signing-secrets.ts';
+import { recordEvent } from '../../db/events.ts';
+import { sql } from '../../db/sql.ts';
+import { spawnPrefixed, stopChild, type PrefixedChild } from '../lib/child-process.ts';
+import type { BenchEnvironment } from './scenario.ts';
+
+export type Receiver = { url(path: string): string; arrivals: Map<string, number>; arrivedOn(path: string): number; close(): Promise<void> };
+
+/** Answers 200 at once, or after `delays[path]` ms; records when each event id first arrived. */
+export async function startReceiver(delays: Record<string, number> = {}): Promise<Receiver> {
+  const arrivals = new Map<string, number>();
+  const perPath = new Map<string, number>();
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const path = request.url ?? '/';
+      const answer = () => {
+        const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id;
+        if (!arrivals.has(id)) arrivals.set(id, performance.now());
+        perPath.set(path, (perPath.get(path) ?? 0) + 1);
+        response.writeHead(200).end('ok');
+      };
+      const delay = delays[path];
+      if (delay) setTimeout(answer, delay);
+      else answer();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    arrivals,
+    arrivedOn: (path) => perPath.get(path) ?? 0,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A worker process as `npm run worker` runs it, on a task queue of its own; resolves once polling. */
+export async function startRallyWorker(env: BenchEnvironment, taskQueue: string): Promise<PrefixedChild> {
+  const child = spawnPrefixed({
+    name: 'worker', command: process.execPath, args: ['worker/main.ts'], cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    env: { ...env.serviceEnv, RALLY_TASK_QUEUE: taskQueue, RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' },
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the worker did not start within 60 s')), 60_000);
+    child.process.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('"polling"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    void child.exited.then(() => reject(new Error('the worker exited during start-up')));
+  });
+  return child;
+}
+export const stopRallyWorker = (child: PrefixedChild) => stopChild(child, 15_000);
+
+/** A user owning one active petition, and `urls.length` endpoints subscribed to signature.created. */
+export async function seedOwner(db: DatabasePool, urls: string[]): Promise<{ userId: string; petitionId: string }> {
+  const tag = randomUUID().slice(0, 8);
+  const userId = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
+    INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
+    VALUES ('bench', ${tag}, ${`bench-${tag}@example.test`}, 'Bench owner', ${`bench-${tag}`}) RETURNING id`);
+  const petitionId = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
+    INSERT INTO petitions (slug, title, description, creator_id, status)
+    VALUES (${`bench-${tag}`}, 'Webhook benchmark petition', ${'x'.repeat(60)}, ${userId}, 'active') RETURNING id`);
+  const box = createSecretBox(loadConfig({}).encryptionKey);
+  for (const url of urls) {
+    await db.query(sql.typeAlias('void')`
+      INSERT INTO webhook_endpoints (user_id, url, events, secret_ciphertext)
+      VALUES (${userId}, ${url}, ${sql.array(['signature.created'], 'text')}, ${sql.binary(box.seal(generateSigningSecret()))})`);
+  }
+  return { userId, petitionId };
+}
+
+/** Removes what a run made; deleting the endpoints drops their deliveries, so queued ones are not sent. */
+export async function removeOwner(db: DatabasePool, userId: string): Promise<void> {
+  await db.query(sql.typeAlias('void')`DELETE FROM webhook_endpoints WHERE user_id = ${userId}`);
+}
+
+/** Writes `count` events in transactions of `perTransaction`; returns each event's commit time. */
+export async function emitEvents(db: DatabasePool, petitionId: string, count: number, perTransaction = 50): Promise<Map<string, number>> {
+  const committed = new Map<string, number>();
+  const batches = Array.from({ length: Math.ceil(count / perTransaction) }, (_, index) => Math.min(perTransaction, count - index * perTransaction));
+  for (let index = 0; index < batches.length; index += 4) {
+    await Promise.all(batches.slice(index, index + 4).map(async (size) => {
+      const ids = await db.transaction(async (tx) => {
+        const made: string[] = [];
+        for (let n = 0; n < size; n += 1) made.push(await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, n } }));
+        return made;
+      });
+      const at = performance.now();
+      for (const id of ids) committed.set(id, at);
+    }));
+  }
+  return committed;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Workflows per second of the one-no-op-activity workflow, `inFlight` at a time for `seconds`. */
+export async function measureBareTemporal(env: BenchEnvironment, seconds: number, inFlight = 64): Promise<{ rate: number; count: number }> {
+  const taskQueue = `bench-noop-${randomUUID().slice(0, 8)}`;
+  const namespace = env.serviceEnv.TEMPORAL_NAMESPACE ?? 'default';
+  const native = await NativeConnection.connect({ address: env.temporalAddress });
+  const connection = await Connection.connect({ address: env.temporalAddress });
+  const client = new Client({ connection, namespace });
+  const worker = await Worker.create({
+    connection: native, namespace, taskQueue, activities: { noop: async () => {} },
+    workflowsPath: fileURLToPath(new URL('./noop-workflow.ts', import.meta.url)),
+  });
+  let count = 0;
+  const started = performance.now();
+  await worker.runUntil(async () => {
+    const deadline = started + seconds * 1000;
+    await Promise.all(Array.from({ length: inFlight }, async () => {
+      while (performance.now() < deadline) {
+        await client.workflow.execute('benchNoopWorkflow', { taskQueue, workflowId: randomUUID() });
+        count += 1;
+      }
+    }));
+  });
+  const rate = count / ((performance.now() - started) / 1000);
+  await connection.close();
+  await native.close();
+  return { rate, count };
+}

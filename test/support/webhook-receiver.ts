@@ -1,0 +1,68 @@
+// A local HTTP server standing in for an integrator's webhook receiver. It keeps every request with
+// its exact body bytes and headers, and answers as the test scripts it: per path, a list of
+// behaviours used one per request (the last one repeats), e.g. ['500', '500', '500', '200'] or ['sleep:2000', '200'].
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Webhook settings for tests: local receivers allowed, retries from 200 ms, 1 s timeout, quick deactivation. */
+export const SHORT_WINDOWS = {
+  RALLY_WEBHOOK_ALLOW_PRIVATE: 'true',
+  RALLY_WEBHOOK_RETRY_INITIAL: '200ms',
+  RALLY_WEBHOOK_TIMEOUT: '1s',
+  RALLY_WEBHOOK_DEACTIVATE_AFTER: '1s',
+};
+
+export type ReceivedRequest = { path: string; headers: IncomingMessage['headers']; body: string; receivedAt: number };
+
+export type WebhookReceiver = {
+  url(path: string): string;
+  script(path: string, behaviours: string[]): void;
+  received(path?: string): ReceivedRequest[];
+  /** Resolves once `count` requests to `path` arrived (or rejects after timeoutMs). */
+  waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+};
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const requests: ReceivedRequest[] = [];
+  const scripts = new Map<string, string[]>();
+  const served = new Map<string, number>();
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const path = request.url ?? '/';
+      const index = served.get(path) ?? 0;
+      served.set(path, index + 1);
+      const behaviours = scripts.get(path) ?? ['200'];
+      const behaviour = behaviours[Math.min(index, behaviours.length - 1)]!;
+      const answer = () => {
+        requests.push({ path, headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
+        const status = Number(behaviour.startsWith('sleep:') ? 200 : behaviour);
+        response.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${index + 1}: ${status}`);
+      };
+      if (behaviour.startsWith('sleep:')) setTimeout(answer, Number(behaviour.slice(6)));
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    script: (path, behaviours) => scripts.set(path, behaviours),
+    received: (path) => requests.filter((request) => path === undefined || request.path === path),
+    async waitFor(path, count, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const got = requests.filter((request) => request.path === path);
+        if (got.length >= count) return got;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`${path}: ${requests.filter((request) => request.path === path).length} of ${count} requests arrived within ${timeoutMs} ms`);
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// Portal token expiry end to end, with RALLY_RESPONSE_TOKEN_TTL=3s: the token's workflow waits on
+// a server-side timer while the worker is killed and restarted, sends its one reminder, then marks
+// the token expired, and the portal answers 410 from then on.
+import { expect } from 'chai';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { responseTokenWorkflowId } from '../../workflows/index.ts';
+import { testEnvironment } from '../support/environment.ts';
+import { json } from '../support/http.ts';
+import { bearer, createTestUser, login } from '../support/identity.ts';
+import { publishedPetition } from '../support/petitions.ts';
+import { PUBLIC_URL, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
+import { portalLink, startMailCatcher, type MailCatcher } from '../support/smtp.ts';
+import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
+
+describe('response-token workflow', function () {
+  this.timeout(120_000);
+  let api: RunningApi;
+  let worker: RallyProcess;
+  let mail: MailCatcher;
+  let env: Record<string, string>;
+
+  before(async () => {
+    mail = await startMailCatcher();
+    env = { RALLY_TASK_QUEUE: uniqueTaskQueue('response-token'), SMTP_URL: mail.url, RALLY_RESPONSE_TOKEN_TTL: '3s' };
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+  });
+  after(async () => {
+    await Promise.all([api.stop(), worker.stop()]);
+    await mail.stop();
+  });
+
+  it('expires an unanswered token after the TTL, across a worker restart, after one reminder', async () => {
+    const token = (await login(api.baseUrl, await createTestUser())).accessToken;
+    const email = `minister-${Date.now()}@example.test`;
+    const petition = await publishedPetition(api.baseUrl, token, { decisionMakers: [{ name: 'Sam Minister', title: 'Minister of Transport', email }] });
+    const link = portalLink(await mail.waitFor(email, /asks for your response/)).replace(PUBLIC_URL, api.baseUrl);
+
+    await worker.stop('SIGKILL');
+    worker = await startWorker(env);
+
+    const tokenId = await testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE petition_id = ${petition.id}`);
+    const handle = testEnvironment().temporal.client.workflow.getHandle(responseTokenWorkflowId(tokenId));
+    expect(await handle.result()).to.deep.equal({ tokenId, outcome: 'expired', reminded: true });
+    await captureHistory('response-token-expired', handle);
+
+    const reminder = await mail.waitFor(email, /^Reminder/);
+    expect(reminder.text).to.not.match(/\/respond\//);
+    const opened = await fetch(link);
+    expect(opened.status).to.equal(410);
+    expect((await json(opened)).code).to.equal('token_expired');
+    const answered = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'opposed', body: 'Too late.' }) });
+    expect(answered.status).to.equal(410);
+    const listed = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/decision-makers`, { headers: bearer(token) }));
+    expect(listed.data[0]).to.include({ delivery_status: 'expired' });
+    expect(listed.data[0].expired_at).to.be.a('string');
+  });
+});
