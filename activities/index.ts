@@ -3,6 +3,7 @@ import type { DatabasePool } from 'slonik';
 import { createApiKeyActivities } from './api-keys.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
 import { createPetitionActivities } from './petitions.ts';
+import { createRankingActivities } from './rankings.ts';
 import { loadConfig, type Config } from '../api/config.ts';
 import { createNotificationActivities } from './notifications.ts';
 import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createMaintenanceActivities({ db: deps.db }),
     ...createApiKeyActivities({ db: deps.db }),
     ...createPetitionActivities({ db: deps.db }),
+    ...createRankingActivities({ db: deps.db }),
     ...createNotificationActivities({ db: deps.db }),
     ...createWebhookActivities(webhookDependencies(deps.db, deps.config ?? loadConfig({}))),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(deps.config ?? loadConfig({})) }),

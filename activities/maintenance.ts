@@ -20,6 +20,14 @@ export function createMaintenanceActivities({ db }: { db: DatabasePool }) {
       `);
       return result.rowCount;
     },
+
+    /** Forgets rate-limit buckets idle for an hour: they would be full again by now anyway. */
+    async deleteIdleRateLimitBuckets(): Promise<number> {
+      const result = await db.query(sql.type(z.object({ bucket_key: z.string() }))`
+        DELETE FROM rate_limit_buckets WHERE updated_at < now() - interval '1 hour' RETURNING bucket_key
+      `);
+      return result.rowCount;
+    },
   };
 }
 

@@ -50,6 +50,14 @@ export type AttemptRecord = {
 
 export async function recordAttempt(db: DatabasePool, record: AttemptRecord, deactivateAfterMs: number): Promise<void> {
   await db.transaction(async (tx) => {
+    // The endpoint row first: the dispatcher locks endpoints before deliveries, so the same order
+    // here cannot deadlock with it. Only a change of state writes it, so a healthy busy endpoint
+    // is not a hot row.
+    if (record.outcome === 'delivered') {
+      await tx.query(sql.typeAlias('void')`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${record.endpointId} AND failing_since IS NOT NULL`);
+    } else {
+      await tx.query(sql.typeAlias('void')`UPDATE webhook_endpoints SET failing_since = ${record.attemptedAt} WHERE id = ${record.endpointId} AND failing_since IS NULL`);
+    }
     await tx.query(sql.typeAlias('void')`
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
       VALUES (${record.deliveryId}, ${record.attempt}, ${record.attemptedAt}, ${record.statusCode}, ${record.latencyMs}, ${record.error}, ${record.excerpt})
@@ -63,12 +71,6 @@ export async function recordAttempt(db: DatabasePool, record: AttemptRecord, dea
           finished_at = ${finished ? sql.fragment`now()` : sql.fragment`NULL`}
       WHERE id = ${record.deliveryId} AND finished_at IS NULL
     `);
-    // Only a change of state writes the endpoint row, so a busy healthy endpoint is not a hot row.
-    if (record.outcome === 'delivered') {
-      await tx.query(sql.typeAlias('void')`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${record.endpointId} AND failing_since IS NOT NULL`);
-    } else {
-      await tx.query(sql.typeAlias('void')`UPDATE webhook_endpoints SET failing_since = ${record.attemptedAt} WHERE id = ${record.endpointId} AND failing_since IS NULL`);
-    }
     if (record.outcome === 'failed') await deactivateIfFailingTooLong(tx, record.endpointId, deactivateAfterMs);
     // A finished delivery frees a slot of its endpoint: the dispatcher may start the next one.
     if (finished) await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${EVENTS_CHANNEL}, '')`);

@@ -22,6 +22,7 @@ const START_BATCH = 200;
 // Concurrent start calls: enough to hide Temporal's round trip, few enough not to swamp it.
 const START_CONCURRENCY = 32;
 const POLL_INTERVAL_MS = 1_000;
+const START_DEADLINE_MS = 10_000;
 export const WEBHOOK_MAX_ATTEMPTS = 6; // 1 + 5 retries
 
 export type EventDispatcher = { stop(): Promise<void> };
@@ -43,15 +44,16 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   const input = (delivery: StartableDelivery) => ({
     deliveryId: delivery.id, timeoutMs: config.webhookTimeoutMs, retryInitialMs: config.webhookRetryInitialMs, maxAttempts: WEBHOOK_MAX_ATTEMPTS,
   });
+  // The start calls run while endpoint rows are locked: a Temporal that hangs must not hold them long.
   async function start(delivery: StartableDelivery): Promise<void> {
-    await options.temporal.workflow
-      .start(webhookDelivery, {
+    await options.temporal
+      .withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.start(webhookDelivery, {
         workflowId: delivery.id,
         taskQueue: config.temporal.taskQueue,
         args: [input(delivery)],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         typedSearchAttributes: [{ key: RallyWebhookEndpointId, value: delivery.endpoint_id }, { key: RallyEntityType, value: 'webhook_delivery' }],
-      })
+      }))
       .catch((error: unknown) => {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       });

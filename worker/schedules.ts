@@ -2,17 +2,25 @@
 // Schedules. Creating one that exists is not an error: every worker start calls this.
 import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
 
-export const PURGE_IDEMPOTENCY_KEYS_SCHEDULE_ID = 'purge-idempotency-keys';
+type RecurringWorkflow = { scheduleId: string; workflowType: string; every: string };
+
+export const SCHEDULES: readonly RecurringWorkflow[] = [
+  { scheduleId: 'purge-idempotency-keys', workflowType: 'purgeIdempotencyKeys', every: '1 hour' },
+  { scheduleId: 'refresh-petition-rankings', workflowType: 'refreshPetitionRankings', every: '1 minute' },
+];
 
 export async function ensureSchedules(client: Client, taskQueue: string): Promise<void> {
-  try {
-    await client.schedule.create({
-      scheduleId: PURGE_IDEMPOTENCY_KEYS_SCHEDULE_ID,
-      spec: { intervals: [{ every: '1 hour' }] },
-      action: { type: 'startWorkflow', workflowType: 'purgeIdempotencyKeys', workflowId: 'purge-idempotency-keys', taskQueue, args: [] },
-      policies: { overlap: 'SKIP', catchupWindow: '1 hour' },
-    });
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  for (const schedule of SCHEDULES) {
+    try {
+      await client.schedule.create({
+        scheduleId: schedule.scheduleId,
+        spec: { intervals: [{ every: schedule.every }] },
+        action: { type: 'startWorkflow', workflowType: schedule.workflowType, workflowId: schedule.scheduleId, taskQueue, args: [] },
+        // A run still going when the next is due is not doubled; a missed run is made up once.
+        policies: { overlap: 'SKIP', catchupWindow: schedule.every },
+      });
+    } catch (error) {
+      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    }
   }
 }

@@ -8,3 +8,4 @@ export { notifyPetitionSigners } from './signer-notifications.ts';
 export { mediaProcessing, mediaProcessingWorkflowId } from './media-processing.ts';
 export { inviteDecisionMakers, decisionMakerInvitationWorkflowId } from './decision-maker-invitations.ts';
 export { responseTokenExpiry, responseTokenWorkflowId, respondedSignal } from './response-token.ts';
+export { refreshPetitionRankings } from './refresh-petition-rankings.ts';

@@ -1,10 +1,11 @@
-// Deletes stored Idempotency-Key answers once their 24 hours are over. Started by the Temporal
+// Deletes stored Idempotency-Key answers once their 24 hours are over, and rate-limit buckets
+// nobody has used for an hour. Started by the Temporal
 // Schedule `purge-idempotency-keys` (worker/schedules.ts) every hour; each run deletes in bounded
 // batches through an activity so no single statement holds locks for long.
-import { proxyActivities, log } from '@temporalio/workflow';
+import { proxyActivities, log, patched } from '@temporalio/workflow';
 import type { MaintenanceActivities } from '../activities/maintenance.ts';
 
-const { deleteExpiredIdempotencyKeys } = proxyActivities<MaintenanceActivities>({
+const { deleteExpiredIdempotencyKeys, deleteIdleRateLimitBuckets } = proxyActivities<MaintenanceActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', maximumAttempts: 5 },
 });
@@ -24,6 +25,8 @@ export async function purgeIdempotencyKeys(): Promise<PurgeResult> {
     batches += 1;
     if (count < PURGE_BATCH_SIZE) break;
   }
+  // Added after the first release: `patched` keeps runs recorded before it replayable.
+  if (patched('purge-idle-rate-limit-buckets')) await deleteIdleRateLimitBuckets();
   log.info('purged expired idempotency keys', { deleted, batches });
   return { deleted, batches };
 }

@@ -10,8 +10,7 @@ import { sendData } from '../http/context.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { hashPortalToken, looksLikePortalToken } from './portal-tokens.ts';
-import { insertResponse } from './queries.ts';
-import type { DecisionMakerDependencies } from './ownership.ts';
+import { insertResponse, type DecisionMakerDependencies } from './queries.ts';
 import { PortalContextEnvelope, PortalParams, PortalResponseCreate, ResponseEnvelope, summarize, toResponse } from './schemas.ts';
 
 const PortalRow = z.object({

@@ -1,7 +1,13 @@
-// SQL for decision makers, their portal tokens and their responses.
-import type { CommonQueryMethods } from 'slonik';
+// SQL for decision makers, their portal tokens and their responses, and the creator-only check
+// every decision-maker route makes.
+import type { Client } from '@temporalio/client';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import type { RallyContext } from '../http/context.ts';
+import { assertThat } from '../http/problem.ts';
+
+export type DecisionMakerDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; publicUrl: string };
 
 export const DecisionMakerRow = z.object({
   id: z.string().uuid(),
@@ -47,6 +53,14 @@ export function petitionOwnership(db: CommonQueryMethods, petitionId: string, op
     SELECT creator_id, status FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL
     ${options.lock ? sql.fragment`FOR SHARE` : sql.fragment``}
   `);
+}
+
+/** The petition's creator only; 404 when there is no such petition, 403 for anyone else. */
+export async function assertCreator(db: CommonQueryMethods, ctx: RallyContext, petitionId: string, options: { lock?: boolean } = {}) {
+  const petition = await petitionOwnership(db, petitionId, options);
+  assertThat(petition, 'not-found', `There is no petition ${petitionId}.`);
+  assertThat(petition.creator_id === ctx.state.principal!.userId, 'forbidden', 'Only the creator of this petition may do this.', { code: 'not_owner' });
+  return petition;
 }
 
 export function listDecisionMakers(db: CommonQueryMethods, petitionId: string) {

@@ -8,8 +8,7 @@ import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertCanRead } from '../petitions/access.ts';
 import { findPetitionById } from '../petitions/queries.ts';
-import { findResponse, listResponses, markResponsePublished } from './queries.ts';
-import { assertCreator, type DecisionMakerDependencies } from './ownership.ts';
+import { assertCreator, findResponse, listResponses, markResponsePublished, type DecisionMakerDependencies } from './queries.ts';
 import { PetitionParams, ResponseEnvelope, ResponseList, ResponseListQuery, ResponseParams, toResponse } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));

@@ -11,8 +11,7 @@ import { sendData, sendList } from '../http/context.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { createPortalRoutes } from './portal-routes.ts';
-import { assertCreator, type DecisionMakerDependencies } from './ownership.ts';
-import { countDecisionMakers, deleteDecisionMaker, insertDecisionMaker, listDecisionMakers } from './queries.ts';
+import { assertCreator, countDecisionMakers, deleteDecisionMaker, insertDecisionMaker, listDecisionMakers, type DecisionMakerDependencies } from './queries.ts';
 import { createResponseRoutes } from './response-routes.ts';
 import { DecisionMakerCreate, DecisionMakerEnvelope, DecisionMakerList, DecisionMakerParams, PetitionParams, toDecisionMaker } from './schemas.ts';
 

@@ -9,9 +9,8 @@ import { assertThat, RallyError } from '../http/problem.ts';
 import type { MediaDependencies } from './confirm.ts';
 import { findMediaForUpload, markUploaded } from './queries.ts';
 import { UploadParams, UploadQuery, UploadReceipt, VariantFileParams } from './schemas.ts';
-import { localPath, receiveUpload, UploadTooLargeError } from './storage/local-storage.ts';
+import { checkUploadSignature, localPath, receiveUpload, UploadTooLargeError } from './storage/local-storage.ts';
 import { originalKey } from './storage/media-storage.ts';
-import { checkUploadSignature } from './storage/upload-signature.ts';
 
 export function createLocalMediaRoutes(deps: MediaDependencies & { signingKey: string }): AnyRouteSpec[] {
   const alreadyConfirmed = () => new RallyError('conflict', 'This upload is already confirmed; it cannot be replaced.', { code: 'media_already_confirmed' });

@@ -127,9 +127,13 @@ describe('decision makers and the response portal', function () {
     const petition = await publishedPetition(api.baseUrl, token, { decisionMakers: [{ ...mayor, email }] });
     const link = portalLink(await mail.waitFor(email, /asks for your response/));
     const [person] = await decisionMakers(petition.id);
+    const tokenId = await testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE decision_maker_id = ${person.id}`);
     expect((await call(`/v1/petitions/${petition.id}/decision-makers/${person.id}`, { method: 'DELETE' })).status).to.equal(204);
     expect((await portal(link)).status).to.equal(404);
     expect(await decisionMakers(petition.id)).to.deep.equal([]);
+    // Its expiry workflow has nothing left to wait for.
+    const expiry = testEnvironment().temporal.client.workflow.getHandle(responseTokenWorkflowId(tokenId));
+    await eventually(async () => ((await expiry.describe()).status.name === 'CANCELLED' ? true : undefined), 10_000, 'the expiry workflow to be cancelled');
   });
 
   it('keeps the decision makers to the creator: 403 for others, 404 for no petition', async () => {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { z } from 'zod';
 import { loadConfig } from '../../api/config.ts';
-import { signUpload } from '../../api/media/storage/upload-signature.ts';
+import { signUpload } from '../../api/media/storage/local-storage.ts';
 import { sql } from '../../db/sql.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { eventually } from '../support/events.ts';

@@ -1,15 +1,36 @@
 // MediaStorage in a local folder (RALLY_MEDIA_DIR, default .data/media), for one-machine setups and
-// tests. Upload URLs point at Rally's own PUT /v1/media/uploads/{id} (api/media/upload-route.ts);
+// tests. Upload URLs point at Rally's own PUT /v1/media/uploads/{id} (api/media/local-routes.ts);
 // variants are served by GET /v1/media/{id}/{variant}.webp. Writes go to a temporary file first and
 // are renamed into place, so a reader never sees half a file.
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { MediaStorage } from './media-storage.ts';
-import { signUpload } from './upload-signature.ts';
+
+// Upload URLs that point at Rally itself carry their own proof: an expiry and an HMAC-SHA256 of the
+// media id and that expiry, keyed with RALLY_MEDIA_SIGNING_KEY. Changing either breaks the signature;
+// nothing about the URL is stored.
+function sign(signingKey: string, mediaId: string, expires: number): string {
+  return createHmac('sha256', signingKey).update(`PUT ${mediaId} ${expires}`).digest('base64url');
+}
+
+export function signUpload(signingKey: string, mediaId: string, expiresAt: Date): { expires: number; signature: string } {
+  const expires = Math.floor(expiresAt.getTime() / 1000);
+  return { expires, signature: sign(signingKey, mediaId, expires) };
+}
+
+export type UploadSignatureCheck = 'valid' | 'invalid' | 'expired';
+
+/** The signature is checked before the expiry, so a forged URL never learns whether it is expired. */
+export function checkUploadSignature(signingKey: string, mediaId: string, expires: number, signature: string, now = Date.now()): UploadSignatureCheck {
+  const expected = Buffer.from(sign(signingKey, mediaId, expires));
+  const presented = Buffer.from(signature);
+  if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) return 'invalid';
+  return expires * 1000 <= now ? 'expired' : 'valid';
+}
 
 export type LocalStorageOptions = { dir: string; publicUrl: string; signingKey: string };
 

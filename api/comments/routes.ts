@@ -1,0 +1,113 @@
+// /v1/petitions/{id}/comments (threaded list, post a comment or reply) and /v1/comments/{id} (read,
+// edit, delete). Who may read or comment follows who may read the petition; only the author edits
+// or deletes. Comments raise no webhook events; a reply notifies the parent comment's author in-app.
+import { Type } from '@sinclair/typebox';
+import type { DatabasePool } from 'slonik';
+import { sendData, sendList } from '../http/context.ts';
+import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { assertThat, fieldError, RallyError } from '../http/problem.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { notifyCommentReply } from '../notifications/create.ts';
+import { assertCanRead } from '../petitions/access.ts';
+import { findPetitionById } from '../petitions/queries.ts';
+import { countReplyOnParent, findComment, insertComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from './queries.ts';
+import { CommentCreate, CommentEnvelope, CommentList, CommentListQuery, CommentParams, CommentUpdate, PetitionParams } from './schemas.ts';
+
+const Uuid = Type.String({ format: 'uuid' });
+const Timestamp = Type.String({ format: 'date-time' });
+const recentCursor = createCursorCodec(Type.Tuple([Timestamp, Uuid]));
+const popularCursor = createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0 }), Timestamp, Uuid]));
+
+function assertAuthor(comment: CommentRow, callerId: string): void {
+  if (comment.user_id !== callerId) throw new RallyError('forbidden', 'Only the author of this comment may do this.', { code: 'not_author' });
+}
+
+export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
+  const { db } = deps;
+  const tag = 'Comments';
+
+  /** Not deleted, and hidden only to its author. */
+  async function existingComment(id: string, viewerId: string | undefined) {
+    const comment = await findComment(db, id);
+    assertThat(comment && (!comment.is_hidden || comment.user_id === viewerId), 'not-found', 'There is no such comment.');
+    return comment;
+  }
+
+  return [
+    defineRoute({
+      method: 'get', path: '/v1/petitions/:id/comments', operationId: 'listComments', tag, auth: 'optional', permission: 'read',
+      summary: 'Top-level comments with all their replies (oldest first); hidden comments left out',
+      params: PetitionParams, query: CommentListQuery,
+      responses: { 200: { description: 'A page of threads', schema: CommentList } },
+      async handler(ctx, { params, query }) {
+        assertCanRead(await findPetitionById(db, params.id), ctx.state.principal?.userId);
+        const rows =
+          query.sort === 'popular'
+            ? await listTopLevelComments(db, params.id, { sort: 'popular', after: popularCursor.decode(query.cursor) }, query.limit)
+            : await listTopLevelComments(db, params.id, { sort: 'recent', after: recentCursor.decode(query.cursor) }, query.limit);
+        const { page, pagination } = paginate(rows, query.limit, (row) =>
+          query.sort === 'popular' ? popularCursor.encode([row.reply_count, row.position_at, row.id]) : recentCursor.encode([row.position_at, row.id]),
+        );
+        sendList(ctx, await withReplies(db, page), pagination);
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/v1/petitions/:id/comments', operationId: 'createComment', tag, auth: 'required', permission: 'write',
+      summary: 'Comment on a petition, or reply to a comment on it with parent_id',
+      params: PetitionParams, body: CommentCreate,
+      responses: { 201: { description: 'The comment', schema: CommentEnvelope }, 422: { description: 'Invalid body, or parent_id is not a comment on this petition' } },
+      async handler(ctx, { params, body }) {
+        const userId = ctx.state.principal!.userId;
+        assertCanRead(await findPetitionById(db, params.id), userId);
+        const parentId = body.parent_id ?? null;
+        const comment = await db.transaction(async (tx) => {
+          if (parentId && !(await countReplyOnParent(tx, parentId, params.id))) {
+            throw fieldError('parent_id', 'unknown_parent', 'must be a comment on this petition');
+          }
+          const created = await insertComment(tx, { petitionId: params.id, userId, parentId, body: body.body });
+          if (parentId) {
+            await notifyCommentReply(tx, { id: created.id, parentId, petitionId: params.id, authorId: userId, authorName: created.author.display_name, body: body.body });
+          }
+          return created;
+        });
+        ctx.set('Location', `/v1/comments/${comment.id}`);
+        sendData(ctx, (await withReplies(db, [comment]))[0], 201);
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/v1/comments/:id', operationId: 'getComment', tag, auth: 'optional', permission: 'read',
+      summary: 'A comment with its replies', params: CommentParams,
+      responses: { 200: { description: 'The comment', schema: CommentEnvelope } },
+      async handler(ctx, { params }) {
+        const viewerId = ctx.state.principal?.userId;
+        const comment = await existingComment(params.id, viewerId);
+        assertCanRead(await findPetitionById(db, comment.petition_id), viewerId);
+        sendData(ctx, (await withReplies(db, [comment]))[0]);
+      },
+    }),
+    defineRoute({
+      method: 'patch', path: '/v1/comments/:id', operationId: 'updateComment', tag, auth: 'required', permission: 'write',
+      summary: 'Edit your comment', params: CommentParams, body: CommentUpdate,
+      responses: { 200: { description: 'The comment', schema: CommentEnvelope }, 403: { description: 'Not your comment' } },
+      async handler(ctx, { params, body }) {
+        const userId = ctx.state.principal!.userId;
+        // No petition check: authors keep control of their words even on a petition they can no longer read.
+        assertAuthor(await existingComment(params.id, userId), userId);
+        assertThat(await updateCommentBody(db, params.id, body.body), 'not-found', 'There is no such comment.');
+        sendData(ctx, (await withReplies(db, [(await findComment(db, params.id))!]))[0]);
+      },
+    }),
+    defineRoute({
+      method: 'delete', path: '/v1/comments/:id', operationId: 'deleteComment', tag, auth: 'required', permission: 'destroy',
+      summary: 'Delete your comment (soft: while it has replies it stays in its thread as [deleted])', params: CommentParams,
+      responses: { 204: { description: 'Deleted' }, 403: { description: 'Not your comment' } },
+      async handler(ctx, { params }) {
+        const userId = ctx.state.principal!.userId;
+        assertAuthor(await existingComment(params.id, userId), userId);
+        const deleted = await db.transaction((tx) => softDeleteComment(tx, params.id));
+        assertThat(deleted, 'not-found', 'There is no such comment.');
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

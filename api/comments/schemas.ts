@@ -1,0 +1,73 @@
+// Shapes of comments on the wire: the spec's Comment, plus the author's public name (null once the
+// comment is deleted), is_deleted and reply_count, which a client needs to render a thread.
+import { Type, type Static } from '@sinclair/typebox';
+import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
+import type { CommentRow } from './queries.ts';
+
+const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+
+/** What a deleted comment that still has replies shows in place of its body. */
+export const DELETED_BODY = '[deleted]';
+
+const CommentBody = Type.String({ minLength: 1, maxLength: 2000 });
+
+export const CommentCreate = Type.Object(
+  {
+    body: CommentBody,
+    parent_id: Type.Optional(Type.String({ format: 'uuid', description: 'The comment this one replies to; a comment on the same petition.' })),
+  },
+  { additionalProperties: false },
+);
+export type CommentCreate = Static<typeof CommentCreate>;
+
+export const CommentUpdate = Type.Object({ body: CommentBody }, { additionalProperties: false });
+
+export const CommentListQuery = Type.Object(
+  {
+    sort: Type.Union([Type.Literal('recent'), Type.Literal('popular')], { default: 'recent', description: 'popular: most replies first, then newest.' }),
+    cursor: Type.Optional(CursorQuery),
+    limit: LimitQuery(),
+  },
+  { additionalProperties: false },
+);
+export type CommentListQuery = Static<typeof CommentListQuery>;
+
+export const CommentParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const PetitionParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+const Author = Type.Object({ id: Type.String({ format: 'uuid' }), display_name: Type.String(), slug: Type.String(), avatar_url: Type.Union([Type.String(), Type.Null()]) });
+
+export const Comment = Type.Recursive(
+  (Self) =>
+    Type.Object({
+      id: Type.String({ format: 'uuid' }),
+      petition_id: Type.String({ format: 'uuid' }),
+      user_id: Type.String({ format: 'uuid' }),
+      parent_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+      body: Type.String({ description: `"${DELETED_BODY}" for a deleted comment kept because it has replies.` }),
+      is_hidden: Type.Boolean(),
+      is_deleted: Type.Boolean(),
+      reply_count: Type.Integer({ description: 'Direct replies that are not deleted.' }),
+      author: Type.Union([Author, Type.Null()]),
+      created_at: Type.String({ format: 'date-time' }),
+      updated_at: Type.String({ format: 'date-time' }),
+      replies: Type.Array(Self, { description: 'Oldest first.' }),
+    }),
+  { $id: 'Comment' },
+);
+
+export const CommentEnvelope = Type.Object({ data: Comment, meta: Meta });
+export const CommentList = Type.Object({ data: Type.Array(Comment), pagination: PaginationSchema, meta: Meta });
+
+export type CommentView = {
+  id: string; petition_id: string; user_id: string; parent_id: string | null; body: string; is_hidden: boolean; is_deleted: boolean;
+  reply_count: number; author: CommentRow['author'] | null; created_at: string; updated_at: string; replies: CommentView[];
+};
+
+export function toComment(row: CommentRow, replies: CommentView[]): CommentView {
+  return {
+    id: row.id, petition_id: row.petition_id, user_id: row.user_id, parent_id: row.parent_id,
+    body: row.is_deleted ? DELETED_BODY : row.body, is_hidden: row.is_hidden, is_deleted: row.is_deleted, reply_count: row.reply_count,
+    author: row.is_deleted ? null : row.author, created_at: row.created_at, updated_at: row.updated_at, replies,
+  };
+}

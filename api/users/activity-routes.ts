@@ -1,0 +1,96 @@
+// What a user did in public: GET /v1/users/{slug}/petitions (deprecated for GET /v1/petitions?creatorId=,
+// to be removed in v2.0) and GET /v1/users/{slug}/signatures. Both show only what anyone could
+// already see elsewhere: public, published petitions, and signatures that are neither anonymous nor
+// on a petition whose signature list is private.
+import { Type } from '@sinclair/typebox';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { sendList, type RallyContext } from '../http/context.ts';
+import { createCursorCodec, CursorQuery, LimitQuery, PaginationSchema, paginate } from '../http/pagination.ts';
+import { assertThat } from '../http/problem.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { listPetitions, positionOf } from '../petitions/listing.ts';
+import { toPetitionSummary } from '../petitions/presenter.ts';
+import { PetitionList } from '../petitions/schemas.ts';
+import { findUserBySlug } from './queries.ts';
+import { SlugParams } from './schemas.ts';
+
+/** RFC 8594: the date after which the deprecated listing may stop answering. */
+const PETITIONS_LISTING_SUNSET = 'Fri, 01 Jan 2027 00:00:00 GMT';
+
+const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+const ActivityQuery = Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
+
+const UserSignature = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  petition: Type.Object({ id: Type.String({ format: 'uuid' }), slug: Type.String(), title: Type.String(), status: Type.String() }),
+  comment: Type.Union([Type.String(), Type.Null()]),
+  display_location: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+const UserSignatureRow = z.object({
+  id: z.string(),
+  petition: z.object({ id: z.string(), slug: z.string(), title: z.string(), status: z.string() }),
+  comment: z.string().nullable(),
+  display_location: z.string().nullable(),
+  created_at: z.string(),
+  // created_at with its microseconds: the API's ISO strings keep milliseconds only, too coarse for a cursor.
+  position_at: z.string(),
+});
+
+const signatureCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+
+function listPublicSignatures(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {
+  return db.any(sql.type(UserSignatureRow)`
+    SELECT s.id, json_build_object('id', p.id, 'slug', p.slug, 'title', p.title, 'status', p.status) AS petition,
+      s.comment, s.display_location, s.created_at, to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at
+    FROM signatures s JOIN petitions p ON p.id = s.petition_id
+    WHERE s.user_id = ${userId} AND NOT s.is_anonymous
+      AND p.deleted_at IS NULL AND p.visibility = 'public' AND p.status NOT IN ('draft', 'under_review') AND p.signature_privacy = 'public'
+      ${after ? sql.fragment`AND (s.created_at, s.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql.fragment``}
+    ORDER BY s.created_at DESC, s.id DESC
+    LIMIT ${limit + 1}
+  `);
+}
+
+export function createUserActivityRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
+  const { db } = deps;
+  const userNamed = async (slug: string) => {
+    const user = await findUserBySlug(db, slug);
+    assertThat(user, 'not-found', `There is no user "${slug}".`);
+    return user;
+  };
+
+  return [
+    defineRoute({
+      method: 'get', path: '/v1/users/:slug/petitions', operationId: 'listUserPetitions', tag: 'Users', auth: 'none', deprecated: true,
+      summary: "A user's public petitions, newest first (deprecated: use GET /v1/petitions?creatorId=; removed in v2.0)",
+      params: SlugParams, query: ActivityQuery,
+      responses: { 200: { description: 'A page of petitions; Deprecation, Sunset and a successor Link header come with it', schema: PetitionList } },
+      async handler(ctx: RallyContext, { params, query }) {
+        const user = await userNamed(params.slug);
+        ctx.set('Deprecation', 'true');
+        ctx.set('Sunset', PETITIONS_LISTING_SUNSET);
+        ctx.set('Link', `</v1/petitions?creatorId=${user.id}>; rel="successor-version"`);
+        // No caller id: even the user themselves sees only the public list here.
+        const rows = await listPetitions(db, { sort: 'recent', creatorId: user.id, cursor: query.cursor, limit: query.limit }, undefined);
+        const { page, pagination } = paginate(rows, query.limit, (row) => positionOf('recent', row));
+        sendList(ctx, page.map((row) => toPetitionSummary(row, undefined)), pagination);
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/v1/users/:slug/signatures', operationId: 'listUserSignatures', tag: 'Users', auth: 'none',
+      summary: "A user's public signatures, newest first (not anonymous ones, nor those on petitions with private signature lists)",
+      params: SlugParams, query: ActivityQuery,
+      responses: { 200: { description: 'A page of signatures', schema: Type.Object({ data: Type.Array(UserSignature), pagination: PaginationSchema, meta: Meta }) } },
+      async handler(ctx, { params, query }) {
+        const user = await userNamed(params.slug);
+        const rows = await listPublicSignatures(db, user.id, signatureCursor.decode(query.cursor), query.limit);
+        const { page, pagination } = paginate(rows, query.limit, (row) => signatureCursor.encode([row.position_at, row.id]));
+        sendList(ctx, page.map(({ position_at: _position, ...signature }) => signature), pagination);
+      },
+    }),
+  ];
+}
