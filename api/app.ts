@@ -27,6 +27,7 @@ import { mountRoutes, type AnyRouteSpec, type RouteGuard } from './http/route.ts
 import type { Logger } from './logger.ts';
 import { buildOpenApiDocument } from './reference/openapi-document.ts';
 import { createReferenceRoutes } from './reference/routes.ts';
+import { createUserActivityRoutes } from './users/activity-routes.ts';
 import { createUserRoutes } from './users/routes.ts';
 import { createSignatureFeed, type SignatureFeed } from './realtime/signature-feed.ts';
 import { createCaptchaVerifier } from './signatures/recaptcha.ts';
@@ -34,7 +35,11 @@ import { createSignatureRoutes } from './signatures/routes.ts';
 import { createWebhookRoutes } from './webhooks/routes.ts';
 import { createNotificationRoutes } from './notifications/routes.ts';
 import { createAccessCodeGuard } from './petitions/access-code-guard.ts';
+import { createPetitionExportRoutes } from './petitions/export.ts';
+import { createLeaderboardRoutes } from './petitions/leaderboard.ts';
 import { createPetitionRoutes } from './petitions/routes.ts';
+import { createCommentRoutes } from './comments/routes.ts';
+import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
@@ -82,6 +87,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
   const feed = await createSignatureFeed({ db, notifications, log: deps.log });
   const signLimiter = createRateLimiter({ db, rps: config.rateLimit.signPerHour / 3600, burst: config.rateLimit.signPerHour, log: deps.log });
+  // The spec's petition export limit: 10 per minute per user.
+  const exportLimiter = createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log });
   const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
 
   let document: Record<string, unknown> | undefined;
@@ -93,12 +100,18 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
       refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
     }),
+    ...createUserActivityRoutes({ db }),
     ...createUserRoutes({ db }),
     ...createApiKeyRoutes(rotation),
     ...createWebhookRoutes({ db, config }),
     ...createNotificationRoutes({ db }),
     ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
     ...createSignatureRoutes({ db, signLimiter, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed }),
+    ...createCommentRoutes({ db }),
+    ...createPetitionUpdateRoutes({ db }),
+    // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
+    ...createLeaderboardRoutes({ db }),
+    ...createPetitionExportRoutes({ db, exportLimiter }),
     ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }) }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
@@ -126,6 +139,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     async stop() {
       limiter?.stop();
       signLimiter.stop();
+      exportLimiter.stop();
       await feed.stop();
     },
   };

@@ -1,11 +1,12 @@
 // `npm start`: the whole service on one machine. Resolves PostgreSQL (DATABASE_URL, or an embedded
 // server under .data/postgres), creates the database and migrates it, resolves Temporal
-// (TEMPORAL_ADDRESS, or a dev server whose state survives restarts), then runs the worker and the API.
-// Ctrl-C stops them in reverse order: API first (it drains), worker, Temporal, PostgreSQL.
+// (TEMPORAL_ADDRESS, or a dev server whose state survives restarts), then runs the identity provider
+// (unless OIDC_ISSUER is set), the worker and the API. Ctrl-C stops them in reverse order: API first
+// (it drains), worker, identity provider, Temporal, PostgreSQL.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
-import { loadConfigOrExit } from '../api/config.ts';
+import { embeddedIssuer, loadConfigOrExit } from '../api/config.ts';
 import type { Config } from '../api/config.ts';
 import { describeExit, spawnPrefixed, stopChild } from './lib/child-process.ts';
 import type { PrefixedChild } from './lib/child-process.ts';
@@ -135,8 +136,10 @@ async function resolveTemporal(config: Config, settings: TemporalSettings, env: 
   return { address: server.address, namespace, taskQueue, uiUrl: server.uiUrl };
 }
 
-function startServiceProcess(name: 'api' | 'worker', env: Env, graceMs: number): void {
-  const child = spawnPrefixed({ name, command: process.execPath, args: [`${name}/main.ts`], cwd: REPOSITORY_ROOT, env });
+const ENTRY_POINTS = { api: 'api/main.ts', worker: 'worker/main.ts', identity: 'api/identity-provider/main.ts' } as const;
+
+function startServiceProcess(name: keyof typeof ENTRY_POINTS, env: Env, graceMs: number): void {
+  const child = spawnPrefixed({ name, command: process.execPath, args: [ENTRY_POINTS[name]], cwd: REPOSITORY_ROOT, env });
   superviseChild(child, graceMs);
 }
 
@@ -159,6 +162,7 @@ function printSummary(config: Config, temporal: TemporalTarget, databaseUrl: str
     '',
     `  API            ${config.publicUrl}  (port ${config.port})`,
     `  API reference  ${config.publicUrl}/docs`,
+    `  Identity       ${config.identity.issuer ?? `embedded provider at ${embeddedIssuer(config)}`}`,
     `  Temporal       ${temporal.address}, namespace ${temporal.namespace}, task queue ${temporal.taskQueue}`,
     ...(temporal.uiUrl ? [`  Temporal UI    ${temporal.uiUrl}`] : []),
     `  Database       ${redactDatabaseUrl(databaseUrl)}`,
@@ -183,6 +187,8 @@ async function main(env: Env): Promise<void> {
     TEMPORAL_NAMESPACE: temporal.namespace,
     RALLY_TASK_QUEUE: temporal.taskQueue,
   };
+  // The embedded OpenID Connect provider, unless an external one is configured (OIDC_ISSUER).
+  if (!config.identity.issuer) startServiceProcess('identity', serviceEnv, API_STOP_GRACE_MS);
   startServiceProcess('worker', serviceEnv, WORKER_STOP_GRACE_MS);
   startServiceProcess('api', serviceEnv, API_STOP_GRACE_MS);
   if (await waitForApi(config.port)) printSummary(config, temporal, databaseUrl);

@@ -37,24 +37,23 @@ export const PetitionParams = Type.Object({ id: Type.String({ format: 'uuid' }) 
 
 const Author = Type.Object({ id: Type.String({ format: 'uuid' }), display_name: Type.String(), slug: Type.String(), avatar_url: Type.Union([Type.String(), Type.Null()]) });
 
-export const Comment = Type.Recursive(
-  (Self) =>
-    Type.Object({
-      id: Type.String({ format: 'uuid' }),
-      petition_id: Type.String({ format: 'uuid' }),
-      user_id: Type.String({ format: 'uuid' }),
-      parent_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-      body: Type.String({ description: `"${DELETED_BODY}" for a deleted comment kept because it has replies.` }),
-      is_hidden: Type.Boolean(),
-      is_deleted: Type.Boolean(),
-      reply_count: Type.Integer({ description: 'Direct replies that are not deleted.' }),
-      author: Type.Union([Author, Type.Null()]),
-      created_at: Type.String({ format: 'date-time' }),
-      updated_at: Type.String({ format: 'date-time' }),
-      replies: Type.Array(Self, { description: 'Oldest first.' }),
-    }),
-  { $id: 'Comment' },
-);
+const commentFields = {
+  id: Type.String({ format: 'uuid' }),
+  petition_id: Type.String({ format: 'uuid' }),
+  user_id: Type.String({ format: 'uuid' }),
+  parent_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  body: Type.String({ description: `"${DELETED_BODY}" for a deleted comment kept because it has replies.` }),
+  is_hidden: Type.Boolean(),
+  is_deleted: Type.Boolean(),
+  reply_count: Type.Integer({ description: 'Direct replies that are not deleted.' }),
+  author: Type.Union([Author, Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+};
+// Written out two levels deep rather than as a recursive schema: the API reference inlines every
+// schema, and a recursive one would repeat its $id there.
+const Reply = Type.Object({ ...commentFields, replies: Type.Array(Type.Unknown(), { description: 'Replies to this reply, in the same shape, oldest first.' }) });
+export const Comment = Type.Object({ ...commentFields, replies: Type.Array(Reply, { description: 'Oldest first.' }) });
 
 export const CommentEnvelope = Type.Object({ data: Comment, meta: Meta });
 export const CommentList = Type.Object({ data: Type.Array(Comment), pagination: PaginationSchema, meta: Meta });

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { sendList, type RallyContext } from '../http/context.ts';
+import { sendList } from '../http/context.ts';
 import { createCursorCodec, CursorQuery, LimitQuery, PaginationSchema, paginate } from '../http/pagination.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
@@ -69,7 +69,7 @@ export function createUserActivityRoutes(deps: { db: DatabasePool }): AnyRouteSp
       summary: "A user's public petitions, newest first (deprecated: use GET /v1/petitions?creatorId=; removed in v2.0)",
       params: SlugParams, query: ActivityQuery,
       responses: { 200: { description: 'A page of petitions; Deprecation, Sunset and a successor Link header come with it', schema: PetitionList } },
-      async handler(ctx: RallyContext, { params, query }) {
+      async handler(ctx, { params, query }) {
         const user = await userNamed(params.slug);
         ctx.set('Deprecation', 'true');
         ctx.set('Sunset', PETITIONS_LISTING_SUNSET);
