@@ -1,5 +1,6 @@
 // Builds the OpenAPI 3.1 document from the same route declarations that drive validation.
 import type { TSchema } from '@sinclair/typebox';
+import { SCOPE_DESCRIPTIONS, SCOPE_PERMISSIONS } from '../auth/scopes.ts';
 import { PROBLEM_TYPES } from '../http/problem.ts';
 import { openApiPath, type AnyRouteSpec } from '../http/route.ts';
 
@@ -99,6 +100,10 @@ export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUr
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Deprecated: send the key as a Bearer token.' },
         },
       },
+      // The API key scope table: which route permissions (x-rally-permission) each scope grants.
+      'x-rally-api-key-scopes': Object.fromEntries(
+        Object.entries(SCOPE_PERMISSIONS).map(([scope, permissions]) => [scope, { permissions, description: SCOPE_DESCRIPTIONS[scope as keyof typeof SCOPE_DESCRIPTIONS] }]),
+      ),
       'x-problem-types': Object.fromEntries(Object.entries(PROBLEM_TYPES).map(([slug, type]) => [slug, { status: type.status, title: type.title }])),
     }),
   ) as Record<string, unknown>;

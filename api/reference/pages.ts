@@ -52,11 +52,18 @@ export function renderDocsPage(document: Record<string, unknown>): string {
   }
   const info = document.info as { title: string; version: string; description: string };
   const sections = [...byTag.entries()].map(([tag, operations]) => `<h2 id="${escapeHtml(tag)}">${escapeHtml(tag)}</h2>${operations.join('')}`).join('');
+  const scopes = Object.entries(document['x-rally-api-key-scopes'] as Record<string, { permissions: string[]; description: string }>)
+    .map(([scope, entry]) => `<tr><td><code>${escapeHtml(scope)}</code></td><td>${entry.permissions.map(escapeHtml).join(', ')}</td><td>${escapeHtml(entry.description)}</td></tr>`)
+    .join('');
   const toc = [...byTag.keys()].map((tag) => `<a href="#${escapeHtml(tag)}">${escapeHtml(tag)}</a>`).join(' · ');
   return page(
     `${info.title} reference`,
     `<h1>${escapeHtml(info.title)} <small>${escapeHtml(info.version)}</small></h1><p>${escapeHtml(info.description)}</p>
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a>. Errors are RFC 7807 problems; each <code>type</code> links to its explanation under <a href="/problems/not-found">/problems/</a>.</p>
+<h2 id="authentication">Authentication and API key scopes</h2>
+<p>Send <code>Authorization: Bearer &lt;access token or API key&gt;</code> (<code>X-API-Key</code> still works, deprecated). Each route below names the permission it needs; an API key grants:</p>
+<table><tr><th>scope</th><th>permissions</th><th></th></tr>${scopes}</table>
+<p>The <code>admin</code> permission also needs the key's owner to be an administrator.</p>
 <p>${toc}</p>${sections}`,
   );
 }

@@ -34,15 +34,19 @@ const SignOutcome = z.object({
 
 export type SignResult = { id: string; petition_id: string; user_id: string; is_anonymous: boolean; signature_count: number; milestone_reached: boolean; created_at: string };
 
-export async function signPetition(db: DatabasePool, input: SignatureInput): Promise<SignResult> {
+/**
+ * The signing statement itself (signature, counter shard, outbox event; one round trip). Exported so
+ * that `npm run bench` can drive exactly this SQL directly as the raw reference for the API's rate.
+ */
+export function signStatement(input: SignatureInput, shard: number = randomInt(COUNTER_SHARDS)) {
   const { place } = input;
-  const outcome = await db.one(sql.type(SignOutcome)`
+  return sql.type(SignOutcome)`
     WITH input AS (
       -- Every parameter once, typed: PostgreSQL cannot infer types through the CTEs below.
       SELECT ${input.petitionId}::uuid AS petition_id, ${input.userId}::uuid AS user_id, ${input.comment}::text AS comment,
         ${input.isAnonymous}::boolean AS is_anonymous, ${input.displayLocation}::text AS display_location, ${place.city}::text AS city,
         ${place.region}::text AS region, ${place.country}::text AS country, ${place.latitude}::float8 AS latitude,
-        ${place.longitude}::float8 AS longitude, ${input.referrerSlug}::text AS referrer_slug, ${randomInt(COUNTER_SHARDS)}::smallint AS shard,
+        ${place.longitude}::float8 AS longitude, ${input.referrerSlug}::text AS referrer_slug, ${shard}::smallint AS shard,
         ${input.actor.type}::text AS actor_type, ${input.actor.id}::text AS actor_id
     ), petition AS (
       SELECT p.id, p.status, p.signature_goal FROM petitions p, input WHERE p.id = input.petition_id AND p.deleted_at IS NULL
@@ -70,7 +74,11 @@ export async function signPetition(db: DatabasePool, input: SignatureInput): Pro
     SELECT (SELECT status FROM petition) AS status, (SELECT signature_goal FROM petition) AS signature_goal,
       (SELECT id FROM signed) AS signature_id, (SELECT created_at FROM signed) AS created_at,
       (COALESCE((SELECT sum(sc.count) FROM signature_counters sc, input WHERE sc.petition_id = input.petition_id), 0) + (SELECT count(*) FROM signed))::bigint AS signature_count
-  `);
+  `;
+}
+
+export async function signPetition(db: DatabasePool, input: SignatureInput): Promise<SignResult> {
+  const outcome = await db.one(signStatement(input));
 
   if (outcome.status === null) throw new RallyError('not-found', 'There is no such petition.');
   if (outcome.status !== 'active') {

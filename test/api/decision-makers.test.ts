@@ -45,7 +45,12 @@ describe('decision makers and the response portal', function () {
     const invitation = await mail.waitFor(email, /asks for your response/);
     const link = portalLink(invitation);
     expect(invitation.text).to.include(petition.title);
-    expect((await decisionMakers(petition.id))[0]).to.include({ email, delivery_status: 'sent' });
+    // The delivery is recorded just after the mail server accepted the message.
+    const [invited] = await eventually(async () => {
+      const listed = await decisionMakers(petition.id);
+      return listed[0].delivery_status === 'sent' ? listed : undefined;
+    }, 10_000, 'the delivery to be recorded');
+    expect(invited).to.include({ email, delivery_status: 'sent' });
 
     const opened = await portal(link);
     expect(opened.status).to.equal(200);

@@ -37,6 +37,7 @@ describe('API reference', function () {
       expect(response.headers.get('content-type')).to.match(/^text\/html/);
       const html = await response.text();
       expect(html).to.include('/openapi.json').and.include('/health');
+      expect(html).to.include('API key scopes').and.include('read_write');
     });
   });
 });

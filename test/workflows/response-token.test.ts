@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { responseTokenWorkflowId } from '../../workflows/index.ts';
 import { testEnvironment } from '../support/environment.ts';
+import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login } from '../support/identity.ts';
 import { publishedPetition } from '../support/petitions.ts';
@@ -36,11 +37,13 @@ describe('response-token workflow', function () {
     const petition = await publishedPetition(api.baseUrl, token, { decisionMakers: [{ name: 'Sam Minister', title: 'Minister of Transport', email }] });
     const link = portalLink(await mail.waitFor(email, /asks for your response/)).replace(PUBLIC_URL, api.baseUrl);
 
+    const tokenId = await testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE petition_id = ${petition.id}`);
+    const handle = testEnvironment().temporal.client.workflow.getHandle(responseTokenWorkflowId(tokenId));
+    // Killed once the token's timer runs on the server, the worker misses the deadline's moment.
+    await eventually(() => handle.describe().then(() => true, () => undefined), 10_000, 'the expiry workflow to start');
     await worker.stop('SIGKILL');
     worker = await startWorker(env);
 
-    const tokenId = await testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE petition_id = ${petition.id}`);
-    const handle = testEnvironment().temporal.client.workflow.getHandle(responseTokenWorkflowId(tokenId));
     expect(await handle.result()).to.deep.equal({ tokenId, outcome: 'expired', reminded: true });
     await captureHistory('response-token-expired', handle);
 

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import WebSocket from 'ws';
+import { bearer, createTestUser, createTokenUsers, login } from '../support/identity.ts';
+import { publishedPetition } from '../support/petitions.ts';
+import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
+import { uniqueTaskQueue } from '../support/workflows.ts';
+
+type Message = { type: string; petition_id?: string; signature_count?: number; message?: string };
+
+/** A WebSocket client that collects what it receives and can wait for a message. */
+async function connect(baseUrl: string) {
+  const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/v1/realtime`);
+  const received: Message[] = [];
+  socket.on('message', (data) => received.push(JSON.parse(String(data)) as Message));
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const waitFor = async (predicate: (message: Message) => boolean, timeoutMs = 5_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const found = received.find(predicate);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(received)}`);
+  };
+  return { socket, received, waitFor, send: (message: unknown) => socket.send(typeof message === 'string' ? message : JSON.stringify(message)) };
+}
+
+describe('GET /v1/realtime (WebSocket)', function () {
+  this.timeout(60_000);
+  let first: RunningApi;
+  let second: RunningApi;
+  let worker: RallyProcess;
+  let token: string;
+  const taskQueue = uniqueTaskQueue('realtime');
+
+  before(async () => {
+    [first, second, worker] = await Promise.all([startApi({ RALLY_TASK_QUEUE: taskQueue }), startApi({ RALLY_TASK_QUEUE: taskQueue }), startWorker({ RALLY_TASK_QUEUE: taskQueue })]);
+    token = (await login(first.baseUrl, await createTestUser())).accessToken;
+  });
+  after(async () => {
+    await Promise.all([first.stop(), second.stop(), worker.stop()]);
+  });
+
+  it('streams each signature with the new count, across API processes', async () => {
+    const petition = await publishedPetition(first.baseUrl, token);
+    const client = await connect(second.baseUrl);
+    client.send({ type: 'subscribe', petition_id: petition.id });
+    await client.waitFor((message) => message.type === 'subscribed');
+    const signers = await createTokenUsers(2);
+    for (const signer of signers) {
+      await fetch(`${first.baseUrl}/v1/petitions/${petition.id}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signer.access_token) }, body: '{}' });
+    }
+    await client.waitFor((message) => message.type === 'signature.created' && message.signature_count === 2);
+    await fetch(`${first.baseUrl}/v1/petitions/${petition.id}/signatures/me`, { method: 'DELETE', headers: bearer(signers[0]!.access_token) });
+    const removed = await client.waitFor((message) => message.type === 'signature.removed');
+    expect(removed).to.include({ petition_id: petition.id, signature_count: 1 });
+    client.socket.close();
+  });
+
+  it('answers malformed and unknown messages with an error and keeps the connection open', async () => {
+    const client = await connect(first.baseUrl);
+    client.send('not json');
+    await client.waitFor((message) => message.type === 'error' && /JSON/.test(message.message ?? ''));
+    client.send({ type: 'dance' });
+    await client.waitFor((message) => message.type === 'error' && /Unknown message type/.test(message.message ?? ''));
+    client.send({ type: 'subscribe', petition_id: 'nope' });
+    await client.waitFor((message) => message.type === 'error' && /UUID/.test(message.message ?? ''));
+    expect(client.socket.readyState).to.equal(WebSocket.OPEN);
+    client.socket.close();
+  });
+});
