@@ -1,35 +1,61 @@
 // `npm test`: type-checks and lints, then runs the whole mocha suite against real services: the
-// PostgreSQL at DATABASE_URL (each run makes and drops its own database) and a Temporal dev server
-// started from the real CLI. Exits non-zero on any failure.
+// PostgreSQL at DATABASE_URL, else one on 127.0.0.1:5432, else an embedded one started here (each
+// run makes and drops its own database), and a Temporal dev server started from the real CLI.
+// Exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from '../api/config.ts';
+import { startEmbeddedPostgres } from './lib/embedded-postgres.ts';
 import { resolveTemporalCli } from './lib/temporal-cli.ts';
+import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = `${ROOT}node_modules/.bin/`;
 const say = (line: string) => process.stdout.write(`[test] ${line}\n`);
 
-function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
+async function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   say(label);
   const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env });
   if (result.status !== 0) {
     say(`${label}: failed`);
+    await stopEmbedded?.();
     process.exit(result.status ?? 1);
   }
 }
 
+const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function reachable(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  return client.connect().then(
+    () => client.end().then(() => true),
+    () => false,
+  );
+}
+
 const config = loadConfigOrExit();
-const databaseUrl = config.databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-if (!config.databaseUrl) say(`DATABASE_URL is not set; using the local server at ${databaseUrl}`);
+let databaseUrl = config.databaseUrl ?? LOCAL_SERVER;
+let stopEmbedded: (() => Promise<void>) | undefined;
+if (!config.databaseUrl) {
+  if (await reachable(LOCAL_SERVER)) {
+    say(`DATABASE_URL is not set; using the local server at ${LOCAL_SERVER}`);
+  } else {
+    say('DATABASE_URL is not set and nothing answers on 127.0.0.1:5432; starting an embedded PostgreSQL for the tests');
+    const embedded = await startEmbeddedPostgres({ dataDir: path.resolve(ROOT, config.dataDir, 'test-postgres'), port: 5434, database: 'postgres', log: say });
+    databaseUrl = embedded.databaseUrl;
+    stopEmbedded = embedded.stop;
+  }
+}
 
 const cliPath = await resolveTemporalCli(say);
 
-run('type-checking (tsc --noEmit)', `${BIN}tsc`, ['--noEmit', '-p', '.']);
-run('linting (eslint)', `${BIN}eslint`, ['--config', 'scripts/eslint.config.js', '.']);
-run(
+await run('type-checking (tsc --noEmit)', `${BIN}tsc`, ['--noEmit', '-p', '.']);
+await run('linting (eslint)', `${BIN}eslint`, ['--config', 'scripts/eslint.config.js', '.']);
+await run(
   'running the test suite (mocha)',
   process.execPath,
   [`${BIN}mocha`, '--require', 'test/setup.ts', '--extension', 'ts', '--recursive', '--timeout', '60000', '--exit', ...process.argv.slice(2), 'test'],
   { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_TEMPORAL_CLI: cliPath },
 );
+await stopEmbedded?.();

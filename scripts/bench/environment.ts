@@ -49,7 +49,7 @@ export function createCleanup(log: Log): Cleanup {
   };
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -115,8 +115,8 @@ async function waitForApi(apiUrl: string, exitedWith: () => string | undefined, 
   throw new Error(`the API did not answer ${apiUrl}/health within ${API_READY_TIMEOUT_MS / 1000} s`);
 }
 
-async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, log: Log): Promise<void> {
-  const api = spawnPrefixed({ name: 'api', command: process.execPath, args: ['api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
+async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, log: Log, name = 'api'): Promise<void> {
+  const api = spawnPrefixed({ name, command: process.execPath, args: ['api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
   cleanup.add('api', async () => {
     await stopChild(api, API_STOP_GRACE_MS);
   });
@@ -148,4 +148,25 @@ export async function startBenchEnvironment(
   };
   await startApi(serviceEnv, apiUrl, cleanup, log);
   return { apiUrl, databaseUrl, temporalAddress: temporal.address, serviceEnv, load: options.load, log };
+}
+
+export type ExtraApi = Readonly<{ url: string; serviceEnv: Readonly<NodeJS.ProcessEnv>; stop(): Promise<void> }>;
+
+/**
+ * A further API process beside the main one, on a free port, with the main one's environment plus
+ * `extraEnv` (for scenarios that compare configurations, e.g. the rate limiter off). The caller stops
+ * it; a crash of the bench still takes it down with the other children.
+ */
+export async function startExtraApi(environment: BenchEnvironment, extraEnv: NodeJS.ProcessEnv, name = 'api-extra'): Promise<ExtraApi> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const serviceEnv: NodeJS.ProcessEnv = { ...environment.serviceEnv, PORT: String(port), PUBLIC_URL: url, ...extraEnv };
+  const cleanup = createCleanup(environment.log);
+  try {
+    await startApi(serviceEnv, url, cleanup, environment.log, name);
+  } catch (error) {
+    await cleanup.runAll();
+    throw error;
+  }
+  return { url, serviceEnv, stop: () => cleanup.runAll() };
 }

@@ -30,6 +30,8 @@ export type LoadRequest = Readonly<{
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
+  /** Called before every request (autocannon's setupRequest), e.g. to rotate tokens, paths or bodies. */
+  setupRequest?: (request: autocannon.Request) => autocannon.Request;
 }>;
 
 const WATCHDOG_GRACE_MS = 30_000;
@@ -44,6 +46,7 @@ function runAutocannon(url: string, settings: LoadSettings, durationSec: number,
         method: request.method ?? 'GET',
         headers: request.headers,
         body: request.body,
+        requests: request.setupRequest ? [{ setupRequest: request.setupRequest }] : undefined,
         connections: settings.connections,
         pipelining: settings.pipelining,
         duration: durationSec,
