@@ -23,8 +23,17 @@ export function createResultParserInterceptor(): Interceptor {
   };
 }
 
-// Timestamps travel as ISO 8601 strings end to end (the API's wire format), not epoch numbers.
-const timestampAsIsoString = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+// Timestamps travel as ISO 8601 strings end to end (the API's wire format), not epoch numbers, and
+// keep PostgreSQL's microseconds: keyset cursors built from them must compare exactly with the rows.
+// `2026-11-25 23:54:03.285123+00` → `2026-11-25T23:54:03.285123Z` (`+05:30` offsets are kept).
+export function timestampAsIsoString(value: string | null): string | null {
+  if (value === null) return null;
+  const match = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?)(?:([+-]\d{2})(?::?(\d{2}))?)?$/.exec(value);
+  if (!match) return new Date(value).toISOString();
+  const [, date, time, hours, minutes] = match;
+  const offset = hours === undefined ? 'Z' : hours === '+00' && (minutes ?? '00') === '00' ? 'Z' : `${hours}:${minutes ?? '00'}`;
+  return `${date}T${time}${offset}`;
+}
 
 export type DatabasePoolOptions = {
   maximumPoolSize?: number;

@@ -1,16 +1,75 @@
 // /v1/petitions/{id}/updates: news the creator posts to a petition, and its list for anyone who may
 // read the petition. Posting emits update.created in the same transaction, so webhook subscribers
-// hear about exactly the updates that exist.
+// hear about exactly the updates that exist. The spec names the Updates tag without fields; these
+// are also the fields the event carries. Lists are newest first, keyset-paginated on
+// petition_updates_petition_recent_idx.
 import { Type } from '@sinclair/typebox';
-import type { DatabasePool } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { z } from 'zod';
 import { actorOf, recordEvent } from '../../db/events.ts';
+import { sql } from '../../db/sql.ts';
 import { sendData, sendList } from '../http/context.ts';
-import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { createCursorCodec, CursorQuery, LimitQuery, PaginationSchema, paginate } from '../http/pagination.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertCanRead, assertOwner } from '../petitions/access.ts';
 import { findPetitionById } from '../petitions/queries.ts';
-import { insertPetitionUpdate, listPetitionUpdates } from './queries.ts';
-import { PetitionParams, PetitionUpdateCreate, PetitionUpdateEnvelope, PetitionUpdateList, PetitionUpdateListQuery, toPetitionUpdate } from './schemas.ts';
+
+const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+
+const PetitionUpdateCreate = Type.Object(
+  { title: Type.String({ minLength: 1, maxLength: 200 }), body: Type.String({ minLength: 1, maxLength: 10000 }) },
+  { additionalProperties: false },
+);
+
+const PetitionUpdate = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  petition_id: Type.String({ format: 'uuid' }),
+  author_id: Type.String({ format: 'uuid' }),
+  title: Type.String(),
+  body: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+const PetitionUpdateEnvelope = Type.Object({ data: PetitionUpdate, meta: Meta });
+const PetitionUpdateList = Type.Object({ data: Type.Array(PetitionUpdate), pagination: PaginationSchema, meta: Meta });
+const PetitionUpdateListQuery = Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
+const PetitionParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+const PetitionUpdateRow = z.object({
+  id: z.string(),
+  petition_id: z.string(),
+  author_id: z.string(),
+  title: z.string(),
+  body: z.string(),
+  created_at: z.string(),
+  // created_at with its microseconds: the API's ISO strings keep milliseconds only, too coarse for a cursor.
+  position_at: z.string(),
+});
+
+function toPetitionUpdate(row: z.infer<typeof PetitionUpdateRow>) {
+  return { id: row.id, petition_id: row.petition_id, author_id: row.author_id, title: row.title, body: row.body, created_at: row.created_at };
+}
+
+const COLUMNS = sql.fragment`id, petition_id, author_id, title, body, created_at,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at`;
+
+function insertPetitionUpdate(tx: CommonQueryMethods, update: { petitionId: string; authorId: string; title: string; body: string }) {
+  return tx.one(sql.type(PetitionUpdateRow)`
+    INSERT INTO petition_updates (petition_id, author_id, title, body)
+    VALUES (${update.petitionId}, ${update.authorId}, ${update.title}, ${update.body})
+    RETURNING ${COLUMNS}
+  `);
+}
+
+function listPetitionUpdates(db: CommonQueryMethods, petitionId: string, after: readonly [string, string] | undefined, limit: number) {
+  return db.any(sql.type(PetitionUpdateRow)`
+    SELECT ${COLUMNS} FROM petition_updates
+    WHERE petition_id = ${petitionId}
+      ${after ? sql.fragment`AND (created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql.fragment``}
+    ORDER BY created_at DESC, id DESC
+    LIMIT ${limit + 1}
+  `);
+}
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
 

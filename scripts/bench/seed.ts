@@ -29,6 +29,12 @@ const LOCK_KEY = 'rally-bench-seed';
 
 type Log = (line: string) => void;
 
+/**
+ * A deterministic id for seeded row `key` (an SQL text expression): its MD5, with the version and
+ * variant bits of a version-4 UUID so that the API's schemas accept it.
+ */
+const seededUuid = (key: string): string => `overlay(overlay(md5(${key}) placing '4' from 13) placing '8' from 17)::uuid`;
+
 /** A progress bar on stderr: redrawn in place on a terminal, one line per step otherwise. */
 function createProgress(title: string) {
   const started = performance.now();
@@ -89,7 +95,7 @@ const PLAN_PETITIONS = `
            WHEN r_status < 0.98 THEN 'draft' ELSE 'under_review' END AS status
     FROM base b JOIN topics t ON t.n = b.i % 20 CROSS JOIN categories_in_order c
   )
-  SELECT i, md5('rally-bench-petition-' || i)::uuid AS id, md5('rally-bench-user-' || ((i * ${USER_STRIDE}) % $1::int))::uuid AS creator_id,
+  SELECT i, ${seededUuid("'rally-bench-petition-' || i")} AS id, ${seededUuid(`'rally-bench-user-' || ((i * ${USER_STRIDE}) % $1::int)`)} AS creator_id,
     status, topic, tag, category_id, user_offset, r_rank, r_place, created_at,
     CASE WHEN r_visibility < 0.92 THEN 'public' WHEN r_visibility < 0.96 THEN 'unlisted' ELSE 'private' END AS visibility,
     CASE WHEN r_privacy < 0.90 THEN 'public' WHEN r_privacy < 0.95 THEN 'creator_only' ELSE 'count_only' END AS signature_privacy,
@@ -130,7 +136,7 @@ const CITIES = `
 
 const INSERT_USERS = `
   INSERT INTO users (id, identity_issuer, identity_subject, email, display_name, slug, bio, petition_count, email_verified, created_at, updated_at)
-  SELECT md5('rally-bench-user-' || i)::uuid, $2, 'seed-' || i, 'seed-' || i || '@example.invalid', 'Seed signer ' || i, 'bench-seed-' || i,
+  SELECT ${seededUuid("'rally-bench-user-' || i")}, $2, 'seed-' || i, 'seed-' || i || '@example.invalid', 'Seed signer ' || i, 'bench-seed-' || i,
     CASE WHEN i % 5 = 0 THEN 'Seeded for the benchmark.' END, 0, true, at, at
   FROM generate_series(0, $1::int - 1) AS i, LATERAL (SELECT date_trunc('milliseconds', now() - random() * interval '3 years') AS at) AS t`;
 
@@ -153,7 +159,7 @@ const INSERT_PETITIONS = `
 // Signatures of the petitions whose first signature falls in [$1, $2) of the running total.
 const INSERT_SIGNATURES = `
   INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, city, region, country, latitude, longitude, created_at)
-  SELECT sp.id, md5('rally-bench-user-' || ((sp.user_offset + k * ${USER_STRIDE}) % $3::int))::uuid,
+  SELECT sp.id, ${seededUuid(`'rally-bench-user-' || ((sp.user_offset + k * ${USER_STRIDE}) % $3::int)`)},
     CASE WHEN k % 10 = 3 THEN 'Signed while seeding the benchmark.' END, k % 20 = 7, c.city, c.region, c.country, c.lat, c.lng,
     date_trunc('milliseconds', end_at - (end_at - sp.published_at) * power(random(), 3))
   FROM seed_petitions sp

@@ -113,6 +113,20 @@ export async function emitEvents(db: DatabasePool, petitionId: string, count: nu
   return committed;
 }
 
+/** Other scenarios leave events in the kept bench database: the dispatcher works through them first. */
+export async function waitForEmptyOutbox(db: DatabasePool, log: (line: string) => void, limitMs = 180_000): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  let reported = false;
+  for (;;) {
+    const waiting = await db.oneFirst(sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM events WHERE dispatched_at IS NULL`);
+    if (waiting === 0) return;
+    if (performance.now() > deadline) throw new Error(`the outbox still holds ${waiting} events`);
+    if (!reported) log(`waiting for the dispatcher to work through ${waiting} earlier events`);
+    reported = true;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

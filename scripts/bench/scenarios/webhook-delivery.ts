@@ -8,7 +8,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { createDatabasePool } from '../../../db/pool.ts';
 import type { BenchEnvironment, ResultRow, Scenario } from '../scenario.ts';
-import { emitEvents, measureBareTemporal, percentile, removeOwner, seedOwner, startRallyWorker, startReceiver, stopRallyWorker, type Receiver } from '../webhook-kit.ts';
+import {
+  emitEvents, measureBareTemporal, percentile, removeOwner, seedOwner, startRallyWorker, startReceiver, stopRallyWorker, waitForEmptyOutbox, type Receiver,
+} from '../webhook-kit.ts';
 
 const NAME = 'webhook-delivery';
 const ENDPOINTS = 4;
@@ -66,6 +68,7 @@ export const scenario: Scenario = {
     const worker = await startRallyWorker(env, `bench-webhooks-${randomUUID().slice(0, 8)}`);
     const owners: string[] = [];
     try {
+      await waitForEmptyOutbox(db, env.log);
       // The references first, while nothing else runs on this Temporal server.
       env.log(`${NAME}: plain undici loop and bare Temporal, ${seconds} s each`);
       const undici = await plainUndiciLoop(receiver.url('/plain'), JSON.stringify({ id: 'ID', type: 'signature.created', created_at: new Date().toISOString(), triggered_by: { type: 'system', id: null }, data: { n: 1 } }), seconds, 10 * ENDPOINTS);
