@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
 import type { ApiKeyRow } from './queries.ts';
 
-const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+import { Meta } from '../http/envelopes.ts';
 export const ScopeName = Type.Union([Type.Literal('read'), Type.Literal('read_write'), Type.Literal('full')]);
 const Scopes = Type.Array(ScopeName, { minItems: 1, maxItems: 3, uniqueItems: true, description: 'read, read_write or full; the broadest one named applies.' });
 

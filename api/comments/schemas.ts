@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
 import type { CommentRow } from './queries.ts';
 
-const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+import { Meta } from '../http/envelopes.ts';
 
 /** What a deleted comment that still has replies shows in place of its body. */
 export const DELETED_BODY = '[deleted]';

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { MediaRow } from './queries.ts';
 
-const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+import { Meta } from '../http/envelopes.ts';
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()]);

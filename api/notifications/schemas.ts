@@ -4,7 +4,7 @@ import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts
 import { NOTIFICATION_TYPES } from './create.ts';
 import type { NotificationRow } from './queries.ts';
 
-const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+import { Meta } from '../http/envelopes.ts';
 
 export const Notification = Type.Object({
   id: Type.String({ format: 'uuid' }),

@@ -14,7 +14,7 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertCanRead, assertOwner } from '../petitions/access.ts';
 import { findPetitionById } from '../petitions/queries.ts';
 
-const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+import { Meta } from '../http/envelopes.ts';
 
 const PetitionUpdateCreate = Type.Object(
   { title: Type.String({ minLength: 1, maxLength: 200 }), body: Type.String({ minLength: 1, maxLength: 10000 }) },

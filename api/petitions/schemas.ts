@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
 import { PublicProfile } from '../users/schemas.ts';
 
-const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+import { Meta } from '../http/envelopes.ts';
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const Visibility = Type.Union([Type.Literal('public'), Type.Literal('private'), Type.Literal('unlisted')]);

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { CursorQuery, LimitQuery } from '../http/pagination.ts';
 import { PublicProfile } from '../users/schemas.ts';
 
-const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+import { Meta } from '../http/envelopes.ts';
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 export const SignatureCreate = Type.Object(

@@ -19,7 +19,7 @@ import { SlugParams } from './schemas.ts';
 /** RFC 8594: the date after which the deprecated listing may stop answering. */
 const PETITIONS_LISTING_SUNSET = 'Fri, 01 Jan 2027 00:00:00 GMT';
 
-const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+import { Meta } from '../http/envelopes.ts';
 const ActivityQuery = Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
 
 const UserSignature = Type.Object({

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { UserRow } from './queries.ts';
 
-const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
+import { Meta } from '../http/envelopes.ts';
 
 export const User = Type.Object({
   id: Type.String({ format: 'uuid' }),

@@ -3,7 +3,6 @@
 // memory on free ports (unless TEMPORAL_ADDRESS is set); and the real API process on a free port.
 // Everything started is registered with the caller's cleanup stack, so it is stopped even when
 // start-up fails halfway or the run is interrupted.
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
@@ -16,6 +15,8 @@ import { startTemporalDevServer } from '../lib/temporal-dev-server.ts';
 import { loadTemporalSettings, registerSearchAttributes } from '../lib/temporal-settings.ts';
 import type { LoadSettings } from './load.ts';
 import type { BenchEnvironment } from './scenario.ts';
+import { freePort } from '../lib/free-port.ts';
+export { freePort };
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -49,16 +50,6 @@ export function createCleanup(log: Log): Cleanup {
   };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 async function prepareDatabase(config: Config, log: Log): Promise<string> {
   const url = new URL(config.databaseUrl ?? DEFAULT_SERVER_URL);

@@ -1,9 +1,10 @@
 // Runs the embedded identity provider as its own process (api/identity-provider/main.ts), the way
 // npm start does, and speaks to its token endpoint as the API does. Shared by this folder's tests.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { testEnvironment } from '../support/environment.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
+export { freePort };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const AUDIENCE = 'http://rally.test';
@@ -11,16 +12,6 @@ export const CLIENT = { client_id: 'rally-api', client_secret: 'identity-provide
 
 export type RunningProvider = { issuer: string; port: number; stop(): Promise<number | null> };
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** Resolves once the process logs "listening"; stop() sends SIGTERM and resolves with the exit code. */
 export async function startProvider(port: number, env: Record<string, string> = {}): Promise<RunningProvider> {

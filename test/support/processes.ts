@@ -1,9 +1,10 @@
 // Real API and worker processes for integration tests: the tests talk to them over HTTP exactly as
 // clients do. Each gets the test database, the test Temporal server and its own task queue.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { testEnvironment } from './environment.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
+export { freePort };
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -13,16 +14,6 @@ export const PUBLIC_URL = 'http://rally.test';
 export type RallyProcess = { child: ChildProcess; output: () => string; stop(signal?: NodeJS.Signals): Promise<void> };
 export type RunningApi = RallyProcess & { baseUrl: string };
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 function spawnRally(entry: string, env: Record<string, string>): RallyProcess {
   const { databaseUrl, temporal, identityProviderPort } = testEnvironment();
