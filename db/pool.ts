@@ -46,6 +46,9 @@ export async function createDatabasePool(databaseUrl: string, options: DatabaseP
     statementTimeout: options.statementTimeoutMs ?? 30_000,
     connectionTimeout: 5_000,
     interceptors: [createResultParserInterceptor()],
+    // Rally never changes session state (no SET, no temporary tables, no LISTEN on pooled
+    // connections), so the default DISCARD ALL after every query would be a wasted round trip.
+    resetConnection: async () => {},
     typeParsers: [
       // Counts and identities are bigint in SQL but stay far below 2^53: plain numbers in JSON.
       { name: 'int8', parse: (value: string) => Number(value) },

@@ -3,6 +3,7 @@
 // is a 400 invalid-cursor, never a 500.
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
+import { addFormats } from './validation.ts';
 import { RallyError } from './problem.ts';
 
 export const CursorQuery = Type.String({ minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$', description: 'Opaque cursor from `pagination.next_cursor` of the previous page.' });
@@ -16,7 +17,7 @@ export const PaginationSchema = Type.Object({
   has_more: Type.Boolean(),
 });
 
-const cursorAjv = new Ajv({ strict: false });
+const cursorAjv = addFormats(new Ajv({ strict: false }));
 
 export type CursorCodec<S extends TSchema> = {
   encode(position: Static<S>): string;

@@ -83,6 +83,9 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
         buckets.delete(key);
         continue;
       }
+      // A full bucket that spent nothing here has nothing to tell or to learn.
+      refill(bucket, now);
+      if (bucket.unsynced === 0 && bucket.tokens >= deps.burst) continue;
       keys.push(key);
       spent.push(bucket.unsynced);
       bucket.unsynced = 0;

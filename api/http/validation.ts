@@ -6,7 +6,7 @@ import type { FieldError, FieldErrorCode } from './problem.ts';
 import { RallyError } from './problem.ts';
 
 // ajv-formats ships CommonJS; under ESM its function sits on `.default`.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+export const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes, strict: false, removeAdditional: false });

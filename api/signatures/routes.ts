@@ -48,10 +48,10 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
         const limit = deps.signLimiter.take(`sign:${ctx.state.clientIp}`);
         assertThat(limit.allowed, 'rate-limited', 'Too many signatures from this address; try again later.', { code: 'sign_limit', headers: { 'Retry-After': String(limit.retryAfterSeconds) } });
         await deps.verifyCaptcha(body.recaptchaToken, ctx.state.clientIp);
-        await readablePetition(ctx, params.id, body.access_code);
         const result = await signPetition(deps.db, {
           petitionId: params.id, userId: principal.userId, actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
           displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
+          accessCode: body.access_code ?? null,
         });
         deps.feed.publish({ type: 'signature.created', petition_id: params.id, signature_count: result.signature_count, created_at: result.created_at });
         const { created_at: _createdAt, ...data } = result;

@@ -22,10 +22,14 @@ export type SignatureInput = {
   displayLocation: string | null;
   place: { city: string | null; region: string | null; country: string | null; latitude: number | null; longitude: number | null };
   referrerSlug: string | null;
+  /** Needed for a private petition the signer did not create. */
+  accessCode: string | null;
 };
 
 const SignOutcome = z.object({
   status: z.string().nullable(),
+  readable: z.boolean(),
+  is_creator: z.boolean(),
   signature_goal: z.number().nullable(),
   signature_id: z.string().nullable(),
   created_at: z.string().nullable(),
@@ -47,14 +51,17 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
         ${input.isAnonymous}::boolean AS is_anonymous, ${input.displayLocation}::text AS display_location, ${place.city}::text AS city,
         ${place.region}::text AS region, ${place.country}::text AS country, ${place.latitude}::float8 AS latitude,
         ${place.longitude}::float8 AS longitude, ${input.referrerSlug}::text AS referrer_slug, ${shard}::smallint AS shard,
-        ${input.actor.type}::text AS actor_type, ${input.actor.id}::text AS actor_id
+        ${input.actor.type}::text AS actor_type, ${input.actor.id}::text AS actor_id, upper(${input.accessCode}::text) AS access_code
     ), petition AS (
-      SELECT p.id, p.status, p.signature_goal FROM petitions p, input WHERE p.id = input.petition_id AND p.deleted_at IS NULL
+      -- The read rules of api/petitions/access.ts, here so that signing needs no separate lookup.
+      SELECT p.id, p.status, p.signature_goal, p.creator_id = input.user_id AS is_creator,
+        (p.visibility <> 'private' OR p.creator_id = input.user_id OR upper(p.access_code) = input.access_code) AS readable
+      FROM petitions p, input WHERE p.id = input.petition_id AND p.deleted_at IS NULL
     ), signed AS (
       INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id)
       SELECT petition.id, input.user_id, input.comment, input.is_anonymous, input.display_location, input.city, input.region, input.country,
         input.latitude, input.longitude, (SELECT u.id FROM users u WHERE u.slug = input.referrer_slug AND u.id <> input.user_id)
-      FROM petition, input WHERE petition.status = 'active'
+      FROM petition, input WHERE petition.status = 'active' AND petition.readable
       ON CONFLICT ON CONSTRAINT signatures_one_per_user DO NOTHING
       RETURNING id, created_at
     ), counted AS (
@@ -72,6 +79,7 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
       RETURNING 1
     )
     SELECT (SELECT status FROM petition) AS status, (SELECT signature_goal FROM petition) AS signature_goal,
+      COALESCE((SELECT readable FROM petition), false) AS readable, COALESCE((SELECT is_creator FROM petition), false) AS is_creator,
       (SELECT id FROM signed) AS signature_id, (SELECT created_at FROM signed) AS created_at,
       (COALESCE((SELECT sum(sc.count) FROM signature_counters sc, input WHERE sc.petition_id = input.petition_id), 0) + (SELECT count(*) FROM signed))::bigint AS signature_count
   `;
@@ -80,7 +88,11 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
 export async function signPetition(db: DatabasePool, input: SignatureInput): Promise<SignResult> {
   const outcome = await db.one(signStatement(input));
 
-  if (outcome.status === null) throw new RallyError('not-found', 'There is no such petition.');
+  const hidden = outcome.status === null || ((outcome.status === 'draft' || outcome.status === 'under_review') && !outcome.is_creator);
+  if (hidden) throw new RallyError('not-found', 'There is no such petition.');
+  if (!outcome.readable) {
+    throw new RallyError('forbidden', 'This petition is private: its creator or a valid access code is needed.', { code: 'access_code_required' });
+  }
   if (outcome.status !== 'active') {
     throw new RallyError('conflict', `Only active petitions take signatures; this one is ${outcome.status}.`, { code: 'petition_not_active' });
   }

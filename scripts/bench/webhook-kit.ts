@@ -132,30 +132,34 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** Workflows per second of the one-no-op-activity workflow, `inFlight` at a time for `seconds`. */
-export async function measureBareTemporal(env: BenchEnvironment, seconds: number, inFlight = 64): Promise<{ rate: number; count: number }> {
+/**
+ * Workflows per second of the one-no-op-activity workflow, measured as the pipeline is: `count`
+ * workflows started fire-and-forget, `inFlight` start calls at a time, until every activity ran.
+ */
+export async function measureBareTemporal(env: BenchEnvironment, count: number, inFlight = 32): Promise<{ rate: number; count: number; seconds: number }> {
   const taskQueue = `bench-noop-${randomUUID().slice(0, 8)}`;
   const namespace = env.serviceEnv.TEMPORAL_NAMESPACE ?? 'default';
   const native = await NativeConnection.connect({ address: env.temporalAddress });
   const connection = await Connection.connect({ address: env.temporalAddress });
   const client = new Client({ connection, namespace });
+  let done = 0;
   const worker = await Worker.create({
-    connection: native, namespace, taskQueue, activities: { noop: async () => {} },
+    connection: native, namespace, taskQueue, activities: { noop: async () => { done += 1; } },
     workflowsPath: fileURLToPath(new URL('./noop-workflow.ts', import.meta.url)),
   });
-  let count = 0;
   const started = performance.now();
   await worker.runUntil(async () => {
-    const deadline = started + seconds * 1000;
+    let next = 0;
     await Promise.all(Array.from({ length: inFlight }, async () => {
-      while (performance.now() < deadline) {
-        await client.workflow.execute('benchNoopWorkflow', { taskQueue, workflowId: randomUUID() });
-        count += 1;
+      while (next < count) {
+        next += 1;
+        await client.workflow.start('benchNoopWorkflow', { taskQueue, workflowId: randomUUID() });
       }
     }));
+    while (done < count && performance.now() - started < 300_000) await new Promise((resolve) => setTimeout(resolve, 20));
   });
-  const rate = count / ((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
   await connection.close();
   await native.close();
-  return { rate, count };
+  return { rate: done / seconds, count: done, seconds };
 }

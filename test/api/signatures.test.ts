@@ -71,6 +71,16 @@ describe('signatures', function () {
       expect(shown.data.signature_count).to.equal(60);
     });
 
+    it('needs the access code to sign a private petition', async () => {
+      const petition = await publishedPetition(api.baseUrl, creatorToken, { visibility: 'private' });
+      const accessCode = (await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}`, { headers: bearer(creatorToken) }))).data.access_code;
+      const [signer] = await createTokenUsers(1);
+      const refused = await sign(petition.id, signer!.access_token);
+      expect(refused.status).to.equal(403);
+      expect((await json(refused)).code).to.equal('access_code_required');
+      expect((await sign(petition.id, signer!.access_token, { access_code: accessCode.toLowerCase() })).status).to.equal(201);
+    });
+
     it('credits a share to the user whose ref link was used', async () => {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
       const [signer] = await createTokenUsers(1);
