@@ -70,7 +70,7 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
   }
   if (status === 'victory') {
     await startFollowUp('notifyPetitionSigners', `signer-notifications-victory-${petitionId}`, [
-      { petitionId, type: 'petition_victory', title: 'A petition you signed won', body: 'The petition you signed has been marked a victory.', data: { petition_id: petitionId }, dedupeKey: `victory:${petitionId}` },
+      { petitionId, type: 'petition.victory', title: 'A petition you signed won', body: 'The petition you signed has been marked a victory.', data: { petition_id: petitionId }, dedupeKey: `victory:${petitionId}` },
     ]);
   }
   await condition(allHandlersFinished);
