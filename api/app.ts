@@ -1,7 +1,6 @@
-// Composes the Koa application: one middleware stack for every route, then the routers.
+// Composes the Koa application: one middleware stack for every route, then the routes.
 // Order matters and is read top to bottom: problems outermost, request context, rate limit, body,
 // routes (each route's guard authenticates, checks its permission and applies Idempotency-Key).
-import Router from '@koa/router';
 import type { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
 import type { DatabasePool } from 'slonik';
@@ -23,7 +22,8 @@ import { createErrorMiddleware } from './http/error-middleware.ts';
 import { createIdempotencyMiddleware } from './http/idempotency.ts';
 import { RallyError } from './http/problem.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
-import { mountRoutes, type AnyRouteSpec, type RouteGuard } from './http/route.ts';
+import { createRouteDispatcher } from './http/dispatch.ts';
+import type { AnyRouteSpec, RouteGuard } from './http/route.ts';
 import type { Logger } from './logger.ts';
 import { buildOpenApiDocument } from './reference/openapi-document.ts';
 import { createReferenceRoutes } from './reference/routes.ts';
@@ -118,8 +118,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
-  const router = new Router<RallyState>();
-  mountRoutes(router, routes, createRouteGuard(deps, authenticate));
+  const dispatcher = createRouteDispatcher(routes, createRouteGuard(deps, authenticate));
   const limiter = config.rateLimit.enabled ? createRateLimiter({ db, rps: config.rateLimit.rps, burst: config.rateLimit.burst, log: deps.log }) : undefined;
 
   const app = new Koa<RallyState>();
@@ -129,11 +128,11 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   if (limiter) app.use(limiter.middleware);
   // Routes declared rawBody (uploads) stream their body themselves; the JSON parser leaves them alone.
   const rawBodyRoutes = new Set(routes.filter((route) => route.rawBody).map((route) => route.operationId));
-  const takesRawBody = (ctx: RallyContext) => router.match(ctx.path, ctx.method).pathAndMethod.some((layer) => rawBodyRoutes.has(String(layer.name)));
+  const takesRawBody = (ctx: RallyContext) =>
+    dispatcher.routerFor(ctx.path)?.match(ctx.path, ctx.method).pathAndMethod.some((layer) => rawBodyRoutes.has(String(layer.name))) ?? false;
   app.use(createJsonBodyMiddleware({ limitBytes: config.bodyLimitBytes, rawBody: takesRawBody }));
   app.use(answerUnmatched);
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(dispatcher.middleware);
   return {
     app, routes, feed,
     async stop() {
