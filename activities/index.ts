@@ -15,15 +15,16 @@ import { createDecisionMakerActivities, decisionMakerDependencies } from './deci
 export type ActivityDependencies = { db: DatabasePool; config?: Config };
 
 export function createActivities(deps: ActivityDependencies) {
+  const config = deps.config ?? loadConfig({});
   return {
     ...createMaintenanceActivities({ db: deps.db }),
     ...createApiKeyActivities({ db: deps.db }),
     ...createPetitionActivities({ db: deps.db }),
     ...createRankingActivities({ db: deps.db }),
     ...createNotificationActivities({ db: deps.db }),
-    ...createWebhookActivities(webhookDependencies(deps.db, deps.config ?? loadConfig({}))),
-    ...createMediaActivities({ db: deps.db, storage: createMediaStorage(deps.config ?? loadConfig({})) }),
-    ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, deps.config ?? loadConfig({}))),
+    ...createWebhookActivities(webhookDependencies(deps.db, config)),
+    ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
+    ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
   };
 }
 

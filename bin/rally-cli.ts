@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigOrExit, type Config } from '../api/config.ts';
 import { createDatabasePool } from '../db/pool.ts';
+import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME } from '../scripts/lib/embedded-postgres.ts';
 import { createLoadtestUsers } from './commands/loadtest-users.ts';
 import { createUser } from './commands/users-create.ts';
 
@@ -22,7 +23,7 @@ function databaseUrlFor(config: Config): string {
   const passwordFile = path.join(config.dataDir, 'postgres.password');
   if (!existsSync(passwordFile)) throw new CommandError('set DATABASE_URL, or run `npm start` first so the embedded PostgreSQL exists');
   const password = encodeURIComponent(readFileSync(passwordFile, 'utf8').trim());
-  return `postgres://postgres:${password}@127.0.0.1:5433/rally`;
+  return `postgres://postgres:${password}@127.0.0.1:${DEFAULT_EMBEDDED_POSTGRES_PORT}/${EMBEDDED_DATABASE_NAME}`;
 }
 
 async function main(argv: string[]): Promise<void> {

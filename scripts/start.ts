@@ -10,14 +10,13 @@ import { embeddedIssuer, loadConfigOrExit } from '../api/config.ts';
 import type { Config } from '../api/config.ts';
 import { describeExit, spawnPrefixed, stopChild } from './lib/child-process.ts';
 import type { PrefixedChild } from './lib/child-process.ts';
-import { DEFAULT_EMBEDDED_POSTGRES_PORT, ensureDatabaseExists, redactDatabaseUrl, startEmbeddedPostgres } from './lib/embedded-postgres.ts';
+import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME, ensureDatabaseExists, redactDatabaseUrl, startEmbeddedPostgres } from './lib/embedded-postgres.ts';
 import { resolveTemporalCli } from './lib/temporal-cli.ts';
 import { startTemporalDevServer } from './lib/temporal-dev-server.ts';
 import { applyWorkflowRetention, loadTemporalSettings, registerSearchAttributes } from './lib/temporal-settings.ts';
 import type { TemporalSettings } from './lib/temporal-settings.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..');
-const EMBEDDED_DATABASE_NAME = 'rally';
 const API_STOP_GRACE_MS = 30_000; // in-flight requests finish first
 const WORKER_STOP_GRACE_MS = 30_000; // running activities finish or are handed back
 const API_READY_TIMEOUT_MS = 60_000;

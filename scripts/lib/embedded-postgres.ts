@@ -6,6 +6,7 @@ import { describeExit, spawnPrefixed, stopChild } from './child-process.ts';
 import type { PrefixedChild } from './child-process.ts';
 
 export const DEFAULT_EMBEDDED_POSTGRES_PORT = 5433; // 5432 is left to a system PostgreSQL
+export const EMBEDDED_DATABASE_NAME = 'rally';
 const SERVER_ENTRY = path.join(import.meta.dirname, 'embedded-postgres-server.ts');
 const STOP_GRACE_MS = 15_000;
 

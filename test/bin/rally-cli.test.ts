@@ -1,22 +1,13 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { jwtVerify, createRemoteJWKSet } from 'jose';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
 import { bearer, login } from '../support/identity.ts';
 import { PRODUCTION_SECRETS } from '../support/production-secrets.ts';
-import { PUBLIC_URL, startApi, type RunningApi } from '../support/processes.ts';
+import { PUBLIC_URL, runRallyCli, startApi, type RunningApi } from '../support/processes.ts';
 
-const run = promisify(execFile);
-
-function rally(args: string[], env: Record<string, string> = {}) {
-  const { databaseUrl, identityProviderPort } = testEnvironment();
-  return run(process.execPath, ['bin/rally.js', ...args], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, RALLY_IDP_PORT: String(identityProviderPort), PUBLIC_URL, NODE_ENV: 'test', ...env },
-  });
-}
+const rally = runRallyCli;
 
 describe('npx rally', function () {
   this.timeout(60_000);

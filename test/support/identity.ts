@@ -4,6 +4,7 @@ import { createIdentityAccount } from '../../api/identity-provider/accounts.ts';
 import { upsertUserFromClaims } from '../../api/users/queries.ts';
 import { testEnvironment } from './environment.ts';
 import { json } from './http.ts';
+import { runRallyCli } from './processes.ts';
 
 export type TestUser = { id: string; email: string; password: string; slug: string };
 export type Session = { accessToken: string; refreshToken: string; idToken: string };
@@ -48,11 +49,6 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Many users with access tokens at once, through `rally loadtest users` (no password hashing). */
 export async function createTokenUsers(count: number): Promise<{ id: string; access_token: string }[]> {
-  const { execFile } = await import('node:child_process');
-  const { promisify } = await import('node:util');
-  const { databaseUrl, identityProviderPort } = testEnvironment();
-  const { stdout } = await promisify(execFile)(process.execPath, ['bin/rally.js', 'loadtest', 'users', '--count', String(count)], {
-    env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_IDP_PORT: String(identityProviderPort), PUBLIC_URL: 'http://rally.test' },
-  });
+  const { stdout } = await runRallyCli(['loadtest', 'users', '--count', String(count)]);
   return stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; access_token: string });
 }

@@ -1,6 +1,7 @@
 // Real API and worker processes for integration tests: the tests talk to them over HTTP exactly as
 // clients do. Each gets the test database, the test Temporal server and its own task queue.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { testEnvironment } from './environment.ts';
 import { freePort } from '../../scripts/lib/free-port.ts';
@@ -93,4 +94,13 @@ export async function startIdentityProvider(): Promise<RallyProcess> {
   }
   await provider.stop('SIGKILL');
   throw new Error(`the identity provider did not start within 30 s:\n${provider.output()}`);
+}
+
+/** Runs `rally <args>` (bin/rally.js) against the test database and identity provider. */
+export function runRallyCli(args: string[], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
+  const { databaseUrl, identityProviderPort } = testEnvironment();
+  return promisify(execFile)(process.execPath, ['bin/rally.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_IDP_PORT: String(identityProviderPort), PUBLIC_URL, ...env },
+  });
 }
