@@ -5,9 +5,9 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
-import { newPortalToken, portalUrl } from '../api/decision-makers/portal-tokens.ts';
-import type { Config } from '../api/config.ts';
-import { createMailer, type Mailer } from '../api/mail/mailer.ts';
+import { newPortalToken, portalUrl } from '../core/decision-makers/portal-tokens.ts';
+import type { Config } from '../platform/config.ts';
+import { createMailer, type Mailer } from '../platform/mailer.ts';
 import { invitationEmail, reminderEmail } from './portal-emails.ts';
 
 export type DecisionMakerActivityDependencies = { db: DatabasePool; mailer: Mailer; publicUrl: string; responseTokenTtlMs: number };

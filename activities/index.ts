@@ -4,11 +4,11 @@ import { createApiKeyActivities } from './api-keys.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
 import { createPetitionActivities } from './petitions.ts';
 import { createRankingActivities } from './rankings.ts';
-import { loadConfig, type Config } from '../api/config.ts';
+import { loadConfig, type Config } from '../platform/config.ts';
 import { createNotificationActivities } from './notifications.ts';
 import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
 import { createMediaActivities } from './media.ts';
-import { createMediaStorage } from '../api/media/storage/media-storage.ts';
+import { createMediaStorage } from '../platform/storage/media-storage.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */

@@ -6,8 +6,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
-import { MediaRow, MEDIA_COLUMNS, type MediaVariant } from '../api/media/queries.ts';
-import { originalKey, variantKey, type MediaStorage } from '../api/media/storage/media-storage.ts';
+import { MediaRow, MEDIA_COLUMNS, type MediaVariant } from '../core/media/queries.ts';
+import { originalKey, variantKey, type MediaStorage } from '../platform/storage/media-storage.ts';
 import { PRIMARY_VARIANT, readDimensions, renderVariant, sniffImageType, VARIANT_PLANS } from './media-images.ts';
 
 /** The failure types the workflow reports to the uploader word for word. */

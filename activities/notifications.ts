@@ -1,6 +1,6 @@
 // Notification fan-out for workflows: one keyset batch of a petition's signers per activity run.
 import type { DatabasePool } from 'slonik';
-import { notifySignersBatch, type SignerBatch } from '../api/notifications/create.ts';
+import { notifySignersBatch, type SignerBatch } from '../core/notifications/create.ts';
 
 export type SignerBatchInput = {
   petitionId: string;

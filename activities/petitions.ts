@@ -4,10 +4,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { recordEvent, type Actor, type EventType } from '../db/events.ts';
+import { recordEvent, type Actor, type EventType } from '../core/events/record-event.ts';
 import { sql } from '../db/sql.ts';
-import { findPetitionById } from '../api/petitions/queries.ts';
-import { toPetitionSummary } from '../api/petitions/presenter.ts';
+import { findPetitionById } from '../core/petitions/queries.ts';
+import { toPetitionSummary } from '../core/petitions/presenter.ts';
 
 export type PetitionStatus = 'draft' | 'active' | 'closed' | 'victory' | 'under_review';
 export type TransitionInput = { petitionId: string; from: PetitionStatus; to: PetitionStatus; actor: Actor; victoryMessage?: string };

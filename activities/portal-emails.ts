@@ -1,6 +1,6 @@
 // The two emails a decision maker gets: the invitation carrying the portal link, and one reminder.
 // The reminder has no link: Rally keeps only the token's hash, so it points back to the invitation.
-import type { MailMessage } from '../api/mail/mailer.ts';
+import type { MailMessage } from '../platform/mailer.ts';
 
 export type PortalInvitee = {
   name: string;

@@ -6,10 +6,10 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import type { Dispatcher } from 'undici';
-import type { Config } from '../api/config.ts';
-import { createSecretBox, signPayload, type SecretBox } from '../api/webhooks/signing-secrets.ts';
+import type { Config } from '../platform/config.ts';
+import { createSecretBox, signPayload, type SecretBox } from '../core/webhooks/signing-secrets.ts';
 import { createWebhookAgent, postWebhook } from './webhook-http.ts';
-import { finishDeliveryFailed, loadDeliveryContext, recordAttempt, type DeliveryContext } from './webhook-delivery-queries.ts';
+import { finishDeliveryFailed, loadDeliveryContext, recordAttempt, type DeliveryContext } from '../core/webhooks/delivery-attempts.ts';
 
 export type WebhookActivityDependencies = {
   db: DatabasePool;

@@ -4,10 +4,10 @@ import { Client, Connection } from '@temporalio/client';
 import { createDatabasePool } from '../db/pool.ts';
 import { createNotificationListener } from '../db/notifications.ts';
 import { createApp } from './app.ts';
-import { createIdentityClient } from './auth/identity-client.ts';
-import { embeddedIssuer, loadConfigOrExit } from './config.ts';
-import { createLogger } from './logger.ts';
-import { listen } from './server.ts';
+import { createIdentityClient } from '../core/auth/identity-client.ts';
+import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
+import { listen } from '../platform/http-server.ts';
 import { attachRealtime } from './realtime/websocket.ts';
 
 const config = loadConfigOrExit();

@@ -2,7 +2,7 @@
 // failures on stderr and exits non-zero when it could not do what was asked.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfigOrExit, type Config } from '../api/config.ts';
+import { loadConfigOrExit, type Config } from '../platform/config.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME } from '../scripts/lib/embedded-postgres.ts';
 import { createLoadtestUsers } from './commands/loadtest-users.ts';

@@ -1,5 +1,5 @@
 // `npm run migrate`: applies pending migrations to DATABASE_URL and exits.
-import { loadConfigOrExit } from '../api/config.ts';
+import { loadConfigOrExit } from '../platform/config.ts';
 import { runMigrations } from './migrate.ts';
 
 const config = loadConfigOrExit();

@@ -2,7 +2,7 @@
 // changed users, live signature counts). It reconnects with backoff and tells subscribers when it
 // did, because NOTIFYs sent while disconnected are lost and they may need to reload state.
 import pg from 'pg';
-import type { Logger } from '../api/logger.ts';
+import type { Logger } from '../platform/logger.ts';
 
 export type NotificationHandler = (payload: string) => void;
 

@@ -7,7 +7,7 @@
 //
 // A scenario missing its goal is reported as MISS and still exits 0: numbers vary by machine, and a
 // slow run is information, not a failure. Exit 1 means the harness itself broke; 130 an interruption.
-import { loadConfigOrExit } from '../api/config.ts';
+import { loadConfigOrExit } from '../platform/config.ts';
 import { createCleanup, startBenchEnvironment } from './bench/environment.ts';
 import type { LoadSettings } from './bench/load.ts';
 import { describeMachine, formatTable, writeReport } from './bench/report.ts';

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { loadConfigOrExit } from '../api/config.ts';
+import { loadConfigOrExit } from '../platform/config.ts';
 
 const HISTORIES_DIR = new URL('../test/histories/', import.meta.url);
 

@@ -6,8 +6,8 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
-import { embeddedIssuer, loadConfigOrExit } from '../api/config.ts';
-import type { Config } from '../api/config.ts';
+import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
+import type { Config } from '../platform/config.ts';
 import { describeExit, spawnPrefixed, stopChild } from './lib/child-process.ts';
 import type { PrefixedChild } from './lib/child-process.ts';
 import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME, ensureDatabaseExists, redactDatabaseUrl, startEmbeddedPostgres } from './lib/embedded-postgres.ts';
@@ -135,7 +135,7 @@ async function resolveTemporal(config: Config, settings: TemporalSettings, env: 
   return { address: server.address, namespace, taskQueue, uiUrl: server.uiUrl };
 }
 
-const ENTRY_POINTS = { api: 'api/main.ts', worker: 'worker/main.ts', identity: 'api/identity-provider/main.ts' } as const;
+const ENTRY_POINTS = { api: 'api/main.ts', worker: 'worker/main.ts', identity: 'identity-provider/main.ts' } as const;
 
 function startServiceProcess(name: keyof typeof ENTRY_POINTS, env: Env, graceMs: number): void {
   const child = spawnPrefixed({ name, command: process.execPath, args: [ENTRY_POINTS[name]], cwd: REPOSITORY_ROOT, env });

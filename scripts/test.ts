@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfigOrExit } from '../api/config.ts';
+import { loadConfigOrExit } from '../platform/config.ts';
 import { startEmbeddedPostgres } from './lib/embedded-postgres.ts';
 import { resolveTemporalCli } from './lib/temporal-cli.ts';
 import pg from 'pg';

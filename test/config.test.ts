@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig, parseDuration } from '../api/config.ts';
+import { ConfigError, loadConfig, parseDuration } from '../platform/config.ts';
 
-describe('configuration (api/config.ts)', () => {
+describe('configuration (platform/config.ts)', () => {
   it('has the documented defaults', () => {
     const config = loadConfig({});
     expect(config.port).to.equal(3000);

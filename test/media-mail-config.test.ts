@@ -1,7 +1,7 @@
-// The media and mail settings of api/config.ts: defaults, S3 as a whole or not at all, and the
+// The media and mail settings of platform/config.ts: defaults, S3 as a whole or not at all, and the
 // signing key production must set.
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../api/config.ts';
+import { ConfigError, loadConfig } from '../platform/config.ts';
 import { PRODUCTION_SECRETS } from './support/production-secrets.ts';
 
 describe('configuration of media storage and mail', () => {

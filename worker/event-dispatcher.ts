@@ -9,13 +9,13 @@
 // and step (2) retries each round.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
-import type { Config } from '../api/config.ts';
-import type { Logger } from '../api/logger.ts';
-import { EVENTS_CHANNEL } from '../db/events.ts';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
 import { webhookDelivery } from '../workflows/index.ts';
 import { RallyEntityType, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
-import { dispatchEventBatch, markStarted, selectStartableDeliveries, type StartableDelivery } from './event-dispatch-queries.ts';
+import { dispatchEventBatch, markStarted, selectStartableDeliveries, type StartableDelivery } from '../core/events/dispatch-queries.ts';
 
 // Large batches: the outbox is first in, first out, so a burst must be turned into rows quickly for the
 // events behind it (10,000 events take well under a second in batches of 2,000).

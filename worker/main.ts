@@ -2,8 +2,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
-import { loadConfigOrExit } from '../api/config.ts';
-import { createLogger } from '../api/logger.ts';
+import { loadConfigOrExit } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { createRallyWorker } from './create-worker.ts';
 import { ensureSchedules } from './schedules.ts';

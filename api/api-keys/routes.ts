@@ -5,9 +5,9 @@ import { sendData, sendList, type RallyContext } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../http/pagination.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { generateApiKey } from '../auth/api-key-secrets.ts';
-import { findApiKey, insertApiKey, listApiKeys, updateApiKey } from './queries.ts';
-import { deleteApiKey, rotateApiKey, type RotationDependencies } from './rotation.ts';
+import { generateApiKey } from '../../core/api-keys/secrets.ts';
+import { findApiKey, insertApiKey, listApiKeys, updateApiKey } from '../../core/api-keys/queries.ts';
+import { deleteApiKey, rotateApiKey, type RotationDependencies } from '../../core/api-keys/rotation.ts';
 import {
   ApiKeyCreate, ApiKeyEnvelope, ApiKeyList, ApiKeyListQuery, ApiKeyParams, ApiKeyUpdate, ApiKeyWithSecretEnvelope,
   broadestScope, RotatedKeyEnvelope, scopeRank, toApiKey, type ScopeLevel,

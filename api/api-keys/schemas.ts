@@ -2,7 +2,7 @@
 // broadest named (read < read_write < full).
 import { Type } from '@sinclair/typebox';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
-import type { ApiKeyRow } from './queries.ts';
+import type { ApiKeyRow } from '../../core/api-keys/queries.ts';
 
 import { Meta } from '../http/envelopes.ts';
 export const ScopeName = Type.Union([Type.Literal('read'), Type.Literal('read_write'), Type.Literal('full')]);

@@ -4,12 +4,12 @@ import type { DatabasePool } from 'slonik';
 import { sendData } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { findUserByIdentity, upsertUserFromClaims } from '../users/queries.ts';
-import type { AccessTokenVerifier } from './access-tokens.ts';
-import type { IdentityClient, TokenSet } from './identity-client.ts';
-import type { LoginThrottle } from './login-throttle.ts';
-import { findRefreshToken, recordRefreshToken, revokeRefreshToken } from './refresh-tokens.ts';
-import type { RevocationList } from './revocation-list.ts';
+import { findUserByIdentity, upsertUserFromClaims } from '../../core/users/queries.ts';
+import type { AccessTokenVerifier } from '../../core/auth/access-tokens.ts';
+import type { IdentityClient, TokenSet } from '../../core/auth/identity-client.ts';
+import type { LoginThrottle } from '../../core/auth/login-throttle.ts';
+import { findRefreshToken, recordRefreshToken, revokeRefreshToken } from '../../core/auth/refresh-tokens.ts';
+import type { RevocationList } from '../../core/auth/revocation-list.ts';
 import { LoginBody, RefreshBody, RevokeBody, TokenPairEnvelope } from './schemas.ts';
 
 export type AuthRouteDependencies = {

@@ -7,10 +7,10 @@ import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../http/pagination.ts';
 import { assertThat, fieldError, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { notifyCommentReply } from '../notifications/create.ts';
-import { assertCanRead } from '../petitions/access.ts';
-import { findPetitionById } from '../petitions/queries.ts';
-import { countReplyOnParent, findComment, insertComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from './queries.ts';
+import { notifyCommentReply } from '../../core/notifications/create.ts';
+import { assertCanRead } from '../../core/petitions/policy.ts';
+import { findPetitionById } from '../../core/petitions/queries.ts';
+import { countReplyOnParent, findComment, insertComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from '../../core/comments/queries.ts';
 import { CommentCreate, CommentEnvelope, CommentList, CommentListQuery, CommentParams, CommentUpdate, PetitionParams } from './schemas.ts';
 
 const Uuid = Type.String({ format: 'uuid' });

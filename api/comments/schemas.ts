@@ -2,7 +2,7 @@
 // comment is deleted), is_deleted and reply_count, which a client needs to render a thread.
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
-import type { CommentRow } from './queries.ts';
+import type { CommentRow } from '../../core/comments/queries.ts';
 
 import { Meta } from '../http/envelopes.ts';
 

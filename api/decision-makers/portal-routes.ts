@@ -3,14 +3,14 @@
 // deadline should the workflow be late); a token answers once (201), then 409.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { recordEvent } from '../../db/events.ts';
+import { recordEvent } from '../../core/events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { respondedSignal, responseTokenWorkflowId } from '../../workflows/index.ts';
 import { sendData } from '../http/context.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { hashPortalToken, looksLikePortalToken } from './portal-tokens.ts';
-import { insertResponse, type DecisionMakerDependencies } from './queries.ts';
+import { hashPortalToken, looksLikePortalToken } from '../../core/decision-makers/portal-tokens.ts';
+import { insertResponse, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
 import { PortalContextEnvelope, PortalParams, PortalResponseCreate, ResponseEnvelope, summarize, toResponse } from './schemas.ts';
 
 const PortalRow = z.object({

@@ -1,14 +1,14 @@
 // /v1/petitions/{id}/responses: what decision makers answered. Anyone who may read the petition sees
 // the published responses; its creator also sees those not yet published, and publishes them.
 import { Type } from '@sinclair/typebox';
-import { recordEvent, actorOf } from '../../db/events.ts';
+import { recordEvent, actorOf } from '../../core/events/record-event.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../http/pagination.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertCanRead } from '../petitions/access.ts';
-import { findPetitionById } from '../petitions/queries.ts';
-import { assertCreator, findResponse, listResponses, markResponsePublished, type DecisionMakerDependencies } from './queries.ts';
+import { assertCanRead } from '../../core/petitions/policy.ts';
+import { findPetitionById } from '../../core/petitions/queries.ts';
+import { assertCreator, findResponse, listResponses, markResponsePublished, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
 import { PetitionParams, ResponseEnvelope, ResponseList, ResponseListQuery, ResponseParams, toResponse } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));

@@ -6,12 +6,12 @@ import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { inviteDecisionMakers, decisionMakerInvitationWorkflowId, responseTokenWorkflowId } from '../../workflows/index.ts';
 import { RallyEntityType, RallyPetitionId } from '../../workflows/search-attributes.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../../platform/config.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { createPortalRoutes } from './portal-routes.ts';
-import { assertCreator, countDecisionMakers, deleteDecisionMaker, insertDecisionMaker, listDecisionMakers, type DecisionMakerDependencies } from './queries.ts';
+import { assertCreator, countDecisionMakers, deleteDecisionMaker, insertDecisionMaker, listDecisionMakers, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
 import { createResponseRoutes } from './response-routes.ts';
 import { DecisionMakerCreate, DecisionMakerEnvelope, DecisionMakerList, DecisionMakerParams, PetitionParams, toDecisionMaker } from './schemas.ts';
 

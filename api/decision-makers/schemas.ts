@@ -1,7 +1,7 @@
 // Shapes of decision makers, their portal and their responses on the wire.
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
-import type { DecisionMakerRow, ResponseRow } from './queries.ts';
+import type { DecisionMakerRow, ResponseRow } from '../../core/decision-makers/queries.ts';
 
 import { Meta } from '../http/envelopes.ts';
 const Uuid = Type.String({ format: 'uuid' });

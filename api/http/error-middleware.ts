@@ -1,8 +1,8 @@
 // The outermost middleware: every failure, ours or a library's, leaves as an RFC 7807 problem.
 // 5xx details are logged with the request id and never shown to the client.
 import type { Middleware } from 'koa';
-import { mapDatabaseError } from '../../db/errors.ts';
-import type { Logger } from '../logger.ts';
+import { mapDatabaseError } from '../../core/errors/constraints.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { PROBLEM_TYPES, RallyError, type ProblemSlug } from './problem.ts';
 import type { RallyState } from './context.ts';
 

@@ -9,7 +9,7 @@ import type { Middleware } from 'koa';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../../platform/logger.ts';
 import type { RallyContext, RallyState } from './context.ts';
 import { RallyError } from './problem.ts';
 

@@ -12,7 +12,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** `none`: public; `optional`: credentials change the answer; `required`: 401 without them. */
 export type AuthRequirement = 'none' | 'optional' | 'required';
 
-/** What an API key scope must allow (see api/auth/scopes.ts): reading, changing, destroying, administering. */
+/** What an API key scope must allow (see core/auth/scopes.ts): reading, changing, destroying, administering. */
 export type Permission = 'read' | 'write' | 'destroy' | 'admin';
 
 export type ResponseSpec = { description: string; schema?: TSchema; contentType?: string };

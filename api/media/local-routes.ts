@@ -6,11 +6,11 @@ import { stat } from 'node:fs/promises';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { sendData } from '../http/context.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
-import type { MediaDependencies } from './confirm.ts';
-import { findMediaForUpload, markUploaded } from './queries.ts';
+import type { MediaDependencies } from '../../core/media/confirm.ts';
+import { findMediaForUpload, markUploaded } from '../../core/media/queries.ts';
 import { UploadParams, UploadQuery, UploadReceipt, VariantFileParams } from './schemas.ts';
-import { checkUploadSignature, localPath, receiveUpload, UploadTooLargeError } from './storage/local-storage.ts';
-import { originalKey } from './storage/media-storage.ts';
+import { checkUploadSignature, localPath, receiveUpload, UploadTooLargeError } from '../../platform/storage/local-storage.ts';
+import { originalKey } from '../../platform/storage/media-storage.ts';
 
 export function createLocalMediaRoutes(deps: MediaDependencies & { signingKey: string }): AnyRouteSpec[] {
   const alreadyConfirmed = () => new RallyError('conflict', 'This upload is already confirmed; it cannot be replaced.', { code: 'media_already_confirmed' });

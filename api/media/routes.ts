@@ -2,15 +2,15 @@
 // Maximum upload size: RALLY_MEDIA_MAX_BYTES, 10 MiB by default, returned as max_size_bytes.
 import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
-import type { Config } from '../config.ts';
+import type { Config } from '../../platform/config.ts';
 import { sendData } from '../http/context.ts';
 import { assertThat, fieldError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { confirmUpload, type MediaDependencies } from './confirm.ts';
+import { confirmUpload, type MediaDependencies } from '../../core/media/confirm.ts';
 import { createLocalMediaRoutes } from './local-routes.ts';
-import { findMedia, insertMedia } from './queries.ts';
+import { findMedia, insertMedia } from '../../core/media/queries.ts';
 import { ConfirmRequest, extensionAgrees, MediaEnvelope, MediaParams, toMedia, UploadUrlEnvelope, UploadUrlRequest } from './schemas.ts';
-import { createMediaStorage } from './storage/media-storage.ts';
+import { createMediaStorage } from '../../platform/storage/media-storage.ts';
 
 export function createMediaRoutes({ db, temporal, config }: { db: DatabasePool; temporal: Client; config: Config }): AnyRouteSpec[] {
   const deps: MediaDependencies = {

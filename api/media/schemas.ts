@@ -1,6 +1,6 @@
 // Shapes of media uploads on the wire.
 import { Type, type Static } from '@sinclair/typebox';
-import type { MediaRow } from './queries.ts';
+import type { MediaRow } from '../../core/media/queries.ts';
 
 import { Meta } from '../http/envelopes.ts';
 const Uuid = Type.String({ format: 'uuid' });

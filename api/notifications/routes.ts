@@ -1,5 +1,5 @@
 // /v1/notifications: the caller's in-app notifications, their unread count, marking them read, and
-// the per-type preferences that decide which are made at all (api/notifications/create.ts honours them).
+// the per-type preferences that decide which are made at all (core/notifications/create.ts honours them).
 // The fixed paths are declared before /:id so that the router never reads "preferences" as an id.
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
@@ -7,7 +7,7 @@ import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../http/pagination.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { countNotifications, countUnread, findNotification, listNotifications, markRead, mergePreferences, readPreferences } from './queries.ts';
+import { countNotifications, countUnread, findNotification, listNotifications, markRead, mergePreferences, readPreferences } from '../../core/notifications/queries.ts';
 import {
   effectivePreferences, MarkReadRequest, MarkReadResult, NotificationEnvelope, NotificationList, NotificationListQuery, NotificationParams,
   PreferencesEnvelope, PreferencesPatch, toNotification, UnreadCountEnvelope,

@@ -1,8 +1,8 @@
 // Shapes of notifications and notification preferences on the wire.
 import { Type } from '@sinclair/typebox';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
-import { NOTIFICATION_TYPES } from './create.ts';
-import type { NotificationRow } from './queries.ts';
+import { NOTIFICATION_TYPES } from '../../core/notifications/create.ts';
+import type { NotificationRow } from '../../core/notifications/queries.ts';
 
 import { Meta } from '../http/envelopes.ts';
 

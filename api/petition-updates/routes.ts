@@ -6,13 +6,13 @@
 import { Type } from '@sinclair/typebox';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { actorOf, recordEvent } from '../../db/events.ts';
+import { actorOf, recordEvent } from '../../core/events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, CursorQuery, LimitQuery, PaginationSchema, paginate } from '../http/pagination.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertCanRead, assertOwner } from '../petitions/access.ts';
-import { findPetitionById } from '../petitions/queries.ts';
+import { assertCanRead, assertOwner } from '../../core/petitions/policy.ts';
+import { findPetitionById } from '../../core/petitions/queries.ts';
 
 import { Meta } from '../http/envelopes.ts';
 

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertCanRead } from './access.ts';
-import { findPetitionById, findPetitionBySlug } from './queries.ts';
+import { assertCanRead } from '../../core/petitions/policy.ts';
+import { findPetitionById, findPetitionBySlug } from '../../core/petitions/queries.ts';
 import { PetitionRefParams } from './schemas.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -3,18 +3,18 @@
 import { Type } from '@sinclair/typebox';
 import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
-import { actorOf, recordEvent } from '../../db/events.ts';
+import { actorOf, recordEvent } from '../../core/events/record-event.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { paginate } from '../http/pagination.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { slugify } from '../users/slugs.ts';
-import { accessCodeMatches, assertCanRead, assertOwner } from './access.ts';
-import type { AccessCodeGuard } from './access-code-guard.ts';
-import { assertTagLimit, createPetition, newAccessCode } from './create.ts';
-import { listPetitions, positionOf } from './listing.ts';
-import { toPetitionSummary } from './presenter.ts';
-import { findPetitionById, findPetitionBySlug, listCategories, softDeletePetition, updatePetition } from './queries.ts';
+import { slugify } from '../../core/users/slugs.ts';
+import { accessCodeMatches, assertCanRead, assertOwner } from '../../core/petitions/policy.ts';
+import type { AccessCodeGuard } from '../../core/petitions/access-code-guard.ts';
+import { assertTagLimit, createPetition, newAccessCode } from '../../core/petitions/create.ts';
+import { listPetitions, positionOf } from '../../core/petitions/listing.ts';
+import { toPetitionSummary } from '../../core/petitions/presenter.ts';
+import { findPetitionById, findPetitionBySlug, listCategories, softDeletePetition, updatePetition } from '../../core/petitions/queries.ts';
 import {
   AccessBody, Category, PetitionCreate, PetitionEnvelope, PetitionIdParams, PetitionList, PetitionListQuery, PetitionReadQuery, PetitionRefParams, PetitionUpdate,
 } from './schemas.ts';

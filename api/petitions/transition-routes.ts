@@ -2,15 +2,15 @@
 // owns the state machine: two concurrent publishes give one 200 and one 409.
 import type { UpdateDefinition } from '@temporalio/common';
 import type { DatabasePool } from 'slonik';
-import { actorOf } from '../../db/events.ts';
+import { actorOf } from '../../core/events/record-event.ts';
 import { closeUpdate, publishUpdate, victoryUpdate, type TransitionRequest } from '../../workflows/petition-lifecycle.ts';
 import type { TransitionResult } from '../../activities/petitions.ts';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertOwner } from './access.ts';
-import { transition, type LifecycleDependencies } from './lifecycle.ts';
-import { toPetitionSummary } from './presenter.ts';
-import { findPetitionById } from './queries.ts';
+import { assertOwner } from '../../core/petitions/policy.ts';
+import { transition, type LifecycleDependencies } from '../../core/petitions/lifecycle.ts';
+import { toPetitionSummary } from '../../core/petitions/presenter.ts';
+import { findPetitionById } from '../../core/petitions/queries.ts';
 import { PetitionEnvelope, PetitionIdParams, VictoryBody } from './schemas.ts';
 
 type Transition = { verb: 'publish' | 'close' | 'victory'; update: UpdateDefinition<TransitionResult, [TransitionRequest]>; summary: string; from: string };

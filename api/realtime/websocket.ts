@@ -8,7 +8,7 @@ import type { DatabasePool } from 'slonik';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import type { SignatureFeed } from './signature-feed.ts';
+import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 
 const PATH = '/v1/realtime';
 const MAX_BUFFERED_BYTES = 1024 * 1024;

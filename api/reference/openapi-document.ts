@@ -1,6 +1,6 @@
 // Builds the OpenAPI 3.1 document from the same route declarations that drive validation.
 import type { TSchema } from '@sinclair/typebox';
-import { SCOPE_DESCRIPTIONS, SCOPE_PERMISSIONS } from '../auth/scopes.ts';
+import { SCOPE_DESCRIPTIONS, SCOPE_PERMISSIONS } from '../../core/auth/scopes.ts';
 import { PROBLEM_TYPES } from '../http/problem.ts';
 import { openApiPath, type AnyRouteSpec } from '../http/route.ts';
 

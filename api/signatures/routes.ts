@@ -1,21 +1,21 @@
 // /v1/petitions/{id}/signatures: sign, remove mine, list, map points, export.
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
-import { actorOf } from '../../db/events.ts';
+import { actorOf } from '../../core/events/record-event.ts';
 import { sendData, sendList, type RallyContext } from '../http/context.ts';
 import { exportStream, keysetBatches } from '../http/export-stream.ts';
 import { createCursorCodec, paginate } from '../http/pagination.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertCanRead, assertOwner } from '../petitions/access.ts';
-import { findPetitionById, type PetitionRow } from '../petitions/queries.ts';
-import type { SignatureFeed } from '../realtime/signature-feed.ts';
-import { locateSigner } from './geolocation.ts';
-import { exportBatch, geoPoints, listSignatures, liveSignatureCount, removeSignature, type SignatureRow } from './queries.ts';
-import type { CaptchaVerifier } from './recaptcha.ts';
+import { assertCanRead, assertOwner } from '../../core/petitions/policy.ts';
+import { findPetitionById, type PetitionRow } from '../../core/petitions/queries.ts';
+import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
+import { locateSigner } from '../../core/signatures/geolocation.ts';
+import { exportBatch, geoPoints, listSignatures, liveSignatureCount, removeSignature, type SignatureRow } from '../../core/signatures/queries.ts';
+import type { CaptchaVerifier } from '../../core/signatures/recaptcha.ts';
 import { ExportQuery, GeoParams, GeoPoint, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
-import { signPetition } from './sign.ts';
+import { signPetition } from '../../core/signatures/sign.ts';
 
 export type SignatureRouteDependencies = { db: DatabasePool; signLimiter: RateLimiter; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed };
 

@@ -10,10 +10,10 @@ import { sendList } from '../http/context.ts';
 import { createCursorCodec, CursorQuery, LimitQuery, PaginationSchema, paginate } from '../http/pagination.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { listPetitions, positionOf } from '../petitions/listing.ts';
-import { toPetitionSummary } from '../petitions/presenter.ts';
+import { listPetitions, positionOf } from '../../core/petitions/listing.ts';
+import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { PetitionList } from '../petitions/schemas.ts';
-import { findUserBySlug } from './queries.ts';
+import { findUserBySlug } from '../../core/users/queries.ts';
 import { SlugParams } from './schemas.ts';
 
 /** RFC 8594: the date after which the deprecated listing may stop answering. */

@@ -3,7 +3,7 @@ import type { DatabasePool } from 'slonik';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { findUserById, findUserBySlug, updateUser } from './queries.ts';
+import { findUserById, findUserBySlug, updateUser } from '../../core/users/queries.ts';
 import { PublicProfileEnvelope, SlugParams, toPublicProfile, toUser, UserEnvelope, UserUpdate } from './schemas.ts';
 
 export function createUserRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {

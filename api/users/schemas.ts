@@ -1,6 +1,6 @@
 // Shapes of users as the API shows them, and the profile update.
 import { Type } from '@sinclair/typebox';
-import type { UserRow } from './queries.ts';
+import type { UserRow } from '../../core/users/queries.ts';
 
 import { Meta } from '../http/envelopes.ts';
 

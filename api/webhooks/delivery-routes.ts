@@ -5,8 +5,8 @@ import { sendData, sendList, type RallyContext } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../http/pagination.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { findDelivery, findEndpoint, listAttempts, listDeliveries } from './queries.ts';
-import { redeliver, replaySince } from './redelivery.ts';
+import { findDelivery, findEndpoint, listAttempts, listDeliveries } from '../../core/webhooks/queries.ts';
+import { redeliver, replaySince } from '../../core/webhooks/redelivery.ts';
 import { DeliveryEnvelope, DeliveryList, DeliveryListQuery, DeliveryParams, ReplayEnvelope, ReplayRequest, toAttempt, toDelivery, WebhookParams } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));

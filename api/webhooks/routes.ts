@@ -2,18 +2,18 @@
 // The secret is in the create and rotate answers only. Deliveries: ./delivery-routes.ts.
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
-import type { Config } from '../config.ts';
+import type { Config } from '../../platform/config.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../http/pagination.ts';
 import { assertThat, fieldError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { createDeliveryRoutes } from './delivery-routes.ts';
-import { deleteEndpoint, findEndpoint, insertEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './queries.ts';
+import { deleteEndpoint, findEndpoint, insertEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../../core/webhooks/queries.ts';
 import {
   toWebhookEndpoint, WebhookCreate, WebhookEnvelope, WebhookList, WebhookListQuery, WebhookParams, WebhookUpdate, WebhookWithSecretEnvelope,
 } from './schemas.ts';
-import { createSecretBox, generateSigningSecret } from './signing-secrets.ts';
-import { refuseWebhookUrl } from './url-guard.ts';
+import { createSecretBox, generateSigningSecret } from '../../core/webhooks/signing-secrets.ts';
+import { refuseWebhookUrl } from '../../core/webhooks/url-guard.ts';
 
 export type WebhookRouteDependencies = { db: DatabasePool; config: Config };
 

@@ -1,8 +1,8 @@
 // Shapes of webhook endpoints and deliveries on the wire.
 import { Type } from '@sinclair/typebox';
-import { EVENT_TYPES } from '../../db/events.ts';
+import { EVENT_TYPES } from '../../core/events/record-event.ts';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
-import type { AttemptRow, DeliveryRow, EndpointRow } from './queries.ts';
+import type { AttemptRow, DeliveryRow, EndpointRow } from '../../core/webhooks/queries.ts';
 
 const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ format: 'date-time' }) });
 const DateTime = Type.String({ format: 'date-time' });

@@ -6,8 +6,8 @@ import { parseArgs } from 'node:util';
 import { importJWK, SignJWT } from 'jose';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { embeddedIssuer, type Config } from '../../api/config.ts';
-import { loadOrCreateSigningKeys } from '../../api/identity-provider/signing-keys.ts';
+import { embeddedIssuer, type Config } from '../../platform/config.ts';
+import { loadOrCreateSigningKeys } from '../../identity-provider/signing-keys.ts';
 import { sql } from '../../db/sql.ts';
 import { CommandError } from '../rally-cli.ts';
 

@@ -2,9 +2,9 @@
 // Rally user linked to it, so the person can log in at once.
 import { parseArgs } from 'node:util';
 import type { DatabasePool } from 'slonik';
-import { embeddedIssuer, type Config } from '../../api/config.ts';
-import { createIdentityAccount } from '../../api/identity-provider/accounts.ts';
-import { upsertUserFromClaims } from '../../api/users/queries.ts';
+import { embeddedIssuer, type Config } from '../../platform/config.ts';
+import { createIdentityAccount } from '../../identity-provider/accounts.ts';
+import { upsertUserFromClaims } from '../../core/users/queries.ts';
 import { toUser } from '../../api/users/schemas.ts';
 import { CommandError } from '../rally-cli.ts';
 

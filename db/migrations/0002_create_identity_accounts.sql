@@ -1,4 +1,4 @@
--- The embedded OpenID Connect provider (api/identity-provider/), used when OIDC_ISSUER is unset.
+-- The embedded OpenID Connect provider (identity-provider/), used when OIDC_ISSUER is unset.
 -- Its accounts hold the only password hashes in Rally; the API's users point at them by subject.
 CREATE TABLE identity_accounts (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -20,7 +20,7 @@ const server = createServer((_request, response) => {
   });
   response.end(body);
 });
-// Same keep-alive settings as api/server.ts, so node:http adds the same Keep-Alive header.
+// Same keep-alive settings as platform/http-server.ts, so node:http adds the same Keep-Alive header.
 server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;
 server.requestTimeout = 60_000;

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
-import type { Config } from '../../api/config.ts';
+import type { Config } from '../../platform/config.ts';
 import { runMigrations } from '../../db/migrate.ts';
 import { describeExit, spawnPrefixed, stopChild } from '../lib/child-process.ts';
 import { ensureDatabaseExists, redactDatabaseUrl } from '../lib/embedded-postgres.ts';

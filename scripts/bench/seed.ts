@@ -12,7 +12,7 @@
 // trending_score (computed by the real rankings activity), users.petition_count.
 import pg from 'pg';
 import { createRankingActivities } from '../../activities/rankings.ts';
-import { COUNTER_SHARDS } from '../../api/signatures/sign.ts';
+import { COUNTER_SHARDS } from '../../core/signatures/sign.ts';
 import { createDatabasePool } from '../../db/pool.ts';
 
 export const SEED = Object.freeze({ version: 1, users: 50_000, petitions: 100_000, signatures: 1_000_000 });

@@ -20,7 +20,7 @@ export type Signer = Readonly<{ userId: string; accessToken: string }>;
 /** The embedded identity provider on RALLY_IDP_PORT of `serviceEnv`; resolves once its discovery document answers. */
 export async function startIdentityProvider(serviceEnv: NodeJS.ProcessEnv, log: Log): Promise<{ issuer: string; stop(): Promise<void> }> {
   const issuer = `http://127.0.0.1:${serviceEnv.RALLY_IDP_PORT ?? '3001'}`;
-  const child = spawnPrefixed({ name: 'idp', command: process.execPath, args: ['api/identity-provider/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
+  const child = spawnPrefixed({ name: 'idp', command: process.execPath, args: ['identity-provider/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
   let exit: string | undefined;
   void child.exited.then((info) => { exit = describeExit(info); });
   const stop = async () => {

@@ -8,7 +8,7 @@ import { isGrpcServiceError } from '@temporalio/client';
 import { msNumberToTs } from '@temporalio/common/lib/time.js';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { parseDuration } from '../../api/config.ts';
+import { parseDuration } from '../../platform/config.ts';
 
 export const TEMPORAL_SETTINGS_FILE = path.resolve(import.meta.dirname, '..', '..', 'temporal.yaml');
 

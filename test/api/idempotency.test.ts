@@ -7,8 +7,8 @@ import { createJsonBodyMiddleware } from '../../api/http/body.ts';
 import { createRequestContextMiddleware, type RallyState } from '../../api/http/context.ts';
 import { createErrorMiddleware } from '../../api/http/error-middleware.ts';
 import { createIdempotencyMiddleware } from '../../api/http/idempotency.ts';
-import { silentLogger } from '../../api/logger.ts';
-import { listen, type RunningServer } from '../../api/server.ts';
+import { silentLogger } from '../../platform/logger.ts';
+import { listen, type RunningServer } from '../../platform/http-server.ts';
 import { testEnvironment } from '../support/environment.ts';
 
 describe('Idempotency-Key on POST', function () {

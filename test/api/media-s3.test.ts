@@ -5,8 +5,8 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { createS3Storage } from '../../api/media/storage/s3-storage.ts';
-import { canonicalRequest, presignUrl } from '../../api/media/storage/sigv4.ts';
+import { createS3Storage } from '../../platform/storage/s3-storage.ts';
+import { canonicalRequest, presignUrl } from '../../platform/storage/sigv4.ts';
 import { createTestUser, login } from '../support/identity.ts';
 import { createMediaClient, makePng } from '../support/media.ts';
 import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';

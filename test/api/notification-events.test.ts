@@ -1,6 +1,6 @@
-// Which outbox events become notifications for a petition's creator (api/notifications/from-events.ts).
+// Which outbox events become notifications for a petition's creator (core/notifications/from-events.ts).
 import { expect } from 'chai';
-import { notificationsForEvents, type DispatchedEvent } from '../../api/notifications/from-events.ts';
+import { notificationsForEvents, type DispatchedEvent } from '../../core/notifications/from-events.ts';
 
 const base: DispatchedEvent = {
   id: 'e1', type: 'petition.victory', actor_type: 'user', actor_id: 'admin-1', petition_id: 'p1', data: {}, creator_id: 'creator-1', petition_title: 'Save the park',

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { notifyUsers } from '../../api/notifications/create.ts';
+import { notifyUsers } from '../../core/notifications/create.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login, type TestUser } from '../support/identity.ts';

@@ -1,7 +1,7 @@
 // Table-driven over every route the API reference lists with a permission: each key scope is
-// allowed exactly what api/auth/scopes.ts says, and refused the rest with 403 insufficient_scope.
+// allowed exactly what core/auth/scopes.ts says, and refused the rest with 403 insufficient_scope.
 import { expect } from 'chai';
-import { SCOPE_PERMISSIONS } from '../../api/auth/scopes.ts';
+import { SCOPE_PERMISSIONS } from '../../core/auth/scopes.ts';
 import { json } from '../support/http.ts';
 import { bearer, createApiKey, createTestUser, login } from '../support/identity.ts';
 import { startApi, type RunningApi } from '../support/processes.ts';

@@ -1,9 +1,9 @@
 // The pieces under webhook signing and the URL guard, without any service running.
 import { sign, verify } from '@octokit/webhooks-methods';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../api/config.ts';
-import { createSecretBox, generateSigningSecret, signPayload } from '../../api/webhooks/signing-secrets.ts';
-import { isPrivateAddress } from '../../api/webhooks/url-guard.ts';
+import { ConfigError, loadConfig } from '../../platform/config.ts';
+import { createSecretBox, generateSigningSecret, signPayload } from '../../core/webhooks/signing-secrets.ts';
+import { isPrivateAddress } from '../../core/webhooks/url-guard.ts';
 
 describe('webhook signing secrets', () => {
   const box = createSecretBox('ab'.repeat(32));

@@ -7,7 +7,7 @@ import {
   findIdentityAccount,
   IdentityAccountError,
   verifyIdentityPassword,
-} from '../../api/identity-provider/accounts.ts';
+} from '../../identity-provider/accounts.ts';
 import { sql } from '../../db/sql.ts';
 import { testEnvironment } from '../support/environment.ts';
 

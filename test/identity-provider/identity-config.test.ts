@@ -1,6 +1,6 @@
-// The identity block of api/config.ts: which provider the API uses and how the embedded one runs.
+// The identity block of platform/config.ts: which provider the API uses and how the embedded one runs.
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../api/config.ts';
+import { ConfigError, loadConfig } from '../../platform/config.ts';
 import { PRODUCTION_SECRETS } from '../support/production-secrets.ts';
 
 describe('configuration: identity provider', () => {

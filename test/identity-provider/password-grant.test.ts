@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { createIdentityAccount } from '../../api/identity-provider/accounts.ts';
+import { createIdentityAccount } from '../../identity-provider/accounts.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
 import { AUDIENCE, CLIENT, freePort, login, startProvider, type RunningProvider } from './provider-process.ts';

@@ -1,4 +1,4 @@
-// Runs the embedded identity provider as its own process (api/identity-provider/main.ts), the way
+// Runs the embedded identity provider as its own process (identity-provider/main.ts), the way
 // npm start does, and speaks to its token endpoint as the API does. Shared by this folder's tests.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ export type RunningProvider = { issuer: string; port: number; stop(): Promise<nu
 
 /** Resolves once the process logs "listening"; stop() sends SIGTERM and resolves with the exit code. */
 export async function startProvider(port: number, env: Record<string, string> = {}): Promise<RunningProvider> {
-  const child = spawn(process.execPath, ['api/identity-provider/main.ts'], {
+  const child = spawn(process.execPath, ['identity-provider/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

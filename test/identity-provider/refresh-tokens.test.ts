@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { z } from 'zod';
-import { createIdentityAccount } from '../../api/identity-provider/accounts.ts';
+import { createIdentityAccount } from '../../identity-provider/accounts.ts';
 import { sql } from '../../db/sql.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';

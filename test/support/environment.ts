@@ -6,7 +6,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pg from 'pg';
 import type { DatabasePool } from 'slonik';
-import { loadConfig } from '../../api/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { createDatabasePool } from '../../db/pool.ts';
 import { runMigrations } from '../../db/migrate.ts';
 import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.ts';

@@ -2,7 +2,7 @@
 // recordEvent in a transaction, so the dispatcher sees exactly what production code would produce.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { recordEvent, type Actor, type EventType } from '../../db/events.ts';
+import { recordEvent, type Actor, type EventType } from '../../core/events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { testEnvironment } from './environment.ts';
 

@@ -1,7 +1,7 @@
 // Users for tests, made the way `rally users create` makes them, and logged in through the API.
 import { randomUUID } from 'node:crypto';
-import { createIdentityAccount } from '../../api/identity-provider/accounts.ts';
-import { upsertUserFromClaims } from '../../api/users/queries.ts';
+import { createIdentityAccount } from '../../identity-provider/accounts.ts';
+import { upsertUserFromClaims } from '../../core/users/queries.ts';
 import { testEnvironment } from './environment.ts';
 import { json } from './http.ts';
 import { runRallyCli } from './processes.ts';

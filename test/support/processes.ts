@@ -85,7 +85,7 @@ export async function startWorker(env: Record<string, string> = {}): Promise<Ral
 
 /** The embedded identity provider, as npm start runs it; one per test run. */
 export async function startIdentityProvider(): Promise<RallyProcess> {
-  const provider = spawnRally('api/identity-provider/main.ts', {});
+  const provider = spawnRally('identity-provider/main.ts', {});
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (provider.child.exitCode !== null) throw new Error(`the identity provider exited during start-up:\n${provider.output()}`);

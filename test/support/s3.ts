@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
-import type { S3Settings } from '../../api/config.ts';
+import type { S3Settings } from '../../platform/config.ts';
 
 export const S3_BUCKET = 'rally-media';
 

@@ -2,7 +2,7 @@
 // histories the replay suite keeps.
 import { expect } from 'chai';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { insertPetition } from '../../api/petitions/queries.ts';
+import { insertPetition } from '../../core/petitions/queries.ts';
 import { sql } from '../../db/sql.ts';
 import { closeUpdate, petitionDeletedSignal, petitionLifecycle, publishUpdate, statusQuery, victoryUpdate } from '../../workflows/index.ts';
 import { testEnvironment } from '../support/environment.ts';

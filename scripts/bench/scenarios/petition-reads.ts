@@ -1,7 +1,7 @@
 // Reading petitions on the seeded database (100,000 petitions, 1,000,000 signatures): GET /v1/petitions
 // first page and 500th page (default sort and page size; the 500th page's cursor is found by walking
 // the list through the API), and GET /v1/petitions/{slug}. Issue 4 asks for req/s and p99; the
-// one goal checked is the keyset pagination's promise (api/petitions/listing.ts): page 500 costs
+// one goal checked is the keyset pagination's promise (core/petitions/listing.ts): page 500 costs
 // what page 1 costs, i.e. keeps at least 0.80 of its rate.
 import pg from 'pg';
 import { measureLoad } from '../load.ts';

@@ -1,7 +1,7 @@
 // Signing under load, on the seeded database (100,000 petitions, 1,000,000 signatures): through the
 // real API (POST /v1/petitions/{id}/signatures, every request a different user with their own access
 // token) on (a) one hot petition and (b) 10,000 petitions in turn; then (c) the same statement
-// (signStatement of api/signatures/sign.ts, imported, so it cannot drift) driven directly by a
+// (signStatement of core/signatures/sign.ts, imported, so it cannot drift) driven directly by a
 // tight `pg` loop with as many connections as the API's pool, on the same two targets.
 // Goals: the API keeps ≥ 0.50 of the raw rate; the hot petition keeps ≥ 0.80 of the spread rate;
 // the hot petition takes ≥ 1,000 signatures/s.
@@ -11,7 +11,7 @@
 // tokens are signed with.
 import pg from 'pg';
 import type autocannon from 'autocannon';
-import { signStatement, type SignatureInput } from '../../../api/signatures/sign.ts';
+import { signStatement, type SignatureInput } from '../../../core/signatures/sign.ts';
 import { freePort, startExtraApi, type ExtraApi } from '../environment.ts';
 import { measureLoad, type LoadResult } from '../load.ts';
 import { verdictFor, type BenchEnvironment, type ResultRow, type Scenario } from '../scenario.ts';

@@ -1,0 +1,73 @@
+// Turns a request's credentials into a Principal. Two kinds arrive as `Authorization: Bearer …`:
+// API keys (`rally_live_…`/`rally_test_…`, one indexed query by hash) and access tokens (JWTs,
+// verified locally; revocation and user state come from in-memory lists kept current by NOTIFY).
+// `X-API-Key` still works but is deprecated, and its answers say so.
+import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import type { Principal, RallyContext } from './context.ts';
+import { RallyError } from './problem.ts';
+import type { AccessTokenVerifier } from '../../core/auth/access-tokens.ts';
+import { hashApiKey, isWellFormedApiKey, looksLikeApiKey, sameHash } from '../../core/api-keys/secrets.ts';
+import type { RevocationList } from '../../core/auth/revocation-list.ts';
+import type { UserDirectory } from '../../core/users/directory.ts';
+
+const unauthorized = (detail: string, code = 'invalid_token') => new RallyError('unauthorized', detail, { code, headers: { 'WWW-Authenticate': 'Bearer' } });
+const suspended = () => new RallyError('forbidden', 'This account is suspended.', { code: 'account_suspended' });
+
+const ApiKeyCredential = z.object({
+  id: z.string().uuid(),
+  user_id: z.string().uuid(),
+  scope: z.enum(['read', 'read_write', 'full']),
+  secret_hash: z.instanceof(Buffer),
+  usable: z.boolean(),
+  role: z.enum(['user', 'admin']),
+  suspended: z.boolean(),
+});
+
+export type Authenticator = (ctx: RallyContext) => Promise<Principal | undefined>;
+
+export function presentedCredential(ctx: RallyContext): string | undefined {
+  const authorization = ctx.get('Authorization');
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw unauthorized('The Authorization header must be "Bearer <token>".');
+    return match[1];
+  }
+  const legacy = ctx.get('X-API-Key');
+  if (legacy) {
+    ctx.set('Deprecation', 'true');
+    ctx.set('Link', '</docs#authentication>; rel="deprecation"');
+    return legacy.trim();
+  }
+  return undefined;
+}
+
+export function createAuthenticator(deps: { db: DatabasePool; verifyAccessToken: AccessTokenVerifier; revocations: RevocationList; users: UserDirectory }): Authenticator {
+  async function authenticateApiKey(raw: string): Promise<Principal> {
+    if (!isWellFormedApiKey(raw)) throw unauthorized('The API key is not valid.', 'invalid_api_key');
+    const presented = hashApiKey(raw);
+    const key = await deps.db.maybeOne(sql.type(ApiKeyCredential)`
+      SELECT k.id, k.user_id, k.scope, k.secret_hash,
+             (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS usable,
+             u.role, u.suspended_at IS NOT NULL AS suspended
+      FROM api_keys k JOIN users u ON u.id = k.user_id
+      WHERE k.secret_hash = ${sql.binary(presented)}
+    `);
+    if (!key || !sameHash(key.secret_hash, presented) || !key.usable) throw unauthorized('The API key is not valid, or has been revoked.', 'invalid_api_key');
+    if (key.suspended) throw suspended();
+    return { kind: 'api_key', userId: key.user_id, role: key.role, scope: key.scope, apiKeyId: key.id };
+  }
+
+  return async function authenticate(ctx) {
+    const credential = presentedCredential(ctx);
+    if (credential === undefined) return undefined;
+    if (looksLikeApiKey(credential)) return authenticateApiKey(credential);
+    const token = await deps.verifyAccessToken(credential);
+    if (deps.revocations.isRevoked(token.jti)) throw unauthorized('The access token has been revoked.', 'token_revoked');
+    const user = await deps.users.bySubject(token.issuer, token.subject);
+    if (!user) throw unauthorized('No Rally user belongs to this token; log in through /v1/auth/login first.');
+    if (user.suspended) throw suspended();
+    return { kind: 'user', userId: user.id, role: user.role, scope: 'full', tokenId: token.jti };
+  };
+}

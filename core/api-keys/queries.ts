@@ -1,0 +1,68 @@
+// SQL for API keys. A key is always read and written together with its owner's id, so one user can
+// never see or touch another's keys.
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import type { NewApiKey } from './secrets.ts';
+
+export const ApiKeyRow = z.object({
+  id: z.string().uuid(),
+  name: z.string(),
+  scope: z.enum(['read', 'read_write', 'full']),
+  environment: z.enum(['live', 'test']),
+  display_prefix: z.string(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  replaced_by: z.string().uuid().nullable(),
+});
+export type ApiKeyRow = z.infer<typeof ApiKeyRow>;
+
+const COLUMNS = sql.fragment`id, name, scope, environment, display_prefix, created_at, expires_at, revoked_at, replaced_by`;
+
+export function insertApiKey(db: CommonQueryMethods, input: { userId: string; name: string; scope: string; environment: string; key: NewApiKey }) {
+  return db.one(sql.type(ApiKeyRow)`
+    INSERT INTO api_keys (user_id, name, scope, environment, display_prefix, secret_hash)
+    VALUES (${input.userId}, ${input.name}, ${input.scope}, ${input.environment}, ${input.key.displayPrefix}, ${sql.binary(input.key.secretHash)})
+    RETURNING ${COLUMNS}
+  `);
+}
+
+export function listApiKeys(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {
+  return db.any(sql.type(ApiKeyRow)`
+    SELECT ${COLUMNS} FROM api_keys
+    WHERE user_id = ${userId}
+      ${after ? sql.fragment`AND (created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql.fragment``}
+    ORDER BY created_at DESC, id DESC
+    LIMIT ${limit + 1}
+  `);
+}
+
+export function findApiKey(db: CommonQueryMethods, userId: string, id: string) {
+  return db.maybeOne(sql.type(ApiKeyRow)`SELECT ${COLUMNS} FROM api_keys WHERE id = ${id} AND user_id = ${userId}`);
+}
+
+export function updateApiKey(db: CommonQueryMethods, userId: string, id: string, changes: { name?: string; scope?: string }) {
+  return db.maybeOne(sql.type(ApiKeyRow)`
+    UPDATE api_keys SET name = COALESCE(${changes.name ?? null}, name), scope = COALESCE(${changes.scope ?? null}, scope)
+    WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL
+    RETURNING ${COLUMNS}
+  `);
+}
+
+/** Revokes at once and for good; true when the key existed and was not revoked before. */
+export async function revokeApiKey(db: CommonQueryMethods, userId: string, id: string): Promise<boolean> {
+  const row = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
+    UPDATE api_keys SET revoked_at = now() WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL RETURNING id
+  `);
+  return row !== null;
+}
+
+/** Starts the old key's grace window; null when it is unknown, revoked or already rotating. */
+export function beginRotation(db: CommonQueryMethods, userId: string, oldId: string, newId: string, gracePeriodMs: number) {
+  return db.maybeOne(sql.type(ApiKeyRow)`
+    UPDATE api_keys SET expires_at = now() + make_interval(secs => ${gracePeriodMs / 1000}), replaced_by = ${newId}
+    WHERE id = ${oldId} AND user_id = ${userId} AND revoked_at IS NULL AND expires_at IS NULL
+    RETURNING ${COLUMNS}
+  `);
+}

@@ -1,0 +1,42 @@
+// Verifies access tokens (JWTs) locally against the provider's published keys: no call to the
+// provider per request. jose caches the key set and refetches it when a token names an unknown kid.
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { RallyError } from '../../api/http/problem.ts';
+import type { IdentityClient } from './identity-client.ts';
+
+export type VerifiedAccessToken = { issuer: string; subject: string; jti: string; expiresAt: Date; scope: string[] };
+
+export type AccessTokenVerifier = (token: string) => Promise<VerifiedAccessToken>;
+
+const invalid = (detail: string, code = 'invalid_token') => new RallyError('unauthorized', detail, { code, headers: { 'WWW-Authenticate': `Bearer error="invalid_token"` } });
+
+export function createAccessTokenVerifier(deps: { identity: IdentityClient; audience: string }): AccessTokenVerifier {
+  let keys: Promise<{ jwks: ReturnType<typeof createRemoteJWKSet>; issuer: string }> | undefined;
+  const resolveKeys = () =>
+    (keys ??= Promise.all([deps.identity.jwksUri(), deps.identity.issuer()])
+      .then(([uri, issuer]) => ({ jwks: createRemoteJWKSet(new URL(uri), { cooldownDuration: 30_000, cacheMaxAge: 600_000 }), issuer }))
+      .catch((error: unknown) => {
+        keys = undefined;
+        throw error;
+      }));
+
+  return async function verifyAccessToken(token) {
+    const { jwks, issuer } = await resolveKeys();
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, jwks, { issuer, audience: deps.audience, clockTolerance: 5 }));
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) throw invalid('The access token has expired; refresh it.', 'token_expired');
+      if (error instanceof errors.JOSEError) throw invalid('The access token is not valid.');
+      throw error;
+    }
+    if (!payload.sub || !payload.jti || !payload.exp) throw invalid('The access token lacks sub, jti or exp.');
+    return {
+      issuer,
+      subject: payload.sub,
+      jti: payload.jti,
+      expiresAt: new Date(payload.exp * 1000),
+      scope: typeof payload.scope === 'string' ? payload.scope.split(' ') : [],
+    };
+  };
+}

@@ -1,0 +1,28 @@
+// What each API key scope may do, in one table (also printed in the API reference). A key never
+// exceeds its owner: `admin` additionally needs the owner to be an administrator.
+import type { Principal } from '../../api/http/context.ts';
+import { RallyError } from '../../api/http/problem.ts';
+import type { Permission } from '../../api/http/route.ts';
+
+export const SCOPE_PERMISSIONS: Record<Principal['scope'], readonly Permission[]> = {
+  read: ['read'],
+  read_write: ['read', 'write'],
+  full: ['read', 'write', 'destroy', 'admin'],
+};
+
+export const SCOPE_DESCRIPTIONS: Record<Principal['scope'], string> = {
+  read: 'may only read',
+  read_write: 'may read, create and change; may not delete, revoke, rotate or act as admin',
+  full: 'may do everything its owner may',
+};
+
+export function assertPermitted(principal: Principal, permission: Permission): void {
+  if (!SCOPE_PERMISSIONS[principal.scope].includes(permission)) {
+    throw new RallyError('forbidden', `This API key's scope "${principal.scope}" ${SCOPE_DESCRIPTIONS[principal.scope]}; this route needs "${permission}".`, {
+      code: 'insufficient_scope',
+    });
+  }
+  if (permission === 'admin' && principal.role !== 'admin') {
+    throw new RallyError('forbidden', 'This route is for administrators.', { code: 'admin_required' });
+  }
+}

@@ -1,0 +1,148 @@
+// SQL for comments. Top-level comments are keyset-paginated on the partial indexes of migration 0005;
+// reply_count holds a comment's direct replies that are not deleted, kept in the transaction that
+// adds or deletes a reply, so "popular" sorts on a column instead of counting per request.
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { toComment, type CommentView } from '../../api/comments/schemas.ts';
+
+export const CommentRow = z.object({
+  id: z.string(),
+  petition_id: z.string(),
+  user_id: z.string(),
+  parent_id: z.string().nullable(),
+  body: z.string(),
+  is_hidden: z.boolean(),
+  is_deleted: z.boolean(),
+  reply_count: z.number(),
+  author: z.object({ id: z.string(), display_name: z.string(), slug: z.string(), avatar_url: z.string().nullable() }),
+  created_at: z.string(),
+  updated_at: z.string(),
+  // created_at with its microseconds: the API's ISO strings keep milliseconds only, too coarse for a cursor.
+  position_at: z.string(),
+});
+export type CommentRow = z.infer<typeof CommentRow>;
+
+const COMMENT_SELECT = sql.fragment`
+  SELECT c.id, c.petition_id, c.user_id, c.parent_id, c.body, c.is_hidden, c.deleted_at IS NOT NULL AS is_deleted, c.reply_count,
+    json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'avatar_url', u.avatar_url) AS author,
+    c.created_at, c.updated_at, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at
+  FROM comments c
+  JOIN users u ON u.id = c.user_id`;
+
+/** Where a page starts: after the last row of the previous page, in the sort order's own key. */
+export type CommentPage =
+  | { sort: 'recent'; after?: readonly [createdAt: string, id: string] }
+  | { sort: 'popular'; after?: readonly [replyCount: number, createdAt: string, id: string] };
+
+/**
+ * One page of a petition's top-level comments. Hidden ones are left out; a deleted one stays (shown
+ * as [deleted]) while it has live replies.
+ */
+export function listTopLevelComments(db: CommonQueryMethods, petitionId: string, page: CommentPage, limit: number) {
+  let keyset;
+  if (page.sort === 'popular') {
+    const { after } = page;
+    keyset = { order: sql.fragment`c.reply_count DESC, c.created_at DESC, c.id DESC`, after: after && sql.fragment`(c.reply_count, c.created_at, c.id) < (${after[0]}, ${after[1]}::timestamptz, ${after[2]}::uuid)` };
+  } else {
+    const { after } = page;
+    keyset = { order: sql.fragment`c.created_at DESC, c.id DESC`, after: after && sql.fragment`(c.created_at, c.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` };
+  }
+  return db.any(sql.type(CommentRow)`
+    ${COMMENT_SELECT}
+    WHERE c.petition_id = ${petitionId} AND c.parent_id IS NULL AND NOT c.is_hidden
+      AND (c.deleted_at IS NULL OR c.reply_count > 0)
+      ${keyset.after ? sql.fragment`AND ${keyset.after}` : sql.fragment``}
+    ORDER BY ${keyset.order}
+    LIMIT ${limit + 1}
+  `);
+}
+
+/**
+ * Every reply below the given comments, at any depth, oldest first: one query for a whole page. The
+ * walk stops at hidden comments, so a hidden reply's own replies are left out with it.
+ */
+export function listDescendants(db: CommonQueryMethods, rootIds: readonly string[]) {
+  if (rootIds.length === 0) return Promise.resolve([]);
+  return db.any(sql.type(CommentRow)`
+    WITH RECURSIVE thread AS (
+      SELECT r.id FROM comments r WHERE r.parent_id = ANY(${sql.array(rootIds, 'uuid')}) AND NOT r.is_hidden
+      UNION ALL
+      SELECT r.id FROM comments r JOIN thread t ON r.parent_id = t.id WHERE NOT r.is_hidden
+    )
+    ${COMMENT_SELECT}
+    JOIN thread t ON t.id = c.id
+    ORDER BY c.created_at, c.id
+  `);
+}
+
+/**
+ * Threads are put together in memory: the page's top-level comments come from one query and all of
+ * their replies, at every depth, from listDescendants, so a page costs two queries however many
+ * comments it shows.
+ */
+export async function withReplies(db: CommonQueryMethods, roots: readonly CommentRow[]): Promise<CommentView[]> {
+  const descendants = await listDescendants(db, roots.map((root) => root.id));
+  // Oldest first within each parent, because the query returns them in that order.
+  const repliesTo = new Map<string, CommentRow[]>();
+  for (const row of descendants) {
+    const siblings = repliesTo.get(row.parent_id!) ?? [];
+    siblings.push(row);
+    repliesTo.set(row.parent_id!, siblings);
+  }
+
+  const build = (row: CommentRow): CommentView | undefined => {
+    const replies = (repliesTo.get(row.id) ?? []).map(build).filter((reply) => reply !== undefined);
+    // A deleted comment is kept only as the place its replies hang from.
+    if (row.is_deleted && replies.length === 0) return undefined;
+    return toComment(row, replies);
+  };
+  return roots.map(build).filter((comment) => comment !== undefined);
+}
+
+/** A comment that is not deleted (hidden ones included: the caller decides who may see them). */
+export function findComment(db: CommonQueryMethods, id: string) {
+  return db.maybeOne(sql.type(CommentRow)`${COMMENT_SELECT} WHERE c.id = ${id} AND c.deleted_at IS NULL`);
+}
+
+/**
+ * Counts a new reply on its parent, which must be a live, visible comment of the same petition; the
+ * row lock taken here also keeps the parent from being deleted under the reply. False: no such parent.
+ */
+export async function countReplyOnParent(tx: CommonQueryMethods, parentId: string, petitionId: string): Promise<boolean> {
+  const parent = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
+    UPDATE comments SET reply_count = reply_count + 1
+    WHERE id = ${parentId} AND petition_id = ${petitionId} AND deleted_at IS NULL AND NOT is_hidden
+    RETURNING id
+  `);
+  return parent !== null;
+}
+
+export async function insertComment(tx: CommonQueryMethods, comment: { petitionId: string; userId: string; parentId: string | null; body: string }) {
+  const id = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`
+    INSERT INTO comments (petition_id, user_id, parent_id, body)
+    VALUES (${comment.petitionId}, ${comment.userId}, ${comment.parentId}, ${comment.body})
+    RETURNING id
+  `);
+  return (await findComment(tx, id))!;
+}
+
+/** False when the comment was deleted meanwhile. */
+export async function updateCommentBody(db: CommonQueryMethods, id: string, body: string): Promise<boolean> {
+  const updated = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
+    UPDATE comments SET body = ${body}, updated_at = now() WHERE id = ${id} AND deleted_at IS NULL RETURNING id
+  `);
+  return updated !== null;
+}
+
+/** Soft delete; the parent's reply_count drops in the same transaction. False when already deleted. */
+export async function softDeleteComment(tx: CommonQueryMethods, id: string): Promise<boolean> {
+  const deleted = await tx.maybeOne(sql.type(z.object({ parent_id: z.string().nullable() }))`
+    UPDATE comments SET deleted_at = now(), updated_at = now() WHERE id = ${id} AND deleted_at IS NULL RETURNING parent_id
+  `);
+  if (!deleted) return false;
+  if (deleted.parent_id) {
+    await tx.query(sql.typeAlias('void')`UPDATE comments SET reply_count = reply_count - 1 WHERE id = ${deleted.parent_id}`);
+  }
+  return true;
+}

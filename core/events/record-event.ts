@@ -1,0 +1,42 @@
+// Writing to the transactional outbox. Call recordEvent with the transaction that makes the change,
+// so the event exists exactly when the change does; the dispatcher delivers it afterwards.
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+
+export const EVENT_TYPES = [
+  'petition.created',
+  'petition.updated',
+  'petition.published',
+  'petition.closed',
+  'petition.victory',
+  'signature.created',
+  'signature.milestone',
+  'signature.removed',
+  'update.created',
+  'response.submitted',
+  'response.published',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export type Actor = { type: 'user' | 'api_key' | 'system' | 'decision_maker'; id: string | null };
+
+export type NewEvent = { type: EventType; actor: Actor; petitionId?: string | null; data: Record<string, unknown> };
+
+// Tells the dispatcher there is work, so it need not wait for its next poll.
+export const EVENTS_CHANNEL = 'rally_events';
+
+export async function recordEvent(tx: CommonQueryMethods, event: NewEvent): Promise<string> {
+  const id = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`
+    INSERT INTO events (type, actor_type, actor_id, petition_id, data)
+    VALUES (${event.type}, ${event.actor.type}, ${event.actor.id}, ${event.petitionId ?? null}, ${sql.jsonb(event.data as never)})
+    RETURNING id
+  `);
+  await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${EVENTS_CHANNEL}, '')`);
+  return id;
+}
+
+/** The actor of a request, as events and webhook payloads name it in `triggered_by`. */
+export function actorOf(principal: { kind: 'user' | 'api_key'; userId: string; apiKeyId?: string }): Actor {
+  return principal.kind === 'api_key' ? { type: 'api_key', id: principal.apiKeyId ?? null } : { type: 'user', id: principal.userId };
+}

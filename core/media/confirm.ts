@@ -1,0 +1,73 @@
+// POST /v1/media/confirm: checks what was uploaded, decides what the image will be attached to, and
+// starts its processing workflow, inside one transaction with the row locked. A second confirm finds
+// confirmed_at set and starts nothing, so confirming twice processes once. The workflow is started
+// last inside the transaction, as for API key rotation: if the start fails, nothing is confirmed.
+import type { Client } from '@temporalio/client';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { mediaProcessing, mediaProcessingWorkflowId } from '../../workflows/index.ts';
+import { RallyEntityType, RallyMediaId } from '../../workflows/search-attributes.ts';
+import { assertThat, RallyError } from '../../api/http/problem.ts';
+import { findMedia, markConfirmed, markTooLarge, petitionCreator, type MediaRow } from './queries.ts';
+import { originalKey, type MediaStorage } from '../../platform/storage/media-storage.ts';
+
+export type MediaDependencies = {
+  db: DatabasePool;
+  temporal: Client;
+  taskQueue: string;
+  storage: MediaStorage;
+  maxBytes: number;
+  uploadUrlTtlMs: number;
+  mediaDir: string;
+};
+
+/** The entity the processed image goes onto, checked against the caller; null attaches nothing. */
+async function resolveEntity(tx: CommonQueryMethods, media: MediaRow, entityId: string | undefined): Promise<string | null> {
+  if (media.entity_type === 'user_avatar') {
+    assertThat(entityId === undefined || entityId === media.owner_id, 'forbidden', 'An avatar can only be set on your own user.', { code: 'not_owner' });
+    return media.owner_id;
+  }
+  if (media.entity_type === 'petition_image' && entityId) {
+    const creator = await petitionCreator(tx, entityId);
+    assertThat(creator, 'not-found', `There is no petition ${entityId}.`);
+    assertThat(creator === media.owner_id, 'forbidden', 'Only the creator of this petition may set its image.', { code: 'not_owner' });
+  }
+  // Update images, organization logos and covers are stored as given; their resources link them.
+  return entityId ?? null;
+}
+
+export async function confirmUpload(deps: MediaDependencies, ownerId: string, input: { media_id: string; entity_id?: string }): Promise<MediaRow> {
+  const outcome = await deps.db.transaction(async (tx) => {
+    const media = await findMedia(tx, ownerId, input.media_id, { lock: true });
+    assertThat(media, 'not-found', `You have no upload ${input.media_id}.`);
+    if (media.confirmed_at) return { media };
+    const size = await deps.storage.size(originalKey(media.id));
+    assertThat(size !== null, 'conflict', 'Nothing has been uploaded yet: PUT the file to upload_url first.', { code: 'upload_missing' });
+    if (size > deps.maxBytes) {
+      await markTooLarge(tx, media.id, size, deps.maxBytes);
+      return { tooLarge: size };
+    }
+    const entityId = await resolveEntity(tx, media, input.entity_id);
+    const confirmed = await markConfirmed(tx, media.id, { sizeBytes: size, entityId });
+    await deps.temporal.workflow
+      .start(mediaProcessing, {
+        workflowId: mediaProcessingWorkflowId(media.id),
+        taskQueue: deps.taskQueue,
+        args: [{ mediaId: media.id }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: RallyMediaId, value: media.id },
+          { key: RallyEntityType, value: 'media' },
+        ],
+      })
+      .catch((error: unknown) => {
+        throw new RallyError('service-unavailable', 'The workflow service cannot be reached; nothing was confirmed. Retry shortly.', { cause: error });
+      });
+    return { media: confirmed };
+  });
+  if ('tooLarge' in outcome) {
+    // Committed as failed first, so the state explains itself; the oversized file is not kept.
+    await deps.storage.remove(originalKey(input.media_id));
+    throw new RallyError('payload-too-large', `The uploaded file is ${outcome.tooLarge} bytes; at most ${deps.maxBytes} are accepted.`, { code: 'file_too_large' });
+  }
+  return outcome.media;
+}

@@ -1,0 +1,54 @@
+// Creating a petition: the row, its decision makers, the petition.created event and the start of
+// its lifecycle workflow, all or nothing. The slug comes from the title; a clash gets a suffix.
+import { randomBytes } from 'node:crypto';
+import type { DatabasePool } from 'slonik';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
+import { recordEvent, type Actor } from '../events/record-event.ts';
+import { registerConstraint } from '../errors/constraints.ts';
+import { fieldError } from '../../api/http/problem.ts';
+import { slugify, withRandomSuffix } from '../users/slugs.ts';
+import { startPetitionWorkflow, type LifecycleDependencies } from './lifecycle.ts';
+import { toPetitionSummary } from './presenter.ts';
+import { findPetitionById, insertDecisionMakers, insertPetition } from './queries.ts';
+import type { PetitionCreate } from '../../api/petitions/schemas.ts';
+
+export const MAX_TAGS = 10;
+
+registerConstraint('petitions_category_id_fkey', { slug: 'validation-failed', field: 'categoryId', code: 'unknown_category', detail: 'There is no category with this id.' });
+
+// Unambiguous characters only (no 0/O, 1/I): codes are read aloud and typed by people.
+const ACCESS_CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+export function newAccessCode(): string {
+  return [...randomBytes(10)].map((byte) => ACCESS_CODE_ALPHABET[byte % ACCESS_CODE_ALPHABET.length]).join('');
+}
+
+export function assertTagLimit(tags: string[] | undefined): void {
+  if (tags && tags.length > MAX_TAGS) throw fieldError('tags', 'tag_limit_exceeded', `at most ${MAX_TAGS} tags are allowed`);
+}
+
+export async function createPetition(deps: LifecycleDependencies & { db: DatabasePool }, creatorId: string, actor: Actor, body: PetitionCreate) {
+  assertTagLimit(body.tags);
+  const visibility = body.visibility ?? 'public';
+  let slug = slugify(body.title);
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await deps.db.transaction(async (tx) => {
+        const id = await insertPetition(tx, {
+          slug, title: body.title, description: body.description, creatorId, orgId: body.orgId ?? null, categoryId: body.categoryId ?? null,
+          tags: [...new Set(body.tags ?? [])], imageUrl: body.imageUrl ?? null, signatureGoal: body.signatureGoal ?? null, visibility,
+          accessCode: visibility === 'private' ? newAccessCode() : null, locationCity: body.locationCity ?? null,
+          locationRegion: body.locationRegion ?? null, locationCountry: body.locationCountry ?? null, signaturePrivacy: body.signaturePrivacy ?? 'public',
+        });
+        await insertDecisionMakers(tx, id, body.decisionMakers ?? []);
+        const petition = (await findPetitionById(tx, id))!;
+        await recordEvent(tx, { type: 'petition.created', actor, petitionId: id, data: toPetitionSummary(petition, undefined) });
+        // Last, so that a failed start rolls the petition back rather than leaving it without a workflow.
+        await startPetitionWorkflow(deps, id);
+        return petition;
+      });
+    } catch (error) {
+      if (!(error instanceof UniqueIntegrityConstraintViolationError) || error.constraint !== 'petitions_slug_unique' || attempt >= 5) throw error;
+      slug = withRandomSuffix(slug);
+    }
+  }
+}

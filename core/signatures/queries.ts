@@ -1,0 +1,89 @@
+// Reading and removing signatures. Lists are keyset-paginated on (created_at, id).
+import { randomInt } from 'node:crypto';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { recordEvent, type Actor } from '../events/record-event.ts';
+import { sql } from '../../db/sql.ts';
+import { COUNTER_SHARDS } from './sign.ts';
+
+export const SignatureRow = z.object({
+  id: z.string(),
+  comment: z.string().nullable(),
+  is_anonymous: z.boolean(),
+  display_location: z.string().nullable(),
+  created_at: z.string(),
+  user: z.object({ id: z.string(), display_name: z.string(), slug: z.string(), bio: z.string().nullable(), avatar_url: z.string().nullable(), petition_count: z.number() }).nullable(),
+});
+export type SignatureRow = z.infer<typeof SignatureRow>;
+
+export function listSignatures(db: CommonQueryMethods, petitionId: string, after: readonly [string, string] | undefined, limit: number) {
+  return db.any(sql.type(SignatureRow)`
+    SELECT s.id, s.comment, s.is_anonymous, s.display_location, s.created_at,
+      CASE WHEN s.is_anonymous THEN NULL ELSE json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'bio', u.bio,
+        'avatar_url', u.avatar_url, 'petition_count', u.petition_count) END AS user
+    FROM signatures s JOIN users u ON u.id = s.user_id
+    WHERE s.petition_id = ${petitionId}
+      ${after ? sql.fragment`AND (s.created_at, s.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql.fragment``}
+    ORDER BY s.created_at DESC, s.id DESC
+    LIMIT ${limit + 1}
+  `);
+}
+
+export function liveSignatureCount(db: CommonQueryMethods, petitionId: string) {
+  return db.oneFirst(sql.type(z.object({ total: z.number() }))`
+    SELECT COALESCE(sum(count), 0)::bigint AS total FROM signature_counters WHERE petition_id = ${petitionId}
+  `);
+}
+
+/** Removes a user's signature with its share of the count and a signature.removed event; the new count, or null. */
+export async function removeSignature(db: DatabasePool, petitionId: string, userId: string, actor: Actor): Promise<number | null> {
+  return db.transaction(async (tx) => {
+    const removed = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
+      DELETE FROM signatures WHERE petition_id = ${petitionId} AND user_id = ${userId} RETURNING id
+    `);
+    if (!removed) return null;
+    // Any shard will do: the count is the sum of them all.
+    await tx.query(sql.typeAlias('void')`
+      INSERT INTO signature_counters (petition_id, shard, count) VALUES (${petitionId}, ${randomInt(COUNTER_SHARDS)}, -1)
+      ON CONFLICT ON CONSTRAINT signature_counters_pkey DO UPDATE SET count = signature_counters.count - 1
+    `);
+    await recordEvent(tx, { type: 'signature.removed', actor, petitionId, data: { id: removed.id, petition_id: petitionId } });
+    return liveSignatureCount(tx, petitionId);
+  });
+}
+
+export const GeoRow = z.object({ lat: z.number(), lng: z.number(), city: z.string(), region: z.string(), country: z.string(), count: z.number() });
+
+export function geoPoints(db: CommonQueryMethods, petitionId: string | null, hours: number, after: readonly [number, string] | undefined, limit: number) {
+  return db.any(sql.type(GeoRow)`
+    SELECT * FROM (
+      SELECT avg(latitude) AS lat, avg(longitude) AS lng, city, COALESCE(region, '') AS region, COALESCE(country, '') AS country, count(*)::int AS count
+      FROM signatures
+      WHERE created_at > now() - make_interval(hours => ${hours}) AND city IS NOT NULL AND latitude IS NOT NULL
+        ${petitionId ? sql.fragment`AND petition_id = ${petitionId}` : sql.fragment``}
+      GROUP BY city, region, country
+    ) AS places
+    ${after ? sql.fragment`WHERE (count, city || '|' || region || '|' || country) < (${after[0]}, ${after[1]})` : sql.fragment``}
+    ORDER BY count DESC, city || '|' || region || '|' || country DESC
+    LIMIT ${limit + 1}
+  `);
+}
+
+export const ExportRow = z.object({
+  id: z.string(), signer_name: z.string().nullable(), signer_email: z.string().nullable(), comment: z.string().nullable(),
+  is_anonymous: z.boolean(), display_location: z.string().nullable(), city: z.string().nullable(), country: z.string().nullable(), created_at: z.string(),
+});
+
+/** For the creator's export: names and emails of signers who did not sign anonymously. */
+export function exportBatch(db: CommonQueryMethods, petitionId: string, after: readonly [string, string] | undefined, size: number) {
+  return db.any(sql.type(ExportRow)`
+    SELECT s.id, CASE WHEN s.is_anonymous THEN NULL ELSE u.display_name END AS signer_name,
+      CASE WHEN s.is_anonymous THEN NULL ELSE u.email END AS signer_email,
+      s.comment, s.is_anonymous, s.display_location, s.city, s.country, s.created_at
+    FROM signatures s JOIN users u ON u.id = s.user_id
+    WHERE s.petition_id = ${petitionId}
+      ${after ? sql.fragment`AND (s.created_at, s.id) > (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql.fragment``}
+    ORDER BY s.created_at, s.id
+    LIMIT ${size}
+  `);
+}

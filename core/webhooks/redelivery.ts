@@ -1,0 +1,57 @@
+// Sending again on request. Both make new delivery rows (new X-Rally-Delivery-Ids, since the receiver
+// asked for another copy; the payload `id` stays the event id) which the dispatcher picks up like any
+// other, within the endpoint's concurrency limit. The NOTIFY wakes it at once.
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { EVENTS_CHANNEL } from '../events/record-event.ts';
+import { sql } from '../../db/sql.ts';
+import { DeliveryRow } from './queries.ts';
+
+/** Events per replay call; a longer outage is replayed in several calls (next_since). */
+export const REPLAY_LIMIT = 10_000;
+
+const wakeDispatcher = (db: CommonQueryMethods) => db.query(sql.typeAlias('void')`SELECT FROM pg_notify(${EVENTS_CHANNEL}, '')`);
+
+export async function redeliver(db: CommonQueryMethods, endpointId: string, deliveryId: string) {
+  const created = await db.maybeOne(sql.type(DeliveryRow)`
+    WITH copy AS (
+      INSERT INTO webhook_deliveries (endpoint_id, event_id, cause)
+      SELECT endpoint_id, event_id, 'redelivery' FROM webhook_deliveries WHERE id = ${deliveryId} AND endpoint_id = ${endpointId}
+      RETURNING *
+    )
+    SELECT d.id, d.endpoint_id, d.event_id, e.type AS event_type, d.cause, d.status, d.attempt_count,
+           d.last_status_code, d.last_error, d.created_at, d.finished_at
+    FROM copy d JOIN events e ON e.id = d.event_id
+  `);
+  if (created) await wakeDispatcher(db);
+  return created;
+}
+
+/**
+ * Queues every already-dispatched event since `since` that the endpoint subscribes to and may see
+ * (its owner's petitions; everything for an administrator), oldest first, up to REPLAY_LIMIT.
+ */
+export async function replaySince(
+  db: CommonQueryMethods,
+  endpoint: { id: string; events: readonly string[]; ownerId: string; ownerIsAdmin: boolean },
+  since: string,
+): Promise<{ replayed: number; nextSince: string | null }> {
+  const result = await db.one(sql.type(z.object({ replayed: z.number(), next_since: z.string().nullable() }))`
+    WITH picked AS (
+      SELECT e.id, e.occurred_at, row_number() OVER (ORDER BY e.occurred_at, e.position) AS n
+      FROM events e LEFT JOIN petitions p ON p.id = e.petition_id
+      WHERE e.occurred_at >= ${since}::timestamptz AND e.dispatched_at IS NOT NULL
+        AND e.type = ANY(${sql.array(endpoint.events, 'text')})
+        AND (${endpoint.ownerIsAdmin} OR p.creator_id = ${endpoint.ownerId})
+      ORDER BY e.occurred_at, e.position
+      LIMIT ${REPLAY_LIMIT + 1}
+    ), queued AS (
+      INSERT INTO webhook_deliveries (endpoint_id, event_id, cause)
+      SELECT ${endpoint.id}, id, 'replay' FROM picked WHERE n <= ${REPLAY_LIMIT} ORDER BY n
+      RETURNING 1
+    )
+    SELECT (SELECT count(*)::int FROM queued) AS replayed, (SELECT occurred_at FROM picked WHERE n > ${REPLAY_LIMIT}) AS next_since
+  `);
+  if (result.replayed > 0) await wakeDispatcher(db);
+  return { replayed: result.replayed, nextSince: result.next_since };
+}

@@ -1,0 +1,45 @@
+// The embedded identity provider's process (used when OIDC_ISSUER is unset). It listens on loopback
+// only: the API, on the same host, is its one client. Needs DATABASE_URL.
+import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
+import { listen } from '../platform/http-server.ts';
+import { createDatabasePool } from '../db/pool.ts';
+import { createIdentityProvider } from './create-provider.ts';
+
+const config = loadConfigOrExit();
+const log = createLogger('identity-provider');
+if (!config.databaseUrl) {
+  log.error('DATABASE_URL must be set when the identity provider runs on its own (npm start sets it)');
+  process.exit(78);
+}
+
+const port = config.identity.embeddedPort;
+const issuer = embeddedIssuer(config);
+const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 10 });
+const provider = await createIdentityProvider({
+  issuer,
+  db,
+  clients: [{ client_id: config.identity.clientId, client_secret: config.identity.clientSecret }],
+  accessTokenTtlSeconds: Math.ceil(config.identity.accessTokenTtlMs / 1000),
+  refreshTokenTtlSeconds: Math.ceil(config.identity.refreshTokenTtlMs / 1000),
+  resourceAudience: config.publicUrl,
+});
+// Only our own faults: client errors (a wrong password, say) are answered, not logged, and no
+// request parameter is ever written out.
+provider.on('server_error', (ctx, error) => log.error('request failed', { path: ctx.path, error: error.message }));
+
+const running = await listen(provider, port, '127.0.0.1');
+log.info('listening', { port: running.port, issuer, audience: config.publicUrl });
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info('shutting down', { signal });
+  await running.close();
+  await db.end();
+  log.info('stopped');
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

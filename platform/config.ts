@@ -1,0 +1,271 @@
+// The one place that reads the environment. Every process (API, worker, CLI, scripts) calls
+// loadConfig() once at start-up and passes the result down; nothing else touches process.env.
+// A malformed value stops start-up with a ConfigError naming the variable. Values are never logged.
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export type Config = Readonly<{
+  nodeEnv: 'development' | 'test' | 'production';
+  port: number;
+  publicUrl: string;
+  /** Undefined means "use the embedded PostgreSQL under .data/" (only scripts/start.ts resolves it). */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  temporal: Readonly<{
+    /** Undefined means "start a dev server" (only scripts/start.ts and the test runner resolve it). */
+    address: string | undefined;
+    namespace: string;
+    taskQueue: string;
+  }>;
+  keyGracePeriodMs: number;
+  uploadUrlTtlMs: number;
+  responseTokenTtlMs: number;
+  webhookTimeoutMs: number;
+  webhookRetryInitialMs: number;
+  /** Delivery guard rails: private addresses, per-endpoint concurrency, auto-deactivation, secret rotation overlap. */
+  webhooks: Readonly<{ allowPrivate: boolean; endpointConcurrency: number; deactivateAfterMs: number; secretGracePeriodMs: number }>;
+  /** 32 bytes as 64 hex digits: the AES-256-GCM key for secrets Rally must read back (webhook signing secrets). */
+  encryptionKey: string;
+  /** Uploaded images: a local folder or S3, the size limit, and the key that signs local upload URLs. */
+  media: Readonly<{ dir: string; maxBytes: number; signingKey: string; s3: S3Settings | undefined }>;
+  /** Outgoing email: through SMTP_URL, or written as .eml files under `dir` when it is unset. */
+  mail: Readonly<{ smtpUrl: string | undefined; dir: string; from: string }>;
+  rateLimit: Readonly<{ enabled: boolean; rps: number; burst: number; signPerHour: number }>;
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  idempotencyTtlMs: number;
+  /** reCAPTCHA checking of signatures: only when a secret is set. */
+  recaptcha: Readonly<{ secret: string | undefined; verifyUrl: string }>;
+  /** After `count` failed logins for one email within `windowMs`, further attempts answer 429. */
+  loginFailureLimit: Readonly<{ count: number; windowMs: number }>;
+  identity: Readonly<{
+    /** Undefined means "run the embedded provider" (identity-provider/ on 127.0.0.1:embeddedPort). */
+    issuer: string | undefined;
+    clientId: string;
+    clientSecret: string;
+    embeddedPort: number;
+    accessTokenTtlMs: number;
+    refreshTokenTtlMs: number;
+  }>;
+}>;
+
+/** Any S3-compatible store, addressed path-style: `{endpoint}/{bucket}/{key}`. */
+export type S3Settings = Readonly<{ endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; publicUrl: string }>;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `500ms`, `10s`, `15m`, `24h`, `30d` into milliseconds. */
+export function parseDuration(name: string, raw: string): number {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(raw.trim());
+  if (!match) {
+    throw new ConfigError(`${name} must be a duration such as 500ms, 10s, 15m, 24h or 30d (got "${raw}")`);
+  }
+  const value = Number(match[1]) * DURATION_UNITS_MS[match[2] as string]!;
+  if (value <= 0) throw new ConfigError(`${name} must be longer than zero`);
+  return value;
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  return parseDuration(name, env[name] ?? fallback);
+}
+
+function positiveInteger(env: Env, name: string, fallback: number, max = 1_000_000_000): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number between 1 and ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+  const raw = env[name] || fallback;
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use one of ${protocols.join(', ')}`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function hostPort(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[A-Za-z0-9.\-\[\]:]+:\d{1,5}$/.test(raw)) {
+    throw new ConfigError(`${name} must be host:port (got "${raw}")`);
+  }
+  return raw;
+}
+
+// Issuer identifiers are compared character for character (a trailing slash matters), so the value
+// is checked as a URL but kept as written.
+function issuerUrl(env: Env, name: string): string | undefined {
+  return url(env, name, undefined, ['http:', 'https:']) === undefined ? undefined : env[name];
+}
+
+// Public on purpose: it only lets a development API talk to its own embedded provider.
+const DEVELOPMENT_CLIENT_SECRET = 'rally-development-client-secret';
+
+function clientSecret(env: Env, mode: Config['nodeEnv']): string {
+  const raw = env.OIDC_CLIENT_SECRET || DEVELOPMENT_CLIENT_SECRET;
+  if (mode === 'production' && raw === DEVELOPMENT_CLIENT_SECRET) {
+    throw new ConfigError('OIDC_CLIENT_SECRET must be set to a secret of your own in production');
+  }
+  return raw;
+}
+
+function countPerWindow(env: Env, name: string, fallback: string): { count: number; windowMs: number } {
+  const raw = env[name] || fallback;
+  const match = /^(\d+)\/(\S+)$/.exec(raw);
+  if (!match || Number(match[1]) < 1) throw new ConfigError(`${name} must look like 10/15m (got "${raw}")`);
+  return { count: Number(match[1]), windowMs: parseDuration(name, match[2]!) };
+}
+
+// Public on purpose, like the client secret above: production must set its own.
+const DEVELOPMENT_MEDIA_SIGNING_KEY = 'rally-development-media-signing-key';
+
+function mediaSettings(env: Env, mode: Config['nodeEnv']): Config['media'] {
+  const signingKey = env.RALLY_MEDIA_SIGNING_KEY || DEVELOPMENT_MEDIA_SIGNING_KEY;
+  if (mode === 'production' && signingKey === DEVELOPMENT_MEDIA_SIGNING_KEY) {
+    throw new ConfigError('RALLY_MEDIA_SIGNING_KEY must be set to a secret of your own in production');
+  }
+  let s3: S3Settings | undefined;
+  const endpoint = url(env, 'S3_ENDPOINT', undefined, ['http:', 'https:']);
+  if (endpoint) {
+    const [bucket, accessKeyId, secretAccessKey] = ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'].map((name) => {
+      if (!env[name]) throw new ConfigError(`${name} must be set when S3_ENDPOINT is`);
+      return env[name];
+    }) as [string, string, string];
+    const publicUrl = url(env, 'S3_PUBLIC_URL', `${endpoint}/${bucket}`, ['http:', 'https:'])!;
+    s3 = Object.freeze({ endpoint, bucket, region: env.S3_REGION || 'us-east-1', accessKeyId, secretAccessKey, publicUrl });
+  }
+  return Object.freeze({
+    dir: env.RALLY_MEDIA_DIR || `${env.RALLY_DATA_DIR || '.data'}/media`,
+    maxBytes: positiveInteger(env, 'RALLY_MEDIA_MAX_BYTES', 10 * 1024 * 1024),
+    signingKey,
+    s3,
+  });
+}
+
+function mailSettings(env: Env, publicUrl: string): Config['mail'] {
+  return Object.freeze({
+    smtpUrl: url(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
+    dir: env.RALLY_MAIL_DIR || `${env.RALLY_DATA_DIR || '.data'}/mail`,
+    from: env.RALLY_MAIL_FROM || `Rally <no-reply@${new URL(publicUrl).hostname}>`,
+  });
+}
+
+function webhookSettings(env: Env): Config['webhooks'] {
+  return Object.freeze({
+    allowPrivate: flag(env, 'RALLY_WEBHOOK_ALLOW_PRIVATE'),
+    // Per endpoint, deliveries in flight at once. Small on purpose: one endpoint answering in 200 ms then
+    // takes at most 25 workflows/s of Temporal's capacity, whatever its backlog.
+    endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 5, 1_000),
+    deactivateAfterMs: duration(env, 'RALLY_WEBHOOK_DEACTIVATE_AFTER', '3d'),
+    secretGracePeriodMs: duration(env, 'RALLY_WEBHOOK_SECRET_GRACE_PERIOD', '24h'),
+  });
+}
+
+// Public on purpose, like the secrets above: it only protects development data. Production must set its own.
+const DEVELOPMENT_ENCRYPTION_KEY = '52414c4c59'.padEnd(64, '0'); // "RALLY" in hex, zero-padded
+
+function encryptionKey(env: Env, mode: Config['nodeEnv']): string {
+  const raw = env.RALLY_ENCRYPTION_KEY;
+  if (!raw) {
+    if (mode === 'production') throw new ConfigError('RALLY_ENCRYPTION_KEY must be set in production (32 random bytes as 64 hex digits or base64)');
+    return DEVELOPMENT_ENCRYPTION_KEY;
+  }
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (bytes.length !== 32) throw new ConfigError('RALLY_ENCRYPTION_KEY must be 32 bytes, as 64 hex digits or base64');
+  return bytes.toString('hex');
+}
+
+function nodeEnv(env: Env): Config['nodeEnv'] {
+  const raw = env.NODE_ENV ?? 'development';
+  if (raw === 'development' || raw === 'test' || raw === 'production') return raw;
+  throw new ConfigError(`NODE_ENV must be development, test or production (got "${raw}")`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = positiveInteger(env, 'PORT', 3000, 65_535);
+  const mode = nodeEnv(env);
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!;
+  return Object.freeze({
+    nodeEnv: mode,
+    port,
+    publicUrl,
+    databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
+    dataDir: env.RALLY_DATA_DIR || '.data',
+    temporal: Object.freeze({
+      address: hostPort(env, 'TEMPORAL_ADDRESS'),
+      namespace: env.TEMPORAL_NAMESPACE || 'default',
+      taskQueue: env.RALLY_TASK_QUEUE || 'rally',
+    }),
+    keyGracePeriodMs: duration(env, 'RALLY_KEY_GRACE_PERIOD', '24h'),
+    uploadUrlTtlMs: duration(env, 'RALLY_UPLOAD_URL_TTL', '15m'),
+    responseTokenTtlMs: duration(env, 'RALLY_RESPONSE_TOKEN_TTL', '30d'),
+    webhookTimeoutMs: duration(env, 'RALLY_WEBHOOK_TIMEOUT', '10s'),
+    webhookRetryInitialMs: duration(env, 'RALLY_WEBHOOK_RETRY_INITIAL', '30s'),
+    webhooks: webhookSettings(env),
+    encryptionKey: encryptionKey(env, mode),
+    media: mediaSettings(env, mode),
+    mail: mailSettings(env, publicUrl),
+    rateLimit: Object.freeze({
+      // Off only for benchmarks that measure the limiter's own cost.
+      enabled: env.RALLY_RATE_LIMIT_ENABLED === undefined ? true : flag(env, 'RALLY_RATE_LIMIT_ENABLED'),
+      rps: positiveInteger(env, 'RALLY_RATE_LIMIT_RPS', 100),
+      burst: positiveInteger(env, 'RALLY_RATE_LIMIT_BURST', 200),
+      signPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_HOUR', 10),
+    }),
+    trustProxy: flag(env, 'RALLY_TRUST_PROXY'),
+    bodyLimitBytes: 1024 * 1024,
+    idempotencyTtlMs: 24 * 3_600_000,
+    recaptcha: Object.freeze({
+      secret: env.RECAPTCHA_SECRET || undefined,
+      verifyUrl: url(env, 'RECAPTCHA_VERIFY_URL', 'https://www.google.com/recaptcha/api/siteverify', ['http:', 'https:'])!,
+    }),
+    loginFailureLimit: Object.freeze(countPerWindow(env, 'RALLY_LOGIN_FAILURE_LIMIT', '10/15m')),
+    identity: Object.freeze({
+      issuer: issuerUrl(env, 'OIDC_ISSUER'),
+      clientId: env.OIDC_CLIENT_ID || 'rally-api',
+      clientSecret: clientSecret(env, mode),
+      embeddedPort: positiveInteger(env, 'RALLY_IDP_PORT', 3001, 65_535),
+      accessTokenTtlMs: duration(env, 'RALLY_ACCESS_TOKEN_TTL', '15m'),
+      refreshTokenTtlMs: duration(env, 'RALLY_REFRESH_TOKEN_TTL', '30d'),
+    }),
+  });
+}
+
+/** Loads the configuration or exits with a one-line message naming the bad variable. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`rally: configuration error: ${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}
+
+/** The issuer of the embedded identity provider (identity-provider/), used when OIDC_ISSUER is unset. */
+export function embeddedIssuer(config: Config): string {
+  return `http://127.0.0.1:${config.identity.embeddedPort}`;
+}

@@ -1,0 +1,45 @@
+// Outgoing email for the whole service. With SMTP_URL set, messages go through that server; without
+// it, each message is written as an .eml file under RALLY_MAIL_DIR (default .data/mail), so a
+// development or test setup never mails anyone by accident and every message can be opened.
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Config } from './config.ts';
+
+export type MailMessage = { to: string; subject: string; text: string; html?: string };
+export type SentMail = { messageId: string };
+export type Mailer = { send(message: MailMessage): Promise<SentMail>; close(): void };
+
+// Fail an attempt quickly; the caller (a workflow activity) retries with backoff.
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
+
+export function createMailer(settings: Config['mail']): Mailer {
+  return settings.smtpUrl ? createSmtpMailer(settings.smtpUrl, settings.from) : createFolderMailer(settings.dir, settings.from);
+}
+
+function createSmtpMailer(smtpUrl: string, from: string): Mailer {
+  const transport = nodemailer.createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS });
+  return {
+    async send(message) {
+      const info = await transport.sendMail({ from, ...message });
+      return { messageId: info.messageId };
+    },
+    close: () => transport.close(),
+  };
+}
+
+function createFolderMailer(dir: string, from: string): Mailer {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(message) {
+      const info = await transport.sendMail({ from, ...message });
+      await mkdir(dir, { recursive: true });
+      // Sortable by time, unique without coordination.
+      const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`);
+      await writeFile(file, info.message as Buffer);
+      return { messageId: info.messageId };
+    },
+    close: () => transport.close(),
+  };
+}

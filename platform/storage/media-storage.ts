@@ -1,0 +1,33 @@
+// Where uploaded images and their processed variants live. One interface, two implementations: a
+// local folder served by Rally itself (the default) and any S3-compatible store (S3_ENDPOINT set).
+// The API hands out upload URLs and checks sizes; the worker's activities read originals and write
+// variants. Keys are the same in both: `uploads/<media id>` for originals, which are never served,
+// and `media/<media id>/<variant>.webp` for the published variants.
+import type { Config } from '../config.ts';
+import { createLocalStorage } from './local-storage.ts';
+import { createS3Storage } from './s3-storage.ts';
+
+export type UploadTarget = { mediaId: string; contentType: string; expiresAt: Date };
+
+export type MediaStorage = {
+  kind: 'local' | 's3';
+  /** Where the client PUTs the original, with the declared Content-Type, until expiresAt. */
+  uploadUrl(target: UploadTarget): string;
+  /** Size in bytes of a stored object; null when nothing is there. */
+  size(key: string): Promise<number | null>;
+  read(key: string): Promise<Buffer>;
+  write(key: string, body: Buffer, contentType: string): Promise<void>;
+  /** Removes an object; removing a missing one is not an error. */
+  remove(key: string): Promise<void>;
+  /** The public address of a stored variant. */
+  publicUrl(key: string): string;
+};
+
+export const originalKey = (mediaId: string) => `uploads/${mediaId}`;
+export const variantKey = (mediaId: string, variant: string) => `media/${mediaId}/${variant}.webp`;
+
+export function createMediaStorage(config: Pick<Config, 'media' | 'publicUrl'>): MediaStorage {
+  return config.media.s3
+    ? createS3Storage(config.media.s3)
+    : createLocalStorage({ dir: config.media.dir, publicUrl: config.publicUrl, signingKey: config.media.signingKey });
+}
