@@ -1,6 +1,7 @@
 // What the decision-maker workflows do: issue and email portal tokens, remind, expire. The raw
 // token exists only inside sendPortalInvitation, between its creation and the email: it is never
 // returned, logged or written anywhere but the message.
+import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
@@ -33,7 +34,7 @@ export type IssuedToken = { tokenId: string; issuedAt: string; expiresAt: string
 /** A refusal of the message itself (5xx, e.g. an unknown mailbox) will not change on retry. */
 function classifyMailError(error: unknown): never {
   const { responseCode, response } = error as { responseCode?: number; response?: string };
-  if (responseCode && responseCode >= 500) throw ApplicationFailure.nonRetryable(`The mail server refused the invitation: ${response ?? responseCode}`, 'MailRejected');
+  if (responseCode && responseCode >= 500) throw ApplicationFailure.nonRetryable(`The mail server refused the invitation: ${response ?? responseCode}`, FAILURE_TYPES.mailRejected);
   throw error;
 }
 

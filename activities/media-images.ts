@@ -4,7 +4,7 @@
 // asked to keep them, and this module never asks. Orientation is applied to the pixels first, so a
 // photo taken sideways still shows upright once its EXIF is gone.
 import sharp from 'sharp';
-import type { EntityType, ImageContentType } from '../api/media/schemas.ts';
+import type { EntityType, ImageContentType } from '../core/media/media-types.ts';
 
 /** The MIME type announced by a file's magic bytes; null for anything that is not one of ours. */
 export function sniffImageType(head: Uint8Array): ImageContentType | null {

@@ -2,6 +2,7 @@
 // a crash rewrites the same variant files and sets the same columns. Problems with the file itself
 // (wrong type, undecodable) are non-retryable failures carrying a reason meant for the uploader;
 // anything else (storage or database trouble) is thrown as is and retried.
+import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
@@ -11,7 +12,7 @@ import { originalKey, variantKey, type MediaStorage } from '../platform/storage/
 import { PRIMARY_VARIANT, readDimensions, renderVariant, sniffImageType, VARIANT_PLANS } from './media-images.ts';
 
 /** The failure types the workflow reports to the uploader word for word. */
-export const IMAGE_REJECTED = 'ImageRejected';
+export const IMAGE_REJECTED = FAILURE_TYPES.imageRejected;
 
 const TYPE_NAMES: Record<string, string> = { 'image/jpeg': 'JPEG', 'image/png': 'PNG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
 

@@ -4,6 +4,7 @@
 // ±20% jitter so a burst of failures does not come back in lockstep. The last allowed attempt, and
 // failures no retry can fix, throw non-retryable failures with a type the workflow can tell apart.
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import type { DatabasePool } from 'slonik';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../platform/config.ts';
@@ -29,10 +30,10 @@ export type AttemptOutcome = 'delivered' | 'gone';
 
 /** Failure types, for the workflow and for anyone reading a history. */
 export const WEBHOOK_FAILURES = {
-  attemptFailed: 'WebhookAttemptFailed',
-  deliveryFailed: 'WebhookDeliveryFailed',
-  endpointInactive: 'WebhookEndpointInactive',
-  addressRefused: 'WebhookAddressRefused',
+  attemptFailed: FAILURE_TYPES.webhookAttemptFailed,
+  deliveryFailed: FAILURE_TYPES.webhookDeliveryFailed,
+  endpointInactive: FAILURE_TYPES.webhookEndpointInactive,
+  addressRefused: FAILURE_TYPES.webhookAddressRefused,
 } as const;
 
 const JITTER = 0.2;

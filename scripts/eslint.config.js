@@ -1,9 +1,22 @@
-// Lint rules that guard what the compiler cannot: no floating promises anywhere, and nothing in
-// workflows/ that would break Temporal's deterministic sandbox (Node built-ins, network and database
-// clients, or activity code imported as values instead of types).
+// Lint rules that guard what the compiler cannot: no floating promises anywhere; imports that point
+// one way (api → core → platform/db, activities → core, worker → everything below it); and nothing
+// in workflows/ that would break Temporal's deterministic sandbox (Node built-ins, network and
+// database clients, or activity code imported as values instead of types).
 import tseslint from 'typescript-eslint';
 
 const NODE_BUILTINS = ['assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises', 'http', 'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers', 'tls', 'url', 'util', 'worker_threads', 'zlib'];
+
+// Who may import whom. Each entry: the folders it governs, and the folders they must not reach.
+const LAYERS = [
+  { files: ['platform/**/*.ts', 'db/**/*.ts'], forbidden: ['api', 'core', 'activities', 'worker', 'workflows', 'identity-provider'], why: 'platform/ and db/ are the ground floor: they know nothing of the domain or its callers.' },
+  { files: ['core/**/*.ts'], forbidden: ['api', 'activities', 'worker', 'identity-provider'], packages: ['koa', '@koa/router', 'koa-body', '@temporalio/activity', '@temporalio/worker'], why: 'core/ is the domain: no HTTP, no activity or worker code.' },
+  { files: ['api/**/*.ts'], forbidden: ['activities', 'worker', 'identity-provider'], why: 'api/ is HTTP only: it calls core/, never activities or the worker.' },
+  { files: ['activities/**/*.ts'], forbidden: ['api', 'worker', 'identity-provider'], why: 'activities/ adapt core/ and external systems for workflows; they never reach the API or the worker.' },
+  { files: ['worker/**/*.ts'], forbidden: ['api', 'identity-provider'], why: 'worker/ composes core/, activities/ and workflows/; it never reaches the API.' },
+  { files: ['identity-provider/**/*.ts'], forbidden: ['api', 'activities', 'worker', 'workflows'], why: 'The identity provider is its own process on the ground floor.' },
+];
+
+const layerPatterns = (folders) => [{ group: folders.flatMap((folder) => [`**/${folder}/*`, `**/${folder}/**`]) }];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'bench-results/**', 'scripts/**/*.mjs', 'bin/**/*.js', 'scripts/eslint.config.js'] },
@@ -20,6 +33,18 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='only']", message: 'No focused tests in main.' }, { selector: "CallExpression[callee.property.name='skip']", message: 'No skipped tests in main.' }],
     },
   },
+  ...LAYERS.map((layer) => ({
+    files: layer.files,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: (layer.packages ?? []).map((name) => ({ name, message: layer.why })),
+          patterns: layerPatterns(layer.forbidden).map((pattern) => ({ ...pattern, message: layer.why })),
+        },
+      ],
+    },
+  })),
   {
     files: ['workflows/**/*.ts'],
     rules: {
@@ -32,7 +57,7 @@ export default tseslint.config(
           })),
           patterns: [
             { group: ['../activities/*', '../activities/**'], allowTypeImports: true, message: 'Import activities with `import type` and call them through proxyActivities.' },
-            { group: ['../api/*', '../api/**', '../db/*', '../db/**'], message: 'Workflows must not reach the API or the database directly.' },
+            { group: ['../api/*', '../api/**', '../db/*', '../db/**', '../platform/*', '../platform/**', '../worker/**', '../core/*/**'], message: 'Workflows reach nothing with I/O: of core/ they import only core/vocabulary.ts.' },
           ],
         },
       ],

@@ -50,12 +50,18 @@ if (!config.databaseUrl) {
 
 const cliPath = await resolveTemporalCli(say);
 
-await run('type-checking (tsc --noEmit)', `${BIN}tsc`, ['--noEmit', '-p', '.']);
-await run('linting (eslint)', `${BIN}eslint`, ['--config', 'scripts/eslint.config.js', '.']);
+// `npm test -- test/api/petitions.test.ts` runs the files named; `npm test -- --grep X` filters the
+// whole suite. RALLY_SKIP_CHECKS=1 leaves out tsc and ESLint while iterating on one file.
+const args = process.argv.slice(2);
+const files = args.filter((arg) => arg.endsWith('.ts'));
+if (process.env.RALLY_SKIP_CHECKS !== '1') {
+  await run('type-checking (tsc --noEmit)', `${BIN}tsc`, ['--noEmit', '-p', '.']);
+  await run('linting (eslint)', `${BIN}eslint`, ['--config', 'scripts/eslint.config.js', '.']);
+}
 await run(
   'running the test suite (mocha)',
   process.execPath,
-  [`${BIN}mocha`, '--require', 'test/setup.ts', '--extension', 'ts', '--recursive', '--timeout', '60000', '--exit', ...process.argv.slice(2), 'test'],
+  [`${BIN}mocha`, '--require', 'test/setup.ts', '--extension', 'ts', '--recursive', '--timeout', '60000', '--exit', ...args, ...(files.length ? [] : ['test'])],
   { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_TEMPORAL_CLI: cliPath },
 );
 await stopEmbedded?.();

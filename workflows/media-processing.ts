@@ -3,6 +3,7 @@
 // variants, attach them to the entity. A step that fails for a passing reason (storage, database,
 // a killed worker) is retried; a file that is simply not a valid image fails the media at once with
 // the reason the uploader sees at GET /v1/media/{id}. Either way the original is then deleted.
+import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { MediaActivities } from '../activities/media.ts';
 
@@ -22,7 +23,7 @@ const { inspectUpload, makeMediaVariants } = proxyActivities<MediaActivities>({
 });
 
 // Kept in step with activities/media.ts (the workflow sandbox cannot import it as a value).
-const IMAGE_REJECTED = 'ImageRejected';
+const IMAGE_REJECTED = FAILURE_TYPES.imageRejected;
 
 export type MediaProcessingInput = { mediaId: string };
 export type MediaProcessingResult = { mediaId: string; status: 'ready' | 'failed'; reason?: string };

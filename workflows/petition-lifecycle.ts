@@ -5,6 +5,7 @@
 // holds transitions only, so it stays small whatever the petition's size. What follows a
 // transition over time is started from here: decision makers are invited after publish, signers
 // are notified in batches after a victory (child workflows, so each keeps its own history).
+import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import {
   ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, proxyActivities, setHandler, startChild,
   allHandlersFinished, workflowInfo,
@@ -13,7 +14,7 @@ import type { PetitionActivities, PetitionStatus, TransitionResult } from '../ac
 
 const { transitionPetition } = proxyActivities<PetitionActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: ['PetitionNotFound', 'InvalidTransition'] },
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: [FAILURE_TYPES.petitionNotFound, FAILURE_TYPES.invalidTransition] },
 });
 
 export type Actor = { type: 'user' | 'api_key' | 'system' | 'decision_maker'; id: string | null };
@@ -26,7 +27,7 @@ export const petitionDeletedSignal = defineSignal('petitionDeleted');
 export const statusQuery = defineQuery<PetitionStatus>('status');
 
 export const petitionWorkflowId = (petitionId: string) => `petition-${petitionId}`;
-export const INVALID_TRANSITION = 'InvalidTransition';
+export const INVALID_TRANSITION = FAILURE_TYPES.invalidTransition;
 
 const TERMINAL: readonly string[] = ['closed', 'victory'];
 

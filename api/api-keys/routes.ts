@@ -2,7 +2,7 @@
 // A key may only create or widen keys up to its own scope, so a key never exceeds its maker.
 import { Type } from '@sinclair/typebox';
 import { sendData, sendList, type RallyContext } from '../http/context.ts';
-import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { generateApiKey } from '../../core/api-keys/secrets.ts';

@@ -1,5 +1,6 @@
 // POST /v1/auth/login, /refresh, /logout, /revoke. Passwords go to the identity provider; Rally keeps
 // only what it needs to answer precisely (refresh-token state) and to revoke at once (token ids).
+import { Unauthenticated } from '../../core/errors/domain-error.ts';
 import type { DatabasePool } from 'slonik';
 import { sendData } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
@@ -41,8 +42,8 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       async handler(ctx, { body }) {
         await deps.throttle.beforeAttempt(body.email, ctx.state.clientIp);
         const tokens = await deps.identity.passwordGrant(body.email, body.password).catch(async (error: unknown) => {
-          if (error instanceof RallyError && error.status === 401) await deps.throttle.recordFailure(body.email, ctx.state.clientIp);
-          throw error instanceof RallyError && error.status === 401 ? new RallyError('unauthorized', 'The email or password is wrong.', { code: 'invalid_credentials' }) : error;
+          if (error instanceof Unauthenticated) await deps.throttle.recordFailure(body.email, ctx.state.clientIp);
+          throw error instanceof Unauthenticated ? new RallyError('unauthorized', 'The email or password is wrong.', { code: 'invalid_credentials' }) : error;
         });
         if (!tokens.claims || !tokens.refreshToken) throw new RallyError('service-unavailable', 'The identity provider answered without an ID token or refresh token.');
         const user = await upsertUserFromClaims(deps.db, {
@@ -67,7 +68,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
         if (!known || known.revoked) throw invalidRefresh();
         if (known.expired) throw new RallyError('unauthorized', 'The refresh token has expired; log in again.', { code: 'token_expired' });
         const tokens = await deps.identity.refresh(body.refresh_token).catch((error: unknown) => {
-          throw error instanceof RallyError && error.status === 401 ? invalidRefresh() : error;
+          throw error instanceof Unauthenticated ? invalidRefresh() : error;
         });
         const refreshToken = tokens.refreshToken ?? body.refresh_token;
         if (refreshToken !== body.refresh_token) {

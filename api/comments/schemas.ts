@@ -2,12 +2,10 @@
 // comment is deleted), is_deleted and reply_count, which a client needs to render a thread.
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
-import type { CommentRow } from '../../core/comments/queries.ts';
+import { DELETED_BODY } from '../../core/comments/presenter.ts';
 
 import { Meta } from '../http/envelopes.ts';
 
-/** What a deleted comment that still has replies shows in place of its body. */
-export const DELETED_BODY = '[deleted]';
 
 const CommentBody = Type.String({ minLength: 1, maxLength: 2000 });
 
@@ -58,15 +56,3 @@ export const Comment = Type.Object({ ...commentFields, replies: Type.Array(Reply
 export const CommentEnvelope = Type.Object({ data: Comment, meta: Meta });
 export const CommentList = Type.Object({ data: Type.Array(Comment), pagination: PaginationSchema, meta: Meta });
 
-export type CommentView = {
-  id: string; petition_id: string; user_id: string; parent_id: string | null; body: string; is_hidden: boolean; is_deleted: boolean;
-  reply_count: number; author: CommentRow['author'] | null; created_at: string; updated_at: string; replies: CommentView[];
-};
-
-export function toComment(row: CommentRow, replies: CommentView[]): CommentView {
-  return {
-    id: row.id, petition_id: row.petition_id, user_id: row.user_id, parent_id: row.parent_id,
-    body: row.is_deleted ? DELETED_BODY : row.body, is_hidden: row.is_hidden, is_deleted: row.is_deleted, reply_count: row.reply_count,
-    author: row.is_deleted ? null : row.author, created_at: row.created_at, updated_at: row.updated_at, replies,
-  };
-}

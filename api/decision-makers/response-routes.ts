@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { recordEvent, actorOf } from '../../core/events/record-event.ts';
 import { sendData, sendList } from '../http/context.ts';
-import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertCanRead } from '../../core/petitions/policy.ts';
@@ -37,7 +37,7 @@ export function createResponseRoutes({ db }: DecisionMakerDependencies): AnyRout
       responses: { 200: { description: 'The published response', schema: ResponseEnvelope } },
       async handler(ctx, { params }) {
         const published = await db.transaction(async (tx) => {
-          await assertCreator(tx, ctx, params.id);
+          await assertCreator(tx, ctx.state.principal!.userId, params.id);
           const response = await findResponse(tx, params.id, params.response_id);
           assertThat(response, 'not-found', `This petition has no response ${params.response_id}.`);
           assertThat(!response.published_at, 'conflict', 'This response is already published.', { code: 'response_already_published' });

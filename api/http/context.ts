@@ -1,18 +1,11 @@
 // Per-request state shared by the middleware stack, and the response envelopes built from it.
 import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../core/auth/principal.ts';
+
+export type { Principal };
 import type { Middleware, ParameterizedContext } from 'koa';
 
 /** Who is calling; filled by the authentication middleware. */
-export type Principal = {
-  kind: 'user' | 'api_key';
-  userId: string;
-  role: 'user' | 'admin';
-  /** For API keys: the key's id and scope; for users, full. */
-  apiKeyId?: string;
-  /** For access tokens: the JWT id, so the token can be revoked. */
-  tokenId?: string;
-  scope: 'read' | 'read_write' | 'full';
-};
 
 export type RallyState = {
   requestId: string;

@@ -1,9 +1,10 @@
 // The outermost middleware: every failure, ours or a library's, leaves as an RFC 7807 problem.
 // 5xx details are logged with the request id and never shown to the client.
 import type { Middleware } from 'koa';
-import { mapDatabaseError } from '../../core/errors/constraints.ts';
+import { domainErrorOfConstraint } from '../../core/errors/constraints.ts';
+import { DomainError } from '../../core/errors/domain-error.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { PROBLEM_TYPES, RallyError, type ProblemSlug } from './problem.ts';
+import { PROBLEM_TYPES, problemOfDomainError, RallyError, type ProblemSlug } from './problem.ts';
 import type { RallyState } from './context.ts';
 
 export const API_VERSION = '1';
@@ -17,8 +18,9 @@ const LIBRARY_STATUS_TO_SLUG: Record<number, ProblemSlug> = {
 
 export function toRallyError(error: unknown): RallyError | undefined {
   if (error instanceof RallyError) return error;
-  const fromDatabase = mapDatabaseError(error);
-  if (fromDatabase) return fromDatabase;
+  if (error instanceof DomainError) return problemOfDomainError(error);
+  const fromDatabase = domainErrorOfConstraint(error);
+  if (fromDatabase) return problemOfDomainError(fromDatabase);
   const status = (error as { status?: unknown; expose?: unknown })?.status;
   if (typeof status === 'number' && LIBRARY_STATUS_TO_SLUG[status]) {
     const detail =

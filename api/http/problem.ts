@@ -1,6 +1,8 @@
-// One error type for the whole API. A RallyError carries a problem slug (which fixes the HTTP status
-// and the RFC 7807 `type`), a stable machine `code`, and a human detail. Throw it anywhere; the
-// error middleware turns it into application/problem+json.
+// The API's problems (RFC 9457). A RallyError carries a problem slug (which fixes the HTTP status
+// and the `type`), a stable machine `code`, and a human detail. HTTP-level code throws it directly;
+// the domain's errors (core/errors/domain-error.ts) become one through PROBLEM_OF_KIND below, and the
+// error middleware turns either into application/problem+json.
+import type { DomainError, DomainErrorKind, FieldError as DomainFieldError } from '../../core/errors/domain-error.ts';
 
 export const PROBLEM_TYPES = {
   'bad-request': { status: 400, title: 'Bad request', about: 'The request could not be understood: malformed JSON or an invalid parameter.' },
@@ -34,7 +36,7 @@ export type FieldErrorCode =
   | 'unknown_field'
   | (string & {});
 
-export type FieldError = { field: string; message: string; code: FieldErrorCode };
+export type FieldError = DomainFieldError & { code: FieldErrorCode };
 
 export type RallyErrorOptions = {
   /** Stable machine-readable code; defaults to the slug with underscores (`not-found` → `not_found`). */
@@ -75,4 +77,27 @@ export function assertThat(
 /** A 422 for one field, for rules that JSON Schema cannot express. */
 export function fieldError(field: string, code: FieldErrorCode, message: string): RallyError {
   return new RallyError('validation-failed', `${field}: ${message}`, { errors: [{ field, code, message }] });
+}
+
+/** Which problem each kind of domain error is; the one place a domain failure gets its HTTP status. */
+const PROBLEM_OF_KIND: Record<DomainErrorKind, ProblemSlug> = {
+  invalid: 'validation-failed',
+  unauthenticated: 'unauthorized',
+  forbidden: 'forbidden',
+  'not-found': 'not-found',
+  conflict: 'conflict',
+  gone: 'gone',
+  'too-large': 'payload-too-large',
+  'limit-reached': 'validation-failed',
+  'rate-limited': 'rate-limited',
+  unavailable: 'service-unavailable',
+  'invalid-cursor': 'invalid-cursor',
+};
+
+export function problemOfDomainError(error: DomainError): RallyError {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+  if (error.kind === 'unauthenticated') headers['WWW-Authenticate'] = error.code === 'invalid_token' || error.code === 'token_expired' ? 'Bearer error="invalid_token"' : 'Bearer';
+  const errors = error.fields ?? (error.kind === 'limit-reached' ? [{ field: '', code: error.code, message: error.message }] : undefined);
+  return new RallyError(PROBLEM_OF_KIND[error.kind], error.message, { code: error.code, errors, headers, cause: error });
 }

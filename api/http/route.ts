@@ -12,8 +12,9 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** `none`: public; `optional`: credentials change the answer; `required`: 401 without them. */
 export type AuthRequirement = 'none' | 'optional' | 'required';
 
-/** What an API key scope must allow (see core/auth/scopes.ts): reading, changing, destroying, administering. */
-export type Permission = 'read' | 'write' | 'destroy' | 'admin';
+import type { Permission } from '../../core/auth/principal.ts';
+
+export type { Permission };
 
 export type ResponseSpec = { description: string; schema?: TSchema; contentType?: string };
 

@@ -1,17 +1,13 @@
 // Shapes of media uploads on the wire.
 import { Type, type Static } from '@sinclair/typebox';
 import type { MediaRow } from '../../core/media/queries.ts';
+import { CONTENT_TYPES, ENTITY_TYPES, MEDIA_STATUSES, type ImageContentType } from '../../core/media/media-types.ts';
 
 import { Meta } from '../http/envelopes.ts';
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const ENTITY_TYPES = ['petition_image', 'petition_update_image', 'user_avatar', 'org_logo', 'org_cover'] as const;
-export const CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'] as const;
-export const MEDIA_STATUSES = ['pending_upload', 'uploaded', 'processing', 'ready', 'failed'] as const;
-export type EntityType = (typeof ENTITY_TYPES)[number];
-export type ImageContentType = (typeof CONTENT_TYPES)[number];
 
 export const UploadUrlRequest = Type.Object(
   {

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { sendData, sendList } from '../http/context.ts';
-import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { countNotifications, countUnread, findNotification, listNotifications, markRead, mergePreferences, readPreferences } from '../../core/notifications/queries.ts';

@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { actorOf, recordEvent } from '../../core/events/record-event.ts';
 import { sendData, sendList } from '../http/context.ts';
-import { paginate } from '../http/pagination.ts';
+import { paginate } from '../../core/pagination/keyset.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { slugify } from '../../core/users/slugs.ts';

@@ -1,5 +1,6 @@
 // Shapes of petitions on the wire. Request bodies use camelCase as the spec's PetitionCreate and
 // PetitionUpdate do; responses use snake_case like the rest of the API.
+import { PETITION_STATUSES, PETITION_VISIBILITIES, SIGNATURE_PRIVACIES } from '../../core/vocabulary.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
 import { PublicProfile } from '../users/schemas.ts';
@@ -7,9 +8,9 @@ import { PublicProfile } from '../users/schemas.ts';
 import { Meta } from '../http/envelopes.ts';
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const Visibility = Type.Union([Type.Literal('public'), Type.Literal('private'), Type.Literal('unlisted')]);
-export const SignaturePrivacy = Type.Union([Type.Literal('public'), Type.Literal('creator_only'), Type.Literal('count_only')]);
-export const Status = Type.Union([Type.Literal('draft'), Type.Literal('active'), Type.Literal('closed'), Type.Literal('victory'), Type.Literal('under_review')]);
+export const Visibility = Type.Union(PETITION_VISIBILITIES.map((value) => Type.Literal(value)));
+export const SignaturePrivacy = Type.Union(SIGNATURE_PRIVACIES.map((value) => Type.Literal(value)));
+export const Status = Type.Union(PETITION_STATUSES.map((value) => Type.Literal(value)));
 
 const Title = Type.String({ minLength: 5, maxLength: 200 });
 const Description = Type.String({ minLength: 50, maxLength: 50000 });

@@ -4,7 +4,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
 import { closeUpdate, publishUpdate, victoryUpdate, type TransitionRequest } from '../../workflows/petition-lifecycle.ts';
-import type { TransitionResult } from '../../activities/petitions.ts';
+import type { TransitionResult } from '../../core/petitions/transitions.ts';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertOwner } from '../../core/petitions/policy.ts';

@@ -4,7 +4,7 @@ import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
 import { sendData, sendList, type RallyContext } from '../http/context.ts';
 import { exportStream, keysetBatches } from '../http/export-stream.ts';
-import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { sendData, sendList, type RallyContext } from '../http/context.ts';
-import { createCursorCodec, paginate } from '../http/pagination.ts';
+import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { findDelivery, findEndpoint, listAttempts, listDeliveries } from '../../core/webhooks/queries.ts';

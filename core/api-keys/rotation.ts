@@ -6,23 +6,23 @@ import type { DatabasePool } from 'slonik';
 import { apiKeyRotation, apiKeyRotationWorkflowId } from '../../workflows/index.ts';
 import { RallyApiKeyId, RallyEntityType } from '../../workflows/search-attributes.ts';
 import { generateApiKey } from './secrets.ts';
-import { assertThat, RallyError } from '../../api/http/problem.ts';
+import { Conflict, NotFound, Unavailable, ensure } from '../errors/domain-error.ts';
 import { beginRotation, findApiKey, insertApiKey, revokeApiKey } from './queries.ts';
 
 export type RotationDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; gracePeriodMs: number };
 
-const temporalUnavailable = (cause: unknown) => new RallyError('service-unavailable', 'The workflow service cannot be reached; nothing was changed. Retry shortly.', { cause });
+const temporalUnavailable = (cause: unknown) => new Unavailable('The workflow service cannot be reached; nothing was changed. Retry shortly.', { cause });
 
 export async function rotateApiKey(deps: RotationDependencies, userId: string, keyId: string) {
   return deps.db.transaction(async (tx) => {
     const old = await findApiKey(tx, userId, keyId);
-    assertThat(old, 'not-found', `You have no API key ${keyId}.`);
-    assertThat(!old.revoked_at, 'conflict', 'This key is revoked; create a new one instead.', { code: 'api_key_revoked' });
-    assertThat(!old.expires_at, 'conflict', 'This key was already rotated; rotate its replacement instead.', { code: 'api_key_already_rotated' });
+    ensure(old, NotFound, `You have no API key ${keyId}.`);
+    ensure(!old.revoked_at, Conflict, 'This key is revoked; create a new one instead.', { code: 'api_key_revoked' });
+    ensure(!old.expires_at, Conflict, 'This key was already rotated; rotate its replacement instead.', { code: 'api_key_already_rotated' });
     const key = generateApiKey(old.environment);
     const created = await insertApiKey(tx, { userId, name: old.name, scope: old.scope, environment: old.environment, key });
     const rotated = await beginRotation(tx, userId, keyId, created.id, deps.gracePeriodMs);
-    assertThat(rotated, 'conflict', 'This key was rotated or revoked at the same moment; reload it.', { code: 'api_key_already_rotated' });
+    ensure(rotated, Conflict, 'This key was rotated or revoked at the same moment; reload it.', { code: 'api_key_already_rotated' });
     await deps.temporal.workflow
       .start(apiKeyRotation, {
         workflowId: apiKeyRotationWorkflowId(keyId),
@@ -44,7 +44,7 @@ export async function rotateApiKey(deps: RotationDependencies, userId: string, k
 /** Revokes at once; a pending grace-window workflow is cancelled, as there is nothing left to end. */
 export async function deleteApiKey(deps: RotationDependencies, userId: string, keyId: string): Promise<void> {
   const revoked = await revokeApiKey(deps.db, userId, keyId);
-  assertThat(revoked, 'not-found', `You have no active API key ${keyId}.`);
+  ensure(revoked, NotFound, `You have no active API key ${keyId}.`);
   // Best effort by design: most keys were never rotated (no workflow), and if the cancel fails the
   // workflow later "revokes" an already revoked key, which changes nothing.
   await deps.temporal.workflow

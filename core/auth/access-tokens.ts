@@ -1,14 +1,14 @@
 // Verifies access tokens (JWTs) locally against the provider's published keys: no call to the
 // provider per request. jose caches the key set and refetches it when a token names an unknown kid.
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
-import { RallyError } from '../../api/http/problem.ts';
+import { Unauthenticated } from '../errors/domain-error.ts';
 import type { IdentityClient } from './identity-client.ts';
 
 export type VerifiedAccessToken = { issuer: string; subject: string; jti: string; expiresAt: Date; scope: string[] };
 
 export type AccessTokenVerifier = (token: string) => Promise<VerifiedAccessToken>;
 
-const invalid = (detail: string, code = 'invalid_token') => new RallyError('unauthorized', detail, { code, headers: { 'WWW-Authenticate': `Bearer error="invalid_token"` } });
+const invalid = (detail: string, code = 'invalid_token') => new Unauthenticated(detail, { code });
 
 export function createAccessTokenVerifier(deps: { identity: IdentityClient; audience: string }): AccessTokenVerifier {
   let keys: Promise<{ jwks: ReturnType<typeof createRemoteJWKSet>; issuer: string }> | undefined;

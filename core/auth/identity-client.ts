@@ -1,7 +1,7 @@
 // Talks to the OpenID Connect provider that checks passwords (the embedded one or any standard
 // provider named by OIDC_ISSUER): discovery once, then its token and revocation endpoints.
 import * as oidc from 'openid-client';
-import { RallyError } from '../../api/http/problem.ts';
+import { DomainError, Unauthenticated, Unavailable } from '../errors/domain-error.ts';
 
 export type IdentityClientSettings = { issuer: string; clientId: string; clientSecret: string };
 
@@ -38,10 +38,10 @@ function toTokenSet(response: oidc.TokenEndpointResponse & oidc.TokenEndpointRes
 /** invalid_grant means wrong credentials or a dead refresh token; anything else is the provider's fault. */
 function translate(error: unknown): never {
   if (error instanceof oidc.ResponseBodyError && (error.error === 'invalid_grant' || error.error === 'invalid_request')) {
-    throw new RallyError('unauthorized', 'The credentials are not valid.', { code: 'invalid_credentials' });
+    throw new Unauthenticated('The credentials are not valid.', { code: 'invalid_credentials' });
   }
-  if (error instanceof RallyError) throw error;
-  throw new RallyError('service-unavailable', 'The identity provider cannot be reached right now.', { cause: error, code: 'identity_provider_unavailable' });
+  if (error instanceof DomainError) throw error;
+  throw new Unavailable('The identity provider cannot be reached right now.', { cause: error, code: 'identity_provider_unavailable' });
 }
 
 export function createIdentityClient(settings: IdentityClientSettings): IdentityClient {
@@ -77,7 +77,7 @@ export function createIdentityClient(settings: IdentityClientSettings): Identity
     async jwksUri() {
       const config = await discover().catch(translate);
       const uri = config.serverMetadata().jwks_uri;
-      if (!uri) throw new RallyError('service-unavailable', 'The identity provider publishes no signing keys.');
+      if (!uri) throw new Unavailable('The identity provider publishes no signing keys.');
       return uri;
     },
     async issuer() {

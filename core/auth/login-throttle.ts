@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { RallyError } from '../../api/http/problem.ts';
+import { RateLimited } from '../errors/domain-error.ts';
 
 const IP_LIMIT_FACTOR = 5;
 const SLOWDOWN_STEP_MS = 250;
@@ -41,7 +41,7 @@ export function createLoginThrottle(deps: { db: DatabasePool; limit: { count: nu
       const blocking = [byEmail && byEmail.failures >= deps.limit.count ? byEmail : undefined, byIp && byIp.failures >= deps.limit.count * IP_LIMIT_FACTOR ? byIp : undefined].find(Boolean);
       if (blocking?.oldest) {
         const retryAfter = Math.max(1, Math.ceil((Date.parse(blocking.oldest) + deps.limit.windowMs - Date.now()) / 1000));
-        throw new RallyError('rate-limited', 'Too many failed logins. Wait before trying again.', { code: 'too_many_login_failures', headers: { 'Retry-After': String(retryAfter) } });
+        throw new RateLimited('Too many failed logins. Wait before trying again.', { code: 'too_many_login_failures', retryAfterSeconds: retryAfter });
       }
       const failures = Math.max(byEmail?.failures ?? 0, Math.floor((byIp?.failures ?? 0) / IP_LIMIT_FACTOR));
       if (failures >= 2) await sleep(Math.min((failures - 1) * SLOWDOWN_STEP_MS, SLOWDOWN_MAX_MS));

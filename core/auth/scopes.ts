@@ -1,8 +1,7 @@
 // What each API key scope may do, in one table (also printed in the API reference). A key never
 // exceeds its owner: `admin` additionally needs the owner to be an administrator.
-import type { Principal } from '../../api/http/context.ts';
-import { RallyError } from '../../api/http/problem.ts';
-import type { Permission } from '../../api/http/route.ts';
+import type { Permission, Principal } from './principal.ts';
+import { Forbidden } from '../errors/domain-error.ts';
 
 export const SCOPE_PERMISSIONS: Record<Principal['scope'], readonly Permission[]> = {
   read: ['read'],
@@ -18,11 +17,11 @@ export const SCOPE_DESCRIPTIONS: Record<Principal['scope'], string> = {
 
 export function assertPermitted(principal: Principal, permission: Permission): void {
   if (!SCOPE_PERMISSIONS[principal.scope].includes(permission)) {
-    throw new RallyError('forbidden', `This API key's scope "${principal.scope}" ${SCOPE_DESCRIPTIONS[principal.scope]}; this route needs "${permission}".`, {
+    throw new Forbidden(`This API key's scope "${principal.scope}" ${SCOPE_DESCRIPTIONS[principal.scope]}; this route needs "${permission}".`, {
       code: 'insufficient_scope',
     });
   }
   if (permission === 'admin' && principal.role !== 'admin') {
-    throw new RallyError('forbidden', 'This route is for administrators.', { code: 'admin_required' });
+    throw new Forbidden('This route is for administrators.', { code: 'admin_required' });
   }
 }

@@ -4,7 +4,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { toComment, type CommentView } from '../../api/comments/schemas.ts';
+import { toComment, type CommentView } from './presenter.ts';
 
 export const CommentRow = z.object({
   id: z.string(),

@@ -4,8 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import type { RallyContext } from '../../api/http/context.ts';
-import { assertThat } from '../../api/http/problem.ts';
+import { Forbidden, NotFound, ensure } from '../errors/domain-error.ts';
 
 export type DecisionMakerDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; publicUrl: string };
 
@@ -56,10 +55,10 @@ export function petitionOwnership(db: CommonQueryMethods, petitionId: string, op
 }
 
 /** The petition's creator only; 404 when there is no such petition, 403 for anyone else. */
-export async function assertCreator(db: CommonQueryMethods, ctx: RallyContext, petitionId: string, options: { lock?: boolean } = {}) {
+export async function assertCreator(db: CommonQueryMethods, callerId: string, petitionId: string, options: { lock?: boolean } = {}) {
   const petition = await petitionOwnership(db, petitionId, options);
-  assertThat(petition, 'not-found', `There is no petition ${petitionId}.`);
-  assertThat(petition.creator_id === ctx.state.principal!.userId, 'forbidden', 'Only the creator of this petition may do this.', { code: 'not_owner' });
+  ensure(petition, NotFound, `There is no petition ${petitionId}.`);
+  ensure(petition.creator_id === callerId, Forbidden, 'Only the creator of this petition may do this.', { code: 'not_owner' });
   return petition;
 }
 

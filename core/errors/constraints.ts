@@ -1,21 +1,19 @@
-// The database-error layer: constraint names become client answers. A resource registers what its
-// constraints mean (`registerConstraint('petition_signatures_unique_signer', 'conflict', '...')`);
-// any constraint violation not registered stays a 500, because it means our code let bad data through.
+// Database constraints that a client's request can break, and what each means in the domain. One
+// static table, read by the API and the worker alike; a constraint violation not named here stays
+// an internal error, because it means our own code let bad data through.
 import {
   CheckIntegrityConstraintViolationError,
   ForeignKeyIntegrityConstraintViolationError,
-  UniqueIntegrityConstraintViolationError,
   NotNullIntegrityConstraintViolationError,
+  UniqueIntegrityConstraintViolationError,
 } from 'slonik';
-import { RallyError, type ProblemSlug } from '../../api/http/problem.ts';
+import { Conflict, DomainError, invalidField } from './domain-error.ts';
 
-type ConstraintAnswer = { slug: ProblemSlug; detail: string; code?: string; field?: string };
-
-const constraintAnswers = new Map<string, ConstraintAnswer>();
-
-export function registerConstraint(name: string, answer: ConstraintAnswer): void {
-  constraintAnswers.set(name, answer);
-}
+const CONSTRAINT_ERRORS: Record<string, (cause: unknown) => DomainError> = {
+  petitions_category_id_fkey: () => invalidField('categoryId', 'unknown_category', 'There is no category with this id.'),
+  signatures_one_per_user: () => new Conflict('You have already signed this petition.', { code: 'already_signed' }),
+  petitions_tags_limit: () => invalidField('tags', 'tag_limit_exceeded', 'A petition has at most 10 tags.'),
+};
 
 function constraintOf(error: unknown): string | undefined {
   if (
@@ -34,14 +32,9 @@ function constraintOf(error: unknown): string | undefined {
   return undefined;
 }
 
-export function mapDatabaseError(error: unknown): RallyError | undefined {
+/** The domain error a constraint violation stands for, or undefined when it is not a client's doing. */
+export function domainErrorOfConstraint(error: unknown): DomainError | undefined {
   const constraint = constraintOf(error);
-  if (!constraint) return undefined;
-  const answer = constraintAnswers.get(constraint);
-  if (!answer) return undefined;
-  const errors =
-    answer.slug === 'validation-failed' && answer.field
-      ? [{ field: answer.field, code: answer.code ?? 'invalid', message: answer.detail }]
-      : undefined;
-  return new RallyError(answer.slug, answer.detail, { code: answer.code, errors, cause: error });
+  const toError = constraint ? CONSTRAINT_ERRORS[constraint] : undefined;
+  return toError?.(error);
 }

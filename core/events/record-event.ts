@@ -3,23 +3,11 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import type { ActorType, EventType } from '../vocabulary.ts';
 
-export const EVENT_TYPES = [
-  'petition.created',
-  'petition.updated',
-  'petition.published',
-  'petition.closed',
-  'petition.victory',
-  'signature.created',
-  'signature.milestone',
-  'signature.removed',
-  'update.created',
-  'response.submitted',
-  'response.published',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from '../vocabulary.ts';
 
-export type Actor = { type: 'user' | 'api_key' | 'system' | 'decision_maker'; id: string | null };
+export type Actor = { type: ActorType; id: string | null };
 
 export type NewEvent = { type: EventType; actor: Actor; petitionId?: string | null; data: Record<string, unknown> };
 

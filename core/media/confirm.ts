@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { mediaProcessing, mediaProcessingWorkflowId } from '../../workflows/index.ts';
 import { RallyEntityType, RallyMediaId } from '../../workflows/search-attributes.ts';
-import { assertThat, RallyError } from '../../api/http/problem.ts';
+import { Conflict, Forbidden, NotFound, TooLarge, Unavailable, ensure } from '../errors/domain-error.ts';
 import { findMedia, markConfirmed, markTooLarge, petitionCreator, type MediaRow } from './queries.ts';
 import { originalKey, type MediaStorage } from '../../platform/storage/media-storage.ts';
 
@@ -23,13 +23,13 @@ export type MediaDependencies = {
 /** The entity the processed image goes onto, checked against the caller; null attaches nothing. */
 async function resolveEntity(tx: CommonQueryMethods, media: MediaRow, entityId: string | undefined): Promise<string | null> {
   if (media.entity_type === 'user_avatar') {
-    assertThat(entityId === undefined || entityId === media.owner_id, 'forbidden', 'An avatar can only be set on your own user.', { code: 'not_owner' });
+    ensure(entityId === undefined || entityId === media.owner_id, Forbidden, 'An avatar can only be set on your own user.', { code: 'not_owner' });
     return media.owner_id;
   }
   if (media.entity_type === 'petition_image' && entityId) {
     const creator = await petitionCreator(tx, entityId);
-    assertThat(creator, 'not-found', `There is no petition ${entityId}.`);
-    assertThat(creator === media.owner_id, 'forbidden', 'Only the creator of this petition may set its image.', { code: 'not_owner' });
+    ensure(creator, NotFound, `There is no petition ${entityId}.`);
+    ensure(creator === media.owner_id, Forbidden, 'Only the creator of this petition may set its image.', { code: 'not_owner' });
   }
   // Update images, organization logos and covers are stored as given; their resources link them.
   return entityId ?? null;
@@ -38,10 +38,10 @@ async function resolveEntity(tx: CommonQueryMethods, media: MediaRow, entityId: 
 export async function confirmUpload(deps: MediaDependencies, ownerId: string, input: { media_id: string; entity_id?: string }): Promise<MediaRow> {
   const outcome = await deps.db.transaction(async (tx) => {
     const media = await findMedia(tx, ownerId, input.media_id, { lock: true });
-    assertThat(media, 'not-found', `You have no upload ${input.media_id}.`);
+    ensure(media, NotFound, `You have no upload ${input.media_id}.`);
     if (media.confirmed_at) return { media };
     const size = await deps.storage.size(originalKey(media.id));
-    assertThat(size !== null, 'conflict', 'Nothing has been uploaded yet: PUT the file to upload_url first.', { code: 'upload_missing' });
+    ensure(size !== null, Conflict, 'Nothing has been uploaded yet: PUT the file to upload_url first.', { code: 'upload_missing' });
     if (size > deps.maxBytes) {
       await markTooLarge(tx, media.id, size, deps.maxBytes);
       return { tooLarge: size };
@@ -60,14 +60,14 @@ export async function confirmUpload(deps: MediaDependencies, ownerId: string, in
         ],
       })
       .catch((error: unknown) => {
-        throw new RallyError('service-unavailable', 'The workflow service cannot be reached; nothing was confirmed. Retry shortly.', { cause: error });
+        throw new Unavailable('The workflow service cannot be reached; nothing was confirmed. Retry shortly.', { cause: error });
       });
     return { media: confirmed };
   });
   if ('tooLarge' in outcome) {
     // Committed as failed first, so the state explains itself; the oversized file is not kept.
     await deps.storage.remove(originalKey(input.media_id));
-    throw new RallyError('payload-too-large', `The uploaded file is ${outcome.tooLarge} bytes; at most ${deps.maxBytes} are accepted.`, { code: 'file_too_large' });
+    throw new TooLarge(`The uploaded file is ${outcome.tooLarge} bytes; at most ${deps.maxBytes} are accepted.`, { code: 'file_too_large' });
   }
   return outcome.media;
 }

@@ -4,17 +4,9 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import type { NotificationType } from '../vocabulary.ts';
 
-/** The types users can switch off in GET/PATCH /v1/notifications/preferences. */
-export const NOTIFICATION_TYPES = [
-  'petition.milestone',
-  'petition.victory',
-  'comment.reply',
-  'response.submitted',
-  'response.published',
-  'webhook.deactivated',
-] as const;
-export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+export { NOTIFICATION_TYPES, type NotificationType } from '../vocabulary.ts';
 
 export type NewNotification = {
   userId: string;

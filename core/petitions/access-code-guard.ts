@@ -4,7 +4,7 @@
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { RallyError } from '../../api/http/problem.ts';
+import { RateLimited } from '../errors/domain-error.ts';
 
 const LIMIT = 10;
 const WINDOW_SECONDS = 15 * 60;
@@ -20,7 +20,7 @@ export function createAccessCodeGuard({ db }: { db: DatabasePool }): AccessCodeG
         WHERE subject = ${subject} AND failed_at > now() - make_interval(secs => ${WINDOW_SECONDS})
       `);
       if (failures >= LIMIT) {
-        throw new RallyError('rate-limited', 'Too many wrong access codes for this petition. Wait before trying again.', { code: 'too_many_access_code_attempts', headers: { 'Retry-After': String(WINDOW_SECONDS) } });
+        throw new RateLimited('Too many wrong access codes for this petition. Wait before trying again.', { code: 'too_many_access_code_attempts', retryAfterSeconds: WINDOW_SECONDS });
       }
       if (!valid) await db.query(sql.typeAlias('void')`INSERT INTO login_failures (subject) VALUES (${subject})`);
     },

@@ -4,17 +4,32 @@ import { randomBytes } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { recordEvent, type Actor } from '../events/record-event.ts';
-import { registerConstraint } from '../errors/constraints.ts';
-import { fieldError } from '../../api/http/problem.ts';
+import { invalidField } from '../errors/domain-error.ts';
 import { slugify, withRandomSuffix } from '../users/slugs.ts';
 import { startPetitionWorkflow, type LifecycleDependencies } from './lifecycle.ts';
 import { toPetitionSummary } from './presenter.ts';
 import { findPetitionById, insertDecisionMakers, insertPetition } from './queries.ts';
-import type { PetitionCreate } from '../../api/petitions/schemas.ts';
+import type { PetitionVisibility, SignaturePrivacy } from '../vocabulary.ts';
+
+/** What a creator gives for a new petition (validated by the API's PetitionCreate schema). */
+export type PetitionDraft = {
+  title: string;
+  description: string;
+  categoryId?: string;
+  tags?: string[];
+  imageUrl?: string;
+  signatureGoal?: number;
+  visibility?: PetitionVisibility;
+  locationCity?: string;
+  locationRegion?: string;
+  locationCountry?: string;
+  signaturePrivacy?: SignaturePrivacy;
+  decisionMakers?: { name: string; title: string; email: string }[];
+  orgId?: string;
+};
 
 export const MAX_TAGS = 10;
 
-registerConstraint('petitions_category_id_fkey', { slug: 'validation-failed', field: 'categoryId', code: 'unknown_category', detail: 'There is no category with this id.' });
 
 // Unambiguous characters only (no 0/O, 1/I): codes are read aloud and typed by people.
 const ACCESS_CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -23,10 +38,10 @@ export function newAccessCode(): string {
 }
 
 export function assertTagLimit(tags: string[] | undefined): void {
-  if (tags && tags.length > MAX_TAGS) throw fieldError('tags', 'tag_limit_exceeded', `at most ${MAX_TAGS} tags are allowed`);
+  if (tags && tags.length > MAX_TAGS) throw invalidField('tags', 'tag_limit_exceeded', `at most ${MAX_TAGS} tags are allowed`);
 }
 
-export async function createPetition(deps: LifecycleDependencies & { db: DatabasePool }, creatorId: string, actor: Actor, body: PetitionCreate) {
+export async function createPetition(deps: LifecycleDependencies & { db: DatabasePool }, creatorId: string, actor: Actor, body: PetitionDraft) {
   assertTagLimit(body.tags);
   const visibility = body.visibility ?? 'public';
   let slug = slugify(body.title);

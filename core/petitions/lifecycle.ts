@@ -5,9 +5,9 @@ import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } fr
 import { ApplicationFailure, ActivityFailure } from '@temporalio/common';
 import { RallyPetitionId, RallyEntityType } from '../../workflows/search-attributes.ts';
 import { petitionLifecycle, petitionWorkflowId, type TransitionRequest } from '../../workflows/petition-lifecycle.ts';
-import type { PetitionStatus, TransitionResult } from '../../activities/petitions.ts';
+import type { PetitionStatus, TransitionResult } from './transitions.ts';
 import type { UpdateDefinition } from '@temporalio/common';
-import { RallyError } from '../../api/http/problem.ts';
+import { Conflict, NotFound, Unavailable } from '../errors/domain-error.ts';
 
 export type LifecycleDependencies = { temporal: Client; taskQueue: string };
 
@@ -23,7 +23,7 @@ function startOptions(deps: LifecycleDependencies, petitionId: string, status: P
   };
 }
 
-const unavailable = (cause: unknown) => new RallyError('service-unavailable', 'The workflow service cannot be reached right now; nothing was changed. Retry shortly.', { cause });
+const unavailable = (cause: unknown) => new Unavailable('The workflow service cannot be reached right now; nothing was changed. Retry shortly.', { cause });
 
 export async function startPetitionWorkflow(deps: LifecycleDependencies, petitionId: string): Promise<void> {
   await deps.temporal.workflow
@@ -57,8 +57,8 @@ export async function transition(
     return await deps.temporal.workflow.executeUpdateWithStart(update, { args: [request], startWorkflowOperation });
   } catch (error) {
     const failure = applicationFailureOf(error);
-    if (failure?.type === 'InvalidTransition') throw new RallyError('conflict', failure.message, { code: 'invalid_transition' });
-    if (failure?.type === 'PetitionNotFound') throw new RallyError('not-found', 'There is no such petition.');
+    if (failure?.type === 'InvalidTransition') throw new Conflict(failure.message, { code: 'invalid_transition' });
+    if (failure?.type === 'PetitionNotFound') throw new NotFound('There is no such petition.');
     throw unavailable(error);
   }
 }

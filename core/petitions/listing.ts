@@ -4,9 +4,13 @@
 import { Type } from '@sinclair/typebox';
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { sql } from '../../db/sql.ts';
-import { createCursorCodec } from '../../api/http/pagination.ts';
+import { createCursorCodec } from '../pagination/keyset.ts';
 import { PETITION_SELECT, PetitionRow } from './queries.ts';
-import type { PetitionListQuery } from '../../api/petitions/schemas.ts';
+import type { PetitionStatus } from '../vocabulary.ts';
+
+export type PetitionSort = 'recent' | 'popular' | 'trending';
+/** A list request (validated by the API's PetitionListQuery schema). */
+export type PetitionListQuery = { status?: PetitionStatus; categoryId?: string; creatorId?: string; tags?: string; sort: PetitionSort; cursor?: string; limit: number };
 
 // [sort key, id]: created_at for recent, rolled-up count for popular, score for trending.
 export const petitionCursor = createCursorCodec(Type.Tuple([Type.Union([Type.String({ maxLength: 40 }), Type.Number()]), Type.String({ format: 'uuid' })]));

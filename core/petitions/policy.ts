@@ -3,7 +3,7 @@
 // Someone who may not see a petition is told it does not exist (404), except for a private one,
 // whose existence is known from its link: that answers 403 until the right code is given.
 import { timingSafeEqual } from 'node:crypto';
-import { RallyError } from '../../api/http/problem.ts';
+import { Forbidden, NotFound } from '../errors/domain-error.ts';
 import type { PetitionRow } from './queries.ts';
 
 export function accessCodeMatches(expected: string | null, presented: string | undefined): boolean {
@@ -14,15 +14,15 @@ export function accessCodeMatches(expected: string | null, presented: string | u
 }
 
 export function assertCanRead(petition: PetitionRow | null, viewerId: string | undefined, accessCode?: string): asserts petition is PetitionRow {
-  if (!petition) throw new RallyError('not-found', 'There is no such petition.');
+  if (!petition) throw new NotFound('There is no such petition.');
   if (petition.creator_id === viewerId) return;
-  if (petition.status === 'draft' || petition.status === 'under_review') throw new RallyError('not-found', 'There is no such petition.');
+  if (petition.status === 'draft' || petition.status === 'under_review') throw new NotFound('There is no such petition.');
   if (petition.visibility === 'private' && !accessCodeMatches(petition.access_code, accessCode)) {
-    throw new RallyError('forbidden', 'This petition is private: its creator or a valid access code is needed.', { code: 'access_code_required' });
+    throw new Forbidden('This petition is private: its creator or a valid access code is needed.', { code: 'access_code_required' });
   }
 }
 
 export function assertOwner(petition: PetitionRow | null, callerId: string): asserts petition is PetitionRow {
-  if (!petition) throw new RallyError('not-found', 'There is no such petition.');
-  if (petition.creator_id !== callerId) throw new RallyError('forbidden', 'Only the creator of this petition may do this.', { code: 'not_owner' });
+  if (!petition) throw new NotFound('There is no such petition.');
+  if (petition.creator_id !== callerId) throw new Forbidden('Only the creator of this petition may do this.', { code: 'not_owner' });
 }

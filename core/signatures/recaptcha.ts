@@ -1,7 +1,7 @@
 // reCAPTCHA check for signing, active only when RECAPTCHA_SECRET is set. Speaks the verifier's
 // protocol (form POST of secret, response and remoteip; JSON {success, …} back) with undici.
 import { request } from 'undici';
-import { RallyError } from '../../api/http/problem.ts';
+import { Forbidden, Invalid, Unavailable } from '../errors/domain-error.ts';
 
 export type CaptchaVerifier = (token: string | undefined, clientIp: string) => Promise<void>;
 
@@ -11,7 +11,7 @@ export function createCaptchaVerifier(settings: { secret: string | undefined; ve
   const { secret } = settings;
   if (!secret) return async () => {};
   return async (token, clientIp) => {
-    if (!token) throw new RallyError('validation-failed', 'recaptchaToken is required.', { errors: [{ field: 'recaptchaToken', code: 'required', message: 'is required' }] });
+    if (!token) throw new Invalid('recaptchaToken is required.', { fields: [{ field: 'recaptchaToken', code: 'required', message: 'is required' }] });
     const response = await request(settings.verifyUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -19,11 +19,11 @@ export function createCaptchaVerifier(settings: { secret: string | undefined; ve
       headersTimeout: VERIFY_TIMEOUT_MS,
       bodyTimeout: VERIFY_TIMEOUT_MS,
     }).catch((cause: unknown) => {
-      throw new RallyError('service-unavailable', 'The captcha service cannot be reached; try again.', { cause });
+      throw new Unavailable('The captcha service cannot be reached; try again.', { cause });
     });
     const result = (await response.body.json().catch(() => ({}))) as { success?: boolean };
     if (response.statusCode !== 200 || result.success !== true) {
-      throw new RallyError('forbidden', 'The captcha was not solved.', { code: 'captcha_failed' });
+      throw new Forbidden('The captcha was not solved.', { code: 'captcha_failed' });
     }
   };
 }

@@ -8,7 +8,7 @@ import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import { sql } from '../../db/sql.ts';
-import { RallyError } from '../../api/http/problem.ts';
+import { Conflict, Forbidden, NotFound } from '../errors/domain-error.ts';
 import { milestonesToClaim } from './milestones.ts';
 
 export const COUNTER_SHARDS = 16;
@@ -89,14 +89,14 @@ export async function signPetition(db: DatabasePool, input: SignatureInput): Pro
   const outcome = await db.one(signStatement(input));
 
   const hidden = outcome.status === null || ((outcome.status === 'draft' || outcome.status === 'under_review') && !outcome.is_creator);
-  if (hidden) throw new RallyError('not-found', 'There is no such petition.');
+  if (hidden) throw new NotFound('There is no such petition.');
   if (!outcome.readable) {
-    throw new RallyError('forbidden', 'This petition is private: its creator or a valid access code is needed.', { code: 'access_code_required' });
+    throw new Forbidden('This petition is private: its creator or a valid access code is needed.', { code: 'access_code_required' });
   }
   if (outcome.status !== 'active') {
-    throw new RallyError('conflict', `Only active petitions take signatures; this one is ${outcome.status}.`, { code: 'petition_not_active' });
+    throw new Conflict(`Only active petitions take signatures; this one is ${outcome.status}.`, { code: 'petition_not_active' });
   }
-  if (!outcome.signature_id || !outcome.created_at) throw new RallyError('conflict', 'You have already signed this petition.', { code: 'already_signed' });
+  if (!outcome.signature_id || !outcome.created_at) throw new Conflict('You have already signed this petition.', { code: 'already_signed' });
 
   const claimed = await claimMilestones(db, input, outcome.signature_id, outcome.signature_count, outcome.signature_goal);
   return {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
-import { createCursorCodec, paginate } from '../../api/http/pagination.ts';
-import { RallyError } from '../../api/http/problem.ts';
+import { createCursorCodec, paginate } from '../../../core/pagination/keyset.ts';
+import { DomainError } from '../../../core/errors/domain-error.ts';
 
-describe('keyset cursors (api/http/pagination.ts)', () => {
+describe('keyset cursors (core/pagination/keyset.ts)', () => {
   const codec = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String()]));
 
   it('round-trips a position as URL-safe base64', () => {
@@ -17,8 +17,8 @@ describe('keyset cursors (api/http/pagination.ts)', () => {
     ['valid base64 of non-JSON', Buffer.from('not json').toString('base64url')],
     ['JSON of the wrong shape', Buffer.from('{"a":1}').toString('base64url')],
   ]) {
-    it(`rejects ${label} with a 400 invalid-cursor`, () => {
-      expect(() => codec.decode(cursor)).to.throw(RallyError).with.property('slug', 'invalid-cursor');
+    it(`refuses ${label} as an invalid cursor`, () => {
+      expect(() => codec.decode(cursor)).to.throw(DomainError).with.property('kind', 'invalid-cursor');
     });
   }
 

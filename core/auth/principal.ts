@@ -1,0 +1,16 @@
+// Who is calling, once their credentials are verified: a user through an access token, or an API
+// key acting for its owner. Every policy in core/ decides on a Principal, never on HTTP details.
+
+/** What an API key scope must allow (see scopes.ts): reading, changing, destroying, administering. */
+export type Permission = 'read' | 'write' | 'destroy' | 'admin';
+
+export type Principal = {
+  kind: 'user' | 'api_key';
+  userId: string;
+  role: 'user' | 'admin';
+  /** For API keys: the key's id and scope; for users, full. */
+  apiKeyId?: string;
+  /** For access tokens: the JWT id, so the token can be revoked. */
+  tokenId?: string;
+  scope: 'read' | 'read_write' | 'full';
+};

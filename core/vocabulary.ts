@@ -1,0 +1,59 @@
+// The words Rally uses everywhere, written once: petition states, who triggered an event, event and
+// notification names, and the failure types Temporal histories carry. No I/O, so workflows/ import it
+// too; no other module spells one of these names as a string literal of its own.
+
+export const PETITION_STATUSES = ['draft', 'active', 'closed', 'victory', 'under_review'] as const;
+export type PetitionStatus = (typeof PETITION_STATUSES)[number];
+
+export const PETITION_VISIBILITIES = ['public', 'private', 'unlisted'] as const;
+export type PetitionVisibility = (typeof PETITION_VISIBILITIES)[number];
+
+/** Who may see who signed a petition: anyone, its creator only, or nobody (the count alone). */
+export const SIGNATURE_PRIVACIES = ['public', 'creator_only', 'count_only'] as const;
+export type SignaturePrivacy = (typeof SIGNATURE_PRIVACIES)[number];
+
+/** Who caused an event (`triggered_by` on webhooks). */
+export const ACTOR_TYPES = ['user', 'api_key', 'system', 'decision_maker'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/** Outbox events, which are also the webhook event names integrators subscribe to. */
+export const EVENT_TYPES = [
+  'petition.created',
+  'petition.updated',
+  'petition.published',
+  'petition.closed',
+  'petition.victory',
+  'signature.created',
+  'signature.milestone',
+  'signature.removed',
+  'update.created',
+  'response.submitted',
+  'response.published',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The notification types users can switch off in GET/PATCH /v1/notifications/preferences. */
+export const NOTIFICATION_TYPES = [
+  'petition.milestone',
+  'petition.victory',
+  'comment.reply',
+  'response.submitted',
+  'response.published',
+  'webhook.deactivated',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/**
+ * ApplicationFailure types, as they appear in workflow histories. Recorded histories hold these
+ * exact strings: change none of them.
+ */
+export const FAILURE_TYPES = {
+  petitionNotFound: 'PetitionNotFound',
+  invalidTransition: 'InvalidTransition',
+  imageRejected: 'ImageRejected',
+  mailRejected: 'MailRejected',
+  webhookAttemptFailed: 'WebhookAttemptFailed',
+  webhookDeliveryFailed: 'WebhookDeliveryFailed',
+  webhookEndpointInactive: 'WebhookEndpointInactive',
+  webhookAddressRefused: 'WebhookAddressRefused',
+} as const;
