@@ -1,29 +1,31 @@
 // Composes the Koa application: one middleware stack for every route, then the routes.
-// Order matters and is read top to bottom: problems outermost, request context, rate limit, body,
-// routes (each route's guard authenticates, checks its permission and applies Idempotency-Key).
+// Order matters and is read top to bottom: problems outermost, request context, routes. Each route
+// then enforces its own declaration (http/route-guard.ts): credentials, rate limit class, permission,
+// body limit, Idempotency-Key; and its answers are held to its response schemas (http/response-check.ts).
+import { createHmac } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../db/notifications.ts';
 import { createApiKeyRoutes } from './api-keys/routes.ts';
 import { createAccessTokenVerifier } from '../core/auth/access-tokens.ts';
-import { createAuthenticator, type Authenticator } from './http/authenticate.ts';
+import { createAuthenticator } from './http/authenticate.ts';
 import type { IdentityClient } from '../core/auth/identity-client.ts';
 import { createLoginThrottle } from '../core/auth/login-throttle.ts';
 import { createRevocationList } from '../core/auth/revocation-list.ts';
 import { createAuthRoutes } from './auth/routes.ts';
-import { assertPermitted } from '../core/auth/scopes.ts';
 import { createUserDirectory } from '../core/users/directory.ts';
 import type { Config } from '../platform/config.ts';
 import { createHealthRoutes } from './health/routes.ts';
-import { createJsonBodyMiddleware } from './http/body.ts';
 import { createRequestContextMiddleware, type RallyContext, type RallyState } from './http/context.ts';
 import { createErrorMiddleware } from './http/error-middleware.ts';
 import { createIdempotencyMiddleware } from './http/idempotency.ts';
 import { RallyError } from './http/problem.ts';
-import { createRateLimiter } from './http/rate-limit.ts';
+import { chargeGeneral, createRouteGuard } from './http/route-guard.ts';
+import { createRateLimiter, type RateLimiter } from './http/rate-limit.ts';
+import { createResponseCheck } from './http/response-check.ts';
 import { createRouteDispatcher } from './http/dispatch.ts';
-import type { AnyRouteSpec, RouteGuard } from './http/route.ts';
+import type { AnyRouteSpec } from './http/route.ts';
 import type { Logger } from '../platform/logger.ts';
 import { buildOpenApiDocument } from './reference/openapi-document.ts';
 import { createReferenceRoutes } from './reference/routes.ts';
@@ -55,29 +57,17 @@ export type AppDependencies = {
 
 export type RallyApp = { app: Koa<RallyState>; routes: AnyRouteSpec[]; feed: SignatureFeed; stop(): Promise<void> };
 
-function createRouteGuard(deps: AppDependencies, authenticate: Authenticator): RouteGuard {
-  const applyIdempotencyKey = createIdempotencyMiddleware({ db: deps.db, ttlMs: deps.config.idempotencyTtlMs });
-  return (route) =>
-    async function guardRoute(ctx, next) {
-      if (route.auth !== 'none') ctx.state.principal = await authenticate(ctx);
-      const principal = ctx.state.principal;
-      if (route.auth === 'required' && !principal) {
-        throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', { headers: { 'WWW-Authenticate': 'Bearer' } });
-      }
-      if (principal && route.permission) assertPermitted(principal, route.permission);
-      return route.method === 'post' ? applyIdempotencyKey(ctx, next) : next();
-    };
-}
-
-// Unmatched paths and methods become problems; the router leaves them as bare statuses.
-async function answerUnmatched(ctx: RallyContext, next: Koa.Next) {
+// Unmatched paths and methods become problems; the router leaves them as bare statuses. They cost
+// the caller's address like any request, so probing for routes is limited too.
+const answerUnmatched = (limiter: RateLimiter | undefined) => async function answerUnmatched(ctx: RallyContext, next: Koa.Next) {
   await next();
+  if (ctx.status === 405 || ctx.status === 501 || (ctx.status === 404 && ctx.body === undefined)) chargeGeneral(ctx, limiter);
   if (ctx.status === 405 || ctx.status === 501) {
     const allow = String(ctx.response.get('Allow'));
     throw new RallyError('method-not-allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}.`, { headers: { Allow: allow } });
   }
   if (ctx.status === 404 && ctx.body === undefined) throw new RallyError('not-found', `There is no route ${ctx.method} ${ctx.path}.`);
-}
+};
 
 export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const { config, db, notifications } = deps;
@@ -86,9 +76,12 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const users = await createUserDirectory({ db, notifications });
   const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
   const feed = await createSignatureFeed({ db, notifications, log: deps.log });
-  const signLimiter = createRateLimiter({ db, rps: config.rateLimit.signPerHour / 3600, burst: config.rateLimit.signPerHour, log: deps.log });
-  // The spec's petition export limit: 10 per minute per user.
-  const exportLimiter = createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log });
+  const limiters = {
+    general: config.rateLimit.enabled ? createRateLimiter({ db, rps: config.rateLimit.rps, burst: config.rateLimit.burst, log: deps.log }) : undefined,
+    sign: createRateLimiter({ db, rps: config.rateLimit.signPerHour / 3600, burst: config.rateLimit.signPerHour, log: deps.log }),
+    // The spec's petition export limit: 10 per minute per user.
+    export: createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log }),
+  };
   const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
 
   let document: Record<string, unknown> | undefined;
@@ -106,39 +99,40 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createWebhookRoutes({ db, config }),
     ...createNotificationRoutes({ db }),
     ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
-    ...createSignatureRoutes({ db, signLimiter, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed }),
+    ...createSignatureRoutes({ db, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed }),
     ...createCommentRoutes({ db }),
     ...createPetitionUpdateRoutes({ db }),
     // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
     ...createLeaderboardRoutes({ db }),
-    ...createPetitionExportRoutes({ db, exportLimiter }),
+    ...createPetitionExportRoutes({ db }),
     ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }) }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
-  const dispatcher = createRouteDispatcher(routes, createRouteGuard(deps, authenticate));
-  const limiter = config.rateLimit.enabled ? createRateLimiter({ db, rps: config.rateLimit.rps, burst: config.rateLimit.burst, log: deps.log }) : undefined;
+  // Fingerprints are keyed by a key of their own, derived from the server's encryption key.
+  const fingerprintKey = createHmac('sha256', Buffer.from(config.encryptionKey, 'hex')).update('rally idempotency fingerprints').digest();
+  const guard = createRouteGuard({
+    authenticate,
+    limiters,
+    defaultBodyLimit: config.bodyLimitBytes,
+    idempotency: (options) => createIdempotencyMiddleware({ db, ttlMs: config.idempotencyTtlMs, fingerprintKey, ...options }),
+  });
+  const dispatcher = createRouteDispatcher(routes, guard, createResponseCheck({ strict: config.nodeEnv === 'test', log: deps.log }));
 
   const app = new Koa<RallyState>();
   app.silent = true;
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));
   app.use(createRequestContextMiddleware({ trustProxy: config.trustProxy }));
-  if (limiter) app.use(limiter.middleware);
-  // Routes declared rawBody (uploads) stream their body themselves; the JSON parser leaves them alone.
-  const rawBodyRoutes = new Set(routes.filter((route) => route.rawBody).map((route) => route.operationId));
-  const takesRawBody = (ctx: RallyContext) =>
-    dispatcher.routerFor(ctx.path)?.match(ctx.path, ctx.method).pathAndMethod.some((layer) => rawBodyRoutes.has(String(layer.name))) ?? false;
-  app.use(createJsonBodyMiddleware({ limitBytes: config.bodyLimitBytes, rawBody: takesRawBody }));
-  app.use(answerUnmatched);
+  app.use(answerUnmatched(limiters.general));
   app.use(dispatcher.middleware);
   return {
     app, routes, feed,
     async stop() {
-      limiter?.stop();
-      signLimiter.stop();
-      exportLimiter.stop();
+      limiters.general?.stop();
+      limiters.sign.stop();
+      limiters.export.stop();
       await feed.stop();
     },
   };

@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createDatabasePool } from '../db/pool.ts';
 import { createNotificationListener } from '../db/notifications.ts';
 import { createApp } from './app.ts';
+import { API_VERSION } from './http/error-middleware.ts';
 import { createIdentityClient } from '../core/auth/identity-client.ts';
 import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
@@ -23,7 +24,7 @@ const connection = await Connection.connect({ address: config.temporal.address }
 const client = new Client({ connection, namespace: config.temporal.namespace });
 const identity = createIdentityClient({ issuer: config.identity.issuer ?? embeddedIssuer(config), clientId: config.identity.clientId, clientSecret: config.identity.clientSecret });
 const rally = await createApp({ config, db, temporal: { connection, client }, notifications, identity, log });
-const running = await listen(rally.app, config.port);
+const running = await listen(rally.app, config.port, undefined, { problemTypeBase: `${config.publicUrl}/problems/`, headers: { 'X-API-Version': API_VERSION } });
 const realtime = attachRealtime(running.server, { db, feed: rally.feed });
 log.info('listening', { port: running.port, public_url: config.publicUrl, docs: `${config.publicUrl}/docs` });
 

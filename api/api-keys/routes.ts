@@ -34,7 +34,7 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/api-keys', operationId: 'createApiKey', permission: 'write', summary: 'Create a key; the raw key is in this answer only',
+      ...base, method: 'post', path: '/v1/api-keys', operationId: 'createApiKey', revealsSecret: true, permission: 'write', summary: 'Create a key; the raw key is in this answer only',
       body: ApiKeyCreate,
       responses: { 201: { description: 'The key, with its raw secret', schema: ApiKeyWithSecretEnvelope } },
       async handler(ctx, { body }) {
@@ -78,7 +78,7 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/api-keys/:id/rotate', operationId: 'rotateApiKey', permission: 'destroy',
+      ...base, method: 'post', path: '/v1/api-keys/:id/rotate', operationId: 'rotateApiKey', revealsSecret: true, permission: 'destroy',
       summary: 'Issue a replacement; the old key keeps working for RALLY_KEY_GRACE_PERIOD (24h), then is revoked by a workflow',
       params: ApiKeyParams,
       responses: { 200: { description: 'The new key with its raw secret, and the old key with its grace end', schema: RotatedKeyEnvelope } },

@@ -35,7 +35,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
 
   return [
     defineRoute({
-      method: 'post', path: '/v1/auth/login', operationId: 'login', tag: 'Authentication', auth: 'none',
+      method: 'post', path: '/v1/auth/login', operationId: 'login', idempotent: false, tag: 'Authentication', auth: 'none',
       summary: 'Exchange an email and password for tokens (checked by the identity provider)',
       body: LoginBody,
       responses: { 200: { description: 'Tokens', schema: TokenPairEnvelope }, 401: { description: 'Wrong email or password (never says which)' }, 429: { description: 'Too many failures' } },
@@ -59,7 +59,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/auth/refresh', operationId: 'refreshTokens', tag: 'Authentication', auth: 'none',
+      method: 'post', path: '/v1/auth/refresh', operationId: 'refreshTokens', idempotent: false, tag: 'Authentication', auth: 'none',
       summary: 'Exchange a refresh token for a new token pair',
       body: RefreshBody,
       responses: { 200: { description: 'New tokens', schema: TokenPairEnvelope }, 401: { description: 'Invalid, revoked or expired (code token_expired) refresh token' } },
@@ -79,7 +79,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/auth/logout', operationId: 'logout', tag: 'Authentication', auth: 'none',
+      method: 'post', path: '/v1/auth/logout', operationId: 'logout', idempotent: false, tag: 'Authentication', auth: 'none',
       summary: 'Revoke a refresh token',
       body: RefreshBody,
       responses: { 204: { description: 'Revoked (also when it was already dead)' } },
@@ -90,7 +90,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/auth/revoke', operationId: 'revokeToken', tag: 'Authentication', auth: 'required',
+      method: 'post', path: '/v1/auth/revoke', operationId: 'revokeToken', idempotent: false, tag: 'Authentication', auth: 'required',
       summary: "Invalidate one of the caller's access or refresh tokens at once, on every API process",
       body: RevokeBody,
       responses: { 204: { description: 'Revoked; a token that is not the caller’s is left alone (RFC 7009)' } },

@@ -43,10 +43,36 @@ export function presentedCredential(ctx: RallyContext): string | undefined {
   return undefined;
 }
 
+// Keys found invalid are remembered for a while, so a caller cycling through made-up or revoked keys
+// costs a map lookup, not a query each time. Bounded: the oldest entries go first.
+const INVALID_KEY_TTL_MS = 5 * 60_000;
+const INVALID_KEY_CACHE_SIZE = 10_000;
+
+function createInvalidKeyCache() {
+  const expiries = new Map<string, number>();
+  return {
+    has(hash: string): boolean {
+      const expiry = expiries.get(hash);
+      if (expiry === undefined) return false;
+      if (expiry > Date.now()) return true;
+      expiries.delete(hash);
+      return false;
+    },
+    add(hash: string): void {
+      if (expiries.size >= INVALID_KEY_CACHE_SIZE) expiries.delete(expiries.keys().next().value!);
+      expiries.set(hash, Date.now() + INVALID_KEY_TTL_MS);
+    },
+  };
+}
+
 export function createAuthenticator(deps: { db: DatabasePool; verifyAccessToken: AccessTokenVerifier; revocations: RevocationList; users: UserDirectory }): Authenticator {
+  const invalidKeys = createInvalidKeyCache();
+
   async function authenticateApiKey(raw: string): Promise<Principal> {
     if (!isWellFormedApiKey(raw)) throw unauthorized('The API key is not valid.', 'invalid_api_key');
     const presented = hashApiKey(raw);
+    const cacheKey = presented.toString('base64url');
+    if (invalidKeys.has(cacheKey)) throw unauthorized('The API key is not valid, or has been revoked.', 'invalid_api_key');
     const key = await deps.db.maybeOne(sql.type(ApiKeyCredential)`
       SELECT k.id, k.user_id, k.scope, k.secret_hash,
              (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS usable,
@@ -54,7 +80,10 @@ export function createAuthenticator(deps: { db: DatabasePool; verifyAccessToken:
       FROM api_keys k JOIN users u ON u.id = k.user_id
       WHERE k.secret_hash = ${sql.binary(presented)}
     `);
-    if (!key || !sameHash(key.secret_hash, presented) || !key.usable) throw unauthorized('The API key is not valid, or has been revoked.', 'invalid_api_key');
+    if (!key || !sameHash(key.secret_hash, presented) || !key.usable) {
+      invalidKeys.add(cacheKey);
+      throw unauthorized('The API key is not valid, or has been revoked.', 'invalid_api_key');
+    }
     if (key.suspended) throw suspended();
     return { kind: 'api_key', userId: key.user_id, role: key.role, scope: key.scope, apiKeyId: key.id };
   }

@@ -1,19 +1,68 @@
-// Request bodies are JSON or nothing. koa-body parses JSON up to the route's limit; this module adds
-// the answers it leaves out: a body in another media type is a 415, not silently ignored.
+// Request bodies are JSON or nothing. koa-body parses JSON up to the route's declared limit; this
+// module adds the answers it leaves out, each a precise problem instead of a 500 or a reset:
+// another media type is a 415; an encoding Rally does not decode is a 415 and a body that does not
+// decode under its Content-Encoding a 400 invalid_encoding; JSON nested deeper than MAX_DEPTH a 400;
+// a body over the limit a 413 sent once the excess is read (up to a bound), with Connection: close.
+import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { RallyError } from './problem.ts';
-import type { RallyContext, RallyState } from './context.ts';
+import type { RallyState } from './context.ts';
 
 const METHODS_WITH_BODIES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const ACCEPTED_ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br']);
+/** No request of the API nests deeper; deeper JSON only costs stack further down. */
+export const MAX_DEPTH = 32;
+// What is read and thrown away of a refused body before answering, so the client sees the 413
+// rather than a connection reset while it is still sending.
+const DISCARD_MAX_BYTES = 8 * 1024 * 1024;
+const DISCARD_MAX_MS = 5_000;
 
 function hasBody(ctx: { get(name: string): string }): boolean {
   const length = ctx.get('Content-Length');
   return (length !== '' && length !== '0') || ctx.get('Transfer-Encoding') !== '';
 }
 
-/** `rawBody(ctx)` names requests whose route reads the body stream itself (uploads): left untouched. */
-export function createJsonBodyMiddleware(options: { limitBytes: number; rawBody?: (ctx: RallyContext) => boolean }): Middleware<RallyState> {
+/** Depth of a parsed JSON value (a scalar is 0), walked without recursion. */
+export function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (pending.length > 0) {
+    const { value: current, depth } = pending.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    for (const item of Object.values(current)) pending.push({ value: item, depth: depth + 1 });
+  }
+  return deepest;
+}
+
+function discardRest(req: IncomingMessage): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      req.off('data', count).off('end', finish).off('error', finish).off('close', finish);
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DISCARD_MAX_BYTES) finish();
+    };
+    const timer = setTimeout(finish, DISCARD_MAX_MS);
+    req.on('data', count).on('end', finish).on('error', finish).on('close', finish);
+    req.resume();
+  });
+}
+
+async function tooLarge(req: IncomingMessage, limitBytes: number, declared?: number): Promise<never> {
+  await discardRest(req);
+  const size = declared === undefined ? 'larger than that' : `${declared} bytes`;
+  throw new RallyError('payload-too-large', `The request body is ${size}; this route accepts at most ${limitBytes} bytes.`, { headers: { Connection: 'close' } });
+}
+
+/** Parses a JSON body for a route taking at most `limitBytes`; leaves requests without one alone. */
+export function createJsonBodyMiddleware(options: { limitBytes: number }): Middleware<RallyState> {
   const parseJson = koaBody({
     json: true,
     jsonStrict: true,
@@ -25,14 +74,36 @@ export function createJsonBodyMiddleware(options: { limitBytes: number; rawBody?
   }) as unknown as Middleware<RallyState>;
 
   return async function readJsonBody(ctx, next) {
-    if (!METHODS_WITH_BODIES.has(ctx.method) || !hasBody(ctx) || options.rawBody?.(ctx)) return next();
+    if (!METHODS_WITH_BODIES.has(ctx.method) || !hasBody(ctx)) return next();
     if (!ctx.is('application/json', '+json')) {
       throw new RallyError('unsupported-media-type', `Request bodies must be JSON (Content-Type: application/json), not ${ctx.get('Content-Type') || 'untyped'}.`);
     }
-    const declared = Number(ctx.get('Content-Length'));
-    if (Number.isFinite(declared) && declared > options.limitBytes) {
-      throw new RallyError('payload-too-large', `The request body is ${declared} bytes; this route accepts at most ${options.limitBytes}.`);
+    const encoding = (ctx.get('Content-Encoding') || 'identity').trim().toLowerCase();
+    if (!ACCEPTED_ENCODINGS.has(encoding)) {
+      throw new RallyError('unsupported-media-type', `Content-Encoding ${encoding} is not accepted; send identity, gzip, deflate or br.`, { code: 'unsupported_encoding' });
     }
-    return parseJson(ctx, next);
+    ctx.req.headers['content-encoding'] = encoding;
+    const declared = Number(ctx.get('Content-Length'));
+    if (encoding === 'identity' && Number.isFinite(declared) && declared > options.limitBytes) return tooLarge(ctx.req, options.limitBytes, declared);
+
+    let parsed = false;
+    try {
+      await parseJson(ctx, async () => {
+        parsed = true;
+      });
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      if (status === 413) return tooLarge(ctx.req, options.limitBytes);
+      // A decoder fails with zlib's error, which carries no HTTP status.
+      if (encoding !== 'identity' && typeof status !== 'number') {
+        throw new RallyError('bad-request', `The request body could not be decoded as ${encoding}.`, { code: 'invalid_encoding' });
+      }
+      throw error;
+    }
+    if (!parsed) return;
+    if (jsonDepth((ctx.request as { body?: unknown }).body) > MAX_DEPTH) {
+      throw new RallyError('bad-request', `The JSON body nests deeper than ${MAX_DEPTH} levels.`, { code: 'nesting_too_deep' });
+    }
+    return next();
   };
 }

@@ -6,6 +6,7 @@ import Router from '@koa/router';
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type { RallyState } from './context.ts';
+import type { ResponseCheck } from './response-check.ts';
 import { mountRoutes, type AnyRouteSpec, type RouteGuard } from './route.ts';
 
 /** The first two path segments, stopping at the first `:param`: "/v1/petitions/:id" → "/v1/petitions". */
@@ -16,18 +17,14 @@ function groupOfPattern(path: string): string {
   return `/${(firstParam === -1 ? fixed : fixed.slice(0, firstParam)).join('/')}`;
 }
 
-export type RouteDispatcher = {
-  middleware: Middleware<RallyState>;
-  /** The router that serves this path, if any (for questions such as "does this route take a raw body"). */
-  routerFor(path: string): Router<RallyState> | undefined;
-};
+export type RouteDispatcher = { middleware: Middleware<RallyState> };
 
-export function createRouteDispatcher(routes: AnyRouteSpec[], guard: RouteGuard): RouteDispatcher {
+export function createRouteDispatcher(routes: AnyRouteSpec[], guard: RouteGuard, checkResponse: ResponseCheck): RouteDispatcher {
   const routers = new Map<string, Router<RallyState>>();
   for (const route of routes) {
     const group = groupOfPattern(route.path);
     if (!routers.has(group)) routers.set(group, new Router<RallyState>());
-    mountRoutes(routers.get(group)!, [route], guard);
+    mountRoutes(routers.get(group)!, [route], guard, checkResponse);
   }
   const handlers = new Map([...routers].map(([group, router]) => [group, compose([router.routes(), router.allowedMethods()]) as Middleware<RallyState>]));
 
@@ -42,10 +39,6 @@ export function createRouteDispatcher(routes: AnyRouteSpec[], guard: RouteGuard)
     middleware(ctx, next) {
       const group = groupOf(ctx.path);
       return group ? handlers.get(group)!(ctx, next) : next();
-    },
-    routerFor(path) {
-      const group = groupOf(path);
-      return group ? routers.get(group) : undefined;
     },
   };
 }

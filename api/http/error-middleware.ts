@@ -64,6 +64,7 @@ export function createErrorMiddleware(options: { publicUrl: string; log: Logger 
         instance: ctx.path,
         request_id: ctx.state.requestId,
         ...(error.errors ? { errors: error.errors } : {}),
+        ...error.extensions,
       };
     }
   };

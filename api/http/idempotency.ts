@@ -2,7 +2,11 @@
 // handler runs; its answer is stored for 24 hours and replayed for retries of the same request.
 // The same key with another body is a 422; a retry while the first is still running is a 409.
 // A claim left behind by a killed process is taken over after CLAIM_TIMEOUT so the key is not stuck.
-import { createHash } from 'node:crypto';
+// Which routes take a key is their declaration's business (route.ts `idempotent`); login and token
+// routes do not. Fingerprints are HMACs under a server key, so a stored fingerprint of a request
+// carrying a password cannot be tested against guesses. An answer that shows a secret once
+// (`revealsSecret`) is not stored: a retry learns the created resource's id, never the secret.
+import { createHmac } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { DatabasePool } from 'slonik';
 import { sql } from '../../db/sql.ts';
@@ -18,6 +22,7 @@ const StoredResponse = z.object({
   response_status: z.number().nullable(),
   response_headers: z.record(z.string(), z.string()).nullable(),
   response_body: z.string().nullable(),
+  response_withheld: z.boolean(),
 });
 
 const ClaimRow = z.object({ claimed: z.literal(true) });
@@ -25,8 +30,16 @@ const ClaimRow = z.object({ claimed: z.literal(true) });
 // Headers worth replaying: the ones a handler sets to describe what it created.
 const REPLAYED_HEADERS = ['location', 'content-type', 'deprecation'];
 
-function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest('hex');
+function fingerprint(key: Buffer | string, method: string, path: string, body: unknown): string {
+  return createHmac('sha256', key).update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest('hex');
+}
+
+export type IdempotencyOptions = { revealsSecret: boolean };
+
+/** The id of what an answer `{ data: { id } }` created, kept in place of an answer that is withheld. */
+function createdId(body: unknown): string | null {
+  const id = (body as { data?: { id?: unknown } } | null)?.data?.id;
+  return typeof id === 'string' ? id : null;
 }
 
 function callerKey(ctx: RallyContext): string {
@@ -35,17 +48,17 @@ function callerKey(ctx: RallyContext): string {
   return principal.apiKeyId ? `api_key:${principal.apiKeyId}` : `user:${principal.userId}`;
 }
 
-export function createIdempotencyMiddleware(deps: { db: DatabasePool; ttlMs: number }): Middleware<RallyState> {
+export function createIdempotencyMiddleware(deps: { db: DatabasePool; ttlMs: number; fingerprintKey: Buffer | string } & Partial<IdempotencyOptions>): Middleware<RallyState> {
   const ttlSeconds = Math.round(deps.ttlMs / 1000);
 
   return async function applyIdempotencyKey(ctx, next) {
     const key = ctx.get('Idempotency-Key');
-    if (ctx.method !== 'POST' || key === '') return next();
+    if (key === '') return next();
     if (!KEY_PATTERN.test(key)) {
       throw new RallyError('bad-request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', { code: 'invalid_idempotency_key' });
     }
     const caller = callerKey(ctx);
-    const requestFingerprint = fingerprint(ctx.method, ctx.path, (ctx.request as { body?: unknown }).body);
+    const requestFingerprint = fingerprint(deps.fingerprintKey, ctx.method, ctx.path, (ctx.request as { body?: unknown }).body);
 
     // Claim the key, or take over one that expired or whose first request died mid-flight.
     const claim = await deps.db.maybeOne(sql.type(ClaimRow)`
@@ -54,7 +67,7 @@ export function createIdempotencyMiddleware(deps: { db: DatabasePool; ttlMs: num
       ON CONFLICT ON CONSTRAINT idempotency_keys_pkey DO UPDATE
         SET request_method = EXCLUDED.request_method, request_path = EXCLUDED.request_path,
             request_fingerprint = EXCLUDED.request_fingerprint, response_status = NULL, response_headers = NULL,
-            response_body = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
+            response_body = NULL, response_withheld = false, created_at = now(), expires_at = EXCLUDED.expires_at
         WHERE idempotency_keys.expires_at < now()
            OR (idempotency_keys.response_status IS NULL
                AND idempotency_keys.request_fingerprint = EXCLUDED.request_fingerprint
@@ -76,10 +89,12 @@ export function createIdempotencyMiddleware(deps: { db: DatabasePool; ttlMs: num
       return;
     }
     const headers = Object.fromEntries(REPLAYED_HEADERS.filter((name) => ctx.response.get(name)).map((name) => [name, String(ctx.response.get(name))]));
-    const body = ctx.body === undefined || ctx.body === null ? null : JSON.stringify(ctx.body);
+    const withheld = deps.revealsSecret === true && ctx.status < 300;
+    const kept = withheld ? { id: createdId(ctx.body) } : ctx.body;
+    const body = kept === undefined || kept === null ? null : JSON.stringify(kept);
     await deps.db.query(sql.typeAlias('void')`
       UPDATE idempotency_keys
-      SET response_status = ${ctx.status}, response_headers = ${sql.jsonb(headers)}, response_body = ${body}
+      SET response_status = ${ctx.status}, response_headers = ${sql.jsonb(headers)}, response_body = ${body}, response_withheld = ${withheld}
       WHERE caller_key = ${caller} AND idempotency_key = ${key}
     `);
   };
@@ -87,11 +102,11 @@ export function createIdempotencyMiddleware(deps: { db: DatabasePool; ttlMs: num
 
 async function replayStoredResponse(ctx: RallyContext, db: DatabasePool, caller: string, key: string, requestFingerprint: string) {
   const stored = await db.maybeOne(sql.type(StoredResponse)`
-    SELECT request_fingerprint, response_status, response_headers, response_body
+    SELECT request_fingerprint, response_status, response_headers, response_body, response_withheld
     FROM idempotency_keys WHERE caller_key = ${caller} AND idempotency_key = ${key}
   `);
-  const reject = (slug: ProblemSlug, detail: string, headers?: Record<string, string>) => {
-    throw new RallyError(slug, detail, { headers });
+  const reject = (slug: ProblemSlug, detail: string, headers?: Record<string, string>, extensions?: Record<string, unknown>) => {
+    throw new RallyError(slug, detail, { headers, extensions });
   };
   if (!stored) return reject('idempotency-key-in-use', 'A request with this Idempotency-Key just finished failing; retry.', { 'Retry-After': '1' });
   if (stored.request_fingerprint !== requestFingerprint) {
@@ -99,6 +114,16 @@ async function replayStoredResponse(ctx: RallyContext, db: DatabasePool, caller:
   }
   if (stored.response_status === null) {
     return reject('idempotency-key-in-use', 'A request with this Idempotency-Key is still being processed. Retry shortly.', { 'Retry-After': '1' });
+  }
+  if (stored.response_withheld) {
+    const { id } = JSON.parse(stored.response_body ?? '{}') as { id?: string | null };
+    const location = stored.response_headers?.location;
+    return reject(
+      'idempotency-secret-not-replayable',
+      `The first request with this Idempotency-Key succeeded${id ? ` and created ${id}` : ''}; its answer showed a secret once and is not kept.`,
+      location ? { 'Content-Location': location } : undefined,
+      { resource_id: id ?? null },
+    );
   }
   ctx.status = stored.response_status;
   for (const [name, value] of Object.entries(stored.response_headers ?? {})) ctx.set(name, value);

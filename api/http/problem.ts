@@ -13,12 +13,14 @@ export const PROBLEM_TYPES = {
   'method-not-allowed': { status: 405, title: 'Method not allowed', about: 'The route exists but not for this HTTP method. The Allow header lists the methods it takes.' },
   conflict: { status: 409, title: 'Conflict', about: 'The resource is not in a state that allows this, or a duplicate exists.' },
   'idempotency-key-in-use': { status: 409, title: 'Idempotency key in use', about: 'Another request with the same Idempotency-Key is still being processed. Retry shortly.' },
+  'idempotency-secret-not-replayable': { status: 409, title: 'Answer not replayable', about: 'The first request with this Idempotency-Key succeeded, but its answer showed a secret once and is not kept; `resource_id` names what it created.' },
   gone: { status: 410, title: 'Gone', about: 'The resource existed but has expired.' },
   'payload-too-large': { status: 413, title: 'Payload too large', about: 'The request body is larger than this route accepts.' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type', about: 'Request bodies must be JSON, sent with Content-Type: application/json.' },
   'validation-failed': { status: 422, title: 'Validation failed', about: 'The request is well-formed but some fields break the rules; `errors` lists each field with a code.' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused', about: 'The Idempotency-Key was already used with a different request. Use a new key for a new request.' },
   'rate-limited': { status: 429, title: 'Too many requests', about: 'The caller sent more requests than its limit allows. Wait for Retry-After seconds.' },
+  'request-header-fields-too-large': { status: 431, title: 'Request header fields too large', about: 'The request line or headers are longer than the server reads.' },
   'internal-error': { status: 500, title: 'Internal server error', about: 'Something failed on our side. The request id in the answer helps us find it.' },
   'not-implemented': { status: 501, title: 'Not implemented', about: 'This part of the interface is not available in this version of Rally.' },
   'service-unavailable': { status: 503, title: 'Service unavailable', about: 'A dependency of the service is down. Retry later.' },
@@ -43,6 +45,8 @@ export type RallyErrorOptions = {
   code?: string;
   errors?: FieldError[];
   headers?: Record<string, string>;
+  /** Extra members of the problem object (RFC 9457 §3.2), such as the id of a created resource. */
+  extensions?: Record<string, unknown>;
   cause?: unknown;
 };
 
@@ -53,6 +57,7 @@ export class RallyError extends Error {
   readonly code: string;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
 
   constructor(slug: ProblemSlug, detail: string, options: RallyErrorOptions = {}) {
     super(detail, { cause: options.cause });
@@ -61,6 +66,7 @@ export class RallyError extends Error {
     this.code = options.code ?? slug.replaceAll('-', '_');
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
   }
 }
 

@@ -1,17 +1,14 @@
-// Token-bucket rate limits per API key or access token (per client IP without credentials), shared
-// by every API process. The check itself is in memory, so it costs next to nothing per request;
+// Token buckets shared by every API process. Which bucket a request is charged to is decided by
+// the route guard (route-guard.ts): the verified credential, else the client address. The check itself is in memory, so it costs next to nothing per request;
 // every SYNC_INTERVAL_MS each process folds what it spent into a shared bucket row per key in
 // PostgreSQL (one statement for all keys) and adopts the combined level. The slack is bounded: a
 // process that has not yet synced a key grants at most one burst for it, and afterwards can
 // overspend by at most what it serves in one interval.
-import { createHash } from 'node:crypto';
-import type { Middleware } from 'koa';
+import { isIPv6 } from 'node:net';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { RallyContext, RallyState } from './context.ts';
-import { RallyError } from './problem.ts';
 
 const SYNC_INTERVAL_MS = 250;
 const IDLE_FORGET_MS = 10_000;
@@ -22,12 +19,22 @@ const SyncedBucket = z.object({ bucket_key: z.string(), tokens: z.number() });
 
 export type Decision = { allowed: boolean; limit: number; remaining: number; resetAt: number; retryAfterSeconds: number };
 
-export type RateLimiter = { take(key: string): Decision; middleware: Middleware<RallyState>; sync(): Promise<void>; stop(): void };
+export type RateLimiter = { readonly rps: number; readonly burst: number; take(key: string): Decision; sync(): Promise<void>; stop(): void };
 
-function bucketKey(ctx: RallyContext): string {
-  const credential = ctx.get('Authorization') || ctx.get('X-API-Key');
-  // Hashed so raw credentials never sit in memory maps or the database.
-  return credential ? `cred:${createHash('sha256').update(credential).digest('base64url').slice(0, 32)}` : `ip:${ctx.state.clientIp}`;
+/**
+ * The bucket of a client address. An IPv6 host is usually given a whole /64, so one caller could
+ * otherwise take a fresh bucket per address: its addresses share the bucket of their /64.
+ */
+export function addressBucketKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return `ip:${mapped[1]}`;
+  if (!isIPv6(address)) return `ip:${address}`;
+  const [head = '', tail = ''] = address.toLowerCase().split('::');
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail ? tail.split(':') : [];
+  const zeros = Array.from({ length: Math.max(0, 8 - headGroups.length - tailGroups.length) }, () => '0');
+  const groups = address.includes('::') ? [...headGroups, ...zeros, ...tailGroups] : headGroups;
+  return `ip:${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: number; log: Logger }): RateLimiter {
@@ -61,16 +68,6 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
     };
   }
 
-  const middleware: Middleware<RallyState> = async function limitRate(ctx, next) {
-    const decision = take(bucketKey(ctx));
-    ctx.set('X-RateLimit-Limit', String(decision.limit));
-    ctx.set('X-RateLimit-Remaining', String(decision.remaining));
-    ctx.set('X-RateLimit-Reset', String(decision.resetAt));
-    if (!decision.allowed) {
-      throw new RallyError('rate-limited', `Too many requests: at most ${deps.rps} per second with bursts of ${deps.burst}.`, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
-    }
-    await next();
-  };
 
   async function sync() {
     const now = Date.now();
@@ -123,5 +120,5 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
   }, SYNC_INTERVAL_MS);
   timer.unref();
 
-  return { take, middleware, sync, stop: () => clearInterval(timer) };
+  return { rps: deps.rps, burst: deps.burst, take, sync, stop: () => clearInterval(timer) };
 }

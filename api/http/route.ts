@@ -1,10 +1,13 @@
-// A route is declared once: method, path, who may call it, and the JSON Schemas of its parts.
-// The same declaration drives the Ajv validators, the handler's TypeScript types and the OpenAPI
-// document, so the three cannot drift apart.
+// A route is declared once, and the declaration is its whole contract: method, path, who may call
+// it, which rate limit it is charged to, whether Idempotency-Key applies, how large a body it takes,
+// and the JSON Schemas of its parts and answers. The same declaration drives the route guard
+// (route-guard.ts), the Ajv validators, the handler's TypeScript types and the OpenAPI document;
+// answers are checked against it (response-check.ts), so none of them can drift apart.
 import type Router from '@koa/router';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Middleware } from 'koa';
 import { compileValidator, type Validator } from './validation.ts';
+import type { ResponseCheck } from './response-check.ts';
 import type { RallyContext, RallyState } from './context.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -17,6 +20,13 @@ import type { Permission } from '../../core/auth/principal.ts';
 export type { Permission };
 
 export type ResponseSpec = { description: string; schema?: TSchema; contentType?: string };
+
+/**
+ * Which rate limit a request is charged to, besides nothing (`none`, for probes). Every other class
+ * spends from the caller's general bucket; `sign` also from the client address's signing budget
+ * (RALLY_SIGN_LIMIT_PER_HOUR) and `export` from the caller's export budget (10 a minute).
+ */
+export type RateLimitClass = 'default' | 'sign' | 'export' | 'none';
 
 export type RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema> = {
   method: HttpMethod;
@@ -31,7 +41,20 @@ export type RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema> =
   params?: P;
   query?: Q;
   body?: B;
-  /** Bytes; the default body limit applies otherwise. */
+  /** Default `default`. */
+  rateLimit?: RateLimitClass;
+  /**
+   * Whether Idempotency-Key applies; by default it does on POST. Off for routes whose request
+   * carries a password or token (login, token refresh): their fingerprint must not be stored.
+   */
+  idempotent?: boolean;
+  /**
+   * The answer shows a secret once (a raw API key, a webhook secret): an idempotent retry must not
+   * show it again from the store, so the answer is not kept; a retry gets 409
+   * idempotency_secret_not_replayable naming the resource that was created.
+   */
+  revealsSecret?: boolean;
+  /** Bytes of JSON body this route accepts; RALLY's default body limit (1 MiB) otherwise. */
   bodyLimit?: number;
   /** The handler streams the request body itself (file uploads): the JSON body parser skips it. */
   rawBody?: boolean;
@@ -46,25 +69,25 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
   return spec;
 }
 
-/** Runs before validation: authentication, scope checks, rate limits. Given by the app. */
+/** Everything the contract asks before the handler runs (route-guard.ts); given by the app. */
 export type RouteGuard = (route: AnyRouteSpec) => Middleware<RallyState>;
 
-export function mountRoutes(router: Router<RallyState>, routes: AnyRouteSpec[], guard: RouteGuard): void {
+export function mountRoutes(router: Router<RallyState>, routes: AnyRouteSpec[], guard: RouteGuard, checkResponse: ResponseCheck): void {
   for (const route of routes) {
     const validate = {
-      params: route.params ? compileValidator(route.params, 'params') : undefined,
-      query: route.query ? compileValidator(route.query, 'query') : undefined,
+      params: compileValidator(route.params ?? null, 'params'),
+      query: compileValidator(route.query ?? null, 'query'),
       body: route.body ? compileValidator(route.body, 'body') : undefined,
     };
-    router[route.method](route.operationId, route.path, guard(route), runHandler(route, validate));
+    router[route.method](route.operationId, route.path, checkResponse(route), guard(route), runHandler(route, validate));
   }
 }
 
-function runHandler(route: AnyRouteSpec, validate: Record<'params' | 'query' | 'body', Validator | undefined>): Middleware<RallyState> {
+function runHandler(route: AnyRouteSpec, validate: { params: Validator; query: Validator; body: Validator | undefined }): Middleware<RallyState> {
   return async function handleRoute(ctx) {
     const routerCtx = ctx as RallyContext & { params: Record<string, string> };
-    const params = validate.params ? validate.params({ ...routerCtx.params }) : {};
-    const query = validate.query ? validate.query({ ...ctx.query }) : {};
+    const params = validate.params({ ...routerCtx.params });
+    const query = validate.query({ ...ctx.query });
     const rawBody = (ctx.request as { body?: unknown }).body;
     const body = validate.body ? validate.body(rawBody ?? {}) : undefined;
     await route.handler(ctx, { params, query, body });

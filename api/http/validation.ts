@@ -74,11 +74,46 @@ export function toFieldErrors(errors: ErrorObject[], location: InputLocation): F
 
 export type Validator = (value: unknown) => unknown;
 
-/** Compiles a schema for one request part; the returned function throws the 422 or returns the value. */
-export function compileValidator(schema: object, location: InputLocation): Validator {
-  const validate: ValidateFunction = (location === 'body' ? bodyAjv : textAjv).compile(schema);
+/**
+ * Fields holding a NUL character, which PostgreSQL cannot store in text. Checked for every string
+ * of every request part here, once, rather than per route; keys count as much as values.
+ */
+export function fieldsWithNul(value: unknown): string[] {
+  const found: string[] = [];
+  const pending: { path: string; value: unknown }[] = [{ path: '', value }];
+  while (pending.length > 0) {
+    const { path, value: current } = pending.pop()!;
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) found.push(path);
+    } else if (Array.isArray(current)) {
+      current.forEach((item, index) => pending.push({ path: `${path}[${index}]`, value: item }));
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current)) {
+        const itemPath = path ? `${path}.${key}` : key;
+        if (key.includes('\u0000')) found.push(itemPath.replaceAll('\u0000', '\\u0000'));
+        else pending.push({ path: itemPath, value: item });
+      }
+    }
+  }
+  return found;
+}
+
+function rejectNul(value: unknown, location: InputLocation): void {
+  const fields = fieldsWithNul(value);
+  if (fields.length === 0) return;
+  const errors = fields.map((field) => ({ field: field || location, code: 'invalid_characters', message: 'must not contain the NUL character (\\u0000)' }));
+  throw new RallyError('validation-failed', `The ${location === 'params' ? 'path' : location} is invalid: ${errors.map((error) => error.field).join(', ')} must not contain NUL characters.`, { errors });
+}
+
+/**
+ * Compiles a schema for one request part; the returned function throws the 422 or returns the value.
+ * Without a schema the part is only checked for NUL characters.
+ */
+export function compileValidator(schema: object | null, location: InputLocation): Validator {
+  const validate: ValidateFunction | undefined = schema ? (location === 'body' ? bodyAjv : textAjv).compile(schema) : undefined;
   return (value) => {
-    if (validate(value)) return value;
+    rejectNul(value, location);
+    if (!validate || validate(value)) return value;
     const errors = toFieldErrors(validate.errors ?? [], location);
     const summary = errors.map((error) => `${error.field} ${error.message}`).join('; ');
     throw new RallyError('validation-failed', `The ${location === 'params' ? 'path' : location} is invalid: ${summary}.`, { errors });

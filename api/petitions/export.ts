@@ -15,7 +15,6 @@ import { exportStream } from '../http/export-stream.ts';
 import { CursorQuery, LimitQuery } from '../http/pagination.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { Status } from './schemas.ts';
 
@@ -95,18 +94,15 @@ function signaturePage(db: CommonQueryMethods, query: ExportQuery, callerId: str
   `);
 }
 
-export function createPetitionExportRoutes(deps: { db: DatabasePool; exportLimiter: RateLimiter }): AnyRouteSpec[] {
+export function createPetitionExportRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   return [
     defineRoute({
-      method: 'get', path: '/v1/petitions/export', operationId: 'exportPetitions', tag: 'Petitions', auth: 'required', permission: 'read',
+      method: 'get', path: '/v1/petitions/export', operationId: 'exportPetitions', tag: 'Petitions', auth: 'required', permission: 'read', rateLimit: 'export',
       summary: 'A page of petitions (or of their signatures) as CSV or JSON; the next page is named by the X-Next-Cursor and Link headers. 10 per minute.',
       query: ExportQuery,
       responses: { 200: { description: 'The rows, streamed', contentType: 'text/csv' }, 429: { description: 'More than 10 exports in a minute' } },
       async handler(ctx, { query }) {
         const callerId = ctx.state.principal!.userId;
-        const allowed = deps.exportLimiter.take(`export:${callerId}`);
-        assertThat(allowed.allowed, 'rate-limited', 'At most 10 exports per minute; wait before the next one.', { code: 'export_limit', headers: { 'Retry-After': String(allowed.retryAfterSeconds) } });
-
         const kind = query.includeSignatures ? 'signatures' : 'petitions';
         const after = exportCursor.decode(query.cursor);
         if (after && after[0] !== kind) throw new RallyError('invalid-cursor', `This cursor belongs to an export of ${after[0]}; request the first page again without a cursor.`);

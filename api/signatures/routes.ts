@@ -6,7 +6,6 @@ import { sendData, sendList, type RallyContext } from '../http/context.ts';
 import { exportStream, keysetBatches } from '../http/export-stream.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertCanRead, assertOwner } from '../../core/petitions/policy.ts';
 import { findPetitionById, type PetitionRow } from '../../core/petitions/queries.ts';
@@ -17,7 +16,7 @@ import type { CaptchaVerifier } from '../../core/signatures/recaptcha.ts';
 import { ExportQuery, GeoParams, GeoPoint, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
 import { signPetition } from '../../core/signatures/sign.ts';
 
-export type SignatureRouteDependencies = { db: DatabasePool; signLimiter: RateLimiter; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed };
+export type SignatureRouteDependencies = { db: DatabasePool; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed };
 
 const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
 const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]));
@@ -39,14 +38,12 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
 
   return [
     defineRoute({
-      method: 'post', path: '/v1/petitions/:id/signatures', operationId: 'signPetition', tag, auth: 'required', permission: 'write',
+      method: 'post', path: '/v1/petitions/:id/signatures', operationId: 'signPetition', tag, auth: 'required', permission: 'write', rateLimit: 'sign',
       summary: 'Sign an active petition (once per person; at most RALLY_SIGN_LIMIT_PER_HOUR signatures per client IP per hour)',
       params: PetitionParams, body: SignatureCreate,
       responses: { 201: { description: 'Signed; milestone_reached is true for the signature that claimed a milestone', schema: SignatureCreated }, 409: { description: 'Already signed, or the petition is not active' } },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
-        const limit = deps.signLimiter.take(`sign:${ctx.state.clientIp}`);
-        assertThat(limit.allowed, 'rate-limited', 'Too many signatures from this address; try again later.', { code: 'sign_limit', headers: { 'Retry-After': String(limit.retryAfterSeconds) } });
         await deps.verifyCaptcha(body.recaptchaToken, ctx.state.clientIp);
         const result = await signPetition(deps.db, {
           petitionId: params.id, userId: principal.userId, actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,

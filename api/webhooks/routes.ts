@@ -42,7 +42,7 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/webhooks', operationId: 'createWebhook', permission: 'write',
+      ...base, method: 'post', path: '/v1/webhooks', operationId: 'createWebhook', revealsSecret: true, permission: 'write',
       summary: 'Register an endpoint for events of your petitions (an administrator\'s get every event); the signing secret is in this answer only',
       body: WebhookCreate,
       responses: { 201: { description: 'The endpoint with its secret', schema: WebhookWithSecretEnvelope } },
@@ -86,7 +86,7 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/webhooks/:id/rotate-secret', operationId: 'rotateWebhookSecret', permission: 'destroy',
+      ...base, method: 'post', path: '/v1/webhooks/:id/rotate-secret', operationId: 'rotateWebhookSecret', revealsSecret: true, permission: 'destroy',
       summary: 'Issue a new signing secret; for RALLY_WEBHOOK_SECRET_GRACE_PERIOD (24h) deliveries also carry X-Rally-Signature-Previous, signed with the old one',
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint with its new secret', schema: WebhookWithSecretEnvelope } },

@@ -22,7 +22,7 @@ describe('Idempotency-Key on POST', function () {
     app.use(createErrorMiddleware({ publicUrl: 'http://rally.test', log: silentLogger }));
     app.use(createRequestContextMiddleware({ trustProxy: false }));
     app.use(createJsonBodyMiddleware({ limitBytes: 1024 * 1024 }));
-    app.use(createIdempotencyMiddleware({ db: testEnvironment().db, ttlMs: 86_400_000 }));
+    app.use(createIdempotencyMiddleware({ db: testEnvironment().db, ttlMs: 86_400_000, fingerprintKey: 'test fingerprint key' }));
     app.use(async (ctx) => {
       executions += 1;
       await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,0 +1,64 @@
+// Answers are held to the route's declaration (route.ts `responses`), the same one /openapi.json is
+// built from. In every mode, fields a response schema does not name are stripped before the answer
+// leaves, so a column added to a query never leaks by accident. In test mode (NODE_ENV=test) the
+// check is strict: a status the route does not declare, or a body its schema refuses, is answered
+// 500 and logged with the schema errors, so the test that provoked it fails loudly. Problems
+// (4xx/5xx application/problem+json, written by the error middleware) are allowed on every route.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../platform/logger.ts';
+import type { RallyState } from './context.ts';
+import type { AnyRouteSpec } from './route.ts';
+import { addFormats } from './validation.ts';
+
+export type ResponseCheck = (route: AnyRouteSpec) => Middleware<RallyState>;
+
+// `removeAdditional: 'all'` strips every property a schema's `properties` does not name, whether or
+// not the schema says `additionalProperties: false`.
+const responseAjv = new Ajv({ allErrors: true, strict: false, removeAdditional: 'all', coerceTypes: false, useDefaults: false });
+addFormats(responseAjv);
+
+export class ResponseContractError extends Error {
+  override name = 'ResponseContractError';
+}
+
+function isJsonValue(body: unknown): body is object {
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return false;
+  return Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype;
+}
+
+function describe(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperty?: string }).additionalProperty)})` : ''}`).join('; ');
+}
+
+export function createResponseCheck(options: { strict: boolean; log: Logger }): ResponseCheck {
+  return (route) => {
+    const validators = new Map<number, ValidateFunction>();
+    for (const [status, spec] of Object.entries(route.responses)) {
+      if (spec.schema) validators.set(Number(status), responseAjv.compile(spec.schema));
+    }
+    const declared = Object.keys(route.responses).join(', ');
+
+    return async function checkResponse(ctx, next) {
+      await next();
+      const status = ctx.status;
+      if (!(status in route.responses)) {
+        if (!options.strict) return;
+        throw new ResponseContractError(`${route.operationId} answered ${status}, which it does not declare (declared: ${declared}).`);
+      }
+      const validate = validators.get(status);
+      if (!validate || !isJsonValue(ctx.body)) return;
+      // A copy as it will go on the wire (dates as strings), so stripping never touches shared objects.
+      const answer: unknown = JSON.parse(JSON.stringify(ctx.body));
+      const valid = validate(answer);
+      if (!valid) {
+        const problems = describe(validate.errors);
+        if (options.strict) throw new ResponseContractError(`${route.operationId} answered ${status} with a body its schema refuses: ${problems}`);
+        options.log.warn('response does not match its schema', { operation: route.operationId, status, errors: problems });
+      }
+      const type = ctx.type;
+      ctx.body = answer;
+      if (type) ctx.type = type;
+    };
+  };
+}
