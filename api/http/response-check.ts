@@ -33,10 +33,15 @@ function describe(errors: ErrorObject[] | null | undefined): string {
 
 export function createResponseCheck(options: { strict: boolean; log: Logger }): ResponseCheck {
   return (route) => {
-    const validators = new Map<number, ValidateFunction>();
-    for (const [status, spec] of Object.entries(route.responses)) {
-      if (spec.schema) validators.set(Number(status), responseAjv.compile(spec.schema));
-    }
+    // Compiled on the first answer with each status: a hundred routes' schemas would slow start-up.
+    const validators = new Map<number, ValidateFunction | null>();
+    const validatorOf = (status: number): ValidateFunction | null => {
+      if (!validators.has(status)) {
+        const schema = route.responses[status]?.schema;
+        validators.set(status, schema ? responseAjv.compile(schema) : null);
+      }
+      return validators.get(status)!;
+    };
     const declared = Object.keys(route.responses).join(', ');
 
     return async function checkResponse(ctx, next) {
@@ -46,7 +51,7 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
         if (!options.strict) return;
         throw new ResponseContractError(`${route.operationId} answered ${status}, which it does not declare (declared: ${declared}).`);
       }
-      const validate = validators.get(status);
+      const validate = validatorOf(status);
       if (!validate || !isJsonValue(ctx.body)) return;
       // A copy as it will go on the wire (dates as strings), so stripping never touches shared objects.
       const answer: unknown = JSON.parse(JSON.stringify(ctx.body));

@@ -37,21 +37,22 @@ describe('HTTP conventions', function () {
   });
 
   describe('request bodies', () => {
+    // A route that reads a JSON body and needs no credentials.
     it('answers 400 to malformed JSON', async () => {
-      const response = await request('/health', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
+      const response = await request('/v1/auth/logout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
       expect(response.status).to.equal(400);
       expect((await json(response)).type).to.match(/\/problems\/bad-request$/);
     });
 
     it('answers 415 to a body that is not JSON', async () => {
-      const response = await request('/health', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+      const response = await request('/v1/auth/logout', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
       expect(response.status).to.equal(415);
       expect((await json(response)).type).to.match(/\/problems\/unsupported-media-type$/);
     });
 
     it('answers 413 to a body over 1 MiB without reading it all', async () => {
       const body = JSON.stringify({ text: 'x'.repeat(1024 * 1024 + 10) });
-      const response = await request('/health', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const response = await request('/v1/auth/logout', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(response.status).to.equal(413);
       expect((await json(response)).type).to.match(/\/problems\/payload-too-large$/);
     });

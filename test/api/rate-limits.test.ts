@@ -1,6 +1,20 @@
 import { expect } from 'chai';
+import { insertApiKey } from '../../core/api-keys/queries.ts';
+import { generateApiKey } from '../../core/api-keys/secrets.ts';
+import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
+import { createTestUser } from '../support/identity.ts';
 import { startApi, type RunningApi } from '../support/processes.ts';
+
+// Keys are made in the database: logging in through the API would spend the address's small budget.
+async function freshApiKey(): Promise<string> {
+  const user = await createTestUser();
+  const key = generateApiKey('live');
+  await insertApiKey(testEnvironment().db, { userId: user.id, name: 'rate limit test', scope: 'full', environment: 'live', key });
+  return key.raw;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('rate limits', function () {
   this.timeout(60_000);
@@ -16,8 +30,9 @@ describe('rate limits', function () {
   });
 
   it('puts X-RateLimit-* headers on every answer, errors included', async () => {
-    for (const path of ['/v1', '/v1/no-such-route']) {
-      const response = await fetch(`${first.baseUrl}${path}`, { headers: { authorization: 'Bearer headers-test' } });
+    const headers = { authorization: `Bearer ${await freshApiKey()}` };
+    for (const path of ['/v1/users/me', '/v1/no-such-route']) {
+      const response = await fetch(`${first.baseUrl}${path}`, { headers });
       expect(response.headers.get('x-ratelimit-limit')).to.equal('3');
       expect(Number(response.headers.get('x-ratelimit-remaining'))).to.be.at.least(0);
       expect(Number(response.headers.get('x-ratelimit-reset'))).to.be.greaterThan(Date.now() / 1000 - 1);
@@ -25,11 +40,11 @@ describe('rate limits', function () {
   });
 
   it('answers 429 rate-limited with Retry-After past the burst', async () => {
-    const headers = { authorization: 'Bearer burst-test' };
+    const headers = { authorization: `Bearer ${await freshApiKey()}` };
     const statuses: number[] = [];
-    for (let index = 0; index < 4; index += 1) statuses.push((await fetch(`${first.baseUrl}/v1`, { headers })).status);
+    for (let index = 0; index < 4; index += 1) statuses.push((await fetch(`${first.baseUrl}/v1/users/me`, { headers })).status);
     expect(statuses).to.deep.equal([200, 200, 200, 429]);
-    const refused = await fetch(`${first.baseUrl}/v1`, { headers });
+    const refused = await fetch(`${first.baseUrl}/v1/users/me`, { headers });
     expect(refused.status).to.equal(429);
     expect(Number(refused.headers.get('retry-after'))).to.be.at.least(1);
     expect((await json(refused)).type).to.match(/\/problems\/rate-limited$/);
@@ -37,18 +52,38 @@ describe('rate limits', function () {
 
   it('holds one budget across API processes', async () => {
     // Each process alone would still have tokens left; together they have spent twice the burst.
-    const headers = { authorization: 'Bearer shared-test' };
-    for (let index = 0; index < 3; index += 1) expect((await fetch(`${first.baseUrl}/v1`, { headers })).status).to.equal(200);
-    for (let index = 0; index < 2; index += 1) expect((await fetch(`${second.baseUrl}/v1`, { headers })).status).to.equal(200);
+    const headers = { authorization: `Bearer ${await freshApiKey()}` };
+    for (let index = 0; index < 3; index += 1) expect((await fetch(`${first.baseUrl}/v1/users/me`, { headers })).status).to.equal(200);
+    for (let index = 0; index < 2; index += 1) expect((await fetch(`${second.baseUrl}/v1/users/me`, { headers })).status).to.equal(200);
     // Both processes fold their spending into the shared bucket every 250 ms.
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    const response = await fetch(`${second.baseUrl}/v1`, { headers });
+    await pause(700);
+    const response = await fetch(`${second.baseUrl}/v1/users/me`, { headers });
     expect(response.status).to.equal(429);
   });
 
-  it('limits callers without credentials per client IP', async () => {
+  it('charges made-up credentials to the client address: a new Authorization header buys no new budget', async () => {
+    await pause(3_500); // the address's bucket refills (1 a second, burst 3)
     const statuses: number[] = [];
-    for (let index = 0; index < 5; index += 1) statuses.push((await fetch(`${second.baseUrl}/v1`)).status);
+    for (let index = 0; index < 8; index += 1) {
+      const response = await fetch(`${first.baseUrl}/v1/users/me`, { headers: { authorization: `Bearer made-up-token-${index}` } });
+      statuses.push(response.status);
+    }
+    expect(statuses).to.not.include(200);
+    expect(statuses.slice(0, 2)).to.deep.equal([401, 401]);
+    expect(statuses.slice(-3)).to.deep.equal([429, 429, 429]);
+  });
+
+  it('keeps a verified caller’s budget apart from its address’s', async () => {
+    // The address is out of budget after the previous test; a real key still has its own.
+    const headers = { authorization: `Bearer ${await freshApiKey()}` };
+    const statuses: number[] = [];
+    for (let index = 0; index < 3; index += 1) statuses.push((await fetch(`${first.baseUrl}/v1/users/me`, { headers })).status);
+    expect(statuses).to.deep.equal([200, 200, 200]);
+  });
+
+  it('limits callers without credentials per client IP, whatever Authorization they send to a public route', async () => {
+    const statuses: number[] = [];
+    for (let index = 0; index < 5; index += 1) statuses.push((await fetch(`${second.baseUrl}/v1`, { headers: { authorization: `Bearer public-${index}` } })).status);
     expect(statuses).to.include(429);
   });
 });
