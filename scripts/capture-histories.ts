@@ -1,11 +1,14 @@
 // `npm run histories:capture -- [--type <workflow type>] [--limit N]`: exports the histories of
 // finished workflows from a running Temporal server (TEMPORAL_ADDRESS, default the dev server of
 // `npm start`) into test/histories/, where the replay test checks them against today's code.
-import { mkdir, writeFile } from 'node:fs/promises';
+// Histories are append-only: an existing file is never overwritten (the run says which were kept
+// and exits 1), so the history of an older workflow version cannot be silently replaced.
+import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { loadConfigOrExit } from '../platform/config.ts';
+import { writeHistoryOnce } from './lib/history-files.ts';
 
 const HISTORIES_DIR = new URL('../test/histories/', import.meta.url);
 
@@ -22,13 +25,23 @@ const query = [`ExecutionStatus != 'Running'`, values.type ? `WorkflowType = '${
 
 await mkdir(HISTORIES_DIR, { recursive: true });
 let written = 0;
+const refused: string[] = [];
 for await (const execution of client.workflow.list({ query })) {
   if (written >= limit) break;
   const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
   const name = `${execution.type}-${execution.workflowId}`.replace(/[^A-Za-z0-9_-]/g, '_');
-  await writeFile(new URL(`${name}.json`, HISTORIES_DIR), `${historyToJSON(history)}\n`);
+  const { outcome } = await writeHistoryOnce(HISTORIES_DIR, name, historyToJSON(history));
+  if (outcome === 'exists') {
+    refused.push(`${name}.json`);
+    process.stderr.write(`refusing to overwrite test/histories/${name}.json: histories are append-only; start a workflow with a new id to capture another run\n`);
+    continue;
+  }
   process.stdout.write(`captured ${name}.json (${execution.status.name})\n`);
   written += 1;
 }
 process.stdout.write(`${written} histories written to test/histories/ from ${address}\n`);
 await connection.close();
+if (refused.length > 0) {
+  process.stderr.write(`${refused.length} existing histories were kept as they are: ${refused.join(', ')}\n`);
+  process.exit(1);
+}
