@@ -37,8 +37,17 @@ function plain(schema: TSchema): object {
   return JSON.parse(JSON.stringify(schema)) as object;
 }
 
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable).',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
 function parameters(route: AnyRouteSpec) {
   const list: object[] = [];
+  if (route.idempotent ?? route.method === 'post') list.push(IDEMPOTENCY_KEY);
   for (const location of ['params', 'query'] as const) {
     const schema = route[location] as { properties?: Record<string, TSchema>; required?: string[] } | undefined;
     for (const [name, property] of Object.entries(schema?.properties ?? {})) {
@@ -78,8 +87,9 @@ export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUr
       deprecated: route.deprecated || undefined,
       security: route.auth === 'required' ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : route.auth === 'optional' ? [{}, { bearerAuth: [] }] : [],
       'x-rally-permission': route.permission,
+      'x-rally-rate-limit': route.rateLimit ?? 'default',
       parameters: parameters(route),
-      requestBody: route.body ? { required: true, content: { 'application/json': { schema: plain(route.body) } } } : undefined,
+      requestBody: route.body ? { required: true, content: { 'application/json': { schema: plain(route.body) } }, 'x-rally-body-limit': route.bodyLimit } : undefined,
       responses: responses(route),
     };
   }
