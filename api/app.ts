@@ -43,6 +43,7 @@ import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
+import { createSearchRoutes } from './search/routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -115,6 +116,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }) }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
+    ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 

@@ -21,6 +21,7 @@ export const PROBLEM_TYPES = {
   'rate-limited': { status: 429, title: 'Too many requests', about: 'The caller sent more requests than its limit allows. Wait for Retry-After seconds.' },
   'internal-error': { status: 500, title: 'Internal server error', about: 'Something failed on our side. The request id in the answer helps us find it.' },
   'not-implemented': { status: 501, title: 'Not implemented', about: 'This part of the interface is not available in this version of Rally.' },
+  'search-unavailable': { status: 503, title: 'Search unavailable', about: 'Search took longer than its time limit or its index cannot be reached. Retry after Retry-After seconds.' },
   'service-unavailable': { status: 503, title: 'Service unavailable', about: 'A dependency of the service is down. Retry later.' },
 } as const satisfies Record<string, { status: number; title: string; about: string }>;
 
