@@ -44,6 +44,8 @@ import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
 import { createSearchRoutes } from './search/routes.ts';
+import { createAnalyticsRoutes } from './analytics/routes.ts';
+import { createPageViewCounter } from '../core/analytics/page-views.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -90,6 +92,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const signLimiter = createRateLimiter({ db, rps: config.rateLimit.signPerHour / 3600, burst: config.rateLimit.signPerHour, log: deps.log });
   // The spec's petition export limit: 10 per minute per user.
   const exportLimiter = createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log });
+  const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
   const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
 
   let document: Record<string, unknown> | undefined;
@@ -113,7 +116,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
     ...createLeaderboardRoutes({ db }),
     ...createPetitionExportRoutes({ db, exportLimiter }),
-    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }) }),
+    ...createAnalyticsRoutes({ db }),
+    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
     ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),
@@ -141,6 +145,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       limiter?.stop();
       signLimiter.stop();
       exportLimiter.stop();
+      await pageViews.stop();
       await feed.stop();
     },
   };
