@@ -19,8 +19,8 @@ export function suggestTitles(deps: SearchDependencies, prefix: string, limit: n
     return tx.any(sql.type(Suggestion)`
       SELECT p.title, p.slug, COALESCE((SELECT sum(sc.count) FROM signature_counters sc WHERE sc.petition_id = p.id), 0)::bigint AS signature_count
       FROM petitions p
-      WHERE ${PUBLICLY_LISTED} AND rally_search_fold(${prefix}) <% rally_search_fold(p.title)
-      ORDER BY word_similarity(rally_search_fold(${prefix}), rally_search_fold(p.title)) DESC, p.signature_count DESC, p.id DESC
+      WHERE ${PUBLICLY_LISTED} AND rally_search_fold(${prefix}) <% p.search_title
+      ORDER BY word_similarity(rally_search_fold(${prefix}), p.search_title) DESC, p.signature_count DESC, p.id DESC
       LIMIT ${limit}
     `);
   });

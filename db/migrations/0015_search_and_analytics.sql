@@ -32,7 +32,9 @@ CREATE FUNCTION rally_guess_search_config(body text) RETURNS regconfig
 
 ALTER TABLE petitions
   ADD COLUMN search_config regconfig NOT NULL DEFAULT 'pg_catalog.simple',
-  ADD COLUMN search_document tsvector;
+  ADD COLUMN search_document tsvector,
+  -- The folded title, stored so that trigram rechecks do not fold every candidate again.
+  ADD COLUMN search_title text GENERATED ALWAYS AS (rally_search_fold(title)) STORED;
 
 -- Title A, tags B, description C, each folded (accents) and stemmed in the petition's language.
 CREATE FUNCTION petitions_refresh_search_document() RETURNS trigger
@@ -57,7 +59,7 @@ UPDATE petitions SET title = title;
 -- every search index is partial on exactly that rule, as core/search/publicly-listed.ts writes it.
 CREATE INDEX petitions_search_document_idx ON petitions USING gin (search_document)
   WHERE deleted_at IS NULL AND visibility = 'public' AND status IN ('active', 'closed', 'victory');
-CREATE INDEX petitions_search_title_trgm_idx ON petitions USING gin (rally_search_fold(title) gin_trgm_ops)
+CREATE INDEX petitions_search_title_trgm_idx ON petitions USING gin (search_title gin_trgm_ops)
   WHERE deleted_at IS NULL AND visibility = 'public' AND status IN ('active', 'closed', 'victory');
 CREATE INDEX petitions_search_signatures_idx ON petitions (signature_count DESC, id DESC)
   WHERE deleted_at IS NULL AND visibility = 'public' AND status IN ('active', 'closed', 'victory');

@@ -130,6 +130,13 @@ describe('analytics', function () {
       expect(data.traffic_sources).to.deep.include({ source: 'direct', signatures: 2 });
     });
 
+    it('answers 422 to a sign request whose source is not a lowercase token', async () => {
+      const [signer] = await createTokenUsers(1);
+      const response = await sign(petition.id, signer!.access_token, { source: 'Not A Source!' });
+      expect(response.status).to.equal(422);
+      expect((await json(response)).errors.map((error: { field: string }) => error.field)).to.deep.equal(['source']);
+    });
+
     it('answers 422 to an end before the start, a range over two years and an unknown granularity', async () => {
       for (const [query, field] of [['?start_date=2026-02-01&end_date=2026-01-01', 'end_date'], ['?start_date=2024-01-01&end_date=2026-01-02', 'start_date'], ['?granularity=year', 'granularity'], ['?start_date=2026-13-01', 'start_date']]) {
         const response = await get(`/v1/petitions/${petition.id}/analytics${query}`, creatorToken);
