@@ -4,6 +4,7 @@ import { createApiKeyActivities } from './api-keys.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
 import { createPetitionActivities } from './petitions.ts';
 import { createRankingActivities } from './rankings.ts';
+import { createAnalyticsActivities } from './analytics.ts';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { createNotificationActivities } from './notifications.ts';
 import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createApiKeyActivities({ db: deps.db }),
     ...createPetitionActivities({ db: deps.db }),
     ...createRankingActivities({ db: deps.db }),
+    ...createAnalyticsActivities({ db: deps.db }),
     ...createNotificationActivities({ db: deps.db }),
     ...createWebhookActivities(webhookDependencies(deps.db, config)),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),

@@ -45,6 +45,9 @@ import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
+import { createSearchRoutes } from './search/routes.ts';
+import { createAnalyticsRoutes } from './analytics/routes.ts';
+import { createPageViewCounter } from '../core/analytics/page-views.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -82,6 +85,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     // The spec's petition export limit: 10 per minute per user.
     export: createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log }),
   };
+  const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
   const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
 
   let document: Record<string, unknown> | undefined;
@@ -105,9 +109,11 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
     ...createLeaderboardRoutes({ db }),
     ...createPetitionExportRoutes({ db }),
-    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }) }),
+    ...createAnalyticsRoutes({ db }),
+    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
+    ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
@@ -133,6 +139,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       limiters.general?.stop();
       limiters.sign.stop();
       limiters.export.stop();
+      await pageViews.stop();
       await feed.stop();
     },
   };

@@ -40,6 +40,8 @@ export type Config = Readonly<{
   recaptcha: Readonly<{ secret: string | undefined; verifyUrl: string }>;
   /** After `count` failed logins for one email within `windowMs`, further attempts answer 429. */
   loginFailureLimit: Readonly<{ count: number; windowMs: number }>;
+  /** Search and analytics: the search time limit (503 beyond it) and how often page views are written. */
+  search: Readonly<{ timeoutMs: number; pageViewFlushMs: number }>;
   identity: Readonly<{
     /** Undefined means "run the embedded provider" (identity-provider/ on 127.0.0.1:embeddedPort). */
     issuer: string | undefined;
@@ -241,6 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
       verifyUrl: url(env, 'RECAPTCHA_VERIFY_URL', 'https://www.google.com/recaptcha/api/siteverify', ['http:', 'https:'])!,
     }),
     loginFailureLimit: Object.freeze(countPerWindow(env, 'RALLY_LOGIN_FAILURE_LIMIT', '10/15m')),
+    search: Object.freeze({ timeoutMs: duration(env, 'RALLY_SEARCH_TIMEOUT', '2s'), pageViewFlushMs: duration(env, 'RALLY_PAGE_VIEW_FLUSH_INTERVAL', '10s') }),
     identity: Object.freeze({
       issuer: issuerUrl(env, 'OIDC_ISSUER'),
       clientId: env.OIDC_CLIENT_ID || 'rally-api',

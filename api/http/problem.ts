@@ -23,6 +23,7 @@ export const PROBLEM_TYPES = {
   'request-header-fields-too-large': { status: 431, title: 'Request header fields too large', about: 'The request line or headers are longer than the server reads.' },
   'internal-error': { status: 500, title: 'Internal server error', about: 'Something failed on our side. The request id in the answer helps us find it.' },
   'not-implemented': { status: 501, title: 'Not implemented', about: 'This part of the interface is not available in this version of Rally.' },
+  'search-unavailable': { status: 503, title: 'Search unavailable', about: 'Search took longer than its time limit or its index cannot be reached. Retry after Retry-After seconds.' },
   'service-unavailable': { status: 503, title: 'Service unavailable', about: 'A dependency of the service is down. Retry later.' },
 } as const satisfies Record<string, { status: number; title: string; about: string }>;
 

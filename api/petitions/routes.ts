@@ -11,6 +11,7 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { slugify } from '../../core/users/slugs.ts';
 import { accessCodeMatches, assertCanRead, assertOwner } from '../../core/petitions/policy.ts';
 import type { AccessCodeGuard } from '../../core/petitions/access-code-guard.ts';
+import type { PageViewCounter } from '../../core/analytics/page-views.ts';
 import { assertTagLimit, createPetition, newAccessCode } from '../../core/petitions/create.ts';
 import { listPetitions, positionOf } from '../../core/petitions/listing.ts';
 import { toPetitionSummary } from '../../core/petitions/presenter.ts';
@@ -20,7 +21,7 @@ import {
 } from './schemas.ts';
 import { petitionDeletedSignal, petitionWorkflowId } from '../../workflows/petition-lifecycle.ts';
 
-export type PetitionRouteDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; accessCodeGuard: AccessCodeGuard };
+export type PetitionRouteDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; accessCodeGuard: AccessCodeGuard; pageViews?: PageViewCounter };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -69,6 +70,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
           await deps.accessCodeGuard.check(petition.id, ctx.state.clientIp, accessCodeMatches(petition.access_code, query.access_code));
         }
         assertCanRead(petition, viewer, query.access_code);
+        deps.pageViews?.record(petition.id);
         sendData(ctx, toPetitionSummary(petition, viewer));
       },
     }),

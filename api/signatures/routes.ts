@@ -48,7 +48,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
         const result = await signPetition(deps.db, {
           petitionId: params.id, userId: principal.userId, actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
           displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
-          accessCode: body.access_code ?? null,
+          accessCode: body.access_code ?? null, source: body.source ?? null,
         });
         deps.feed.publish({ type: 'signature.created', petition_id: params.id, signature_count: result.signature_count, created_at: result.created_at });
         const { created_at: _createdAt, ...data } = result;

@@ -14,6 +14,7 @@ export const SignatureCreate = Type.Object(
     recaptchaToken: Type.Optional(Type.String({ maxLength: 4096 })),
     ref: Type.Optional(Type.String({ maxLength: 80, pattern: '^[a-z0-9-]+$', description: 'The slug of the user who shared the link (?ref=…): credits them a share.' })),
     access_code: Type.Optional(Type.String({ maxLength: 64, description: 'Needed to sign a private petition.' })),
+    source: Type.Optional(Type.String({ maxLength: 80, pattern: '^[a-z0-9][a-z0-9_.:-]*$', description: 'Where the signer came from (utm_source): embed, oembed, page, direct, share:<slug>…; shown in the creator’s analytics.' })),
   },
   { additionalProperties: false },
 );

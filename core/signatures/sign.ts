@@ -22,6 +22,8 @@ export type SignatureInput = {
   displayLocation: string | null;
   place: { city: string | null; region: string | null; country: string | null; latitude: number | null; longitude: number | null };
   referrerSlug: string | null;
+  /** Where the signer came from (embed, page, share:<slug>…), for the creator's traffic sources. */
+  source?: string | null;
   /** Needed for a private petition the signer did not create. */
   accessCode: string | null;
 };
@@ -50,7 +52,7 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
       SELECT ${input.petitionId}::uuid AS petition_id, ${input.userId}::uuid AS user_id, ${input.comment}::text AS comment,
         ${input.isAnonymous}::boolean AS is_anonymous, ${input.displayLocation}::text AS display_location, ${place.city}::text AS city,
         ${place.region}::text AS region, ${place.country}::text AS country, ${place.latitude}::float8 AS latitude,
-        ${place.longitude}::float8 AS longitude, ${input.referrerSlug}::text AS referrer_slug, ${shard}::smallint AS shard,
+        ${place.longitude}::float8 AS longitude, ${input.referrerSlug}::text AS referrer_slug, ${input.source ?? null}::text AS source, ${shard}::smallint AS shard,
         ${input.actor.type}::text AS actor_type, ${input.actor.id}::text AS actor_id, upper(${input.accessCode}::text) AS access_code
     ), petition AS (
       -- The read rules of core/petitions/policy.ts, here so that signing needs no separate lookup.
@@ -58,9 +60,9 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
         (p.visibility <> 'private' OR p.creator_id = input.user_id OR upper(p.access_code) = input.access_code) AS readable
       FROM petitions p, input WHERE p.id = input.petition_id AND p.deleted_at IS NULL
     ), signed AS (
-      INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id)
+      INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, source)
       SELECT petition.id, input.user_id, input.comment, input.is_anonymous, input.display_location, input.city, input.region, input.country,
-        input.latitude, input.longitude, (SELECT u.id FROM users u WHERE u.slug = input.referrer_slug AND u.id <> input.user_id)
+        input.latitude, input.longitude, (SELECT u.id FROM users u WHERE u.slug = input.referrer_slug AND u.id <> input.user_id), input.source
       FROM petition, input WHERE petition.status = 'active' AND petition.readable
       ON CONFLICT ON CONSTRAINT signatures_one_per_user DO NOTHING
       RETURNING id, created_at

@@ -1,0 +1,37 @@
+// Per-petition analytics (its creator or a platform administrator) and public platform statistics.
+// Both read rollup tables only, kept by the fold-signature-rollups schedule.
+import type { DatabasePool } from 'slonik';
+import { analyticsRange, assertMayViewAnalytics, petitionAnalytics } from '../../core/analytics/petition-analytics.ts';
+import { platformStats, statsRange } from '../../core/analytics/platform-stats.ts';
+import { findPetitionById } from '../../core/petitions/queries.ts';
+import { sendData } from '../http/context.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { PetitionAnalytics, PetitionAnalyticsParams, PetitionAnalyticsQuery, PlatformStats, StatsQuery } from './schemas.ts';
+
+export function createAnalyticsRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
+  const tag = 'Analytics';
+  return [
+    defineRoute({
+      method: 'get', path: '/v1/petitions/:id/analytics', operationId: 'petitionAnalytics', tag, auth: 'required', permission: 'read',
+      summary: 'Signature growth, signers’ places, traffic sources and page views of a petition (its creator or an administrator)',
+      params: PetitionAnalyticsParams, query: PetitionAnalyticsQuery,
+      responses: { 200: { description: 'The petition’s analytics', schema: PetitionAnalytics }, 403: { description: 'Not the creator' }, 404: { description: 'No such petition' } },
+      async handler(ctx, { params, query }) {
+        const petition = await findPetitionById(deps.db, params.id);
+        assertMayViewAnalytics(petition, ctx.state.principal!);
+        const range = analyticsRange(petition, query.start_date, query.end_date);
+        sendData(ctx, await petitionAnalytics(deps.db, petition.id, range, query.granularity));
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/v1/analytics/stats', operationId: 'platformStats', tag, auth: 'none',
+      summary: 'Daily platform totals, trending petitions and signatures by country (publicly listed petitions only)',
+      query: StatsQuery,
+      responses: { 200: { description: 'Platform statistics', schema: PlatformStats }, 404: { description: 'petition_id is not a publicly listed petition' } },
+      async handler(ctx, { query }) {
+        const range = statsRange(query.start_date, query.end_date);
+        sendData(ctx, await platformStats(deps.db, { petitionId: query.petition_id, ...range, limit: query.limit }));
+      },
+    }),
+  ];
+}

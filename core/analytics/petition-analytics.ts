@@ -1,0 +1,84 @@
+// GET /v1/petitions/{id}/analytics, read from the rollups only (never the signatures table): the
+// growth series per day, week or month with every period present, the signers' countries and
+// cities, where they came from, and page views. Figures are as of the last fold (`as_of`).
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import type { Principal } from '../auth/principal.ts';
+import { invalidField, NotFound } from '../errors/domain-error.ts';
+import { assertOwner } from '../petitions/policy.ts';
+import type { PetitionRow } from '../petitions/queries.ts';
+
+export const GRANULARITIES = ['day', 'week', 'month'] as const;
+export type Granularity = (typeof GRANULARITIES)[number];
+
+/** At most two years per request, so a daily series stays under 732 points. */
+export const MAX_RANGE_DAYS = 731;
+const TOP = 20;
+
+/** The creator, or a platform administrator; anyone else 403, an unknown petition 404. */
+export function assertMayViewAnalytics(petition: PetitionRow | null, principal: Principal): asserts petition is PetitionRow {
+  if (!petition) throw new NotFound('There is no such petition.');
+  if (principal.role === 'admin') return;
+  assertOwner(petition, principal.userId);
+}
+
+const DAY_MS = 86_400_000;
+const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The requested range, defaulted (end: today in UTC; start: the petition's first day, within two years) and checked. */
+export function analyticsRange(petition: PetitionRow, startDate: string | undefined, endDate: string | undefined): { start: string; end: string } {
+  const end = endDate ?? isoDate(Date.now());
+  const earliest = Date.parse(end) - (MAX_RANGE_DAYS - 1) * DAY_MS;
+  const start = startDate ?? isoDate(Math.max(Date.parse(petition.created_at.slice(0, 10)), earliest));
+  if (Date.parse(end) < Date.parse(start)) throw invalidField('end_date', 'invalid_range', 'must not be before start_date');
+  if ((Date.parse(end) - Date.parse(start)) / DAY_MS + 1 > MAX_RANGE_DAYS) throw invalidField('start_date', 'range_too_long', `the range may cover at most ${MAX_RANGE_DAYS} days (two years)`);
+  return { start, end };
+}
+
+const Period = z.object({ period_start: z.string(), signatures: z.number(), cumulative: z.number() });
+const Ranked = z.object({ value: z.string(), context: z.string(), signatures: z.number() });
+const Totals = z.object({ total: z.number(), page_views: z.number(), as_of: z.string().nullable() });
+
+export async function petitionAnalytics(db: CommonQueryMethods, petitionId: string, range: { start: string; end: string }, granularity: Granularity) {
+  const from = sql.fragment`(${range.start}::date::timestamp AT TIME ZONE 'UTC')`;
+  const until = sql.fragment`((${range.end}::date + 1)::timestamp AT TIME ZONE 'UTC')`;
+  const series = await db.any(sql.type(Period)`
+    WITH periods AS (
+      SELECT generate_series(date_trunc(${granularity}, ${range.start}::date::timestamp), ${range.end}::date::timestamp, ${`1 ${granularity}`}::interval)::date AS period_start
+    ), counts AS (
+      SELECT date_trunc(${granularity}, hour AT TIME ZONE 'UTC')::date AS period_start, sum(signatures)::bigint AS signatures
+      FROM petition_signatures_hourly WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until}
+      GROUP BY 1
+    ), before AS (
+      SELECT COALESCE(sum(signatures), 0)::bigint AS signatures FROM petition_signatures_hourly WHERE petition_id = ${petitionId} AND hour < ${from}
+    )
+    SELECT to_char(periods.period_start, 'YYYY-MM-DD') AS period_start, COALESCE(counts.signatures, 0)::bigint AS signatures,
+      ((SELECT signatures FROM before) + sum(COALESCE(counts.signatures, 0)) OVER (ORDER BY periods.period_start))::bigint AS cumulative
+    FROM periods LEFT JOIN counts USING (period_start)
+    ORDER BY periods.period_start
+  `);
+  const ranked = (dimension: string) => db.any(sql.type(Ranked)`
+    SELECT value, context, signatures::bigint AS signatures FROM petition_signature_breakdown
+    WHERE petition_id = ${petitionId} AND dimension = ${dimension} AND signatures > 0
+    ORDER BY signatures DESC, value LIMIT ${TOP}
+  `);
+  const [countries, cities, sources] = [await ranked('country'), await ranked('city'), await ranked('source')];
+  const totals = await db.one(sql.type(Totals)`
+    SELECT (SELECT COALESCE(sum(signatures), 0) FROM petition_signatures_hourly WHERE petition_id = ${petitionId})::bigint AS total,
+      (SELECT COALESCE(sum(views), 0) FROM petition_page_views_hourly WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until})::bigint AS page_views,
+      (SELECT folded_at FROM analytics_fold_state WHERE name = 'signatures') AS as_of
+  `);
+  return {
+    petition_id: petitionId, start_date: range.start, end_date: range.end, granularity,
+    signature_count: totals.total,
+    series: [...series],
+    geography: {
+      countries: countries.map((row) => ({ country: row.value || null, signatures: row.signatures })),
+      cities: cities.map((row) => ({ city: row.value, country: row.context || null, signatures: row.signatures })),
+    },
+    traffic_sources: sources.map((row) => ({ source: row.value, signatures: row.signatures })),
+    page_views: totals.page_views,
+    as_of: totals.as_of,
+  };
+}

@@ -1,0 +1,179 @@
+// Per-petition analytics and platform stats, served from the rollups. The test folds the rollup
+// queue itself (the fold the schedule runs every minute), so it never waits for a schedule.
+import { expect } from 'chai';
+import { z } from 'zod';
+import { foldSignatureBatch } from '../../core/analytics/fold.ts';
+import { sql } from '../../db/sql.ts';
+import { testEnvironment } from '../support/environment.ts';
+import { eventually } from '../support/events.ts';
+import { json } from '../support/http.ts';
+import { bearer, createTestUser, createTokenUsers, login, type TestUser } from '../support/identity.ts';
+import { publishedPetition } from '../support/petitions.ts';
+import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
+import { uniqueTaskQueue } from '../support/workflows.ts';
+
+async function foldAll() {
+  while ((await foldSignatureBatch(testEnvironment().db, 1_000)) > 0);
+}
+
+describe('analytics', function () {
+  this.timeout(90_000);
+  let api: RunningApi;
+  let worker: RallyProcess;
+  let sharer: TestUser;
+  let creatorToken: string;
+  let strangerToken: string;
+  let adminToken: string;
+  let petition: { id: string; slug: string };
+  let history: { id: string };
+  const taskQueue = uniqueTaskQueue('analytics');
+
+  const get = (path: string, token?: string) => fetch(`${api.baseUrl}${path}`, { headers: token ? bearer(token) : {} });
+  const analytics = async (id: string, query = '', token = creatorToken) => {
+    const response = await get(`/v1/petitions/${id}/analytics${query}`, token);
+    expect(response.status, JSON.stringify(await response.clone().json())).to.equal(200);
+    return (await json(response)).data;
+  };
+  const sign = (id: string, token: string, body: Record<string, unknown>) =>
+    fetch(`${api.baseUrl}/v1/petitions/${id}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify(body) });
+
+  before(async () => {
+    const env = { RALLY_TASK_QUEUE: taskQueue, RALLY_PAGE_VIEW_FLUSH_INTERVAL: '200ms' };
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    sharer = await createTestUser();
+    const tokenOf = async (user: TestUser) => (await login(api.baseUrl, user)).accessToken;
+    creatorToken = await tokenOf(await createTestUser());
+    strangerToken = await tokenOf(sharer);
+    adminToken = await tokenOf(await createTestUser({ admin: true }));
+    petition = await publishedPetition(api.baseUrl, creatorToken, { title: 'Count where our signers come from' });
+    const signers = await createTokenUsers(5);
+    const bodies = [
+      { source: 'embed', display_location: 'Berlin' }, { source: 'embed', display_location: 'Paris' }, { ref: sharer.slug, display_location: 'Berlin' },
+      { display_location: 'Berlin' }, {},
+    ];
+    for (const [index, body] of bodies.entries()) expect((await sign(petition.id, signers[index]!.access_token, body)).status).to.equal(201);
+
+    // A petition with signatures on known past days, written the way signing writes them.
+    history = await publishedPetition(api.baseUrl, creatorToken, { title: 'A petition with a history' });
+    const past = await createTokenUsers(3);
+    for (const [index, day] of ['2026-01-01T10:00:00Z', '2026-01-01T23:30:00Z', '2026-01-03T08:00:00Z'].entries()) {
+      await testEnvironment().db.query(sql.typeAlias('void')`INSERT INTO signatures (petition_id, user_id, created_at) VALUES (${history.id}, ${past[index]!.id}, ${day})`);
+    }
+    await foldAll();
+  });
+  after(async () => {
+    await Promise.all([api.stop(), worker.stop()]);
+  });
+
+  describe('GET /v1/petitions/{id}/analytics', () => {
+    it('answers the creator and a platform admin; 403 to others, 401 without a bearer, 404 for an unknown petition', async () => {
+      expect((await analytics(petition.id)).signature_count).to.equal(5);
+      expect((await analytics(petition.id, '', adminToken)).signature_count).to.equal(5);
+      const forbidden = await get(`/v1/petitions/${petition.id}/analytics`, strangerToken);
+      expect(forbidden.status).to.equal(403);
+      expect((await json(forbidden)).code).to.equal('not_owner');
+      expect((await get(`/v1/petitions/${petition.id}/analytics`)).status).to.equal(401);
+      expect((await get('/v1/petitions/00000000-0000-4000-8000-000000000000/analytics', creatorToken)).status).to.equal(404);
+    });
+
+    it('fills every day of the series, with the running total from before the range', async () => {
+      const daily = await analytics(history.id, '?start_date=2026-01-01&end_date=2026-01-04');
+      expect(daily.series).to.deep.equal([
+        { period_start: '2026-01-01', signatures: 2, cumulative: 2 },
+        { period_start: '2026-01-02', signatures: 0, cumulative: 2 },
+        { period_start: '2026-01-03', signatures: 1, cumulative: 3 },
+        { period_start: '2026-01-04', signatures: 0, cumulative: 3 },
+      ]);
+      const later = await analytics(history.id, '?start_date=2026-01-02&end_date=2026-01-03');
+      expect(later.series).to.deep.equal([{ period_start: '2026-01-02', signatures: 0, cumulative: 2 }, { period_start: '2026-01-03', signatures: 1, cumulative: 3 }]);
+    });
+
+    it('groups by week (from Monday) and by month', async () => {
+      const weekly = await analytics(history.id, '?start_date=2026-01-01&end_date=2026-01-14&granularity=week');
+      expect(weekly.series).to.deep.equal([
+        { period_start: '2025-12-29', signatures: 3, cumulative: 3 },
+        { period_start: '2026-01-05', signatures: 0, cumulative: 3 },
+        { period_start: '2026-01-12', signatures: 0, cumulative: 3 },
+      ]);
+      const monthly = await analytics(history.id, '?start_date=2025-12-15&end_date=2026-02-10&granularity=month');
+      expect(monthly.series.map((period: { period_start: string; signatures: number }) => [period.period_start, period.signatures])).to.deep.equal([
+        ['2025-12-01', 0], ['2026-01-01', 3], ['2026-02-01', 0],
+      ]);
+    });
+
+    it('breaks signatures down by country, city and traffic source', async () => {
+      const data = await analytics(petition.id);
+      expect(data.geography.countries).to.deep.include.members([{ country: 'DE', signatures: 3 }, { country: 'FR', signatures: 1 }, { country: null, signatures: 1 }]);
+      expect(data.geography.cities[0]).to.deep.equal({ city: 'Berlin', country: 'DE', signatures: 3 });
+      expect(data.traffic_sources).to.deep.equal([
+        { source: 'direct', signatures: 2 }, { source: 'embed', signatures: 2 }, { source: `share:${sharer.slug}`, signatures: 1 },
+      ]);
+      const today = new Date().toISOString().slice(0, 10);
+      expect(data.series.at(-1)).to.deep.equal({ period_start: today, signatures: 5, cumulative: 5 });
+      expect(data.as_of).to.be.a('string');
+    });
+
+    it('counts page views of the petition, written in batches', async () => {
+      for (let view = 0; view < 3; view += 1) expect((await get(`/v1/petitions/${petition.slug}`)).status).to.equal(200);
+      await eventually(async () => ((await analytics(petition.id)).page_views === 3 ? true : undefined), 10_000, 'three page views');
+    });
+
+    it('takes a removed signature off after the next fold', async () => {
+      const [signer] = await createTokenUsers(1);
+      expect((await sign(petition.id, signer!.access_token, {})).status).to.equal(201);
+      await foldAll();
+      expect((await analytics(petition.id)).signature_count).to.equal(6);
+      expect((await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures/me`, { method: 'DELETE', headers: bearer(signer!.access_token) })).status).to.equal(204);
+      await foldAll();
+      const data = await analytics(petition.id);
+      expect(data.signature_count).to.equal(5);
+      expect(data.traffic_sources).to.deep.include({ source: 'direct', signatures: 2 });
+    });
+
+    it('answers 422 to a sign request whose source is not a lowercase token', async () => {
+      const [signer] = await createTokenUsers(1);
+      const response = await sign(petition.id, signer!.access_token, { source: 'Not A Source!' });
+      expect(response.status).to.equal(422);
+      expect((await json(response)).errors.map((error: { field: string }) => error.field)).to.deep.equal(['source']);
+    });
+
+    it('answers 422 to an end before the start, a range over two years and an unknown granularity', async () => {
+      for (const [query, field] of [['?start_date=2026-02-01&end_date=2026-01-01', 'end_date'], ['?start_date=2024-01-01&end_date=2026-01-02', 'start_date'], ['?granularity=year', 'granularity'], ['?start_date=2026-13-01', 'start_date']]) {
+        const response = await get(`/v1/petitions/${petition.id}/analytics${query}`, creatorToken);
+        expect(response.status, query).to.equal(422);
+        expect((await json(response)).errors.map((error: { field: string }) => error.field), query).to.include(field);
+      }
+    });
+  });
+
+  describe('GET /v1/analytics/stats', () => {
+    it('answers daily totals, trending petitions and countries without credentials', async () => {
+      await testEnvironment().db.query(sql.typeAlias('void')`UPDATE petitions SET trending_score = 1000000 WHERE id = ${petition.id}`);
+      const response = await get('/v1/analytics/stats?limit=5');
+      expect(response.status).to.equal(200);
+      const { data } = await json(response);
+      expect(data.daily).to.have.length(30);
+      const today = data.daily.at(-1);
+      expect(today.date).to.equal(new Date().toISOString().slice(0, 10));
+      expect(today.signatures).to.be.at.least(5);
+      expect(today.new_petitions).to.be.at.least(2);
+      expect(data.trending[0]).to.deep.include({ id: petition.id, slug: petition.slug, signature_count: 5, trending_score: 1000000 });
+      expect(data.trending.length).to.be.at.most(5);
+      expect(data.geography.map((row: { country: string }) => row.country)).to.include('DE');
+    });
+
+    it('narrows to one publicly listed petition, and answers 404 for any other', async () => {
+      const { data } = await json(await get(`/v1/analytics/stats?petition_id=${history.id}&start_date=2026-01-01&end_date=2026-01-03`));
+      expect(data.daily.map((day: { signatures: number }) => day.signatures)).to.deep.equal([2, 0, 1]);
+      const hidden = await publishedPetition(api.baseUrl, creatorToken, { title: 'A private petition here', visibility: 'private' });
+      expect((await get(`/v1/analytics/stats?petition_id=${hidden.id}`)).status).to.equal(404);
+      const count = await testEnvironment().db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM signature_rollup_queue WHERE petition_id = ${petition.id}`);
+      expect(count).to.equal(0);
+    });
+
+    it('answers 422 to an end before the start and a limit over 100', async () => {
+      expect((await get('/v1/analytics/stats?start_date=2026-02-01&end_date=2026-01-01')).status).to.equal(422);
+      expect((await get('/v1/analytics/stats?limit=101')).status).to.equal(422);
+    });
+  });
+});
