@@ -43,6 +43,9 @@ import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
+import { createEmbedRoutes } from './embeds/routes.ts';
+import { createFramingPolicy } from './pages/framing.ts';
+import { createPageRoutes } from './pages/routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -115,6 +118,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }) }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
+    ...createPageRoutes({ db, publicUrl: config.publicUrl }),
+    ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
@@ -123,6 +128,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
 
   const app = new Koa<RallyState>();
   app.silent = true;
+  app.use(createFramingPolicy());
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));
   app.use(createRequestContextMiddleware({ trustProxy: config.trustProxy }));
   if (limiter) app.use(limiter.middleware);
