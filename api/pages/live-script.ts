@@ -22,9 +22,11 @@ export const LIVE_SCRIPT = `(function () {
     socket.onmessage = function (event) {
       var message;
       try { message = JSON.parse(event.data); } catch (e) { return; }
-      if (message && message.petition_id === id && typeof message.signature_count === 'number') show(message.signature_count);
+      if (!message || message.petition_id !== id) return;
+      if (message.type === 'subscribed') root.setAttribute('data-live', 'on');
+      if (typeof message.signature_count === 'number') show(message.signature_count);
     };
-    socket.onclose = function () { setTimeout(connect, delay); delay = Math.min(delay * 2, 30000); };
+    socket.onclose = function () { root.removeAttribute('data-live'); setTimeout(connect, delay); delay = Math.min(delay * 2, 30000); };
   }
   if ('WebSocket' in window) connect();
   if (window.parent === window) return;

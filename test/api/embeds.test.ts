@@ -49,10 +49,11 @@ describe('embeds', function () {
 
     it('answers 400 to a missing url, another site, another path or a bad maxwidth', async () => {
       const petition = await publishedPetition(api.baseUrl, token);
-      for (const query of [
+      const queries: Record<string, string>[] = [
         {}, { url: `https://elsewhere.example/p/${petition.slug}` }, { url: `${PUBLIC_URL}/v1/petitions/${petition.slug}` }, { url: 'not a url' },
         { url: `${PUBLIC_URL}/p/${petition.slug}`, maxwidth: '-3' }, { url: `${PUBLIC_URL}/p/${petition.slug}`, format: 'yaml' },
-      ]) {
+      ];
+      for (const query of queries) {
         const response = await oembed(query);
         expect(response.status, JSON.stringify(query)).to.equal(400);
         expect(response.headers.get('content-type')).to.match(/^application\/problem\+json/);
