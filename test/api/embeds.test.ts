@@ -15,7 +15,9 @@ describe('embeds', function () {
 
   before(async () => {
     const env = { RALLY_TASK_QUEUE: uniqueTaskQueue('embeds') };
-    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    // One after the other: two cold starts at once can outlast the start-up limit on a busy machine.
+    api = await startApi(env);
+    worker = await startWorker(env);
     token = (await login(api.baseUrl, await createTestUser())).accessToken;
     strangerToken = (await login(api.baseUrl, await createTestUser())).accessToken;
   });

@@ -21,7 +21,9 @@ describe('petition pages', function () {
   before(async () => {
     mediaDir = await mkdtemp(path.join(tmpdir(), 'rally-pages-'));
     const env = { RALLY_TASK_QUEUE: uniqueTaskQueue('pages'), RALLY_MEDIA_DIR: mediaDir };
-    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    // One after the other: two cold starts at once can outlast the start-up limit on a busy machine.
+    api = await startApi(env);
+    worker = await startWorker(env);
     token = (await login(api.baseUrl, await createTestUser({ name: 'Ada <Organiser>' }))).accessToken;
   });
   after(async () => {

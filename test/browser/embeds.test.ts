@@ -127,13 +127,15 @@ describe('petitions on other sites, in Chromium', function () {
     const widget = await newPage();
     await widget.goto(`${PUBLIC_URL}/embed/p/${petition.slug}?description=1`, { waitUntil: 'load' });
     for (const target of [page, widget]) {
+      // A background tab draws no frames, and hovering waits for one.
+      await target.bringToFront();
       await target.hover('h1');
       const found = await target.evaluate(`({
-        pwned: window.rallyPwned, title: document.querySelector('h1').textContent,
+        pwned: typeof window.rallyPwned, title: document.querySelector('h1').textContent,
         inlineScripts: document.querySelectorAll('script:not([src])').length, scriptLinks: document.querySelectorAll('a[href^="javascript:"]').length,
         injected: document.querySelectorAll('img[src$="/x"], svg, [onerror], [onload], [onmouseover]').length,
       })`);
-      expect(found).to.deep.equal({ pwned: undefined, title: petition.title, inlineScripts: 0, scriptLinks: 0, injected: 0 });
+      expect(found).to.deep.equal({ pwned: 'undefined', title: petition.title, inlineScripts: 0, scriptLinks: 0, injected: 0 });
     }
     await Promise.all([page.close(), widget.close()]);
   });
@@ -144,6 +146,7 @@ describe('petitions on other sites, in Chromium', function () {
       decisionMakers: [{ name: 'Councillor Reed', title: 'Chair of the markets committee', email: 'reed@example.test' }],
     });
     await sign(petition.id);
+    errors.length = 0;
     const page = await newPage();
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);

@@ -15,6 +15,10 @@ export async function startHostSite(): Promise<HostSite> {
       response.writeHead(200, { 'content-type': 'image/png' }).end(picture);
       return;
     }
+    if (url.pathname === '/favicon.ico') {
+      response.writeHead(204).end();
+      return;
+    }
     const page = pages.get(url.pathname);
     if (!page) {
       response.writeHead(404).end();
