@@ -48,6 +48,9 @@ import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
 import { createSearchRoutes } from './search/routes.ts';
 import { createAnalyticsRoutes } from './analytics/routes.ts';
 import { createPageViewCounter } from '../core/analytics/page-views.ts';
+import { createEmbedRoutes } from './embeds/routes.ts';
+import { createFramingPolicy } from './pages/framing.ts';
+import { createPageRoutes } from './pages/routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -114,6 +117,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
     ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),
+    ...createPageRoutes({ db, publicUrl: config.publicUrl }),
+    ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
@@ -129,6 +134,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
 
   const app = new Koa<RallyState>();
   app.silent = true;
+  app.use(createFramingPolicy());
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));
   app.use(createRequestContextMiddleware({ trustProxy: config.trustProxy }));
   app.use(answerUnmatched(limiters.general));

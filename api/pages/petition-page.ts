@@ -1,0 +1,91 @@
+// GET /p/{slug}: the public petition page, complete without JavaScript. Its head carries what
+// link previews and oEmbed-aware editors read: description, canonical URL, Open Graph and Twitter
+// Card tags, and the oEmbed discovery link. The one script keeps the count live.
+import type { PublicPetition } from '../../core/petitions/public-page.ts';
+import { excerpt, formatDate, formatNumber, html, paragraphs, trusted, type SafeHtml } from './html.ts';
+import { LIVE_SCRIPT_PATH } from './live-script.ts';
+import { PAGE_CSS } from './styles.ts';
+import { oembedUrl, petitionPageUrl } from './urls.ts';
+
+const RESPONSE_STATUS: Record<string, string> = { acknowledged: 'Acknowledged', supportive: 'Supportive', opposed: 'Opposed', neutral: 'Neutral' };
+
+export function tally(petition: PublicPetition['petition']): SafeHtml {
+  const count = petition.live_signature_count;
+  const goal = petition.signature_goal;
+  return html`<p><span class="count" data-count>${formatNumber(count)}</span> <span class="mu">${count === 1 ? 'signature' : 'signatures'}${goal ? html` of a goal of ${formatNumber(goal)}` : ''}</span></p>
+${goal ? html`<progress data-progress max="${goal}" value="${Math.min(count, goal)}" aria-label="Signatures towards the goal">${formatNumber(count)} of ${formatNumber(goal)}</progress>` : ''}`;
+}
+
+/** What a visitor can do now: sign (through the sign-in flow), or why not. */
+export function callToAction(petition: PublicPetition['petition'], signHref: string, opensTab: boolean): SafeHtml {
+  if (petition.status === 'under_review') return html`<p class="notice" role="status">This petition is under review by the moderators; it cannot be signed until the review is over.</p>`;
+  if (petition.status === 'victory') return html`<p class="notice" role="status">Victory! This petition has won and is no longer collecting signatures.</p>`;
+  if (petition.status === 'closed') return html`<p class="notice" role="status">This petition is closed${petition.closed_at ? ` since ${formatDate(petition.closed_at)}` : ''}.</p>`;
+  return opensTab
+    ? html`<a class="btn" href="${signHref}" target="_blank" rel="noopener">Sign this petition</a>`
+    : html`<a class="btn" id="sign-button" href="${signHref}">Sign this petition</a>`;
+}
+
+function image(data: PublicPetition): SafeHtml {
+  const { image: picture } = data;
+  if (!picture) return html``;
+  const largest = picture.variants.at(-1);
+  if (!largest) return html`<figure><img src="${picture.url}" alt="${picture.alt}"></figure>`;
+  const srcset = picture.variants.map((variant) => `${variant.url} ${variant.width}w`).join(', ');
+  return html`<figure><img src="${largest.url}" srcset="${srcset}" sizes="(max-width: 46rem) 100vw, 46rem" width="${largest.width}" height="${largest.height}" alt="${picture.alt}"></figure>`;
+}
+
+function decisionMakers(data: PublicPetition): SafeHtml {
+  if (data.decisionMakers.length === 0) return html``;
+  return html`<section aria-labelledby="decision-makers"><h2 id="decision-makers">Decision makers</h2><ul>${data.decisionMakers.map(
+    (person) => html`<li>${person.name}<span class="mu">, ${person.title}</span></li>`,
+  )}</ul>${data.responses.length ? html`<h2>Their responses</h2>${data.responses.map(
+    (response) => html`<article class="entry"><h3>${response.decision_maker_name}<span class="mu">, ${response.decision_maker_title}</span></h3>
+<p class="mu">${RESPONSE_STATUS[response.status] ?? response.status} · ${formatDate(response.published_at ?? response.created_at)}</p>${paragraphs(response.body)}</article>`,
+  )}` : ''}</section>`;
+}
+
+function updates(data: PublicPetition): SafeHtml {
+  if (data.updates.length === 0) return html``;
+  return html`<section aria-labelledby="updates"><h2 id="updates">Latest updates</h2>${data.updates.map(
+    (update) => html`<article class="entry"><h3>${update.title}</h3><p class="mu">${formatDate(update.created_at)}</p>${paragraphs(update.body)}</article>`,
+  )}</section>`;
+}
+
+function metaTags(data: PublicPetition, publicUrl: string): SafeHtml {
+  const { petition } = data;
+  const url = petitionPageUrl(publicUrl, petition.slug);
+  const summary = excerpt(petition.description, 200);
+  const preview = data.image?.variants.at(-1) ?? (data.image ? { url: data.image.url, width: null, height: null } : null);
+  return html`<meta name="description" content="${summary}">
+<link rel="canonical" href="${url}">
+<link rel="alternate" type="application/json+oembed" href="${oembedUrl(publicUrl, petition.slug)}" title="${petition.title}">
+<meta property="og:type" content="website"><meta property="og:site_name" content="Rally"><meta property="og:url" content="${url}">
+<meta property="og:title" content="${petition.title}"><meta property="og:description" content="${summary}">
+${preview ? html`<meta property="og:image" content="${preview.url}">${preview.width ? html`<meta property="og:image:width" content="${preview.width}"><meta property="og:image:height" content="${preview.height}">` : ''}<meta property="og:image:alt" content="${petition.title}">` : ''}
+<meta name="twitter:card" content="${preview ? 'summary_large_image' : 'summary'}"><meta name="twitter:title" content="${petition.title}"><meta name="twitter:description" content="${summary}">
+${preview ? html`<meta name="twitter:image" content="${preview.url}"><meta name="twitter:image:alt" content="${petition.title}">` : ''}`;
+}
+
+export function renderPetitionPage(data: PublicPetition, publicUrl: string): string {
+  const { petition } = data;
+  const signHref = `${petitionPageUrl(publicUrl, petition.slug)}?source=page#sign`;
+  const page = html`<!doctype html>
+<html lang="en" data-theme="auto"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${petition.title} · Rally</title>
+${metaTags(data, publicUrl)}
+<style>${trusted(PAGE_CSS)}</style><script src="${LIVE_SCRIPT_PATH}" defer></script></head>
+<body><main data-petition="${petition.id}">
+<article><h1>${petition.title}</h1>
+<p class="mu">Started by ${petition.creator.display_name}${petition.published_at ? ` on ${formatDate(petition.published_at)}` : ''}</p>
+${image(data)}
+<section class="tally" aria-label="Signatures">${tally(petition)}${callToAction(petition, signHref, false)}</section>
+<section aria-label="About this petition">${paragraphs(petition.description)}</section>
+${petition.victory_message ? html`<section aria-labelledby="victory"><h2 id="victory">Victory</h2>${paragraphs(petition.victory_message)}</section>` : ''}
+${decisionMakers(data)}${updates(data)}
+<section id="sign" aria-labelledby="how-to-sign"><h2 id="how-to-sign">How to sign</h2>
+<p>Signing needs a Rally account: sign in to Rally first, then sign from the Rally app or any app connected to your account. You are not signed in on this page.</p></section>
+</article>
+<footer class="mu">Hosted on Rally, the open petition platform.</footer></main></body></html>`;
+  return page.value;
+}

@@ -1,0 +1,87 @@
+// The HTML side of Rally on {site_url}: the public petition page /p/{slug}, the embeddable widget
+// /embed/p/{slug}, and the script both share. Which petitions show is the petition policy's call
+// (core/petitions/public-page.ts); a petition a visitor may not see answers the same 404 page as
+// one that does not exist.
+import { Type } from '@sinclair/typebox';
+import type { DatabasePool } from 'slonik';
+import { DomainError } from '../../core/errors/domain-error.ts';
+import { loadPublicPetition, type PublicPetition } from '../../core/petitions/public-page.ts';
+import type { RallyContext } from '../http/context.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { LIVE_SCRIPT, LIVE_SCRIPT_ETAG } from './live-script.ts';
+import { renderPetitionPage } from './petition-page.ts';
+import { contentSecurityPolicy, sendCacheable, sendNotFoundPage } from './respond.ts';
+import { PAGE_CSS_HASH, WIDGET_CSS_HASH } from './styles.ts';
+import { renderWidgetPage, widgetTheme } from './widget-page.ts';
+
+const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
+// Extra query parameters (ref, source, utm_*) are welcome on a shared link: the page ignores them.
+const WidgetQuery = Type.Object({
+  theme: Type.Optional(Type.String({ description: 'light (default), dark, or auto (follows prefers-color-scheme); anything else is light' })),
+  description: Type.Optional(Type.String({ description: '1 shows a short excerpt of the description' })),
+});
+const HTML = 'text/html; charset=utf-8';
+
+/** The petition, or null after answering the 404 page (unknown, draft, private, deleted…). */
+async function loadOrNotFound(ctx: RallyContext, load: () => Promise<PublicPetition>, publicUrl: string, frameAncestors: string) {
+  try {
+    return await load();
+  } catch (error) {
+    if (error instanceof DomainError && (error.kind === 'not-found' || error.kind === 'forbidden')) {
+      sendNotFoundPage(ctx, publicUrl, frameAncestors);
+      return null;
+    }
+    throw error;
+  }
+}
+
+const imageOrigins = (data: PublicPetition) => (data.image ? [data.image.url, ...data.image.variants.map((variant) => variant.url)] : []);
+
+export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string }): AnyRouteSpec[] {
+  const { db, publicUrl } = deps;
+  const tag = 'Pages';
+  return [
+    defineRoute({
+      method: 'get', path: '/p/:slug', operationId: 'getPetitionPage', tag, auth: 'none',
+      summary: 'The public petition page (HTML): works without JavaScript; with it the count is live',
+      params: SlugParams,
+      responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 404: { description: 'HTML page: no such public petition' } },
+      async handler(ctx, { params }) {
+        const data = await loadOrNotFound(ctx, () => loadPublicPetition(db, params.slug, { details: true }), publicUrl, "'none'");
+        if (!data) return;
+        const csp = contentSecurityPolicy(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins: imageOrigins(data), frameAncestors: "'none'" });
+        sendCacheable(ctx, renderPetitionPage(data, publicUrl), HTML, csp);
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/embed/p/:slug', operationId: 'getPetitionWidget', tag, auth: 'none',
+      summary: 'The embeddable widget (HTML for an iframe, frameable by any site); posts rally:resize to its parent',
+      params: SlugParams, query: WidgetQuery,
+      responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 404: { description: 'HTML page: no such public petition' } },
+      async handler(ctx, { params, query }) {
+        const data = await loadOrNotFound(ctx, () => loadPublicPetition(db, params.slug, { details: false }), publicUrl, '*');
+        if (!data) return;
+        const body = renderWidgetPage(data, publicUrl, { theme: widgetTheme(query.theme), showDescription: query.description === '1' });
+        sendCacheable(ctx, body, HTML, contentSecurityPolicy(publicUrl, { styleHash: WIDGET_CSS_HASH, frameAncestors: '*' }));
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/assets/live.js', operationId: 'getLiveScript', tag, auth: 'none',
+      summary: 'The script of the page and the widget: live count over /v1/realtime, rally:resize',
+      responses: { 200: { description: 'JavaScript', contentType: 'text/javascript' } },
+      async handler(ctx) {
+        // Linked with a version in its query string: a new script is a new address.
+        ctx.set('Cache-Control', 'public, max-age=86400');
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.etag = LIVE_SCRIPT_ETAG;
+        ctx.status = 200;
+        if (ctx.fresh) {
+          ctx.status = 304;
+          return;
+        }
+        ctx.type = 'text/javascript; charset=utf-8';
+        ctx.body = LIVE_SCRIPT;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,43 @@
+// The page and widget renderers on their own, for states the HTTP tests cannot reach from outside
+// (a petition under review is hidden from visitors by today's policy) and for the escaping rules.
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { PublicPetition } from '../../core/petitions/public-page.ts';
+import { paragraphs } from '../../api/pages/html.ts';
+import { renderPetitionPage } from '../../api/pages/petition-page.ts';
+import { renderWidgetPage } from '../../api/pages/widget-page.ts';
+
+const PUBLIC_URL = 'https://rally.example';
+
+function petitionData(status: PublicPetition['petition']['status']): PublicPetition {
+  const now = new Date().toISOString();
+  return {
+    petition: {
+      id: randomUUID(), slug: 'quiet-streets', title: 'Quiet streets', description: 'A description long enough for a petition on this site.', status,
+      creator_id: randomUUID(), org_id: null, category: null,
+      creator: { id: randomUUID(), display_name: 'Lee', slug: 'lee', bio: null, avatar_url: null, petition_count: 1 },
+      tags: [], image_url: null, signature_goal: 100, visibility: 'public', access_code: null, location_city: null, location_region: null,
+      location_country: null, signature_privacy: 'public', victory_message: null, live_signature_count: 7, ranked_signature_count: 7,
+      trending_score: 0, created_at: now, updated_at: now, published_at: now, closed_at: null,
+    },
+    image: null, decisionMakers: [], responses: [], updates: [],
+  };
+}
+
+describe('petition page rendering', () => {
+  it('shows a notice instead of the sign button while the petition is under review', () => {
+    for (const render of [(data: PublicPetition) => renderPetitionPage(data, PUBLIC_URL), (data: PublicPetition) => renderWidgetPage(data, PUBLIC_URL, { theme: 'light', showDescription: false })]) {
+      const page = render(petitionData('under_review'));
+      expect(page).to.include('under review').and.not.include('Sign this petition');
+      expect(render(petitionData('active'))).to.include('Sign this petition');
+      expect(render(petitionData('closed'))).to.include('closed').and.not.include('Sign this petition');
+    }
+  });
+
+  it('keeps user text to paragraphs, line breaks and http(s) links', () => {
+    expect(paragraphs('One <b>bold</b>\nline\n\nhttps://a.example/x?y=1&z=2. javascript:alert(1) <a href="javascript:x">y</a>').value).to.equal(
+      '<p>One &lt;b&gt;bold&lt;/b&gt;<br>line</p><p><a href="https://a.example/x?y=1&amp;z=2" rel="nofollow ugc noopener">https://a.example/x?y=1&amp;z=2</a>. ' +
+        'javascript:alert(1) &lt;a href=&quot;javascript:x&quot;&gt;y&lt;/a&gt;</p>',
+    );
+  });
+});
