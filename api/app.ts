@@ -12,7 +12,7 @@ import type { IdentityClient } from '../core/auth/identity-client.ts';
 import { createLoginThrottle } from '../core/auth/login-throttle.ts';
 import { createRevocationList } from '../core/auth/revocation-list.ts';
 import { createAuthRoutes } from './auth/routes.ts';
-import { assertPermitted } from '../core/auth/scopes.ts';
+import { assertAppPermitted, assertPermitted } from '../core/auth/scopes.ts';
 import { createUserDirectory } from '../core/users/directory.ts';
 import type { Config } from '../platform/config.ts';
 import { createHealthRoutes } from './health/routes.ts';
@@ -43,6 +43,9 @@ import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
+import { loadOAuthSigner } from '../core/oauth/signing-key.ts';
+import { createOAuthRoutes } from './oauth/routes.ts';
+import { createAppAuthorizationRoutes } from './oauth/authorization-routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -64,7 +67,9 @@ function createRouteGuard(deps: AppDependencies, authenticate: Authenticator): R
       if (route.auth === 'required' && !principal) {
         throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', { headers: { 'WWW-Authenticate': 'Bearer' } });
       }
-      if (principal && route.permission) assertPermitted(principal, route.permission);
+      // OAuth apps reach only the routes their scopes name (core/auth/scopes.ts), never one without a permission.
+      if (principal?.kind === 'oauth_app') assertAppPermitted(principal, route);
+      else if (principal && route.permission) assertPermitted(principal, route.permission);
       return route.method === 'post' ? applyIdempotencyKey(ctx, next) : next();
     };
 }
@@ -81,7 +86,8 @@ async function answerUnmatched(ctx: RallyContext, next: Koa.Next) {
 
 export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const { config, db, notifications } = deps;
-  const verifyAccessToken = createAccessTokenVerifier({ identity: deps.identity, audience: config.publicUrl });
+  const oauthSigner = await loadOAuthSigner(db, config.publicUrl);
+  const verifyAccessToken = createAccessTokenVerifier({ identity: deps.identity, audience: config.publicUrl, apps: { issuer: oauthSigner.issuer, keySet: oauthSigner.keySet } });
   const revocations = await createRevocationList({ db, notifications });
   const users = await createUserDirectory({ db, notifications });
   const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
@@ -100,6 +106,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
       refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
     }),
+    ...createOAuthRoutes({ db, signer: oauthSigner, audience: config.publicUrl, publicUrl: config.publicUrl, lifetimes: config.identity }),
+    ...createAppAuthorizationRoutes({ db }),
     ...createUserActivityRoutes({ db }),
     ...createUserRoutes({ db }),
     ...createApiKeyRoutes(rotation),
