@@ -48,9 +48,12 @@ export async function issueTokens(
   const tokens: IssuedTokens = { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, scope };
   if (input.withRefresh) {
     const refreshToken = `rrt_${randomBytes(32).toString('base64url')}`;
+    // Counted from the code exchange, as login sessions count from the login: rotation never
+    // stretches a grant's refresh tokens beyond RALLY_REFRESH_TOKEN_TTL.
     await tx.query(sql.typeAlias('void')`
       INSERT INTO oauth_refresh_tokens (token_hash, family_id, expires_at)
-      VALUES (${sql.binary(hashRefreshToken(refreshToken))}, ${input.familyId}, now() + ${`${Math.round(lifetimes.refreshTokenTtlMs / 1000)} seconds`}::interval)
+      SELECT ${sql.binary(hashRefreshToken(refreshToken))}, id, created_at + ${`${Math.round(lifetimes.refreshTokenTtlMs / 1000)} seconds`}::interval
+      FROM oauth_token_families WHERE id = ${input.familyId}
     `);
     tokens.refresh_token = refreshToken;
   }
