@@ -28,7 +28,13 @@ function clientCredentialsOf(ctx: RallyContext, params: Record<string, string>) 
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw new OAuthError('invalid_client', 'The Basic credentials must be client_id:client_secret.', 401);
-  const [clientId, clientSecret] = [decoded.slice(0, colon), decoded.slice(colon + 1)].map((part) => decodeURIComponent(part.replace(/\+/g, ' ')));
+  let clientId: string;
+  let clientSecret: string;
+  try {
+    [clientId, clientSecret] = [decoded.slice(0, colon), decoded.slice(colon + 1)].map((part) => decodeURIComponent(part.replace(/\+/g, ' '))) as [string, string];
+  } catch {
+    throw new OAuthError('invalid_client', 'The Basic credentials are not form-encoded correctly.', 401);
+  }
   if (params.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method, not both.');
   if (params.client_id !== undefined && params.client_id !== clientId) throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials.');
   return { clientId, clientSecret };
