@@ -74,7 +74,7 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
       expect(new URL(response.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
     });
 
-    it('refuses a scope beyond what the f.app registered (invalid_scope)', async () => {
+    it('refuses a scope beyond what the app registered (invalid_scope)', async () => {
       const response = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'read:profile write:signatures' }).params);
       expect(new URL(response.headers.get('location')!).searchParams.get('error')).to.equal('invalid_scope');
     });
@@ -88,7 +88,7 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
       expect(new URL(plain.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
     });
 
-    it('skips the consent screen when the f.user already granted the same scopes', async () => {
+    it('skips the consent screen when the user already granted the same scopes', async () => {
       await f.codeFor({ scope: 'read:petitions' });
       const response = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'read:petitions' }).params);
       expect(response.status).to.equal(302);
@@ -97,7 +97,7 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
   });
 
   describe('POST /oauth/authorize', () => {
-    it('redirects with error=access_denied and the state when the f.user denies', async () => {
+    it('redirects with error=access_denied and the state when the user denies', async () => {
       const page = await authorize(f.api.baseUrl, f.userToken, f.request({ state: 'deny-me' }).params);
       const response = await decide(f.api.baseUrl, consentTicketOf(await page.text()), 'deny');
       const query = new URL(response.headers.get('location')!).searchParams;

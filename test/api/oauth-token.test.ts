@@ -141,7 +141,7 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
       expect((await json(response)).code).to.equal('insufficient_scope');
     });
 
-    it('records triggered_by oauth_app with the client id for what the f.app does', async () => {
+    it('records triggered_by oauth_app with the client id for what the app does', async () => {
       const tokens = await f.tokensFor('write:petitions');
       const response = await fetch(`${f.api.baseUrl}/v1/petitions`, {
         method: 'POST', headers: { 'content-type': 'application/json', ...bearer(tokens.access_token) },
@@ -163,7 +163,7 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
   });
 
   describe('/v1/users/me/authorizations', () => {
-    it('lists the apps the f.user authorized, and DELETE revokes every token of the grant at once', async () => {
+    it('lists the apps the user authorized, and DELETE revokes every token of the grant at once', async () => {
       const [a, b] = [await f.tokensFor(), await f.tokensFor()];
       const list = await json(await fetch(`${f.api.baseUrl}/v1/users/me/authorizations`, { headers: bearer(f.userToken) }));
       const entry = list.data.find((row: { client_id: string }) => row.client_id === f.app.client_id);
