@@ -11,6 +11,7 @@ import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
 import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../platform/storage/media-storage.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
+import { createOAuthActivities } from './oauth.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */
 export type ActivityDependencies = { db: DatabasePool; config?: Config };
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createWebhookActivities(webhookDependencies(deps.db, config)),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
+    ...createOAuthActivities({ db: deps.db }),
   };
 }
 

@@ -51,6 +51,9 @@ import { createPageViewCounter } from '../core/analytics/page-views.ts';
 import { createEmbedRoutes } from './embeds/routes.ts';
 import { createFramingPolicy } from './pages/framing.ts';
 import { createPageRoutes } from './pages/routes.ts';
+import { loadOAuthSigner } from '../core/oauth/signing-key.ts';
+import { createOAuthRoutes } from './oauth/routes.ts';
+import { createAppAuthorizationRoutes } from './oauth/authorization-routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -77,7 +80,8 @@ const answerUnmatched = (limiter: RateLimiter | undefined) => async function ans
 
 export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const { config, db, notifications } = deps;
-  const verifyAccessToken = createAccessTokenVerifier({ identity: deps.identity, audience: config.publicUrl });
+  const oauthSigner = await loadOAuthSigner(db, config.publicUrl);
+  const verifyAccessToken = createAccessTokenVerifier({ identity: deps.identity, audience: config.publicUrl, apps: { issuer: oauthSigner.issuer, keySet: oauthSigner.keySet } });
   const revocations = await createRevocationList({ db, notifications });
   const users = await createUserDirectory({ db, notifications });
   const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
@@ -100,6 +104,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
       refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
     }),
+    ...createOAuthRoutes({ db, signer: oauthSigner, audience: config.publicUrl, publicUrl: config.publicUrl, lifetimes: config.identity }),
+    ...createAppAuthorizationRoutes({ db }),
     ...createUserActivityRoutes({ db }),
     ...createUserRoutes({ db }),
     ...createApiKeyRoutes(rotation),

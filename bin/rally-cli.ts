@@ -7,11 +7,14 @@ import { createDatabasePool } from '../db/pool.ts';
 import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME } from '../scripts/lib/embedded-postgres.ts';
 import { createLoadtestUsers } from './commands/loadtest-users.ts';
 import { createUser } from './commands/users-create.ts';
+import { runOAuthClientsCommand } from './commands/oauth-clients.ts';
 
 const USAGE = `usage:
   rally users create --email E --password P [--name N] [--admin]
   rally loadtest users --count N
-  rally oauth-clients create --name N --redirect-uri URI [--scopes "…"] [--confidential]`;
+  rally oauth-clients create --name N --redirect-uri URI [--redirect-uri URI2] [--scopes "…"] [--confidential] [--owner-email E]
+  rally oauth-clients list
+  rally oauth-clients delete --client-id ID`;
 
 export class CommandError extends Error {
   override name = 'CommandError';
@@ -30,13 +33,13 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfigOrExit();
   const [group, action, ...rest] = argv;
   const command = `${group ?? ''} ${action ?? ''}`;
-  if (command === 'oauth-clients create') {
-    throw new CommandError('OAuth 2.0 apps are not available in this version of Rally (no OAuth issue has landed); nothing was created');
-  }
-  if (command !== 'users create' && command !== 'loadtest users') throw new CommandError(USAGE);
+  const known = command === 'users create' || command === 'loadtest users' || group === 'oauth-clients';
+  if (!known) throw new CommandError(USAGE);
   const db = await createDatabasePool(databaseUrlFor(config), { maximumPoolSize: 4 });
   try {
-    if (command === 'users create') {
+    if (group === 'oauth-clients') {
+      process.stdout.write(`${JSON.stringify(await runOAuthClientsCommand(db, action, rest))}\n`);
+    } else if (command === 'users create') {
       process.stdout.write(`${JSON.stringify(await createUser(db, config, rest))}\n`);
     } else {
       await createLoadtestUsers(db, config, rest, (line) => process.stdout.write(`${line}\n`));

@@ -13,8 +13,12 @@ export const SIGNATURE_PRIVACIES = ['public', 'creator_only', 'count_only'] as c
 export type SignaturePrivacy = (typeof SIGNATURE_PRIVACIES)[number];
 
 /** Who caused an event (`triggered_by` on webhooks). */
-export const ACTOR_TYPES = ['user', 'api_key', 'system', 'decision_maker'] as const;
+export const ACTOR_TYPES = ['user', 'api_key', 'system', 'decision_maker', 'oauth_app'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/** What a user may grant an OAuth app (spec: Authentication 5); core/auth/scopes.ts says what each allows. */
+export const OAUTH_SCOPES = ['read:petitions', 'write:petitions', 'read:signatures', 'write:signatures', 'read:profile', 'write:profile'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
 /** Outbox events, which are also the webhook event names integrators subscribe to. */
 export const EVENT_TYPES = [

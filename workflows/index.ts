@@ -10,3 +10,4 @@ export { inviteDecisionMakers, decisionMakerInvitationWorkflowId } from './decis
 export { responseTokenExpiry, responseTokenWorkflowId, respondedSignal } from './response-token.ts';
 export { refreshPetitionRankings } from './refresh-petition-rankings.ts';
 export { foldSignatureRollups } from './fold-signature-rollups.ts';
+export { purgeOAuthArtifacts } from './purge-oauth-artifacts.ts';

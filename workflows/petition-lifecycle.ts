@@ -5,7 +5,7 @@
 // holds transitions only, so it stays small whatever the petition's size. What follows a
 // transition over time is started from here: decision makers are invited after publish, signers
 // are notified in batches after a victory (child workflows, so each keeps its own history).
-import { FAILURE_TYPES } from '../core/vocabulary.ts';
+import { FAILURE_TYPES, type ActorType } from '../core/vocabulary.ts';
 import {
   ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, proxyActivities, setHandler, startChild,
   allHandlersFinished, workflowInfo,
@@ -17,7 +17,7 @@ const { transitionPetition } = proxyActivities<PetitionActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: [FAILURE_TYPES.petitionNotFound, FAILURE_TYPES.invalidTransition] },
 });
 
-export type Actor = { type: 'user' | 'api_key' | 'system' | 'decision_maker'; id: string | null };
+export type Actor = { type: ActorType; id: string | null };
 export type TransitionRequest = { actor: Actor; victoryMessage?: string };
 
 export const publishUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('publish');

@@ -94,6 +94,13 @@ export function createAuthenticator(deps: { db: DatabasePool; verifyAccessToken:
     if (looksLikeApiKey(credential)) return authenticateApiKey(credential);
     const token = await deps.verifyAccessToken(credential);
     if (deps.revocations.isRevoked(token.jti)) throw unauthorized('The access token has been revoked.', 'token_revoked');
+    if (token.clientId) {
+      // An OAuth app for the user who authorized it: the user's own rights, narrowed by the token's scopes.
+      const user = await deps.users.byUserId(token.subject);
+      if (!user) throw unauthorized('The user who authorized this app no longer exists.');
+      if (user.suspended) throw suspended();
+      return { kind: 'oauth_app', userId: user.id, role: user.role, scope: 'full', tokenId: token.jti, clientId: token.clientId, oauthScopes: token.scope };
+    }
     const user = await deps.users.bySubject(token.issuer, token.subject);
     if (!user) throw unauthorized('No Rally user belongs to this token; log in through /v1/auth/login first.');
     if (user.suspended) throw suspended();

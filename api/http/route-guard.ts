@@ -6,7 +6,7 @@
 // 3. permission, body (the route's own limit, or left alone for raw-body routes), Idempotency-Key.
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
-import { assertPermitted } from '../../core/auth/scopes.ts';
+import { assertAppPermitted, assertPermitted } from '../../core/auth/scopes.ts';
 import type { Authenticator } from './authenticate.ts';
 import { createJsonBodyMiddleware } from './body.ts';
 import type { RallyContext, RallyState } from './context.ts';
@@ -81,7 +81,9 @@ export function createRouteGuard(deps: RouteGuardDependencies): RouteGuard {
         if (route.auth === 'required' && !principal) {
           throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', { headers: { 'WWW-Authenticate': 'Bearer' } });
         }
-        if (principal && route.permission) assertPermitted(principal, route.permission);
+        // OAuth apps reach only the routes their scopes name (core/auth/scopes.ts), never one without a permission.
+        if (principal?.kind === 'oauth_app') assertAppPermitted(principal, route);
+        else if (principal && route.permission) assertPermitted(principal, route.permission);
         return next();
       },
     ];

@@ -1,16 +1,29 @@
 // Verifies access tokens (JWTs) locally against the provider's published keys: no call to the
 // provider per request. jose caches the key set and refetches it when a token names an unknown kid.
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+// OAuth app tokens are verified the same way (same audience, same revocation list) against Rally's
+// own key, as Rally is their issuer; they also name the app (client_id).
+import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { Unauthenticated } from '../errors/domain-error.ts';
 import type { IdentityClient } from './identity-client.ts';
 
-export type VerifiedAccessToken = { issuer: string; subject: string; jti: string; expiresAt: Date; scope: string[] };
+export type VerifiedAccessToken = { issuer: string; subject: string; jti: string; expiresAt: Date; scope: string[]; clientId?: string };
+
+/** Rally's own issuer of OAuth app tokens (core/oauth/signing-key.ts). */
+export type AppTokenIssuer = { issuer: string; keySet: JWTVerifyGetKey };
+
+function claimedIssuer(token: string): string | undefined {
+  try {
+    return decodeJwt(token).iss;
+  } catch {
+    return undefined;
+  }
+}
 
 export type AccessTokenVerifier = (token: string) => Promise<VerifiedAccessToken>;
 
 const invalid = (detail: string, code = 'invalid_token') => new Unauthenticated(detail, { code });
 
-export function createAccessTokenVerifier(deps: { identity: IdentityClient; audience: string }): AccessTokenVerifier {
+export function createAccessTokenVerifier(deps: { identity: IdentityClient; audience: string; apps?: AppTokenIssuer }): AccessTokenVerifier {
   let keys: Promise<{ jwks: ReturnType<typeof createRemoteJWKSet>; issuer: string }> | undefined;
   const resolveKeys = () =>
     (keys ??= Promise.all([deps.identity.jwksUri(), deps.identity.issuer()])
@@ -21,22 +34,25 @@ export function createAccessTokenVerifier(deps: { identity: IdentityClient; audi
       }));
 
   return async function verifyAccessToken(token) {
-    const { jwks, issuer } = await resolveKeys();
+    const apps = deps.apps && claimedIssuer(token) === deps.apps.issuer ? deps.apps : undefined;
+    const { jwks, issuer } = apps ? { jwks: apps.keySet, issuer: apps.issuer } : await resolveKeys();
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, jwks, { issuer, audience: deps.audience, clockTolerance: 5 }));
+      ({ payload } = await jwtVerify(token, jwks, { issuer, audience: deps.audience, clockTolerance: 5, ...(apps ? { typ: 'at+jwt' } : {}) }));
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw invalid('The access token has expired; refresh it.', 'token_expired');
       if (error instanceof errors.JOSEError) throw invalid('The access token is not valid.');
       throw error;
     }
     if (!payload.sub || !payload.jti || !payload.exp) throw invalid('The access token lacks sub, jti or exp.');
+    if (apps && typeof payload.client_id !== 'string') throw invalid('The access token lacks client_id.');
     return {
       issuer,
       subject: payload.sub,
       jti: payload.jti,
       expiresAt: new Date(payload.exp * 1000),
       scope: typeof payload.scope === 'string' ? payload.scope.split(' ') : [],
+      ...(apps ? { clientId: payload.client_id as string } : {}),
     };
   };
 }

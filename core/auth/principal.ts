@@ -1,11 +1,11 @@
-// Who is calling, once their credentials are verified: a user through an access token, or an API
-// key acting for its owner. Every policy in core/ decides on a Principal, never on HTTP details.
+// Who is calling, once their credentials are verified: a user through an access token, an API
+// key acting for its owner, or an OAuth app acting for the user who authorized it. Every policy in core/ decides on a Principal, never on HTTP details.
 
 /** What an API key scope must allow (see scopes.ts): reading, changing, destroying, administering. */
 export type Permission = 'read' | 'write' | 'destroy' | 'admin';
 
 export type Principal = {
-  kind: 'user' | 'api_key';
+  kind: 'user' | 'api_key' | 'oauth_app';
   userId: string;
   role: 'user' | 'admin';
   /** For API keys: the key's id and scope; for users, full. */
@@ -13,4 +13,7 @@ export type Principal = {
   /** For access tokens: the JWT id, so the token can be revoked. */
   tokenId?: string;
   scope: 'read' | 'read_write' | 'full';
+  /** For OAuth apps: the client and the scopes its token carries (they narrow `scope`). */
+  clientId?: string;
+  oauthScopes?: readonly string[];
 };

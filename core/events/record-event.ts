@@ -25,6 +25,7 @@ export async function recordEvent(tx: CommonQueryMethods, event: NewEvent): Prom
 }
 
 /** The actor of a request, as events and webhook payloads name it in `triggered_by`. */
-export function actorOf(principal: { kind: 'user' | 'api_key'; userId: string; apiKeyId?: string }): Actor {
+export function actorOf(principal: { kind: 'user' | 'api_key' | 'oauth_app'; userId: string; apiKeyId?: string; clientId?: string }): Actor {
+  if (principal.kind === 'oauth_app') return { type: 'oauth_app', id: principal.clientId ?? null };
   return principal.kind === 'api_key' ? { type: 'api_key', id: principal.apiKeyId ?? null } : { type: 'user', id: principal.userId };
 }

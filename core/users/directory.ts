@@ -4,7 +4,7 @@
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
 import { sql } from '../../db/sql.ts';
-import { findUserByIdentity } from './queries.ts';
+import { findUserByIdentity, findUserStateById } from './queries.ts';
 
 export const USER_CHANGED_CHANNEL = 'rally_user_changed';
 const CACHE_TTL_MS = 30_000;
@@ -14,6 +14,8 @@ export type DirectoryEntry = { id: string; role: 'user' | 'admin'; suspended: bo
 
 export type UserDirectory = {
   bySubject(issuer: string, subject: string): Promise<DirectoryEntry | undefined>;
+  /** For tokens Rally issued itself (OAuth apps), whose subject is the Rally user id. */
+  byUserId(userId: string): Promise<DirectoryEntry | undefined>;
   /** Call in the transaction that changed the user, so the NOTIFY goes out at commit. */
   announceChange(tx: Pick<DatabasePool, 'query'>, userId: string): Promise<void>;
 };
@@ -25,21 +27,25 @@ export async function createUserDirectory(deps: { db: DatabasePool; notification
   await deps.notifications.listen(USER_CHANGED_CHANNEL, (userId) => {
     const key = keysByUser.get(userId);
     if (key) cache.delete(key);
+    cache.delete(`rally ${userId}`);
   });
   deps.notifications.onReconnect(() => cache.clear());
 
+  // Login tokens are keyed by issuer and subject; app tokens by `rally <user id>` (forgotten above too).
+  async function cached(key: string, find: () => Promise<DirectoryEntry | null>) {
+    const hit = cache.get(key);
+    if (hit && Date.now() - hit.cachedAt < CACHE_TTL_MS) return hit.entry;
+    const entry = await find();
+    if (!entry) return undefined;
+    if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
+    cache.set(key, { entry, cachedAt: Date.now() });
+    if (!key.startsWith('rally ')) keysByUser.set(entry.id, key);
+    return entry;
+  }
+
   return {
-    async bySubject(issuer, subject) {
-      const key = `${issuer} ${subject}`;
-      const hit = cache.get(key);
-      if (hit && Date.now() - hit.cachedAt < CACHE_TTL_MS) return hit.entry;
-      const entry = await findUserByIdentity(deps.db, issuer, subject);
-      if (!entry) return undefined;
-      if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
-      cache.set(key, { entry, cachedAt: Date.now() });
-      keysByUser.set(entry.id, key);
-      return entry;
-    },
+    bySubject: (issuer, subject) => cached(`${issuer} ${subject}`, () => findUserByIdentity(deps.db, issuer, subject)),
+    byUserId: (userId) => cached(`rally ${userId}`, () => findUserStateById(deps.db, userId)),
     async announceChange(tx, userId) {
       await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${USER_CHANGED_CHANNEL}, ${userId})`);
     },

@@ -64,6 +64,10 @@ export function findUserByIdentity(db: CommonQueryMethods, issuer: string, subje
   `);
 }
 
+export function findUserStateById(db: CommonQueryMethods, id: string) {
+  return db.maybeOne(sql.type(UserIdentity)`SELECT id, role, suspended_at IS NOT NULL AS suspended FROM users WHERE id = ${id}`);
+}
+
 export type UserChanges = { display_name?: string; bio?: string | null; avatar_url?: string | null; notification_prefs?: Record<string, unknown> };
 
 export function updateUser(db: CommonQueryMethods, id: string, changes: UserChanges) {

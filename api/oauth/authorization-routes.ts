@@ -1,0 +1,46 @@
+// /v1/users/me/authorizations: the apps a user let act for them, and taking that back. Only the
+// user themself (their login token or an API key) manages these; an app cannot see or revoke grants.
+import { Type } from '@sinclair/typebox';
+import type { DatabasePool } from 'slonik';
+import { sendList, type RallyContext } from '../http/context.ts';
+import { assertThat } from '../http/problem.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { listUserAuthorizations, presentUserAuthorization, revokeUserAuthorization } from '../../core/oauth/user-authorizations.ts';
+import { AppAuthorizationList, AppAuthorizationListQuery, AppAuthorizationParams } from './schemas.ts';
+
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ minLength: 1, maxLength: 100 })]));
+
+function userOf(ctx: RallyContext): string {
+  const principal = ctx.state.principal!;
+  assertThat(principal.kind !== 'oauth_app', 'forbidden', 'Apps cannot manage authorizations; the user does.', { code: 'insufficient_scope' });
+  return principal.userId;
+}
+
+export function createAppAuthorizationRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
+  const base = { tag: 'OAuth 2.0', auth: 'required' } as const;
+  return [
+    defineRoute({
+      ...base, method: 'get', path: '/v1/users/me/authorizations', operationId: 'listAppAuthorizations', permission: 'read',
+      summary: 'The apps you authorized, most recently approved first',
+      query: AppAuthorizationListQuery,
+      responses: { 200: { description: 'Your authorizations', schema: AppAuthorizationList } },
+      async handler(ctx, { query }) {
+        const rows = await listUserAuthorizations(deps.db, userOf(ctx), query.limit, cursor.decode(query.cursor));
+        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.updated_at, row.client_id]));
+        sendList(ctx, page.map(presentUserAuthorization), pagination);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'delete', path: '/v1/users/me/authorizations/:client_id', operationId: 'revokeAppAuthorization', permission: 'destroy',
+      summary: "Take an app's access back: every token it holds for you stops working at once",
+      params: AppAuthorizationParams,
+      responses: { 204: { description: 'Revoked' } },
+      async handler(ctx, { params }) {
+        const revoked = await revokeUserAuthorization(deps.db, userOf(ctx), params.client_id);
+        assertThat(revoked, 'not-found', `You have not authorized the app "${params.client_id}".`);
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

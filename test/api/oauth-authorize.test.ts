@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import { json } from '../support/http.ts';
+import { authorize, consentTicketOf, decide, registerApp } from '../support/oauth.ts';
+import { REDIRECT, startOAuthFixture, type OAuthFixture } from '../support/oauth-fixture.ts';
+import { PUBLIC_URL } from '../support/processes.ts';
+
+describe('OAuth 2.0 authorization (metadata, consent)', function () {
+  this.timeout(60_000);
+  let f: OAuthFixture;
+  before(async () => {
+    f = await startOAuthFixture();
+  });
+  after(() => f.api.stop());
+
+  describe('GET /.well-known/oauth-authorization-server', () => {
+    it('describes the endpoints, grants, S256 and scopes (RFC 8414)', async () => {
+      const metadata = await json(await fetch(`${f.api.baseUrl}/.well-known/oauth-authorization-server`));
+      expect(metadata).to.include({ issuer: PUBLIC_URL, authorization_endpoint: `${PUBLIC_URL}/oauth/authorize`, token_endpoint: `${PUBLIC_URL}/oauth/token` });
+      expect(metadata.code_challenge_methods_supported).to.deep.equal(['S256']);
+      expect(metadata.response_types_supported).to.deep.equal(['code']);
+      expect(metadata.grant_types_supported).to.have.members(['authorization_code', 'refresh_token', 'client_credentials']);
+      expect(metadata.scopes_supported).to.include.members(['read:petitions', 'write:petitions', 'read:signatures', 'write:signatures', 'read:profile', 'write:profile']);
+    });
+  });
+
+  describe('GET /oauth/authorize', () => {
+    it('answers 401 without a bearer token', async () => {
+      expect((await authorize(f.api.baseUrl, undefined, f.request().params)).status).to.equal(401);
+    });
+
+    it('shows an escaped consent screen with a CSP that forbids framing', async () => {
+      const evil = await registerApp({ name: '<script>alert(1)</script>', redirectUris: [REDIRECT], confidential: true });
+      const response = await authorize(f.api.baseUrl, f.userToken, f.request({ client_id: evil.client_id }).params);
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('content-type')).to.include('text/html');
+      expect(response.headers.get('content-security-policy')).to.include("frame-ancestors 'none'").and.include("default-src 'none'");
+      const html = await response.text();
+      expect(html).to.include('&lt;script&gt;alert(1)&lt;/script&gt;').and.not.include('<script>');
+      expect(html).to.match(/<form method="post"/);
+    });
+
+    it('answers a 400 page, never a redirect, for an unknown client', async () => {
+      const response = await authorize(f.api.baseUrl, f.userToken, f.request({ client_id: 'app_unknown' }).params);
+      expect(response.status).to.equal(400);
+      expect(response.headers.get('location')).to.equal(null);
+    });
+
+    for (const [label, uri] of [
+      ['a longer path (prefix match)', `${REDIRECT}/evil`],
+      ['an added query', `${REDIRECT}?next=evil`],
+      ['a different port', 'http://127.0.0.1:8767/callback'],
+      ['a path prefix of it', 'http://127.0.0.1:8766/call'],
+    ]) {
+      it(`answers a 400 page, never a redirect, for a redirect_uri with ${label}`, async () => {
+        const response = await authorize(f.api.baseUrl, f.userToken, f.request({ redirect_uri: uri! }).params);
+        expect(response.status).to.equal(400);
+        expect(response.headers.get('location')).to.equal(null);
+        expect(await response.text()).to.include('not registered');
+      });
+    }
+
+    it('refuses response_type=token with unsupported_response_type and the state', async () => {
+      const response = await authorize(f.api.baseUrl, f.userToken, f.request({ response_type: 'token' }).params);
+      expect(response.status).to.equal(302);
+      const query = new URL(response.headers.get('location')!).searchParams;
+      expect(query.get('error')).to.equal('unsupported_response_type');
+      expect(query.get('state')).to.equal('st-1');
+    });
+
+    it('refuses a missing state with invalid_request', async () => {
+      const { params } = f.request();
+      const { state: _omitted, ...withoutState } = params;
+      const response = await authorize(f.api.baseUrl, f.userToken, withoutState);
+      expect(new URL(response.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
+    });
+
+    it('refuses a scope beyond what the app registered (invalid_scope)', async () => {
+      const response = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'read:profile write:signatures' }).params);
+      expect(new URL(response.headers.get('location')!).searchParams.get('error')).to.equal('invalid_scope');
+    });
+
+    it('requires PKCE S256 from public clients', async () => {
+      const { params } = f.request({ client_id: f.publicApp.client_id });
+      const { code_challenge: _c, code_challenge_method: _m, ...withoutPkce } = params;
+      const missing = await authorize(f.api.baseUrl, f.userToken, withoutPkce);
+      expect(new URL(missing.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
+      const plain = await authorize(f.api.baseUrl, f.userToken, { ...params, code_challenge_method: 'plain' });
+      expect(new URL(plain.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
+    });
+
+    it('skips the consent screen when the user already granted the same scopes', async () => {
+      await f.codeFor({ scope: 'read:petitions' });
+      const response = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'read:petitions' }).params);
+      expect(response.status).to.equal(302);
+      expect(new URL(response.headers.get('location')!).searchParams.get('code')).to.be.a('string');
+    });
+  });
+
+  describe('POST /oauth/authorize', () => {
+    it('redirects with error=access_denied and the state when the user denies', async () => {
+      const page = await authorize(f.api.baseUrl, f.userToken, f.request({ state: 'deny-me' }).params);
+      const response = await decide(f.api.baseUrl, consentTicketOf(await page.text()), 'deny');
+      const query = new URL(response.headers.get('location')!).searchParams;
+      expect(query.get('error')).to.equal('access_denied');
+      expect(query.get('state')).to.equal('deny-me');
+    });
+
+    it('answers 400 without a consent ticket, with a forged one, and for a reused one (CSRF)', async () => {
+      expect((await decide(f.api.baseUrl, undefined, 'approve')).status).to.equal(400);
+      const page = await authorize(f.api.baseUrl, f.userToken, f.request().params);
+      const ticket = consentTicketOf(await page.text());
+      const [header, payload, signature] = ticket.split('.');
+      const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+      const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, scope: 'write:petitions' })).toString('base64url')}.${signature}`;
+      const forgedAnswer = await decide(f.api.baseUrl, forged, 'approve');
+      expect(forgedAnswer.status).to.equal(400);
+      expect(forgedAnswer.headers.get('location')).to.equal(null);
+      expect((await decide(f.api.baseUrl, ticket, 'approve')).status).to.equal(302);
+      expect((await decide(f.api.baseUrl, ticket, 'approve')).status).to.equal(400);
+    });
+  });
+});

@@ -1,0 +1,60 @@
+// OAuth apps for tests: registered through the operator's CLI, and the consent steps a user takes
+// (with their login token), driven over plain HTTP.
+import { createServer, type Server } from 'node:http';
+import { freePort, runRallyCli } from './processes.ts';
+import { bearer } from './identity.ts';
+
+export type RegisteredApp = { client_id: string; client_secret?: string; name: string; redirect_uris: string[]; scopes: string[] };
+
+export async function registerApp(options: { name?: string; redirectUris: string[]; scopes?: string; confidential?: boolean; ownerEmail?: string }): Promise<RegisteredApp> {
+  const args = ['oauth-clients', 'create', '--name', options.name ?? 'Campaign Tool'];
+  for (const uri of options.redirectUris) args.push('--redirect-uri', uri);
+  if (options.scopes) args.push('--scopes', options.scopes);
+  if (options.confidential) args.push('--confidential');
+  if (options.ownerEmail) args.push('--owner-email', options.ownerEmail);
+  const { stdout } = await runRallyCli(args);
+  return JSON.parse(stdout) as RegisteredApp;
+}
+
+/** GET /oauth/authorize as the logged-in user, without following the redirect. */
+export function authorize(baseUrl: string, accessToken: string | undefined, params: Record<string, string>): Promise<Response> {
+  return fetch(`${baseUrl}/oauth/authorize?${new URLSearchParams(params)}`, { headers: accessToken ? bearer(accessToken) : {}, redirect: 'manual' });
+}
+
+export function consentTicketOf(html: string): string {
+  const match = /name="consent_ticket" value="([^"]+)"/.exec(html);
+  if (!match) throw new Error(`no consent ticket on the page:\n${html}`);
+  return match[1]!;
+}
+
+export function decide(baseUrl: string, ticket: string | undefined, decision: 'approve' | 'deny'): Promise<Response> {
+  const form = new URLSearchParams({ decision, ...(ticket === undefined ? {} : { consent_ticket: ticket }) });
+  return fetch(`${baseUrl}/oauth/authorize`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString(), redirect: 'manual' });
+}
+
+/** Consent screen, then Approve: the redirect's query (code, state or error). */
+export async function approveConsent(baseUrl: string, accessToken: string, params: Record<string, string>): Promise<URLSearchParams> {
+  const page = await authorize(baseUrl, accessToken, params);
+  const decided = page.status === 200 ? await decide(baseUrl, consentTicketOf(await page.text()), 'approve') : page;
+  const location = decided.headers.get('location');
+  if (decided.status !== 302 || !location) throw new Error(`expected a redirect, got ${decided.status}: ${await decided.text()}`);
+  return new URL(location).searchParams;
+}
+
+export function tokenRequest(baseUrl: string, params: Record<string, string>, options: { basic?: [string, string]; json?: boolean } = {}): Promise<Response> {
+  const headers: Record<string, string> = { 'content-type': options.json ? 'application/json' : 'application/x-www-form-urlencoded' };
+  if (options.basic) headers.authorization = `Basic ${Buffer.from(options.basic.map(encodeURIComponent).join(':')).toString('base64')}`;
+  return fetch(`${baseUrl}/oauth/token`, { method: 'POST', headers, body: options.json ? JSON.stringify(params) : new URLSearchParams(params).toString() });
+}
+
+/** A stand-in for the app's callback page: answers 200 and remembers the URLs it was sent to. */
+export async function startCallbackServer(): Promise<{ url: string; hits: URL[]; close(): Promise<void> }> {
+  const port = await freePort();
+  const hits: URL[] = [];
+  const server: Server = createServer((request, response) => {
+    hits.push(new URL(request.url ?? '/', `http://127.0.0.1:${port}`));
+    response.writeHead(200, { 'content-type': 'text/plain' }).end('back in the app');
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${port}/callback`, hits, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
