@@ -1,6 +1,6 @@
 // Verifies access tokens (JWTs) locally against the provider's published keys: no call to the
 // provider per request. jose caches the key set and refetches it when a token names an unknown kid.
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import { Unauthenticated } from '../errors/domain-error.ts';
 import type { IdentityClient } from './identity-client.ts';
 
@@ -39,4 +39,18 @@ export function createAccessTokenVerifier(deps: { identity: IdentityClient; audi
       scope: typeof payload.scope === 'string' ? payload.scope.split(' ') : [],
     };
   };
+}
+
+/**
+ * The id and expiry of an access token Rally was just handed by the provider (no verification:
+ * it came straight from the token endpoint), so it can be revoked with its login. Undefined for
+ * opaque tokens from providers that do not issue JWTs.
+ */
+export function accessTokenIdentity(token: string): { jti: string; expiresAt: Date } | undefined {
+  try {
+    const { jti, exp } = decodeJwt(token);
+    return jti && exp ? { jti, expiresAt: new Date(exp * 1000) } : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,28 @@
+-- Hardening (issue 10).
+
+-- Refresh-token families (RFC 9700 §4.14): every refresh token of one login shares a family, and
+-- a rotated token is marked, so presenting it again is recognised as reuse and ends the family.
+ALTER TABLE refresh_tokens
+  ADD COLUMN family_id uuid NOT NULL DEFAULT gen_random_uuid(),
+  ADD COLUMN rotated_at timestamptz;
+CREATE INDEX refresh_tokens_family_id_idx ON refresh_tokens (family_id);
+
+-- The access tokens handed out with each family, so reuse can revoke them at once.
+CREATE TABLE refresh_token_family_access_tokens (
+  family_id uuid NOT NULL,
+  jti text NOT NULL,
+  expires_at timestamptz NOT NULL,
+  CONSTRAINT refresh_token_family_access_tokens_pkey PRIMARY KEY (family_id, jti)
+);
+CREATE INDEX refresh_token_family_access_tokens_expires_at_idx ON refresh_token_family_access_tokens (expires_at);
+
+-- Login attempts counted atomically before the password is checked: one row per subject (an
+-- (email, address) pair or an email alone) and window start.
+CREATE TABLE login_attempts (
+  subject text NOT NULL,
+  window_start timestamptz NOT NULL,
+  attempts integer NOT NULL DEFAULT 1,
+  CONSTRAINT login_attempts_pkey PRIMARY KEY (subject, window_start)
+);
+CREATE INDEX login_attempts_window_start_idx ON login_attempts (window_start);
+CREATE INDEX login_failures_failed_at_idx ON login_failures (failed_at);
