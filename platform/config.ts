@@ -2,6 +2,8 @@
 // loadConfig() once at start-up and passes the result down; nothing else touches process.env.
 // A malformed value stops start-up with a ConfigError naming the variable. Values are never logged.
 
+import { isIP } from 'node:net';
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -33,7 +35,8 @@ export type Config = Readonly<{
   /** Outgoing email: through SMTP_URL, or written as .eml files under `dir` when it is unset. */
   mail: Readonly<{ smtpUrl: string | undefined; dir: string; from: string }>;
   rateLimit: Readonly<{ enabled: boolean; rps: number; burst: number; signPerHour: number }>;
-  trustProxy: boolean;
+  /** Which X-Forwarded-For entries to believe: none, the last `hops` ones, or those added by proxies in `cidrs`. */
+  trustProxy: TrustProxy;
   bodyLimitBytes: number;
   idempotencyTtlMs: number;
   /** reCAPTCHA checking of signatures: only when a secret is set. */
@@ -50,6 +53,8 @@ export type Config = Readonly<{
     refreshTokenTtlMs: number;
   }>;
 }>;
+
+export type TrustProxy = false | Readonly<{ hops: number }> | Readonly<{ cidrs: readonly string[] }>;
 
 /** Any S3-compatible store, addressed path-style: `{endpoint}/{bucket}/{key}`. */
 export type S3Settings = Readonly<{ endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; publicUrl: string }>;
@@ -111,6 +116,28 @@ function hostPort(env: Env, name: string): string | undefined {
     throw new ConfigError(`${name} must be host:port (got "${raw}")`);
   }
   return raw;
+}
+
+// RALLY_TRUST_PROXY: false (default), a number of proxy hops in front of Rally (`true` means one),
+// or a comma-separated list of the proxies' addresses or CIDR ranges.
+function trustProxy(env: Env): TrustProxy {
+  const raw = (env.RALLY_TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true') return Object.freeze({ hops: 1 });
+  if (/^\d+$/.test(raw)) {
+    if (Number(raw) > 100) throw new ConfigError(`RALLY_TRUST_PROXY must be at most 100 hops (got "${raw}")`);
+    return Object.freeze({ hops: Number(raw) });
+  }
+  const cidrs = raw.split(',').map((entry) => entry.trim());
+  for (const cidr of cidrs) {
+    const [address = '', prefix, ...rest] = cidr.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 6 ? 128 : 32;
+    if (family === 0 || rest.length > 0 || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= maxPrefix))) {
+      throw new ConfigError(`RALLY_TRUST_PROXY must be false, a number of hops, or a list of addresses/CIDR ranges (got "${cidr}")`);
+    }
+  }
+  return Object.freeze({ cidrs: Object.freeze(cidrs) });
 }
 
 // Issuer identifiers are compared character for character (a trailing slash matters), so the value
@@ -233,7 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
       burst: positiveInteger(env, 'RALLY_RATE_LIMIT_BURST', 200),
       signPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_HOUR', 10),
     }),
-    trustProxy: flag(env, 'RALLY_TRUST_PROXY'),
+    trustProxy: trustProxy(env),
     bodyLimitBytes: 1024 * 1024,
     idempotencyTtlMs: 24 * 3_600_000,
     recaptcha: Object.freeze({

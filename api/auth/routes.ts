@@ -57,8 +57,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       responses: { 200: { description: 'Tokens', schema: TokenPairEnvelope }, 401: { description: 'Wrong email or password (never says which)' }, 429: { description: 'Too many failures' } },
       async handler(ctx, { body }) {
         await deps.throttle.beforeAttempt(body.email, ctx.state.clientIp);
-        const tokens = await deps.identity.passwordGrant(body.email, body.password).catch(async (error: unknown) => {
-          if (error instanceof Unauthenticated) await deps.throttle.recordFailure(body.email, ctx.state.clientIp);
+        const tokens = await deps.identity.passwordGrant(body.email, body.password).catch((error: unknown) => {
           throw error instanceof Unauthenticated ? new RallyError('unauthorized', 'The email or password is wrong.', { code: 'invalid_credentials' }) : error;
         });
         if (!tokens.claims || !tokens.refreshToken) throw new RallyError('service-unavailable', 'The identity provider answered without an ID token or refresh token.');
@@ -71,7 +70,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
         });
         const familyId = await recordRefreshToken(deps.db, tokens.refreshToken, user.id, deps.refreshTokenTtlMs);
         await rememberAccessToken(familyId, tokens.accessToken);
-        await deps.throttle.recordSuccess(body.email);
+        await deps.throttle.recordSuccess(body.email, ctx.state.clientIp);
         sendData(ctx, tokenPair(tokens, tokens.refreshToken));
       },
     }),

@@ -179,5 +179,50 @@ describe('authentication', function () {
         await strict.stop();
       }
     });
+
+    it('let at most 10 of 300 parallel wrong attempts reach the password check', async () => {
+      const open = await startApi({ RALLY_RATE_LIMIT_ENABLED: 'false' });
+      try {
+        const target = await createTestUser();
+        const answers = await Promise.all(Array.from({ length: 300 }, () => post(open, '/v1/auth/login', { email: target.email, password: 'wrong-password' })));
+        const statuses = answers.map((answer) => answer.status);
+        expect(statuses.filter((status) => status !== 429).length).to.be.at.most(10);
+        expect(statuses.filter((status) => status !== 429 && status !== 401)).to.deep.equal([]);
+      } finally {
+        await open.stop();
+      }
+    });
+
+    it('lock out one (email, address) pair, not the owner logging in from another address', async () => {
+      const proxied = await startApi({ RALLY_LOGIN_FAILURE_LIMIT: '3/1m', RALLY_TRUST_PROXY: '1' });
+      try {
+        const target = await createTestUser();
+        const attacker = { 'x-forwarded-for': '198.51.100.66' };
+        for (let attempt = 0; attempt < 3; attempt += 1) {
+          expect((await post(proxied, '/v1/auth/login', { email: target.email, password: 'wrong-password' }, attacker)).status).to.equal(401);
+        }
+        expect((await post(proxied, '/v1/auth/login', { email: target.email, password: target.password }, attacker)).status).to.equal(429);
+        const owner = await post(proxied, '/v1/auth/login', { email: target.email, password: target.password }, { 'x-forwarded-for': '203.0.113.9' });
+        expect(owner.status).to.equal(200);
+      } finally {
+        await proxied.stop();
+      }
+    });
+
+    it('are counted per address taken from the right of X-Forwarded-For, whatever the client writes on the left', async () => {
+      // Limit 2 per pair, so 10 per address across emails.
+      const proxied = await startApi({ RALLY_LOGIN_FAILURE_LIMIT: '2/1m', RALLY_TRUST_PROXY: '1' });
+      try {
+        const statuses: number[] = [];
+        for (let attempt = 0; attempt < 11; attempt += 1) {
+          const spoofed = { 'x-forwarded-for': `10.${attempt}.0.1, 198.51.100.77` };
+          statuses.push((await post(proxied, '/v1/auth/login', { email: `nobody-${attempt}@example.test`, password: 'wrong-password' }, spoofed)).status);
+        }
+        expect(statuses.slice(0, 10).every((status) => status === 401), String(statuses)).to.equal(true);
+        expect(statuses[10]).to.equal(429);
+      } finally {
+        await proxied.stop();
+      }
+    });
   });
 });
