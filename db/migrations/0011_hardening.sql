@@ -26,3 +26,14 @@ CREATE TABLE login_attempts (
 );
 CREATE INDEX login_attempts_window_start_idx ON login_attempts (window_start);
 CREATE INDEX login_failures_failed_at_idx ON login_failures (failed_at);
+
+-- Platform-wide webhook endpoints (every event, not only the owner's petitions) are made only by an
+-- administrator with a `full` credential. Existing endpoints are not promoted: an administrator
+-- who wants every event registers the endpoint again with a full credential.
+ALTER TABLE webhook_endpoints ADD COLUMN platform_wide boolean NOT NULL DEFAULT false;
+-- Replay requests, counted per endpoint over the last hour (each may queue up to 10,000 deliveries).
+CREATE TABLE webhook_replay_requests (
+  endpoint_id uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+  requested_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX webhook_replay_requests_endpoint_idx ON webhook_replay_requests (endpoint_id, requested_at);
