@@ -37,3 +37,12 @@ CREATE TABLE webhook_replay_requests (
   requested_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX webhook_replay_requests_endpoint_idx ON webhook_replay_requests (endpoint_id, requested_at);
+
+-- Comment depth (top-level 0), so replies stop nesting at the limit without walking the thread.
+ALTER TABLE comments ADD COLUMN depth integer NOT NULL DEFAULT 0;
+WITH RECURSIVE tree AS (
+  SELECT id, 0 AS depth FROM comments WHERE parent_id IS NULL
+  UNION ALL
+  SELECT c.id, t.depth + 1 FROM comments c JOIN tree t ON c.parent_id = t.id
+)
+UPDATE comments SET depth = tree.depth FROM tree WHERE comments.id = tree.id AND tree.depth > 0;
