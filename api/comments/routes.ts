@@ -15,8 +15,8 @@ import { CommentCreate, CommentEnvelope, CommentList, CommentListQuery, CommentP
 
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
-const recentCursor = createCursorCodec(Type.Tuple([Timestamp, Uuid]));
-const popularCursor = createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0 }), Timestamp, Uuid]));
+const recentCursor = createCursorCodec(Type.Tuple([Timestamp, Uuid]), 'comments:recent');
+const popularCursor = createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0 }), Timestamp, Uuid]), 'comments:popular');
 
 function assertAuthor(comment: CommentRow, callerId: string): void {
   if (comment.user_id !== callerId) throw new RallyError('forbidden', 'Only the author of this comment may do this.', { code: 'not_author' });

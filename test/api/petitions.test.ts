@@ -151,6 +151,27 @@ describe('petitions', function () {
       expect(second.pagination).to.deep.equal({ next_cursor: null, has_more: false });
     });
 
+    it('pages in every sort order, and answers 400 invalid_cursor for a cursor of another order or a tampered one', async () => {
+      const creator = await createTestUser();
+      const creatorToken = (await login(api.baseUrl, creator)).accessToken;
+      for (let index = 0; index < 3; index += 1) await publishedPetition(api.baseUrl, creatorToken, { title: `Sorted petition ${index}` });
+      const cursors: Record<string, string> = {};
+      for (const sort of ['recent', 'popular', 'trending']) {
+        const first = await json(await get(`/v1/petitions?creatorId=${creator.id}&limit=2&sort=${sort}`));
+        cursors[sort] = first.pagination.next_cursor;
+        const second = await get(`/v1/petitions?creatorId=${creator.id}&limit=2&sort=${sort}&cursor=${cursors[sort]}`);
+        expect(second.status, sort).to.equal(200);
+        expect((await json(second)).data, sort).to.have.length(1);
+      }
+      const yearZero = Buffer.from(JSON.stringify({ t: 'petitions:recent', p: ['0000-01-01T00:00:00.000Z', creator.id] })).toString('base64url');
+      const huge = Buffer.from(JSON.stringify({ t: 'petitions:popular', p: [2 ** 63, creator.id] })).toString('base64url');
+      for (const [sort, cursor] of [['popular', cursors.recent], ['recent', cursors.popular], ['recent', yearZero], ['popular', huge], ['recent', 'not*base64'], ['recent', '%00']]) {
+        const response = await get(`/v1/petitions?sort=${sort}&cursor=${cursor}`);
+        expect(response.status, `${sort} ${cursor}`).to.equal(400);
+        expect((await json(response)).type).to.match(/invalid-cursor$/);
+      }
+    });
+
     it('filters by tags and answers 422 for an unknown sort', async () => {
       const petition = await publishedPetition(api.baseUrl, token, { tags: ['rare-tag-xyz'] });
       const tagged = await json(await get('/v1/petitions?tags=rare-tag-xyz'));
