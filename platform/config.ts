@@ -198,9 +198,13 @@ function mailSettings(env: Env, publicUrl: string): Config['mail'] {
   });
 }
 
-function webhookSettings(env: Env): Config['webhooks'] {
+function webhookSettings(env: Env, mode: Config['nodeEnv']): Config['webhooks'] {
+  const allowPrivate = flag(env, 'RALLY_WEBHOOK_ALLOW_PRIVATE');
+  // Private addresses are for testing receivers on one's own machine; in production they would let
+  // anyone make Rally call into its own network.
+  if (allowPrivate && mode === 'production') throw new ConfigError('RALLY_WEBHOOK_ALLOW_PRIVATE must not be true in production');
   return Object.freeze({
-    allowPrivate: flag(env, 'RALLY_WEBHOOK_ALLOW_PRIVATE'),
+    allowPrivate,
     // Per endpoint, deliveries in flight at once. Small on purpose: one endpoint answering in 200 ms then
     // takes at most 25 workflows/s of Temporal's capacity, whatever its backlog.
     endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 5, 1_000),
@@ -223,8 +227,20 @@ function encryptionKey(env: Env, mode: Config['nodeEnv']): string {
   return bytes.toString('hex');
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+// Unset NODE_ENV means development, whose secrets are public. That is only safe on the developer's
+// own machine: a deployment (any PUBLIC_URL that is not loopback) must say which mode it runs in,
+// so forgetting NODE_ENV=production cannot silently start with the development secrets.
 function nodeEnv(env: Env): Config['nodeEnv'] {
-  const raw = env.NODE_ENV ?? 'development';
+  const raw = env.NODE_ENV || undefined;
+  if (raw === undefined) {
+    const publicHost = env.PUBLIC_URL ? URL.parse(env.PUBLIC_URL)?.host.replace(/:\d+$/, '') : 'localhost';
+    if (publicHost && !LOOPBACK_HOSTS.has(publicHost)) {
+      throw new ConfigError(`NODE_ENV must be set (production, or development/test on purpose) when PUBLIC_URL is not a loopback address (got "${publicHost}")`);
+    }
+    return 'development';
+  }
   if (raw === 'development' || raw === 'test' || raw === 'production') return raw;
   throw new ConfigError(`NODE_ENV must be development, test or production (got "${raw}")`);
 }
@@ -249,7 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     responseTokenTtlMs: duration(env, 'RALLY_RESPONSE_TOKEN_TTL', '30d'),
     webhookTimeoutMs: duration(env, 'RALLY_WEBHOOK_TIMEOUT', '10s'),
     webhookRetryInitialMs: duration(env, 'RALLY_WEBHOOK_RETRY_INITIAL', '30s'),
-    webhooks: webhookSettings(env),
+    webhooks: webhookSettings(env, mode),
     encryptionKey: encryptionKey(env, mode),
     media: mediaSettings(env, mode),
     mail: mailSettings(env, publicUrl),

@@ -191,6 +191,30 @@ describe('petitions', function () {
       expect((await json(response)).data.title).to.equal('A better title for this');
     });
 
+    it('lets signature privacy only get stricter once someone has signed', async () => {
+      const petition = await publishedPetition(api.baseUrl, token, { signaturePrivacy: 'creator_only' });
+      const patch = (signaturePrivacy: string) =>
+        fetch(`${api.baseUrl}/v1/petitions/${petition.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ signaturePrivacy }) });
+      const signed = await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(strangerToken) }, body: '{}' });
+      expect(signed.status).to.equal(201);
+      const loosened = await patch('public');
+      expect(loosened.status).to.equal(422);
+      expect((await json(loosened)).errors[0]).to.include({ field: 'signaturePrivacy', code: 'cannot_loosen' });
+      expect((await patch('count_only')).status).to.equal(200);
+      expect((await patch('creator_only')).status).to.equal(422);
+    });
+
+    it('answers 422 for an imageUrl that is not an http(s) URL', async () => {
+      for (const imageUrl of ['javascript:alert(1)', 'data:image/png;base64,AAAA', 'file:///etc/passwd']) {
+        const response = await fetch(`${api.baseUrl}/v1/petitions`, {
+          method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
+          body: JSON.stringify({ title: 'A petition with a picture', description: DESCRIPTION, imageUrl }),
+        });
+        expect(response.status, imageUrl).to.equal(422);
+        expect((await json(response)).errors[0].field, imageUrl).to.equal('imageUrl');
+      }
+    });
+
     it('soft-deletes a petition', async () => {
       const petition = await publishedPetition(api.baseUrl, token);
       expect((await fetch(`${api.baseUrl}/v1/petitions/${petition.id}`, { method: 'DELETE', headers: bearer(token) })).status).to.equal(204);
