@@ -38,6 +38,8 @@ export type Config = Readonly<{
   /** Which X-Forwarded-For entries to believe: none, the last `hops` ones, or those added by proxies in `cidrs`. */
   trustProxy: TrustProxy;
   bodyLimitBytes: number;
+  /** Open /v1/realtime connections per client address. */
+  realtimeMaxPerAddress: number;
   idempotencyTtlMs: number;
   /** reCAPTCHA checking of signatures: only when a secret is set. */
   recaptcha: Readonly<{ secret: string | undefined; verifyUrl: string }>;
@@ -278,6 +280,7 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     trustProxy: trustProxy(env),
     bodyLimitBytes: 1024 * 1024,
+    realtimeMaxPerAddress: positiveInteger(env, 'RALLY_WS_MAX_PER_ADDRESS', 50, 100_000),
     idempotencyTtlMs: 24 * 3_600_000,
     recaptcha: Object.freeze({
       secret: env.RECAPTCHA_SECRET || undefined,
