@@ -28,6 +28,31 @@ export function createMaintenanceActivities({ db }: { db: DatabasePool }) {
       `);
       return result.rowCount;
     },
+
+    /**
+     * Deletes, up to batchSize rows per table, what authentication no longer needs: login failures
+     * and attempt counters older than a day (every window is shorter), refresh tokens past expiry
+     * and the access-token ids kept for their families. Safe to repeat.
+     */
+    async deleteExpiredAuthRecords({ batchSize }: { batchSize: number }): Promise<number> {
+      const results = await Promise.all([
+        db.query(sql.typeAlias('void')`
+          DELETE FROM login_failures WHERE id IN (SELECT id FROM login_failures WHERE failed_at < now() - interval '1 day' LIMIT ${batchSize})
+        `),
+        db.query(sql.typeAlias('void')`
+          DELETE FROM login_attempts WHERE (subject, window_start) IN (
+            SELECT subject, window_start FROM login_attempts WHERE window_start < now() - interval '1 day' LIMIT ${batchSize})
+        `),
+        db.query(sql.typeAlias('void')`
+          DELETE FROM refresh_tokens WHERE token_hash IN (SELECT token_hash FROM refresh_tokens WHERE expires_at < now() LIMIT ${batchSize})
+        `),
+        db.query(sql.typeAlias('void')`
+          DELETE FROM refresh_token_family_access_tokens WHERE (family_id, jti) IN (
+            SELECT family_id, jti FROM refresh_token_family_access_tokens WHERE expires_at < now() LIMIT ${batchSize})
+        `),
+      ]);
+      return results.reduce((sum, result) => sum + result.rowCount, 0);
+    },
   };
 }
 

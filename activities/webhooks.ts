@@ -8,7 +8,7 @@ import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import type { DatabasePool } from 'slonik';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../platform/config.ts';
-import { createSecretBox, signPayload, type SecretBox } from '../core/webhooks/signing-secrets.ts';
+import { createSecretBox, signPayload, signPayloadV2, type SecretBox } from '../core/webhooks/signing-secrets.ts';
 import { createWebhookAgent, postWebhook } from './webhook-http.ts';
 import { finishDeliveryFailed, loadDeliveryContext, recordAttempt, type DeliveryContext } from '../core/webhooks/delivery-attempts.ts';
 
@@ -63,6 +63,9 @@ function signedHeaders(context: DeliveryContext, body: string, secrets: SecretBo
   };
   // During a rotation's grace window a receiver still holding the old secret verifies this one.
   if (context.previous_secret_ciphertext) headers['x-rally-signature-previous'] = signPayload(secrets.open(context.previous_secret_ciphertext), body);
+  // Signed at each attempt, so a retry carries a fresh time within the receivers' tolerance.
+  const signingSecrets = [context.secret_ciphertext, ...(context.previous_secret_ciphertext ? [context.previous_secret_ciphertext] : [])].map((sealed) => secrets.open(sealed));
+  headers['x-rally-signature-v2'] = signPayloadV2(signingSecrets, body, Math.floor(Date.now() / 1000));
   return headers;
 }
 

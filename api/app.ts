@@ -19,6 +19,7 @@ import type { Config } from '../platform/config.ts';
 import { createHealthRoutes } from './health/routes.ts';
 import { createRequestContextMiddleware, type RallyContext, type RallyState } from './http/context.ts';
 import { createErrorMiddleware } from './http/error-middleware.ts';
+import { createSecurityHeadersMiddleware } from './http/security-headers.ts';
 import { createIdempotencyMiddleware } from './http/idempotency.ts';
 import { RallyError } from './http/problem.ts';
 import { chargeGeneral, createRouteGuard } from './http/route-guard.ts';
@@ -141,6 +142,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const app = new Koa<RallyState>();
   app.silent = true;
   app.use(createFramingPolicy());
+  app.use(createSecurityHeadersMiddleware({ publicUrl: config.publicUrl }));
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));
   app.use(createRequestContextMiddleware({ trustProxy: config.trustProxy }));
   app.use(answerUnmatched(limiters.general));

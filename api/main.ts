@@ -10,6 +10,7 @@ import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { listen } from '../platform/http-server.ts';
 import { attachRealtime } from './realtime/websocket.ts';
+import { createClientAddressResolver } from './http/client-address.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('api');
@@ -25,7 +26,9 @@ const client = new Client({ connection, namespace: config.temporal.namespace });
 const identity = createIdentityClient({ issuer: config.identity.issuer ?? embeddedIssuer(config), clientId: config.identity.clientId, clientSecret: config.identity.clientSecret });
 const rally = await createApp({ config, db, temporal: { connection, client }, notifications, identity, log });
 const running = await listen(rally.app, config.port, undefined, { problemTypeBase: `${config.publicUrl}/problems/`, headers: { 'X-API-Version': API_VERSION } });
-const realtime = attachRealtime(running.server, { db, feed: rally.feed });
+const realtime = attachRealtime(running.server, {
+  db, feed: rally.feed, maxPerAddress: config.realtimeMaxPerAddress, clientAddress: createClientAddressResolver(config.trustProxy),
+});
 log.info('listening', { port: running.port, public_url: config.publicUrl, docs: `${config.publicUrl}/docs` });
 
 let stopping = false;

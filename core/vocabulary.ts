@@ -44,6 +44,7 @@ export const NOTIFICATION_TYPES = [
   'response.submitted',
   'response.published',
   'webhook.deactivated',
+  'account.session_revoked',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 

@@ -2,6 +2,8 @@
 // loadConfig() once at start-up and passes the result down; nothing else touches process.env.
 // A malformed value stops start-up with a ConfigError naming the variable. Values are never logged.
 
+import { isIP } from 'node:net';
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -33,8 +35,11 @@ export type Config = Readonly<{
   /** Outgoing email: through SMTP_URL, or written as .eml files under `dir` when it is unset. */
   mail: Readonly<{ smtpUrl: string | undefined; dir: string; from: string }>;
   rateLimit: Readonly<{ enabled: boolean; rps: number; burst: number; signPerHour: number }>;
-  trustProxy: boolean;
+  /** Which X-Forwarded-For entries to believe: none, the last `hops` ones, or those added by proxies in `cidrs`. */
+  trustProxy: TrustProxy;
   bodyLimitBytes: number;
+  /** Open /v1/realtime connections per client address. */
+  realtimeMaxPerAddress: number;
   idempotencyTtlMs: number;
   /** reCAPTCHA checking of signatures: only when a secret is set. */
   recaptcha: Readonly<{ secret: string | undefined; verifyUrl: string }>;
@@ -52,6 +57,8 @@ export type Config = Readonly<{
     refreshTokenTtlMs: number;
   }>;
 }>;
+
+export type TrustProxy = false | Readonly<{ hops: number }> | Readonly<{ cidrs: readonly string[] }>;
 
 /** Any S3-compatible store, addressed path-style: `{endpoint}/{bucket}/{key}`. */
 export type S3Settings = Readonly<{ endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; publicUrl: string }>;
@@ -115,6 +122,28 @@ function hostPort(env: Env, name: string): string | undefined {
   return raw;
 }
 
+// RALLY_TRUST_PROXY: false (default), a number of proxy hops in front of Rally (`true` means one),
+// or a comma-separated list of the proxies' addresses or CIDR ranges.
+function trustProxy(env: Env): TrustProxy {
+  const raw = (env.RALLY_TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true') return Object.freeze({ hops: 1 });
+  if (/^\d+$/.test(raw)) {
+    if (Number(raw) > 100) throw new ConfigError(`RALLY_TRUST_PROXY must be at most 100 hops (got "${raw}")`);
+    return Object.freeze({ hops: Number(raw) });
+  }
+  const cidrs = raw.split(',').map((entry) => entry.trim());
+  for (const cidr of cidrs) {
+    const [address = '', prefix, ...rest] = cidr.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 6 ? 128 : 32;
+    if (family === 0 || rest.length > 0 || (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= maxPrefix))) {
+      throw new ConfigError(`RALLY_TRUST_PROXY must be false, a number of hops, or a list of addresses/CIDR ranges (got "${cidr}")`);
+    }
+  }
+  return Object.freeze({ cidrs: Object.freeze(cidrs) });
+}
+
 // Issuer identifiers are compared character for character (a trailing slash matters), so the value
 // is checked as a URL but kept as written.
 function issuerUrl(env: Env, name: string): string | undefined {
@@ -173,9 +202,13 @@ function mailSettings(env: Env, publicUrl: string): Config['mail'] {
   });
 }
 
-function webhookSettings(env: Env): Config['webhooks'] {
+function webhookSettings(env: Env, mode: Config['nodeEnv']): Config['webhooks'] {
+  const allowPrivate = flag(env, 'RALLY_WEBHOOK_ALLOW_PRIVATE');
+  // Private addresses are for testing receivers on one's own machine; in production they would let
+  // anyone make Rally call into its own network.
+  if (allowPrivate && mode === 'production') throw new ConfigError('RALLY_WEBHOOK_ALLOW_PRIVATE must not be true in production');
   return Object.freeze({
-    allowPrivate: flag(env, 'RALLY_WEBHOOK_ALLOW_PRIVATE'),
+    allowPrivate,
     // Per endpoint, deliveries in flight at once. Small on purpose: one endpoint answering in 200 ms then
     // takes at most 25 workflows/s of Temporal's capacity, whatever its backlog.
     endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 5, 1_000),
@@ -198,8 +231,20 @@ function encryptionKey(env: Env, mode: Config['nodeEnv']): string {
   return bytes.toString('hex');
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+// Unset NODE_ENV means development, whose secrets are public. That is only safe on the developer's
+// own machine: a deployment (any PUBLIC_URL that is not loopback) must say which mode it runs in,
+// so forgetting NODE_ENV=production cannot silently start with the development secrets.
 function nodeEnv(env: Env): Config['nodeEnv'] {
-  const raw = env.NODE_ENV ?? 'development';
+  const raw = env.NODE_ENV || undefined;
+  if (raw === undefined) {
+    const publicHost = env.PUBLIC_URL ? URL.parse(env.PUBLIC_URL)?.host.replace(/:\d+$/, '') : 'localhost';
+    if (publicHost && !LOOPBACK_HOSTS.has(publicHost)) {
+      throw new ConfigError(`NODE_ENV must be set (production, or development/test on purpose) when PUBLIC_URL is not a loopback address (got "${publicHost}")`);
+    }
+    return 'development';
+  }
   if (raw === 'development' || raw === 'test' || raw === 'production') return raw;
   throw new ConfigError(`NODE_ENV must be development, test or production (got "${raw}")`);
 }
@@ -224,7 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
     responseTokenTtlMs: duration(env, 'RALLY_RESPONSE_TOKEN_TTL', '30d'),
     webhookTimeoutMs: duration(env, 'RALLY_WEBHOOK_TIMEOUT', '10s'),
     webhookRetryInitialMs: duration(env, 'RALLY_WEBHOOK_RETRY_INITIAL', '30s'),
-    webhooks: webhookSettings(env),
+    webhooks: webhookSettings(env, mode),
     encryptionKey: encryptionKey(env, mode),
     media: mediaSettings(env, mode),
     mail: mailSettings(env, publicUrl),
@@ -235,8 +280,9 @@ export function loadConfig(env: Env = process.env): Config {
       burst: positiveInteger(env, 'RALLY_RATE_LIMIT_BURST', 200),
       signPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_HOUR', 10),
     }),
-    trustProxy: flag(env, 'RALLY_TRUST_PROXY'),
+    trustProxy: trustProxy(env),
     bodyLimitBytes: 1024 * 1024,
+    realtimeMaxPerAddress: positiveInteger(env, 'RALLY_WS_MAX_PER_ADDRESS', 50, 100_000),
     idempotencyTtlMs: 24 * 3_600_000,
     recaptcha: Object.freeze({
       secret: env.RECAPTCHA_SECRET || undefined,

@@ -34,3 +34,17 @@ describe('configuration (platform/config.ts)', () => {
     });
   }
 });
+
+describe('configuration fails closed', () => {
+  it('refuses to start with NODE_ENV unset when PUBLIC_URL is not a loopback address', () => {
+    expect(() => loadConfig({ PUBLIC_URL: 'https://petitions.example.org' })).to.throw(ConfigError, 'NODE_ENV');
+    expect(loadConfig({ PUBLIC_URL: 'http://localhost:8080' }).nodeEnv).to.equal('development');
+    expect(loadConfig({ PUBLIC_URL: 'https://petitions.example.org', NODE_ENV: 'development' }).nodeEnv).to.equal('development');
+  });
+
+  it('refuses RALLY_WEBHOOK_ALLOW_PRIVATE=true in production', () => {
+    const production = { NODE_ENV: 'production', RALLY_MEDIA_SIGNING_KEY: 'media-key-of-our-own', RALLY_ENCRYPTION_KEY: 'ab'.repeat(32), OIDC_CLIENT_SECRET: 'client-secret-of-our-own' };
+    expect(loadConfig(production).webhooks.allowPrivate).to.equal(false);
+    expect(() => loadConfig({ ...production, RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' })).to.throw(ConfigError, 'RALLY_WEBHOOK_ALLOW_PRIVATE');
+  });
+});

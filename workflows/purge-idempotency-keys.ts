@@ -1,11 +1,11 @@
-// Deletes stored Idempotency-Key answers once their 24 hours are over, and rate-limit buckets
-// nobody has used for an hour. Started by the Temporal
+// Deletes stored Idempotency-Key answers once their 24 hours are over, rate-limit buckets nobody
+// has used for an hour, and expired authentication records (login failures, refresh tokens). Started by the Temporal
 // Schedule `purge-idempotency-keys` (worker/schedules.ts) every hour; each run deletes in bounded
 // batches through an activity so no single statement holds locks for long.
 import { proxyActivities, log, patched } from '@temporalio/workflow';
 import type { MaintenanceActivities } from '../activities/maintenance.ts';
 
-const { deleteExpiredIdempotencyKeys, deleteIdleRateLimitBuckets } = proxyActivities<MaintenanceActivities>({
+const { deleteExpiredIdempotencyKeys, deleteIdleRateLimitBuckets, deleteExpiredAuthRecords } = proxyActivities<MaintenanceActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', maximumAttempts: 5 },
 });
@@ -27,6 +27,12 @@ export async function purgeIdempotencyKeys(): Promise<PurgeResult> {
   }
   // Added after the first release: `patched` keeps runs recorded before it replayable.
   if (patched('purge-idle-rate-limit-buckets')) await deleteIdleRateLimitBuckets();
+  // Added later still: login failures and attempts, expired refresh tokens (bounded like the keys).
+  if (patched('purge-expired-auth-records')) {
+    for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
+      if ((await deleteExpiredAuthRecords({ batchSize: PURGE_BATCH_SIZE })) < PURGE_BATCH_SIZE) break;
+    }
+  }
   log.info('purged expired idempotency keys', { deleted, batches });
   return { deleted, batches };
 }

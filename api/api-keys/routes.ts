@@ -6,7 +6,7 @@ import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { generateApiKey } from '../../core/api-keys/secrets.ts';
-import { findApiKey, insertApiKey, listApiKeys, updateApiKey } from '../../core/api-keys/queries.ts';
+import { findApiKey, insertApiKeyWithinCap, listApiKeys, updateApiKey } from '../../core/api-keys/queries.ts';
 import { deleteApiKey, rotateApiKey, type RotationDependencies } from '../../core/api-keys/rotation.ts';
 import {
   ApiKeyCreate, ApiKeyEnvelope, ApiKeyList, ApiKeyListQuery, ApiKeyParams, ApiKeyUpdate, ApiKeyWithSecretEnvelope,
@@ -34,14 +34,14 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/api-keys', operationId: 'createApiKey', revealsSecret: true, permission: 'write', summary: 'Create a key; the raw key is in this answer only',
+      ...base, method: 'post', path: '/v1/api-keys', operationId: 'createApiKey', revealsSecret: true, permission: 'write', summary: 'Create a key (at most 25 live ones per account); the raw key is in this answer only',
       body: ApiKeyCreate,
       responses: { 201: { description: 'The key, with its raw secret', schema: ApiKeyWithSecretEnvelope } },
       async handler(ctx, { body }) {
         const scope = broadestScope(body.scopes ?? ['read']);
         assertWithinCallerScope(ctx, scope);
         const key = generateApiKey(body.environment ?? 'live');
-        const row = await insertApiKey(deps.db, { userId: ctx.state.principal!.userId, name: body.name, scope, environment: body.environment ?? 'live', key });
+        const row = await insertApiKeyWithinCap(deps.db, { userId: ctx.state.principal!.userId, name: body.name, scope, environment: body.environment ?? 'live', key });
         ctx.set('Location', `/v1/api-keys/${row.id}`);
         sendData(ctx, { ...toApiKey(row), key: key.raw }, 201);
       },

@@ -6,10 +6,13 @@ import { sendData } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { findUserByIdentity, upsertUserFromClaims } from '../../core/users/queries.ts';
-import type { AccessTokenVerifier } from '../../core/auth/access-tokens.ts';
+import { accessTokenIdentity, type AccessTokenVerifier } from '../../core/auth/access-tokens.ts';
 import type { IdentityClient, TokenSet } from '../../core/auth/identity-client.ts';
 import type { LoginThrottle } from '../../core/auth/login-throttle.ts';
-import { findRefreshToken, recordRefreshToken, revokeRefreshToken } from '../../core/auth/refresh-tokens.ts';
+import { endFamilyAfterReuse } from '../../core/auth/refresh-reuse.ts';
+import {
+  claimForRotation, findRefreshToken, recordFamilyAccessToken, recordRefreshToken, releaseRotationClaim, revokeRefreshToken, type RefreshTokenState,
+} from '../../core/auth/refresh-tokens.ts';
 import type { RevocationList } from '../../core/auth/revocation-list.ts';
 import { LoginBody, RefreshBody, RevokeBody, TokenPairEnvelope } from './schemas.ts';
 
@@ -33,6 +36,19 @@ const tokenPair = (tokens: TokenSet, refreshToken: string) => ({
 export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
   const invalidRefresh = () => new RallyError('unauthorized', 'The refresh token is not valid.', { code: 'invalid_token' });
 
+  async function rememberAccessToken(familyId: string, accessToken: string) {
+    const identity = accessTokenIdentity(accessToken);
+    if (identity) await recordFamilyAccessToken(deps.db, familyId, identity.jti, identity.expiresAt);
+  }
+
+  // A rotated token presented again: end the login, and let the provider see the replay too, so
+  // it revokes its own grant (oidc-provider does on a consumed token). Its answer does not matter.
+  async function refuseReuse(token: string, state: RefreshTokenState): Promise<never> {
+    await endFamilyAfterReuse(deps, state);
+    await deps.identity.refresh(token).catch(() => undefined);
+    throw new RallyError('unauthorized', 'This refresh token was already used; the login it belongs to has been ended.', { code: 'invalid_token' });
+  }
+
   return [
     defineRoute({
       method: 'post', path: '/v1/auth/login', operationId: 'login', idempotent: false, tag: 'Authentication', auth: 'none',
@@ -41,8 +57,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       responses: { 200: { description: 'Tokens', schema: TokenPairEnvelope }, 401: { description: 'Wrong email or password (never says which)' }, 429: { description: 'Too many failures' } },
       async handler(ctx, { body }) {
         await deps.throttle.beforeAttempt(body.email, ctx.state.clientIp);
-        const tokens = await deps.identity.passwordGrant(body.email, body.password).catch(async (error: unknown) => {
-          if (error instanceof Unauthenticated) await deps.throttle.recordFailure(body.email, ctx.state.clientIp);
+        const tokens = await deps.identity.passwordGrant(body.email, body.password).catch((error: unknown) => {
           throw error instanceof Unauthenticated ? new RallyError('unauthorized', 'The email or password is wrong.', { code: 'invalid_credentials' }) : error;
         });
         if (!tokens.claims || !tokens.refreshToken) throw new RallyError('service-unavailable', 'The identity provider answered without an ID token or refresh token.');
@@ -53,8 +68,9 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
           displayName: tokens.claims.name ?? body.email.split('@')[0] ?? 'user',
           emailVerified: tokens.claims.email_verified ?? false,
         });
-        await recordRefreshToken(deps.db, tokens.refreshToken, user.id, deps.refreshTokenTtlMs);
-        await deps.throttle.recordSuccess(body.email);
+        const familyId = await recordRefreshToken(deps.db, tokens.refreshToken, user.id, deps.refreshTokenTtlMs);
+        await rememberAccessToken(familyId, tokens.accessToken);
+        await deps.throttle.recordSuccess(body.email, ctx.state.clientIp);
         sendData(ctx, tokenPair(tokens, tokens.refreshToken));
       },
     }),
@@ -65,16 +81,25 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       responses: { 200: { description: 'New tokens', schema: TokenPairEnvelope }, 401: { description: 'Invalid, revoked or expired (code token_expired) refresh token' } },
       async handler(ctx, { body }) {
         const known = await findRefreshToken(deps.db, body.refresh_token);
-        if (!known || known.revoked) throw invalidRefresh();
+        if (!known) throw invalidRefresh();
+        if (known.rotated) return refuseReuse(body.refresh_token, known);
+        if (known.revoked) throw invalidRefresh();
         if (known.expired) throw new RallyError('unauthorized', 'The refresh token has expired; log in again.', { code: 'token_expired' });
-        const tokens = await deps.identity.refresh(body.refresh_token).catch((error: unknown) => {
-          throw error instanceof Unauthenticated ? invalidRefresh() : error;
+        if (!(await claimForRotation(deps.db, body.refresh_token))) {
+          // Another refresh with this very token won the race: that is reuse as well.
+          const now = await findRefreshToken(deps.db, body.refresh_token);
+          if (now?.rotated) return refuseReuse(body.refresh_token, now);
+          throw invalidRefresh();
+        }
+        const tokens = await deps.identity.refresh(body.refresh_token).catch(async (error: unknown) => {
+          if (error instanceof Unauthenticated) throw invalidRefresh();
+          await releaseRotationClaim(deps.db, body.refresh_token);
+          throw error;
         });
         const refreshToken = tokens.refreshToken ?? body.refresh_token;
-        if (refreshToken !== body.refresh_token) {
-          await revokeRefreshToken(deps.db, body.refresh_token);
-          await recordRefreshToken(deps.db, refreshToken, known.user_id, deps.refreshTokenTtlMs);
-        }
+        if (refreshToken === body.refresh_token) await releaseRotationClaim(deps.db, body.refresh_token);
+        else await recordRefreshToken(deps.db, refreshToken, known.user_id, deps.refreshTokenTtlMs, known.family_id);
+        await rememberAccessToken(known.family_id, tokens.accessToken);
         sendData(ctx, tokenPair(tokens, refreshToken));
       },
     }),
@@ -90,7 +115,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/auth/revoke', operationId: 'revokeToken', idempotent: false, tag: 'Authentication', auth: 'required',
+      method: 'post', path: '/v1/auth/revoke', operationId: 'revokeToken', idempotent: false, tag: 'Authentication', auth: 'required', permission: 'destroy',
       summary: "Invalidate one of the caller's access or refresh tokens at once, on every API process",
       body: RevokeBody,
       responses: { 204: { description: 'Revoked; a token that is not the caller’s is left alone (RFC 7009)' } },

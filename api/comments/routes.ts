@@ -10,13 +10,13 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { notifyCommentReply } from '../../core/notifications/create.ts';
 import { assertCanRead } from '../../core/petitions/policy.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
-import { countReplyOnParent, findComment, insertComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from '../../core/comments/queries.ts';
+import { countReplyOnParent, findComment, MAX_COMMENT_DEPTH, insertComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from '../../core/comments/queries.ts';
 import { CommentCreate, CommentEnvelope, CommentList, CommentListQuery, CommentParams, CommentUpdate, PetitionParams } from './schemas.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
-const recentCursor = createCursorCodec(Type.Tuple([Timestamp, Uuid]));
-const popularCursor = createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0 }), Timestamp, Uuid]));
+const recentCursor = createCursorCodec(Type.Tuple([Timestamp, Uuid]), 'comments:recent');
+const popularCursor = createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0 }), Timestamp, Uuid]), 'comments:popular');
 
 function assertAuthor(comment: CommentRow, callerId: string): void {
   if (comment.user_id !== callerId) throw new RallyError('forbidden', 'Only the author of this comment may do this.', { code: 'not_author' });
@@ -36,7 +36,7 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
   return [
     defineRoute({
       method: 'get', path: '/v1/petitions/:id/comments', operationId: 'listComments', tag, auth: 'optional', permission: 'read',
-      summary: 'Top-level comments with all their replies (oldest first); hidden comments left out',
+      summary: 'Top-level comments with their replies (oldest first, up to 5 levels and 500 replies per page); hidden comments left out',
       params: PetitionParams, query: CommentListQuery,
       responses: { 200: { description: 'A page of threads', schema: CommentList } },
       async handler(ctx, { params, query }) {
@@ -55,16 +55,18 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       method: 'post', path: '/v1/petitions/:id/comments', operationId: 'createComment', tag, auth: 'required', permission: 'write',
       summary: 'Comment on a petition, or reply to a comment on it with parent_id',
       params: PetitionParams, body: CommentCreate,
-      responses: { 201: { description: 'The comment', schema: CommentEnvelope }, 422: { description: 'Invalid body, or parent_id is not a comment on this petition' } },
+      responses: { 201: { description: 'The comment', schema: CommentEnvelope }, 422: { description: 'Invalid body, parent_id is not a comment on this petition, or is already 5 levels deep (max_depth)' } },
       async handler(ctx, { params, body }) {
         const userId = ctx.state.principal!.userId;
         assertCanRead(await findPetitionById(db, params.id), userId);
         const parentId = body.parent_id ?? null;
         const comment = await db.transaction(async (tx) => {
-          if (parentId && !(await countReplyOnParent(tx, parentId, params.id))) {
-            throw fieldError('parent_id', 'unknown_parent', 'must be a comment on this petition');
+          const parent = parentId ? await countReplyOnParent(tx, parentId, params.id) : undefined;
+          if (parentId && !parent) throw fieldError('parent_id', 'unknown_parent', 'must be a comment on this petition');
+          if (parent && parent.depth >= MAX_COMMENT_DEPTH) {
+            throw fieldError('parent_id', 'max_depth', `replies nest at most ${MAX_COMMENT_DEPTH} levels deep; reply to a comment higher in the thread`);
           }
-          const created = await insertComment(tx, { petitionId: params.id, userId, parentId, body: body.body });
+          const created = await insertComment(tx, { petitionId: params.id, userId, parentId, depth: parent ? parent.depth + 1 : 0, body: body.body });
           if (parentId) {
             await notifyCommentReply(tx, { id: created.id, parentId, petitionId: params.id, authorId: userId, authorName: created.author.display_name, body: body.body });
           }

@@ -38,7 +38,7 @@ const Author = Type.Object({ id: Type.String({ format: 'uuid' }), display_name: 
 const commentFields = {
   id: Type.String({ format: 'uuid' }),
   petition_id: Type.String({ format: 'uuid' }),
-  user_id: Type.String({ format: 'uuid' }),
+  user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'null for a deleted comment.' }),
   parent_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   body: Type.String({ description: `"${DELETED_BODY}" for a deleted comment kept because it has replies.` }),
   is_hidden: Type.Boolean(),

@@ -4,6 +4,8 @@ import type { Principal } from '../../core/auth/principal.ts';
 
 export type { Principal };
 import type { Middleware, ParameterizedContext } from 'koa';
+import type { TrustProxy } from '../../platform/config.ts';
+import { createClientAddressResolver } from './client-address.ts';
 
 /** Who is calling; filled by the authentication middleware. */
 
@@ -18,22 +20,15 @@ export type RallyContext = ParameterizedContext<RallyState>;
 // A client's own request id is kept when it is a plausible token, so traces join up across services.
 const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
-export function createRequestContextMiddleware(options: { trustProxy: boolean }): Middleware<RallyState> {
+export function createRequestContextMiddleware(options: { trustProxy: TrustProxy }): Middleware<RallyState> {
+  const clientAddress = createClientAddressResolver(options.trustProxy);
   return async function assignRequestContext(ctx, next) {
     const incoming = ctx.get('X-Request-Id');
     ctx.state.requestId = WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.set('X-Request-Id', ctx.state.requestId);
-    ctx.state.clientIp = clientIp(ctx, options.trustProxy);
+    ctx.state.clientIp = clientAddress(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For'));
     await next();
   };
-}
-
-function clientIp(ctx: RallyContext, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = ctx.get('X-Forwarded-For').split(',')[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  return ctx.req.socket.remoteAddress ?? 'unknown';
 }
 
 export function meta(ctx: RallyContext) {

@@ -3,7 +3,9 @@
 // is a 400 invalid-cursor, never a 500.
 import { Type } from '@sinclair/typebox';
 
-export const CursorQuery = Type.String({ minLength: 1, maxLength: 512, pattern: '^[A-Za-z0-9_-]+$', description: 'Opaque cursor from `pagination.next_cursor` of the previous page.' });
+// No pattern or length here: whatever a client sends as a cursor is the codec's to refuse, so every
+// bad cursor is the same 400 invalid-cursor rather than sometimes a 422.
+export const CursorQuery = Type.String({ description: 'Opaque cursor from `pagination.next_cursor` of the previous page.' });
 
 export function LimitQuery(options: { max?: number; default?: number } = {}) {
   return Type.Integer({ minimum: 1, maximum: options.max ?? 100, default: options.default ?? 20, description: 'Page size.' });

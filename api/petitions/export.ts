@@ -1,7 +1,8 @@
 // GET /v1/petitions/export: a page of petitions, or with includeSignatures=true a page of signatures
 // joined with their petitions, as CSV or JSON. The caller gets what they may list (public, published
 // petitions) plus all of their own; signatures of petitions whose signature privacy is not public
-// only when they are the creator, and signers' emails only on their own petitions. Pages are keyset
+// only when they are the creator, and signers' emails and IP-derived city and country only on their
+// own petitions (everyone else gets aggregate counts only). Pages are keyset
 // cursors, oldest first, so an export resumed later continues where it stopped. A page (at most 1000
 // rows) is read in one query, because its next cursor travels in headers, before the body; the body
 // is then streamed. At most 10 exports per minute per user, shared by every API process.
@@ -86,7 +87,10 @@ function signaturePage(db: CommonQueryMethods, query: ExportQuery, callerId: str
     SELECT s.id AS signature_id, p.id AS petition_id, p.slug AS petition_slug, p.title AS petition_title,
       ${named(sql.fragment`u.display_name`)} AS signer_name, ${named(sql.fragment`u.slug`)} AS signer_slug,
       CASE WHEN p.creator_id = ${callerId} THEN ${named(sql.fragment`u.email`)} END AS signer_email,
-      s.comment, s.is_anonymous, s.display_location, s.city, s.country, s.created_at AS signed_at, ${position(sql.fragment`s.created_at`)} AS position_at
+      s.comment, s.is_anonymous, s.display_location,
+      -- Located from the signer's address: the petition's creator alone may see it, signer by signer.
+      CASE WHEN p.creator_id = ${callerId} THEN s.city END AS city, CASE WHEN p.creator_id = ${callerId} THEN s.country END AS country,
+      s.created_at AS signed_at, ${position(sql.fragment`s.created_at`)} AS position_at
     FROM signatures s JOIN petitions p ON p.id = s.petition_id JOIN users u ON u.id = s.user_id
     WHERE ${sql.join(conditions, sql.fragment` AND `)}
     ORDER BY s.created_at, s.id

@@ -9,7 +9,7 @@ import { paginate } from '../../core/pagination/keyset.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { slugify } from '../../core/users/slugs.ts';
-import { accessCodeMatches, assertCanRead, assertOwner } from '../../core/petitions/policy.ts';
+import { accessCodeMatches, assertCanRead, assertOwner, assertSignaturePrivacyChange } from '../../core/petitions/policy.ts';
 import type { AccessCodeGuard } from '../../core/petitions/access-code-guard.ts';
 import type { PageViewCounter } from '../../core/analytics/page-views.ts';
 import { assertTagLimit, createPetition, newAccessCode } from '../../core/petitions/create.ts';
@@ -84,6 +84,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
         const updated = await deps.db.transaction(async (tx) => {
           const petition = await findPetitionById(tx, params.id);
           assertOwner(petition, principal.userId);
+          assertSignaturePrivacyChange(petition, body.signaturePrivacy);
           // The slug follows the title while the petition is a draft, and is fixed once published.
           const slug = body.title && petition.status === 'draft' && body.title !== petition.title ? `${slugify(body.title)}-${petition.id.slice(0, 6)}` : undefined;
           const accessCode = body.visibility === 'private' && !petition.access_code ? newAccessCode() : undefined;

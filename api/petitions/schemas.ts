@@ -6,6 +6,9 @@ import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts
 import { PublicProfile } from '../users/schemas.ts';
 
 import { Meta } from '../http/envelopes.ts';
+
+// Only web links: a javascript:, data: or file: URI would run or leak in whatever shows the image.
+const WEB_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://';
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const Visibility = Type.Union(PETITION_VISIBILITIES.map((value) => Type.Literal(value)));
@@ -28,7 +31,7 @@ export const PetitionCreate = Type.Object(
     description: Description,
     categoryId: Type.Optional(Type.String({ format: 'uuid' })),
     tags: Type.Optional(Tags),
-    imageUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+    imageUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: WEB_URL_PATTERN, description: 'An http(s) URL.' })),
     signatureGoal: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
     visibility: Type.Optional(Visibility),
     locationCity: Type.Optional(Type.String({ maxLength: 200 })),
@@ -48,7 +51,7 @@ export const PetitionUpdate = Type.Object(
     description: Type.Optional(Description),
     categoryId: Type.Optional(Type.String({ format: 'uuid' })),
     tags: Type.Optional(Tags),
-    imageUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+    imageUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: WEB_URL_PATTERN, description: 'An http(s) URL.' })),
     signatureGoal: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
     visibility: Type.Optional(Visibility),
     signaturePrivacy: Type.Optional(SignaturePrivacy),

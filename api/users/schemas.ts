@@ -4,6 +4,9 @@ import type { UserRow } from '../../core/users/queries.ts';
 
 import { Meta } from '../http/envelopes.ts';
 
+// Only web links: a javascript:, data: or file: URI would run or leak in whatever shows the image.
+const WEB_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://';
+
 export const User = Type.Object({
   id: Type.String({ format: 'uuid' }),
   email: Type.String({ format: 'email' }),
@@ -34,7 +37,7 @@ export const UserUpdate = Type.Object(
   {
     display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     bio: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
-    avatar_url: Type.Optional(Type.Union([Type.String({ format: 'uri', maxLength: 2048 }), Type.Null()])),
+    avatar_url: Type.Optional(Type.Union([Type.String({ format: 'uri', maxLength: 2048, pattern: WEB_URL_PATTERN, description: 'An http(s) URL.' }), Type.Null()])),
     notification_prefs: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 50 })),
   },
   { additionalProperties: false },

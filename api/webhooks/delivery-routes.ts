@@ -62,14 +62,16 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
     }),
     defineRoute({
       ...base, method: 'post', path: '/v1/webhooks/:id/replay', operationId: 'replayWebhookEvents', permission: 'write',
-      summary: 'Re-send every subscribed event since a time (after an outage of your receiver), up to 10,000 per call',
+      summary: 'Re-send every subscribed event since a time (after an outage of your receiver), up to 10,000 per call and 10 calls per endpoint per hour',
       params: WebhookParams, body: ReplayRequest,
-      responses: { 202: { description: 'How many deliveries were queued', schema: ReplayEnvelope } },
+      responses: { 202: { description: 'How many deliveries were queued', schema: ReplayEnvelope }, 429: { description: 'Replayed 10 times within the last hour (code replay_limit)' } },
       async handler(ctx, { params, body }) {
         const endpoint = await ownEndpoint(ctx, params.id);
         assertThat(endpoint.is_active, 'conflict', inactive, { code: 'webhook_inactive' });
         const principal = ctx.state.principal!;
-        const result = await replaySince(db, { id: endpoint.id, events: endpoint.events, ownerId: principal.userId, ownerIsAdmin: principal.role === 'admin' }, body.since);
+        // Every platform event only for a platform-wide endpoint, replayed by an administrator's full credential.
+        const platformWide = endpoint.platform_wide && principal.role === 'admin' && principal.scope === 'full';
+        const result = await replaySince(db, { id: endpoint.id, events: endpoint.events, ownerId: principal.userId, platformWide }, body.since);
         sendData(ctx, { replayed: result.replayed, next_since: result.nextSince }, 202);
       },
     }),

@@ -43,13 +43,16 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
     }),
     defineRoute({
       ...base, method: 'post', path: '/v1/webhooks', operationId: 'createWebhook', revealsSecret: true, permission: 'write',
-      summary: 'Register an endpoint for events of your petitions (an administrator\'s get every event); the signing secret is in this answer only',
+      summary: 'Register an endpoint for events of your petitions (an administrator\'s, made with a full credential, get every event); at most 20 per account; the signing secret is in this answer only',
       body: WebhookCreate,
       responses: { 201: { description: 'The endpoint with its secret', schema: WebhookWithSecretEnvelope } },
       async handler(ctx, { body }) {
         await assertAllowedUrl(body.url);
         const secret = generateSigningSecret();
-        const row = await insertEndpoint(db, { userId: ctx.state.principal!.userId, url: body.url, events: body.events, sealedSecret: secrets.seal(secret) });
+        const principal = ctx.state.principal!;
+        // Every platform event is an administrator's to receive, and only through a full credential.
+        const platformWide = principal.role === 'admin' && principal.scope === 'full';
+        const row = await insertEndpoint(db, { userId: principal.userId, url: body.url, events: body.events, sealedSecret: secrets.seal(secret), platformWide });
         ctx.set('Location', `/v1/webhooks/${row.id}`);
         sendData(ctx, { ...toWebhookEndpoint(row), secret }, 201);
       },

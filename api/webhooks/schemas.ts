@@ -31,6 +31,7 @@ export const WebhookEndpoint = Type.Object({
   deactivated_at: Type.Union([DateTime, Type.Null()], { description: 'Set when Rally switched the endpoint off after failing for RALLY_WEBHOOK_DEACTIVATE_AFTER.' }),
   deactivation_reason: Type.Union([Type.String(), Type.Null()]),
   previous_secret_expires_at: Type.Union([DateTime, Type.Null()], { description: 'Until then, deliveries also carry X-Rally-Signature-Previous, signed with the previous secret.' }),
+  platform_wide: Type.Boolean({ description: 'Receives every platform event: made by an administrator with a full credential. Otherwise only events of your own petitions.' }),
 });
 const WithSecret = Type.Composite([WebhookEndpoint, Type.Object({ secret: Type.String({ description: 'The signing secret. Shown once; store it now.' }) })]);
 
@@ -81,6 +82,7 @@ export function toWebhookEndpoint(row: EndpointRow) {
     id: row.id, url: row.url, events: row.events, is_active: row.is_active, created_at: row.created_at, updated_at: row.updated_at,
     deactivated_at: row.deactivated_at, deactivation_reason: row.deactivation_reason,
     previous_secret_expires_at: row.previous_secret_expires_at && Date.parse(row.previous_secret_expires_at) > Date.now() ? row.previous_secret_expires_at : null,
+    platform_wide: row.platform_wide,
   };
 }
 

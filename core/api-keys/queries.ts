@@ -1,6 +1,7 @@
 // SQL for API keys. A key is always read and written together with its owner's id, so one user can
 // never see or touch another's keys.
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { LimitReached } from '../errors/domain-error.ts';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import type { NewApiKey } from './secrets.ts';
@@ -26,6 +27,25 @@ export function insertApiKey(db: CommonQueryMethods, input: { userId: string; na
     VALUES (${input.userId}, ${input.name}, ${input.scope}, ${input.environment}, ${input.key.displayPrefix}, ${sql.binary(input.key.secretHash)})
     RETURNING ${COLUMNS}
   `);
+}
+
+/** Keys one user may have alive (neither revoked nor past a rotation's grace window). */
+export const MAX_LIVE_API_KEYS_PER_USER = 25;
+
+/** Creates a key unless its owner already has MAX_LIVE_API_KEYS_PER_USER live ones (422 limit_reached). */
+export function insertApiKeyWithinCap(db: DatabasePool, input: Parameters<typeof insertApiKey>[1]) {
+  return db.transaction(async (tx) => {
+    // The owner's row serialises concurrent creates, so the cap holds.
+    await tx.query(sql.typeAlias('void')`SELECT FROM users WHERE id = ${input.userId} FOR UPDATE`);
+    const live = await tx.oneFirst(sql.type(z.object({ count: z.number() }))`
+      SELECT count(*)::int AS count FROM api_keys
+      WHERE user_id = ${input.userId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+    `);
+    if (live >= MAX_LIVE_API_KEYS_PER_USER) {
+      throw new LimitReached(`You have ${MAX_LIVE_API_KEYS_PER_USER} live API keys, the most one account may have; revoke one first.`);
+    }
+    return insertApiKey(tx, input);
+  });
 }
 
 export function listApiKeys(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {

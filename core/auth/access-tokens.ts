@@ -56,3 +56,17 @@ export function createAccessTokenVerifier(deps: { identity: IdentityClient; audi
     };
   };
 }
+
+/**
+ * The id and expiry of an access token Rally was just handed by the provider (no verification:
+ * it came straight from the token endpoint), so it can be revoked with its login. Undefined for
+ * opaque tokens from providers that do not issue JWTs.
+ */
+export function accessTokenIdentity(token: string): { jti: string; expiresAt: Date } | undefined {
+  try {
+    const { jti, exp } = decodeJwt(token);
+    return jti && exp ? { jti, expiresAt: new Date(exp * 1000) } : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -13,6 +13,8 @@ const RevokedRow = z.object({ jti: z.string(), expires_at: z.string() });
 export type RevocationList = {
   isRevoked(jti: string): boolean;
   revoke(jti: string, expiresAt: Date): Promise<void>;
+  /** Several at once (a whole login's tokens), in one transaction. */
+  revokeMany(tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>): Promise<void>;
 };
 
 export async function createRevocationList(deps: { db: DatabasePool; notifications: NotificationListener }): Promise<RevocationList> {
@@ -31,6 +33,20 @@ export async function createRevocationList(deps: { db: DatabasePool; notificatio
   deps.notifications.onReconnect(() => void reload());
   await reload();
 
+  async function revokeMany(tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>) {
+    if (tokens.length === 0) return;
+    for (const { jti, expiresAt } of tokens) revoked.set(jti, expiresAt.getTime());
+    await deps.db.transaction(async (tx) => {
+      for (const { jti, expiresAt } of tokens) {
+        await tx.query(sql.typeAlias('void')`
+          INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt.toISOString()})
+          ON CONFLICT (jti) DO NOTHING
+        `);
+        await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${jti} ${expiresAt.getTime()}`})`);
+      }
+    });
+  }
+
   return {
     isRevoked(jti) {
       const expiresAt = revoked.get(jti);
@@ -39,14 +55,8 @@ export async function createRevocationList(deps: { db: DatabasePool; notificatio
       return true;
     },
     async revoke(jti, expiresAt) {
-      revoked.set(jti, expiresAt.getTime());
-      await deps.db.transaction(async (tx) => {
-        await tx.query(sql.typeAlias('void')`
-          INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt.toISOString()})
-          ON CONFLICT (jti) DO NOTHING
-        `);
-        await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${jti} ${expiresAt.getTime()}`})`);
-      });
+      await revokeMany([{ jti, expiresAt }]);
     },
+    revokeMany,
   };
 }

@@ -15,6 +15,7 @@ export const CommentRow = z.object({
   is_hidden: z.boolean(),
   is_deleted: z.boolean(),
   reply_count: z.number(),
+  depth: z.number(),
   author: z.object({ id: z.string(), display_name: z.string(), slug: z.string(), avatar_url: z.string().nullable() }),
   created_at: z.string(),
   updated_at: z.string(),
@@ -24,7 +25,7 @@ export const CommentRow = z.object({
 export type CommentRow = z.infer<typeof CommentRow>;
 
 const COMMENT_SELECT = sql.fragment`
-  SELECT c.id, c.petition_id, c.user_id, c.parent_id, c.body, c.is_hidden, c.deleted_at IS NOT NULL AS is_deleted, c.reply_count,
+  SELECT c.id, c.petition_id, c.user_id, c.parent_id, c.body, c.is_hidden, c.deleted_at IS NOT NULL AS is_deleted, c.reply_count, c.depth,
     json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'avatar_url', u.avatar_url) AS author,
     c.created_at, c.updated_at, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at
   FROM comments c
@@ -58,46 +59,54 @@ export function listTopLevelComments(db: CommonQueryMethods, petitionId: string,
   `);
 }
 
+/** How deep replies nest: a top-level comment is 0, a reply to a comment at MAX_COMMENT_DEPTH is refused. */
+export const MAX_COMMENT_DEPTH = 5;
+/** Replies shown with one page of threads (the oldest ones); reply_count still tells how many there are. */
+export const MAX_REPLIES_PER_PAGE = 500;
+
 /**
- * Every reply below the given comments, at any depth, oldest first: one query for a whole page. The
- * walk stops at hidden comments, so a hidden reply's own replies are left out with it.
+ * The replies below the given comments, down to MAX_COMMENT_DEPTH, oldest first, at most
+ * MAX_REPLIES_PER_PAGE: one query for a whole page. The walk stops at hidden comments, so a hidden
+ * reply's own replies are left out with it.
  */
 export function listDescendants(db: CommonQueryMethods, rootIds: readonly string[]) {
   if (rootIds.length === 0) return Promise.resolve([]);
   return db.any(sql.type(CommentRow)`
     WITH RECURSIVE thread AS (
-      SELECT r.id FROM comments r WHERE r.parent_id = ANY(${sql.array(rootIds, 'uuid')}) AND NOT r.is_hidden
+      SELECT r.id, 1 AS level FROM comments r WHERE r.parent_id = ANY(${sql.array(rootIds, 'uuid')}) AND NOT r.is_hidden
       UNION ALL
-      SELECT r.id FROM comments r JOIN thread t ON r.parent_id = t.id WHERE NOT r.is_hidden
+      SELECT r.id, t.level + 1 FROM comments r JOIN thread t ON r.parent_id = t.id WHERE NOT r.is_hidden AND t.level < ${MAX_COMMENT_DEPTH}
     )
     ${COMMENT_SELECT}
     JOIN thread t ON t.id = c.id
     ORDER BY c.created_at, c.id
+    LIMIT ${MAX_REPLIES_PER_PAGE}
   `);
 }
 
 /**
  * Threads are put together in memory: the page's top-level comments come from one query and all of
- * their replies, at every depth, from listDescendants, so a page costs two queries however many
- * comments it shows.
+ * their replies from listDescendants, so a page costs two queries however many comments it shows.
+ * Built without recursion, deepest rows first, so no thread shape can exhaust the stack.
  */
 export async function withReplies(db: CommonQueryMethods, roots: readonly CommentRow[]): Promise<CommentView[]> {
   const descendants = await listDescendants(db, roots.map((root) => root.id));
-  // Oldest first within each parent, because the query returns them in that order.
-  const repliesTo = new Map<string, CommentRow[]>();
-  for (const row of descendants) {
-    const siblings = repliesTo.get(row.parent_id!) ?? [];
-    siblings.push(row);
-    repliesTo.set(row.parent_id!, siblings);
-  }
-
-  const build = (row: CommentRow): CommentView | undefined => {
-    const replies = (repliesTo.get(row.id) ?? []).map(build).filter((reply) => reply !== undefined);
+  const byDepth = [...descendants].sort((a, b) => b.depth - a.depth);
+  // Built replies per parent id; descendants arrive oldest first, and a stable sort keeps that order.
+  const built = new Map<string, CommentView[]>();
+  const view = (row: CommentRow): CommentView | undefined => {
+    const replies = built.get(row.id) ?? [];
     // A deleted comment is kept only as the place its replies hang from.
-    if (row.is_deleted && replies.length === 0) return undefined;
-    return toComment(row, replies);
+    return row.is_deleted && replies.length === 0 ? undefined : toComment(row, replies);
   };
-  return roots.map(build).filter((comment) => comment !== undefined);
+  for (const row of byDepth) {
+    const shown = view(row);
+    if (!shown) continue;
+    const siblings = built.get(row.parent_id!) ?? [];
+    siblings.push(shown);
+    built.set(row.parent_id!, siblings);
+  }
+  return roots.map(view).filter((comment) => comment !== undefined);
 }
 
 /** A comment that is not deleted (hidden ones included: the caller decides who may see them). */
@@ -109,19 +118,18 @@ export function findComment(db: CommonQueryMethods, id: string) {
  * Counts a new reply on its parent, which must be a live, visible comment of the same petition; the
  * row lock taken here also keeps the parent from being deleted under the reply. False: no such parent.
  */
-export async function countReplyOnParent(tx: CommonQueryMethods, parentId: string, petitionId: string): Promise<boolean> {
-  const parent = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
+export async function countReplyOnParent(tx: CommonQueryMethods, parentId: string, petitionId: string): Promise<{ depth: number } | null> {
+  return tx.maybeOne(sql.type(z.object({ depth: z.number() }))`
     UPDATE comments SET reply_count = reply_count + 1
     WHERE id = ${parentId} AND petition_id = ${petitionId} AND deleted_at IS NULL AND NOT is_hidden
-    RETURNING id
+    RETURNING depth
   `);
-  return parent !== null;
 }
 
-export async function insertComment(tx: CommonQueryMethods, comment: { petitionId: string; userId: string; parentId: string | null; body: string }) {
+export async function insertComment(tx: CommonQueryMethods, comment: { petitionId: string; userId: string; parentId: string | null; depth: number; body: string }) {
   const id = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`
-    INSERT INTO comments (petition_id, user_id, parent_id, body)
-    VALUES (${comment.petitionId}, ${comment.userId}, ${comment.parentId}, ${comment.body})
+    INSERT INTO comments (petition_id, user_id, parent_id, depth, body)
+    VALUES (${comment.petitionId}, ${comment.userId}, ${comment.parentId}, ${comment.depth}, ${comment.body})
     RETURNING id
   `);
   return (await findComment(tx, id))!;

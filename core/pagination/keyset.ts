@@ -16,22 +16,54 @@ export type CursorCodec<S extends TSchema> = {
   decode(cursor: string | undefined): Static<S> | undefined;
 };
 
-/** A codec for one list's sort key, e.g. `Type.Tuple([Type.String({format:'date-time'}), Type.String()])`. */
-export function createCursorCodec<S extends TSchema>(positionSchema: S): CursorCodec<S> {
-  const check = cursorAjv.compile(positionSchema);
+// Values PostgreSQL would refuse with an error (a 500) rather than compare: integers beyond int4
+// unless the schema says otherwise, numbers beyond what a float8 comparison handles sensibly, and
+// year 0000 (a date-time format accepts it, timestamptz does not).
+const INT4 = { minimum: -2_147_483_648, maximum: 2_147_483_647 };
+const FINITE = { minimum: -1e300, maximum: 1e300 };
+const NOT_YEAR_ZERO = '^(?!0000)';
+
+function withDatabaseBounds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withDatabaseBounds);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const bounded: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withDatabaseBounds(value)]));
+  if (bounded.type === 'integer') Object.assign(bounded, { ...INT4, ...pick(bounded, 'minimum', 'maximum') });
+  if (bounded.type === 'number') Object.assign(bounded, { ...FINITE, ...pick(bounded, 'minimum', 'maximum') });
+  if (bounded.format === 'date-time' && bounded.pattern === undefined) bounded.pattern = NOT_YEAR_ZERO;
+  return bounded;
+}
+const pick = (object: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(keys.filter((key) => object[key] !== undefined).map((key) => [key, object[key]]));
+
+const MAX_CURSOR_LENGTH = 1024;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * A codec for one list's sort key, e.g. `Type.Tuple([Type.String({format:'date-time'}), Type.String()])`.
+ * `tag` binds the cursor to its list and sort order (e.g. `petitions:popular`): a cursor issued
+ * under another tag is refused, however well it would decode. Everything that is not a cursor this
+ * codec issued is a 400 invalid-cursor, whatever its bytes, before any query runs.
+ */
+export function createCursorCodec<S extends TSchema>(positionSchema: S, tag?: string): CursorCodec<S> {
+  const check = cursorAjv.compile(withDatabaseBounds(JSON.parse(JSON.stringify(positionSchema))) as object);
+  const invalid = () => new DomainError('invalid-cursor', 'The cursor is not one this list issued. Request the first page again without a cursor.');
   return {
-    encode: (position) => Buffer.from(JSON.stringify(position), 'utf8').toString('base64url'),
+    encode: (position) => Buffer.from(JSON.stringify(tag === undefined ? position : { t: tag, p: position }), 'utf8').toString('base64url'),
     decode(cursor) {
       if (cursor === undefined) return undefined;
-      let position: unknown;
+      if (cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw invalid();
+      let decoded: unknown;
       try {
-        position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+        decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
       } catch {
-        position = undefined;
+        throw invalid();
       }
-      if (!check(position)) {
-        throw new DomainError('invalid-cursor', 'The cursor is not one this list issued. Request the first page again without a cursor.');
+      let position = decoded;
+      if (tag !== undefined) {
+        const envelope = decoded as { t?: unknown; p?: unknown } | null;
+        if (typeof envelope !== 'object' || envelope === null || envelope.t !== tag) throw invalid();
+        position = envelope.p;
       }
+      if (!check(position)) throw invalid();
       return position as Static<S>;
     },
   };

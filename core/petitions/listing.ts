@@ -12,8 +12,14 @@ export type PetitionSort = 'recent' | 'popular' | 'trending';
 /** A list request (validated by the API's PetitionListQuery schema). */
 export type PetitionListQuery = { status?: PetitionStatus; categoryId?: string; creatorId?: string; tags?: string; sort: PetitionSort; cursor?: string; limit: number };
 
-// [sort key, id]: created_at for recent, rolled-up count for popular, score for trending.
-export const petitionCursor = createCursorCodec(Type.Tuple([Type.Union([Type.String({ maxLength: 40 }), Type.Number()]), Type.String({ format: 'uuid' })]));
+// [sort key, id]: created_at for recent, rolled-up count for popular, score for trending. One codec
+// per sort, each tagged with it, so a cursor of one order is refused by another.
+const Id = Type.String({ format: 'uuid' });
+const CURSORS = {
+  recent: createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Id]), 'petitions:recent'),
+  popular: createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), Id]), 'petitions:popular'),
+  trending: createCursorCodec(Type.Tuple([Type.Number(), Id]), 'petitions:trending'),
+};
 
 const SORTS = {
   recent: { column: sql.fragment`p.created_at`, cast: sql.fragment`::timestamptz`, key: (row: PetitionRow) => row.created_at },
@@ -22,7 +28,7 @@ const SORTS = {
 } as const;
 
 export function positionOf(sort: PetitionListQuery['sort'], row: PetitionRow): string {
-  return petitionCursor.encode([SORTS[sort].key(row), row.id]);
+  return (CURSORS[sort] as { encode(position: unknown): string }).encode([SORTS[sort].key(row), row.id]);
 }
 
 export function listPetitions(db: CommonQueryMethods, query: PetitionListQuery, callerId: string | undefined) {
@@ -35,7 +41,7 @@ export function listPetitions(db: CommonQueryMethods, query: PetitionListQuery, 
   if (query.creatorId) conditions.push(sql.fragment`p.creator_id = ${query.creatorId}`);
   const tags = (query.tags ?? '').split(',').map((tag) => tag.trim()).filter(Boolean);
   if (tags.length > 0) conditions.push(sql.fragment`p.tags @> ${sql.array(tags, 'text')}`);
-  const after = petitionCursor.decode(query.cursor);
+  const after = CURSORS[query.sort].decode(query.cursor);
   if (after) conditions.push(sql.fragment`(${sort.column}, p.id) < (${after[0]}${sort.cast}, ${after[1]}::uuid)`);
 
   return db.any(sql.type(PetitionRow)`

@@ -3,7 +3,8 @@
 // Someone who may not see a petition is told it does not exist (404), except for a private one,
 // whose existence is known from its link: that answers 403 until the right code is given.
 import { timingSafeEqual } from 'node:crypto';
-import { Forbidden, NotFound } from '../errors/domain-error.ts';
+import { Forbidden, invalidField, NotFound } from '../errors/domain-error.ts';
+import { SIGNATURE_PRIVACIES, type SignaturePrivacy } from '../vocabulary.ts';
 import type { PetitionRow } from './queries.ts';
 
 export function accessCodeMatches(expected: string | null, presented: string | undefined): boolean {
@@ -25,4 +26,15 @@ export function assertCanRead(petition: PetitionRow | null, viewerId: string | u
 export function assertOwner(petition: PetitionRow | null, callerId: string): asserts petition is PetitionRow {
   if (!petition) throw new NotFound('There is no such petition.');
   if (petition.creator_id !== callerId) throw new Forbidden('Only the creator of this petition may do this.', { code: 'not_owner' });
+}
+
+/**
+ * Once people have signed, signature privacy may only get stricter (public → creator_only →
+ * count_only): they signed under the old promise, and loosening it would expose them.
+ */
+export function assertSignaturePrivacyChange(petition: PetitionRow, next: SignaturePrivacy | undefined): void {
+  if (next === undefined || petition.live_signature_count === 0) return;
+  if (SIGNATURE_PRIVACIES.indexOf(next) < SIGNATURE_PRIVACIES.indexOf(petition.signature_privacy)) {
+    throw invalidField('signaturePrivacy', 'cannot_loosen', `may only become stricter than "${petition.signature_privacy}" once the petition has signatures`);
+  }
 }

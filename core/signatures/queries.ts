@@ -54,13 +54,19 @@ export async function removeSignature(db: DatabasePool, petitionId: string, user
 
 export const GeoRow = z.object({ lat: z.number(), lng: z.number(), city: z.string(), region: z.string(), country: z.string(), count: z.number() });
 
+// The global map counts only signatures anyone may see: of public, published petitions whose
+// signatures are public (the one-petition map checks its petition instead).
+const GLOBALLY_VISIBLE = sql.fragment`AND EXISTS (
+  SELECT FROM petitions p WHERE p.id = s.petition_id AND p.deleted_at IS NULL AND p.visibility = 'public'
+    AND p.status NOT IN ('draft', 'under_review') AND p.signature_privacy = 'public')`;
+
 export function geoPoints(db: CommonQueryMethods, petitionId: string | null, hours: number, after: readonly [number, string] | undefined, limit: number) {
   return db.any(sql.type(GeoRow)`
     SELECT * FROM (
       SELECT avg(latitude) AS lat, avg(longitude) AS lng, city, COALESCE(region, '') AS region, COALESCE(country, '') AS country, count(*)::int AS count
-      FROM signatures
+      FROM signatures s
       WHERE created_at > now() - make_interval(hours => ${hours}) AND city IS NOT NULL AND latitude IS NOT NULL
-        ${petitionId ? sql.fragment`AND petition_id = ${petitionId}` : sql.fragment``}
+        ${petitionId ? sql.fragment`AND petition_id = ${petitionId}` : GLOBALLY_VISIBLE}
       GROUP BY city, region, country
     ) AS places
     ${after ? sql.fragment`WHERE (count, city || '|' || region || '|' || country) < (${after[0]}, ${after[1]})` : sql.fragment``}

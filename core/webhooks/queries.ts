@@ -1,6 +1,7 @@
 // SQL for webhook endpoints and their deliveries. Every statement names the owner, so one user can
 // never see or touch another's endpoints (they get 404).
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { LimitReached } from '../errors/domain-error.ts';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 
@@ -14,17 +15,34 @@ export const EndpointRow = z.object({
   deactivated_at: z.string().nullable(),
   deactivation_reason: z.string().nullable(),
   previous_secret_expires_at: z.string().nullable(),
+  platform_wide: z.boolean(),
 });
 export type EndpointRow = z.infer<typeof EndpointRow>;
 
-const COLUMNS = sql.fragment`id, url, events, is_active, created_at, updated_at, deactivated_at, deactivation_reason, previous_secret_expires_at`;
+const COLUMNS = sql.fragment`id, url, events, is_active, created_at, updated_at, deactivated_at, deactivation_reason, previous_secret_expires_at, platform_wide`;
 
-export function insertEndpoint(db: CommonQueryMethods, input: { userId: string; url: string; events: readonly string[]; sealedSecret: Buffer }) {
-  return db.one(sql.type(EndpointRow)`
-    INSERT INTO webhook_endpoints (user_id, url, events, secret_ciphertext)
-    VALUES (${input.userId}, ${input.url}, ${sql.array(input.events, 'text')}, ${sql.binary(input.sealedSecret)})
-    RETURNING ${COLUMNS}
-  `);
+/** Endpoints one user may have: each one multiplies every event into deliveries. */
+export const MAX_ENDPOINTS_PER_USER = 20;
+
+export function insertEndpoint(
+  db: DatabasePool,
+  input: { userId: string; url: string; events: readonly string[]; sealedSecret: Buffer; platformWide: boolean },
+) {
+  return db.transaction(async (tx) => {
+    // The owner's row serialises concurrent creates, so the cap holds.
+    await tx.query(sql.typeAlias('void')`SELECT FROM users WHERE id = ${input.userId} FOR UPDATE`);
+    const count = await tx.oneFirst(sql.type(z.object({ count: z.number() }))`
+      SELECT count(*)::int AS count FROM webhook_endpoints WHERE user_id = ${input.userId}
+    `);
+    if (count >= MAX_ENDPOINTS_PER_USER) {
+      throw new LimitReached(`You have ${MAX_ENDPOINTS_PER_USER} webhook endpoints, the most one account may have; delete one first.`);
+    }
+    return tx.one(sql.type(EndpointRow)`
+      INSERT INTO webhook_endpoints (user_id, url, events, secret_ciphertext, platform_wide)
+      VALUES (${input.userId}, ${input.url}, ${sql.array(input.events, 'text')}, ${sql.binary(input.sealedSecret)}, ${input.platformWide})
+      RETURNING ${COLUMNS}
+    `);
+  });
 }
 
 export function listEndpoints(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {

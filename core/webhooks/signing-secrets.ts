@@ -36,3 +36,13 @@ export function createSecretBox(keyHex: string): SecretBox {
 export function signPayload(secret: string, body: string | Buffer): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
+
+/**
+ * The X-Rally-Signature-V2 value, Stripe's scheme: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`,
+ * one v1 per secret still signing. Covering the time lets receivers refuse replays of old deliveries
+ * (we document a tolerance of 5 minutes).
+ */
+export function signPayloadV2(secrets: readonly string[], body: string, unixSeconds: number): string {
+  const signed = `${unixSeconds}.${body}`;
+  return [`t=${unixSeconds}`, ...secrets.map((secret) => `v1=${createHmac('sha256', secret).update(signed).digest('hex')}`)].join(',');
+}

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { testEnvironment } from '../support/environment.ts';
+import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login, type TestUser } from '../support/identity.ts';
 import { startApi, type RunningApi } from '../support/processes.ts';
@@ -79,6 +81,31 @@ describe('authentication', function () {
       expect(response.status).to.equal(401);
     });
 
+    it('ends the whole login when an already-rotated refresh token is replayed (RFC 9700 §4.14)', async () => {
+      const other = await startApi();
+      try {
+        const reuser = await createTestUser();
+        const rt0 = (await login(api.baseUrl, reuser)).refreshToken;
+        const first = await post(api, '/v1/auth/refresh', { refresh_token: rt0 });
+        expect(first.status).to.equal(200);
+        const { data: pair1 } = await json(first);
+        expect((await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(pair1.access_token) })).status).to.equal(200);
+
+        const replay = await post(api, '/v1/auth/refresh', { refresh_token: rt0 });
+        expect(replay.status).to.equal(401);
+        expect((await post(api, '/v1/auth/refresh', { refresh_token: pair1.refresh_token })).status).to.equal(401);
+        expect((await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(pair1.access_token) })).status).to.equal(401);
+        await eventually(async () => ((await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(pair1.access_token) })).status === 401 ? true : undefined), 5_000, 'the other process to refuse the access token');
+
+        const notified = await testEnvironment().db.oneFirst(sql.type(z.object({ count: z.number() }))`
+          SELECT count(*)::int AS count FROM notifications WHERE user_id = ${reuser.id} AND type = 'account.session_revoked'
+        `);
+        expect(notified).to.equal(1);
+      } finally {
+        await other.stop();
+      }
+    });
+
     it('answers 401 token_expired for an expired refresh token', async () => {
       const shortLived = await startApi({ RALLY_REFRESH_TOKEN_TTL: '1s' });
       try {
@@ -102,10 +129,11 @@ describe('authentication', function () {
         const revoked = await post(api, '/v1/auth/revoke', { token: session.accessToken, token_type_hint: 'access_token' }, bearer(session.accessToken));
         expect(revoked.status).to.equal(204);
         expect((await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) })).status).to.equal(401);
-        // The other process hears the revocation through NOTIFY; give it a moment to arrive.
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        const elsewhere = await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) });
-        expect(elsewhere.status).to.equal(401);
+        // The other process hears the revocation through NOTIFY: poll until it has.
+        const elsewhere = await eventually(async () => {
+          const response = await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) });
+          return response.status === 401 ? response : undefined;
+        }, 5_000, 'the other process to refuse the revoked token');
         expect((await json(elsewhere)).code).to.equal('token_revoked');
       } finally {
         await other.stop();
@@ -127,9 +155,10 @@ describe('authentication', function () {
         WITH changed AS (UPDATE users SET suspended_at = now() WHERE id = ${suspended.id} RETURNING id)
         SELECT FROM changed, pg_notify('rally_user_changed', changed.id::text)
       `);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const response = await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) });
-      expect(response.status).to.equal(403);
+      const response = await eventually(async () => {
+        const answer = await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) });
+        return answer.status === 403 ? answer : undefined;
+      }, 5_000, 'the suspension to reach the API');
       expect((await json(response)).code).to.equal('account_suspended');
     });
   });
@@ -148,6 +177,51 @@ describe('authentication', function () {
         expect((await json(refused)).type).to.match(/\/problems\/rate-limited$/);
       } finally {
         await strict.stop();
+      }
+    });
+
+    it('let at most 10 of 300 parallel wrong attempts reach the password check', async () => {
+      const open = await startApi({ RALLY_RATE_LIMIT_ENABLED: 'false' });
+      try {
+        const target = await createTestUser();
+        const answers = await Promise.all(Array.from({ length: 300 }, () => post(open, '/v1/auth/login', { email: target.email, password: 'wrong-password' })));
+        const statuses = answers.map((answer) => answer.status);
+        expect(statuses.filter((status) => status !== 429).length).to.be.at.most(10);
+        expect(statuses.filter((status) => status !== 429 && status !== 401)).to.deep.equal([]);
+      } finally {
+        await open.stop();
+      }
+    });
+
+    it('lock out one (email, address) pair, not the owner logging in from another address', async () => {
+      const proxied = await startApi({ RALLY_LOGIN_FAILURE_LIMIT: '3/1m', RALLY_TRUST_PROXY: '1' });
+      try {
+        const target = await createTestUser();
+        const attacker = { 'x-forwarded-for': '198.51.100.66' };
+        for (let attempt = 0; attempt < 3; attempt += 1) {
+          expect((await post(proxied, '/v1/auth/login', { email: target.email, password: 'wrong-password' }, attacker)).status).to.equal(401);
+        }
+        expect((await post(proxied, '/v1/auth/login', { email: target.email, password: target.password }, attacker)).status).to.equal(429);
+        const owner = await post(proxied, '/v1/auth/login', { email: target.email, password: target.password }, { 'x-forwarded-for': '203.0.113.9' });
+        expect(owner.status).to.equal(200);
+      } finally {
+        await proxied.stop();
+      }
+    });
+
+    it('are counted per address taken from the right of X-Forwarded-For, whatever the client writes on the left', async () => {
+      // Limit 2 per pair, so 10 per address across emails.
+      const proxied = await startApi({ RALLY_LOGIN_FAILURE_LIMIT: '2/1m', RALLY_TRUST_PROXY: '1' });
+      try {
+        const statuses: number[] = [];
+        for (let attempt = 0; attempt < 11; attempt += 1) {
+          const spoofed = { 'x-forwarded-for': `10.${attempt}.0.1, 198.51.100.77` };
+          statuses.push((await post(proxied, '/v1/auth/login', { email: `nobody-${attempt}@example.test`, password: 'wrong-password' }, spoofed)).status);
+        }
+        expect(statuses.slice(0, 10).every((status) => status === 401), String(statuses)).to.equal(true);
+        expect(statuses[10]).to.equal(429);
+      } finally {
+        await proxied.stop();
       }
     });
   });

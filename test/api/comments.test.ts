@@ -132,10 +132,41 @@ describe('comments', function () {
 
       const list = await get(`/v1/petitions/${petition}/comments`);
       expect(list.data).to.have.length(1);
-      expect(list.data[0]).to.include({ id: kept.id, body: '[deleted]', is_deleted: true, author: null });
+      expect(list.data[0]).to.include({ id: kept.id, body: '[deleted]', is_deleted: true, author: null, user_id: null });
       expect(list.data[0].replies[0].body).to.equal('the reply');
       expect((await fetch(`${api.baseUrl}/v1/comments/${hidden.id}`)).status).to.equal(404);
       expect((await fetch(`${api.baseUrl}/v1/comments/${hidden.id}`, { headers: bearer(token) })).status).to.equal(200);
+    });
+  });
+
+  describe('thread depth', () => {
+    it('answers 422 max_depth for a reply below the fifth level', async () => {
+      const petition = await freshPetition();
+      let parent = await comment(petition, creatorToken, { body: 'level 0' });
+      for (let level = 1; level <= 5; level += 1) parent = await comment(petition, creatorToken, { body: `level ${level}`, parent_id: parent.id });
+      const refused = await send('POST', `/v1/petitions/${petition}/comments`, creatorToken, { body: 'level 6', parent_id: parent.id });
+      expect(refused.status).to.equal(422);
+      expect((await json(refused)).errors).to.deep.include({ field: 'parent_id', code: 'max_depth', message: 'replies nest at most 5 levels deep; reply to a comment higher in the thread' });
+    });
+
+    it('still lists a petition whose stored thread is thousands of levels deep, showing five levels', async () => {
+      const petition = await freshPetition();
+      const root = await comment(petition, creatorToken, { body: 'the root' });
+      // A chain written before the limit existed, straight into the table.
+      await testEnvironment().db.query(sql.typeAlias('void')`
+        WITH RECURSIVE chain AS (
+          SELECT 1 AS n, gen_random_uuid() AS id, ${root.id}::uuid AS parent_id
+          UNION ALL SELECT n + 1, gen_random_uuid(), id FROM chain WHERE n < 5000
+        )
+        INSERT INTO comments (id, petition_id, user_id, parent_id, body, created_at, depth)
+        SELECT id, ${petition}, ${root.user_id}, parent_id, 'deep', now() + make_interval(secs => n), n FROM chain
+      `);
+      const response = await fetch(`${api.baseUrl}/v1/petitions/${petition}/comments`);
+      expect(response.status).to.equal(200);
+      let node = (await json(response)).data[0];
+      let levels = 0;
+      while (node.replies.length > 0) [node, levels] = [node.replies[0], levels + 1];
+      expect(levels).to.equal(5);
     });
   });
 

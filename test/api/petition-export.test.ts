@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { sql } from '../../db/sql.ts';
+import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
 import { bearer, createTokenUsers } from '../support/identity.ts';
 import { createPetition, publishedPetition } from '../support/petitions.ts';
@@ -61,6 +63,14 @@ describe('petition export', function () {
     expect(ids(creator, 'petition_id')).to.deep.equal([petitions.open.id, petitions.open.id, petitions.creatorOnly.id]);
     expect(creator[0].signer_email).to.match(/@/);
     expect(creator[1].signer_email).to.equal(null);
+  });
+
+  it("gives signers' IP-derived city and country to the petition's creator alone", async () => {
+    await testEnvironment().db.query(sql.typeAlias('void')`UPDATE signatures SET city = 'Lyon', country = 'FR' WHERE petition_id = ${petitions.open.id}`);
+    const seen = await json(await exportAs(alice, `creatorId=${bob.id}&includeSignatures=true`));
+    expect(seen.map((row: { city: unknown; country: unknown }) => [row.city, row.country])).to.deep.equal([[null, null], [null, null]]);
+    const creator = await json(await exportAs(bob, `creatorId=${bob.id}&includeSignatures=true`));
+    expect(creator[0]).to.include({ city: 'Lyon', country: 'FR' });
   });
 
   it('writes CSV, and pages with a cursor named in X-Next-Cursor and Link', async () => {

@@ -151,6 +151,27 @@ describe('petitions', function () {
       expect(second.pagination).to.deep.equal({ next_cursor: null, has_more: false });
     });
 
+    it('pages in every sort order, and answers 400 invalid_cursor for a cursor of another order or a tampered one', async () => {
+      const creator = await createTestUser();
+      const creatorToken = (await login(api.baseUrl, creator)).accessToken;
+      for (let index = 0; index < 3; index += 1) await publishedPetition(api.baseUrl, creatorToken, { title: `Sorted petition ${index}` });
+      const cursors: Record<string, string> = {};
+      for (const sort of ['recent', 'popular', 'trending']) {
+        const first = await json(await get(`/v1/petitions?creatorId=${creator.id}&limit=2&sort=${sort}`));
+        cursors[sort] = first.pagination.next_cursor;
+        const second = await get(`/v1/petitions?creatorId=${creator.id}&limit=2&sort=${sort}&cursor=${cursors[sort]}`);
+        expect(second.status, sort).to.equal(200);
+        expect((await json(second)).data, sort).to.have.length(1);
+      }
+      const yearZero = Buffer.from(JSON.stringify({ t: 'petitions:recent', p: ['0000-01-01T00:00:00.000Z', creator.id] })).toString('base64url');
+      const huge = Buffer.from(JSON.stringify({ t: 'petitions:popular', p: [2 ** 63, creator.id] })).toString('base64url');
+      for (const [sort, cursor] of [['popular', cursors.recent], ['recent', cursors.popular], ['recent', yearZero], ['popular', huge], ['recent', 'not*base64'], ['recent', '%00']]) {
+        const response = await get(`/v1/petitions?sort=${sort}&cursor=${cursor}`);
+        expect(response.status, `${sort} ${cursor}`).to.equal(400);
+        expect((await json(response)).type).to.match(/invalid-cursor$/);
+      }
+    });
+
     it('filters by tags and answers 422 for an unknown sort', async () => {
       const petition = await publishedPetition(api.baseUrl, token, { tags: ['rare-tag-xyz'] });
       const tagged = await json(await get('/v1/petitions?tags=rare-tag-xyz'));
@@ -168,6 +189,30 @@ describe('petitions', function () {
       const response = await patch(token);
       expect(response.status).to.equal(200);
       expect((await json(response)).data.title).to.equal('A better title for this');
+    });
+
+    it('lets signature privacy only get stricter once someone has signed', async () => {
+      const petition = await publishedPetition(api.baseUrl, token, { signaturePrivacy: 'creator_only' });
+      const patch = (signaturePrivacy: string) =>
+        fetch(`${api.baseUrl}/v1/petitions/${petition.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ signaturePrivacy }) });
+      const signed = await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(strangerToken) }, body: '{}' });
+      expect(signed.status).to.equal(201);
+      const loosened = await patch('public');
+      expect(loosened.status).to.equal(422);
+      expect((await json(loosened)).errors[0]).to.include({ field: 'signaturePrivacy', code: 'cannot_loosen' });
+      expect((await patch('count_only')).status).to.equal(200);
+      expect((await patch('creator_only')).status).to.equal(422);
+    });
+
+    it('answers 422 for an imageUrl that is not an http(s) URL', async () => {
+      for (const imageUrl of ['javascript:alert(1)', 'data:image/png;base64,AAAA', 'file:///etc/passwd']) {
+        const response = await fetch(`${api.baseUrl}/v1/petitions`, {
+          method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
+          body: JSON.stringify({ title: 'A petition with a picture', description: DESCRIPTION, imageUrl }),
+        });
+        expect(response.status, imageUrl).to.equal(422);
+        expect((await json(response)).errors[0].field, imageUrl).to.equal('imageUrl');
+      }
     });
 
     it('soft-deletes a petition', async () => {

@@ -69,3 +69,38 @@ describe('GET /v1/realtime (WebSocket)', function () {
     client.socket.close();
   });
 });
+
+describe('GET /v1/realtime limits', function () {
+  this.timeout(120_000);
+  let api: RunningApi;
+
+  before(async () => {
+    api = await startApi({ RALLY_WS_MAX_PER_ADDRESS: '2' });
+  });
+  after(() => api.stop());
+
+  it('refuses a connection past RALLY_WS_MAX_PER_ADDRESS with 429, and takes one again once another closes', async () => {
+    const [a, b] = [await connect(api.baseUrl), await connect(api.baseUrl)];
+    const refused = await connect(api.baseUrl).then(() => 'opened', (error: Error) => error.message);
+    expect(refused).to.include('429');
+    a.socket.close();
+    await new Promise((resolve) => a.socket.once('close', resolve));
+    let again: Awaited<ReturnType<typeof connect>> | undefined;
+    for (let attempt = 0; attempt < 50 && !again; attempt += 1) {
+      again = await connect(api.baseUrl).catch(() => undefined);
+      if (!again) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(again).to.not.equal(undefined);
+    again!.socket.close();
+    b.socket.close();
+  });
+
+  it('closes with 1008 and a reason when a client sends more than 20 messages a second', async () => {
+    const client = await connect(api.baseUrl);
+    const closed = new Promise<[number, string]>((resolve) => client.socket.once('close', (code, reason) => resolve([code, String(reason)])));
+    for (let index = 0; index < 40; index += 1) client.send({ type: 'ping' });
+    const [code, reason] = await closed;
+    expect(code).to.equal(1008);
+    expect(reason).to.match(/messages per second/);
+  });
+});

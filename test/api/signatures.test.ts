@@ -136,6 +136,23 @@ describe('signatures', function () {
       expect(points.data[0]).to.include({ city: 'Lyon', country: 'FR', count: 3 });
       expect((await fetch(`${api.baseUrl}/v1/petitions/global/signatures/geo?hours=500`)).status).to.equal(422);
     });
+
+    it('counts in the global map only signatures of public, published petitions with public signatures', async () => {
+      const lyonGlobally = async () => {
+        const points = await json(await fetch(`${api.baseUrl}/v1/petitions/global/signatures/geo?hours=1&limit=100`));
+        return (points.data as { city: string; count: number }[]).find((point) => point.city === 'Lyon')?.count ?? 0;
+      };
+      const [creatorOnly, secret, open] = [await publishedPetition(api.baseUrl, creatorToken), await publishedPetition(api.baseUrl, creatorToken), await publishedPetition(api.baseUrl, creatorToken)];
+      const signers = await createTokenUsers(3);
+      for (const petition of [creatorOnly, secret, open]) {
+        for (const signer of signers) await sign(petition.id, signer.access_token, { display_location: 'Lyon, France' });
+      }
+      const before = await lyonGlobally();
+      const { db } = testEnvironment();
+      await db.query(sql.typeAlias('void')`UPDATE petitions SET signature_privacy = 'creator_only' WHERE id = ${creatorOnly.id}`);
+      await db.query(sql.typeAlias('void')`UPDATE petitions SET visibility = 'private' WHERE id = ${secret.id}`);
+      expect(await lyonGlobally()).to.equal(before - 6);
+    });
   });
 
   describe('GET /v1/petitions/{id}/signatures/export', () => {

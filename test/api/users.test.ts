@@ -36,6 +36,17 @@ describe('users', function () {
     });
   });
 
+  describe('PATCH /v1/users/me avatar_url', () => {
+    it('takes an https URL and answers 422 for javascript: and other non-web URIs', async () => {
+      expect((await patchMe({ avatar_url: 'https://images.example.org/ada.png' })).status).to.equal(200);
+      for (const avatar_url of ['javascript:alert(document.cookie)', 'data:text/html,<script>', 'ftp://example.org/a.png']) {
+        const response = await patchMe({ avatar_url });
+        expect(response.status, avatar_url).to.equal(422);
+        expect((await json(response)).errors[0].field, avatar_url).to.equal('avatar_url');
+      }
+    });
+  });
+
   describe('GET /v1/users/{slug}', () => {
     it('answers the public profile without the email', async () => {
       const response = await fetch(`${api.baseUrl}/v1/users/${user.slug}`);

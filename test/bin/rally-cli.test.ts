@@ -28,6 +28,13 @@ describe('npx rally', function () {
       expect(me.data.id).to.equal(printed.id);
     });
 
+    it('gives a second user with the same display name another slug', async () => {
+      const name = `Same Name ${randomUUID().slice(0, 6)}`;
+      const create = async () => JSON.parse((await rally(['users', 'create', '--email', `cli-${randomUUID().slice(0, 8)}@example.test`, '--password', 'long enough password', '--name', name])).stdout);
+      const [first, second] = [await create(), await create()];
+      expect(second.slug).to.be.a('string').and.not.equal(first.slug);
+    });
+
     it('exits non-zero with a message for a duplicate email', async () => {
       const email = `cli-${randomUUID().slice(0, 8)}@example.test`;
       await rally(['users', 'create', '--email', email, '--password', 'long enough password']);

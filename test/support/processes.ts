@@ -59,7 +59,7 @@ export async function startApi(env: Record<string, string> = {}): Promise<Runnin
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const api = spawnRally('api/main.ts', { PORT: String(port), ...env });
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (api.child.exitCode !== null) throw new Error(`the API exited during start-up:\n${api.output()}`);
     const alive = await fetch(`${baseUrl}/health`).then(() => true, () => false);
@@ -67,7 +67,7 @@ export async function startApi(env: Record<string, string> = {}): Promise<Runnin
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await api.stop('SIGKILL');
-  throw new Error(`the API did not start within 60 s:\n${api.output()}`);
+  throw new Error(`the API did not start within 90 s:\n${api.output()}`);
 }
 
 /** A worker process; resolves once it polls its task queue. */
@@ -86,14 +86,14 @@ export async function startWorker(env: Record<string, string> = {}): Promise<Ral
 /** The embedded identity provider, as npm start runs it; one per test run. */
 export async function startIdentityProvider(): Promise<RallyProcess> {
   const provider = spawnRally('identity-provider/main.ts', {});
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (provider.child.exitCode !== null) throw new Error(`the identity provider exited during start-up:\n${provider.output()}`);
     if (provider.output().includes('"message":"listening"')) return provider;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await provider.stop('SIGKILL');
-  throw new Error(`the identity provider did not start within 30 s:\n${provider.output()}`);
+  throw new Error(`the identity provider did not start within 90 s:\n${provider.output()}`);
 }
 
 /** Runs `rally <args>` (bin/rally.js) against the test database and identity provider. */

@@ -1,5 +1,6 @@
 // Deliveries end to end: a real API and worker process (with its dispatcher), events recorded in the
 // outbox, and a local receiver that checks signatures with @octokit/webhooks-methods.
+import { createHmac } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
 import { expect } from 'chai';
 import { testEnvironment } from '../support/environment.ts';
@@ -66,6 +67,10 @@ describe('webhook delivery', function () {
     expect(payload.data).to.deep.include({ signature_count: 1 });
     expect(request!.headers['x-rally-event']).to.equal('signature.created');
     expect(request!.headers['x-rally-timestamp']).to.equal(payload.created_at);
+    // Stripe's scheme beside GitHub's: the HMAC covers "t.body", and t is the time of sending.
+    const [, sentAt, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request!.headers['x-rally-signature-v2'])) ?? [];
+    expect(Math.abs(Number(sentAt) - request!.receivedAt / 1000)).to.be.below(300);
+    expect(v1).to.equal(createHmac('sha256', hook.secret).update(`${sentAt}.${request!.body}`).digest('hex'));
     const deliveryId = String(request!.headers['x-rally-delivery-id']);
     const delivery = await finishedDelivery(hook.id, deliveryId);
     expect(delivery).to.include({ status: 'delivered', attempt_count: 1, event_id: eventId });

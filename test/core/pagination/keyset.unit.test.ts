@@ -22,6 +22,36 @@ describe('keyset cursors (core/pagination/keyset.ts)', () => {
     });
   }
 
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  for (const [label, cursor] of [
+    ['year 0000 in a date', encode(['0000-01-01T00:00:00.000Z', 'abc'])],
+    ['characters outside base64url', 'abc*def'],
+    ['a NUL byte', 'abc\u0000'],
+    ['an over-long cursor', 'A'.repeat(5000)],
+    ['an empty cursor', ''],
+  ] as const) {
+    it(`refuses ${label} as an invalid cursor`, () => {
+      expect(() => codec.decode(cursor)).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+    });
+  }
+
+  it('refuses numbers beyond what the column holds: 2^63 and 1e308 for an integer key', () => {
+    const counted = createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0 }), Type.String()]));
+    expect(counted.decode(encode([5, 'x']))).to.deep.equal([5, 'x']);
+    for (const value of [2 ** 63, 1e308]) {
+      expect(() => counted.decode(encode([value, 'x']))).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+    }
+  });
+
+  it('binds a tagged cursor to its list and sort', () => {
+    const recent = createCursorCodec(Type.Tuple([Type.String()]), 'things:recent');
+    const popular = createCursorCodec(Type.Tuple([Type.String()]), 'things:popular');
+    const cursor = recent.encode(['a']);
+    expect(recent.decode(cursor)).to.deep.equal(['a']);
+    expect(() => popular.decode(cursor)).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+    expect(() => recent.decode(encode(['a']))).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+  });
+
   it('trims the look-ahead row and points next_cursor at the last row kept', () => {
     const { page, pagination } = paginate([1, 2, 3], 2, (row) => `c${row}`);
     expect(page).to.deep.equal([1, 2]);
