@@ -43,6 +43,8 @@ import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
+import { createMemberRoutes } from './organizations/member-routes.ts';
+import { createOrganizationRoutes } from './organizations/routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -115,6 +117,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }) }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
+    ...createMemberRoutes({ db }),
+    ...createOrganizationRoutes({ db }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 

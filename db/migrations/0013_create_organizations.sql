@@ -1,0 +1,60 @@
+-- Organizations: teams with roles (owner, admin, member) that run petitions together, on a tier
+-- that caps their members and API keys.
+
+-- The tiers and their limits, in one table: a NULL limit means unlimited. `rank` orders them, so an
+-- upgrade (a payment.completed event) can be told from a downgrade.
+CREATE TABLE organization_tiers (
+  tier text PRIMARY KEY,
+  rank smallint NOT NULL,
+  member_limit integer,
+  api_key_limit integer,
+  CONSTRAINT organization_tiers_rank_unique UNIQUE (rank)
+);
+INSERT INTO organization_tiers (tier, rank, member_limit, api_key_limit) VALUES
+  ('free', 0, 5, 2),
+  ('pro', 1, 50, 20),
+  ('enterprise', 2, NULL, NULL);
+
+CREATE TABLE organizations (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  slug text NOT NULL,
+  name text NOT NULL,
+  description text,
+  logo_url text,
+  website text,
+  verified boolean NOT NULL DEFAULT false,
+  tier text NOT NULL DEFAULT 'free' REFERENCES organization_tiers (tier),
+  tier_changed_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT organizations_name_length CHECK (char_length(name) BETWEEN 2 AND 100),
+  CONSTRAINT organizations_description_length CHECK (description IS NULL OR char_length(description) <= 1000)
+);
+-- Names are unique regardless of case: "Save The Bees" and "save the bees" are one organization.
+-- Made after it, so a clash of both reports the name, which the caller chose.
+CREATE UNIQUE INDEX organizations_name_unique ON organizations (lower(name));
+ALTER TABLE organizations ADD CONSTRAINT organizations_slug_unique UNIQUE (slug);
+-- The public list, newest first, all or verified only.
+CREATE INDEX organizations_recent_idx ON organizations (created_at DESC, id DESC);
+CREATE INDEX organizations_verified_recent_idx ON organizations (created_at DESC, id DESC) WHERE verified;
+
+CREATE TABLE organization_members (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  org_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  role text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT organization_members_one_per_user UNIQUE (org_id, user_id),
+  CONSTRAINT organization_members_role_valid CHECK (role IN ('owner', 'admin', 'member'))
+);
+-- Exactly one owner at a time: ownership moves only through the transfer operation.
+CREATE UNIQUE INDEX organization_members_one_owner ON organization_members (org_id) WHERE role = 'owner';
+CREATE INDEX organization_members_org_recent_idx ON organization_members (org_id, created_at, id);
+CREATE INDEX organization_members_user_idx ON organization_members (user_id);
+
+-- Petitions keep their organization only while it exists: deleting it leaves them to their creators.
+-- Until now org_id was stored unchecked, so ids that name no organization are cleared first.
+UPDATE petitions SET org_id = NULL WHERE org_id IS NOT NULL;
+ALTER TABLE petitions
+  ADD CONSTRAINT petitions_org_id_fkey FOREIGN KEY (org_id) REFERENCES organizations (id) ON DELETE SET NULL;
+CREATE INDEX petitions_org_recent_idx ON petitions (org_id, created_at DESC, id DESC) WHERE deleted_at IS NULL AND org_id IS NOT NULL;
