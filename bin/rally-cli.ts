@@ -7,10 +7,12 @@ import { createDatabasePool } from '../db/pool.ts';
 import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME } from '../scripts/lib/embedded-postgres.ts';
 import { createLoadtestUsers } from './commands/loadtest-users.ts';
 import { createUser } from './commands/users-create.ts';
+import { setOrganizationTier } from './commands/orgs-set-tier.ts';
 
 const USAGE = `usage:
   rally users create --email E --password P [--name N] [--admin]
   rally loadtest users --count N
+  rally orgs set-tier --org SLUG --tier free|pro|enterprise
   rally oauth-clients create --name N --redirect-uri URI [--scopes "…"] [--confidential]`;
 
 export class CommandError extends Error {
@@ -33,11 +35,13 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'oauth-clients create') {
     throw new CommandError('OAuth 2.0 apps are not available in this version of Rally (no OAuth issue has landed); nothing was created');
   }
-  if (command !== 'users create' && command !== 'loadtest users') throw new CommandError(USAGE);
+  if (command !== 'users create' && command !== 'loadtest users' && command !== 'orgs set-tier') throw new CommandError(USAGE);
   const db = await createDatabasePool(databaseUrlFor(config), { maximumPoolSize: 4 });
   try {
     if (command === 'users create') {
       process.stdout.write(`${JSON.stringify(await createUser(db, config, rest))}\n`);
+    } else if (command === 'orgs set-tier') {
+      process.stdout.write(`${JSON.stringify(await setOrganizationTier(db, rest))}\n`);
     } else {
       await createLoadtestUsers(db, config, rest, (line) => process.stdout.write(`${line}\n`));
     }
