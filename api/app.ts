@@ -44,6 +44,7 @@ import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
 import { createMemberRoutes } from './organizations/member-routes.ts';
+import { createOrganizationApiKeyRoutes } from './organizations/api-key-routes.ts';
 import { createOrganizationRoutes } from './organizations/routes.ts';
 
 export type AppDependencies = {
@@ -118,6 +119,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
     ...createMemberRoutes({ db }),
+    ...createOrganizationApiKeyRoutes(rotation),
     ...createOrganizationRoutes({ db }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });

@@ -3,6 +3,7 @@
 import type { DatabasePool } from 'slonik';
 import { slugify } from '../users/slugs.ts';
 import { NotFound } from '../errors/domain-error.ts';
+import { revokeOrganizationKeys } from './api-keys.ts';
 import { addOwner } from './members.ts';
 import { deleteOrganization, findOrganizationById, insertOrganization, updateOrganization, type OrganizationChanges } from './queries.ts';
 import { ADMINS, OWNER, assertOrganizationRole } from './roles.ts';
@@ -29,11 +30,12 @@ export async function changeOrganization(db: DatabasePool, orgId: string, caller
 
 /**
  * Only the owner deletes. The petitions stay with their creators (the foreign key clears org_id),
- * the memberships go with the organization.
+ * the memberships go with the organization, its API keys are revoked.
  */
 export async function removeOrganization(db: DatabasePool, orgId: string, callerId: string): Promise<void> {
   await db.transaction(async (tx) => {
     await assertOrganizationRole(tx, orgId, callerId, OWNER, 'delete it');
+    await revokeOrganizationKeys(tx, orgId);
     await deleteOrganization(tx, orgId);
   });
 }

@@ -8,9 +8,16 @@ import type { OrganizationRole } from '../vocabulary.ts';
 
 const RoleRow = z.object({ role: z.enum(['owner', 'admin', 'member']) });
 
+// The organization's own API keys belong to its service user, which acts as an admin without being a member.
+const roleOf = (orgId: string, userId: string) => sql.fragment`
+  SELECT role FROM organization_members WHERE org_id = ${orgId} AND user_id = ${userId}
+  UNION ALL
+  SELECT 'admin' FROM organizations WHERE id = ${orgId} AND service_user_id = ${userId}
+  LIMIT 1`;
+
 export async function roleIn(db: CommonQueryMethods, orgId: string, userId: string | undefined): Promise<OrganizationRole | null> {
   if (!userId) return null;
-  return db.maybeOneFirst(sql.type(RoleRow)`SELECT role FROM organization_members WHERE org_id = ${orgId} AND user_id = ${userId}`);
+  return db.maybeOneFirst(sql.type(RoleRow)`${roleOf(orgId, userId)}`);
 }
 
 /** Owners and admins manage the organization and its petitions. */
@@ -32,8 +39,7 @@ export async function assertOrganizationRole(
   action: string,
 ): Promise<OrganizationRole> {
   const found = await db.maybeOne(sql.type(z.object({ role: z.string().nullable() }))`
-    SELECT m.role FROM organizations o LEFT JOIN organization_members m ON m.org_id = o.id AND m.user_id = ${userId}
-    WHERE o.id = ${orgId}
+    SELECT (${roleOf(orgId, userId)}) AS role FROM organizations o WHERE o.id = ${orgId}
   `);
   if (!found) throw new NotFound(`There is no organization ${orgId}.`);
   const role = found.role as OrganizationRole | null;

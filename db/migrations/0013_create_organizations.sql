@@ -25,6 +25,9 @@ CREATE TABLE organizations (
   verified boolean NOT NULL DEFAULT false,
   tier text NOT NULL DEFAULT 'free' REFERENCES organization_tiers (tier),
   tier_changed_at timestamptz,
+  -- The user that the organization's API keys belong to, made with the first key: keys act for the
+  -- organization (as one of its admins), never for the person who created them.
+  service_user_id uuid REFERENCES users (id),
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
   CONSTRAINT organizations_name_length CHECK (char_length(name) BETWEEN 2 AND 100),
@@ -36,6 +39,7 @@ CREATE UNIQUE INDEX organizations_name_unique ON organizations (lower(name));
 ALTER TABLE organizations ADD CONSTRAINT organizations_slug_unique UNIQUE (slug);
 -- The public list, newest first, all or verified only.
 CREATE INDEX organizations_recent_idx ON organizations (created_at DESC, id DESC);
+CREATE UNIQUE INDEX organizations_service_user_idx ON organizations (service_user_id) WHERE service_user_id IS NOT NULL;
 CREATE INDEX organizations_verified_recent_idx ON organizations (created_at DESC, id DESC) WHERE verified;
 
 CREATE TABLE organization_members (
