@@ -10,6 +10,7 @@ import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
 import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../platform/storage/media-storage.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
+import { createInvitationActivities, invitationDependencies } from './organization-invitations.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */
 export type ActivityDependencies = { db: DatabasePool; config?: Config };
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createWebhookActivities(webhookDependencies(deps.db, config)),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
+    ...createInvitationActivities(invitationDependencies(deps.db, config)),
   };
 }
 

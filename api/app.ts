@@ -45,6 +45,7 @@ import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
 import { createMemberRoutes } from './organizations/member-routes.ts';
 import { createOrganizationApiKeyRoutes } from './organizations/api-key-routes.ts';
+import { createInvitationRoutes } from './organizations/invitation-routes.ts';
 import { createOrganizationRoutes } from './organizations/routes.ts';
 
 export type AppDependencies = {
@@ -120,6 +121,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
     ...createMemberRoutes({ db }),
     ...createOrganizationApiKeyRoutes(rotation),
+    ...createInvitationRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, invitationTtlMs: config.invitationTtlMs }),
     ...createOrganizationRoutes({ db }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });

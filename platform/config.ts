@@ -22,6 +22,8 @@ export type Config = Readonly<{
   keyGracePeriodMs: number;
   uploadUrlTtlMs: number;
   responseTokenTtlMs: number;
+  /** Validity of an organization invitation (RALLY_INVITATION_TTL). */
+  invitationTtlMs: number;
   webhookTimeoutMs: number;
   webhookRetryInitialMs: number;
   /** Delivery guard rails: private addresses, per-endpoint concurrency, auto-deactivation, secret rotation overlap. */
@@ -220,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyGracePeriodMs: duration(env, 'RALLY_KEY_GRACE_PERIOD', '24h'),
     uploadUrlTtlMs: duration(env, 'RALLY_UPLOAD_URL_TTL', '15m'),
     responseTokenTtlMs: duration(env, 'RALLY_RESPONSE_TOKEN_TTL', '30d'),
+    invitationTtlMs: duration(env, 'RALLY_INVITATION_TTL', '7d'),
     webhookTimeoutMs: duration(env, 'RALLY_WEBHOOK_TIMEOUT', '10s'),
     webhookRetryInitialMs: duration(env, 'RALLY_WEBHOOK_RETRY_INITIAL', '30s'),
     webhooks: webhookSettings(env),

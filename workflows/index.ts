@@ -9,3 +9,4 @@ export { mediaProcessing, mediaProcessingWorkflowId } from './media-processing.t
 export { inviteDecisionMakers, decisionMakerInvitationWorkflowId } from './decision-maker-invitations.ts';
 export { responseTokenExpiry, responseTokenWorkflowId, respondedSignal } from './response-token.ts';
 export { refreshPetitionRankings } from './refresh-petition-rankings.ts';
+export { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from './organization-invitation.ts';

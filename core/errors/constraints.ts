@@ -16,6 +16,7 @@ const CONSTRAINT_ERRORS: Record<string, (cause: unknown) => DomainError> = {
   organizations_name_unique: () => new Conflict('An organization with this name already exists (names are compared case-insensitively).', { code: 'organization_name_taken' }),
   organizations_slug_unique: () => new Conflict('An organization with this slug already exists; choose a different name.', { code: 'organization_slug_taken' }),
   organization_members_one_per_user: () => new Conflict('This user is already a member of the organization.', { code: 'already_member' }),
+  organization_invitations_one_open: () => new Conflict('This address already has an open invitation to the organization.', { code: 'invitation_pending' }),
   petitions_org_id_fkey: () => invalidField('orgId', 'unknown_organization', 'There is no organization with this id.'),
 };
 

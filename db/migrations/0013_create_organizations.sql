@@ -62,3 +62,29 @@ UPDATE petitions SET org_id = NULL WHERE org_id IS NOT NULL;
 ALTER TABLE petitions
   ADD CONSTRAINT petitions_org_id_fkey FOREIGN KEY (org_id) REFERENCES organizations (id) ON DELETE SET NULL;
 CREATE INDEX petitions_org_recent_idx ON petitions (org_id, created_at DESC, id DESC) WHERE deleted_at IS NULL AND org_id IS NOT NULL;
+
+-- Invitations by email. The token goes out in the email; only its SHA-256 is kept (it carries 32
+-- random bytes). The organizationInvitation workflow (org-invite-<id>) reminds once and expires it.
+CREATE TABLE organization_invitations (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  org_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  email text NOT NULL,
+  role text NOT NULL,
+  invited_by uuid REFERENCES users (id) ON DELETE SET NULL,
+  -- NULL until the workflow issues the token; a retried send before sent_at replaces it.
+  token_hash bytea,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  sent_at timestamptz,
+  reminded_at timestamptz,
+  accepted_at timestamptz,
+  accepted_by uuid REFERENCES users (id) ON DELETE SET NULL,
+  expired_at timestamptz,
+  CONSTRAINT organization_invitations_token_unique UNIQUE (token_hash),
+  CONSTRAINT organization_invitations_role_valid CHECK (role IN ('admin', 'member')),
+  CONSTRAINT organization_invitations_email_length CHECK (char_length(email) BETWEEN 3 AND 320)
+);
+-- One open invitation per address and organization.
+CREATE UNIQUE INDEX organization_invitations_one_open ON organization_invitations (org_id, lower(email))
+  WHERE accepted_at IS NULL AND expired_at IS NULL;
+CREATE INDEX organization_invitations_org_recent_idx ON organization_invitations (org_id, created_at DESC, id DESC);
