@@ -20,6 +20,10 @@ export async function roleIn(db: CommonQueryMethods, orgId: string, userId: stri
   return db.maybeOneFirst(sql.type(RoleRow)`${roleOf(orgId, userId)}`);
 }
 
+export async function organizationExists(db: CommonQueryMethods, orgId: string): Promise<boolean> {
+  return (await db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM organizations WHERE id = ${orgId}`)) !== null;
+}
+
 /** Owners and admins manage the organization and its petitions. */
 export async function isOrganizationAdmin(db: CommonQueryMethods, orgId: string | null, userId: string | undefined): Promise<boolean> {
   if (!orgId) return false;

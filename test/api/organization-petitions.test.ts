@@ -4,6 +4,7 @@ import { json } from '../support/http.ts';
 import { bearer, createTestUser, login, type TestUser } from '../support/identity.ts';
 import { createPetition, DESCRIPTION, transition } from '../support/petitions.ts';
 import { runRallyCli, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
+import { createMediaClient, makePng } from '../support/media.ts';
 import { SHORT_WINDOWS, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
@@ -130,6 +131,25 @@ describe('organization petitions and tiers', function () {
       expect(after.status).to.equal(200);
       expect((await json(after)).data).to.include({ org_id: null });
       expect((await call(`/v1/petitions/${petition.id}`, admin.token, { method: 'PATCH', body: JSON.stringify({ title: 'Admin no more here' }) })).status).to.equal(403);
+    });
+  });
+
+  describe('organization logos', () => {
+    it("attaches an admin's org_logo upload as the organization's logo_url; a plain member gets 403", async () => {
+      const org = await team();
+      const memberUpload = createMediaClient(api.baseUrl, member.token);
+      const refused = await memberUpload.requestUpload('org_logo', 'logo.png', 'image/png');
+      expect((await memberUpload.put(refused.upload_url, await makePng(300, 300), 'image/png')).status).to.be.within(200, 299);
+      expect((await memberUpload.confirm(refused.media_id, org.id)).status).to.equal(403);
+
+      const client = createMediaClient(api.baseUrl, admin.token);
+      const ticket = await client.requestUpload('org_logo', 'logo.png', 'image/png');
+      expect((await client.put(ticket.upload_url, await makePng(300, 300), 'image/png')).status).to.be.within(200, 299);
+      expect((await client.confirm(ticket.media_id, org.id)).status).to.equal(200);
+      const media = await client.settled(ticket.media_id);
+      expect(media.status, media.failure_reason).to.equal('ready');
+      const profile = (await json(await call(`/v1/organizations/${org.slug}`, undefined))).data;
+      expect(profile.logo_url).to.be.a('string').and.to.equal(media.variants.find((variant: { name: string }) => variant.name === 'logo').url);
     });
   });
 

@@ -16,7 +16,8 @@ import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
 type Person = TestUser & { token: string };
 
 describe('organization invitations', function () {
-  this.timeout(90_000);
+  // A worker restart on a busy machine can take a minute.
+  this.timeout(180_000);
   let api: RunningApi;
   let worker: RallyProcess;
   let mail: MailCatcher;
