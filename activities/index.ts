@@ -11,6 +11,7 @@ import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../platform/storage/media-storage.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
 import { createInvitationActivities, invitationDependencies } from './organization-invitations.ts';
+import { createNotificationEmailActivities, notificationEmailDependencies } from './notification-emails.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */
 export type ActivityDependencies = { db: DatabasePool; config?: Config };
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
     ...createInvitationActivities(invitationDependencies(deps.db, config)),
+    ...createNotificationEmailActivities(notificationEmailDependencies(deps.db, config)),
   };
 }
 

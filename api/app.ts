@@ -46,6 +46,7 @@ import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
 import { createMemberRoutes } from './organizations/member-routes.ts';
 import { createOrganizationApiKeyRoutes } from './organizations/api-key-routes.ts';
 import { createInvitationRoutes } from './organizations/invitation-routes.ts';
+import { createUnsubscribeRoutes } from './notifications/unsubscribe-routes.ts';
 import { createOrganizationRoutes } from './organizations/routes.ts';
 
 export type AppDependencies = {
@@ -108,6 +109,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createUserRoutes({ db }),
     ...createApiKeyRoutes(rotation),
     ...createWebhookRoutes({ db, config }),
+    ...createUnsubscribeRoutes({ db, config }),
     ...createNotificationRoutes({ db }),
     ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
     ...createSignatureRoutes({ db, signLimiter, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed }),

@@ -13,7 +13,8 @@ import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
-import { webhookDelivery } from '../workflows/index.ts';
+import { emailsPendingSignal, notificationEmails, notificationEmailsWorkflowId, webhookDelivery } from '../workflows/index.ts';
+import { queuePendingEmails } from '../core/notifications/emails.ts';
 import { RallyEntityType, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
 import { dispatchEventBatch, markStarted, selectStartableDeliveries, type StartableDelivery } from '../core/events/dispatch-queries.ts';
 
@@ -72,11 +73,27 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     });
   }
 
+  // (3) Recipients of notifications with email on: their notification-emails workflow gathers and sends.
+  async function queueNotificationEmails(): Promise<void> {
+    const users = await queuePendingEmails(db);
+    for (let index = 0; index < users.length; index += START_CONCURRENCY) {
+      await Promise.all(users.slice(index, index + START_CONCURRENCY).map((userId) =>
+        options.temporal.workflow.signalWithStart(notificationEmails, {
+          workflowId: notificationEmailsWorkflowId(userId),
+          taskQueue: config.temporal.taskQueue,
+          args: [{ userId, windowMs: config.notificationEmailWindowMs }],
+          signal: emailsPendingSignal,
+          typedSearchAttributes: [{ key: RallyEntityType, value: 'notification_emails' }],
+        })));
+    }
+  }
+
   let stopped = false;
   let lastError: string | undefined;
   async function round(): Promise<boolean> {
     const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
     const started = await startDeliveries();
+    await queueNotificationEmails();
     if (lastError) log.info('dispatching again');
     lastError = undefined;
     return dispatched === EVENT_BATCH || started === START_BATCH;

@@ -10,3 +10,4 @@ export { inviteDecisionMakers, decisionMakerInvitationWorkflowId } from './decis
 export { responseTokenExpiry, responseTokenWorkflowId, respondedSignal } from './response-token.ts';
 export { refreshPetitionRankings } from './refresh-petition-rankings.ts';
 export { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from './organization-invitation.ts';
+export { notificationEmails, notificationEmailsWorkflowId, emailsPendingSignal } from './notification-emails.ts';

@@ -88,3 +88,12 @@ CREATE TABLE organization_invitations (
 CREATE UNIQUE INDEX organization_invitations_one_open ON organization_invitations (org_id, lower(email))
   WHERE accepted_at IS NULL AND expired_at IS NULL;
 CREATE INDEX organization_invitations_org_recent_idx ON organization_invitations (org_id, created_at DESC, id DESC);
+
+-- The email channel of notifications: a notification made for someone whose preference for its
+-- type keeps `email` on is pending until the worker mails it, alone or within a digest.
+ALTER TABLE notifications
+  ADD COLUMN email_pending boolean NOT NULL DEFAULT false,
+  -- When the dispatcher handed the recipient to their notification-emails workflow.
+  ADD COLUMN email_queued_at timestamptz,
+  ADD COLUMN emailed_at timestamptz;
+CREATE INDEX notifications_email_pending_idx ON notifications (user_id, created_at) WHERE email_pending;
