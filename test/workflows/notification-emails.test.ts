@@ -25,7 +25,9 @@ describe('notification emails', function () {
   };
   const post = (path: string, token: string | undefined, body?: unknown) =>
     fetch(`${api.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const header = (message: CaughtMail, name: string) => new RegExp(`^${name}: (.*)$`, 'mi').exec(message.raw)?.[1]?.trim();
+  // Long header values are folded over several lines (RFC 5322); unfolded here.
+  const header = (message: CaughtMail, name: string) =>
+    new RegExp(`^${name}:[ \\t]*(.*(?:\\r?\\n[ \\t].*)*)`, 'mi').exec(message.raw.split(/\r?\n\r?\n/)[0]!)?.[1]?.replace(/\r?\n[ \t]+/g, '').trim();
   const mailsTo = (address: string) => mail.messages.filter((message) => message.to.includes(address));
 
   /** `count` replies by the replier to a fresh comment of `author`: `count` comment.reply notifications for the author. */
