@@ -11,3 +11,4 @@ export { responseTokenExpiry, responseTokenWorkflowId, respondedSignal } from '.
 export { refreshPetitionRankings } from './refresh-petition-rankings.ts';
 export { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from './organization-invitation.ts';
 export { notificationEmails, notificationEmailsWorkflowId, emailsPendingSignal } from './notification-emails.ts';
+export { milestoneReachedSignal } from './petition-milestones.ts';

@@ -47,7 +47,11 @@ export type SignerBatch = { seen: number; inserted: number; lastUserId: string |
  */
 export async function notifySignersBatch(
   db: CommonQueryMethods,
-  input: { petitionId: string; afterUserId: string | null; limit: number; type: string; title: string; body: string; data: Record<string, unknown>; dedupeKey: string },
+  input: {
+    petitionId: string; afterUserId: string | null; limit: number; type: string; title: string; body: string; data: Record<string, unknown>; dedupeKey: string;
+    /** Only signers who stored `in_app: true` for the type themselves (milestones: signers opt in). */
+    optedInOnly?: boolean;
+  },
 ): Promise<SignerBatch> {
   return db.one(sql.type(z.object({ seen: z.number(), inserted: z.number(), last_user_id: z.string().nullable() }))`
     WITH batch AS (
@@ -62,7 +66,7 @@ export async function notifySignersBatch(
       FROM batch b
       JOIN users u ON u.id = b.user_id
       CROSS JOIN (SELECT ${input.type}::text AS type) n
-      WHERE ${WANTS_IN_APP}
+      WHERE ${input.optedInOnly ? sql.fragment`u.notification_prefs -> n.type ->> 'in_app' = 'true'` : WANTS_IN_APP}
         AND b.user_id <> (SELECT creator_id FROM petitions WHERE id = ${input.petitionId})
       ON CONFLICT (user_id, dedupe_key) DO NOTHING
       RETURNING 1

@@ -97,3 +97,9 @@ ALTER TABLE notifications
   ADD COLUMN email_queued_at timestamptz,
   ADD COLUMN emailed_at timestamptz;
 CREATE INDEX notifications_email_pending_idx ON notifications (user_id, created_at) WHERE email_pending;
+
+-- Milestone crossings are handed to the petition's lifecycle workflow as signals by the outbox
+-- dispatcher; the crossings reached before this migration count as handed over.
+ALTER TABLE petition_milestones ADD COLUMN signalled_at timestamptz;
+UPDATE petition_milestones SET signalled_at = reached_at;
+CREATE INDEX petition_milestones_unsignalled_idx ON petition_milestones (reached_at) WHERE signalled_at IS NULL;
