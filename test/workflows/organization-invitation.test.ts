@@ -93,7 +93,7 @@ describe('organization invitations', function () {
     const invitee = await person();
     const created = await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: invitee.email, role: 'member' });
     const invitation = (await json(created)).data;
-    const link = acceptLink(await mail.waitFor(invitee.email, /invited to join/));
+    const link = acceptLink(await mail.waitFor(invitee.email, /invited to join/, 90_000));
 
     await worker.stop('SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -102,7 +102,7 @@ describe('organization invitations', function () {
     const handle = testEnvironment().temporal.client.workflow.getHandle(organizationInvitationWorkflowId(invitation.id));
     expect(await handle.result()).to.deep.equal({ invitationId: invitation.id, outcome: 'expired', reminded: true });
     await captureHistory('organization-invitation-expired', handle);
-    await mail.waitFor(invitee.email, /Reminder: your invitation/);
+    await mail.waitFor(invitee.email, /Reminder: your invitation/, 60_000);
     const response = await post(link, invitee.token);
     expect(response.status).to.equal(410);
     expect((await json(response)).code).to.equal('invitation_expired');
