@@ -16,6 +16,7 @@ const RETRYABLE: Record<DomainErrorKind, boolean> = {
   gone: false,
   'too-large': false,
   'limit-reached': false,
+  'payment-required': false,
   'rate-limited': true,
   unavailable: true,
 };

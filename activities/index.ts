@@ -12,6 +12,8 @@ import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../platform/storage/media-storage.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
 import { createOAuthActivities } from './oauth.ts';
+import { createInvitationActivities, invitationDependencies } from './organization-invitations.ts';
+import { createNotificationEmailActivities, notificationEmailDependencies } from './notification-emails.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */
 export type ActivityDependencies = { db: DatabasePool; config?: Config };
@@ -29,6 +31,8 @@ export function createActivities(deps: ActivityDependencies) {
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
     ...createOAuthActivities({ db: deps.db }),
+    ...createInvitationActivities(invitationDependencies(deps.db, config)),
+    ...createNotificationEmailActivities(notificationEmailDependencies(deps.db, config)),
   };
 }
 

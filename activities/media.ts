@@ -7,6 +7,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
+import { isOrganizationAdmin } from '../core/organizations/roles.ts';
 import { MediaRow, MEDIA_COLUMNS, type MediaVariant } from '../core/media/queries.ts';
 import { originalKey, variantKey, type MediaStorage } from '../platform/storage/media-storage.ts';
 import { PRIMARY_VARIANT, readDimensions, renderVariant, sniffImageType, VARIANT_PLANS } from './media-images.ts';
@@ -77,7 +78,7 @@ export function createMediaActivities({ db, storage }: { db: DatabasePool; stora
 
     /**
      * Marks the media ready and writes its primary variant onto its entity, in one transaction. Only
-     * the uploader's own petition (as its creator) or own avatar is ever changed.
+     * the uploader's own petition (as its creator), own avatar, or the logo of an organization they administer is ever changed.
      */
     async attachMedia({ mediaId, width, height, variants }: { mediaId: string; width: number; height: number; variants: MediaVariant[] }): Promise<string | null> {
       return db.transaction(async (tx) => {
@@ -100,6 +101,12 @@ export function createMediaActivities({ db, storage }: { db: DatabasePool; stora
         if (media.entity_type === 'user_avatar') {
           const row = await tx.maybeOne(sql.type(attached)`
             UPDATE users SET avatar_url = ${url}, updated_at = now() WHERE id = ${media.owner_id} RETURNING id
+          `);
+          return row?.id ?? null;
+        }
+        if (media.entity_type === 'org_logo' && (await isOrganizationAdmin(tx, media.entity_id, media.owner_id))) {
+          const row = await tx.maybeOne(sql.type(attached)`
+            UPDATE organizations SET logo_url = ${url}, updated_at = now() WHERE id = ${media.entity_id} RETURNING id
           `);
           return row?.id ?? null;
         }

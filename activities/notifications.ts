@@ -1,6 +1,7 @@
 // Notification fan-out for workflows: one keyset batch of a petition's signers per activity run.
 import type { DatabasePool } from 'slonik';
 import { notifySignersBatch, type SignerBatch } from '../core/notifications/create.ts';
+import { notifyOrganizationAdminsOfMilestone } from '../core/organizations/milestone-notifications.ts';
 
 export type SignerBatchInput = {
   petitionId: string;
@@ -11,6 +12,7 @@ export type SignerBatchInput = {
   body: string;
   data: Record<string, unknown>;
   dedupeKey: string;
+  optedInOnly?: boolean;
 };
 
 export function createNotificationActivities({ db }: { db: DatabasePool }) {
@@ -18,6 +20,11 @@ export function createNotificationActivities({ db }: { db: DatabasePool }) {
     /** Safe to repeat: notifications_dedupe_unique drops anyone already told under this dedupeKey. */
     async notifySignerBatch(input: SignerBatchInput): Promise<SignerBatch> {
       return notifySignersBatch(db, input);
+    },
+
+    /** The owner and admins of the petition's organization, at once; safe to repeat (dedupe key). */
+    async notifyMilestoneAdmins({ petitionId, threshold }: { petitionId: string; threshold: number }): Promise<number> {
+      return notifyOrganizationAdminsOfMilestone(db, petitionId, threshold);
     },
   };
 }

@@ -55,6 +55,11 @@ import { createPageRoutes } from './pages/routes.ts';
 import { loadOAuthSigner } from '../core/oauth/signing-key.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
 import { createAppAuthorizationRoutes } from './oauth/authorization-routes.ts';
+import { createMemberRoutes } from './organizations/member-routes.ts';
+import { createOrganizationApiKeyRoutes } from './organizations/api-key-routes.ts';
+import { createInvitationRoutes } from './organizations/invitation-routes.ts';
+import { createUnsubscribeRoutes } from './notifications/unsubscribe-routes.ts';
+import { createOrganizationRoutes } from './organizations/routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -111,6 +116,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createUserRoutes({ db }),
     ...createApiKeyRoutes(rotation),
     ...createWebhookRoutes({ db, config }),
+    ...createUnsubscribeRoutes({ db, config }),
     ...createNotificationRoutes({ db }),
     ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
     ...createSignatureRoutes({ db, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed }),
@@ -126,6 +132,10 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),
     ...createPageRoutes({ db, publicUrl: config.publicUrl }),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
+    ...createMemberRoutes({ db }),
+    ...createOrganizationApiKeyRoutes(rotation),
+    ...createInvitationRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, invitationTtlMs: config.invitationTtlMs }),
+    ...createOrganizationRoutes({ db }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 

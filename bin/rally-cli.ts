@@ -8,10 +8,12 @@ import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME } from '../scrip
 import { createLoadtestUsers } from './commands/loadtest-users.ts';
 import { createUser } from './commands/users-create.ts';
 import { runOAuthClientsCommand } from './commands/oauth-clients.ts';
+import { setOrganizationTier } from './commands/orgs-set-tier.ts';
 
 const USAGE = `usage:
   rally users create --email E --password P [--name N] [--admin]
   rally loadtest users --count N
+  rally orgs set-tier --org SLUG --tier free|pro|enterprise
   rally oauth-clients create --name N --redirect-uri URI [--redirect-uri URI2] [--scopes "…"] [--confidential] [--owner-email E]
   rally oauth-clients list
   rally oauth-clients delete --client-id ID`;
@@ -33,7 +35,7 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfigOrExit();
   const [group, action, ...rest] = argv;
   const command = `${group ?? ''} ${action ?? ''}`;
-  const known = command === 'users create' || command === 'loadtest users' || group === 'oauth-clients';
+  const known = command === 'users create' || command === 'loadtest users' || command === 'orgs set-tier' || group === 'oauth-clients';
   if (!known) throw new CommandError(USAGE);
   const db = await createDatabasePool(databaseUrlFor(config), { maximumPoolSize: 4 });
   try {
@@ -41,6 +43,8 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify(await runOAuthClientsCommand(db, action, rest))}\n`);
     } else if (command === 'users create') {
       process.stdout.write(`${JSON.stringify(await createUser(db, config, rest))}\n`);
+    } else if (command === 'orgs set-tier') {
+      process.stdout.write(`${JSON.stringify(await setOrganizationTier(db, rest))}\n`);
     } else {
       await createLoadtestUsers(db, config, rest, (line) => process.stdout.write(`${line}\n`));
     }

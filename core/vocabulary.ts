@@ -33,8 +33,18 @@ export const EVENT_TYPES = [
   'update.created',
   'response.submitted',
   'response.published',
+  // Emitted when an organization's tier is upgraded (payment itself happens outside Rally).
+  'payment.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Roles in an organization; only admin and member can be given by add or role change. */
+export const ORGANIZATION_ROLES = ['owner', 'admin', 'member'] as const;
+export type OrganizationRole = (typeof ORGANIZATION_ROLES)[number];
+
+/** Organization tiers, cheapest first; their limits live in the organization_tiers table. */
+export const ORGANIZATION_TIERS = ['free', 'pro', 'enterprise'] as const;
+export type OrganizationTier = (typeof ORGANIZATION_TIERS)[number];
 
 /** The notification types users can switch off in GET/PATCH /v1/notifications/preferences. */
 export const NOTIFICATION_TYPES = [

@@ -24,6 +24,10 @@ export type Config = Readonly<{
   keyGracePeriodMs: number;
   uploadUrlTtlMs: number;
   responseTokenTtlMs: number;
+  /** Validity of an organization invitation (RALLY_INVITATION_TTL). */
+  invitationTtlMs: number;
+  /** How long notification emails gather before they go out; more than a few in one window become a digest. */
+  notificationEmailWindowMs: number;
   webhookTimeoutMs: number;
   webhookRetryInitialMs: number;
   /** Delivery guard rails: private addresses, per-endpoint concurrency, auto-deactivation, secret rotation overlap. */
@@ -267,6 +271,8 @@ export function loadConfig(env: Env = process.env): Config {
     keyGracePeriodMs: duration(env, 'RALLY_KEY_GRACE_PERIOD', '24h'),
     uploadUrlTtlMs: duration(env, 'RALLY_UPLOAD_URL_TTL', '15m'),
     responseTokenTtlMs: duration(env, 'RALLY_RESPONSE_TOKEN_TTL', '30d'),
+    invitationTtlMs: duration(env, 'RALLY_INVITATION_TTL', '7d'),
+    notificationEmailWindowMs: duration(env, 'RALLY_NOTIFICATION_EMAIL_WINDOW', '5m'),
     webhookTimeoutMs: duration(env, 'RALLY_WEBHOOK_TIMEOUT', '10s'),
     webhookRetryInitialMs: duration(env, 'RALLY_WEBHOOK_RETRY_INITIAL', '30s'),
     webhooks: webhookSettings(env, mode),

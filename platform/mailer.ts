@@ -7,7 +7,7 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Config } from './config.ts';
 
-export type MailMessage = { to: string; subject: string; text: string; html?: string };
+export type MailMessage = { to: string; subject: string; text: string; html?: string; headers?: Record<string, string> };
 export type SentMail = { messageId: string };
 export type Mailer = { send(message: MailMessage): Promise<SentMail>; close(): void };
 

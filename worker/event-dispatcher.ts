@@ -13,8 +13,13 @@ import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
-import { webhookDelivery } from '../workflows/index.ts';
-import { RallyEntityType, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
+import {
+  emailsPendingSignal, milestoneReachedSignal, notificationEmails, notificationEmailsWorkflowId, petitionLifecycle, petitionWorkflowId, webhookDelivery,
+} from '../workflows/index.ts';
+import { markMilestoneSignalled, unsignalledMilestones } from '../core/organizations/milestone-notifications.ts';
+import type { PetitionStatus } from '../core/vocabulary.ts';
+import { queuePendingEmails } from '../core/notifications/emails.ts';
+import { RallyEntityType, RallyPetitionId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
 import { dispatchEventBatch, markStarted, selectStartableDeliveries, type StartableDelivery } from '../core/events/dispatch-queries.ts';
 
 // Large batches: the outbox is first in, first out, so a burst must be turned into rows quickly for the
@@ -72,11 +77,43 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     });
   }
 
+  // (3) Recipients of notifications with email on: their notification-emails workflow gathers and sends.
+  async function queueNotificationEmails(): Promise<void> {
+    const users = await queuePendingEmails(db);
+    for (let index = 0; index < users.length; index += START_CONCURRENCY) {
+      await Promise.all(users.slice(index, index + START_CONCURRENCY).map((userId) =>
+        options.temporal.workflow.signalWithStart(notificationEmails, {
+          workflowId: notificationEmailsWorkflowId(userId),
+          taskQueue: config.temporal.taskQueue,
+          args: [{ userId, windowMs: config.notificationEmailWindowMs }],
+          signal: emailsPendingSignal,
+          typedSearchAttributes: [{ key: RallyEntityType, value: 'notification_emails' }],
+        })));
+    }
+  }
+
+  // (4) Milestone crossings become signals to their petition's workflow, which fans the notifications out.
+  async function signalMilestones(): Promise<void> {
+    for (const crossing of await unsignalledMilestones(db, START_BATCH)) {
+      await options.temporal.workflow.signalWithStart(petitionLifecycle, {
+        workflowId: petitionWorkflowId(crossing.petition_id),
+        taskQueue: config.temporal.taskQueue,
+        args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
+        signal: milestoneReachedSignal,
+        signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
+        typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
+      });
+      await markMilestoneSignalled(db, crossing.petition_id, crossing.threshold);
+    }
+  }
+
   let stopped = false;
   let lastError: string | undefined;
   async function round(): Promise<boolean> {
     const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
     const started = await startDeliveries();
+    await queueNotificationEmails();
+    await signalMilestones();
     if (lastError) log.info('dispatching again');
     lastError = undefined;
     return dispatched === EVENT_BATCH || started === START_BATCH;

@@ -11,3 +11,6 @@ export { responseTokenExpiry, responseTokenWorkflowId, respondedSignal } from '.
 export { refreshPetitionRankings } from './refresh-petition-rankings.ts';
 export { foldSignatureRollups } from './fold-signature-rollups.ts';
 export { purgeOAuthArtifacts } from './purge-oauth-artifacts.ts';
+export { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from './organization-invitation.ts';
+export { notificationEmails, notificationEmailsWorkflowId, emailsPendingSignal } from './notification-emails.ts';
+export { milestoneReachedSignal } from './petition-milestones.ts';

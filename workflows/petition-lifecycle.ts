@@ -11,6 +11,7 @@ import {
   allHandlersFinished, workflowInfo,
 } from '@temporalio/workflow';
 import type { PetitionActivities, PetitionStatus, TransitionResult } from '../activities/petitions.ts';
+import { handleMilestoneCrossings } from './petition-milestones.ts';
 
 const { transitionPetition } = proxyActivities<PetitionActivities>({
   startToCloseTimeout: '30 seconds',
@@ -63,6 +64,7 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
   setHandler(publishUpdate, (request) => transition('draft', 'active', request), { validator: requireStatus('draft', 'published') });
   setHandler(closeUpdate, (request) => transition('active', 'closed', request), { validator: requireStatus('active', 'closed') });
   setHandler(victoryUpdate, (request) => transition('active', 'victory', request), { validator: requireStatus('active', 'marked a victory') });
+  handleMilestoneCrossings(petitionId, startFollowUp);
 
   await condition(() => status === 'active' || TERMINAL.includes(status) || deleted);
   if (status === 'active') {

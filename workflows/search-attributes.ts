@@ -8,5 +8,6 @@ export const RallyApiKeyId = defineSearchAttributeKey('RallyApiKeyId', SearchAtt
 export const RallyWebhookEndpointId = defineSearchAttributeKey('RallyWebhookEndpointId', SearchAttributeType.KEYWORD);
 export const RallyEntityType = defineSearchAttributeKey('RallyEntityType', SearchAttributeType.KEYWORD);
 export const RallyMediaId = defineSearchAttributeKey('RallyMediaId', SearchAttributeType.KEYWORD);
+export const RallyOrganizationId = defineSearchAttributeKey('RallyOrganizationId', SearchAttributeType.KEYWORD);
 
-export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyEntityType, RallyMediaId];
+export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyEntityType, RallyMediaId, RallyOrganizationId];

@@ -22,6 +22,8 @@ export type NotifyPetitionSignersInput = {
   body: string;
   data: Record<string, unknown>;
   dedupeKey: string;
+  /** Only signers who opted in to the type (milestones). */
+  optedInOnly?: boolean;
   /** Where the previous run stopped; absent on the first run. */
   afterUserId?: string | null;
   /** Carried across runs for the result. */
@@ -40,6 +42,7 @@ export async function notifyPetitionSigners(input: NotifyPetitionSignersInput): 
     const result = await notifySignerBatch({
       petitionId: input.petitionId, afterUserId, limit,
       type: input.type, title: input.title, body: input.body, data: input.data, dedupeKey: input.dedupeKey,
+      ...(input.optedInOnly ? { optedInOnly: true } : {}),
     });
     notified += result.inserted;
     if (result.seen < limit || result.lastUserId === null) return { notified };

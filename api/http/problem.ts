@@ -7,6 +7,7 @@ import type { DomainError, DomainErrorKind, FieldError as DomainFieldError } fro
 export const PROBLEM_TYPES = {
   'bad-request': { status: 400, title: 'Bad request', about: 'The request could not be understood: malformed JSON or an invalid parameter.' },
   'invalid-cursor': { status: 400, title: 'Invalid cursor', about: 'The pagination cursor was not issued by this API or was altered. Start again from the first page.' },
+  'payment-required': { status: 402, title: 'Payment required', about: "A limit of the organization's tier is reached (the problem's code names it, e.g. member_limit_reached); a higher tier lifts it." },
   unauthorized: { status: 401, title: 'Unauthorized', about: 'Credentials are missing, invalid, expired or revoked.' },
   forbidden: { status: 403, title: 'Forbidden', about: 'The caller is known but may not do this.' },
   'not-found': { status: 404, title: 'Not found', about: 'No resource or route exists at this address, or the caller may not know it exists.' },
@@ -96,6 +97,7 @@ const PROBLEM_OF_KIND: Record<DomainErrorKind, ProblemSlug> = {
   gone: 'gone',
   'too-large': 'payload-too-large',
   'limit-reached': 'validation-failed',
+  'payment-required': 'payment-required',
   'rate-limited': 'rate-limited',
   unavailable: 'service-unavailable',
   'invalid-cursor': 'invalid-cursor',

@@ -9,7 +9,7 @@ import { paginate } from '../../core/pagination/keyset.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { slugify } from '../../core/users/slugs.ts';
-import { accessCodeMatches, assertCanRead, assertOwner, assertSignaturePrivacyChange } from '../../core/petitions/policy.ts';
+import { accessCodeMatches, assertCanManage, assertCanRead, assertOwner, assertSignaturePrivacyChange, canManage } from '../../core/petitions/policy.ts';
 import type { AccessCodeGuard } from '../../core/petitions/access-code-guard.ts';
 import type { PageViewCounter } from '../../core/analytics/page-views.ts';
 import { assertTagLimit, createPetition, newAccessCode } from '../../core/petitions/create.ts';
@@ -69,7 +69,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
         if (petition?.visibility === 'private' && query.access_code !== undefined && petition.creator_id !== viewer) {
           await deps.accessCodeGuard.check(petition.id, ctx.state.clientIp, accessCodeMatches(petition.access_code, query.access_code));
         }
-        assertCanRead(petition, viewer, query.access_code);
+        assertCanRead(petition, viewer, query.access_code, petition?.org_id ? await canManage(deps.db, petition, viewer) : false);
         deps.pageViews?.record(petition.id);
         sendData(ctx, toPetitionSummary(petition, viewer));
       },
@@ -82,8 +82,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
         const principal = ctx.state.principal!;
         assertTagLimit(body.tags);
         const updated = await deps.db.transaction(async (tx) => {
-          const petition = await findPetitionById(tx, params.id);
-          assertOwner(petition, principal.userId);
+          const petition = await assertCanManage(tx, await findPetitionById(tx, params.id), principal.userId);
           assertSignaturePrivacyChange(petition, body.signaturePrivacy);
           // The slug follows the title while the petition is a draft, and is fixed once published.
           const slug = body.title && petition.status === 'draft' && body.title !== petition.title ? `${slugify(body.title)}-${petition.id.slice(0, 6)}` : undefined;

@@ -76,6 +76,7 @@ export const PetitionSummary = Type.Object({
   image_url: Nullable(Type.String()),
   category: Type.Union([Category, Type.Null()]),
   creator: PublicProfile,
+  org_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The organization the petition runs under; null once that organization is deleted.' }),
   tags: Type.Array(Type.String()),
   visibility: Visibility,
   signature_privacy: SignaturePrivacy,

@@ -7,7 +7,7 @@ import { closeUpdate, publishUpdate, victoryUpdate, type TransitionRequest } fro
 import type { TransitionResult } from '../../core/petitions/transitions.ts';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertOwner } from '../../core/petitions/policy.ts';
+import { assertCanManage } from '../../core/petitions/policy.ts';
 import { transition, type LifecycleDependencies } from '../../core/petitions/lifecycle.ts';
 import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
@@ -16,16 +16,15 @@ import { PetitionEnvelope, PetitionIdParams, VictoryBody } from './schemas.ts';
 type Transition = { verb: 'publish' | 'close' | 'victory'; update: UpdateDefinition<TransitionResult, [TransitionRequest]>; summary: string; from: string };
 
 const TRANSITIONS: Transition[] = [
-  { verb: 'publish', update: publishUpdate, summary: 'Publish a draft: it becomes active and public (creator only)', from: 'draft' },
-  { verb: 'close', update: closeUpdate, summary: 'Close an active petition (creator only)', from: 'active' },
-  { verb: 'victory', update: victoryUpdate, summary: 'Mark an active petition a victory, with an optional message (creator only)', from: 'active' },
+  { verb: 'publish', update: publishUpdate, summary: 'Publish a draft: it becomes active and public (creator or organization admin)', from: 'draft' },
+  { verb: 'close', update: closeUpdate, summary: 'Close an active petition (creator or organization admin)', from: 'active' },
+  { verb: 'victory', update: victoryUpdate, summary: 'Mark an active petition a victory, with an optional message (creator or organization admin)', from: 'active' },
 ];
 
 export function createTransitionRoutes(deps: LifecycleDependencies & { db: DatabasePool }): AnyRouteSpec[] {
   async function run(ctx: RallyContext, petitionId: string, definition: Transition, victoryMessage?: string) {
     const principal = ctx.state.principal!;
-    const petition = await findPetitionById(deps.db, petitionId);
-    assertOwner(petition, principal.userId);
+    const petition = await assertCanManage(deps.db, await findPetitionById(deps.db, petitionId), principal.userId);
     await transition(deps, definition.update, petitionId, petition.status, { actor: actorOf(principal), victoryMessage });
     sendData(ctx, toPetitionSummary((await findPetitionById(deps.db, petitionId))!, principal.userId));
   }

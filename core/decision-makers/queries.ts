@@ -4,7 +4,8 @@ import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { Forbidden, NotFound, ensure } from '../errors/domain-error.ts';
+import { NotFound, ensure } from '../errors/domain-error.ts';
+import { assertCanManage } from '../petitions/policy.ts';
 
 export type DecisionMakerDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; publicUrl: string };
 
@@ -44,22 +45,21 @@ export const ResponseRow = z.object({
 export type ResponseRow = z.infer<typeof ResponseRow>;
 const RESPONSE_COLUMNS = sql.fragment`id, petition_id, decision_maker_id, decision_maker_name, decision_maker_title, status, body, created_at, published_at`;
 
-const PetitionOwnership = z.object({ creator_id: z.string().uuid(), status: z.string() });
+const PetitionOwnership = z.object({ creator_id: z.string().uuid(), org_id: z.string().uuid().nullable(), status: z.string() });
 
 /** The creator and status of a live petition; null when there is no such petition. */
 export function petitionOwnership(db: CommonQueryMethods, petitionId: string, options: { lock?: boolean } = {}) {
   return db.maybeOne(sql.type(PetitionOwnership)`
-    SELECT creator_id, status FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL
+    SELECT creator_id, org_id, status FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL
     ${options.lock ? sql.fragment`FOR SHARE` : sql.fragment``}
   `);
 }
 
-/** The petition's creator only; 404 when there is no such petition, 403 for anyone else. */
+/** Whoever manages the petition (its creator or an organization admin); 404 when there is no such petition, 403 for anyone else. */
 export async function assertCreator(db: CommonQueryMethods, callerId: string, petitionId: string, options: { lock?: boolean } = {}) {
   const petition = await petitionOwnership(db, petitionId, options);
   ensure(petition, NotFound, `There is no petition ${petitionId}.`);
-  ensure(petition.creator_id === callerId, Forbidden, 'Only the creator of this petition may do this.', { code: 'not_owner' });
-  return petition;
+  return assertCanManage(db, petition, callerId);
 }
 
 export function listDecisionMakers(db: CommonQueryMethods, petitionId: string) {

@@ -12,6 +12,7 @@ export type DomainErrorKind =
   | 'gone'
   | 'too-large'
   | 'limit-reached'
+  | 'payment-required'
   | 'rate-limited'
   | 'unavailable'
   | 'invalid-cursor';
@@ -69,6 +70,10 @@ export class TooLarge extends DomainError {
 }
 export class LimitReached extends DomainError {
   constructor(detail: string, options?: Options) { super('limit-reached', detail, { code: 'limit_reached', ...options }); }
+}
+/** A limit of the organization's paid tier: upgrading the tier lifts it (402). */
+export class PaymentRequired extends DomainError {
+  constructor(detail: string, options?: Options) { super('payment-required', detail, options); }
 }
 export class RateLimited extends DomainError {
   constructor(detail: string, options?: Options) { super('rate-limited', detail, options); }

@@ -34,7 +34,8 @@ export async function dispatchEventBatch(tx: DatabaseTransactionConnection, limi
   if (events.length === 0) return 0;
   const ids = events.map((event) => event.id);
   // An endpoint hears about petitions its owner created; a platform-wide one (made by an administrator
-  // with a full credential) hears about all of them while its owner is still an administrator.
+  // with a full credential) hears about all of them while its owner is still an administrator; the
+  // owner and admins of an organization hear its own events (payment.completed), which name it in data.
   await tx.query(sql.typeAlias('void')`
     INSERT INTO webhook_deliveries (endpoint_id, event_id)
     SELECT ep.id, e.id
@@ -42,7 +43,10 @@ export async function dispatchEventBatch(tx: DatabaseTransactionConnection, limi
     LEFT JOIN petitions p ON p.id = e.petition_id
     JOIN webhook_endpoints ep ON ep.is_active AND ep.events @> ARRAY[e.type]
     JOIN users u ON u.id = ep.user_id AND u.suspended_at IS NULL
-    WHERE e.id = ANY(${sql.array(ids, 'uuid')}) AND ((ep.platform_wide AND u.role = 'admin') OR ep.user_id = p.creator_id)
+    WHERE e.id = ANY(${sql.array(ids, 'uuid')}) AND ((ep.platform_wide AND u.role = 'admin') OR ep.user_id = p.creator_id OR EXISTS (
+      SELECT 1 FROM organization_members m
+      WHERE e.petition_id IS NULL AND m.org_id::text = e.data->>'organization_id' AND m.user_id = ep.user_id AND m.role IN ('owner', 'admin')
+    ))
     ORDER BY e.position
     ON CONFLICT (endpoint_id, event_id) WHERE cause = 'event' DO NOTHING
   `);

@@ -7,6 +7,7 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { mediaProcessing, mediaProcessingWorkflowId } from '../../workflows/index.ts';
 import { RallyEntityType, RallyMediaId } from '../../workflows/search-attributes.ts';
 import { Conflict, Forbidden, NotFound, TooLarge, Unavailable, ensure } from '../errors/domain-error.ts';
+import { isOrganizationAdmin, organizationExists } from '../organizations/roles.ts';
 import { findMedia, markConfirmed, markTooLarge, petitionCreator, type MediaRow } from './queries.ts';
 import { originalKey, type MediaStorage } from '../../platform/storage/media-storage.ts';
 
@@ -31,7 +32,11 @@ async function resolveEntity(tx: CommonQueryMethods, media: MediaRow, entityId: 
     ensure(creator, NotFound, `There is no petition ${entityId}.`);
     ensure(creator === media.owner_id, Forbidden, 'Only the creator of this petition may set its image.', { code: 'not_owner' });
   }
-  // Update images, organization logos and covers are stored as given; their resources link them.
+  if (media.entity_type === 'org_logo' && entityId) {
+    ensure(await organizationExists(tx, entityId), NotFound, `There is no organization ${entityId}.`);
+    ensure(await isOrganizationAdmin(tx, entityId, media.owner_id), Forbidden, 'Only an owner or admin of this organization may set its logo.', { code: 'organization_role_required' });
+  }
+  // Update images and organization covers are stored as given; their resources link them.
   return entityId ?? null;
 }
 

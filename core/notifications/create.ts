@@ -20,14 +20,16 @@ export type NewNotification = {
 
 // A type is on unless the user stored `in_app: false` for it.
 const WANTS_IN_APP = sql.fragment`COALESCE(u.notification_prefs -> n.type ->> 'in_app', 'true') <> 'false'`;
+// Email too unless the user stored `email: false` for the type; the worker sends it (core/notifications/emails.ts).
+const WANTS_EMAIL = sql.fragment`COALESCE(u.notification_prefs -> n.type ->> 'email', 'true') <> 'false'`;
 
 /** Inserts the notifications their recipients want; returns how many were new. */
 export async function notifyUsers(tx: CommonQueryMethods, notifications: readonly NewNotification[]): Promise<number> {
   if (notifications.length === 0) return 0;
   const rows = notifications.map((n) => ({ user_id: n.userId, type: n.type, title: n.title, body: n.body, data: n.data, dedupe_key: n.dedupeKey }));
   const result = await tx.query(sql.type(z.object({ id: z.string() }))`
-    INSERT INTO notifications (user_id, type, title, body, data, dedupe_key)
-    SELECT n.user_id, n.type, n.title, n.body, n.data, n.dedupe_key
+    INSERT INTO notifications (user_id, type, title, body, data, dedupe_key, email_pending)
+    SELECT n.user_id, n.type, n.title, n.body, n.data, n.dedupe_key, ${WANTS_EMAIL}
     FROM jsonb_to_recordset(${sql.jsonb(rows as never)}) AS n(user_id uuid, type text, title text, body text, data jsonb, dedupe_key text)
     JOIN users u ON u.id = n.user_id
     WHERE ${WANTS_IN_APP}
@@ -45,7 +47,11 @@ export type SignerBatch = { seen: number; inserted: number; lastUserId: string |
  */
 export async function notifySignersBatch(
   db: CommonQueryMethods,
-  input: { petitionId: string; afterUserId: string | null; limit: number; type: string; title: string; body: string; data: Record<string, unknown>; dedupeKey: string },
+  input: {
+    petitionId: string; afterUserId: string | null; limit: number; type: string; title: string; body: string; data: Record<string, unknown>; dedupeKey: string;
+    /** Only signers who stored `in_app: true` for the type themselves (milestones: signers opt in). */
+    optedInOnly?: boolean;
+  },
 ): Promise<SignerBatch> {
   return db.one(sql.type(z.object({ seen: z.number(), inserted: z.number(), last_user_id: z.string().nullable() }))`
     WITH batch AS (
@@ -55,12 +61,12 @@ export async function notifySignersBatch(
       ORDER BY s.user_id
       LIMIT ${input.limit}
     ), inserted AS (
-      INSERT INTO notifications (user_id, type, title, body, data, dedupe_key)
-      SELECT b.user_id, n.type, ${input.title}, ${input.body}, ${sql.jsonb(input.data as never)}, ${input.dedupeKey}
+      INSERT INTO notifications (user_id, type, title, body, data, dedupe_key, email_pending)
+      SELECT b.user_id, n.type, ${input.title}, ${input.body}, ${sql.jsonb(input.data as never)}, ${input.dedupeKey}, ${WANTS_EMAIL}
       FROM batch b
       JOIN users u ON u.id = b.user_id
       CROSS JOIN (SELECT ${input.type}::text AS type) n
-      WHERE ${WANTS_IN_APP}
+      WHERE ${input.optedInOnly ? sql.fragment`u.notification_prefs -> n.type ->> 'in_app' = 'true'` : WANTS_IN_APP}
         AND b.user_id <> (SELECT creator_id FROM petitions WHERE id = ${input.petitionId})
       ON CONFLICT (user_id, dedupe_key) DO NOTHING
       RETURNING 1

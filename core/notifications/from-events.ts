@@ -29,6 +29,8 @@ function words(event: DispatchedEvent): Pick<NewNotification, 'type' | 'title' |
       return { type: 'petition.victory', title: `${petition} is marked as a victory`, body: typeof event.data.victory_message === 'string' ? event.data.victory_message.slice(0, 500) : 'Congratulations to everyone who signed.' };
     case 'response.submitted':
       return { type: 'response.submitted', title: `A decision maker answered ${petition}`, body: 'Read the response and decide whether to publish it on the petition page.' };
+    case 'response.published':
+      return { type: 'response.published', title: `A decision-maker response to ${petition} was published`, body: 'It is now shown on the petition page.' };
     default:
       return undefined;
   }

@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { recordEvent, type Actor } from '../events/record-event.ts';
-import { invalidField } from '../errors/domain-error.ts';
+import { Forbidden, invalidField } from '../errors/domain-error.ts';
+import { findOrganizationById } from '../organizations/queries.ts';
+import { roleIn } from '../organizations/roles.ts';
 import { slugify, withRandomSuffix } from '../users/slugs.ts';
 import { startPetitionWorkflow, type LifecycleDependencies } from './lifecycle.ts';
 import { toPetitionSummary } from './presenter.ts';
@@ -30,6 +32,14 @@ export type PetitionDraft = {
 
 export const MAX_TAGS = 10;
 
+/** Only members of an organization start petitions in its name. */
+async function assertMayFileUnder(db: DatabasePool, orgId: string, creatorId: string): Promise<void> {
+  const role = await roleIn(db, orgId, creatorId);
+  if (role) return;
+  if (!(await findOrganizationById(db, orgId))) throw invalidField('orgId', 'unknown_organization', 'There is no organization with this id.');
+  throw new Forbidden('Only members of this organization may start petitions in its name.', { code: 'not_a_member' });
+}
+
 
 // Unambiguous characters only (no 0/O, 1/I): codes are read aloud and typed by people.
 const ACCESS_CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -43,6 +53,7 @@ export function assertTagLimit(tags: string[] | undefined): void {
 
 export async function createPetition(deps: LifecycleDependencies & { db: DatabasePool }, creatorId: string, actor: Actor, body: PetitionDraft) {
   assertTagLimit(body.tags);
+  if (body.orgId) await assertMayFileUnder(deps.db, body.orgId, creatorId);
   const visibility = body.visibility ?? 'public';
   let slug = slugify(body.title);
   for (let attempt = 0; ; attempt += 1) {

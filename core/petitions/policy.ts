@@ -3,7 +3,9 @@
 // Someone who may not see a petition is told it does not exist (404), except for a private one,
 // whose existence is known from its link: that answers 403 until the right code is given.
 import { timingSafeEqual } from 'node:crypto';
+import type { CommonQueryMethods } from 'slonik';
 import { Forbidden, invalidField, NotFound } from '../errors/domain-error.ts';
+import { isOrganizationAdmin } from '../organizations/roles.ts';
 import { SIGNATURE_PRIVACIES, type SignaturePrivacy } from '../vocabulary.ts';
 import type { PetitionRow } from './queries.ts';
 
@@ -14,9 +16,10 @@ export function accessCodeMatches(expected: string | null, presented: string | u
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function assertCanRead(petition: PetitionRow | null, viewerId: string | undefined, accessCode?: string): asserts petition is PetitionRow {
+/** `viewerManages`: the viewer manages the petition (see canManage), so sees it as its creator does. */
+export function assertCanRead(petition: PetitionRow | null, viewerId: string | undefined, accessCode?: string, viewerManages = false): asserts petition is PetitionRow {
   if (!petition) throw new NotFound('There is no such petition.');
-  if (petition.creator_id === viewerId) return;
+  if (petition.creator_id === viewerId || viewerManages) return;
   if (petition.status === 'draft' || petition.status === 'under_review') throw new NotFound('There is no such petition.');
   if (petition.visibility === 'private' && !accessCodeMatches(petition.access_code, accessCode)) {
     throw new Forbidden('This petition is private: its creator or a valid access code is needed.', { code: 'access_code_required' });
@@ -37,4 +40,21 @@ export function assertSignaturePrivacyChange(petition: PetitionRow, next: Signat
   if (SIGNATURE_PRIVACIES.indexOf(next) < SIGNATURE_PRIVACIES.indexOf(petition.signature_privacy)) {
     throw invalidField('signaturePrivacy', 'cannot_loosen', `may only become stricter than "${petition.signature_privacy}" once the petition has signatures`);
   }
+}
+
+/**
+ * Who manages a petition (update, publish, close, victory, decision makers, analytics): its creator,
+ * and the owner and admins of the organization it belongs to. Deleting stays the creator's (assertOwner).
+ */
+export async function canManage(db: CommonQueryMethods, petition: Pick<PetitionRow, 'creator_id' | 'org_id'>, callerId: string | undefined): Promise<boolean> {
+  if (!callerId) return false;
+  return petition.creator_id === callerId || (await isOrganizationAdmin(db, petition.org_id, callerId));
+}
+
+export async function assertCanManage<P extends Pick<PetitionRow, 'creator_id' | 'org_id'>>(db: CommonQueryMethods, petition: P | null, callerId: string): Promise<P> {
+  if (!petition) throw new NotFound('There is no such petition.');
+  if (!(await canManage(db, petition, callerId))) {
+    throw new Forbidden("Only the creator of this petition or an admin of its organization may do this.", { code: 'not_owner' });
+  }
+  return petition;
 }

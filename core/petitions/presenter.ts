@@ -13,6 +13,7 @@ export function toPetitionSummary(row: PetitionRow, viewerId: string | undefined
     image_url: row.image_url,
     category: row.category,
     creator: row.creator,
+    org_id: row.org_id,
     tags: row.tags,
     visibility: row.visibility,
     signature_privacy: row.signature_privacy,

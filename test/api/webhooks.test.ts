@@ -41,12 +41,18 @@ describe('Webhook endpoints', function () {
       expect(stored.length).to.equal(12 + 16 + body.data.secret.length);
     });
 
-    it('answers 422 for an event name that does not exist, and for payment.completed', async () => {
-      for (const events of [['petition.exploded'], ['payment.completed'], []]) {
+    it('answers 422 for an event name that does not exist', async () => {
+      for (const events of [['petition.exploded'], []]) {
         const { status, body } = await create({ url: 'https://example.com/hook', events });
         expect(status, JSON.stringify(events)).to.equal(422);
         expect(body.errors[0].field).to.match(/^events/);
       }
+    });
+
+    it('accepts payment.completed, emitted when an organization is upgraded', async () => {
+      const { status, body } = await create({ url: 'https://example.com/hook', events: ['payment.completed'] });
+      expect(status).to.equal(201);
+      expect(body.data.events).to.deep.equal(['payment.completed']);
     });
   });
 

@@ -1,0 +1,73 @@
+// /v1/organizations/{org_id}/api-keys: keys that act for the organization (owner and admins manage
+// them). Same shapes, prefixes, scopes and grace-period rotation as personal keys (/v1/api-keys).
+import { Type } from '@sinclair/typebox';
+import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { listApiKeys } from '../../core/api-keys/queries.ts';
+import { deleteApiKey, rotateApiKey, type RotationDependencies } from '../../core/api-keys/rotation.ts';
+import { generateApiKey } from '../../core/api-keys/secrets.ts';
+import { createOrganizationKey, organizationKeyHolder, requireKeyHolder } from '../../core/organizations/api-keys.ts';
+import { sendData, sendList } from '../http/context.ts';
+import { assertThat } from '../http/problem.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import {
+  ApiKeyCreate, ApiKeyList, ApiKeyListQuery, ApiKeyWithSecretEnvelope, broadestScope, RotatedKeyEnvelope, scopeRank, toApiKey,
+} from '../api-keys/schemas.ts';
+import { OrgParams } from './schemas.ts';
+
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const OrgKeyParams = Type.Object({ org_id: Type.String({ format: 'uuid' }), id: Type.String({ format: 'uuid' }) });
+
+export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
+  const base = { tag: 'Organizations', auth: 'required' } as const;
+  return [
+    defineRoute({
+      ...base, method: 'get', path: '/v1/organizations/:org_id/api-keys', operationId: 'listOrganizationApiKeys', permission: 'read',
+      summary: "The organization's API keys, newest first (owner and admins)",
+      params: OrgParams, query: ApiKeyListQuery,
+      responses: { 200: { description: 'Keys (never the raw secrets)', schema: ApiKeyList } },
+      async handler(ctx, { params, query }) {
+        const holder = await organizationKeyHolder(deps.db, params.org_id, ctx.state.principal!.userId);
+        const rows = holder ? await listApiKeys(deps.db, holder, cursor.decode(query.cursor), query.limit) : [];
+        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
+        sendList(ctx, page.map(toApiKey), pagination);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/organizations/:org_id/api-keys', operationId: 'createOrganizationApiKey', permission: 'write',
+      summary: "Create a key that acts for the organization; the raw key is in this answer only. 402 beyond the tier's api_key_limit",
+      params: OrgParams, body: ApiKeyCreate,
+      responses: { 201: { description: 'The key, with its raw secret', schema: ApiKeyWithSecretEnvelope }, 402: { description: 'api_key_limit_reached' } },
+      async handler(ctx, { params, body }) {
+        const principal = ctx.state.principal!;
+        const scope = broadestScope(body.scopes ?? ['read']);
+        assertThat(scopeRank(scope) <= scopeRank(principal.scope), 'forbidden', `A "${principal.scope}" key cannot grant "${scope}".`, { code: 'insufficient_scope' });
+        const environment = body.environment ?? 'live';
+        const key = generateApiKey(environment);
+        const row = await createOrganizationKey(deps.db, params.org_id, principal.userId, { name: body.name, scope, environment, key });
+        ctx.set('Location', `/v1/organizations/${params.org_id}/api-keys/${row.id}`);
+        sendData(ctx, { ...toApiKey(row), key: key.raw }, 201);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'delete', path: '/v1/organizations/:org_id/api-keys/:id', operationId: 'deleteOrganizationApiKey', permission: 'destroy',
+      summary: "Revoke one of the organization's keys at once and for good",
+      params: OrgKeyParams,
+      responses: { 204: { description: 'Revoked' } },
+      async handler(ctx, { params }) {
+        await deleteApiKey(deps, await requireKeyHolder(deps.db, params.org_id, ctx.state.principal!.userId, params.id), params.id);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/organizations/:org_id/api-keys/:id/rotate', operationId: 'rotateOrganizationApiKey', permission: 'destroy',
+      summary: 'Issue a replacement; the old key keeps working for RALLY_KEY_GRACE_PERIOD, then the rotation workflow revokes it',
+      params: OrgKeyParams,
+      responses: { 200: { description: 'The new key with its raw secret, and the old key with its grace end', schema: RotatedKeyEnvelope } },
+      async handler(ctx, { params }) {
+        const holder = await requireKeyHolder(deps.db, params.org_id, ctx.state.principal!.userId, params.id);
+        const { newKey, raw, oldKey } = await rotateApiKey(deps, holder, params.id);
+        sendData(ctx, { new_key: { ...toApiKey(newKey), key: raw }, old_key: toApiKey(oldKey) });
+      },
+    }),
+  ];
+}

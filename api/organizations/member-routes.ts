@@ -1,0 +1,72 @@
+// /v1/organizations/{org_id}/members: list (members), add (owner or admin, within the tier's member
+// limit: 402 beyond it), change a role, remove (the owner never; anyone may leave), transfer ownership.
+import { Type } from '@sinclair/typebox';
+import type { DatabasePool } from 'slonik';
+import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { addMember, changeRole, listMembers, removeMember, transferOwnership } from '../../core/organizations/members.ts';
+import { sendData, sendList } from '../http/context.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { MemberAdd, MemberListQuery, MemberUpdate, MembershipEnvelope, MembershipList, MembershipParams, OrgParams, toMembership } from './schemas.ts';
+
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+
+export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
+  const { db } = deps;
+  const base = { tag: 'Organizations', auth: 'required' } as const;
+  return [
+    defineRoute({
+      ...base, method: 'get', path: '/v1/organizations/:org_id/members', operationId: 'listOrganizationMembers', permission: 'read',
+      summary: 'Members of the organization, oldest first (members only)',
+      params: OrgParams, query: MemberListQuery,
+      responses: { 200: { description: 'A page of memberships', schema: MembershipList } },
+      async handler(ctx, { params, query }) {
+        const rows = await listMembers(db, params.org_id, ctx.state.principal!.userId, { role: query.role, after: cursor.decode(query.cursor), limit: query.limit });
+        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
+        sendList(ctx, page.map(toMembership), pagination);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/organizations/:org_id/members', operationId: 'addOrganizationMember', permission: 'write',
+      summary: "Add a user as admin or member (owner or admin); 402 when the tier's member limit is reached",
+      params: OrgParams, body: MemberAdd,
+      responses: {
+        201: { description: 'The membership', schema: MembershipEnvelope },
+        402: { description: "The tier's member limit is reached (code member_limit_reached)" },
+        409: { description: 'Already a member' },
+      },
+      async handler(ctx, { params, body }) {
+        const membership = await addMember(db, params.org_id, ctx.state.principal!.userId, { userId: body.user_id, role: body.role });
+        ctx.set('Location', `/v1/organizations/${params.org_id}/members/${membership.id}`);
+        sendData(ctx, toMembership(membership), 201);
+      },
+    }),
+    defineRoute({
+      ...base, method: 'patch', path: '/v1/organizations/:org_id/members/:membership_id', operationId: 'updateOrganizationMember', permission: 'write',
+      summary: "Change a member's role (owner or admin); the owner's role changes only by transfer",
+      params: MembershipParams, body: MemberUpdate,
+      responses: { 200: { description: 'The membership', schema: MembershipEnvelope }, 409: { description: 'The target is the owner' } },
+      async handler(ctx, { params, body }) {
+        sendData(ctx, toMembership(await changeRole(db, params.org_id, ctx.state.principal!.userId, params.membership_id, body.role)));
+      },
+    }),
+    defineRoute({
+      ...base, method: 'delete', path: '/v1/organizations/:org_id/members/:membership_id', operationId: 'removeOrganizationMember', permission: 'write',
+      summary: 'Remove a member (owner or admin), or leave (any member); the sole owner cannot be removed',
+      params: MembershipParams,
+      responses: { 204: { description: 'Removed' }, 409: { description: 'The target is the sole owner' } },
+      async handler(ctx, { params }) {
+        await removeMember(db, params.org_id, ctx.state.principal!.userId, params.membership_id);
+        ctx.status = 204;
+      },
+    }),
+    defineRoute({
+      ...base, method: 'post', path: '/v1/organizations/:org_id/members/:membership_id/transfer-ownership', operationId: 'transferOrganizationOwnership',
+      permission: 'destroy', summary: 'Make an admin member the owner (current owner only); you become an admin',
+      params: MembershipParams,
+      responses: { 200: { description: "The new owner's membership", schema: MembershipEnvelope }, 409: { description: 'The target is not an admin' } },
+      async handler(ctx, { params }) {
+        sendData(ctx, toMembership(await transferOwnership(db, params.org_id, ctx.state.principal!.userId, params.membership_id)));
+      },
+    }),
+  ];
+}

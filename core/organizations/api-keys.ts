@@ -1,0 +1,74 @@
+// An organization's API keys. They belong to the organization's service user (made with the first
+// key), so they act for the organization as an admin of it, whoever created them: removing that
+// admin breaks nothing, and deleting the organization revokes them. Shapes, prefixes, scopes and
+// rotation are those of personal keys (core/api-keys), called with the service user's id.
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { insertApiKey } from '../api-keys/queries.ts';
+import type { NewApiKey } from '../api-keys/secrets.ts';
+import { NotFound, PaymentRequired } from '../errors/domain-error.ts';
+import { withRandomSuffix } from '../users/slugs.ts';
+import { lockOrganization } from './queries.ts';
+import { ADMINS, assertOrganizationRole } from './roles.ts';
+import { tierLimits } from './tiers.ts';
+
+const ServiceUser = z.object({ service_user_id: z.string().nullable(), slug: z.string(), name: z.string() });
+
+/** The user that holds the organization's keys, for an owner or admin; null while it has no keys. */
+export async function organizationKeyHolder(db: CommonQueryMethods, orgId: string, callerId: string): Promise<string | null> {
+  await assertOrganizationRole(db, orgId, callerId, ADMINS, 'manage its API keys');
+  return db.oneFirst(sql.type(z.object({ service_user_id: z.string().nullable() }))`SELECT service_user_id FROM organizations WHERE id = ${orgId}`);
+}
+
+export async function requireKeyHolder(db: CommonQueryMethods, orgId: string, callerId: string, keyId: string): Promise<string> {
+  const holder = await organizationKeyHolder(db, orgId, callerId);
+  if (!holder) throw new NotFound(`The organization has no API key ${keyId}.`);
+  return holder;
+}
+
+async function ensureServiceUser(tx: CommonQueryMethods, orgId: string): Promise<string> {
+  const org = await tx.one(sql.type(ServiceUser)`SELECT service_user_id, slug, name FROM organizations WHERE id = ${orgId}`);
+  if (org.service_user_id) return org.service_user_id;
+  // Its identity issuer is no identity provider's, so nobody can ever log in as it.
+  const userId = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`
+    INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, email_verified)
+    VALUES ('rally:organization', ${orgId}, ${`org-${orgId}@organizations.rally.invalid`}, ${org.name}, ${withRandomSuffix(`org-${org.slug}`)}, true)
+    RETURNING id
+  `);
+  await tx.query(sql.typeAlias('void')`UPDATE organizations SET service_user_id = ${userId} WHERE id = ${orgId}`);
+  return userId;
+}
+
+/** Creates a key within the tier's api_key_limit (402 api_key_limit_reached beyond it). */
+export async function createOrganizationKey(
+  db: DatabasePool,
+  orgId: string,
+  callerId: string,
+  input: { name: string; scope: string; environment: string; key: NewApiKey },
+) {
+  return db.transaction(async (tx) => {
+    const org = await lockOrganization(tx, orgId);
+    if (!org) throw new NotFound(`There is no organization ${orgId}.`);
+    await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'create API keys');
+    const holder = await ensureServiceUser(tx, orgId);
+    const limits = await tierLimits(tx, org.tier);
+    const active = await tx.oneFirst(sql.type(z.object({ active: z.number() }))`
+      SELECT count(*)::int AS active FROM api_keys WHERE user_id = ${holder} AND revoked_at IS NULL AND expires_at IS NULL
+    `);
+    if (limits.api_key_limit !== null && active >= limits.api_key_limit) {
+      throw new PaymentRequired(`The ${org.tier} tier allows ${limits.api_key_limit} active API keys (api_key_limit); revoke one or move to a higher tier.`, {
+        code: 'api_key_limit_reached',
+      });
+    }
+    return insertApiKey(tx, { userId: holder, ...input });
+  });
+}
+
+/** Deleting the organization revokes its keys at once, in the deleting transaction. */
+export async function revokeOrganizationKeys(tx: CommonQueryMethods, orgId: string): Promise<void> {
+  await tx.query(sql.typeAlias('void')`
+    UPDATE api_keys SET revoked_at = now()
+    WHERE revoked_at IS NULL AND user_id = (SELECT service_user_id FROM organizations WHERE id = ${orgId})
+  `);
+}

@@ -1,0 +1,87 @@
+// Invitations by email. Creating one commits the row together with the start of its workflow
+// (org-invite-<id>), which emails the single-use token, reminds once and expires it. Accepting
+// creates the membership through the tier check, under the organization's row lock.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from '../../workflows/organization-invitation.ts';
+import { RallyEntityType, RallyOrganizationId } from '../../workflows/search-attributes.ts';
+import { Conflict, Gone, NotFound, Unavailable } from '../errors/domain-error.ts';
+import { addWithinTier } from './members.ts';
+import { lockOrganization } from './queries.ts';
+import { ADMINS, assertOrganizationRole } from './roles.ts';
+
+export type InvitationDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; invitationTtlMs: number };
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** 32 random bytes, base64url; only the SHA-256 is stored. */
+export function newInvitationToken(): { raw: string; hash: Buffer } {
+  const raw = randomBytes(32).toString('base64url');
+  return { raw, hash: hashInvitationToken(raw) };
+}
+
+const hashInvitationToken = (raw: string) => createHash('sha256').update(raw, 'utf8').digest();
+
+export const invitationAcceptUrl = (publicUrl: string, raw: string) => `${publicUrl}/v1/invitations/${raw}/accept`;
+
+export const InvitationRow = z.object({
+  id: z.string(), org_id: z.string(), email: z.string(), role: z.enum(['admin', 'member']), created_at: z.string(), expires_at: z.string(),
+  sent_at: z.string().nullable(), accepted_at: z.string().nullable(), expired_at: z.string().nullable(),
+});
+export type InvitationRow = z.infer<typeof InvitationRow>;
+const COLUMNS = sql.fragment`id, org_id, email, role, created_at, expires_at, sent_at, accepted_at, expired_at`;
+
+export async function inviteByEmail(deps: InvitationDependencies, orgId: string, callerId: string, input: { email: string; role: 'admin' | 'member' }) {
+  return deps.db.transaction(async (tx) => {
+    await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'invite people');
+    const member = await tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+      SELECT m.id FROM organization_members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ${orgId} AND lower(u.email) = lower(${input.email}) LIMIT 1
+    `);
+    if (member) throw new Conflict('Someone with this email is already a member of the organization.', { code: 'already_member' });
+    const invitation = await tx.one(sql.type(InvitationRow)`
+      INSERT INTO organization_invitations (org_id, email, role, invited_by, expires_at)
+      VALUES (${orgId}, ${input.email}, ${input.role}, ${callerId}, now() + make_interval(secs => ${deps.invitationTtlMs / 1000}))
+      RETURNING ${COLUMNS}
+    `);
+    // Last, so a failed start rolls the invitation back instead of leaving one nobody sends.
+    await deps.temporal.workflow
+      .start(organizationInvitation, {
+        workflowId: organizationInvitationWorkflowId(invitation.id),
+        taskQueue: deps.taskQueue,
+        args: [{ invitationId: invitation.id, organizationId: orgId, issuedAt: invitation.created_at, expiresAt: invitation.expires_at }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: RallyOrganizationId, value: orgId },
+          { key: RallyEntityType, value: 'organization_invitation' },
+        ],
+      })
+      .catch((error: unknown) => {
+        throw new Unavailable('The workflow service cannot be reached; nothing was changed. Retry shortly.', { cause: error });
+      });
+    return invitation;
+  });
+}
+
+/** Single use: 404 unknown token, 410 expired, 409 already used or already a member, 402 tier full. */
+export async function acceptInvitation(deps: InvitationDependencies, rawToken: string, userId: string) {
+  if (!TOKEN_PATTERN.test(rawToken)) throw new NotFound('There is no such invitation.');
+  const membership = await deps.db.transaction(async (tx) => {
+    const invitation = await tx.maybeOne(sql.type(InvitationRow)`
+      SELECT ${COLUMNS} FROM organization_invitations WHERE token_hash = ${sql.binary(hashInvitationToken(rawToken))} FOR UPDATE
+    `);
+    if (!invitation) throw new NotFound('There is no such invitation.');
+    if (invitation.accepted_at) throw new Conflict('This invitation was already used.', { code: 'invitation_used' });
+    if (invitation.expired_at || Date.parse(invitation.expires_at) <= Date.now()) throw new Gone('This invitation has expired; ask for a new one.', { code: 'invitation_expired' });
+    const org = await lockOrganization(tx, invitation.org_id);
+    if (!org) throw new NotFound('There is no such invitation.');
+    const created = await addWithinTier(tx, org.id, org.tier, userId, invitation.role);
+    await tx.query(sql.typeAlias('void')`UPDATE organization_invitations SET accepted_at = now(), accepted_by = ${userId} WHERE id = ${invitation.id}`);
+    return { created, invitationId: invitation.id };
+  });
+  // Best effort: a workflow that misses the signal finds the invitation accepted at its deadline.
+  await deps.temporal.workflow.getHandle(organizationInvitationWorkflowId(membership.invitationId)).signal(invitationAcceptedSignal).catch(() => undefined);
+  return membership.created;
+}

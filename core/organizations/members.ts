@@ -1,0 +1,133 @@
+// Memberships and their rules. Every change runs in a transaction that first locks the
+// organization's row, so concurrent additions queue and the tier's member limit holds exactly
+// (10 parallel adds into 2 free slots: 2 succeed, 8 get 402).
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { Conflict, NotFound, PaymentRequired } from '../errors/domain-error.ts';
+import type { OrganizationRole } from '../vocabulary.ts';
+import { lockOrganization } from './queries.ts';
+import { ADMINS, ANY_MEMBER, OWNER, assertOrganizationRole } from './roles.ts';
+import { tierLimits } from './tiers.ts';
+
+export const MembershipRow = z.object({
+  id: z.string().uuid(),
+  org_id: z.string().uuid(),
+  user_id: z.string().uuid(),
+  role: z.enum(['owner', 'admin', 'member']),
+  display_name: z.string(),
+  user_slug: z.string(),
+  created_at: z.string(),
+});
+export type MembershipRow = z.infer<typeof MembershipRow>;
+
+const SELECT = sql.fragment`
+  SELECT m.id, m.org_id, m.user_id, m.role, u.display_name, u.slug AS user_slug, m.created_at
+  FROM organization_members m JOIN users u ON u.id = m.user_id`;
+
+function findMembership(db: CommonQueryMethods, orgId: string, membershipId: string) {
+  return db.maybeOne(sql.type(MembershipRow)`${SELECT} WHERE m.org_id = ${orgId} AND m.id = ${membershipId}`);
+}
+
+async function insertMembership(tx: CommonQueryMethods, orgId: string, userId: string, role: OrganizationRole): Promise<MembershipRow> {
+  const id = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`
+    INSERT INTO organization_members (org_id, user_id, role) VALUES (${orgId}, ${userId}, ${role}) RETURNING id
+  `);
+  return (await findMembership(tx, orgId, id))!;
+}
+
+/** The organization's first member, in the transaction that creates it. */
+export function addOwner(tx: CommonQueryMethods, orgId: string, userId: string) {
+  return insertMembership(tx, orgId, userId, 'owner');
+}
+
+/**
+ * Adds a user within the tier's member limit; the caller must hold the organization's row lock.
+ * Used by direct adds and by accepted invitations alike.
+ */
+export async function addWithinTier(tx: CommonQueryMethods, orgId: string, tier: string, userId: string, role: 'admin' | 'member'): Promise<MembershipRow> {
+  const exists = await tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+    SELECT id FROM organization_members WHERE org_id = ${orgId} AND user_id = ${userId}
+  `);
+  if (exists) throw new Conflict('This user is already a member of the organization.', { code: 'already_member' });
+  const limits = await tierLimits(tx, tier);
+  const used = await tx.oneFirst(sql.type(z.object({ used: z.number() }))`SELECT count(*)::int AS used FROM organization_members WHERE org_id = ${orgId}`);
+  if (limits.member_limit !== null && used >= limits.member_limit) {
+    throw new PaymentRequired(`The ${tier} tier allows ${limits.member_limit} members (member_limit) and all are taken; a higher tier allows more.`, {
+      code: 'member_limit_reached',
+    });
+  }
+  return insertMembership(tx, orgId, userId, role);
+}
+
+export async function addMember(db: DatabasePool, orgId: string, callerId: string, input: { userId: string; role: 'admin' | 'member' }) {
+  return db.transaction(async (tx) => {
+    const org = await lockOrganization(tx, orgId);
+    if (!org) throw new NotFound(`There is no organization ${orgId}.`);
+    await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'add members');
+    const user = await tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM users WHERE id = ${input.userId}`);
+    if (!user) throw new NotFound(`There is no user ${input.userId}.`, { code: 'user_not_found' });
+    return addWithinTier(tx, orgId, org.tier, input.userId, input.role);
+  });
+}
+
+export async function listMembers(
+  db: CommonQueryMethods,
+  orgId: string,
+  callerId: string,
+  options: { role?: OrganizationRole; after?: readonly [string, string]; limit: number },
+) {
+  await assertOrganizationRole(db, orgId, callerId, ANY_MEMBER, 'see its members');
+  return db.any(sql.type(MembershipRow)`
+    ${SELECT}
+    WHERE m.org_id = ${orgId}
+      ${options.role ? sql.fragment`AND m.role = ${options.role}` : sql.fragment``}
+      ${options.after ? sql.fragment`AND (m.created_at, m.id) > (${options.after[0]}::timestamptz, ${options.after[1]}::uuid)` : sql.fragment``}
+    ORDER BY m.created_at, m.id
+    LIMIT ${options.limit + 1}
+  `);
+}
+
+async function lockedTarget(tx: CommonQueryMethods, orgId: string, membershipId: string): Promise<MembershipRow> {
+  if (!(await lockOrganization(tx, orgId))) throw new NotFound(`There is no organization ${orgId}.`);
+  const target = await findMembership(tx, orgId, membershipId);
+  if (!target) throw new NotFound(`The organization has no membership ${membershipId}.`, { code: 'membership_not_found' });
+  return target;
+}
+
+const ownerIsFixed = () =>
+  new Conflict("The owner's membership cannot be changed or removed: move ownership to an admin with transfer-ownership first.", { code: 'sole_owner' });
+
+export async function changeRole(db: DatabasePool, orgId: string, callerId: string, membershipId: string, role: 'admin' | 'member') {
+  return db.transaction(async (tx) => {
+    const target = await lockedTarget(tx, orgId, membershipId);
+    await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'change roles');
+    if (target.role === 'owner') throw ownerIsFixed();
+    await tx.query(sql.typeAlias('void')`UPDATE organization_members SET role = ${role} WHERE id = ${membershipId}`);
+    return (await findMembership(tx, orgId, membershipId))!;
+  });
+}
+
+/** Admins and the owner remove anyone but the owner; every member may remove themselves. */
+export async function removeMember(db: DatabasePool, orgId: string, callerId: string, membershipId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const target = await lockedTarget(tx, orgId, membershipId);
+    if (target.user_id !== callerId) await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'remove other members');
+    if (target.role === 'owner') throw ownerIsFixed();
+    await tx.query(sql.typeAlias('void')`DELETE FROM organization_members WHERE id = ${membershipId}`);
+  });
+}
+
+/** The owner hands ownership to an admin and becomes an admin. */
+export async function transferOwnership(db: DatabasePool, orgId: string, callerId: string, membershipId: string) {
+  return db.transaction(async (tx) => {
+    const target = await lockedTarget(tx, orgId, membershipId);
+    await assertOrganizationRole(tx, orgId, callerId, OWNER, 'transfer ownership');
+    if (target.user_id === callerId) throw new Conflict('You already own this organization.', { code: 'already_owner' });
+    if (target.role !== 'admin') throw new Conflict('Ownership can only go to an admin member; make them admin first.', { code: 'target_not_admin' });
+    // The old owner steps down first: one owner at a time is a unique index.
+    await tx.query(sql.typeAlias('void')`UPDATE organization_members SET role = 'admin' WHERE org_id = ${orgId} AND user_id = ${callerId}`);
+    await tx.query(sql.typeAlias('void')`UPDATE organization_members SET role = 'owner' WHERE id = ${membershipId}`);
+    return (await findMembership(tx, orgId, membershipId))!;
+  });
+}

@@ -1,0 +1,43 @@
+// Milestones of an organization's petition reach the organization's owner and admins at once (the
+// creator already hears through the outbox, core/notifications/from-events.ts). Made by the petition's
+// lifecycle workflow when it is signalled a crossing; the dedupe key makes a repeat harmless.
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { notifyUsers } from '../notifications/create.ts';
+
+export const milestoneDedupeKey = (petitionId: string, threshold: number) => `milestone:${petitionId}:${threshold}`;
+
+export function milestoneWords(title: string, threshold: number) {
+  return { title: `“${title}” reached ${threshold.toLocaleString('en-US')} signatures`, body: 'Share it again to keep the momentum going.' };
+}
+
+export async function notifyOrganizationAdminsOfMilestone(db: CommonQueryMethods, petitionId: string, threshold: number): Promise<number> {
+  const petition = await db.maybeOne(sql.type(z.object({ title: z.string(), creator_id: z.string(), org_id: z.string().nullable() }))`
+    SELECT title, creator_id, org_id FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL
+  `);
+  if (!petition?.org_id) return 0;
+  const admins = await db.anyFirst(sql.type(z.object({ user_id: z.string() }))`
+    SELECT user_id FROM organization_members
+    WHERE org_id = ${petition.org_id} AND role IN ('owner', 'admin') AND user_id <> ${petition.creator_id}
+  `);
+  return notifyUsers(db, admins.map((userId) => ({
+    userId, type: 'petition.milestone', ...milestoneWords(petition.title, threshold),
+    data: { petition_id: petitionId, threshold }, dedupeKey: milestoneDedupeKey(petitionId, threshold),
+  })));
+}
+
+/** Crossings not yet handed to their petition's workflow, oldest first, with the petition's status. */
+export function unsignalledMilestones(db: CommonQueryMethods, limit: number) {
+  return db.any(sql.type(z.object({ petition_id: z.string(), threshold: z.number(), status: z.string(), title: z.string() }))`
+    SELECT m.petition_id, m.threshold, p.status, p.title
+    FROM petition_milestones m JOIN petitions p ON p.id = m.petition_id
+    WHERE m.signalled_at IS NULL
+    ORDER BY m.reached_at
+    LIMIT ${limit}
+  `);
+}
+
+export async function markMilestoneSignalled(db: CommonQueryMethods, petitionId: string, threshold: number): Promise<void> {
+  await db.query(sql.typeAlias('void')`UPDATE petition_milestones SET signalled_at = now() WHERE petition_id = ${petitionId} AND threshold = ${threshold}`);
+}

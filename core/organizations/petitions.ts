@@ -1,0 +1,31 @@
+// An organization's petitions, newest first, as the caller may read them: everyone sees the public,
+// published ones; a creator also sees their own; the organization's owner and admins, who manage its
+// petitions (core/petitions/policy.ts canManage), see all of them.
+import { Type } from '@sinclair/typebox';
+import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
+import { sql } from '../../db/sql.ts';
+import { NotFound } from '../errors/domain-error.ts';
+import { createCursorCodec } from '../pagination/keyset.ts';
+import { PETITION_SELECT, PetitionRow } from '../petitions/queries.ts';
+import { isOrganizationAdmin } from './roles.ts';
+import { z } from 'zod';
+
+export const organizationPetitionCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+
+export async function listOrganizationPetitions(db: CommonQueryMethods, orgId: string, viewerId: string | undefined, options: { cursor?: string; limit: number }) {
+  const after = organizationPetitionCursor.decode(options.cursor);
+  const exists = await db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM organizations WHERE id = ${orgId}`);
+  if (!exists) throw new NotFound(`There is no organization ${orgId}.`);
+  const conditions: FragmentSqlToken[] = [sql.fragment`p.org_id = ${orgId}`, sql.fragment`p.deleted_at IS NULL`];
+  if (!(await isOrganizationAdmin(db, orgId, viewerId))) {
+    const listed = sql.fragment`(p.visibility = 'public' AND p.status IN ('active', 'closed', 'victory'))`;
+    conditions.push(viewerId ? sql.fragment`(${listed} OR p.creator_id = ${viewerId})` : listed);
+  }
+  if (after) conditions.push(sql.fragment`(p.created_at, p.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`);
+  return db.any(sql.type(PetitionRow)`
+    ${PETITION_SELECT}
+    WHERE ${sql.join(conditions, sql.fragment` AND `)}
+    ORDER BY p.created_at DESC, p.id DESC
+    LIMIT ${options.limit + 1}
+  `);
+}

@@ -1,0 +1,59 @@
+// Who is what in an organization. Read from the database on every request, never cached: removing
+// a member or changing a role takes effect on their very next request.
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { Forbidden, NotFound } from '../errors/domain-error.ts';
+import type { OrganizationRole } from '../vocabulary.ts';
+
+const RoleRow = z.object({ role: z.enum(['owner', 'admin', 'member']) });
+
+// The organization's own API keys belong to its service user, which acts as an admin without being a member.
+const roleOf = (orgId: string, userId: string) => sql.fragment`
+  SELECT role FROM organization_members WHERE org_id = ${orgId} AND user_id = ${userId}
+  UNION ALL
+  SELECT 'admin' FROM organizations WHERE id = ${orgId} AND service_user_id = ${userId}
+  LIMIT 1`;
+
+export async function roleIn(db: CommonQueryMethods, orgId: string, userId: string | undefined): Promise<OrganizationRole | null> {
+  if (!userId) return null;
+  return db.maybeOneFirst(sql.type(RoleRow)`${roleOf(orgId, userId)}`);
+}
+
+export async function organizationExists(db: CommonQueryMethods, orgId: string): Promise<boolean> {
+  return (await db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM organizations WHERE id = ${orgId}`)) !== null;
+}
+
+/** Owners and admins manage the organization and its petitions. */
+export async function isOrganizationAdmin(db: CommonQueryMethods, orgId: string | null, userId: string | undefined): Promise<boolean> {
+  if (!orgId) return false;
+  const role = await roleIn(db, orgId, userId);
+  return role === 'owner' || role === 'admin';
+}
+
+/**
+ * The caller's role, when it is one of `allowed`: 404 for an unknown organization, 403 for a
+ * caller without one of the roles (members and non-members alike; the organization is public).
+ */
+export async function assertOrganizationRole(
+  db: CommonQueryMethods,
+  orgId: string,
+  userId: string,
+  allowed: readonly OrganizationRole[],
+  action: string,
+): Promise<OrganizationRole> {
+  const found = await db.maybeOne(sql.type(z.object({ role: z.string().nullable() }))`
+    SELECT (${roleOf(orgId, userId)}) AS role FROM organizations o WHERE o.id = ${orgId}
+  `);
+  if (!found) throw new NotFound(`There is no organization ${orgId}.`);
+  const role = found.role as OrganizationRole | null;
+  if (!role || !allowed.includes(role)) {
+    const needed = allowed.length === 3 ? 'a member' : allowed.length === 1 ? `the ${allowed[0]}` : `an ${allowed.join(' or ')}`;
+    throw new Forbidden(`Only ${needed} of this organization may ${action}.`, { code: role ? 'organization_role_required' : 'not_a_member' });
+  }
+  return role;
+}
+
+export const ANY_MEMBER: readonly OrganizationRole[] = ['owner', 'admin', 'member'];
+export const ADMINS: readonly OrganizationRole[] = ['owner', 'admin'];
+export const OWNER: readonly OrganizationRole[] = ['owner'];

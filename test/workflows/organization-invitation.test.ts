@@ -1,0 +1,121 @@
+// Organization invitations end to end: the API starts the organizationInvitation workflow, the
+// worker emails the token (caught by a local SMTP server), the invitee accepts it with their access
+// token; an invitation left alone is reminded once and expires, even across a worker restart.
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { organizationInvitationWorkflowId } from '../../workflows/index.ts';
+import { testEnvironment } from '../support/environment.ts';
+import { json } from '../support/http.ts';
+import { bearer, createTestUser, login, type TestUser } from '../support/identity.ts';
+import { PUBLIC_URL, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
+import { startMailCatcher, type CaughtMail, type MailCatcher } from '../support/smtp.ts';
+import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
+
+type Person = TestUser & { token: string };
+
+describe('organization invitations', function () {
+  // A worker restart on a busy machine can take a minute.
+  this.timeout(180_000);
+  let api: RunningApi;
+  let worker: RallyProcess;
+  let mail: MailCatcher;
+  let owner: Person;
+  const TTL_MS = 6_000;
+  let env: Record<string, string>;
+
+  const person = async (): Promise<Person> => {
+    const user = await createTestUser();
+    return { ...user, token: (await login(api.baseUrl, user)).accessToken };
+  };
+  const post = (path: string, token: string, body?: unknown) =>
+    fetch(`${api.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const acceptLink = (message: CaughtMail) => {
+    const link = /https?:\/\/\S+\/v1\/invitations\/[A-Za-z0-9_-]{43}\/accept/.exec(message.text)?.[0];
+    if (!link) throw new Error(`no invitation link in:\n${message.raw}`);
+    return link.replace(PUBLIC_URL, '');
+  };
+  async function organization() {
+    const response = await post('/v1/organizations', owner.token, { name: `Night Buses ${randomUUID().slice(0, 8)}` });
+    return (await json(response)).data as { id: string; slug: string };
+  }
+
+  before(async () => {
+    mail = await startMailCatcher();
+    env = { RALLY_TASK_QUEUE: uniqueTaskQueue('invitations'), SMTP_URL: mail.url, RALLY_INVITATION_TTL: `${TTL_MS / 1000}s` };
+    // One after the other: on a busy machine the worker's bundling slows the API's start past its limit.
+    api = await startApi(env);
+    worker = await startWorker(env);
+    owner = await person();
+  });
+  after(async () => {
+    await Promise.all([api.stop(), worker.stop()]);
+    await mail.stop();
+  });
+
+  it('emails a single-use token; accepting makes the invitee a member with the invited role', async () => {
+    const org = await organization();
+    const invitee = await person();
+    const created = await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: invitee.email, role: 'admin' });
+    expect(created.status).to.equal(201);
+    const invitation = (await json(created)).data;
+    expect(invitation).to.include({ organization_id: org.id, email: invitee.email, role: 'admin' }).and.not.have.property('token');
+    const link = acceptLink(await mail.waitFor(invitee.email, /invited to join/));
+
+    const accepted = await post(link, invitee.token);
+    expect(accepted.status).to.equal(201);
+    expect((await json(accepted)).data).to.include({ user_id: invitee.id, role: 'admin' });
+    expect((await post(link, invitee.token)).status).to.equal(409);
+
+    const handle = testEnvironment().temporal.client.workflow.getHandle(organizationInvitationWorkflowId(invitation.id));
+    expect(await handle.result()).to.include({ outcome: 'accepted' });
+    await captureHistory('organization-invitation-accepted', handle);
+    const stored = await testEnvironment().db.oneFirst(sql.type(z.object({ token_hash: z.instanceof(Buffer) }))`
+      SELECT token_hash FROM organization_invitations WHERE id = ${invitation.id}`);
+    expect(stored.toString('latin1')).to.not.include(link.split('/')[3]);
+  });
+
+  it('answers 403 to a plain member, 409 for an open invitation to the same address and 404 for an unknown token', async () => {
+    const org = await organization();
+    const member = await person();
+    await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: member.id, role: 'member' });
+    expect((await post(`/v1/organizations/${org.id}/invitations`, member.token, { email: 'someone@example.test', role: 'member' })).status).to.equal(403);
+    const email = `twice-${randomUUID().slice(0, 8)}@example.test`;
+    expect((await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email, role: 'member' })).status).to.equal(201);
+    expect((await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: email.toUpperCase(), role: 'member' })).status).to.equal(409);
+    expect((await post(`/v1/invitations/${'A'.repeat(43)}/accept`, member.token)).status).to.equal(404);
+    expect((await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: 'not an email', role: 'member' })).status).to.equal(422);
+  });
+
+  it('reminds once and expires the invitation after RALLY_INVITATION_TTL, across a worker restart (410)', async () => {
+    const org = await organization();
+    const invitee = await person();
+    const created = await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: invitee.email, role: 'member' });
+    const invitation = (await json(created)).data;
+    const link = acceptLink(await mail.waitFor(invitee.email, /invited to join/, 90_000));
+
+    await worker.stop('SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    worker = await startWorker(env);
+
+    const handle = testEnvironment().temporal.client.workflow.getHandle(organizationInvitationWorkflowId(invitation.id));
+    expect(await handle.result()).to.deep.equal({ invitationId: invitation.id, outcome: 'expired', reminded: true });
+    await captureHistory('organization-invitation-expired', handle);
+    await mail.waitFor(invitee.email, /Reminder: your invitation/, 60_000);
+    const response = await post(link, invitee.token);
+    expect(response.status).to.equal(410);
+    expect((await json(response)).code).to.equal('invitation_expired');
+  });
+
+  it("answers 402 on accepting when the tier's member limit is reached", async () => {
+    const org = await organization();
+    const invitee = await person();
+    await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: invitee.email, role: 'member' });
+    const link = acceptLink(await mail.waitFor(invitee.email, /invited to join/));
+    for (let index = 0; index < 4; index += 1) await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: (await createTestUser()).id, role: 'member' });
+    const response = await post(link, invitee.token);
+    expect(response.status).to.equal(402);
+    expect((await json(response)).code).to.equal('member_limit_reached');
+  });
+});

@@ -1,0 +1,73 @@
+// Milestone notifications owned by the petition's lifecycle workflow: a crossing is signalled to
+// petition-<id> by the outbox dispatcher; the workflow tells the organization's admins at once and
+// the signers who opted in to petition.milestone in batches, once per threshold.
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { petitionWorkflowId } from '../../workflows/index.ts';
+import { testEnvironment } from '../support/environment.ts';
+import { eventually } from '../support/events.ts';
+import { json } from '../support/http.ts';
+import { bearer, createTestUser, login, type TestUser } from '../support/identity.ts';
+import { publishedPetition } from '../support/petitions.ts';
+import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
+import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
+
+type Person = TestUser & { token: string };
+
+describe('milestone notifications through the petition workflow', function () {
+  this.timeout(180_000);
+  let api: RunningApi;
+  let worker: RallyProcess;
+
+  const person = async (): Promise<Person> => {
+    const user = await createTestUser();
+    return { ...user, token: (await login(api.baseUrl, user)).accessToken };
+  };
+  const call = (path: string, token: string, init: RequestInit = {}) =>
+    fetch(`${api.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...bearer(token), ...(init.headers as object) } });
+  const milestoneNotifications = async (who: Person) =>
+    (await json(await call('/v1/notifications?limit=100', who.token))).data.filter((notification: { type: string }) => notification.type === 'petition.milestone');
+
+  before(async () => {
+    const env = { RALLY_TASK_QUEUE: uniqueTaskQueue('milestones'), RALLY_SIGN_LIMIT_PER_HOUR: '1000' };
+    api = await startApi(env);
+    worker = await startWorker(env);
+  });
+  after(async () => {
+    await Promise.all([api.stop(), worker.stop()]);
+  });
+
+  it('tells the admins at once and the opted-in signers, once per threshold', async () => {
+    const [owner, admin, creator, optedIn, silent] = await Promise.all([person(), person(), person(), person(), person()]);
+    const org = (await json(await call('/v1/organizations', owner.token, { method: 'POST', body: JSON.stringify({ name: `Quiet Streets ${randomUUID().slice(0, 8)}` }) }))).data;
+    await call(`/v1/organizations/${org.id}/members`, owner.token, { method: 'POST', body: JSON.stringify({ user_id: admin.id, role: 'admin' }) });
+    await call(`/v1/organizations/${org.id}/members`, owner.token, { method: 'POST', body: JSON.stringify({ user_id: creator.id, role: 'member' }) });
+    await call('/v1/notifications/preferences', optedIn.token, { method: 'PATCH', body: JSON.stringify({ 'petition.milestone': { in_app: true } }) });
+    // A goal of 4 makes milestones of 1, 2, 3 and 4 signatures.
+    const petition = await publishedPetition(api.baseUrl, creator.token, { orgId: org.id, signatureGoal: 4 });
+    for (const signer of [optedIn, silent]) {
+      expect((await call(`/v1/petitions/${petition.id}/signatures`, signer.token, { method: 'POST', body: '{}' })).status).to.equal(201);
+    }
+
+    for (const leader of [owner, admin]) {
+      const received = await eventually(async () => {
+        const found = await milestoneNotifications(leader);
+        return found.length >= 2 ? found : undefined;
+      }, 60_000, 'the milestone notifications of an organization admin');
+      expect(received.map((notification: { data: { threshold: number } }) => notification.data.threshold).sort()).to.deep.equal([1, 2]);
+    }
+    await eventually(async () => ((await milestoneNotifications(optedIn)).length >= 2 ? true : undefined), 60_000, 'the opted-in signer\'s notifications');
+    expect(await milestoneNotifications(silent)).to.deep.equal([]);
+    expect((await milestoneNotifications(optedIn)).length).to.equal(2);
+
+    const handle = testEnvironment().temporal.client.workflow.getHandle(petitionWorkflowId(petition.id));
+    const history = await handle.fetchHistory();
+    const signals = history.events!.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'milestoneReached');
+    expect(signals).to.have.length(2);
+    // The history holds crossings, never single signatures.
+    expect(history.events!.length).to.be.below(80);
+    expect((await call(`/v1/petitions/${petition.id}/close`, creator.token, { method: 'POST' })).status).to.equal(200);
+    await handle.result();
+    await captureHistory('petition-lifecycle-milestones', handle);
+  });
+});

@@ -1,0 +1,34 @@
+// Milestone crossings, owned by the petition's lifecycle workflow. The outbox dispatcher signals each
+// crossing (signal-with-start, so a finished or missing workflow is started for it); the history
+// holds crossings only, never single signatures. Per threshold, once: the organization's owner and
+// admins are told at once (the creator already is, through the outbox), then the signers who opted
+// in to petition.milestone, in keyset batches with continue-as-new (notifyPetitionSigners).
+// Behind patched(): histories recorded before this change never carry the signal and replay as before.
+import { defineSignal, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { NotificationActivities } from '../activities/notifications.ts';
+
+const { notifyMilestoneAdmins } = proxyActivities<NotificationActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+export const MILESTONE_NOTIFICATIONS_PATCH = 'milestone-notifications';
+
+export type MilestoneCrossing = { threshold: number; title: string };
+export const milestoneReachedSignal = defineSignal<[MilestoneCrossing]>('milestoneReached');
+
+type StartFollowUp = (workflowType: string, workflowId: string, args: unknown[]) => Promise<void>;
+
+export function handleMilestoneCrossings(petitionId: string, startFollowUp: StartFollowUp): void {
+  const handled = new Set<number>();
+  setHandler(milestoneReachedSignal, async ({ threshold, title }) => {
+    if (!patched(MILESTONE_NOTIFICATIONS_PATCH) || handled.has(threshold)) return;
+    handled.add(threshold);
+    await notifyMilestoneAdmins({ petitionId, threshold });
+    await startFollowUp('notifyPetitionSigners', `signer-notifications-milestone-${petitionId}-${threshold}`, [{
+      petitionId, type: 'petition.milestone', optedInOnly: true,
+      title: `“${title}” reached ${threshold.toLocaleString('en-US')} signatures`, body: 'A petition you signed keeps growing. Share it again!',
+      data: { petition_id: petitionId, threshold }, dedupeKey: `milestone:${petitionId}:${threshold}`,
+    }]);
+  });
+}
