@@ -10,9 +10,11 @@ import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
 import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../platform/storage/media-storage.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
+import type { Client } from '@temporalio/client';
+import { createModerationActivities, moderationDependencies } from './moderation.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */
-export type ActivityDependencies = { db: DatabasePool; config?: Config };
+export type ActivityDependencies = { db: DatabasePool; config?: Config; /** For activities that drive other workflows (moderation → petition lifecycle). */ temporal?: Client };
 
 export function createActivities(deps: ActivityDependencies) {
   const config = deps.config ?? loadConfig({});
@@ -25,6 +27,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createWebhookActivities(webhookDependencies(deps.db, config)),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
+    ...createModerationActivities(moderationDependencies(deps.db, config, deps.temporal)),
   };
 }
 

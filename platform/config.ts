@@ -33,6 +33,8 @@ export type Config = Readonly<{
   /** Outgoing email: through SMTP_URL, or written as .eml files under `dir` when it is unset. */
   mail: Readonly<{ smtpUrl: string | undefined; dir: string; from: string }>;
   rateLimit: Readonly<{ enabled: boolean; rps: number; burst: number; signPerHour: number }>;
+  /** Reports: distinct reporters before a target is hidden pending review; reports per user per hour. */
+  moderation: Readonly<{ autohideThreshold: number; reportsPerHour: number }>;
   trustProxy: boolean;
   bodyLimitBytes: number;
   idempotencyTtlMs: number;
@@ -232,6 +234,10 @@ export function loadConfig(env: Env = process.env): Config {
       rps: positiveInteger(env, 'RALLY_RATE_LIMIT_RPS', 100),
       burst: positiveInteger(env, 'RALLY_RATE_LIMIT_BURST', 200),
       signPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_HOUR', 10),
+    }),
+    moderation: Object.freeze({
+      autohideThreshold: positiveInteger(env, 'RALLY_REPORT_AUTOHIDE_THRESHOLD', 5, 1_000),
+      reportsPerHour: positiveInteger(env, 'RALLY_REPORT_LIMIT_PER_HOUR', 20),
     }),
     trustProxy: flag(env, 'RALLY_TRUST_PROXY'),
     bodyLimitBytes: 1024 * 1024,

@@ -8,5 +8,8 @@ export const RallyApiKeyId = defineSearchAttributeKey('RallyApiKeyId', SearchAtt
 export const RallyWebhookEndpointId = defineSearchAttributeKey('RallyWebhookEndpointId', SearchAttributeType.KEYWORD);
 export const RallyEntityType = defineSearchAttributeKey('RallyEntityType', SearchAttributeType.KEYWORD);
 export const RallyMediaId = defineSearchAttributeKey('RallyMediaId', SearchAttributeType.KEYWORD);
+export const RallyUserId = defineSearchAttributeKey('RallyUserId', SearchAttributeType.KEYWORD);
+export const RallyModerationTarget = defineSearchAttributeKey('RallyModerationTarget', SearchAttributeType.KEYWORD);
+export const RallyModerationState = defineSearchAttributeKey('RallyModerationState', SearchAttributeType.KEYWORD);
 
-export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyEntityType, RallyMediaId];
+export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyEntityType, RallyMediaId, RallyUserId, RallyModerationTarget, RallyModerationState];
