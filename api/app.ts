@@ -43,6 +43,12 @@ import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
+import { createReportRoutes } from './reports/routes.ts';
+import { createAdminReportRoutes } from './admin/report-routes.ts';
+import { createAdminUserRoutes } from './admin/user-routes.ts';
+import { createAdminContentRoutes } from './admin/content-routes.ts';
+import { createAdminAuditRoutes } from './admin/audit-routes.ts';
+import { networkBlockKey } from '../core/signatures/network-block.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -89,6 +95,9 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const signLimiter = createRateLimiter({ db, rps: config.rateLimit.signPerHour / 3600, burst: config.rateLimit.signPerHour, log: deps.log });
   // The spec's petition export limit: 10 per minute per user.
   const exportLimiter = createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log });
+  const reportLimiter = createRateLimiter({ db, rps: config.moderation.reportsPerHour / 3600, burst: config.moderation.reportsPerHour, log: deps.log });
+  const networkKey = networkBlockKey(config.encryptionKey);
+  const moderation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue };
   const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
 
   let document: Record<string, unknown> | undefined;
@@ -106,7 +115,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createWebhookRoutes({ db, config }),
     ...createNotificationRoutes({ db }),
     ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
-    ...createSignatureRoutes({ db, signLimiter, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed }),
+    ...createSignatureRoutes({ db, signLimiter, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed, networkKey }),
     ...createCommentRoutes({ db }),
     ...createPetitionUpdateRoutes({ db }),
     // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
@@ -115,6 +124,11 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }) }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
+    ...createReportRoutes({ ...moderation, reportLimiter }),
+    ...createAdminReportRoutes(moderation),
+    ...createAdminUserRoutes(moderation),
+    ...createAdminContentRoutes({ ...moderation, feed }),
+    ...createAdminAuditRoutes({ ...moderation, networkKey }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
@@ -139,6 +153,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       limiter?.stop();
       signLimiter.stop();
       exportLimiter.stop();
+      reportLimiter.stop();
       await feed.stop();
     },
   };

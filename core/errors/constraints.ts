@@ -13,6 +13,7 @@ const CONSTRAINT_ERRORS: Record<string, (cause: unknown) => DomainError> = {
   petitions_category_id_fkey: () => invalidField('categoryId', 'unknown_category', 'There is no category with this id.'),
   signatures_one_per_user: () => new Conflict('You have already signed this petition.', { code: 'already_signed' }),
   petitions_tags_limit: () => invalidField('tags', 'tag_limit_exceeded', 'A petition has at most 10 tags.'),
+  reports_one_open_per_reporter: () => new Conflict('You already reported this, and your report is still open.', { code: 'already_reported' }),
 };
 
 function constraintOf(error: unknown): string | undefined {

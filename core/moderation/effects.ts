@@ -12,6 +12,7 @@ import type { Actor } from '../events/record-event.ts';
 import { transition, type LifecycleDependencies } from '../petitions/lifecycle.ts';
 import type { TransitionResult } from '../petitions/transitions.ts';
 import { flagUserForReview } from '../users/suspension.ts';
+import { removeSignature } from '../signatures/queries.ts';
 import type { AuditAction, PetitionStatus } from '../vocabulary.ts';
 import { adminCloseUpdate, holdForReviewUpdate, releaseFromReviewUpdate, type TransitionRequest } from '../../workflows/petition-lifecycle.ts';
 import type { ModerationTarget } from './reports.ts';
@@ -102,4 +103,18 @@ export async function authorOf(db: CommonQueryMethods, target: ModerationTarget)
   );
   if (!author) throw new NotFound(`There is no such ${target.type}.`);
   return author;
+}
+
+/** An admin removes one signature: the count drops and signature.removed is emitted; the new count. */
+export async function removeSignatureByAdmin(db: DatabasePool, petitionId: string, signatureId: string, audit: AuditContext): Promise<number> {
+  const signer = await db.maybeOneFirst(sql.type(z.object({ user_id: z.string() }))`
+    SELECT user_id FROM signatures WHERE id = ${signatureId} AND petition_id = ${petitionId}
+  `);
+  const count = signer ? await removeSignature(db, petitionId, signer, eventActorOf(audit)) : null;
+  if (count === null) throw new NotFound('There is no such signature on this petition.');
+  await recordAudit(db, {
+    context: audit, action: 'signature.removed_by_admin', target: { type: 'signature', id: signatureId },
+    before: { petition_id: petitionId, user_id: signer }, after: { signature_count: count },
+  });
+  return count;
 }

@@ -134,3 +134,6 @@ CREATE TABLE invalidated_signatures (
 );
 CREATE INDEX invalidated_signatures_invalidation_idx ON invalidated_signatures (invalidation_id);
 CREATE INDEX invalidated_signatures_petition_idx ON invalidated_signatures (petition_id, created_at);
+
+-- GET /v1/admin/metrics: deliveries that failed in the last day.
+CREATE INDEX webhook_deliveries_failed_recent_idx ON webhook_deliveries (finished_at) WHERE status = 'failed';
