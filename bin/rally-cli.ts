@@ -7,9 +7,11 @@ import { createDatabasePool } from '../db/pool.ts';
 import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME } from '../scripts/lib/embedded-postgres.ts';
 import { createLoadtestUsers } from './commands/loadtest-users.ts';
 import { createUser } from './commands/users-create.ts';
+import { setRole } from './commands/users-set-role.ts';
 
 const USAGE = `usage:
   rally users create --email E --password P [--name N] [--admin]
+  rally users set-role --email E --role admin|user
   rally loadtest users --count N
   rally oauth-clients create --name N --redirect-uri URI [--scopes "…"] [--confidential]`;
 
@@ -33,11 +35,13 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'oauth-clients create') {
     throw new CommandError('OAuth 2.0 apps are not available in this version of Rally (no OAuth issue has landed); nothing was created');
   }
-  if (command !== 'users create' && command !== 'loadtest users') throw new CommandError(USAGE);
+  if (command !== 'users create' && command !== 'users set-role' && command !== 'loadtest users') throw new CommandError(USAGE);
   const db = await createDatabasePool(databaseUrlFor(config), { maximumPoolSize: 4 });
   try {
     if (command === 'users create') {
       process.stdout.write(`${JSON.stringify(await createUser(db, config, rest))}\n`);
+    } else if (command === 'users set-role') {
+      process.stdout.write(`${JSON.stringify(await setRole(db, rest))}\n`);
     } else {
       await createLoadtestUsers(db, config, rest, (line) => process.stdout.write(`${line}\n`));
     }
