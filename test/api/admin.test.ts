@@ -28,7 +28,9 @@ describe('admin API', function () {
   before(async () => {
     mailDir = await mkdtemp(path.join(tmpdir(), 'rally-admin-mail-'));
     const env = { RALLY_TASK_QUEUE: taskQueue, RALLY_MAIL_DIR: mailDir };
-    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    // One after the other: on a loaded machine, starting both at once can starve the API's start-up.
+    api = await startApi(env);
+    worker = await startWorker(env);
     const adminUser = await createTestUser({ admin: true });
     const adminToken = (await login(api.baseUrl, adminUser)).accessToken;
     admin = { id: adminUser.id, token: adminToken, fullKey: (await createApiKey(api.baseUrl, adminToken, 'full')).key, readKey: (await createApiKey(api.baseUrl, adminToken, 'read')).key };
@@ -38,7 +40,7 @@ describe('admin API', function () {
     creatorToken = (await login(api.baseUrl, await createTestUser())).accessToken;
   });
   after(async () => {
-    await Promise.all([api.stop(), worker.stop()]);
+    await Promise.all([api?.stop(), worker?.stop()]);
   });
 
   const call = async (method: string, route: string, token?: string, body?: unknown, headers: Record<string, string> = {}) => {

@@ -21,11 +21,12 @@ describe('reports', function () {
   const env = { RALLY_TASK_QUEUE: taskQueue, RALLY_REPORT_AUTOHIDE_THRESHOLD: String(THRESHOLD), RALLY_REPORT_LIMIT_PER_HOUR: '5' };
 
   before(async () => {
-    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    api = await startApi(env);
+    worker = await startWorker(env);
     creatorToken = (await login(api.baseUrl, await createTestUser())).accessToken;
   });
   after(async () => {
-    await Promise.all([api.stop(), worker.stop()]);
+    await Promise.all([api?.stop(), worker?.stop()]);
   });
 
   const post = (path: string, token: string | undefined, body: unknown) =>
