@@ -107,22 +107,35 @@ describe('admin API', function () {
       expect((await call('GET', '/v1/admin/reports?status=closed', admin.token)).status).to.equal(422);
     });
 
-    it('hides then restores a reported comment, resolving its reports, and refuses to act on a resolved report', async () => {
+    it('hides a reported comment, resolving its reports, and refuses to act on a resolved report', async () => {
+      const petition = await publishedPetition(api.baseUrl, creatorToken);
+      const [author, reporter, another] = await createTokenUsers(3);
+      const target = await comment(petition.id, author!.access_token);
+      const filed = await report(reporter!.access_token, 'comment', target.id);
+      const alsoFiled = await report(another!.access_token, 'comment', target.id);
+      const acted = await call('POST', `/v1/admin/reports/${filed.id}/action`, admin.token, { action: 'hide', note: 'Spam link' });
+      expect(acted.status).to.equal(200);
+      expect(acted.body.data).to.include({ id: filed.id, status: 'resolved', action: 'hide', resolution_note: 'Spam link', resolved_by: admin.id });
+      const listed = (await call('GET', `/v1/petitions/${petition.id}/comments`)).body.data.map((each: { id: string }) => each.id);
+      expect(listed).to.not.include(target.id);
+      const open = (await call('GET', '/v1/admin/reports?status=open&target_type=comment&limit=100', admin.token)).body.data.map((each: { id: string }) => each.id);
+      expect(open).to.not.include(alsoFiled.id);
+      const again = await call('POST', `/v1/admin/reports/${alsoFiled.id}/action`, admin.token, { action: 'dismiss' });
+      expect([again.status, again.body.code]).to.deep.equal([409, 'report_not_open']);
+      expect((await call('POST', `/v1/admin/reports/${crypto.randomUUID()}/action`, admin.token, { action: 'dismiss' })).status).to.equal(404);
+      expect((await call('POST', `/v1/admin/reports/${filed.id}/action`, admin.token, { action: 'delete' })).status).to.equal(422);
+    });
+
+    it('restores a hidden comment through its open report', async () => {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
       const [author, reporter] = await createTokenUsers(2);
       const target = await comment(petition.id, author!.access_token);
       const filed = await report(reporter!.access_token, 'comment', target.id);
-      const acted = await call('POST', `/v1/admin/reports/${filed.id}/action`, admin.token, { action: 'hide', note: 'Spam link' });
-      expect(acted.status).to.equal(200);
-      expect(acted.body.data).to.include({ id: filed.id, status: 'resolved', action: 'hide', resolution_note: 'Spam link', resolved_by: admin.id });
-      const listed = async () => (await call('GET', `/v1/petitions/${petition.id}/comments`)).body.data.map((each: { id: string }) => each.id);
-      expect(await listed()).to.not.include(target.id);
-      const again = await call('POST', `/v1/admin/reports/${filed.id}/action`, admin.token, { action: 'dismiss' });
-      expect([again.status, again.body.code]).to.deep.equal([409, 'report_not_open']);
-
-      const second = await report(reporter!.access_token, 'comment', target.id);
-      expect((await call('POST', `/v1/admin/reports/${second.id}/action`, admin.fullKey, { action: 'restore' })).status).to.equal(200);
-      expect(await listed()).to.include(target.id);
+      expect((await call('POST', `/v1/admin/comments/${target.id}/hide`, admin.token)).status).to.equal(200);
+      const restored = await call('POST', `/v1/admin/reports/${filed.id}/action`, admin.fullKey, { action: 'restore' });
+      expect(restored.body.data).to.include({ status: 'resolved', action: 'restore' });
+      const listed = (await call('GET', `/v1/petitions/${petition.id}/comments`)).body.data.map((each: { id: string }) => each.id);
+      expect(listed).to.include(target.id);
       expect(await auditActions(target.id)).to.deep.equal(['comment.hidden', 'comment.unhidden']);
     });
 
