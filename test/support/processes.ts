@@ -59,7 +59,8 @@ export async function startApi(env: Record<string, string> = {}): Promise<Runnin
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const api = spawnRally('api/main.ts', { PORT: String(port), ...env });
-  const deadline = Date.now() + 30_000;
+  // Generous: on a machine shared by many test runs, loading the TypeScript alone can take 30 s.
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (api.child.exitCode !== null) throw new Error(`the API exited during start-up:\n${api.output()}`);
     const alive = await fetch(`${baseUrl}/health`).then(() => true, () => false);
@@ -67,7 +68,7 @@ export async function startApi(env: Record<string, string> = {}): Promise<Runnin
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await api.stop('SIGKILL');
-  throw new Error(`the API did not start within 30 s:\n${api.output()}`);
+  throw new Error(`the API did not start within 90 s:\n${api.output()}`);
 }
 
 /** A worker process; resolves once it polls its task queue. */
