@@ -15,7 +15,7 @@ import { startApi, startWorker, type RallyProcess, type RunningApi } from '../su
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
 describe('admin API', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let api: RunningApi;
   let worker: RallyProcess;
   let mailDir: string;

@@ -15,7 +15,7 @@ import { uniqueTaskQueue } from '../support/workflows.ts';
 const BULK = 3_000;
 
 describe('POST /v1/admin/petitions/{id}/invalidate-signatures', function () {
-  this.timeout(180_000);
+  this.timeout(300_000);
   let api: RunningApi;
   let worker: RallyProcess;
   let adminToken: string;
