@@ -29,7 +29,6 @@ export function createReportRoutes(deps: ModerationWorkflowDependencies & { db: 
         const report = await createReport(deps.db, { reporterId, target, reason: body.reason, description: body.description ?? null });
         // The report is the record; the workflow recounts open reports from the database on each signal.
         await signalReport(deps, target, report.id);
-        ctx.set('Location', `/v1/admin/reports/${report.id}`);
         sendData(ctx, presentReport(report), 201);
       },
     }),
