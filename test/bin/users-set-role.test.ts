@@ -16,16 +16,24 @@ describe('npx rally users set-role', function () {
   after(() => api?.stop());
 
   const metrics = (token: string) => fetch(`${api.baseUrl}/v1/admin/metrics`, { headers: bearer(token) }).then((response) => response.status);
+  /** The change reaches the API through NOTIFY, within moments of the command's commit. */
+  const statusSoon = async (token: string, expected: number) => {
+    const deadline = Date.now() + 5_000;
+    while ((await metrics(token)) !== expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    return metrics(token);
+  };
 
   it('makes a user an administrator and back, effective at once and audited', async () => {
+    // Another administrator, so that demoting this one does not leave the platform without one.
+    await createTestUser({ admin: true });
     const user = await createTestUser();
     const token = (await login(api.baseUrl, user)).accessToken;
     expect(await metrics(token)).to.equal(403);
     const promoted = JSON.parse((await runRallyCli(['users', 'set-role', '--email', user.email.toUpperCase(), '--role', 'admin'])).stdout);
     expect(promoted).to.include({ id: user.id, role: 'admin' });
-    expect(await metrics(token)).to.equal(200);
+    expect(await statusSoon(token, 200)).to.equal(200);
     expect(JSON.parse((await runRallyCli(['users', 'set-role', '--email', user.email, '--role', 'user'])).stdout).role).to.equal('user');
-    expect(await metrics(token)).to.equal(403);
+    expect(await statusSoon(token, 403)).to.equal(403);
     const audited = await testEnvironment().db.any(sql.type(z.object({ actor_type: z.string(), credential: z.string(), after: z.record(z.string(), z.unknown()) }))`
       SELECT actor_type, credential, after FROM audit_logs WHERE action = 'user.role_changed' AND target_id = ${user.id} ORDER BY created_at
     `);
