@@ -14,9 +14,11 @@ import { createDecisionMakerActivities, decisionMakerDependencies } from './deci
 import { createOAuthActivities } from './oauth.ts';
 import { createInvitationActivities, invitationDependencies } from './organization-invitations.ts';
 import { createNotificationEmailActivities, notificationEmailDependencies } from './notification-emails.ts';
+import type { Client } from '@temporalio/client';
+import { createModerationActivities, moderationDependencies } from './moderation.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */
-export type ActivityDependencies = { db: DatabasePool; config?: Config };
+export type ActivityDependencies = { db: DatabasePool; config?: Config; /** For activities that drive other workflows (moderation → petition lifecycle). */ temporal?: Client };
 
 export function createActivities(deps: ActivityDependencies) {
   const config = deps.config ?? loadConfig({});
@@ -33,6 +35,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createOAuthActivities({ db: deps.db }),
     ...createInvitationActivities(invitationDependencies(deps.db, config)),
     ...createNotificationEmailActivities(notificationEmailDependencies(deps.db, config)),
+    ...createModerationActivities(moderationDependencies(deps.db, config, deps.temporal)),
   };
 }
 

@@ -60,6 +60,12 @@ import { createOrganizationApiKeyRoutes } from './organizations/api-key-routes.t
 import { createInvitationRoutes } from './organizations/invitation-routes.ts';
 import { createUnsubscribeRoutes } from './notifications/unsubscribe-routes.ts';
 import { createOrganizationRoutes } from './organizations/routes.ts';
+import { createReportRoutes } from './reports/routes.ts';
+import { createAdminReportRoutes } from './admin/report-routes.ts';
+import { createAdminUserRoutes } from './admin/user-routes.ts';
+import { createAdminContentRoutes } from './admin/content-routes.ts';
+import { createAdminAuditRoutes } from './admin/audit-routes.ts';
+import { networkBlockKey } from '../core/signatures/network-block.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -97,8 +103,11 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     sign: createRateLimiter({ db, rps: config.rateLimit.signPerHour / 3600, burst: config.rateLimit.signPerHour, log: deps.log }),
     // The spec's petition export limit: 10 per minute per user.
     export: createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log }),
+    report: createRateLimiter({ db, rps: config.moderation.reportsPerHour / 3600, burst: config.moderation.reportsPerHour, log: deps.log }),
   };
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
+  const networkKey = networkBlockKey(config.encryptionKey);
+  const moderation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue };
   const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
 
   let document: Record<string, unknown> | undefined;
@@ -119,7 +128,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createUnsubscribeRoutes({ db, config }),
     ...createNotificationRoutes({ db }),
     ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
-    ...createSignatureRoutes({ db, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed }),
+    ...createSignatureRoutes({ db, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed, networkKey }),
     ...createCommentRoutes({ db }),
     ...createPetitionUpdateRoutes({ db }),
     // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
@@ -136,6 +145,11 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createOrganizationApiKeyRoutes(rotation),
     ...createInvitationRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, invitationTtlMs: config.invitationTtlMs }),
     ...createOrganizationRoutes({ db }),
+    ...createReportRoutes(moderation),
+    ...createAdminReportRoutes(moderation),
+    ...createAdminUserRoutes(moderation),
+    ...createAdminContentRoutes({ ...moderation, feed }),
+    ...createAdminAuditRoutes({ ...moderation, networkKey }),
   ];
   document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
@@ -164,6 +178,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       limiters.sign.stop();
       limiters.export.stop();
       await pageViews.stop();
+      limiters.report.stop();
       await feed.stop();
     },
   };

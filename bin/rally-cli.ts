@@ -9,9 +9,11 @@ import { createLoadtestUsers } from './commands/loadtest-users.ts';
 import { createUser } from './commands/users-create.ts';
 import { runOAuthClientsCommand } from './commands/oauth-clients.ts';
 import { setOrganizationTier } from './commands/orgs-set-tier.ts';
+import { setRole } from './commands/users-set-role.ts';
 
 const USAGE = `usage:
   rally users create --email E --password P [--name N] [--admin]
+  rally users set-role --email E --role admin|user
   rally loadtest users --count N
   rally orgs set-tier --org SLUG --tier free|pro|enterprise
   rally oauth-clients create --name N --redirect-uri URI [--redirect-uri URI2] [--scopes "…"] [--confidential] [--owner-email E]
@@ -35,7 +37,7 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfigOrExit();
   const [group, action, ...rest] = argv;
   const command = `${group ?? ''} ${action ?? ''}`;
-  const known = command === 'users create' || command === 'loadtest users' || command === 'orgs set-tier' || group === 'oauth-clients';
+  const known = command === 'users create' || command === 'users set-role' || command === 'loadtest users' || command === 'orgs set-tier' || group === 'oauth-clients';
   if (!known) throw new CommandError(USAGE);
   const db = await createDatabasePool(databaseUrlFor(config), { maximumPoolSize: 4 });
   try {
@@ -45,6 +47,8 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify(await createUser(db, config, rest))}\n`);
     } else if (command === 'orgs set-tier') {
       process.stdout.write(`${JSON.stringify(await setOrganizationTier(db, rest))}\n`);
+    } else if (command === 'users set-role') {
+      process.stdout.write(`${JSON.stringify(await setRole(db, rest))}\n`);
     } else {
       await createLoadtestUsers(db, config, rest, (line) => process.stdout.write(`${line}\n`));
     }

@@ -55,6 +55,7 @@ export const NOTIFICATION_TYPES = [
   'response.published',
   'webhook.deactivated',
   'account.session_revoked',
+  'moderation.warning',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -71,4 +72,35 @@ export const FAILURE_TYPES = {
   webhookDeliveryFailed: 'WebhookDeliveryFailed',
   webhookEndpointInactive: 'WebhookEndpointInactive',
   webhookAddressRefused: 'WebhookAddressRefused',
+  moderationTargetGone: 'ModerationTargetGone',
 } as const;
+
+/** What reports are about, why they are made, where they stand, and what a reviewer can do. */
+export const REPORT_TARGET_TYPES = ['petition', 'comment', 'user'] as const;
+export type ReportTargetType = (typeof REPORT_TARGET_TYPES)[number];
+export const REPORT_REASONS = ['spam', 'harassment', 'hate_speech', 'misinformation', 'other'] as const;
+export const REPORT_STATUSES = ['open', 'resolved', 'dismissed'] as const;
+export type ReportStatus = (typeof REPORT_STATUSES)[number];
+export const MODERATION_ACTIONS = ['dismiss', 'hide', 'remove', 'suspend_user', 'warn_user', 'restore'] as const;
+export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
+
+/** The audit log's action names (GET /v1/admin/audit-logs?action=…). */
+export const AUDIT_ACTIONS = [
+  'report.actioned',
+  'moderation.auto_hidden',
+  'comment.hidden',
+  'comment.unhidden',
+  'comment.removed',
+  'petition.under_review',
+  'petition.restored',
+  'petition.closed_by_admin',
+  'user.flagged',
+  'user.unflagged',
+  'user.suspended',
+  'user.unsuspended',
+  'user.role_changed',
+  'user.warned',
+  'signature.removed_by_admin',
+  'signatures.invalidated',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -41,6 +41,8 @@ export type Config = Readonly<{
   rateLimit: Readonly<{ enabled: boolean; rps: number; burst: number; signPerHour: number }>;
   /** Which X-Forwarded-For entries to believe: none, the last `hops` ones, or those added by proxies in `cidrs`. */
   trustProxy: TrustProxy;
+  /** Reports: distinct reporters before a target is hidden pending review; reports per user per hour. */
+  moderation: Readonly<{ autohideThreshold: number; reportsPerHour: number }>;
   bodyLimitBytes: number;
   /** Open /v1/realtime connections per client address. */
   realtimeMaxPerAddress: number;
@@ -287,6 +289,10 @@ export function loadConfig(env: Env = process.env): Config {
       signPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_HOUR', 10),
     }),
     trustProxy: trustProxy(env),
+    moderation: Object.freeze({
+      autohideThreshold: positiveInteger(env, 'RALLY_REPORT_AUTOHIDE_THRESHOLD', 5, 1_000),
+      reportsPerHour: positiveInteger(env, 'RALLY_REPORT_LIMIT_PER_HOUR', 20),
+    }),
     bodyLimitBytes: 1024 * 1024,
     realtimeMaxPerAddress: positiveInteger(env, 'RALLY_WS_MAX_PER_ADDRESS', 50, 100_000),
     idempotencyTtlMs: 24 * 3_600_000,

@@ -25,7 +25,7 @@ const worker = await createRallyWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  activities: createActivities({ db, config }),
+  activities: createActivities({ db, config, temporal: new Client({ connection: clientConnection, namespace: config.temporal.namespace }) }),
 });
 // The outbox dispatcher runs beside the worker: events → webhook deliveries and notifications.
 const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseUrl, temporal: new Client({ connection: clientConnection, namespace: config.temporal.namespace }), log });

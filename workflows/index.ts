@@ -3,6 +3,11 @@
 export { purgeIdempotencyKeys } from './purge-idempotency-keys.ts';
 export { apiKeyRotation, apiKeyRotationWorkflowId, rotationStatusQuery } from './api-key-rotation.ts';
 export { petitionLifecycle, petitionWorkflowId, publishUpdate, closeUpdate, victoryUpdate, petitionDeletedSignal, statusQuery, INVALID_TRANSITION } from './petition-lifecycle.ts';
+export { holdForReviewUpdate, releaseFromReviewUpdate, adminCloseUpdate } from './petition-lifecycle.ts';
+export { moderateTarget, moderationWorkflowId, reportedSignal, decideUpdate } from './moderation.ts';
+export { userSuspension } from './user-suspension.ts';
+export { deliverWarningEmail } from './warning-email.ts';
+export { invalidateSignatures } from './signature-invalidation.ts';
 export { webhookDelivery } from './webhook-delivery.ts';
 export { notifyPetitionSigners } from './signer-notifications.ts';
 export { mediaProcessing, mediaProcessingWorkflowId } from './media-processing.ts';

@@ -5,9 +5,12 @@
 // holds transitions only, so it stays small whatever the petition's size. What follows a
 // transition over time is started from here: decision makers are invited after publish, signers
 // are notified in batches after a victory (child workflows, so each keeps its own history).
-import { FAILURE_TYPES, type ActorType } from '../core/vocabulary.ts';
+// Moderation adds, behind the patch MODERATION_TRANSITIONS (histories recorded before it replay
+// unchanged): active → under_review (hold for review), under_review → active (release), and an
+// admin close from active or under_review.
+import { FAILURE_TYPES, type ActorType, type AuditAction } from '../core/vocabulary.ts';
 import {
-  ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, proxyActivities, setHandler, startChild,
+  ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, patched, proxyActivities, setHandler, startChild,
   allHandlersFinished, workflowInfo,
 } from '@temporalio/workflow';
 import type { PetitionActivities, PetitionStatus, TransitionResult } from '../activities/petitions.ts';
@@ -19,11 +22,19 @@ const { transitionPetition } = proxyActivities<PetitionActivities>({
 });
 
 export type Actor = { type: ActorType; id: string | null };
-export type TransitionRequest = { actor: Actor; victoryMessage?: string };
+/** For admin transitions: the audit row the activity writes in the transition's own transaction. */
+export type TransitionAudit = {
+  context: { actorType: 'user' | 'api_key' | 'system' | 'cli'; actorId: string | null; credential: string; requestId: string | null };
+  action: AuditAction;
+};
+export type TransitionRequest = { actor: Actor; victoryMessage?: string; audit?: TransitionAudit };
 
 export const publishUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('publish');
 export const closeUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('close');
 export const victoryUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('victory');
+export const holdForReviewUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('holdForReview');
+export const releaseFromReviewUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('releaseFromReview');
+export const adminCloseUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('adminClose');
 export const petitionDeletedSignal = defineSignal('petitionDeleted');
 export const statusQuery = defineQuery<PetitionStatus>('status');
 
@@ -31,6 +42,7 @@ export const petitionWorkflowId = (petitionId: string) => `petition-${petitionId
 export const INVALID_TRANSITION = FAILURE_TYPES.invalidTransition;
 
 const TERMINAL: readonly string[] = ['closed', 'victory'];
+const MODERATION_TRANSITIONS = 'moderation-transitions';
 
 export type PetitionLifecycleInput = { petitionId: string; status: PetitionStatus };
 
@@ -46,15 +58,16 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
   });
 
   // Rejects in the validator, before anything is written to history: a wrong state is the caller's 409.
-  const requireStatus = (from: PetitionStatus, verb: string) => (_request: TransitionRequest) => {
-    if (transitionInFlight || status !== from) {
-      throw ApplicationFailure.create({ type: INVALID_TRANSITION, nonRetryable: true, message: `Only a ${from} petition can be ${verb}; this one is ${transitionInFlight ? 'changing state' : status}.` });
+  const requireStatus = (from: PetitionStatus | PetitionStatus[], verb: string) => (_request: TransitionRequest) => {
+    const allowed = Array.isArray(from) ? from : [from];
+    if (transitionInFlight || !allowed.includes(status)) {
+      throw ApplicationFailure.create({ type: INVALID_TRANSITION, nonRetryable: true, message: `Only a ${allowed.join(' or ')} petition can be ${verb}; this one is ${transitionInFlight ? 'changing state' : status}.` });
     }
   };
   const transition = async (from: PetitionStatus, to: PetitionStatus, request: TransitionRequest) => {
     transitionInFlight = true;
     try {
-      const result = await transitionPetition({ petitionId, from, to, actor: request.actor, victoryMessage: request.victoryMessage });
+      const result = await transitionPetition({ petitionId, from, to, actor: request.actor, victoryMessage: request.victoryMessage, audit: request.audit });
       status = to;
       return result;
     } finally {
@@ -65,6 +78,11 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
   setHandler(closeUpdate, (request) => transition('active', 'closed', request), { validator: requireStatus('active', 'closed') });
   setHandler(victoryUpdate, (request) => transition('active', 'victory', request), { validator: requireStatus('active', 'marked a victory') });
   handleMilestoneCrossings(petitionId, startFollowUp);
+  if (patched(MODERATION_TRANSITIONS)) {
+    setHandler(holdForReviewUpdate, (request) => transition('active', 'under_review', request), { validator: requireStatus('active', 'put under review') });
+    setHandler(releaseFromReviewUpdate, (request) => transition('under_review', 'active', request), { validator: requireStatus('under_review', 'released from review') });
+    setHandler(adminCloseUpdate, (request) => transition(status, 'closed', request), { validator: requireStatus(['active', 'under_review'], 'closed') });
+  }
 
   await condition(() => status === 'active' || TERMINAL.includes(status) || deleted);
   if (status === 'active') {

@@ -9,5 +9,8 @@ export const RallyWebhookEndpointId = defineSearchAttributeKey('RallyWebhookEndp
 export const RallyEntityType = defineSearchAttributeKey('RallyEntityType', SearchAttributeType.KEYWORD);
 export const RallyMediaId = defineSearchAttributeKey('RallyMediaId', SearchAttributeType.KEYWORD);
 export const RallyOrganizationId = defineSearchAttributeKey('RallyOrganizationId', SearchAttributeType.KEYWORD);
+export const RallyUserId = defineSearchAttributeKey('RallyUserId', SearchAttributeType.KEYWORD);
+export const RallyModerationTarget = defineSearchAttributeKey('RallyModerationTarget', SearchAttributeType.KEYWORD);
+export const RallyModerationState = defineSearchAttributeKey('RallyModerationState', SearchAttributeType.KEYWORD);
 
-export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyEntityType, RallyMediaId, RallyOrganizationId];
+export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyEntityType, RallyMediaId, RallyOrganizationId, RallyUserId, RallyModerationTarget, RallyModerationState];

@@ -20,6 +20,7 @@ export type RouteLimiters = {
   general?: RateLimiter;
   sign: RateLimiter;
   export: RateLimiter;
+  report: RateLimiter;
 };
 
 export type RouteGuardDependencies = {
@@ -58,6 +59,8 @@ function chargeClass(ctx: RallyContext, route: AnyRouteSpec, limiters: RouteLimi
   chargeGeneral(ctx, limiters.general);
   if (rateClass === 'sign') {
     spend(limiters.sign, `sign:${addressBucketKey(ctx.state.clientIp)}`, { detail: 'Too many signatures from this address; try again later.', code: 'sign_limit' });
+  } else if (rateClass === 'report') {
+    spend(limiters.report, `report:${ctx.state.principal ? `user:${ctx.state.principal.userId}` : addressBucketKey(ctx.state.clientIp)}`, { detail: 'You have filed too many reports; try again later.', code: 'report_limit' });
   } else if (rateClass === 'export') {
     spend(limiters.export, `export:${ctx.state.principal ? `user:${ctx.state.principal.userId}` : addressBucketKey(ctx.state.clientIp)}`, { detail: 'At most 10 exports per minute; wait before the next one.', code: 'export_limit' });
   }

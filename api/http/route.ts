@@ -26,7 +26,7 @@ export type ResponseSpec = { description: string; schema?: TSchema; contentType?
  * spends from the caller's general bucket; `sign` also from the client address's signing budget
  * (RALLY_SIGN_LIMIT_PER_HOUR) and `export` from the caller's export budget (10 a minute).
  */
-export type RateLimitClass = 'default' | 'sign' | 'export' | 'none';
+export type RateLimitClass = 'default' | 'sign' | 'export' | 'report' | 'none';
 
 export type RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema> = {
   method: HttpMethod;

@@ -15,8 +15,9 @@ import { exportBatch, geoPoints, listSignatures, liveSignatureCount, removeSigna
 import type { CaptchaVerifier } from '../../core/signatures/recaptcha.ts';
 import { ExportQuery, GeoParams, GeoPoint, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
 import { signPetition } from '../../core/signatures/sign.ts';
+import { networkBlockHash } from '../../core/signatures/network-block.ts';
 
-export type SignatureRouteDependencies = { db: DatabasePool; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed };
+export type SignatureRouteDependencies = { db: DatabasePool; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed; networkKey?: Buffer };
 
 const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
 const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]));
@@ -48,7 +49,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
         const result = await signPetition(deps.db, {
           petitionId: params.id, userId: principal.userId, actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
           displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
-          accessCode: body.access_code ?? null, source: body.source ?? null,
+          accessCode: body.access_code ?? null, source: body.source ?? null, networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
         });
         deps.feed.publish({ type: 'signature.created', petition_id: params.id, signature_count: result.signature_count, created_at: result.created_at });
         const { created_at: _createdAt, ...data } = result;

@@ -48,13 +48,14 @@ export function scopeAreaOf(routePath: string): ScopeArea | undefined {
 }
 
 export function assertPermitted(principal: Principal, permission: Permission): void {
+  // Not being an administrator is the more fundamental refusal, whatever the key's scope.
+  if (permission === 'admin' && principal.role !== 'admin') {
+    throw new Forbidden('This route is for administrators.', { code: 'admin_required' });
+  }
   if (!SCOPE_PERMISSIONS[principal.scope].includes(permission)) {
     throw new Forbidden(`This API key's scope "${principal.scope}" ${SCOPE_DESCRIPTIONS[principal.scope]}; this route needs "${permission}".`, {
       code: 'insufficient_scope',
     });
-  }
-  if (permission === 'admin' && principal.role !== 'admin') {
-    throw new Forbidden('This route is for administrators.', { code: 'admin_required' });
   }
 }
 

@@ -19,6 +19,7 @@ const CONSTRAINT_ERRORS: Record<string, (cause: unknown) => DomainError> = {
   organization_members_one_per_user: () => new Conflict('This user is already a member of the organization.', { code: 'already_member' }),
   organization_invitations_one_open: () => new Conflict('This address already has an open invitation to the organization.', { code: 'invitation_pending' }),
   petitions_org_id_fkey: () => invalidField('orgId', 'unknown_organization', 'There is no organization with this id.'),
+  reports_one_open_per_reporter: () => new Conflict('You already reported this, and your report is still open.', { code: 'already_reported' }),
 };
 
 function constraintOf(error: unknown): string | undefined {

@@ -7,12 +7,17 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { Conflict, NotFound } from '../errors/domain-error.ts';
 import { recordEvent, type Actor } from '../events/record-event.ts';
-import { PETITION_STATUSES, type EventType, type PetitionStatus } from '../vocabulary.ts';
+import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
+import { PETITION_STATUSES, type AuditAction, type EventType, type PetitionStatus } from '../vocabulary.ts';
 import { toPetitionSummary } from './presenter.ts';
 import { findPetitionById } from './queries.ts';
 
 export type { PetitionStatus };
-export type TransitionInput = { petitionId: string; from: PetitionStatus; to: PetitionStatus; actor: Actor; victoryMessage?: string };
+export type TransitionInput = {
+  petitionId: string; from: PetitionStatus; to: PetitionStatus; actor: Actor; victoryMessage?: string;
+  /** Admin transitions are audited in the same transaction. */
+  audit?: { context: AuditContext; action: AuditAction };
+};
 export type TransitionResult = { petitionId: string; status: PetitionStatus };
 
 const EVENT_OF: Partial<Record<PetitionStatus, EventType>> = { active: 'petition.published', closed: 'petition.closed', victory: 'petition.victory' };
@@ -35,6 +40,9 @@ export async function transitionPetition(db: DatabasePool, input: TransitionInpu
     const petition = await findPetitionById(tx, input.petitionId);
     const type = EVENT_OF[input.to];
     if (petition && type) await recordEvent(tx, { type, actor: input.actor, petitionId: input.petitionId, data: toPetitionSummary(petition, undefined) });
+    if (input.audit) {
+      await recordAudit(tx, { context: input.audit.context, action: input.audit.action, target: { type: 'petition', id: input.petitionId }, before: { status: current.status }, after: { status: input.to } });
+    }
     return { petitionId: input.petitionId, status: input.to };
   });
 }

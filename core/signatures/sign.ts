@@ -26,6 +26,8 @@ export type SignatureInput = {
   source?: string | null;
   /** Needed for a private petition the signer did not create. */
   accessCode: string | null;
+  /** Keyed hash of the signer's /24 or /64 (core/signatures/network-block.ts), for fraud investigation. */
+  networkHash?: Buffer | null;
 };
 
 const SignOutcome = z.object({
@@ -53,16 +55,19 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
         ${input.isAnonymous}::boolean AS is_anonymous, ${input.displayLocation}::text AS display_location, ${place.city}::text AS city,
         ${place.region}::text AS region, ${place.country}::text AS country, ${place.latitude}::float8 AS latitude,
         ${place.longitude}::float8 AS longitude, ${input.referrerSlug}::text AS referrer_slug, ${input.source ?? null}::text AS source, ${shard}::smallint AS shard,
-        ${input.actor.type}::text AS actor_type, ${input.actor.id}::text AS actor_id, upper(${input.accessCode}::text) AS access_code
+        ${input.actor.type}::text AS actor_type, ${input.actor.id}::text AS actor_id, upper(${input.accessCode}::text) AS access_code,
+        ${input.networkHash ? sql.binary(input.networkHash) : null}::bytea AS network_hash
     ), petition AS (
       -- The read rules of core/petitions/policy.ts, here so that signing needs no separate lookup.
       SELECT p.id, p.status, p.signature_goal, p.creator_id = input.user_id AS is_creator,
         (p.visibility <> 'private' OR p.creator_id = input.user_id OR upper(p.access_code) = input.access_code) AS readable
       FROM petitions p, input WHERE p.id = input.petition_id AND p.deleted_at IS NULL
     ), signed AS (
-      INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, source)
+      INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, source,
+        email_key, network_hash)
       SELECT petition.id, input.user_id, input.comment, input.is_anonymous, input.display_location, input.city, input.region, input.country,
-        input.latitude, input.longitude, (SELECT u.id FROM users u WHERE u.slug = input.referrer_slug AND u.id <> input.user_id), input.source
+        input.latitude, input.longitude, (SELECT u.id FROM users u WHERE u.slug = input.referrer_slug AND u.id <> input.user_id), input.source,
+        (SELECT rally_email_key(u.email) FROM users u WHERE u.id = input.user_id), input.network_hash
       FROM petition, input WHERE petition.status = 'active' AND petition.readable
       ON CONFLICT ON CONSTRAINT signatures_one_per_user DO NOTHING
       RETURNING id, created_at

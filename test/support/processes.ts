@@ -59,6 +59,7 @@ export async function startApi(env: Record<string, string> = {}): Promise<Runnin
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const api = spawnRally('api/main.ts', { PORT: String(port), ...env });
+  // Generous: on a machine shared by many test runs, loading the TypeScript alone can take 30 s.
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (api.child.exitCode !== null) throw new Error(`the API exited during start-up:\n${api.output()}`);
@@ -73,14 +74,14 @@ export async function startApi(env: Record<string, string> = {}): Promise<Runnin
 /** A worker process; resolves once it polls its task queue. */
 export async function startWorker(env: Record<string, string> = {}): Promise<RallyProcess> {
   const worker = spawnRally('worker/main.ts', env);
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (worker.child.exitCode !== null) throw new Error(`the worker exited during start-up:\n${worker.output()}`);
     if (worker.output().includes('"polling"')) return worker;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await worker.stop('SIGKILL');
-  throw new Error(`the worker did not start within 60 s:\n${worker.output()}`);
+  throw new Error(`the worker did not start within 120 s:\n${worker.output()}`);
 }
 
 /** The embedded identity provider, as npm start runs it; one per test run. */

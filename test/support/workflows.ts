@@ -22,7 +22,7 @@ export async function createTestWorker(taskQueue: string, activities: Partial<Ac
     connection: temporal.nativeConnection,
     namespace: temporal.namespace ?? 'default',
     taskQueue,
-    activities: { ...createActivities({ db }), ...activities },
+    activities: { ...createActivities({ db, temporal: temporal.client }), ...activities },
     workflowBundle: await workflowBundle(),
   });
 }

@@ -1,0 +1,89 @@
+// The audit log, platform metrics and bulk signature invalidation for administrators.
+import { Type } from '@sinclair/typebox';
+import type { Client } from '@temporalio/client';
+import type { DatabasePool } from 'slonik';
+import { auditContextOf, listAuditLogs, presentAuditRow } from '../../core/audit/audit-log.ts';
+import { ensure, NotFound, Unavailable } from '../../core/errors/domain-error.ts';
+import { platformMetrics } from '../../core/moderation/metrics.ts';
+import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { createInvalidation, findInvalidation, type ResolvedFilter } from '../../core/signatures/invalidation.ts';
+import { networkBlockHashesOf } from '../../core/signatures/network-block.ts';
+import { RallyEntityType, RallyPetitionId } from '../../workflows/search-attributes.ts';
+import * as workflows from '../../workflows/index.ts';
+import { sendData, sendList } from '../http/context.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { AuditList, AuditQuery, IdParams, InvalidationBody, InvalidationEnvelope, MetricsEnvelope } from './schemas.ts';
+
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const tag = 'Admin';
+// Workflow functions, not the id helpers exported beside them.
+const WORKFLOW_TYPES = Object.entries(workflows).filter(([name, value]) => typeof value === 'function' && !name.endsWith('WorkflowId')).map(([name]) => name);
+// A dry run (or a small real one) usually ends within this; otherwise the answer is 202 and the
+// invalidation is polled at its Location.
+const WAIT_FOR_RESULT_MS = 10_000;
+
+export function createAdminAuditRoutes(deps: { db: DatabasePool; temporal: Client; taskQueue: string; networkKey: Buffer }): AnyRouteSpec[] {
+  const { db } = deps;
+  return [
+    defineRoute({
+      method: 'get', path: '/v1/admin/audit-logs', operationId: 'adminAuditLogs', tag, auth: 'required', permission: 'admin',
+      summary: 'The append-only audit log, newest first, by actor, action, target type and time', query: AuditQuery,
+      responses: { 200: { description: 'A page of audit entries', schema: AuditList } },
+      async handler(ctx, { query }) {
+        const rows = await listAuditLogs(db, { actorId: query.actor_id, action: query.action, targetType: query.target_type, since: query.since }, cursor.decode(query.cursor), query.limit);
+        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.position_at, row.id]));
+        sendList(ctx, page.map(presentAuditRow), pagination);
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/v1/admin/metrics', operationId: 'adminMetrics', tag, auth: 'required', permission: 'admin',
+      summary: 'Platform counts: users, petitions by status, signatures, open reports, failed deliveries, running workflows',
+      responses: { 200: { description: 'The counts', schema: MetricsEnvelope } },
+      async handler(ctx) {
+        sendData(ctx, await platformMetrics(db, deps.temporal, WORKFLOW_TYPES));
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/v1/admin/petitions/:id/invalidate-signatures', operationId: 'adminInvalidateSignatures', tag, auth: 'required', permission: 'admin',
+      summary: 'Invalidate (or with dry_run, count) the signatures matching a filter, in batches; invalidated signatures are kept but no longer counted',
+      params: IdParams, body: InvalidationBody,
+      responses: {
+        200: { description: 'Finished: the count matched (and the new signature count)', schema: InvalidationEnvelope },
+        202: { description: 'Still running: poll the Location', schema: InvalidationEnvelope },
+        404: { description: 'No such petition' },
+      },
+      async handler(ctx, { params, body }) {
+        const principal = ctx.state.principal!;
+        const filter: ResolvedFilter = {
+          networkHashes: body.filter.ip_block ? networkBlockHashesOf(deps.networkKey, body.filter.ip_block).map((hash) => hash.toString('hex')) : null,
+          emailDomain: body.filter.email_domain?.toLowerCase() ?? null,
+          since: body.filter.since ?? null,
+          until: body.filter.until ?? null,
+        };
+        const invalidationId = await createInvalidation(db, { petitionId: params.id, filter: body.filter, dryRun: body.dry_run, requestedBy: principal.userId });
+        const handle = await deps.temporal.workflow
+          .start(workflows.invalidateSignatures, {
+            workflowId: `signature-invalidation-${invalidationId}`, taskQueue: deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            args: [{ invalidationId, petitionId: params.id, filter, dryRun: body.dry_run, audit: auditContextOf(principal, ctx.state.requestId) }],
+            typedSearchAttributes: [{ key: RallyPetitionId, value: params.id }, { key: RallyEntityType, value: 'signature_invalidation' }],
+          })
+          .catch((error: unknown) => {
+            throw new Unavailable('The workflow service cannot be reached right now; nothing was changed. Retry shortly.', { cause: error });
+          });
+        const finished = await Promise.race([handle.result().then(() => true, () => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), WAIT_FOR_RESULT_MS).unref())]);
+        ctx.set('Location', `/v1/admin/signature-invalidations/${invalidationId}`);
+        sendData(ctx, await findInvalidation(db, invalidationId), finished ? 200 : 202);
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/v1/admin/signature-invalidations/:id', operationId: 'adminGetInvalidation', tag, auth: 'required', permission: 'admin',
+      summary: 'One signature invalidation: running or completed, with the count matched', params: IdParams,
+      responses: { 200: { description: 'The invalidation', schema: InvalidationEnvelope }, 404: { description: 'No such invalidation' } },
+      async handler(ctx, { params }) {
+        const invalidation = await findInvalidation(db, params.id);
+        ensure(invalidation, NotFound, 'There is no such invalidation.');
+        sendData(ctx, invalidation);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,65 @@
+// Admin actions on content: hide and unhide comments, move a petition into or out of review or
+// close it (through the petition's workflow, which owns its state machine), and remove a signature.
+import type { Client } from '@temporalio/client';
+import type { DatabasePool } from 'slonik';
+import { auditContextOf } from '../../core/audit/audit-log.ts';
+import { withReplies, findComment } from '../../core/comments/queries.ts';
+import { ensure, NotFound } from '../../core/errors/domain-error.ts';
+import { movePetition, PETITION_MOVES, removeSignatureByAdmin, setCommentHidden } from '../../core/moderation/effects.ts';
+import { toPetitionSummary } from '../../core/petitions/presenter.ts';
+import { findPetitionById } from '../../core/petitions/queries.ts';
+import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
+import { CommentEnvelope } from '../comments/schemas.ts';
+import { sendData } from '../http/context.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { PetitionEnvelope } from '../petitions/schemas.ts';
+import { IdParams, SignatureParams } from './schemas.ts';
+
+const tag = 'Admin';
+
+export function createAdminContentRoutes(deps: { db: DatabasePool; temporal: Client; taskQueue: string; feed: SignatureFeed }): AnyRouteSpec[] {
+  const { db } = deps;
+  const commentRoute = (verb: 'hide' | 'unhide') =>
+    defineRoute({
+      method: 'post', path: `/v1/admin/comments/:id/${verb}`, operationId: `adminComment${verb === 'hide' ? 'Hide' : 'Unhide'}`, tag, auth: 'required', permission: 'admin',
+      summary: verb === 'hide' ? 'Hide a comment: it leaves the public lists at once' : 'Show a hidden comment again', params: IdParams,
+      responses: { 200: { description: 'The comment', schema: CommentEnvelope }, 404: { description: 'No such comment' } },
+      async handler(ctx, { params }) {
+        const audit = auditContextOf(ctx.state.principal!, ctx.state.requestId);
+        ensure(await findComment(db, params.id), NotFound, 'There is no such comment.');
+        await db.transaction((tx) => setCommentHidden(tx, params.id, verb === 'hide', audit));
+        sendData(ctx, (await withReplies(db, [(await findComment(db, params.id))!]))[0]);
+      },
+    });
+
+  const petitionRoute = (verb: 'close' | 'review' | 'restore', summary: string) =>
+    defineRoute({
+      method: 'post', path: `/v1/admin/petitions/:id/${verb}`, operationId: `adminPetition${verb[0]!.toUpperCase()}${verb.slice(1)}`, tag, auth: 'required', permission: 'admin',
+      summary, params: IdParams,
+      responses: { 200: { description: 'The petition in its new state', schema: PetitionEnvelope }, 404: { description: 'No such petition' }, 409: { description: 'Not in a state this move starts from' } },
+      async handler(ctx, { params }) {
+        const move = verb === 'close' ? PETITION_MOVES.close : verb === 'review' ? PETITION_MOVES.hold : PETITION_MOVES.release;
+        await movePetition(deps, params.id, move, auditContextOf(ctx.state.principal!, ctx.state.requestId), true);
+        sendData(ctx, toPetitionSummary((await findPetitionById(db, params.id))!, undefined));
+      },
+    });
+
+  return [
+    commentRoute('hide'),
+    commentRoute('unhide'),
+    petitionRoute('close', 'Close an active or under-review petition (petition.closed is emitted)'),
+    petitionRoute('review', 'Put an active petition under review: it stops taking signatures and leaves listings and search, keeping its signatures'),
+    petitionRoute('restore', 'Release a petition from review: it is active again'),
+    defineRoute({
+      method: 'delete', path: '/v1/admin/petitions/:id/signatures/:signature_id', operationId: 'adminRemoveSignature', tag, auth: 'required', permission: 'admin',
+      summary: 'Remove one signature (signature.removed is emitted; the count drops)', params: SignatureParams,
+      responses: { 204: { description: 'Removed' }, 404: { description: 'No such signature on this petition' } },
+      async handler(ctx, { params }) {
+        const audit = auditContextOf(ctx.state.principal!, ctx.state.requestId);
+        const count = await removeSignatureByAdmin(db, params.id, params.signature_id, audit);
+        deps.feed.publish({ type: 'signature.removed', petition_id: params.id, signature_count: count, created_at: new Date().toISOString() });
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,45 @@
+// GET /v1/admin/reports and POST /v1/admin/reports/{id}/action. A decision goes through the target's
+// moderation workflow, which applies it to the target and resolves every open report on it.
+import { Type } from '@sinclair/typebox';
+import type { DatabasePool } from 'slonik';
+import { auditContextOf } from '../../core/audit/audit-log.ts';
+import { ensure, NotFound, Conflict } from '../../core/errors/domain-error.ts';
+import { findReport, listReports, presentReport } from '../../core/moderation/reports.ts';
+import { decide, type ModerationWorkflowDependencies } from '../../core/moderation/workflow-client.ts';
+import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { sendData, sendList } from '../http/context.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { IdParams, ReportActionBody, ReportActionResult, ReportList, ReportListQuery } from './schemas.ts';
+
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const tag = 'Admin';
+
+export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & { db: DatabasePool }): AnyRouteSpec[] {
+  return [
+    defineRoute({
+      method: 'get', path: '/v1/admin/reports', operationId: 'adminListReports', tag, auth: 'required', permission: 'admin',
+      summary: 'Reports, newest first, by status and target type', query: ReportListQuery,
+      responses: { 200: { description: 'A page of reports', schema: ReportList } },
+      async handler(ctx, { query }) {
+        const rows = await listReports(deps.db, { status: query.status, targetType: query.target_type }, cursor.decode(query.cursor), query.limit);
+        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.position_at, row.id]));
+        sendList(ctx, page.map(presentReport), pagination);
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/v1/admin/reports/:id/action', operationId: 'adminActOnReport', tag, auth: 'required', permission: 'admin',
+      summary: 'Decide on a report: dismiss, hide, remove, suspend_user, warn_user or restore; every open report on the same target is resolved with it',
+      params: IdParams, body: ReportActionBody,
+      responses: { 200: { description: 'The resolved report', schema: ReportActionResult }, 404: { description: 'No such report' }, 409: { description: 'The report is already resolved' } },
+      async handler(ctx, { params, body }) {
+        const report = await findReport(deps.db, params.id);
+        ensure(report, NotFound, 'There is no such report.');
+        ensure(report.status === 'open', Conflict, `This report is already ${report.status}.`, { code: 'report_not_open' });
+        const outcome = await decide(deps, { type: report.target_type, id: report.target_id }, {
+          reportId: report.id, action: body.action, note: body.note ?? null, audit: auditContextOf(ctx.state.principal!, ctx.state.requestId),
+        });
+        sendData(ctx, outcome.report);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,89 @@
+// The two things the moderation workflow (workflows/moderation.ts) does to the database: hide a
+// target once enough distinct users reported it, and apply a reviewer's decision on a report. Both
+// are safe to repeat: a retried activity finds the work done and changes nothing twice.
+import type { DatabasePool } from 'slonik';
+import { recordAudit, SYSTEM_AUDIT, type AuditContext } from '../audit/audit-log.ts';
+import { Conflict, NotFound } from '../errors/domain-error.ts';
+import { findAdminUser } from '../users/admin-queries.ts';
+import { suspendUser } from '../users/suspension.ts';
+import type { ModerationAction } from '../vocabulary.ts';
+import { authorOf, hideTarget, movePetition, PETITION_MOVES, removeComment, restoreTarget, type EffectDependencies } from './effects.ts';
+import { countOpenReporters, findReport, presentReport, resolveOpenReports, type ModerationTarget } from './reports.ts';
+import { createWarning } from './warnings.ts';
+
+export type AutoHideOutcome = { reporters: number; threshold: number; hidden: boolean };
+
+/** Hides the target pending review when `threshold` distinct users have an open report on it. */
+export async function hideIfReportedEnough(deps: EffectDependencies & { threshold: number }, target: ModerationTarget): Promise<AutoHideOutcome> {
+  const reporters = await countOpenReporters(deps.db, target);
+  if (reporters < deps.threshold) return { reporters, threshold: deps.threshold, hidden: false };
+  const hidden = await hideTarget(deps, target, SYSTEM_AUDIT);
+  if (hidden) {
+    await recordAudit(deps.db, { context: SYSTEM_AUDIT, action: 'moderation.auto_hidden', target, after: { reporters, threshold: deps.threshold } });
+  }
+  return { reporters, threshold: deps.threshold, hidden };
+}
+
+export type ModerationDecision = { reportId: string; action: ModerationAction; note: string | null; audit: AuditContext };
+export type DecisionOutcome = { report: ReturnType<typeof presentReport>; warning: { id: string; user_id: string } | null };
+
+async function applyEffect(deps: EffectDependencies, target: ModerationTarget, decision: ModerationDecision, reason: string): Promise<void> {
+  const { audit } = decision;
+  switch (decision.action) {
+    case 'dismiss':
+      return;
+    case 'hide':
+      await hideTarget(deps, target, audit);
+      return;
+    case 'restore':
+      await restoreTarget(deps, target, audit);
+      return;
+    case 'remove':
+      // Out for good: a comment is deleted, a petition closed (its signatures kept), a user suspended.
+      if (target.type === 'comment') await deps.db.transaction((tx) => removeComment(tx, target.id, audit));
+      else if (target.type === 'petition') await movePetition(deps, target.id, PETITION_MOVES.close, audit, false);
+      else await suspendUnlessSuspended(deps.db, target.id, decision.note ?? `Reported for ${reason}`, audit);
+      return;
+    case 'suspend_user':
+      await suspendUnlessSuspended(deps.db, await authorOf(deps.db, target), decision.note ?? `Reported for ${reason}`, audit);
+      return;
+    case 'warn_user':
+      // In the resolving transaction (below), so a retry cannot warn twice.
+      return;
+  }
+}
+
+async function suspendUnlessSuspended(db: DatabasePool, userId: string, reason: string, audit: AuditContext): Promise<void> {
+  const user = await findAdminUser(db, userId);
+  if (!user) throw new NotFound('There is no such user.');
+  if (!user.suspended_at) await suspendUser(db, { userId, reason, until: null }, audit);
+}
+
+/** Applies the decision to the report's target, then resolves every open report on that target. */
+export async function applyModerationDecision(deps: EffectDependencies, decision: ModerationDecision): Promise<DecisionOutcome> {
+  const report = await findReport(deps.db, decision.reportId);
+  if (!report) throw new NotFound('There is no such report.');
+  if (report.status !== 'open') {
+    // A retry of the decision that closed it answers as the first run did.
+    if (report.action === decision.action && report.resolved_by === decision.audit.actorId) return { report: presentReport(report), warning: null };
+    throw new Conflict(`This report is already ${report.status}.`, { code: 'report_not_open' });
+  }
+  const target: ModerationTarget = { type: report.target_type, id: report.target_id };
+  await applyEffect(deps, target, decision, report.reason);
+  const warning = await deps.db.transaction(async (tx) => {
+    let warned: DecisionOutcome['warning'] = null;
+    if (decision.action === 'warn_user') {
+      const userId = await authorOf(tx, target);
+      const message = decision.note ?? `Something you posted was reported for ${report.reason} and reviewed by a moderator. Please follow the community rules.`;
+      const created = await createWarning(tx, { userId, issuedBy: decision.audit.actorId ?? userId, reason: report.reason, message }, decision.audit);
+      warned = { id: created.id, user_id: created.user_id };
+    }
+    const resolved = await resolveOpenReports(tx, target, { action: decision.action, note: decision.note, resolvedBy: decision.audit.actorId });
+    await recordAudit(tx, {
+      context: decision.audit, action: 'report.actioned', target: { type: 'report', id: report.id },
+      before: { status: 'open' }, after: { action: decision.action, note: decision.note, target_type: target.type, target_id: target.id, reports_resolved: resolved },
+    });
+    return warned;
+  });
+  return { report: presentReport((await findReport(deps.db, decision.reportId))!), warning };
+}
