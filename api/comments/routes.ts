@@ -8,7 +8,7 @@ import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, fieldError, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { notifyCommentReply } from '../../core/notifications/create.ts';
-import { assertCanRead } from '../../core/petitions/policy.ts';
+import { assertCanRead, viewerOf } from '../../core/petitions/policy.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import { countReplyOnParent, findComment, insertComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from '../../core/comments/queries.ts';
 import { CommentCreate, CommentEnvelope, CommentList, CommentListQuery, CommentParams, CommentUpdate, PetitionParams } from './schemas.ts';
@@ -40,13 +40,13 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       params: PetitionParams, query: CommentListQuery,
       responses: { 200: { description: 'A page of threads', schema: CommentList } },
       async handler(ctx, { params, query }) {
-        assertCanRead(await findPetitionById(db, params.id), ctx.state.principal?.userId);
+        assertCanRead(viewerOf(ctx.state.principal), await findPetitionById(db, params.id));
         const rows =
           query.sort === 'popular'
             ? await listTopLevelComments(db, params.id, { sort: 'popular', after: popularCursor.decode(query.cursor) }, query.limit)
             : await listTopLevelComments(db, params.id, { sort: 'recent', after: recentCursor.decode(query.cursor) }, query.limit);
         const { page, pagination } = paginate(rows, query.limit, (row) =>
-          query.sort === 'popular' ? popularCursor.encode([row.reply_count, row.position_at, row.id]) : recentCursor.encode([row.position_at, row.id]),
+          query.sort === 'popular' ? popularCursor.encode([row.reply_count, row.created_at, row.id]) : recentCursor.encode([row.created_at, row.id]),
         );
         sendList(ctx, await withReplies(db, page), pagination);
       },
@@ -58,7 +58,7 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       responses: { 201: { description: 'The comment', schema: CommentEnvelope }, 422: { description: 'Invalid body, or parent_id is not a comment on this petition' } },
       async handler(ctx, { params, body }) {
         const userId = ctx.state.principal!.userId;
-        assertCanRead(await findPetitionById(db, params.id), userId);
+        assertCanRead(viewerOf(ctx.state.principal), await findPetitionById(db, params.id));
         const parentId = body.parent_id ?? null;
         const comment = await db.transaction(async (tx) => {
           if (parentId && !(await countReplyOnParent(tx, parentId, params.id))) {
@@ -81,7 +81,7 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       async handler(ctx, { params }) {
         const viewerId = ctx.state.principal?.userId;
         const comment = await existingComment(params.id, viewerId);
-        assertCanRead(await findPetitionById(db, comment.petition_id), viewerId);
+        assertCanRead(viewerOf(ctx.state.principal), await findPetitionById(db, comment.petition_id));
         sendData(ctx, (await withReplies(db, [comment]))[0]);
       },
     }),

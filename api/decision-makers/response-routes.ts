@@ -6,7 +6,7 @@ import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertCanRead } from '../../core/petitions/policy.ts';
+import { assertCanRead, canManage, viewerOf } from '../../core/petitions/policy.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import { assertCreator, findResponse, listResponses, markResponsePublished, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
 import { PetitionParams, ResponseEnvelope, ResponseList, ResponseListQuery, ResponseParams, toResponse } from './schemas.ts';
@@ -21,10 +21,10 @@ export function createResponseRoutes({ db }: DecisionMakerDependencies): AnyRout
       params: PetitionParams, query: ResponseListQuery,
       responses: { 200: { description: 'Responses', schema: ResponseList } },
       async handler(ctx, { params, query }) {
-        const viewerId = ctx.state.principal?.userId;
+        const viewer = viewerOf(ctx.state.principal);
         const petition = await findPetitionById(db, params.id);
-        assertCanRead(petition, viewerId, query.access_code);
-        const rows = await listResponses(db, params.id, { includeUnpublished: petition.creator_id === viewerId, after: cursor.decode(query.cursor), limit: query.limit });
+        assertCanRead(viewer, petition, query.access_code);
+        const rows = await listResponses(db, params.id, { includeUnpublished: canManage(viewer, petition), after: cursor.decode(query.cursor), limit: query.limit });
         const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
         sendList(ctx, page.map(toResponse), pagination);
       },
@@ -37,7 +37,7 @@ export function createResponseRoutes({ db }: DecisionMakerDependencies): AnyRout
       responses: { 200: { description: 'The published response', schema: ResponseEnvelope } },
       async handler(ctx, { params }) {
         const published = await db.transaction(async (tx) => {
-          await assertCreator(tx, ctx.state.principal!.userId, params.id);
+          await assertCreator(tx, viewerOf(ctx.state.principal), params.id);
           const response = await findResponse(tx, params.id, params.response_id);
           assertThat(response, 'not-found', `This petition has no response ${params.response_id}.`);
           assertThat(!response.published_at, 'conflict', 'This response is already published.', { code: 'response_already_published' });

@@ -10,6 +10,7 @@ import type { Config } from '../../platform/config.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { viewerOf } from '../../core/petitions/policy.ts';
 import { createPortalRoutes } from './portal-routes.ts';
 import { assertCreator, countDecisionMakers, deleteDecisionMaker, insertDecisionMaker, listDecisionMakers, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
 import { createResponseRoutes } from './response-routes.ts';
@@ -27,7 +28,7 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
       summary: 'The decision makers of your petition, each with the delivery state of their portal invitation',
       responses: { 200: { description: 'Decision makers, oldest first (at most 50)', schema: DecisionMakerList } },
       async handler(ctx, { params }) {
-        await assertCreator(db, ctx.state.principal!.userId, params.id);
+        await assertCreator(db, viewerOf(ctx.state.principal), params.id);
         const rows = await listDecisionMakers(db, params.id);
         sendList(ctx, rows.map(toDecisionMaker), { next_cursor: null, has_more: false });
       },
@@ -39,7 +40,7 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
       responses: { 201: { description: 'The decision maker', schema: DecisionMakerEnvelope } },
       async handler(ctx, { params, body }) {
         const created = await db.transaction(async (tx) => {
-          const petition = await assertCreator(tx, ctx.state.principal!.userId, params.id, { lock: true });
+          const petition = await assertCreator(tx, viewerOf(ctx.state.principal), params.id, { lock: true });
           assertThat((await countDecisionMakers(tx, params.id)) < MAX_DECISION_MAKERS, 'conflict', `A petition names at most ${MAX_DECISION_MAKERS} decision makers.`, { code: 'decision_maker_limit' });
           const row = await insertDecisionMaker(tx, params.id, body);
           if (petition.status === 'active') await startInvitation(deps, params.id, row.id);
@@ -55,7 +56,7 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
       params: DecisionMakerParams,
       responses: { 204: { description: 'Removed' } },
       async handler(ctx, { params }) {
-        await assertCreator(db, ctx.state.principal!.userId, params.id);
+        await assertCreator(db, viewerOf(ctx.state.principal), params.id);
         const removed = await deleteDecisionMaker(db, params.id, params.decision_maker_id);
         assertThat(removed, 'not-found', `This petition has no decision maker ${params.decision_maker_id}.`);
         // Best effort: if the cancel fails, the expiry finds no token and changes nothing.

@@ -7,7 +7,7 @@ import { closeUpdate, publishUpdate, victoryUpdate, type TransitionRequest } fro
 import type { TransitionResult } from '../../core/petitions/transitions.ts';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertOwner } from '../../core/petitions/policy.ts';
+import { assertCanManage, viewerOf } from '../../core/petitions/policy.ts';
 import { transition, type LifecycleDependencies } from '../../core/petitions/lifecycle.ts';
 import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
@@ -25,7 +25,7 @@ export function createTransitionRoutes(deps: LifecycleDependencies & { db: Datab
   async function run(ctx: RallyContext, petitionId: string, definition: Transition, victoryMessage?: string) {
     const principal = ctx.state.principal!;
     const petition = await findPetitionById(deps.db, petitionId);
-    assertOwner(petition, principal.userId);
+    assertCanManage(viewerOf(principal), petition);
     await transition(deps, definition.update, petitionId, petition.status, { actor: actorOf(principal), victoryMessage });
     sendData(ctx, toPetitionSummary((await findPetitionById(deps.db, petitionId))!, principal.userId));
   }

@@ -3,6 +3,7 @@
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { visibleTo, type Viewer } from './policy.ts';
 
 export const PetitionRow = z.object({
   id: z.string().uuid(),
@@ -88,7 +89,7 @@ export type PetitionChanges = {
   signatureGoal?: number; visibility?: string; accessCode?: string | null; signaturePrivacy?: string;
 };
 
-export function updatePetition(tx: CommonQueryMethods, id: string, changes: PetitionChanges) {
+export function writePetitionChanges(tx: CommonQueryMethods, id: string, changes: PetitionChanges) {
   const assignments: FragmentSqlToken[] = [sql.fragment`updated_at = now()`];
   const set = (column: string, value: FragmentSqlToken | string | number | null) =>
     assignments.push(sql.fragment`${sql.identifier([column])} = ${value}`);
@@ -116,4 +117,10 @@ export async function softDeletePetition(tx: CommonQueryMethods, id: string, cre
 export const CategoryRow = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 export function listCategories(db: CommonQueryMethods) {
   return db.any(sql.type(CategoryRow)`SELECT id, slug, name FROM categories ORDER BY name`);
+}
+
+/** Whether `viewer` may read petition `id` (core/petitions/policy.ts), in one indexed lookup. */
+export async function isVisibleTo(db: CommonQueryMethods, viewer: Viewer, id: string): Promise<boolean> {
+  const row = await db.maybeOne(sql.type(z.object({ id: z.string() }))`SELECT p.id FROM petitions p WHERE p.id = ${id} AND ${visibleTo(viewer)}`);
+  return row !== null;
 }
