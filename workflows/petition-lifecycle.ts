@@ -11,6 +11,8 @@ import {
   allHandlersFinished, workflowInfo,
 } from '@temporalio/workflow';
 import type { PetitionActivities, PetitionStatus, TransitionResult } from '../activities/petitions.ts';
+import { inviteDecisionMakers } from './decision-maker-invitations.ts';
+import { notifyPetitionSigners } from './signer-notifications.ts';
 
 const { transitionPetition } = proxyActivities<PetitionActivities>({
   startToCloseTimeout: '30 seconds',
@@ -66,19 +68,22 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
 
   await condition(() => status === 'active' || TERMINAL.includes(status) || deleted);
   if (status === 'active') {
-    await startFollowUp('inviteDecisionMakers', `decision-maker-invitations-${petitionId}`, [{ petitionId }]);
+    await startChild(inviteDecisionMakers, { ...followUp(`decision-maker-invitations-${petitionId}`), args: [{ petitionId }] });
     await condition(() => TERMINAL.includes(status) || deleted);
   }
   if (status === 'victory') {
-    await startFollowUp('notifyPetitionSigners', `signer-notifications-victory-${petitionId}`, [
-      { petitionId, type: 'petition.victory', title: 'A petition you signed won', body: 'The petition you signed has been marked a victory.', data: { petition_id: petitionId }, dedupeKey: `victory:${petitionId}` },
-    ]);
+    await startChild(notifyPetitionSigners, {
+      ...followUp(`signer-notifications-victory-${petitionId}`),
+      args: [{ petitionId, type: 'petition.victory', title: 'A petition you signed won', body: 'The petition you signed has been marked a victory.', data: { petition_id: petitionId }, dedupeKey: `victory:${petitionId}` }],
+    });
   }
   await condition(allHandlersFinished);
   return deleted ? 'deleted' : status;
 }
 
 // Follow-ups run as abandoned children: they outlive this workflow and keep their own histories.
-async function startFollowUp(workflowType: string, workflowId: string, args: unknown[]): Promise<void> {
-  await startChild(workflowType, { workflowId, args, parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue });
+// Started by function reference: the child's workflow type is the function's name, as recorded in
+// the histories of test/histories.
+function followUp(workflowId: string) {
+  return { workflowId, parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue };
 }
