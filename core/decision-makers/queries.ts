@@ -7,7 +7,7 @@ import { sql } from '../../db/sql.ts';
 import { afterPosition, recencyKey } from '../pagination/keyset.ts';
 import { Forbidden, NotFound, ensure } from '../errors/domain-error.ts';
 import { canManage, type Viewer } from '../petitions/policy.ts';
-import { PETITION_STATUSES, PETITION_VISIBILITIES } from '../vocabulary.ts';
+import { findPetitionAccess } from '../petitions/queries.ts';
 
 export type DecisionMakerDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; publicUrl: string };
 
@@ -47,21 +47,9 @@ export const ResponseRow = z.object({
 export type ResponseRow = z.infer<typeof ResponseRow>;
 const RESPONSE_COLUMNS = sql.fragment`id, petition_id, decision_maker_id, decision_maker_name, decision_maker_title, status, body, created_at, published_at`;
 
-const PetitionOwnership = z.object({
-  creator_id: z.string().uuid(), org_id: z.string().uuid().nullable(), status: z.enum(PETITION_STATUSES), visibility: z.enum(PETITION_VISIBILITIES), access_code: z.string().nullable(),
-});
-
-/** What the petition policy needs of a live petition; null when there is no such petition. */
-export function petitionOwnership(db: CommonQueryMethods, petitionId: string, options: { lock?: boolean } = {}) {
-  return db.maybeOne(sql.type(PetitionOwnership)`
-    SELECT creator_id, org_id, status, visibility, access_code FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL
-    ${options.lock ? sql.fragment`FOR SHARE` : sql.fragment``}
-  `);
-}
-
 /** Those who manage the petition only (core/petitions/policy.ts); 404 when there is no such petition, 403 for anyone else. */
 export async function assertCreator(db: CommonQueryMethods, viewer: Viewer, petitionId: string, options: { lock?: boolean } = {}) {
-  const petition = await petitionOwnership(db, petitionId, options);
+  const petition = await findPetitionAccess(db, petitionId, options);
   ensure(petition, NotFound, `There is no petition ${petitionId}.`);
   ensure(canManage(viewer, petition), Forbidden, 'Only the creator of this petition may do this.', { code: 'not_owner' });
   return petition;

@@ -7,7 +7,9 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { mediaProcessing, mediaProcessingWorkflowId } from '../../workflows/index.ts';
 import { RallyEntityType, RallyMediaId } from '../../workflows/search-attributes.ts';
 import { Conflict, Forbidden, NotFound, TooLarge, Unavailable, ensure } from '../errors/domain-error.ts';
-import { findMedia, markConfirmed, markTooLarge, petitionCreator, type MediaRow } from './queries.ts';
+import { findMedia, markConfirmed, markTooLarge, type MediaRow } from './queries.ts';
+import { canManage, viewerOf } from '../petitions/policy.ts';
+import { findPetitionAccess } from '../petitions/queries.ts';
 import { originalKey, type MediaStorage } from '../../platform/storage/media-storage.ts';
 
 export type MediaDependencies = {
@@ -20,6 +22,9 @@ export type MediaDependencies = {
   mediaDir: string;
 };
 
+/** The uploader as the petition policy sees them: what they may manage is what their image may go onto. */
+export const uploader = (media: Pick<MediaRow, 'owner_id'>) => viewerOf({ userId: media.owner_id, role: 'user' });
+
 /** The entity the processed image goes onto, checked against the caller; null attaches nothing. */
 async function resolveEntity(tx: CommonQueryMethods, media: MediaRow, entityId: string | undefined): Promise<string | null> {
   if (media.entity_type === 'user_avatar') {
@@ -27,9 +32,9 @@ async function resolveEntity(tx: CommonQueryMethods, media: MediaRow, entityId: 
     return media.owner_id;
   }
   if (media.entity_type === 'petition_image' && entityId) {
-    const creator = await petitionCreator(tx, entityId);
-    ensure(creator, NotFound, `There is no petition ${entityId}.`);
-    ensure(creator === media.owner_id, Forbidden, 'Only the creator of this petition may set its image.', { code: 'not_owner' });
+    const petition = await findPetitionAccess(tx, entityId);
+    ensure(petition, NotFound, `There is no petition ${entityId}.`);
+    ensure(canManage(uploader(media), petition), Forbidden, 'Only the creator of this petition may set its image.', { code: 'not_owner' });
   }
   // Update images, organization logos and covers are stored as given; their resources link them.
   return entityId ?? null;
