@@ -16,13 +16,13 @@ const LAYERS = [
     // Routes never hold SQL: queries live in core/ (api/http/ keeps the few its plumbing needs).
     sqlForbidden: true,
   },
-  { files: ['activities/**/*.ts'], forbidden: ['api', 'worker', 'identity-provider'], why: 'activities/ adapt core/ and external systems for workflows; they never reach the API or the worker.' },
+  { files: ['activities/**/*.ts'], forbidden: ['api', 'worker', 'identity-provider'], why: 'activities/ adapt core/ and external systems for workflows; they never reach the API or the worker.', sqlForbidden: true },
   { files: ['worker/**/*.ts'], forbidden: ['api', 'identity-provider'], why: 'worker/ composes core/, activities/ and workflows/; it never reaches the API.' },
   { files: ['identity-provider/**/*.ts'], forbidden: ['api', 'activities', 'worker', 'workflows'], why: 'The identity provider is its own process on the ground floor.' },
 ];
 
 const layerPatterns = (folders) => [{ group: folders.flatMap((folder) => [`**/${folder}/*`, `**/${folder}/**`]) }];
-const NO_SQL = 'Routes never hold SQL: put the query in a core/ service or query module and call that.';
+const NO_SQL = 'Routes and activities never hold SQL: put the query in a core/ service or query module and call that.';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'bench-results/**', 'scripts/**/*.mjs', 'bin/**/*.js', 'scripts/eslint.config.js'] },
