@@ -5,12 +5,12 @@ import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
-import { assertThat, fieldError, RallyError } from '../http/problem.ts';
+import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { notifyCommentReply } from '../../core/notifications/create.ts';
+import { postComment } from '../../core/comments/post.ts';
 import { assertCanRead, viewerOf } from '../../core/petitions/policy.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
-import { countReplyOnParent, findComment, insertComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from '../../core/comments/queries.ts';
+import { findComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from '../../core/comments/queries.ts';
 import { CommentCreate, CommentEnvelope, CommentList, CommentListQuery, CommentParams, CommentUpdate, PetitionParams } from './schemas.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -57,21 +57,10 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       params: PetitionParams, body: CommentCreate,
       responses: { 201: { description: 'The comment', schema: CommentEnvelope }, 422: { description: 'Invalid body, or parent_id is not a comment on this petition' } },
       async handler(ctx, { params, body }) {
-        const userId = ctx.state.principal!.userId;
-        assertCanRead(viewerOf(ctx.state.principal), await findPetitionById(db, params.id));
-        const parentId = body.parent_id ?? null;
-        const comment = await db.transaction(async (tx) => {
-          if (parentId && !(await countReplyOnParent(tx, parentId, params.id))) {
-            throw fieldError('parent_id', 'unknown_parent', 'must be a comment on this petition');
-          }
-          const created = await insertComment(tx, { petitionId: params.id, userId, parentId, body: body.body });
-          if (parentId) {
-            await notifyCommentReply(tx, { id: created.id, parentId, petitionId: params.id, authorId: userId, authorName: created.author.display_name, body: body.body });
-          }
-          return created;
-        });
+        const principal = ctx.state.principal!;
+        const comment = await postComment(db, { ...viewerOf(principal), userId: principal.userId }, params.id, { parentId: body.parent_id ?? null, body: body.body });
         ctx.set('Location', `/v1/comments/${comment.id}`);
-        sendData(ctx, (await withReplies(db, [comment]))[0], 201);
+        sendData(ctx, comment, 201);
       },
     }),
     defineRoute({

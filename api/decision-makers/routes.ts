@@ -1,23 +1,20 @@
 // /v1/petitions/{id}/decision-makers: the people a petition is addressed to, with the delivery state
 // of each one's portal invitation. Creator only. Adding one to an active petition invites them at
-// once (workflow `decision-maker-invitation-<id>`, started inside the insert's transaction); before
-// publish, the petition's lifecycle invites everyone when it is published.
+// once (core/decision-makers/manage.ts); before publish, the petition's lifecycle invites everyone
+// when it is published.
 import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
-import { inviteDecisionMakers, decisionMakerInvitationWorkflowId, responseTokenWorkflowId } from '../../workflows/index.ts';
-import { RallyEntityType, RallyPetitionId } from '../../workflows/search-attributes.ts';
+import { responseTokenWorkflowId } from '../../workflows/index.ts';
+import { addDecisionMaker } from '../../core/decision-makers/manage.ts';
 import type { Config } from '../../platform/config.ts';
 import { sendData, sendList } from '../http/context.ts';
-import { assertThat, RallyError } from '../http/problem.ts';
+import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { viewerOf } from '../../core/petitions/policy.ts';
 import { createPortalRoutes } from './portal-routes.ts';
-import { assertCreator, countDecisionMakers, deleteDecisionMaker, insertDecisionMaker, listDecisionMakers, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
+import { assertCreator, deleteDecisionMaker, listDecisionMakers, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
 import { createResponseRoutes } from './response-routes.ts';
 import { DecisionMakerCreate, DecisionMakerEnvelope, DecisionMakerList, DecisionMakerParams, PetitionParams, toDecisionMaker } from './schemas.ts';
-
-// As many as a petition may name when it is created.
-const MAX_DECISION_MAKERS = 50;
 
 export function createDecisionMakerRoutes({ db, temporal, config }: { db: DatabasePool; temporal: Client; config: Config }): AnyRouteSpec[] {
   const deps: DecisionMakerDependencies = { db, temporal, taskQueue: config.temporal.taskQueue, publicUrl: config.publicUrl };
@@ -39,13 +36,7 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
       body: DecisionMakerCreate,
       responses: { 201: { description: 'The decision maker', schema: DecisionMakerEnvelope } },
       async handler(ctx, { params, body }) {
-        const created = await db.transaction(async (tx) => {
-          const petition = await assertCreator(tx, viewerOf(ctx.state.principal), params.id, { lock: true });
-          assertThat((await countDecisionMakers(tx, params.id)) < MAX_DECISION_MAKERS, 'conflict', `A petition names at most ${MAX_DECISION_MAKERS} decision makers.`, { code: 'decision_maker_limit' });
-          const row = await insertDecisionMaker(tx, params.id, body);
-          if (petition.status === 'active') await startInvitation(deps, params.id, row.id);
-          return row;
-        });
+        const created = await addDecisionMaker(deps, viewerOf(ctx.state.principal), params.id, body);
         ctx.set('Location', `/v1/petitions/${params.id}/decision-makers/${created.id}`);
         sendData(ctx, toDecisionMaker(created), 201);
       },
@@ -67,20 +58,4 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
     ...createResponseRoutes(deps),
     ...createPortalRoutes(deps),
   ];
-}
-
-async function startInvitation(deps: DecisionMakerDependencies, petitionId: string, decisionMakerId: string) {
-  await deps.temporal.workflow
-    .start(inviteDecisionMakers, {
-      workflowId: decisionMakerInvitationWorkflowId(decisionMakerId),
-      taskQueue: deps.taskQueue,
-      args: [{ petitionId, decisionMakerIds: [decisionMakerId] }],
-      typedSearchAttributes: [
-        { key: RallyPetitionId, value: petitionId },
-        { key: RallyEntityType, value: 'petition' },
-      ],
-    })
-    .catch((error: unknown) => {
-      throw new RallyError('service-unavailable', 'The workflow service cannot be reached; nothing was added. Retry shortly.', { cause: error });
-    });
 }

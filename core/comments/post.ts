@@ -1,0 +1,26 @@
+// Posting a comment or a reply: whoever may read the petition may comment on it. A reply's parent
+// must be a live, visible comment of the same petition; its reply count and the notification of
+// its author commit with the reply.
+import type { DatabasePool } from 'slonik';
+import { Invalid } from '../errors/domain-error.ts';
+import { notifyCommentReply } from '../notifications/create.ts';
+import { assertCanRead, type Viewer } from '../petitions/policy.ts';
+import { findPetitionById } from '../petitions/queries.ts';
+import { countReplyOnParent, insertComment, withReplies } from './queries.ts';
+
+export async function postComment(db: DatabasePool, viewer: Viewer & { userId: string }, petitionId: string, input: { parentId: string | null; body: string }) {
+  assertCanRead(viewer, await findPetitionById(db, petitionId));
+  const { parentId, body } = input;
+  const comment = await db.transaction(async (tx) => {
+    if (parentId && !(await countReplyOnParent(tx, parentId, petitionId))) {
+      const message = 'must be a comment on this petition';
+      throw new Invalid(`parent_id: ${message}`, { code: 'validation_failed', fields: [{ field: 'parent_id', code: 'unknown_parent', message }] });
+    }
+    const created = await insertComment(tx, { petitionId, userId: viewer.userId, parentId, body });
+    if (parentId) {
+      await notifyCommentReply(tx, { id: created.id, parentId, petitionId, authorId: viewer.userId, authorName: created.author.display_name, body });
+    }
+    return created;
+  });
+  return (await withReplies(db, [comment]))[0]!;
+}
