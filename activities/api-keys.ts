@@ -1,22 +1,11 @@
-// What workflows do to API keys.
+// What workflows do to API keys (core/api-keys/rotation.ts does the work).
 import type { DatabasePool } from 'slonik';
-import { z } from 'zod';
-import { sql } from '../db/sql.ts';
+import { endRotationGrace } from '../core/api-keys/rotation.ts';
 
 export function createApiKeyActivities({ db }: { db: DatabasePool }) {
   return {
-    /**
-     * Ends a rotated key's grace window for good. Only a key whose rotation committed (expires_at
-     * set) is touched, and an already revoked key keeps its first revocation time: safe to repeat.
-     */
-    async revokeRotatedApiKey({ keyId }: { keyId: string }): Promise<boolean> {
-      const revoked = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
-        UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-        WHERE id = ${keyId} AND expires_at IS NOT NULL
-        RETURNING id
-      `);
-      return revoked !== null;
-    },
+    /** Ends a rotated key's grace window for good; safe to repeat. */
+    revokeRotatedApiKey: ({ keyId }: { keyId: string }): Promise<boolean> => endRotationGrace(db, keyId),
   };
 }
 

@@ -1,58 +1,15 @@
-// Housekeeping on the database: removing rows whose time is over.
+// Housekeeping activities (core/maintenance/expired-rows.ts does the work).
 import type { DatabasePool } from 'slonik';
-import { z } from 'zod';
-import { sql } from '../db/sql.ts';
+import { deleteExpiredAuthRecords, deleteExpiredIdempotencyKeys, deleteIdleRateLimitBuckets } from '../core/maintenance/expired-rows.ts';
 
 export function createMaintenanceActivities({ db }: { db: DatabasePool }) {
   return {
     /** Deletes up to batchSize expired idempotency records; returns how many went. Safe to repeat. */
-    async deleteExpiredIdempotencyKeys({ batchSize }: { batchSize: number }): Promise<number> {
-      const result = await db.query(sql.type(z.object({ caller_key: z.string() }))`
-        DELETE FROM idempotency_keys
-        WHERE (caller_key, idempotency_key) IN (
-          SELECT caller_key, idempotency_key FROM idempotency_keys
-          WHERE expires_at < now()
-          ORDER BY expires_at
-          LIMIT ${batchSize}
-          FOR UPDATE SKIP LOCKED
-        )
-        RETURNING caller_key
-      `);
-      return result.rowCount;
-    },
-
+    deleteExpiredIdempotencyKeys: ({ batchSize }: { batchSize: number }): Promise<number> => deleteExpiredIdempotencyKeys(db, batchSize),
     /** Forgets rate-limit buckets idle for an hour: they would be full again by now anyway. */
-    async deleteIdleRateLimitBuckets(): Promise<number> {
-      const result = await db.query(sql.type(z.object({ bucket_key: z.string() }))`
-        DELETE FROM rate_limit_buckets WHERE updated_at < now() - interval '1 hour' RETURNING bucket_key
-      `);
-      return result.rowCount;
-    },
-
-    /**
-     * Deletes, up to batchSize rows per table, what authentication no longer needs: login failures
-     * and attempt counters older than a day (every window is shorter), refresh tokens past expiry
-     * and the access-token ids kept for their families. Safe to repeat.
-     */
-    async deleteExpiredAuthRecords({ batchSize }: { batchSize: number }): Promise<number> {
-      const results = await Promise.all([
-        db.query(sql.typeAlias('void')`
-          DELETE FROM login_failures WHERE id IN (SELECT id FROM login_failures WHERE failed_at < now() - interval '1 day' LIMIT ${batchSize})
-        `),
-        db.query(sql.typeAlias('void')`
-          DELETE FROM login_attempts WHERE (subject, window_start) IN (
-            SELECT subject, window_start FROM login_attempts WHERE window_start < now() - interval '1 day' LIMIT ${batchSize})
-        `),
-        db.query(sql.typeAlias('void')`
-          DELETE FROM refresh_tokens WHERE token_hash IN (SELECT token_hash FROM refresh_tokens WHERE expires_at < now() LIMIT ${batchSize})
-        `),
-        db.query(sql.typeAlias('void')`
-          DELETE FROM refresh_token_family_access_tokens WHERE (family_id, jti) IN (
-            SELECT family_id, jti FROM refresh_token_family_access_tokens WHERE expires_at < now() LIMIT ${batchSize})
-        `),
-      ]);
-      return results.reduce((sum, result) => sum + result.rowCount, 0);
-    },
+    deleteIdleRateLimitBuckets: (): Promise<number> => deleteIdleRateLimitBuckets(db),
+    /** Deletes up to batchSize rows per table of login records and refresh tokens no longer needed. Safe to repeat. */
+    deleteExpiredAuthRecords: ({ batchSize }: { batchSize: number }): Promise<number> => deleteExpiredAuthRecords(db, batchSize),
   };
 }
 

@@ -5,10 +5,8 @@
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
-import { z } from 'zod';
-import { sql } from '../db/sql.ts';
-import { isOrganizationAdmin } from '../core/organizations/roles.ts';
-import { MediaRow, MEDIA_COLUMNS, type MediaVariant } from '../core/media/queries.ts';
+import { attachMediaVariants, findMediaById, markMediaFailed, markMediaProcessing } from '../core/media/processing.ts';
+import type { MediaVariant } from '../core/media/queries.ts';
 import { originalKey, variantKey, type MediaStorage } from '../platform/storage/media-storage.ts';
 import { PRIMARY_VARIANT, readDimensions, renderVariant, sniffImageType, VARIANT_PLANS } from './media-images.ts';
 
@@ -30,16 +28,14 @@ async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
 
 export function createMediaActivities({ db, storage }: { db: DatabasePool; storage: MediaStorage }) {
   async function loadMedia(mediaId: string) {
-    const row = await db.maybeOne(sql.type(MediaRow)`SELECT ${MEDIA_COLUMNS} FROM media WHERE id = ${mediaId}`);
+    const row = await findMediaById(db, mediaId);
     if (!row) throw ApplicationFailure.nonRetryable(`media ${mediaId} no longer exists`, IMAGE_REJECTED);
     return row;
   }
 
   return {
     async markMediaProcessing({ mediaId }: { mediaId: string }): Promise<void> {
-      await db.query(sql.typeAlias('void')`
-        UPDATE media SET status = 'processing', updated_at = now() WHERE id = ${mediaId} AND status IN ('uploaded', 'processing')
-      `);
+      await markMediaProcessing(db, mediaId);
     },
 
     /** Checks the real type against the declared one and reads the size, without decoding pixels. */
@@ -78,46 +74,14 @@ export function createMediaActivities({ db, storage }: { db: DatabasePool; stora
 
     /**
      * Marks the media ready and writes its primary variant onto its entity, in one transaction. Only
-     * the uploader's own petition (as its creator), own avatar, or the logo of an organization they administer is ever changed.
+     * a petition the uploader manages, or their own avatar, is ever changed.
      */
     async attachMedia({ mediaId, width, height, variants }: { mediaId: string; width: number; height: number; variants: MediaVariant[] }): Promise<string | null> {
-      return db.transaction(async (tx) => {
-        const media = await tx.one(sql.type(MediaRow)`
-          UPDATE media SET status = 'ready', width = ${width}, height = ${height}, variants = ${sql.jsonb(variants)},
-            failure_reason = NULL, processed_at = COALESCE(processed_at, now()), updated_at = now()
-          WHERE id = ${mediaId}
-          RETURNING ${MEDIA_COLUMNS}
-        `);
-        const url = variants.find((variant) => variant.name === PRIMARY_VARIANT[media.entity_type])?.url ?? null;
-        if (!media.entity_id || !url) return null;
-        const attached = z.object({ id: z.string() });
-        if (media.entity_type === 'petition_image') {
-          const row = await tx.maybeOne(sql.type(attached)`
-            UPDATE petitions SET image_url = ${url}, updated_at = now()
-            WHERE id = ${media.entity_id} AND creator_id = ${media.owner_id} AND deleted_at IS NULL RETURNING id
-          `);
-          return row?.id ?? null;
-        }
-        if (media.entity_type === 'user_avatar') {
-          const row = await tx.maybeOne(sql.type(attached)`
-            UPDATE users SET avatar_url = ${url}, updated_at = now() WHERE id = ${media.owner_id} RETURNING id
-          `);
-          return row?.id ?? null;
-        }
-        if (media.entity_type === 'org_logo' && (await isOrganizationAdmin(tx, media.entity_id, media.owner_id))) {
-          const row = await tx.maybeOne(sql.type(attached)`
-            UPDATE organizations SET logo_url = ${url}, updated_at = now() WHERE id = ${media.entity_id} RETURNING id
-          `);
-          return row?.id ?? null;
-        }
-        return null;
-      });
+      return attachMediaVariants(db, mediaId, { width, height, variants }, (media) => variants.find((variant) => variant.name === PRIMARY_VARIANT[media.entity_type])?.url ?? null);
     },
 
     async markMediaFailed({ mediaId, reason }: { mediaId: string; reason: string }): Promise<void> {
-      await db.query(sql.typeAlias('void')`
-        UPDATE media SET status = 'failed', failure_reason = ${reason}, updated_at = now() WHERE id = ${mediaId} AND status <> 'ready'
-      `);
+      await markMediaFailed(db, mediaId, reason);
     },
 
     /** The original may carry EXIF location data: once the clean variants exist it is not kept. */

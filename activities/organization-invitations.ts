@@ -2,22 +2,18 @@
 // The raw token exists only inside sendOrganizationInvitation, between its creation and the email:
 // it is never returned, logged or stored (only its SHA-256 is).
 import type { DatabasePool } from 'slonik';
-import { z } from 'zod';
-import { sql } from '../db/sql.ts';
+import {
+  expireInvitation, findInvitationForEmail, markInvitationReminded, markInvitationSent, storeInvitationToken, type InvitationForEmail,
+} from '../core/organizations/invitation-delivery.ts';
 import { invitationAcceptUrl, newInvitationToken } from '../core/organizations/invitations.ts';
 import type { Config } from '../platform/config.ts';
 import { createMailer, type Mailer, type MailMessage } from '../platform/mailer.ts';
 
 export type InvitationActivityDependencies = { db: DatabasePool; mailer: Mailer; publicUrl: string };
 
-const Invitation = z.object({
-  id: z.string(), email: z.string(), role: z.string(), org_name: z.string(), expires_at: z.string(),
-  sent_at: z.string().nullable(), reminded_at: z.string().nullable(), accepted_at: z.string().nullable(), expired_at: z.string().nullable(),
-});
-
 const formatDeadline = (iso: string) => new Date(iso).toUTCString();
 
-function invitationEmail(invitation: z.infer<typeof Invitation>, link: string): MailMessage {
+function invitationEmail(invitation: InvitationForEmail, link: string): MailMessage {
   return {
     to: invitation.email,
     subject: `You are invited to join ${invitation.org_name} on Rally`,
@@ -32,7 +28,7 @@ function invitationEmail(invitation: z.infer<typeof Invitation>, link: string): 
   };
 }
 
-function reminderEmail(invitation: z.infer<typeof Invitation>): MailMessage {
+function reminderEmail(invitation: InvitationForEmail): MailMessage {
   return {
     to: invitation.email,
     subject: `Reminder: your invitation to ${invitation.org_name}`,
@@ -44,12 +40,7 @@ function reminderEmail(invitation: z.infer<typeof Invitation>): MailMessage {
 }
 
 export function createInvitationActivities({ db, mailer, publicUrl }: InvitationActivityDependencies) {
-  const find = (invitationId: string) =>
-    db.maybeOne(sql.type(Invitation)`
-      SELECT i.id, i.email, i.role, o.name AS org_name, i.expires_at, i.sent_at, i.reminded_at, i.accepted_at, i.expired_at
-      FROM organization_invitations i JOIN organizations o ON o.id = i.org_id
-      WHERE i.id = ${invitationId}
-    `);
+  const find = (invitationId: string) => findInvitationForEmail(db, invitationId);
 
   return {
     /** Issues the token and emails it; once sent, a retry changes nothing. False when the invitation is gone. */
@@ -58,9 +49,9 @@ export function createInvitationActivities({ db, mailer, publicUrl }: Invitation
       if (!invitation) return false;
       if (invitation.sent_at) return true;
       const token = newInvitationToken();
-      await db.query(sql.typeAlias('void')`UPDATE organization_invitations SET token_hash = ${sql.binary(token.hash)} WHERE id = ${invitationId} AND sent_at IS NULL`);
+      await storeInvitationToken(db, invitationId, token.hash);
       await mailer.send(invitationEmail(invitation, invitationAcceptUrl(publicUrl, token.raw)));
-      await db.query(sql.typeAlias('void')`UPDATE organization_invitations SET sent_at = now() WHERE id = ${invitationId}`);
+      await markInvitationSent(db, invitationId);
       return true;
     },
 
@@ -69,18 +60,13 @@ export function createInvitationActivities({ db, mailer, publicUrl }: Invitation
       const invitation = await find(invitationId);
       if (!invitation || invitation.reminded_at || invitation.accepted_at || invitation.expired_at) return false;
       await mailer.send(reminderEmail(invitation));
-      await db.query(sql.typeAlias('void')`UPDATE organization_invitations SET reminded_at = now() WHERE id = ${invitationId}`);
+      await markInvitationReminded(db, invitationId);
       return true;
     },
 
     /** Marks the invitation expired; false when it was accepted first (or is gone). */
-    async expireOrganizationInvitation({ invitationId }: { invitationId: string }): Promise<boolean> {
-      const row = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
-        UPDATE organization_invitations SET expired_at = now()
-        WHERE id = ${invitationId} AND accepted_at IS NULL AND expired_at IS NULL
-        RETURNING id
-      `);
-      return row !== null;
+    expireOrganizationInvitation({ invitationId }: { invitationId: string }): Promise<boolean> {
+      return expireInvitation(db, invitationId);
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   type Interceptor,
   type QueryResultRow,
 } from 'slonik';
+import { sql } from './sql.ts';
 
 /** Rejects rows that do not match the schema given to `sql.type(...)`. */
 export function createResultParserInterceptor(): Interceptor {
@@ -61,3 +62,8 @@ export async function createDatabasePool(databaseUrl: string, options: DatabaseP
 }
 
 export type { DatabasePool };
+
+/** Resolves when the database answers a trivial query (the health probe's check). */
+export async function pingDatabase(db: DatabasePool): Promise<void> {
+  await db.query(sql.typeAlias('void')`SELECT`);
+}

@@ -10,13 +10,19 @@ const NODE_BUILTINS = ['assert', 'buffer', 'child_process', 'cluster', 'crypto',
 const LAYERS = [
   { files: ['platform/**/*.ts', 'db/**/*.ts'], forbidden: ['api', 'core', 'activities', 'worker', 'workflows', 'identity-provider'], why: 'platform/ and db/ are the ground floor: they know nothing of the domain or its callers.' },
   { files: ['core/**/*.ts'], forbidden: ['api', 'activities', 'worker', 'identity-provider'], packages: ['koa', '@koa/router', 'koa-body', '@temporalio/activity', '@temporalio/worker'], why: 'core/ is the domain: no HTTP, no activity or worker code.' },
-  { files: ['api/**/*.ts'], forbidden: ['activities', 'worker', 'identity-provider'], why: 'api/ is HTTP only: it calls core/, never activities or the worker.' },
-  { files: ['activities/**/*.ts'], forbidden: ['api', 'worker', 'identity-provider'], why: 'activities/ adapt core/ and external systems for workflows; they never reach the API or the worker.' },
+  { files: ['api/http/**/*.ts'], forbidden: ['activities', 'worker', 'identity-provider'], why: 'api/ is HTTP only: it calls core/, never activities or the worker.' },
+  {
+    files: ['api/**/*.ts'], ignores: ['api/http/**'], forbidden: ['activities', 'worker', 'identity-provider'], why: 'api/ is HTTP only: it calls core/, never activities or the worker.',
+    // Routes never hold SQL: queries live in core/ (api/http/ keeps the few its plumbing needs).
+    sqlForbidden: true,
+  },
+  { files: ['activities/**/*.ts'], forbidden: ['api', 'worker', 'identity-provider'], why: 'activities/ adapt core/ and external systems for workflows; they never reach the API or the worker.', sqlForbidden: true },
   { files: ['worker/**/*.ts'], forbidden: ['api', 'identity-provider'], why: 'worker/ composes core/, activities/ and workflows/; it never reaches the API.' },
   { files: ['identity-provider/**/*.ts'], forbidden: ['api', 'activities', 'worker', 'workflows'], why: 'The identity provider is its own process on the ground floor.' },
 ];
 
 const layerPatterns = (folders) => [{ group: folders.flatMap((folder) => [`**/${folder}/*`, `**/${folder}/**`]) }];
+const NO_SQL = 'Routes and activities never hold SQL: put the query in a core/ service or query module and call that.';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'bench-results/**', 'scripts/**/*.mjs', 'bin/**/*.js', 'scripts/eslint.config.js'] },
@@ -35,12 +41,19 @@ export default tseslint.config(
   },
   ...LAYERS.map((layer) => ({
     files: layer.files,
+    ...(layer.ignores ? { ignores: layer.ignores } : {}),
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: (layer.packages ?? []).map((name) => ({ name, message: layer.why })),
-          patterns: layerPatterns(layer.forbidden).map((pattern) => ({ ...pattern, message: layer.why })),
+          paths: [
+            ...(layer.packages ?? []).map((name) => ({ name, message: layer.why })),
+            ...(layer.sqlForbidden ? [{ name: 'slonik', importNames: ['sql', 'createSqlTag'], message: NO_SQL }] : []),
+          ],
+          patterns: [
+            ...layerPatterns(layer.forbidden).map((pattern) => ({ ...pattern, message: layer.why })),
+            ...(layer.sqlForbidden ? [{ group: ['**/db/sql.ts'], message: NO_SQL }] : []),
+          ],
         },
       ],
     },

@@ -15,6 +15,8 @@ import {
 } from '@temporalio/workflow';
 import type { PetitionActivities, PetitionStatus, TransitionResult } from '../activities/petitions.ts';
 import { handleMilestoneCrossings } from './petition-milestones.ts';
+import { inviteDecisionMakers } from './decision-maker-invitations.ts';
+import { notifyPetitionSigners } from './signer-notifications.ts';
 
 const { transitionPetition } = proxyActivities<PetitionActivities>({
   startToCloseTimeout: '30 seconds',
@@ -77,7 +79,7 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
   setHandler(publishUpdate, (request) => transition('draft', 'active', request), { validator: requireStatus('draft', 'published') });
   setHandler(closeUpdate, (request) => transition('active', 'closed', request), { validator: requireStatus('active', 'closed') });
   setHandler(victoryUpdate, (request) => transition('active', 'victory', request), { validator: requireStatus('active', 'marked a victory') });
-  handleMilestoneCrossings(petitionId, startFollowUp);
+  handleMilestoneCrossings(petitionId, followUp);
   if (patched(MODERATION_TRANSITIONS)) {
     setHandler(holdForReviewUpdate, (request) => transition('active', 'under_review', request), { validator: requireStatus('active', 'put under review') });
     setHandler(releaseFromReviewUpdate, (request) => transition('under_review', 'active', request), { validator: requireStatus('under_review', 'released from review') });
@@ -86,19 +88,22 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
 
   await condition(() => status === 'active' || TERMINAL.includes(status) || deleted);
   if (status === 'active') {
-    await startFollowUp('inviteDecisionMakers', `decision-maker-invitations-${petitionId}`, [{ petitionId }]);
+    await startChild(inviteDecisionMakers, { ...followUp(`decision-maker-invitations-${petitionId}`), args: [{ petitionId }] });
     await condition(() => TERMINAL.includes(status) || deleted);
   }
   if (status === 'victory') {
-    await startFollowUp('notifyPetitionSigners', `signer-notifications-victory-${petitionId}`, [
-      { petitionId, type: 'petition.victory', title: 'A petition you signed won', body: 'The petition you signed has been marked a victory.', data: { petition_id: petitionId }, dedupeKey: `victory:${petitionId}` },
-    ]);
+    await startChild(notifyPetitionSigners, {
+      ...followUp(`signer-notifications-victory-${petitionId}`),
+      args: [{ petitionId, type: 'petition.victory', title: 'A petition you signed won', body: 'The petition you signed has been marked a victory.', data: { petition_id: petitionId }, dedupeKey: `victory:${petitionId}` }],
+    });
   }
   await condition(allHandlersFinished);
   return deleted ? 'deleted' : status;
 }
 
 // Follow-ups run as abandoned children: they outlive this workflow and keep their own histories.
-async function startFollowUp(workflowType: string, workflowId: string, args: unknown[]): Promise<void> {
-  await startChild(workflowType, { workflowId, args, parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue });
+// Started by function reference: the child's workflow type is the function's name, as recorded in
+// the histories of test/histories.
+function followUp(workflowId: string) {
+  return { workflowId, parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue };
 }

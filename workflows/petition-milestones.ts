@@ -4,8 +4,9 @@
 // admins are told at once (the creator already is, through the outbox), then the signers who opted
 // in to petition.milestone, in keyset batches with continue-as-new (notifyPetitionSigners).
 // Behind patched(): histories recorded before this change never carry the signal and replay as before.
-import { defineSignal, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { defineSignal, patched, proxyActivities, setHandler, startChild, type ParentClosePolicy } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications.ts';
+import { notifyPetitionSigners } from './signer-notifications.ts';
 
 const { notifyMilestoneAdmins } = proxyActivities<NotificationActivities>({
   startToCloseTimeout: '1 minute',
@@ -17,18 +18,22 @@ export const MILESTONE_NOTIFICATIONS_PATCH = 'milestone-notifications';
 export type MilestoneCrossing = { threshold: number; title: string };
 export const milestoneReachedSignal = defineSignal<[MilestoneCrossing]>('milestoneReached');
 
-type StartFollowUp = (workflowType: string, workflowId: string, args: unknown[]) => Promise<void>;
+/** The options of an abandoned follow-up child, as the lifecycle workflow starts them. */
+type FollowUpOptions = (workflowId: string) => { workflowId: string; parentClosePolicy: ParentClosePolicy; taskQueue: string };
 
-export function handleMilestoneCrossings(petitionId: string, startFollowUp: StartFollowUp): void {
+export function handleMilestoneCrossings(petitionId: string, followUp: FollowUpOptions): void {
   const handled = new Set<number>();
   setHandler(milestoneReachedSignal, async ({ threshold, title }) => {
     if (!patched(MILESTONE_NOTIFICATIONS_PATCH) || handled.has(threshold)) return;
     handled.add(threshold);
     await notifyMilestoneAdmins({ petitionId, threshold });
-    await startFollowUp('notifyPetitionSigners', `signer-notifications-milestone-${petitionId}-${threshold}`, [{
-      petitionId, type: 'petition.milestone', optedInOnly: true,
-      title: `“${title}” reached ${threshold.toLocaleString('en-US')} signatures`, body: 'A petition you signed keeps growing. Share it again!',
-      data: { petition_id: petitionId, threshold }, dedupeKey: `milestone:${petitionId}:${threshold}`,
-    }]);
+    await startChild(notifyPetitionSigners, {
+      ...followUp(`signer-notifications-milestone-${petitionId}-${threshold}`),
+      args: [{
+        petitionId, type: 'petition.milestone', optedInOnly: true,
+        title: `“${title}” reached ${threshold.toLocaleString('en-US')} signatures`, body: 'A petition you signed keeps growing. Share it again!',
+        data: { petition_id: petitionId, threshold }, dedupeKey: `milestone:${petitionId}:${threshold}`,
+      }],
+    });
   });
 }

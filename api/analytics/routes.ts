@@ -4,6 +4,7 @@ import type { DatabasePool } from 'slonik';
 import { analyticsRange, assertMayViewAnalytics, petitionAnalytics } from '../../core/analytics/petition-analytics.ts';
 import { platformStats, statsRange } from '../../core/analytics/platform-stats.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
+import { loadViewer } from '../../core/petitions/viewer.ts';
 import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { PetitionAnalytics, PetitionAnalyticsParams, PetitionAnalyticsQuery, PlatformStats, StatsQuery } from './schemas.ts';
@@ -18,7 +19,7 @@ export function createAnalyticsRoutes(deps: { db: DatabasePool }): AnyRouteSpec[
       responses: { 200: { description: 'The petition’s analytics', schema: PetitionAnalytics }, 403: { description: 'Not the creator' }, 404: { description: 'No such petition' } },
       async handler(ctx, { params, query }) {
         const petition = await findPetitionById(deps.db, params.id);
-        assertMayViewAnalytics(petition, ctx.state.principal!);
+        assertMayViewAnalytics(petition, await loadViewer(deps.db, ctx.state.principal));
         const range = analyticsRange(petition, query.start_date, query.end_date);
         sendData(ctx, await petitionAnalytics(deps.db, petition.id, range, query.granularity));
       },

@@ -1,18 +1,14 @@
 // POST /v1/auth/login, /refresh, /logout, /revoke. Passwords go to the identity provider; Rally keeps
 // only what it needs to answer precisely (refresh-token state) and to revoke at once (token ids).
-import { Unauthenticated } from '../../core/errors/domain-error.ts';
 import type { DatabasePool } from 'slonik';
 import { sendData } from '../http/context.ts';
-import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { findUserByIdentity, upsertUserFromClaims } from '../../core/users/queries.ts';
-import { accessTokenIdentity, type AccessTokenVerifier } from '../../core/auth/access-tokens.ts';
-import type { IdentityClient, TokenSet } from '../../core/auth/identity-client.ts';
+import { findUserByIdentity } from '../../core/users/queries.ts';
+import type { AccessTokenVerifier } from '../../core/auth/access-tokens.ts';
+import type { IdentityClient } from '../../core/auth/identity-client.ts';
 import type { LoginThrottle } from '../../core/auth/login-throttle.ts';
-import { endFamilyAfterReuse } from '../../core/auth/refresh-reuse.ts';
-import {
-  claimForRotation, findRefreshToken, recordFamilyAccessToken, recordRefreshToken, releaseRotationClaim, revokeRefreshToken, type RefreshTokenState,
-} from '../../core/auth/refresh-tokens.ts';
+import { revokeRefreshToken } from '../../core/auth/refresh-tokens.ts';
+import { logIn, refreshSession, type Session } from '../../core/auth/sessions.ts';
 import type { RevocationList } from '../../core/auth/revocation-list.ts';
 import { LoginBody, RefreshBody, RevokeBody, TokenPairEnvelope } from './schemas.ts';
 
@@ -25,7 +21,7 @@ export type AuthRouteDependencies = {
   refreshTokenTtlMs: number;
 };
 
-const tokenPair = (tokens: TokenSet, refreshToken: string) => ({
+const tokenPair = ({ tokens, refreshToken }: Session) => ({
   token: tokens.idToken,
   access_token: tokens.accessToken,
   refresh_token: refreshToken,
@@ -34,21 +30,6 @@ const tokenPair = (tokens: TokenSet, refreshToken: string) => ({
 });
 
 export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
-  const invalidRefresh = () => new RallyError('unauthorized', 'The refresh token is not valid.', { code: 'invalid_token' });
-
-  async function rememberAccessToken(familyId: string, accessToken: string) {
-    const identity = accessTokenIdentity(accessToken);
-    if (identity) await recordFamilyAccessToken(deps.db, familyId, identity.jti, identity.expiresAt);
-  }
-
-  // A rotated token presented again: end the login, and let the provider see the replay too, so
-  // it revokes its own grant (oidc-provider does on a consumed token). Its answer does not matter.
-  async function refuseReuse(token: string, state: RefreshTokenState): Promise<never> {
-    await endFamilyAfterReuse(deps, state);
-    await deps.identity.refresh(token).catch(() => undefined);
-    throw new RallyError('unauthorized', 'This refresh token was already used; the login it belongs to has been ended.', { code: 'invalid_token' });
-  }
-
   return [
     defineRoute({
       method: 'post', path: '/v1/auth/login', operationId: 'login', idempotent: false, tag: 'Authentication', auth: 'none',
@@ -56,22 +37,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       body: LoginBody,
       responses: { 200: { description: 'Tokens', schema: TokenPairEnvelope }, 401: { description: 'Wrong email or password (never says which)' }, 429: { description: 'Too many failures' } },
       async handler(ctx, { body }) {
-        await deps.throttle.beforeAttempt(body.email, ctx.state.clientIp);
-        const tokens = await deps.identity.passwordGrant(body.email, body.password).catch((error: unknown) => {
-          throw error instanceof Unauthenticated ? new RallyError('unauthorized', 'The email or password is wrong.', { code: 'invalid_credentials' }) : error;
-        });
-        if (!tokens.claims || !tokens.refreshToken) throw new RallyError('service-unavailable', 'The identity provider answered without an ID token or refresh token.');
-        const user = await upsertUserFromClaims(deps.db, {
-          issuer: await deps.identity.issuer(),
-          subject: tokens.claims.sub,
-          email: tokens.claims.email ?? body.email,
-          displayName: tokens.claims.name ?? body.email.split('@')[0] ?? 'user',
-          emailVerified: tokens.claims.email_verified ?? false,
-        });
-        const familyId = await recordRefreshToken(deps.db, tokens.refreshToken, user.id, deps.refreshTokenTtlMs);
-        await rememberAccessToken(familyId, tokens.accessToken);
-        await deps.throttle.recordSuccess(body.email, ctx.state.clientIp);
-        sendData(ctx, tokenPair(tokens, tokens.refreshToken));
+        sendData(ctx, tokenPair(await logIn(deps, body, ctx.state.clientIp)));
       },
     }),
     defineRoute({
@@ -80,27 +46,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       body: RefreshBody,
       responses: { 200: { description: 'New tokens', schema: TokenPairEnvelope }, 401: { description: 'Invalid, revoked or expired (code token_expired) refresh token' } },
       async handler(ctx, { body }) {
-        const known = await findRefreshToken(deps.db, body.refresh_token);
-        if (!known) throw invalidRefresh();
-        if (known.rotated) return refuseReuse(body.refresh_token, known);
-        if (known.revoked) throw invalidRefresh();
-        if (known.expired) throw new RallyError('unauthorized', 'The refresh token has expired; log in again.', { code: 'token_expired' });
-        if (!(await claimForRotation(deps.db, body.refresh_token))) {
-          // Another refresh with this very token won the race: that is reuse as well.
-          const now = await findRefreshToken(deps.db, body.refresh_token);
-          if (now?.rotated) return refuseReuse(body.refresh_token, now);
-          throw invalidRefresh();
-        }
-        const tokens = await deps.identity.refresh(body.refresh_token).catch(async (error: unknown) => {
-          if (error instanceof Unauthenticated) throw invalidRefresh();
-          await releaseRotationClaim(deps.db, body.refresh_token);
-          throw error;
-        });
-        const refreshToken = tokens.refreshToken ?? body.refresh_token;
-        if (refreshToken === body.refresh_token) await releaseRotationClaim(deps.db, body.refresh_token);
-        else await recordRefreshToken(deps.db, refreshToken, known.user_id, deps.refreshTokenTtlMs, known.family_id);
-        await rememberAccessToken(known.family_id, tokens.accessToken);
-        sendData(ctx, tokenPair(tokens, refreshToken));
+        sendData(ctx, tokenPair(await refreshSession(deps, body.refresh_token)));
       },
     }),
     defineRoute({

@@ -5,12 +5,12 @@ import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
-import { assertThat, fieldError, RallyError } from '../http/problem.ts';
+import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { notifyCommentReply } from '../../core/notifications/create.ts';
-import { assertCanRead } from '../../core/petitions/policy.ts';
+import { postComment } from '../../core/comments/post.ts';
+import { assertCanRead, viewerOf } from '../../core/petitions/policy.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
-import { countReplyOnParent, findComment, MAX_COMMENT_DEPTH, insertComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from '../../core/comments/queries.ts';
+import { findComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from '../../core/comments/queries.ts';
 import { CommentCreate, CommentEnvelope, CommentList, CommentListQuery, CommentParams, CommentUpdate, PetitionParams } from './schemas.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -40,13 +40,13 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       params: PetitionParams, query: CommentListQuery,
       responses: { 200: { description: 'A page of threads', schema: CommentList } },
       async handler(ctx, { params, query }) {
-        assertCanRead(await findPetitionById(db, params.id), ctx.state.principal?.userId);
+        assertCanRead(viewerOf(ctx.state.principal), await findPetitionById(db, params.id));
         const rows =
           query.sort === 'popular'
             ? await listTopLevelComments(db, params.id, { sort: 'popular', after: popularCursor.decode(query.cursor) }, query.limit)
             : await listTopLevelComments(db, params.id, { sort: 'recent', after: recentCursor.decode(query.cursor) }, query.limit);
         const { page, pagination } = paginate(rows, query.limit, (row) =>
-          query.sort === 'popular' ? popularCursor.encode([row.reply_count, row.position_at, row.id]) : recentCursor.encode([row.position_at, row.id]),
+          query.sort === 'popular' ? popularCursor.encode([row.reply_count, row.created_at, row.id]) : recentCursor.encode([row.created_at, row.id]),
         );
         sendList(ctx, await withReplies(db, page), pagination);
       },
@@ -57,23 +57,10 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       params: PetitionParams, body: CommentCreate,
       responses: { 201: { description: 'The comment', schema: CommentEnvelope }, 422: { description: 'Invalid body, parent_id is not a comment on this petition, or is already 5 levels deep (max_depth)' } },
       async handler(ctx, { params, body }) {
-        const userId = ctx.state.principal!.userId;
-        assertCanRead(await findPetitionById(db, params.id), userId);
-        const parentId = body.parent_id ?? null;
-        const comment = await db.transaction(async (tx) => {
-          const parent = parentId ? await countReplyOnParent(tx, parentId, params.id) : undefined;
-          if (parentId && !parent) throw fieldError('parent_id', 'unknown_parent', 'must be a comment on this petition');
-          if (parent && parent.depth >= MAX_COMMENT_DEPTH) {
-            throw fieldError('parent_id', 'max_depth', `replies nest at most ${MAX_COMMENT_DEPTH} levels deep; reply to a comment higher in the thread`);
-          }
-          const created = await insertComment(tx, { petitionId: params.id, userId, parentId, depth: parent ? parent.depth + 1 : 0, body: body.body });
-          if (parentId) {
-            await notifyCommentReply(tx, { id: created.id, parentId, petitionId: params.id, authorId: userId, authorName: created.author.display_name, body: body.body });
-          }
-          return created;
-        });
+        const principal = ctx.state.principal!;
+        const comment = await postComment(db, { ...viewerOf(principal), userId: principal.userId }, params.id, { parentId: body.parent_id ?? null, body: body.body });
         ctx.set('Location', `/v1/comments/${comment.id}`);
-        sendData(ctx, (await withReplies(db, [comment]))[0], 201);
+        sendData(ctx, comment, 201);
       },
     }),
     defineRoute({
@@ -83,7 +70,7 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       async handler(ctx, { params }) {
         const viewerId = ctx.state.principal?.userId;
         const comment = await existingComment(params.id, viewerId);
-        assertCanRead(await findPetitionById(db, comment.petition_id), viewerId);
+        assertCanRead(viewerOf(ctx.state.principal), await findPetitionById(db, comment.petition_id));
         sendData(ctx, (await withReplies(db, [comment]))[0]);
       },
     }),

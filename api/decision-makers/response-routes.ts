@@ -1,14 +1,15 @@
 // /v1/petitions/{id}/responses: what decision makers answered. Anyone who may read the petition sees
 // the published responses; its creator also sees those not yet published, and publishes them.
+import { loadViewer } from '../../core/petitions/viewer.ts';
 import { Type } from '@sinclair/typebox';
-import { recordEvent, actorOf } from '../../core/events/record-event.ts';
+import { actorOf } from '../../core/events/record-event.ts';
+import { publishResponse } from '../../core/decision-makers/manage.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
-import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertCanRead } from '../../core/petitions/policy.ts';
+import { assertCanRead, canManage, viewerOf } from '../../core/petitions/policy.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
-import { assertCreator, findResponse, listResponses, markResponsePublished, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
+import { listResponses, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
 import { PetitionParams, ResponseEnvelope, ResponseList, ResponseListQuery, ResponseParams, toResponse } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
@@ -21,10 +22,10 @@ export function createResponseRoutes({ db }: DecisionMakerDependencies): AnyRout
       params: PetitionParams, query: ResponseListQuery,
       responses: { 200: { description: 'Responses', schema: ResponseList } },
       async handler(ctx, { params, query }) {
-        const viewerId = ctx.state.principal?.userId;
+        const viewer = await loadViewer(db, ctx.state.principal);
         const petition = await findPetitionById(db, params.id);
-        assertCanRead(petition, viewerId, query.access_code);
-        const rows = await listResponses(db, params.id, { includeUnpublished: petition.creator_id === viewerId, after: cursor.decode(query.cursor), limit: query.limit });
+        assertCanRead(viewer, petition, query.access_code);
+        const rows = await listResponses(db, params.id, { includeUnpublished: canManage(viewer, petition), after: cursor.decode(query.cursor), limit: query.limit });
         const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
         sendList(ctx, page.map(toResponse), pagination);
       },
@@ -36,15 +37,7 @@ export function createResponseRoutes({ db }: DecisionMakerDependencies): AnyRout
       params: ResponseParams,
       responses: { 200: { description: 'The published response', schema: ResponseEnvelope } },
       async handler(ctx, { params }) {
-        const published = await db.transaction(async (tx) => {
-          await assertCreator(tx, ctx.state.principal!.userId, params.id);
-          const response = await findResponse(tx, params.id, params.response_id);
-          assertThat(response, 'not-found', `This petition has no response ${params.response_id}.`);
-          assertThat(!response.published_at, 'conflict', 'This response is already published.', { code: 'response_already_published' });
-          const row = await markResponsePublished(tx, response.id);
-          await recordEvent(tx, { type: 'response.published', actor: actorOf(ctx.state.principal!), petitionId: params.id, data: toResponse(row) });
-          return row;
-        });
+        const published = await publishResponse(db, await loadViewer(db, ctx.state.principal), actorOf(ctx.state.principal!), params.id, params.response_id);
         sendData(ctx, toResponse(published));
       },
     }),

@@ -1,22 +1,21 @@
 // /v1/petitions/{id}/decision-makers: the people a petition is addressed to, with the delivery state
 // of each one's portal invitation. Creator only. Adding one to an active petition invites them at
-// once (workflow `decision-maker-invitation-<id>`, started inside the insert's transaction); before
-// publish, the petition's lifecycle invites everyone when it is published.
+// once (core/decision-makers/manage.ts); before publish, the petition's lifecycle invites everyone
+// when it is published.
+import { loadViewer } from '../../core/petitions/viewer.ts';
 import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
-import { inviteDecisionMakers, decisionMakerInvitationWorkflowId, responseTokenWorkflowId } from '../../workflows/index.ts';
-import { RallyEntityType, RallyPetitionId } from '../../workflows/search-attributes.ts';
+import { responseTokenWorkflowId } from '../../workflows/index.ts';
+import { addDecisionMaker } from '../../core/decision-makers/manage.ts';
 import type { Config } from '../../platform/config.ts';
 import { sendData, sendList } from '../http/context.ts';
-import { assertThat, RallyError } from '../http/problem.ts';
+import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { viewerOf } from '../../core/petitions/policy.ts';
 import { createPortalRoutes } from './portal-routes.ts';
-import { assertCreator, countDecisionMakers, deleteDecisionMaker, insertDecisionMaker, listDecisionMakers, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
+import { assertCreator, deleteDecisionMaker, listDecisionMakers, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
 import { createResponseRoutes } from './response-routes.ts';
 import { DecisionMakerCreate, DecisionMakerEnvelope, DecisionMakerList, DecisionMakerParams, PetitionParams, toDecisionMaker } from './schemas.ts';
-
-// As many as a petition may name when it is created.
-const MAX_DECISION_MAKERS = 50;
 
 export function createDecisionMakerRoutes({ db, temporal, config }: { db: DatabasePool; temporal: Client; config: Config }): AnyRouteSpec[] {
   const deps: DecisionMakerDependencies = { db, temporal, taskQueue: config.temporal.taskQueue, publicUrl: config.publicUrl };
@@ -27,7 +26,7 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
       summary: 'The decision makers of your petition, each with the delivery state of their portal invitation',
       responses: { 200: { description: 'Decision makers, oldest first (at most 50)', schema: DecisionMakerList } },
       async handler(ctx, { params }) {
-        await assertCreator(db, ctx.state.principal!.userId, params.id);
+        await assertCreator(db, await loadViewer(db, ctx.state.principal), params.id);
         const rows = await listDecisionMakers(db, params.id);
         sendList(ctx, rows.map(toDecisionMaker), { next_cursor: null, has_more: false });
       },
@@ -38,13 +37,7 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
       body: DecisionMakerCreate,
       responses: { 201: { description: 'The decision maker', schema: DecisionMakerEnvelope } },
       async handler(ctx, { params, body }) {
-        const created = await db.transaction(async (tx) => {
-          const petition = await assertCreator(tx, ctx.state.principal!.userId, params.id, { lock: true });
-          assertThat((await countDecisionMakers(tx, params.id)) < MAX_DECISION_MAKERS, 'conflict', `A petition names at most ${MAX_DECISION_MAKERS} decision makers.`, { code: 'decision_maker_limit' });
-          const row = await insertDecisionMaker(tx, params.id, body);
-          if (petition.status === 'active') await startInvitation(deps, params.id, row.id);
-          return row;
-        });
+        const created = await addDecisionMaker(deps, await loadViewer(deps.db, ctx.state.principal), params.id, body);
         ctx.set('Location', `/v1/petitions/${params.id}/decision-makers/${created.id}`);
         sendData(ctx, toDecisionMaker(created), 201);
       },
@@ -55,7 +48,7 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
       params: DecisionMakerParams,
       responses: { 204: { description: 'Removed' } },
       async handler(ctx, { params }) {
-        await assertCreator(db, ctx.state.principal!.userId, params.id);
+        await assertCreator(db, await loadViewer(db, ctx.state.principal), params.id);
         const removed = await deleteDecisionMaker(db, params.id, params.decision_maker_id);
         assertThat(removed, 'not-found', `This petition has no decision maker ${params.decision_maker_id}.`);
         // Best effort: if the cancel fails, the expiry finds no token and changes nothing.
@@ -66,20 +59,4 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
     ...createResponseRoutes(deps),
     ...createPortalRoutes(deps),
   ];
-}
-
-async function startInvitation(deps: DecisionMakerDependencies, petitionId: string, decisionMakerId: string) {
-  await deps.temporal.workflow
-    .start(inviteDecisionMakers, {
-      workflowId: decisionMakerInvitationWorkflowId(decisionMakerId),
-      taskQueue: deps.taskQueue,
-      args: [{ petitionId, decisionMakerIds: [decisionMakerId] }],
-      typedSearchAttributes: [
-        { key: RallyPetitionId, value: petitionId },
-        { key: RallyEntityType, value: 'petition' },
-      ],
-    })
-    .catch((error: unknown) => {
-      throw new RallyError('service-unavailable', 'The workflow service cannot be reached; nothing was added. Retry shortly.', { cause: error });
-    });
 }

@@ -3,7 +3,8 @@
 // script (snippet.ts).
 import type { DatabasePool } from 'slonik';
 import { DomainError } from '../../core/errors/domain-error.ts';
-import { assertOwner } from '../../core/petitions/policy.ts';
+import { assertCanManage } from '../../core/petitions/policy.ts';
+import { loadViewer } from '../../core/petitions/viewer.ts';
 import { loadPublicPetition } from '../../core/petitions/public-page.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import { sendData } from '../http/context.ts';
@@ -81,7 +82,7 @@ export function createEmbedRoutes(deps: { db: DatabasePool; publicUrl: string })
       responses: { 200: { description: 'The embed code', schema: EmbedCodeEnvelope }, 403: { description: 'Not your petition' }, 409: { description: 'A private petition cannot be embedded' } },
       async handler(ctx, { params, body }) {
         const petition = await findPetitionById(db, params.id);
-        assertOwner(petition, ctx.state.principal!.userId);
+        assertCanManage(await loadViewer(db, ctx.state.principal), petition);
         if (petition.visibility === 'private') {
           throw new RallyError('conflict', 'A private petition cannot be embedded: its widget is public. Make it public or unlisted first.', { code: 'petition_private' });
         }

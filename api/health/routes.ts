@@ -3,8 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Connection } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
-import { sql } from '../../db/sql.ts';
-import { z } from 'zod';
+import { pingDatabase } from '../../db/pool.ts';
 import { defineRoute } from '../http/route.ts';
 
 const DEPENDENCY_TIMEOUT_MS = 2_000;
@@ -45,7 +44,7 @@ export function createHealthRoutes(deps: { db: DatabasePool; temporal: Connectio
       responses: { 200: { description: 'Everything reachable', schema: HealthSchema }, 503: { description: 'A dependency is down', schema: HealthSchema } },
       async handler(ctx) {
         const [database, temporal] = await Promise.all([
-          reachable(() => deps.db.oneFirst(sql.type(z.object({ alive: z.number() }))`SELECT 1 AS alive`)),
+          reachable(() => pingDatabase(deps.db)),
           reachable(() => deps.temporal.healthService.check({})),
         ]);
         const status = database === 'ok' && temporal === 'ok' ? 'ok' : 'degraded';

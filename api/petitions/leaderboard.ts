@@ -1,20 +1,13 @@
-// GET /v1/petitions/{slug}/leaderboard: who brought the most signers to a petition. A share is a
-// signature made through someone's ?ref=<slug> link (signatures.referrer_id). Ranks follow the list
-// order: most shares, then whoever reached the count first, so every sharer has a distinct rank.
-// Suspended users are left out of the ranking; their shares still count in totalShares.
+// GET /v1/petitions/{slug}/leaderboard: who brought the most signers to a petition
+// (core/petitions/leaderboard.ts ranks them).
 import { Type } from '@sinclair/typebox';
-import type { CommonQueryMethods, DatabasePool } from 'slonik';
-import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import type { DatabasePool } from 'slonik';
 import { sendData } from '../http/context.ts';
-import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertCanRead } from '../../core/petitions/policy.ts';
-import { findPetitionById, findPetitionBySlug } from '../../core/petitions/queries.ts';
-import { PetitionRefParams } from './schemas.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 import { Meta } from '../http/envelopes.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { petitionLeaderboard } from '../../core/petitions/leaderboard.ts';
+import { viewerOf } from '../../core/petitions/policy.ts';
+import { PetitionRefParams } from './schemas.ts';
 
 const Leaderboard = Type.Object({
   data: Type.Object({
@@ -30,32 +23,6 @@ const Leaderboard = Type.Object({
 
 const LeaderboardQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'How many top sharers.' }) }, { additionalProperties: false });
 
-const RankedSharer = z.object({ user_id: z.string(), display_name: z.string(), slug: z.string(), avatar_url: z.string().nullable(), share_count: z.number(), rank: z.number() });
-
-/** The top `limit` sharers, plus the caller's own row wherever it ranks. */
-function rankedSharers(db: CommonQueryMethods, petitionId: string, limit: number, callerId: string | null) {
-  return db.any(sql.type(RankedSharer)`
-    WITH sharers AS (
-      SELECT referrer_id AS user_id, count(*)::int AS share_count, max(created_at) AS reached_at
-      FROM signatures WHERE petition_id = ${petitionId} AND referrer_id IS NOT NULL
-      GROUP BY referrer_id
-    ), ranked AS (
-      SELECT s.user_id, u.display_name, u.slug, u.avatar_url, s.share_count,
-        row_number() OVER (ORDER BY s.share_count DESC, s.reached_at, s.user_id)::int AS rank
-      FROM sharers s JOIN users u ON u.id = s.user_id AND u.suspended_at IS NULL
-    )
-    SELECT user_id, display_name, slug, avatar_url, share_count, rank FROM ranked
-    WHERE rank <= ${limit} OR user_id = ${callerId}::uuid
-    ORDER BY rank
-  `);
-}
-
-function totalShares(db: CommonQueryMethods, petitionId: string) {
-  return db.oneFirst(sql.type(z.object({ total: z.number() }))`
-    SELECT count(*)::int AS total FROM signatures WHERE petition_id = ${petitionId} AND referrer_id IS NOT NULL
-  `);
-}
-
 export function createLeaderboardRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const { db } = deps;
   return [
@@ -65,19 +32,7 @@ export function createLeaderboardRoutes(deps: { db: DatabasePool }): AnyRouteSpe
       params: PetitionRefParams, query: LeaderboardQuery,
       responses: { 200: { description: 'The leaderboard', schema: Leaderboard } },
       async handler(ctx, { params, query }) {
-        const callerId = ctx.state.principal?.userId ?? null;
-        const petition = UUID.test(params.slug) ? await findPetitionById(db, params.slug) : await findPetitionBySlug(db, params.slug);
-        assertCanRead(petition, callerId ?? undefined);
-        const [rows, total] = await Promise.all([rankedSharers(db, petition.id, query.limit, callerId), totalShares(db, petition.id)]);
-        const own = callerId ? rows.find((row) => row.user_id === callerId) : undefined;
-        sendData(ctx, {
-          topSharers: rows
-            .filter((row) => row.rank <= query.limit)
-            .map((row) => ({ userId: row.user_id, displayName: row.display_name, slug: row.slug, avatarUrl: row.avatar_url, shareCount: row.share_count })),
-          totalShares: total,
-          currentUserRank: own?.rank ?? null,
-          currentUserShareCount: callerId ? (own?.share_count ?? 0) : null,
-        });
+        sendData(ctx, await petitionLeaderboard(db, viewerOf(ctx.state.principal), params.slug, query.limit));
       },
     }),
   ];

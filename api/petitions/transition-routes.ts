@@ -1,5 +1,6 @@
 // POST /v1/petitions/{id}/publish | close | victory. Each goes through the petition's workflow, which
 // owns the state machine: two concurrent publishes give one 200 and one 409.
+import { loadViewer } from '../../core/petitions/viewer.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
@@ -7,7 +8,7 @@ import { closeUpdate, publishUpdate, victoryUpdate, type TransitionRequest } fro
 import type { TransitionResult } from '../../core/petitions/transitions.ts';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertCanManage } from '../../core/petitions/policy.ts';
+import { assertCanManage, viewerOf } from '../../core/petitions/policy.ts';
 import { transition, type LifecycleDependencies } from '../../core/petitions/lifecycle.ts';
 import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
@@ -24,7 +25,8 @@ const TRANSITIONS: Transition[] = [
 export function createTransitionRoutes(deps: LifecycleDependencies & { db: DatabasePool }): AnyRouteSpec[] {
   async function run(ctx: RallyContext, petitionId: string, definition: Transition, victoryMessage?: string) {
     const principal = ctx.state.principal!;
-    const petition = await assertCanManage(deps.db, await findPetitionById(deps.db, petitionId), principal.userId);
+    const petition = await findPetitionById(deps.db, petitionId);
+    assertCanManage(await loadViewer(deps.db, principal), petition);
     await transition(deps, definition.update, petitionId, petition.status, { actor: actorOf(principal), victoryMessage });
     sendData(ctx, toPetitionSummary((await findPetitionById(deps.db, petitionId))!, principal.userId));
   }

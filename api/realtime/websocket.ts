@@ -9,8 +9,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { DatabasePool } from 'slonik';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import { ANONYMOUS } from '../../core/petitions/policy.ts';
+import { isVisibleTo } from '../../core/petitions/queries.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 
 const PATH = '/v1/realtime';
@@ -28,13 +28,9 @@ const send = (socket: WebSocket, message: object) => {
   socket.send(JSON.stringify(message));
 };
 
-async function isSubscribable(db: DatabasePool, petitionId: string): Promise<boolean> {
-  // Live counts of public and unlisted petitions only: a private petition's activity is not broadcast.
-  const row = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
-    SELECT id FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL AND visibility <> 'private' AND status NOT IN ('draft', 'under_review')
-  `);
-  return row !== null;
-}
+// Live counts of petitions anyone may read without a code: a private petition's activity is not
+// broadcast (the socket has no credentials).
+const isSubscribable = (db: DatabasePool, petitionId: string) => isVisibleTo(db, ANONYMOUS, petitionId);
 
 export type RealtimeOptions = { db: DatabasePool; feed: SignatureFeed; maxPerAddress: number; clientAddress: (socketAddress: string | undefined, forwardedFor: string) => string };
 

@@ -1,4 +1,5 @@
 // /v1/petitions/{id}/signatures: sign, remove mine, list, map points, export.
+import { loadViewer } from '../../core/petitions/viewer.ts';
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
@@ -7,7 +8,7 @@ import { exportStream, keysetBatches } from '../http/export-stream.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { assertCanRead, assertOwner } from '../../core/petitions/policy.ts';
+import { ANONYMOUS, assertCanManage, assertCanRead, canManage, viewerOf, type Viewer } from '../../core/petitions/policy.ts';
 import { findPetitionById, type PetitionRow } from '../../core/petitions/queries.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 import { locateSigner } from '../../core/signatures/geolocation.ts';
@@ -23,8 +24,8 @@ const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-tim
 const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]));
 const EXPORT_BATCH = 1_000;
 
-function assertMaySeeSignatures(petition: PetitionRow, viewerId: string | undefined): 'all' | 'count' {
-  if (petition.creator_id === viewerId || petition.signature_privacy === 'public') return 'all';
+function assertMaySeeSignatures(petition: PetitionRow, viewer: Viewer): 'all' | 'count' {
+  if (canManage(viewer, petition) || petition.signature_privacy === 'public') return 'all';
   if (petition.signature_privacy === 'count_only') return 'count';
   throw new RallyError('forbidden', "Only the petition's creator may see who signed it.", { code: 'signatures_private' });
 }
@@ -33,7 +34,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
   const tag = 'Signatures';
   const readablePetition = async (ctx: RallyContext, id: string, accessCode?: string) => {
     const petition = await findPetitionById(deps.db, id);
-    assertCanRead(petition, ctx.state.principal?.userId, accessCode);
+    assertCanRead(viewerOf(ctx.state.principal), petition, accessCode);
     return petition;
   };
 
@@ -47,7 +48,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
         const principal = ctx.state.principal!;
         await deps.verifyCaptcha(body.recaptchaToken, ctx.state.clientIp);
         const result = await signPetition(deps.db, {
-          petitionId: params.id, userId: principal.userId, actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
+          petitionId: params.id, userId: principal.userId, viewer: viewerOf(principal), actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
           displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
           accessCode: body.access_code ?? null, source: body.source ?? null, networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
         });
@@ -74,7 +75,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       responses: { 200: { description: 'A page of signatures; anonymous ones have user null', schema: SignatureList } },
       async handler(ctx, { params, query }) {
         const petition = await readablePetition(ctx, params.id);
-        const visible = assertMaySeeSignatures(petition, ctx.state.principal?.userId);
+        const visible = assertMaySeeSignatures(petition, viewerOf(ctx.state.principal));
         const total = await liveSignatureCount(deps.db, params.id);
         if (visible === 'count') return sendList(ctx, [], { next_cursor: null, has_more: false, total_count: total });
         const rows = await listSignatures(deps.db, params.id, listCursor.decode(query.cursor), query.limit);
@@ -90,7 +91,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
         const petitionId = params.id === 'global' ? null : params.id;
         if (petitionId) {
           const petition = await readablePetition(ctx, petitionId);
-          assertMaySeeSignatures(petition, undefined);
+          assertMaySeeSignatures(petition, ANONYMOUS);
         }
         const rows = await geoPoints(deps.db, petitionId, query.hours, geoCursor.decode(query.cursor), query.limit);
         const { page, pagination } = paginate(rows, query.limit, (row) => geoCursor.encode([row.count, `${row.city}|${row.region}|${row.country}`]));
@@ -102,7 +103,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       summary: 'All signatures as CSV or JSON, streamed (creator only)', params: PetitionParams, query: ExportQuery,
       responses: { 200: { description: 'The signatures', contentType: 'text/csv' } },
       async handler(ctx, { params, query }) {
-        assertOwner(await findPetitionById(deps.db, params.id), ctx.state.principal!.userId);
+        assertCanManage(await loadViewer(deps.db, ctx.state.principal), await findPetitionById(deps.db, params.id));
         const batches = keysetBatches((after: readonly [string, string] | undefined) => exportBatch(deps.db, params.id, after, EXPORT_BATCH), (row) => [row.created_at, row.id] as const, EXPORT_BATCH);
         ctx.type = query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8';
         ctx.set('Content-Disposition', `attachment; filename="signatures-${params.id}.${query.format}"`);

@@ -3,15 +3,15 @@
 // already see elsewhere: public, published petitions, and signatures that are neither anonymous nor
 // on a petition whose signature list is private.
 import { Type } from '@sinclair/typebox';
-import type { CommonQueryMethods, DatabasePool } from 'slonik';
-import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import type { DatabasePool } from 'slonik';
 import { sendList } from '../http/context.ts';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { listPetitions, positionOf } from '../../core/petitions/listing.ts';
+import { ANONYMOUS } from '../../core/petitions/policy.ts';
+import { listPublicSignatures } from '../../core/users/activity.ts';
 import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { PetitionList } from '../petitions/schemas.ts';
 import { findUserBySlug } from '../../core/users/queries.ts';
@@ -31,30 +31,7 @@ const UserSignature = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
-const UserSignatureRow = z.object({
-  id: z.string(),
-  petition: z.object({ id: z.string(), slug: z.string(), title: z.string(), status: z.string() }),
-  comment: z.string().nullable(),
-  display_location: z.string().nullable(),
-  created_at: z.string(),
-  // created_at with its microseconds: the API's ISO strings keep milliseconds only, too coarse for a cursor.
-  position_at: z.string(),
-});
-
 const signatureCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
-
-function listPublicSignatures(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {
-  return db.any(sql.type(UserSignatureRow)`
-    SELECT s.id, json_build_object('id', p.id, 'slug', p.slug, 'title', p.title, 'status', p.status) AS petition,
-      s.comment, s.display_location, s.created_at, to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at
-    FROM signatures s JOIN petitions p ON p.id = s.petition_id
-    WHERE s.user_id = ${userId} AND NOT s.is_anonymous
-      AND p.deleted_at IS NULL AND p.visibility = 'public' AND p.status NOT IN ('draft', 'under_review') AND p.signature_privacy = 'public'
-      ${after ? sql.fragment`AND (s.created_at, s.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql.fragment``}
-    ORDER BY s.created_at DESC, s.id DESC
-    LIMIT ${limit + 1}
-  `);
-}
 
 export function createUserActivityRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const { db } = deps;
@@ -76,7 +53,7 @@ export function createUserActivityRoutes(deps: { db: DatabasePool }): AnyRouteSp
         ctx.set('Sunset', PETITIONS_LISTING_SUNSET);
         ctx.set('Link', `</v1/petitions?creatorId=${user.id}>; rel="successor-version"`);
         // No caller id: even the user themselves sees only the public list here.
-        const rows = await listPetitions(db, { sort: 'recent', creatorId: user.id, cursor: query.cursor, limit: query.limit }, undefined);
+        const rows = await listPetitions(db, { sort: 'recent', creatorId: user.id, cursor: query.cursor, limit: query.limit }, ANONYMOUS);
         const { page, pagination } = paginate(rows, query.limit, (row) => positionOf('recent', row));
         sendList(ctx, page.map((row) => toPetitionSummary(row, undefined)), pagination);
       },
@@ -89,8 +66,8 @@ export function createUserActivityRoutes(deps: { db: DatabasePool }): AnyRouteSp
       async handler(ctx, { params, query }) {
         const user = await userNamed(params.slug);
         const rows = await listPublicSignatures(db, user.id, signatureCursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => signatureCursor.encode([row.position_at, row.id]));
-        sendList(ctx, page.map(({ position_at: _position, ...signature }) => signature), pagination);
+        const { page, pagination } = paginate(rows, query.limit, (row) => signatureCursor.encode([row.created_at, row.id]));
+        sendList(ctx, page, pagination);
       },
     }),
   ];

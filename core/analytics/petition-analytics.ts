@@ -4,9 +4,8 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import type { Principal } from '../auth/principal.ts';
 import { invalidField, NotFound } from '../errors/domain-error.ts';
-import { assertOwner } from '../petitions/policy.ts';
+import { assertCanManage, type Viewer } from '../petitions/policy.ts';
 import type { PetitionRow } from '../petitions/queries.ts';
 
 export const GRANULARITIES = ['day', 'week', 'month'] as const;
@@ -16,11 +15,11 @@ export type Granularity = (typeof GRANULARITIES)[number];
 export const MAX_RANGE_DAYS = 731;
 const TOP = 20;
 
-/** The creator, or a platform administrator; anyone else 403, an unknown petition 404. */
-export function assertMayViewAnalytics(petition: PetitionRow | null, principal: Principal): asserts petition is PetitionRow {
+/** Those who manage the petition (its creator, its organization's admins) or a platform administrator; anyone else 403, an unknown petition 404. */
+export function assertMayViewAnalytics(petition: PetitionRow | null, viewer: Viewer): asserts petition is PetitionRow {
   if (!petition) throw new NotFound('There is no such petition.');
-  if (principal.role === 'admin') return;
-  assertOwner(petition, principal.userId);
+  if (viewer.role === 'admin') return;
+  assertCanManage(viewer, petition);
 }
 
 const DAY_MS = 86_400_000;

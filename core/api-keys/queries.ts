@@ -4,6 +4,7 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { LimitReached } from '../errors/domain-error.ts';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { afterPosition, recencyKey } from '../pagination/keyset.ts';
 import type { NewApiKey } from './secrets.ts';
 
 export const ApiKeyRow = z.object({
@@ -49,11 +50,12 @@ export function insertApiKeyWithinCap(db: DatabasePool, input: Parameters<typeof
 }
 
 export function listApiKeys(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {
+  const keyset = afterPosition(recencyKey(), after, 'desc');
   return db.any(sql.type(ApiKeyRow)`
     SELECT ${COLUMNS} FROM api_keys
     WHERE user_id = ${userId}
-      ${after ? sql.fragment`AND (created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql.fragment``}
-    ORDER BY created_at DESC, id DESC
+      AND ${keyset.where}
+    ORDER BY ${keyset.orderBy}
     LIMIT ${limit + 1}
   `);
 }

@@ -2,7 +2,9 @@
 // workflow that ends the window. The workflow starts inside the transaction: if the commit then
 // fails, the workflow finds no rotation and revokes nothing; if the start fails, nothing commits.
 import type { Client } from '@temporalio/client';
-import type { DatabasePool } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
 import { apiKeyRotation, apiKeyRotationWorkflowId } from '../../workflows/index.ts';
 import { RallyApiKeyId, RallyEntityType } from '../../workflows/search-attributes.ts';
 import { generateApiKey } from './secrets.ts';
@@ -51,4 +53,17 @@ export async function deleteApiKey(deps: RotationDependencies, userId: string, k
     .getHandle(apiKeyRotationWorkflowId(keyId))
     .cancel()
     .catch(() => undefined);
+}
+
+/**
+ * Ends a rotated key's grace window for good. Only a key whose rotation committed (expires_at set)
+ * is touched, and an already revoked key keeps its first revocation time: safe to repeat.
+ */
+export async function endRotationGrace(db: CommonQueryMethods, keyId: string): Promise<boolean> {
+  const revoked = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
+    UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+    WHERE id = ${keyId} AND expires_at IS NOT NULL
+    RETURNING id
+  `);
+  return revoked !== null;
 }

@@ -4,6 +4,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { afterPosition, recencyKey } from '../pagination/keyset.ts';
 import { toComment, type CommentView } from './presenter.ts';
 
 export const CommentRow = z.object({
@@ -19,15 +20,13 @@ export const CommentRow = z.object({
   author: z.object({ id: z.string(), display_name: z.string(), slug: z.string(), avatar_url: z.string().nullable() }),
   created_at: z.string(),
   updated_at: z.string(),
-  // created_at with its microseconds: the API's ISO strings keep milliseconds only, too coarse for a cursor.
-  position_at: z.string(),
 });
 export type CommentRow = z.infer<typeof CommentRow>;
 
 const COMMENT_SELECT = sql.fragment`
   SELECT c.id, c.petition_id, c.user_id, c.parent_id, c.body, c.is_hidden, c.deleted_at IS NOT NULL AS is_deleted, c.reply_count, c.depth,
     json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'avatar_url', u.avatar_url) AS author,
-    c.created_at, c.updated_at, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at
+    c.created_at, c.updated_at
   FROM comments c
   JOIN users u ON u.id = c.user_id`;
 
@@ -41,20 +40,15 @@ export type CommentPage =
  * as [deleted]) while it has live replies.
  */
 export function listTopLevelComments(db: CommonQueryMethods, petitionId: string, page: CommentPage, limit: number) {
-  let keyset;
-  if (page.sort === 'popular') {
-    const { after } = page;
-    keyset = { order: sql.fragment`c.reply_count DESC, c.created_at DESC, c.id DESC`, after: after && sql.fragment`(c.reply_count, c.created_at, c.id) < (${after[0]}, ${after[1]}::timestamptz, ${after[2]}::uuid)` };
-  } else {
-    const { after } = page;
-    keyset = { order: sql.fragment`c.created_at DESC, c.id DESC`, after: after && sql.fragment`(c.created_at, c.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` };
-  }
+  const keyset = page.sort === 'popular'
+    ? afterPosition([[sql.fragment`c.reply_count`, 'int8'], ...recencyKey('c')], page.after, 'desc')
+    : afterPosition(recencyKey('c'), page.after, 'desc');
   return db.any(sql.type(CommentRow)`
     ${COMMENT_SELECT}
     WHERE c.petition_id = ${petitionId} AND c.parent_id IS NULL AND NOT c.is_hidden
       AND (c.deleted_at IS NULL OR c.reply_count > 0)
-      ${keyset.after ? sql.fragment`AND ${keyset.after}` : sql.fragment``}
-    ORDER BY ${keyset.order}
+      AND ${keyset.where}
+    ORDER BY ${keyset.orderBy}
     LIMIT ${limit + 1}
   `);
 }

@@ -1,11 +1,13 @@
-// SQL for decision makers, their portal tokens and their responses, and the creator-only check
+// SQL for decision makers, their portal tokens and their responses, and the managers-only check
 // every decision-maker route makes.
 import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { NotFound, ensure } from '../errors/domain-error.ts';
-import { assertCanManage } from '../petitions/policy.ts';
+import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { Forbidden, NotFound, ensure } from '../errors/domain-error.ts';
+import { canManage, type Viewer } from '../petitions/policy.ts';
+import { findPetitionAccess } from '../petitions/queries.ts';
 
 export type DecisionMakerDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; publicUrl: string };
 
@@ -45,21 +47,12 @@ export const ResponseRow = z.object({
 export type ResponseRow = z.infer<typeof ResponseRow>;
 const RESPONSE_COLUMNS = sql.fragment`id, petition_id, decision_maker_id, decision_maker_name, decision_maker_title, status, body, created_at, published_at`;
 
-const PetitionOwnership = z.object({ creator_id: z.string().uuid(), org_id: z.string().uuid().nullable(), status: z.string() });
-
-/** The creator and status of a live petition; null when there is no such petition. */
-export function petitionOwnership(db: CommonQueryMethods, petitionId: string, options: { lock?: boolean } = {}) {
-  return db.maybeOne(sql.type(PetitionOwnership)`
-    SELECT creator_id, org_id, status FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL
-    ${options.lock ? sql.fragment`FOR SHARE` : sql.fragment``}
-  `);
-}
-
-/** Whoever manages the petition (its creator or an organization admin); 404 when there is no such petition, 403 for anyone else. */
-export async function assertCreator(db: CommonQueryMethods, callerId: string, petitionId: string, options: { lock?: boolean } = {}) {
-  const petition = await petitionOwnership(db, petitionId, options);
+/** Those who manage the petition only (core/petitions/policy.ts); 404 when there is no such petition, 403 for anyone else. */
+export async function assertCreator(db: CommonQueryMethods, viewer: Viewer, petitionId: string, options: { lock?: boolean } = {}) {
+  const petition = await findPetitionAccess(db, petitionId, options);
   ensure(petition, NotFound, `There is no petition ${petitionId}.`);
-  return assertCanManage(db, petition, callerId);
+  ensure(canManage(viewer, petition), Forbidden, 'Only the creator of this petition may do this.', { code: 'not_owner' });
+  return petition;
 }
 
 export function listDecisionMakers(db: CommonQueryMethods, petitionId: string) {
@@ -87,12 +80,13 @@ export async function deleteDecisionMaker(db: CommonQueryMethods, petitionId: st
 }
 
 export function listResponses(db: CommonQueryMethods, petitionId: string, options: { includeUnpublished: boolean; after?: readonly [string, string]; limit: number }) {
+  const keyset = afterPosition(recencyKey(), options.after, 'desc');
   return db.any(sql.type(ResponseRow)`
     SELECT ${RESPONSE_COLUMNS} FROM decision_maker_responses
     WHERE petition_id = ${petitionId}
       ${options.includeUnpublished ? sql.fragment`` : sql.fragment`AND published_at IS NOT NULL`}
-      ${options.after ? sql.fragment`AND (created_at, id) < (${options.after[0]}::timestamptz, ${options.after[1]}::uuid)` : sql.fragment``}
-    ORDER BY created_at DESC, id DESC
+      AND ${keyset.where}
+    ORDER BY ${keyset.orderBy}
     LIMIT ${options.limit + 1}
   `);
 }

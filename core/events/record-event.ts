@@ -1,6 +1,6 @@
 // Writing to the transactional outbox. Call recordEvent with the transaction that makes the change,
 // so the event exists exactly when the change does; the dispatcher delivers it afterwards.
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import type { ActorType, EventType } from '../vocabulary.ts';
@@ -11,16 +11,36 @@ export type Actor = { type: ActorType; id: string | null };
 
 export type NewEvent = { type: EventType; actor: Actor; petitionId?: string | null; data: Record<string, unknown> };
 
-// Tells the dispatcher there is work, so it need not wait for its next poll.
+// Tells the dispatcher there is work, so it need not wait for its next poll (worker/event-dispatcher.ts).
 export const EVENTS_CHANNEL = 'rally_events';
 
-export async function recordEvent(tx: CommonQueryMethods, event: NewEvent): Promise<string> {
-  const id = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`
+/** Each column of an outbox row as SQL: parameters, or expressions over the statement's own rows. */
+export type EventColumns = { type: FragmentSqlToken; actorType: FragmentSqlToken; actorId: FragmentSqlToken; petitionId: FragmentSqlToken; data: FragmentSqlToken };
+
+/**
+ * THE outbox insert, as a fragment that statements may embed (the signing statement does, in a CTE,
+ * to stay one round trip). `from` names the rows the columns read, if any; RETURNING id.
+ */
+export function insertEvent(columns: EventColumns, from?: FragmentSqlToken): FragmentSqlToken {
+  return sql.fragment`
     INSERT INTO events (type, actor_type, actor_id, petition_id, data)
-    VALUES (${event.type}, ${event.actor.type}, ${event.actor.id}, ${event.petitionId ?? null}, ${sql.jsonb(event.data as never)})
-    RETURNING id
-  `);
-  await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${EVENTS_CHANNEL}, '')`);
+    SELECT ${columns.type}, ${columns.actorType}, ${columns.actorId}, ${columns.petitionId}, ${columns.data}
+    ${from ? sql.fragment`FROM ${from}` : sql.fragment``}
+    RETURNING id`;
+}
+
+/** Wakes the dispatcher; NOTIFY is delivered at commit, so it never wakes it for a rolled-back event. */
+export const NOTIFY_DISPATCHER = sql.fragment`pg_notify(${EVENTS_CHANNEL}, '')`;
+
+export async function recordEvent(tx: CommonQueryMethods, event: NewEvent): Promise<string> {
+  const id = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`${insertEvent({
+    type: sql.fragment`${event.type}::text`,
+    actorType: sql.fragment`${event.actor.type}::text`,
+    actorId: sql.fragment`${event.actor.id}::text`,
+    petitionId: sql.fragment`${event.petitionId ?? null}::uuid`,
+    data: sql.fragment`${sql.jsonb(event.data as never)}`,
+  })}`);
+  await tx.query(sql.typeAlias('void')`SELECT FROM ${NOTIFY_DISPATCHER}`);
   return id;
 }
 

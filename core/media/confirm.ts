@@ -2,13 +2,15 @@
 // starts its processing workflow, inside one transaction with the row locked. A second confirm finds
 // confirmed_at set and starts nothing, so confirming twice processes once. The workflow is started
 // last inside the transaction, as for API key rotation: if the start fails, nothing is confirmed.
+import { isOrganizationAdmin, organizationExists } from '../organizations/roles.ts';
 import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { mediaProcessing, mediaProcessingWorkflowId } from '../../workflows/index.ts';
 import { RallyEntityType, RallyMediaId } from '../../workflows/search-attributes.ts';
 import { Conflict, Forbidden, NotFound, TooLarge, Unavailable, ensure } from '../errors/domain-error.ts';
-import { isOrganizationAdmin, organizationExists } from '../organizations/roles.ts';
-import { findMedia, markConfirmed, markTooLarge, petitionCreator, type MediaRow } from './queries.ts';
+import { findMedia, markConfirmed, markTooLarge, type MediaRow } from './queries.ts';
+import { canManage, viewerOf } from '../petitions/policy.ts';
+import { findPetitionAccess } from '../petitions/queries.ts';
 import { originalKey, type MediaStorage } from '../../platform/storage/media-storage.ts';
 
 export type MediaDependencies = {
@@ -21,6 +23,9 @@ export type MediaDependencies = {
   mediaDir: string;
 };
 
+/** The uploader as the petition policy sees them: what they may manage is what their image may go onto. */
+export const uploader = (media: Pick<MediaRow, 'owner_id'>) => viewerOf({ userId: media.owner_id, role: 'user' });
+
 /** The entity the processed image goes onto, checked against the caller; null attaches nothing. */
 async function resolveEntity(tx: CommonQueryMethods, media: MediaRow, entityId: string | undefined): Promise<string | null> {
   if (media.entity_type === 'user_avatar') {
@@ -28,9 +33,9 @@ async function resolveEntity(tx: CommonQueryMethods, media: MediaRow, entityId: 
     return media.owner_id;
   }
   if (media.entity_type === 'petition_image' && entityId) {
-    const creator = await petitionCreator(tx, entityId);
-    ensure(creator, NotFound, `There is no petition ${entityId}.`);
-    ensure(creator === media.owner_id, Forbidden, 'Only the creator of this petition may set its image.', { code: 'not_owner' });
+    const petition = await findPetitionAccess(tx, entityId);
+    ensure(petition, NotFound, `There is no petition ${entityId}.`);
+    ensure(canManage(uploader(media), petition), Forbidden, 'Only the creator of this petition may set its image.', { code: 'not_owner' });
   }
   if (media.entity_type === 'org_logo' && entityId) {
     ensure(await organizationExists(tx, entityId), NotFound, `There is no organization ${entityId}.`);

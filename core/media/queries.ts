@@ -73,10 +73,3 @@ export function markTooLarge(db: CommonQueryMethods, id: string, sizeBytes: numb
     WHERE id = ${id}
   `);
 }
-
-/** The creator of a live petition, or null when there is no such petition. */
-export async function petitionCreator(db: CommonQueryMethods, petitionId: string): Promise<string | null> {
-  return db.maybeOneFirst(sql.type(z.object({ creator_id: z.string() }))`
-    SELECT creator_id FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL
-  `);
-}

@@ -2,6 +2,7 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { afterPosition, recencyKey } from '../pagination/keyset.ts';
 
 export const NotificationRow = z.object({
   id: z.string(),
@@ -17,12 +18,13 @@ export type NotificationRow = z.infer<typeof NotificationRow>;
 const COLUMNS = sql.fragment`id, type, title, body, data, read_at, created_at`;
 
 export function listNotifications(db: CommonQueryMethods, userId: string, filter: { unreadOnly: boolean; after?: readonly [string, string]; limit: number }) {
+  const keyset = afterPosition(recencyKey(), filter.after, 'desc');
   return db.any(sql.type(NotificationRow)`
     SELECT ${COLUMNS} FROM notifications
     WHERE user_id = ${userId}
       ${filter.unreadOnly ? sql.fragment`AND read_at IS NULL` : sql.fragment``}
-      ${filter.after ? sql.fragment`AND (created_at, id) < (${filter.after[0]}::timestamptz, ${filter.after[1]}::uuid)` : sql.fragment``}
-    ORDER BY created_at DESC, id DESC
+      AND ${keyset.where}
+    ORDER BY ${keyset.orderBy}
     LIMIT ${filter.limit + 1}
   `);
 }

@@ -24,6 +24,15 @@ export async function organizationExists(db: CommonQueryMethods, orgId: string):
   return (await db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM organizations WHERE id = ${orgId}`)) !== null;
 }
 
+/** The organizations whose petitions the user manages: as owner or admin, or as an organization's own key. */
+export async function administeredOrganizationIds(db: CommonQueryMethods, userId: string): Promise<readonly string[]> {
+  return db.anyFirst(sql.type(z.object({ org_id: z.string() }))`
+    SELECT org_id FROM organization_members WHERE user_id = ${userId} AND role IN ('owner', 'admin')
+    UNION
+    SELECT id AS org_id FROM organizations WHERE service_user_id = ${userId}
+  `);
+}
+
 /** Owners and admins manage the organization and its petitions. */
 export async function isOrganizationAdmin(db: CommonQueryMethods, orgId: string | null, userId: string | undefined): Promise<boolean> {
   if (!orgId) return false;

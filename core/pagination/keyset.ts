@@ -1,9 +1,12 @@
 // Keyset pagination. A cursor is the base64url JSON of the last row's sort key, so page 1000 costs
-// what page 1 costs. Cursors are opaque to clients: one that does not decode to the list's own
+// what page 1 costs. Timestamps keep PostgreSQL's microseconds (db/pool.ts), so a row's created_at
+// is an exact position. Cursors are opaque to clients: one that does not decode to the list's own
 // position shape is refused before any query runs.
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { FragmentSqlToken } from 'slonik';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { sql } from '../../db/sql.ts';
 import { DomainError } from '../errors/domain-error.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
@@ -78,4 +81,39 @@ export function paginate<Row>(rows: readonly Row[], limit: number, positionOf: (
     page,
     pagination: { next_cursor: hasMore && last !== undefined ? positionOf(last) : null, has_more: hasMore },
   };
+}
+
+/** The SQL types a sort key column may have; each position value is cast to its column's type. */
+const CASTS = {
+  timestamptz: sql.fragment`::timestamptz`,
+  uuid: sql.fragment`::uuid`,
+  int8: sql.fragment`::int8`,
+  float8: sql.fragment`::float8`,
+  text: sql.fragment`::text`,
+} as const;
+export type KeyColumn = readonly [column: FragmentSqlToken, type: keyof typeof CASTS];
+
+/**
+ * One list's keyset: `where` holds the rows after `position` (TRUE on the first page) and `orderBy`
+ * the matching order, both over the same columns, e.g.
+ * `afterPosition([[sql.fragment\`s.created_at\`, 'timestamptz'], [sql.fragment\`s.id\`, 'uuid']], after, 'desc')`.
+ * A row comparison, so one index on (columns…) serves both.
+ */
+export function afterPosition(columns: readonly KeyColumn[], position: readonly (string | number)[] | undefined, direction: 'asc' | 'desc') {
+  const order = direction === 'desc' ? sql.fragment`DESC` : sql.fragment`ASC`;
+  const orderBy = sql.join(columns.map(([column]) => sql.fragment`${column} ${order}`), sql.fragment`, `);
+  if (!position) return { where: sql.fragment`TRUE`, orderBy };
+  if (position.length !== columns.length) throw new Error(`A position of ${position.length} values for ${columns.length} sort columns.`);
+  const comparison = direction === 'desc' ? sql.fragment`<` : sql.fragment`>`;
+  const values = columns.map(([, type], index) => sql.fragment`${position[index]!}${CASTS[type]}`);
+  return {
+    where: sql.fragment`(${sql.join(columns.map(([column]) => column), sql.fragment`, `)}) ${comparison} (${sql.join(values, sql.fragment`, `)})`,
+    orderBy,
+  };
+}
+
+/** The sort key of most lists: (created_at, id), of the table aliased `alias` if given. */
+export function recencyKey(alias?: string): KeyColumn[] {
+  const column = (name: string) => sql.identifier(alias ? [alias, name] : [name]);
+  return [[sql.fragment`${column('created_at')}`, 'timestamptz'], [sql.fragment`${column('id')}`, 'uuid']];
 }

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { listDecisionMakers, listResponses, type ResponseRow } from '../decision-makers/queries.ts';
 import { MediaVariant } from '../media/queries.ts';
-import { assertCanRead } from './policy.ts';
+import { ANONYMOUS, assertCanRead } from './policy.ts';
 import { findPetitionBySlug, type PetitionRow } from './queries.ts';
 
 const LATEST_RESPONSES = 5;
@@ -49,7 +49,7 @@ async function imageVariants(db: CommonQueryMethods, petition: PetitionRow): Pro
 /** Loads a petition as an anonymous visitor may see it; throws NotFound/Forbidden from the policy. */
 export async function loadPublicPetition(db: CommonQueryMethods, slug: string, options: { details: boolean }): Promise<PublicPetition> {
   const petition = await findPetitionBySlug(db, slug);
-  assertCanRead(petition, undefined);
+  assertCanRead(ANONYMOUS, petition);
   const variants = await imageVariants(db, petition);
   const image = petition.image_url ? { url: petition.image_url, alt: petition.title, variants } : null;
   if (!options.details) return { petition, image, decisionMakers: [], responses: [], updates: [] };

@@ -3,6 +3,8 @@
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { visibleTo, type Viewer } from './policy.ts';
+import { PETITION_STATUSES, PETITION_VISIBILITIES } from '../vocabulary.ts';
 
 export const PetitionRow = z.object({
   id: z.string().uuid(),
@@ -88,7 +90,7 @@ export type PetitionChanges = {
   signatureGoal?: number; visibility?: string; accessCode?: string | null; signaturePrivacy?: string;
 };
 
-export function updatePetition(tx: CommonQueryMethods, id: string, changes: PetitionChanges) {
+export function writePetitionChanges(tx: CommonQueryMethods, id: string, changes: PetitionChanges) {
   const assignments: FragmentSqlToken[] = [sql.fragment`updated_at = now()`];
   const set = (column: string, value: FragmentSqlToken | string | number | null) =>
     assignments.push(sql.fragment`${sql.identifier([column])} = ${value}`);
@@ -116,4 +118,23 @@ export async function softDeletePetition(tx: CommonQueryMethods, id: string, cre
 export const CategoryRow = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 export function listCategories(db: CommonQueryMethods) {
   return db.any(sql.type(CategoryRow)`SELECT id, slug, name FROM categories ORDER BY name`);
+}
+
+/** Whether `viewer` may read petition `id` (core/petitions/policy.ts), in one indexed lookup. */
+export async function isVisibleTo(db: CommonQueryMethods, viewer: Viewer, id: string): Promise<boolean> {
+  const row = await db.maybeOne(sql.type(z.object({ id: z.string() }))`SELECT p.id FROM petitions p WHERE p.id = ${id} AND ${visibleTo(viewer)}`);
+  return row !== null;
+}
+
+const PetitionAccessRow = z.object({
+  id: z.string().uuid(), creator_id: z.string().uuid(), org_id: z.string().uuid().nullable(), status: z.enum(PETITION_STATUSES),
+  visibility: z.enum(PETITION_VISIBILITIES), access_code: z.string().nullable(),
+});
+
+/** Just what the petition policy decides on, for a live petition; null when there is none. FOR SHARE with lock. */
+export function findPetitionAccess(db: CommonQueryMethods, id: string, options: { lock?: boolean } = {}) {
+  return db.maybeOne(sql.type(PetitionAccessRow)`
+    SELECT p.id, p.creator_id, p.org_id, p.status, p.visibility, p.access_code FROM petitions p WHERE p.id = ${id} AND p.deleted_at IS NULL
+    ${options.lock ? sql.fragment`FOR SHARE` : sql.fragment``}
+  `);
 }

@@ -4,6 +4,7 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import { sql } from '../../db/sql.ts';
+import { afterPosition, recencyKey } from '../pagination/keyset.ts';
 import { COUNTER_SHARDS } from './sign.ts';
 
 export const SignatureRow = z.object({
@@ -17,14 +18,15 @@ export const SignatureRow = z.object({
 export type SignatureRow = z.infer<typeof SignatureRow>;
 
 export function listSignatures(db: CommonQueryMethods, petitionId: string, after: readonly [string, string] | undefined, limit: number) {
+  const keyset = afterPosition(recencyKey('s'), after, 'desc');
   return db.any(sql.type(SignatureRow)`
     SELECT s.id, s.comment, s.is_anonymous, s.display_location, s.created_at,
       CASE WHEN s.is_anonymous THEN NULL ELSE json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'bio', u.bio,
         'avatar_url', u.avatar_url, 'petition_count', u.petition_count) END AS user
     FROM signatures s JOIN users u ON u.id = s.user_id
     WHERE s.petition_id = ${petitionId}
-      ${after ? sql.fragment`AND (s.created_at, s.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql.fragment``}
-    ORDER BY s.created_at DESC, s.id DESC
+      AND ${keyset.where}
+    ORDER BY ${keyset.orderBy}
     LIMIT ${limit + 1}
   `);
 }
@@ -61,6 +63,7 @@ const GLOBALLY_VISIBLE = sql.fragment`AND EXISTS (
     AND p.status NOT IN ('draft', 'under_review') AND p.signature_privacy = 'public')`;
 
 export function geoPoints(db: CommonQueryMethods, petitionId: string | null, hours: number, after: readonly [number, string] | undefined, limit: number) {
+  const keyset = afterPosition([[sql.fragment`count`, 'int8'], [sql.fragment`city || '|' || region || '|' || country`, 'text']], after, 'desc');
   return db.any(sql.type(GeoRow)`
     SELECT * FROM (
       SELECT avg(latitude) AS lat, avg(longitude) AS lng, city, COALESCE(region, '') AS region, COALESCE(country, '') AS country, count(*)::int AS count
@@ -69,8 +72,8 @@ export function geoPoints(db: CommonQueryMethods, petitionId: string | null, hou
         ${petitionId ? sql.fragment`AND petition_id = ${petitionId}` : GLOBALLY_VISIBLE}
       GROUP BY city, region, country
     ) AS places
-    ${after ? sql.fragment`WHERE (count, city || '|' || region || '|' || country) < (${after[0]}, ${after[1]})` : sql.fragment``}
-    ORDER BY count DESC, city || '|' || region || '|' || country DESC
+    WHERE ${keyset.where}
+    ORDER BY ${keyset.orderBy}
     LIMIT ${limit + 1}
   `);
 }
@@ -82,14 +85,15 @@ export const ExportRow = z.object({
 
 /** For the creator's export: names and emails of signers who did not sign anonymously. */
 export function exportBatch(db: CommonQueryMethods, petitionId: string, after: readonly [string, string] | undefined, size: number) {
+  const keyset = afterPosition(recencyKey('s'), after, 'asc');
   return db.any(sql.type(ExportRow)`
     SELECT s.id, CASE WHEN s.is_anonymous THEN NULL ELSE u.display_name END AS signer_name,
       CASE WHEN s.is_anonymous THEN NULL ELSE u.email END AS signer_email,
       s.comment, s.is_anonymous, s.display_location, s.city, s.country, s.created_at
     FROM signatures s JOIN users u ON u.id = s.user_id
     WHERE s.petition_id = ${petitionId}
-      ${after ? sql.fragment`AND (s.created_at, s.id) > (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql.fragment``}
-    ORDER BY s.created_at, s.id
+      AND ${keyset.where}
+    ORDER BY ${keyset.orderBy}
     LIMIT ${size}
   `);
 }

@@ -1,12 +1,13 @@
-// Signing, built to hold a viral spike on one petition. The signature, its share of the count and
-// its event are one SQL statement (one round trip, atomic): the uniqueness check is the unique
+// Signing, built to hold a viral spike on one petition. The signature, its share of the count, its
+// outbox event and the dispatcher's wake-up are one SQL statement (one round trip, atomic): the uniqueness check is the unique
 // index, and the count lives in 16 counter shards picked at random, so thousands of signers of the
 // same petition do not queue on one row. Milestones are claimed by inserting into a table whose
 // primary key lets exactly one signature win each one.
 import { randomInt } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { recordEvent, type Actor } from '../events/record-event.ts';
+import { insertEvent, NOTIFY_DISPATCHER, recordEvent, type Actor } from '../events/record-event.ts';
+import { knownTo, visibleTo, type Viewer } from '../petitions/policy.ts';
 import { sql } from '../../db/sql.ts';
 import { Conflict, Forbidden, NotFound } from '../errors/domain-error.ts';
 import { milestonesToClaim } from './milestones.ts';
@@ -16,28 +17,31 @@ export const COUNTER_SHARDS = 16;
 export type SignatureInput = {
   petitionId: string;
   userId: string;
+  /** The signer as the petition policy sees them (viewerOf the principal). */
+  viewer: Viewer;
+  /** Where the signer came from (embed, page, share:<slug>…), for the creator's traffic sources. */
+  source?: string | null;
+  /** Keyed hash of the signer's /24 or /64 (core/signatures/network-block.ts), for fraud investigation. */
+  networkHash?: Buffer | null;
   actor: Actor;
   comment: string | null;
   isAnonymous: boolean;
   displayLocation: string | null;
   place: { city: string | null; region: string | null; country: string | null; latitude: number | null; longitude: number | null };
   referrerSlug: string | null;
-  /** Where the signer came from (embed, page, share:<slug>…), for the creator's traffic sources. */
-  source?: string | null;
   /** Needed for a private petition the signer did not create. */
   accessCode: string | null;
-  /** Keyed hash of the signer's /24 or /64 (core/signatures/network-block.ts), for fraud investigation. */
-  networkHash?: Buffer | null;
 };
 
 const SignOutcome = z.object({
   status: z.string().nullable(),
+  known: z.boolean(),
   readable: z.boolean(),
-  is_creator: z.boolean(),
   signature_goal: z.number().nullable(),
   signature_id: z.string().nullable(),
   created_at: z.string().nullable(),
   signature_count: z.number(),
+  notified: z.number(),
 });
 
 export type SignResult = { id: string; petition_id: string; user_id: string; is_anonymous: boolean; signature_count: number; milestone_reached: boolean; created_at: string };
@@ -55,12 +59,12 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
         ${input.isAnonymous}::boolean AS is_anonymous, ${input.displayLocation}::text AS display_location, ${place.city}::text AS city,
         ${place.region}::text AS region, ${place.country}::text AS country, ${place.latitude}::float8 AS latitude,
         ${place.longitude}::float8 AS longitude, ${input.referrerSlug}::text AS referrer_slug, ${input.source ?? null}::text AS source, ${shard}::smallint AS shard,
-        ${input.actor.type}::text AS actor_type, ${input.actor.id}::text AS actor_id, upper(${input.accessCode}::text) AS access_code,
+        ${input.actor.type}::text AS actor_type, ${input.actor.id}::text AS actor_id,
         ${input.networkHash ? sql.binary(input.networkHash) : null}::bytea AS network_hash
     ), petition AS (
       -- The read rules of core/petitions/policy.ts, here so that signing needs no separate lookup.
-      SELECT p.id, p.status, p.signature_goal, p.creator_id = input.user_id AS is_creator,
-        (p.visibility <> 'private' OR p.creator_id = input.user_id OR upper(p.access_code) = input.access_code) AS readable
+      SELECT p.id, p.status, p.signature_goal, COALESCE(${knownTo(input.viewer)}, false) AS known,
+        COALESCE(${visibleTo(input.viewer, input.accessCode)}, false) AS readable
       FROM petitions p, input WHERE p.id = input.petition_id AND p.deleted_at IS NULL
     ), signed AS (
       INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, source,
@@ -77,16 +81,21 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
       ON CONFLICT ON CONSTRAINT signature_counters_pkey DO UPDATE SET count = signature_counters.count + 1
       RETURNING 1
     ), announced AS (
-      -- The outbox row, written here rather than through recordEvent to keep signing one round trip.
-      INSERT INTO events (type, actor_type, actor_id, petition_id, data)
-      SELECT 'signature.created', input.actor_type, input.actor_id, input.petition_id,
-        jsonb_build_object('id', signed.id, 'petition_id', input.petition_id, 'user_id', CASE WHEN input.is_anonymous THEN NULL ELSE input.user_id END,
-          'is_anonymous', input.is_anonymous, 'comment', input.comment, 'created_at', signed.created_at)
-      FROM signed, input
-      RETURNING 1
+      ${insertEvent(
+        {
+          type: sql.fragment`'signature.created'`, actorType: sql.fragment`input.actor_type`, actorId: sql.fragment`input.actor_id`, petitionId: sql.fragment`input.petition_id`,
+          data: sql.fragment`jsonb_build_object('id', signed.id, 'petition_id', input.petition_id, 'user_id', CASE WHEN input.is_anonymous THEN NULL ELSE input.user_id END,
+            'is_anonymous', input.is_anonymous, 'comment', input.comment, 'created_at', signed.created_at)`,
+        },
+        sql.fragment`signed, input`,
+      )}
+    ), notified AS (
+      -- Wakes the outbox dispatcher at commit instead of leaving signature.created to its next poll.
+      SELECT ${NOTIFY_DISPATCHER} FROM announced
     )
     SELECT (SELECT status FROM petition) AS status, (SELECT signature_goal FROM petition) AS signature_goal,
-      COALESCE((SELECT readable FROM petition), false) AS readable, COALESCE((SELECT is_creator FROM petition), false) AS is_creator,
+      COALESCE((SELECT known FROM petition), false) AS known, COALESCE((SELECT readable FROM petition), false) AS readable,
+      (SELECT count(*) FROM notified)::int AS notified,
       (SELECT id FROM signed) AS signature_id, (SELECT created_at FROM signed) AS created_at,
       (COALESCE((SELECT sum(sc.count) FROM signature_counters sc, input WHERE sc.petition_id = input.petition_id), 0) + (SELECT count(*) FROM signed))::bigint AS signature_count
   `;
@@ -95,8 +104,7 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
 export async function signPetition(db: DatabasePool, input: SignatureInput): Promise<SignResult> {
   const outcome = await db.one(signStatement(input));
 
-  const hidden = outcome.status === null || ((outcome.status === 'draft' || outcome.status === 'under_review') && !outcome.is_creator);
-  if (hidden) throw new NotFound('There is no such petition.');
+  if (outcome.status === null || !outcome.known) throw new NotFound('There is no such petition.');
   if (!outcome.readable) {
     throw new Forbidden('This petition is private: its creator or a valid access code is needed.', { code: 'access_code_required' });
   }

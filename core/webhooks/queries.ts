@@ -4,6 +4,7 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { LimitReached } from '../errors/domain-error.ts';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { afterPosition, recencyKey } from '../pagination/keyset.ts';
 
 export const EndpointRow = z.object({
   id: z.string(),
@@ -46,11 +47,12 @@ export function insertEndpoint(
 }
 
 export function listEndpoints(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {
+  const keyset = afterPosition(recencyKey(), after, 'desc');
   return db.any(sql.type(EndpointRow)`
     SELECT ${COLUMNS} FROM webhook_endpoints
     WHERE user_id = ${userId}
-      ${after ? sql.fragment`AND (created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql.fragment``}
-    ORDER BY created_at DESC, id DESC
+      AND ${keyset.where}
+    ORDER BY ${keyset.orderBy}
     LIMIT ${limit + 1}
   `);
 }
@@ -111,12 +113,13 @@ const DELIVERY_COLUMNS = sql.fragment`d.id, d.endpoint_id, d.event_id, e.type AS
   d.last_status_code, d.last_error, d.created_at, d.finished_at`;
 
 export function listDeliveries(db: CommonQueryMethods, endpointId: string, filter: { status?: string; after?: readonly [string, string]; limit: number }) {
+  const keyset = afterPosition(recencyKey('d'), filter.after, 'desc');
   return db.any(sql.type(DeliveryRow)`
     SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
     WHERE d.endpoint_id = ${endpointId}
       ${filter.status ? sql.fragment`AND d.status = ${filter.status}` : sql.fragment``}
-      ${filter.after ? sql.fragment`AND (d.created_at, d.id) < (${filter.after[0]}::timestamptz, ${filter.after[1]}::uuid)` : sql.fragment``}
-    ORDER BY d.created_at DESC, d.id DESC
+      AND ${keyset.where}
+    ORDER BY ${keyset.orderBy}
     LIMIT ${filter.limit + 1}
   `);
 }

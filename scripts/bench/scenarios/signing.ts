@@ -12,6 +12,7 @@
 import pg from 'pg';
 import type autocannon from 'autocannon';
 import { signStatement, type SignatureInput } from '../../../core/signatures/sign.ts';
+import { viewerOf } from '../../../core/petitions/policy.ts';
 import { freePort, startExtraApi, type ExtraApi } from '../environment.ts';
 import { measureLoad, type LoadResult } from '../load.ts';
 import { verdictFor, type BenchEnvironment, type ResultRow, type Scenario } from '../scenario.ts';
@@ -122,7 +123,7 @@ async function rawLoop(clients: pg.Client[], users: readonly string[], start: nu
       }
       const userId = users[index]!;
       const input: SignatureInput = {
-        petitionId: petitionFor(index), userId, actor: { type: 'user', id: userId }, comment: null, isAnonymous: false, displayLocation: null,
+        petitionId: petitionFor(index), userId, viewer: viewerOf({ userId, role: 'user' }), actor: { type: 'user', id: userId }, comment: null, isAnonymous: false, displayLocation: null,
         place: { city: null, region: null, country: null, latitude: null, longitude: null }, referrerSlug: null, accessCode: null,
       };
       const statement = signStatement(input);

@@ -1,0 +1,50 @@
+// Keeps the sortable copies of popularity current: petitions.signature_count (the sum of the live
+// counter shards) and petitions.trending_score. Only petitions with recent signature activity are
+// touched, so a run costs what the last minutes brought, not the size of the database.
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+
+// Trending: each signature of the last 7 days weighs e^(-age / 24 h).
+const TRENDING_WINDOW = '7 days';
+const TRENDING_DECAY_SECONDS = 86_400;
+
+const Updated = z.object({ id: z.string() });
+
+/** Copies the live count into petitions.signature_count for petitions signed or unsigned lately; returns how many changed. */
+export async function rollUpSignatureCounts(db: CommonQueryMethods, lookbackSeconds: number): Promise<number> {
+  const result = await db.query(sql.type(Updated)`
+    UPDATE petitions p SET signature_count = totals.total
+    FROM (
+      SELECT sc.petition_id, sum(sc.count)::bigint AS total FROM signature_counters sc
+      WHERE sc.petition_id IN (
+        SELECT DISTINCT e.petition_id FROM events e
+        WHERE e.occurred_at > now() - make_interval(secs => ${lookbackSeconds})
+          AND e.type IN ('signature.created', 'signature.removed')
+      )
+      GROUP BY sc.petition_id
+    ) AS totals
+    WHERE p.id = totals.petition_id AND p.signature_count IS DISTINCT FROM totals.total
+    RETURNING p.id
+  `);
+  return result.rowCount;
+}
+
+/** Recomputes trending scores of petitions signed in the window, and lets the others fall to zero. */
+export async function refreshTrendingScores(db: CommonQueryMethods): Promise<number> {
+  const result = await db.query(sql.type(Updated)`
+    WITH recent AS (
+      SELECT petition_id, sum(exp(-extract(epoch FROM now() - created_at) / ${TRENDING_DECAY_SECONDS})) AS score
+      FROM signatures WHERE created_at > now() - ${TRENDING_WINDOW}::interval
+      GROUP BY petition_id
+    ), affected AS (
+      SELECT id FROM petitions WHERE trending_score > 0
+      UNION SELECT petition_id FROM recent
+    )
+    UPDATE petitions p SET trending_score = COALESCE(recent.score, 0)
+    FROM affected LEFT JOIN recent ON recent.petition_id = affected.id
+    WHERE p.id = affected.id AND p.trending_score IS DISTINCT FROM COALESCE(recent.score, 0)
+    RETURNING p.id
+  `);
+  return result.rowCount;
+}
