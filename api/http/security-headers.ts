@@ -1,7 +1,7 @@
 // Headers every answer carries, errors included (this middleware runs outside the error handler):
 // no MIME sniffing, no referrer leaking paths to other sites, HSTS when Rally is served over https,
-// and for HTML (the /docs reference and the problem pages) a CSP that allows only their own inline
-// style: they run no script and load nothing.
+// and for HTML without a policy of its own (the /docs reference, the problem pages) a CSP that allows
+// only their own inline style: they run no script and load nothing.
 import type { Middleware } from 'koa';
 import type { RallyState } from './context.ts';
 
@@ -18,10 +18,9 @@ export function createSecurityHeadersMiddleware(options: { publicUrl: string }):
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Referrer-Policy', 'no-referrer');
       if (https) ctx.set('Strict-Transport-Security', HSTS);
-      if (ctx.response.is('html')) {
-        ctx.set('Content-Security-Policy', HTML_POLICY);
-        ctx.set('X-Frame-Options', 'DENY');
-      }
+      // Pages that run scripts of their own (the petition page, the widget) set their own policy;
+      // who may frame what is decided once, in api/pages/framing.ts.
+      if (ctx.response.is('html') && !ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', HTML_POLICY);
     }
   };
 }

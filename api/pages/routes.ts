@@ -45,7 +45,7 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string }):
       method: 'get', path: '/p/:slug', operationId: 'getPetitionPage', tag, auth: 'none',
       summary: 'The public petition page (HTML): works without JavaScript; with it the count is live',
       params: SlugParams,
-      responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 404: { description: 'HTML page: no such public petition' } },
+      responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 304: { description: 'Not modified (If-None-Match matched the ETag)' }, 404: { description: 'HTML page: no such public petition' } },
       async handler(ctx, { params }) {
         const data = await loadOrNotFound(ctx, () => loadPublicPetition(db, params.slug, { details: true }), publicUrl, "'none'");
         if (!data) return;
@@ -57,7 +57,7 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string }):
       method: 'get', path: '/embed/p/:slug', operationId: 'getPetitionWidget', tag, auth: 'none',
       summary: 'The embeddable widget (HTML for an iframe, frameable by any site); posts rally:resize to its parent',
       params: SlugParams, query: WidgetQuery,
-      responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 404: { description: 'HTML page: no such public petition' } },
+      responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 304: { description: 'Not modified (If-None-Match matched the ETag)' }, 404: { description: 'HTML page: no such public petition' } },
       async handler(ctx, { params, query }) {
         const data = await loadOrNotFound(ctx, () => loadPublicPetition(db, params.slug, { details: false }), publicUrl, '*');
         if (!data) return;
@@ -68,7 +68,7 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string }):
     defineRoute({
       method: 'get', path: '/assets/live.js', operationId: 'getLiveScript', tag, auth: 'none',
       summary: 'The script of the page and the widget: live count over /v1/realtime, rally:resize',
-      responses: { 200: { description: 'JavaScript', contentType: 'text/javascript' } },
+      responses: { 200: { description: 'JavaScript', contentType: 'text/javascript' }, 304: { description: 'Not modified' } },
       async handler(ctx) {
         // Linked with a version in its query string: a new script is a new address.
         ctx.set('Cache-Control', 'public, max-age=86400');

@@ -5,7 +5,8 @@
 // - per client address, any email: five times the limit (many people share one address), then 429;
 // - per email from anywhere: ten times the limit, after which attempts are slowed, never refused,
 //   so a stranger cannot lock a victim out of their account.
-// A successful login clears its (email, address) and email counts.
+// A successful login clears its (email, address) and email counts, and takes its attempt back from
+// the address's count.
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabasePool } from 'slonik';
@@ -60,8 +61,14 @@ export function createLoginThrottle(deps: { db: DatabasePool; limit: { count: nu
     },
     async recordSuccess(email, ip) {
       const subject = subjects(email, ip);
+      // The address keeps counting guesses only: a good login takes its own attempt back, so the many
+      // people behind one address (an office, a school) do not use up each other's logins.
       await deps.db.query(sql.typeAlias('void')`
-        DELETE FROM login_attempts WHERE subject = ANY(${sql.array([subject.pair, subject.email], 'text')})
+        WITH cleared AS (
+          DELETE FROM login_attempts WHERE subject = ANY(${sql.array([subject.pair, subject.email], 'text')})
+        )
+        UPDATE login_attempts SET attempts = attempts - 1
+        WHERE subject = ${subject.ip} AND window_start = ${windowStart} AND attempts > 0
       `);
     },
   };

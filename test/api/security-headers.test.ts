@@ -16,7 +16,8 @@ describe('security headers', function () {
       expect(response.headers.get('x-content-type-options'), path).to.equal('nosniff');
       expect(response.headers.get('referrer-policy'), path).to.equal('no-referrer');
       expect(response.headers.get('strict-transport-security'), path).to.equal(null);
-      expect(response.headers.get('content-security-policy'), path).to.equal(null);
+      // JSON answers carry no page policy, only the refusal to be framed (issue 15: the API refuses framing).
+      expect(response.headers.get('content-security-policy'), path).to.equal("frame-ancestors 'none'");
     }
   });
 

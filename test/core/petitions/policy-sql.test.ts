@@ -27,6 +27,8 @@ describe('petition policy SQL (visibleTo, listedTo, knownTo, manageableBy)', () 
 
   before(async () => {
     const { db } = testEnvironment();
+    // The organization the petitions belong to, so the org-admin viewer has something to administer.
+    await db.query(sql.typeAlias('void')`INSERT INTO organizations (id, slug, name) VALUES (${orgId}, ${`policy-${orgId}`}, ${`Policy test ${orgId}`})`);
     const creatorId = await insertUser('user');
     Object.assign(viewers, {
       anonymous: ANONYMOUS,

@@ -35,9 +35,9 @@ describe('petition presenter (core/petitions/presenter.ts)', () => {
     expect(toPetitionSummary(petitionRow(), undefined)).to.not.have.property('access_code');
   });
 
-  it('never shows internal columns (creator_id, org_id, ranking scores)', () => {
+  it('never shows internal columns (creator_id, ranking scores)', () => {
     const shown = toPetitionSummary(petitionRow(), CREATOR);
-    for (const internal of ['creator_id', 'org_id', 'ranked_signature_count', 'trending_score', 'live_signature_count']) expect(shown).to.not.have.property(internal);
+    for (const internal of ['creator_id', 'ranked_signature_count', 'trending_score', 'live_signature_count']) expect(shown).to.not.have.property(internal);
   });
 
   it('produces what the PetitionSummary response schema describes', () => {
