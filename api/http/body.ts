@@ -94,6 +94,12 @@ export function createJsonBodyMiddleware(options: { limitBytes: number }): Middl
     } catch (error) {
       const status = (error as { status?: unknown }).status;
       if (status === 413) return tooLarge(ctx.req, options.limitBytes);
+      // The client went away before its body arrived (closed the connection, or it was already
+      // consumed): nobody is left to read the answer, but it is the client's doing, never a 500.
+      const type = (error as { type?: unknown }).type;
+      if (type === 'stream.not.readable' || type === 'request.aborted') {
+        throw new RallyError('bad-request', 'The request body could not be read: the connection was closed before it arrived.', { code: 'body_not_received' });
+      }
       // A decoder fails with zlib's error, which carries no HTTP status.
       if (encoding !== 'identity' && typeof status !== 'number') {
         throw new RallyError('bad-request', `The request body could not be decoded as ${encoding}.`, { code: 'invalid_encoding' });

@@ -2,9 +2,9 @@
 // each new report is a signal-with-start, each reviewer's decision an update-with-start. Both use
 // the running workflow when there is one and start a new run otherwise, so a target's reports,
 // its hiding and its decisions form one inspectable history per round of reports.
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { Conflict, NotFound, Unavailable } from '../errors/domain-error.ts';
+import { applicationFailureOf } from '../workflow-client/failures.ts';
 import { RallyEntityType, RallyModerationTarget } from '../../workflows/search-attributes.ts';
 import { decideUpdate, moderateTarget, moderationWorkflowId, reportedSignal } from '../../workflows/moderation.ts';
 import type { DecisionOutcome, ModerationDecision } from './actions.ts';
@@ -35,15 +35,6 @@ export async function signalReport(deps: ModerationWorkflowDependencies, target:
     .catch((error: unknown) => {
       throw unavailable(error);
     });
-}
-
-function applicationFailureOf(error: unknown): ApplicationFailure | undefined {
-  let cause: unknown = error;
-  while (cause instanceof Error) {
-    if (cause instanceof ApplicationFailure) return cause;
-    cause = cause instanceof WorkflowUpdateFailedError || cause instanceof ActivityFailure ? cause.cause : undefined;
-  }
-  return undefined;
 }
 
 /** Applies a reviewer's decision through the target's workflow; the activity's refusals come back as domain errors. */

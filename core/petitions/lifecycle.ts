@@ -1,13 +1,13 @@
 // The API side of the petition workflow: start it at create, and send each transition as a
 // Temporal Update. Update-with-start means a petition whose workflow is missing (imported data, a
 // lost start) still transitions; the workflow's validator or activity answers a wrong state.
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { ApplicationFailure, ActivityFailure } from '@temporalio/common';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { RallyPetitionId, RallyEntityType } from '../../workflows/search-attributes.ts';
 import { petitionLifecycle, petitionWorkflowId, type TransitionRequest } from '../../workflows/petition-lifecycle.ts';
 import type { PetitionStatus, TransitionResult } from './transitions.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 import { Conflict, NotFound, Unavailable } from '../errors/domain-error.ts';
+import { applicationFailureOf } from '../workflow-client/failures.ts';
 
 export type LifecycleDependencies = { temporal: Client; taskQueue: string };
 
@@ -31,15 +31,6 @@ export async function startPetitionWorkflow(deps: LifecycleDependencies, petitio
     .catch((error: unknown) => {
       throw unavailable(error);
     });
-}
-
-function applicationFailureOf(error: unknown): ApplicationFailure | undefined {
-  let cause: unknown = error;
-  while (cause instanceof Error) {
-    if (cause instanceof ApplicationFailure) return cause;
-    cause = cause instanceof WorkflowUpdateFailedError || cause instanceof ActivityFailure ? cause.cause : undefined;
-  }
-  return undefined;
 }
 
 export async function transition(
