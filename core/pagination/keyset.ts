@@ -54,9 +54,13 @@ export function createCursorCodec<S extends TSchema>(positionSchema: S, tag?: st
     decode(cursor) {
       if (cursor === undefined) return undefined;
       if (cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw invalid();
+      const bytes = Buffer.from(cursor, 'base64url');
+      // Base64 decoders drop stray trailing bits: only the canonical spelling of the bytes is a cursor
+      // this list issued, so an altered one never decodes to the same position by accident.
+      if (bytes.toString('base64url') !== cursor) throw invalid();
       let decoded: unknown;
       try {
-        decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+        decoded = JSON.parse(bytes.toString('utf8'));
       } catch {
         throw invalid();
       }

@@ -35,6 +35,13 @@ describe('keyset cursors (core/pagination/keyset.ts)', () => {
     });
   }
 
+  it('refuses a cursor with a stray character appended, which a base64 decoder would silently drop', () => {
+    const cursor = codec.encode(['2026-01-01T00:00:00.000Z', 'abc']);
+    for (const tampered of [`${cursor}x`, `${cursor}A`]) {
+      expect(() => codec.decode(tampered)).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+    }
+  });
+
   it('refuses numbers beyond what the column holds: 2^63 and 1e308 for an integer key', () => {
     const counted = createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0 }), Type.String()]));
     expect(counted.decode(encode([5, 'x']))).to.deep.equal([5, 'x']);
