@@ -49,6 +49,8 @@ export type Config = Readonly<{
   idempotencyTtlMs: number;
   /** reCAPTCHA checking of signatures: only when a secret is set. */
   recaptcha: Readonly<{ secret: string | undefined; verifyUrl: string }>;
+  /** Group commit of signatures: how long the first request of a batch waits for others, and the largest batch. */
+  signBatch: Readonly<{ windowMs: number; maxSize: number }>;
   /** After `count` failed logins for one email within `windowMs`, further attempts answer 429. */
   loginFailureLimit: Readonly<{ count: number; windowMs: number }>;
   /** Search and analytics: the search time limit (503 beyond it) and how often page views are written. */
@@ -296,6 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: 1024 * 1024,
     realtimeMaxPerAddress: positiveInteger(env, 'RALLY_WS_MAX_PER_ADDRESS', 50, 100_000),
     idempotencyTtlMs: 24 * 3_600_000,
+    signBatch: Object.freeze({ windowMs: duration(env, 'RALLY_SIGN_BATCH_WINDOW', '2ms'), maxSize: positiveInteger(env, 'RALLY_SIGN_BATCH_MAX', 100, 1_000) }),
     recaptcha: Object.freeze({
       secret: env.RECAPTCHA_SECRET || undefined,
       verifyUrl: url(env, 'RECAPTCHA_VERIFY_URL', 'https://www.google.com/recaptcha/api/siteverify', ['http:', 'https:'])!,

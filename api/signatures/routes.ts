@@ -15,10 +15,10 @@ import { locateSigner } from '../../core/signatures/geolocation.ts';
 import { exportBatch, geoPoints, listSignatures, liveSignatureCount, removeSignature, type SignatureRow } from '../../core/signatures/queries.ts';
 import type { CaptchaVerifier } from '../../core/signatures/recaptcha.ts';
 import { ExportQuery, GeoParams, GeoPoint, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
-import { signPetition } from '../../core/signatures/sign.ts';
+import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
 
-export type SignatureRouteDependencies = { db: DatabasePool; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed; networkKey?: Buffer };
+export type SignatureRouteDependencies = { db: DatabasePool; signatures: SignBatcher; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed; networkKey?: Buffer };
 
 const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
 const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]));
@@ -47,11 +47,12 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
         await deps.verifyCaptcha(body.recaptchaToken, ctx.state.clientIp);
-        const result = await signPetition(deps.db, {
+        // Written together with the other signatures arriving now (group commit); answered once committed.
+        const result = await deps.signatures.sign({ input: {
           petitionId: params.id, userId: principal.userId, viewer: viewerOf(principal), actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
           displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
           accessCode: body.access_code ?? null, source: body.source ?? null, networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
-        });
+        } });
         deps.feed.publish({ type: 'signature.created', petition_id: params.id, signature_count: result.signature_count, created_at: result.created_at });
         const { created_at: _createdAt, ...data } = result;
         sendData(ctx, data, 201);
