@@ -9,7 +9,7 @@ import type { DatabasePool } from 'slonik';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../platform/config.ts';
 import { createSecretBox, signPayload, signPayloadV2, type SecretBox } from '../core/webhooks/signing-secrets.ts';
-import { createWebhookAgent, postWebhook } from './webhook-http.ts';
+import { createWebhookAgent, postWebhook, type AttemptReport } from './webhook-http.ts';
 import { finishDeliveryFailed, loadDeliveryContext, recordAttempt, type DeliveryContext } from '../core/webhooks/delivery-attempts.ts';
 
 export type WebhookActivityDependencies = {
@@ -18,14 +18,17 @@ export type WebhookActivityDependencies = {
   secrets: SecretBox;
   allowPrivate: boolean;
   deactivateAfterMs: number;
+  /** The ceiling of an endpoint's delivery window (RALLY_WEBHOOK_ENDPOINT_CONCURRENCY). */
+  endpointConcurrency: number;
 };
 
 export function webhookDependencies(db: DatabasePool, config: Config): WebhookActivityDependencies {
-  const { allowPrivate, deactivateAfterMs } = config.webhooks;
-  return { db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs };
+  const { allowPrivate, deactivateAfterMs, endpointConcurrency } = config.webhooks;
+  return { db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs, endpointConcurrency };
 }
 
-export type AttemptInput = { deliveryId: string; timeoutMs: number; retryInitialMs: number; maxAttempts: number };
+/** `priorAttempts`: attempts already made for this delivery (its first one, by a batch) before this workflow. */
+export type AttemptInput = { deliveryId: string; timeoutMs: number; retryInitialMs: number; maxAttempts: number; priorAttempts?: number };
 export type AttemptOutcome = 'delivered' | 'gone';
 
 /** Failure types, for the workflow and for anyone reading a history. */
@@ -69,6 +72,21 @@ function signedHeaders(context: DeliveryContext, body: string, secrets: SecretBo
   return headers;
 }
 
+/**
+ * THE send path of one attempt, for the batches and the retries alike: the payload, signed at this
+ * moment, posted to the endpoint. It reports what happened and never throws for the receiver's sake.
+ */
+export function sendAttempt(deps: WebhookActivityDependencies, context: DeliveryContext, timeoutMs: number): Promise<AttemptReport> {
+  const body = webhookBody(context);
+  return postWebhook(deps.http, { url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs, allowPrivate: deps.allowPrivate });
+}
+
+/** What an attempt means for its delivery: the last allowed attempt and refused addresses are final. */
+export function outcomeOf(report: AttemptReport, attempt: number, maxAttempts: number): 'delivered' | 'retrying' | 'failed' {
+  if (report.error === null) return 'delivered';
+  return report.refused || attempt >= maxAttempts ? 'failed' : 'retrying';
+}
+
 export function createWebhookActivities(deps: WebhookActivityDependencies) {
   const { db } = deps;
   return {
@@ -83,15 +101,13 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         await finishDeliveryFailed(db, input.deliveryId, 'the endpoint was deactivated');
         throw ApplicationFailure.nonRetryable('the endpoint is deactivated', WEBHOOK_FAILURES.endpointInactive);
       }
-      const attempt = Context.current().info.attempt;
-      const body = webhookBody(context);
+      // Counted over the delivery's life: a retry workflow after a batch's first attempt starts at 2.
+      const attempt = Context.current().info.attempt + (input.priorAttempts ?? 0);
       const attemptedAt = new Date().toISOString();
-      const report = await postWebhook(deps.http, {
-        url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs: input.timeoutMs, allowPrivate: deps.allowPrivate,
-      });
-      const delivered = report.error === null;
-      const final = delivered || report.refused || attempt >= input.maxAttempts;
-      const outcome = delivered ? 'delivered' : final ? 'failed' : 'retrying';
+      const report = await sendAttempt(deps, context, input.timeoutMs);
+      const outcome = outcomeOf(report, attempt, input.maxAttempts);
+      const delivered = outcome === 'delivered';
+      const final = outcome !== 'retrying';
       await recordAttempt(db, {
         deliveryId: input.deliveryId, endpointId: context.endpoint_id, attempt, attemptedAt, outcome,
         statusCode: report.statusCode, latencyMs: report.latencyMs, error: report.error, excerpt: report.excerpt,

@@ -219,7 +219,7 @@ function webhookSettings(env: Env, mode: Config['nodeEnv']): Config['webhooks'] 
     allowPrivate,
     // Per endpoint, deliveries in flight at once. Small on purpose: one endpoint answering in 200 ms then
     // takes at most 25 workflows/s of Temporal's capacity, whatever its backlog.
-    endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 5, 1_000),
+    endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 200, 1_000),
     deactivateAfterMs: duration(env, 'RALLY_WEBHOOK_DEACTIVATE_AFTER', '3d'),
     secretGracePeriodMs: duration(env, 'RALLY_WEBHOOK_SECRET_GRACE_PERIOD', '24h'),
   });

@@ -1,6 +1,6 @@
-// SQL of the dispatcher's two steps. Step 1 turns outbox events into delivery rows and notifications
-// and marks the events dispatched, in one transaction. Step 2 picks the delivery rows whose workflows
-// may start now: per active endpoint, the oldest waiting ones, up to its free concurrency slots.
+// SQL of the dispatcher's steps. Step 1 turns outbox events into delivery rows and notifications and
+// marks the events dispatched, in one transaction. Step 2 claims waiting deliveries into batches per
+// endpoint, within the endpoint's room; step 3 starts the batches' workflows.
 import type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -55,37 +55,60 @@ export async function dispatchEventBatch(tx: DatabaseTransactionConnection, limi
   return events.length;
 }
 
-export const StartableDelivery = z.object({ id: z.string(), endpoint_id: z.string() });
-export type StartableDelivery = z.infer<typeof StartableDelivery>;
-
 /**
- * Deliveries whose workflows may start: the endpoints are locked (SKIP LOCKED) until the caller's
- * transaction ends, so two dispatchers never both fill one endpoint's free slots.
+ * Claims waiting deliveries into batches, one or more per endpoint, and records the batches
+ * (webhook_delivery_batches) for the caller to start their workflows; returns how many deliveries it
+ * claimed. Per endpoint (locked, SKIP LOCKED, so two dispatchers never fill the same room) it takes
+ * the oldest waiting ones, at most its delivery window minus its first attempts still in flight, and
+ * at most `ceiling` minus all its unfinished deliveries (retries included): an endpoint that is down
+ * holds at most `ceiling` retrying deliveries, and the rest wait here in the database.
  */
-export function selectStartableDeliveries(tx: DatabaseTransactionConnection, perEndpoint: number, limit: number) {
-  return tx.any(sql.type(StartableDelivery)`
+export function claimDeliveryBatches(tx: DatabaseTransactionConnection, options: { ceiling: number; maxBatch: number; limit: number }) {
+  return tx.oneFirst(sql.type(z.object({ claimed: z.number() }))`
     WITH waiting AS (
-      SELECT ep.id FROM webhook_endpoints ep
+      SELECT ep.id, ep.delivery_window FROM webhook_endpoints ep
       WHERE ep.is_active AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = ep.id AND d.started_at IS NULL)
       FOR NO KEY UPDATE OF ep SKIP LOCKED
+    ), room AS (
+      SELECT w.id, LEAST(w.delivery_window - busy.first_attempts, ${options.ceiling} - busy.unfinished) AS free
+      FROM waiting w CROSS JOIN LATERAL (
+        SELECT count(*) FILTER (WHERE f.status = 'pending') AS first_attempts, count(*) AS unfinished FROM webhook_deliveries f
+        WHERE f.endpoint_id = w.id AND f.started_at IS NOT NULL AND f.finished_at IS NULL
+      ) busy
+    ), picked AS (
+      SELECT d.id, d.endpoint_id, d.created_at, (row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.created_at, d.id) - 1) / ${options.maxBatch} AS part
+      FROM room CROSS JOIN LATERAL (
+        SELECT d.id, d.endpoint_id, d.created_at FROM webhook_deliveries d
+        WHERE d.endpoint_id = room.id AND d.started_at IS NULL
+        ORDER BY d.created_at, d.id
+        LIMIT GREATEST(0, room.free)
+      ) d
+      ORDER BY d.created_at
+      LIMIT ${options.limit}
+    ), batches AS (
+      INSERT INTO webhook_delivery_batches (endpoint_id, delivery_ids)
+      SELECT endpoint_id, array_agg(id ORDER BY created_at, id) FROM picked GROUP BY endpoint_id, part
+      RETURNING id, delivery_ids
+    ), claimed AS (
+      UPDATE webhook_deliveries d SET started_at = now(), batch_id = b.id
+      FROM batches b WHERE d.id = ANY(b.delivery_ids)
+      RETURNING 1
     )
-    SELECT d.id, d.endpoint_id
-    FROM waiting ep
-    CROSS JOIN LATERAL (
-      SELECT count(*) AS in_flight FROM webhook_deliveries f
-      WHERE f.endpoint_id = ep.id AND f.started_at IS NOT NULL AND f.finished_at IS NULL
-    ) busy
-    CROSS JOIN LATERAL (
-      SELECT d.id, d.endpoint_id, d.created_at FROM webhook_deliveries d
-      WHERE d.endpoint_id = ep.id AND d.started_at IS NULL
-      ORDER BY d.created_at, d.id
-      LIMIT GREATEST(0, ${perEndpoint} - busy.in_flight)
-    ) d
-    ORDER BY d.created_at
-    LIMIT ${limit}
+    SELECT count(*)::int AS claimed FROM claimed
   `);
 }
 
-export async function markStarted(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
-  await db.query(sql.typeAlias('void')`UPDATE webhook_deliveries SET started_at = now() WHERE id = ANY(${sql.array(ids, 'uuid')}) AND started_at IS NULL`);
+export const DeliveryBatch = z.object({ id: z.string(), endpoint_id: z.string(), delivery_ids: z.array(z.string()) });
+export type DeliveryBatch = z.infer<typeof DeliveryBatch>;
+
+/** Batches whose workflows may not be started yet, oldest first, locked until the caller's transaction ends. */
+export function unstartedBatches(tx: DatabaseTransactionConnection, limit: number) {
+  return tx.any(sql.type(DeliveryBatch)`
+    SELECT id, endpoint_id, delivery_ids FROM webhook_delivery_batches ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+  `);
+}
+
+/** Temporal accepted their workflows: nothing is left to do for these batches here. */
+export async function forgetStartedBatches(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  await db.query(sql.typeAlias('void')`DELETE FROM webhook_delivery_batches WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
 }

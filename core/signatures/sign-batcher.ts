@@ -27,11 +27,12 @@ type Waiting = { request: SignRequest; settle(answer: SignAnswer): void; fail(er
 
 // Enough batches in flight to keep a few pool connections busy, few enough to leave the pool to reads.
 const DEFAULT_IN_FLIGHT = 4;
-const QUEUED_BATCHES = 20;
+// About a second of signing at full speed; beyond that a client is better off retrying than waiting.
+const MAX_QUEUED = 5_000;
 
 export function createSignBatcher(db: DatabasePool, options: SignBatcherOptions): SignBatcher {
   const maxInFlight = options.maxInFlight ?? DEFAULT_IN_FLIGHT;
-  const maxQueued = options.maxQueued ?? options.maxSize * QUEUED_BATCHES;
+  const maxQueued = options.maxQueued ?? MAX_QUEUED;
   const queue: Waiting[] = [];
   const writing = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
