@@ -14,15 +14,14 @@
 // tokens are signed with.
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
-import type autocannon from 'autocannon';
 import { petitionFactsStatement, type SignatureInput } from '../../../core/signatures/sign.ts';
 import { signBatchStatement } from '../../../core/signatures/sign-statement.ts';
 import { viewerOf } from '../../../core/petitions/policy.ts';
-import { freePort, startExtraApi, type ExtraApi } from '../environment.ts';
-import { measureLoad, type LoadResult } from '../load.ts';
+import { freePort, startExtraApi } from '../environment.ts';
+import type { LoadResult } from '../load.ts';
 import { verdictFor, type BenchEnvironment, type ResultRow, type Scenario } from '../scenario.ts';
 import { ensureSeeded, SEED_ISSUER } from '../seed.ts';
-import { mintSigners, startIdentityProvider, type Signer } from '../signers.ts';
+import { createSignerPool, measureSigning, planned, startIdentityProvider } from '../signers.ts';
 
 const NAME = 'signing';
 const SPREAD_PETITIONS = 10_000;
@@ -31,10 +30,6 @@ const MIN_HOT_TO_SPREAD = 0.8;
 const MIN_RATE = 2_000;
 const MAX_P99_MS = 100;
 const MAX_RSS_MB = 200;
-/** Signers are provisioned for the warm-up's rate × this, so that none is used twice. */
-const RATE_MARGIN = 1.6;
-/** Assumed at least, so a slow warm-up does not leave the measurement short of signers. */
-const FLOOR_RATE = 800;
 const RAW_ISSUER = 'rally-bench-raw';
 const SIGN_LIMIT = '1000000000';
 
@@ -57,45 +52,6 @@ async function pickTargets(client: pg.Client): Promise<Targets> {
 /** push(...items) overflows the stack for long arrays. */
 function append<T>(target: T[], items: readonly T[]): void {
   for (const item of items) target.push(item);
-}
-
-function planned(used: number, rate: number, seconds: number, connections: number): number {
-  return used + Math.ceil(Math.max(rate, FLOOR_RATE) * seconds * RATE_MARGIN) + connections;
-}
-
-/** Distinct users with tokens, minted as needed; one phase's cursor never hands out a signer twice. */
-function createSignerPool(serviceEnv: NodeJS.ProcessEnv, log: (line: string) => void) {
-  const signers: Signer[] = [];
-  return {
-    signers,
-    async ensure(count: number): Promise<void> {
-      if (count > signers.length) append(signers, await mintSigners(serviceEnv, count - signers.length, log));
-    },
-  };
-}
-
-/** API phase: a warm-up, signers topped up for its rate, then the measurement; each request a new signer. */
-async function measureApi(env: BenchEnvironment, api: ExtraApi, pool: ReturnType<typeof createSignerPool>, label: string, petitionFor: (index: number) => string): Promise<LoadResult> {
-  let next = 0;
-  let reused = 0;
-  const setupRequest = (request: autocannon.Request): autocannon.Request => {
-    const index = next++;
-    // Past the end a signer signs a second time (409): the verdict then says INVALID, not a rate.
-    if (index >= pool.signers.length) reused += 1;
-    const signer = pool.signers[index % pool.signers.length]!;
-    request.method = 'POST';
-    request.path = `/v1/petitions/${petitionFor(index)}/signatures`;
-    request.headers = { ...request.headers, authorization: `Bearer ${signer.accessToken}`, 'content-type': 'application/json' };
-    request.body = '{}';
-    return request;
-  };
-  const { load } = env;
-  await pool.ensure(planned(0, 0, load.warmupSec, load.connections));
-  const warm = await measureLoad(`${label} (warm-up)`, `${api.url}/v1`, { ...load, durationSec: load.warmupSec, warmupSec: 0 }, env.log, { setupRequest });
-  await pool.ensure(planned(next, warm.requestsPerSecond, load.durationSec, load.connections));
-  const result = await measureLoad(label, `${api.url}/v1`, { ...load, warmupSec: 0 }, env.log, { setupRequest });
-  if (reused > 0) env.log(`warning: ${label} ran out of fresh signers (${reused} reused); its row is INVALID`);
-  return result;
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -209,14 +165,14 @@ export const scenario: Scenario = {
 
       // Each signer signs the hot petition once, one of the spread petitions once, and the second hot petition once.
       const pool = createSignerPool(api.serviceEnv, env.log);
-      const hot = await measureApi(env, api, pool, 'API sign, hot petition', () => chosen.hot.id);
-      const spread = await measureApi(env, api, pool, `API sign, ${SPREAD_PETITIONS.toLocaleString('en-US')} petitions`, (index) => chosen.spread[index % SPREAD_PETITIONS]!);
+      const hot = await measureSigning(env, api, pool, 'API sign, hot petition', () => chosen.hot.id);
+      const spread = await measureSigning(env, api, pool, `API sign, ${SPREAD_PETITIONS.toLocaleString('en-US')} petitions`, (index) => chosen.spread[index % SPREAD_PETITIONS]!);
       const rssMb = await residentMegabytes(api.pid);
       await api.stop();
       // The same tokens are valid there: same audience (PUBLIC_URL) and the same identity provider.
       const single = await startExtraApi(env, { RALLY_IDP_PORT: idpPort, OIDC_ISSUER: '', RALLY_SIGN_LIMIT_PER_HOUR: SIGN_LIMIT, PUBLIC_URL: api.url, RALLY_SIGN_BATCH_MAX: '1' }, 'api-sign-single');
       stops.push(single.stop);
-      const before = await measureApi(env, single, pool, 'API sign, hot petition, one statement per request', () => chosen.before.id);
+      const before = await measureSigning(env, single, pool, 'API sign, hot petition, one statement per request', () => chosen.before.id);
       await single.stop();
       await idp.stop();
 
