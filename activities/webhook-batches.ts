@@ -1,14 +1,13 @@
 // First attempts of a batch of deliveries to one endpoint (workflows/webhook-delivery-batch.ts): one
 // query loads them, they are sent at once (the dispatcher sized the batch to the endpoint's delivery
 // window), and every attempt is recorded in one transaction together with the endpoint's new window
-// (core/webhooks/delivery-window.ts). Deliveries whose first attempt failed and may be retried come
+// (core/webhooks/delivery-batches.ts). Deliveries whose first attempt failed and may be retried come
 // back with the delay before their second attempt: the workflow starts one retry workflow for each.
 //
 // Run again (the worker died, the database was away), it sends only what is still pending: a delivery
 // already recorded is not sent twice, and one already waiting for its retries is handed back again.
-import { loadDeliveryContexts, recordBatchAttempts, type BatchDeliveryContext } from '../core/webhooks/delivery-batches.ts';
+import { loadDeliveryContexts, nextDeliveryWindow, recordBatchAttempts, type BatchDeliveryContext } from '../core/webhooks/delivery-batches.ts';
 import { finishDeliveryFailed, type AttemptRecord } from '../core/webhooks/delivery-attempts.ts';
-import { nextDeliveryWindow } from '../core/webhooks/delivery-window.ts';
 import { outcomeOf, retryDelayMs, sendAttempt, type WebhookActivityDependencies } from './webhooks.ts';
 
 export type BatchInput = { endpointId: string; deliveryIds: string[]; timeoutMs: number; retryInitialMs: number; maxAttempts: number };

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { FAST_ANSWER_MS, nextDeliveryWindow } from '../../../core/webhooks/delivery-window.ts';
+import { FAST_ANSWER_MS, nextDeliveryWindow } from '../../../core/webhooks/delivery-batches.ts';
 
 const fast = { ok: true, latencyMs: 5 };
 const slow = { ok: true, latencyMs: FAST_ANSWER_MS + 1 };
 const failed = { ok: false, latencyMs: 5 };
 
-describe('the webhook delivery window (core/webhooks/delivery-window.ts)', () => {
+describe('the webhook delivery window (nextDeliveryWindow, core/webhooks/delivery-batches.ts)', () => {
   it('grows by one for each answer that came back fast, up to the ceiling', () => {
     expect(nextDeliveryWindow(8, [fast, fast, fast], 100)).to.equal(11);
     expect(nextDeliveryWindow(99, [fast, fast, fast], 100)).to.equal(100);
