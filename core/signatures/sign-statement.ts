@@ -32,6 +32,7 @@ export const BatchOutcome = z.object({
   /** The petition's status as the statement saw it (null: deleted), to explain a row not inserted. */
   petition_status: z.string().nullable(),
 });
+export type BatchOutcome = z.infer<typeof BatchOutcome>;
 
 export function signBatchStatement(inputs: readonly SignatureInput[], petitions: readonly BatchPetition[]) {
   const column = <T>(pick: (input: SignatureInput) => T) => inputs.map(pick);

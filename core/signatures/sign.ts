@@ -15,7 +15,7 @@ import type { Actor } from '../events/record-event.ts';
 import { canRead, knowsOf, type PetitionAccessFacts, type Viewer } from '../petitions/policy.ts';
 import { sql } from '../../db/sql.ts';
 import { Conflict, DomainError, Forbidden, NotFound } from '../errors/domain-error.ts';
-import { signBatchStatement, type BatchPetition } from './sign-statement.ts';
+import { signBatchStatement, type BatchOutcome, type BatchPetition } from './sign-statement.ts';
 
 export { COUNTER_SHARDS } from './sign-statement.ts';
 
@@ -77,6 +77,18 @@ function refusal(petition: (PetitionAccessFacts & { status: string }) | undefine
 const notActive = (status: string) => new Conflict(`Only active petitions take signatures; this one is ${status}.`, { code: 'petition_not_active' });
 const alreadySigned = () => new Conflict('You have already signed this petition.', { code: 'already_signed' });
 
+function answerFor(outcome: BatchOutcome, input: SignatureInput): SignAnswer {
+  if (outcome.signature_id && outcome.created_at && outcome.signature_count !== null) {
+    return { ok: true, result: {
+      id: outcome.signature_id, petition_id: input.petitionId, user_id: input.userId, is_anonymous: input.isAnonymous,
+      signature_count: outcome.signature_count, milestone_reached: outcome.milestone_reached, created_at: outcome.created_at,
+    } };
+  }
+  // Signed before; or closed (or deleted) between the policy read and the write.
+  if (outcome.petition_status === 'active') return { ok: false, error: alreadySigned() };
+  return { ok: false, error: outcome.petition_status ? notActive(outcome.petition_status) : new NotFound('There is no such petition.') };
+}
+
 /**
  * Signs every request of a batch in one statement and returns each request's answer, in order.
  * Throws only when the write itself failed (the caller then retries the requests one by one).
@@ -98,14 +110,9 @@ export async function signBatch(db: DatabasePool, requests: readonly SignRequest
   const involved = [...new Set(toWrite.map((index) => requests[index]!.input.petitionId))].map((id): BatchPetition => ({ id, goal: petitions.get(id)!.signature_goal }));
   const statement = signBatchStatement(toWrite.map((index) => requests[index]!.input), involved);
 
-  const decide = (rows: readonly { signature_id: string | null; created_at: string | null; signature_count: number | null; milestone_reached: boolean; petition_status: string | null }[]) => {
+  const decide = (rows: readonly BatchOutcome[]) => {
     toWrite.forEach((requestIndex, row) => {
-      const outcome = rows[row]!;
-      const { input } = requests[requestIndex]!;
-      answers[requestIndex] = outcome.signature_id && outcome.created_at && outcome.signature_count !== null
-        ? { ok: true, result: { id: outcome.signature_id, petition_id: input.petitionId, user_id: input.userId, is_anonymous: input.isAnonymous, signature_count: outcome.signature_count, milestone_reached: outcome.milestone_reached, created_at: outcome.created_at } }
-        // Closed (or deleted) between the policy read and the write, or signed before.
-        : { ok: false, error: outcome.petition_status === 'active' ? alreadySigned() : outcome.petition_status ? notActive(outcome.petition_status) : new NotFound('There is no such petition.') };
+      answers[requestIndex] = answerFor(rows[row]!, requests[requestIndex]!.input);
     });
     requests.forEach(({ input }, index) => {
       const first = answers[writing.get(`${input.petitionId}/${input.userId}`)!]!;
