@@ -99,7 +99,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     return claimed === CLAIM_LIMIT || started === START_BATCH;
   }
 
-  // (3) Recipients of notifications with email on: their notification-emails workflow gathers and sends.
+  // (4) Recipients of notifications with email on: their notification-emails workflow gathers and sends.
   async function queueNotificationEmails(): Promise<void> {
     const users = await queuePendingEmails(db);
     for (let index = 0; index < users.length; index += START_CONCURRENCY) {
@@ -114,7 +114,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     }
   }
 
-  // (4) Milestone crossings become signals to their petition's workflow, which fans the notifications out.
+  // (5) Milestone crossings become signals to their petition's workflow, which fans the notifications out.
   async function signalMilestones(): Promise<void> {
     for (const crossing of await unsignalledMilestones(db, START_BATCH)) {
       await options.temporal.workflow.signalWithStart(petitionLifecycle, {
