@@ -7,6 +7,7 @@ import type { DatabasePool } from 'slonik';
 import {
   expireResponseToken, findInvitee, listUninvitedDecisionMakers, markInvitationFailed, markInvitationSent, storeUnsentToken,
 } from '../core/decision-makers/invitations.ts';
+import { logInvitation } from '../core/decision-makers/invitation-budget.ts';
 import { newPortalToken, portalUrl } from '../core/decision-makers/portal-tokens.ts';
 import type { Config } from '../platform/config.ts';
 import { createMailer, type Mailer } from '../platform/mailer.ts';
@@ -40,6 +41,7 @@ export function createDecisionMakerActivities({ db, mailer, publicUrl, responseT
       if (invitee.sent_at) return { tokenId: invitee.token_id!, issuedAt: invitee.issued_at!, expiresAt: invitee.expires_at! };
       const token = newPortalToken();
       const issued = await storeUnsentToken(db, invitee, token.hash, responseTokenTtlMs);
+      if (issued) await logInvitation(db, decisionMakerId);
       // Another run sent it between our read and this write; the retry returns that token.
       if (!issued) throw new Error(`the invitation of decision maker ${decisionMakerId} was sent concurrently`);
       await mailer.send(invitationEmail(invitee, portalUrl(publicUrl, token.raw), issued.expires_at, publicUrl)).catch(classifyMailError);
@@ -56,6 +58,9 @@ export function createDecisionMakerActivities({ db, mailer, publicUrl, responseT
       await mailer.send(reminderEmail(invitee, invitee.expires_at!)).catch(classifyMailError);
       return true;
     },
+
+    /** False once the decision maker (and so the token) was removed. */
+    responseTokenExists: async ({ tokenId }: { tokenId: string }): Promise<boolean> => (await findInvitee(db, { tokenId })) !== null,
 
     /** Ends an unanswered token for good; false when it was answered first. Safe to repeat. */
     expireResponseToken: ({ tokenId }: { tokenId: string }): Promise<boolean> => expireResponseToken(db, tokenId),
