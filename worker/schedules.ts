@@ -9,6 +9,7 @@ export const SCHEDULES: readonly RecurringWorkflow[] = [
   { scheduleId: 'refresh-petition-rankings', workflowType: 'refreshPetitionRankings', every: '1 minute' },
   { scheduleId: 'fold-signature-rollups', workflowType: 'foldSignatureRollups', every: '1 minute' },
   { scheduleId: 'purge-oauth-artifacts', workflowType: 'purgeOAuthArtifacts', every: '1 hour' },
+  { scheduleId: 'purge-abandoned-uploads', workflowType: 'purgeAbandonedUploads', every: '1 hour' },
 ];
 
 export async function ensureSchedules(client: Client, taskQueue: string): Promise<void> {

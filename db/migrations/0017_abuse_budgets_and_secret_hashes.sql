@@ -14,3 +14,6 @@ CREATE TABLE decision_maker_invitation_log (
 CREATE INDEX decision_maker_invitation_log_petition_idx ON decision_maker_invitation_log (petition_id, invited_at);
 CREATE INDEX decision_maker_invitation_log_creator_idx ON decision_maker_invitation_log (creator_id, invited_at);
 CREATE INDEX decision_maker_invitation_log_age_idx ON decision_maker_invitation_log (invited_at);
+
+-- The hourly purge of uploads never confirmed (core/media/abandoned.ts) finds them by age.
+CREATE INDEX media_unconfirmed_idx ON media (created_at) WHERE confirmed_at IS NULL;
