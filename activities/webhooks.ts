@@ -9,7 +9,8 @@ import type { DatabasePool } from 'slonik';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../platform/config.ts';
 import { createSecretBox, signPayload, signPayloadV2, type SecretBox } from '../core/webhooks/signing-secrets.ts';
-import { createWebhookAgent, postWebhook } from './webhook-http.ts';
+import { createWebhookAgent, postWebhook, type AttemptReport } from './webhook-http.ts';
+import { createDestinationBudget, type DestinationBudget } from '../core/webhooks/destination-budget.ts';
 import { finishDeliveryFailed, loadDeliveryContext, recordAttempt, type DeliveryContext } from '../core/webhooks/delivery-attempts.ts';
 
 export type WebhookActivityDependencies = {
@@ -18,11 +19,15 @@ export type WebhookActivityDependencies = {
   secrets: SecretBox;
   allowPrivate: boolean;
   deactivateAfterMs: number;
+  destinations: DestinationBudget;
 };
 
 export function webhookDependencies(db: DatabasePool, config: Config): WebhookActivityDependencies {
-  const { allowPrivate, deactivateAfterMs } = config.webhooks;
-  return { db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs };
+  const { allowPrivate, deactivateAfterMs, hostConcurrency } = config.webhooks;
+  return {
+    db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs,
+    destinations: createDestinationBudget(hostConcurrency),
+  };
 }
 
 export type AttemptInput = { deliveryId: string; timeoutMs: number; retryInitialMs: number; maxAttempts: number };
@@ -69,6 +74,12 @@ function signedHeaders(context: DeliveryContext, body: string, secrets: SecretBo
   return headers;
 }
 
+/** No slot of the destination freed in time (destination-budget.ts): a failed attempt, as if the receiver were slow. */
+function busyAsReport(destinations: DestinationBudget, outcome: AttemptReport | 'busy'): AttemptReport {
+  if (outcome !== 'busy') return outcome;
+  return { statusCode: null, latencyMs: 0, error: `${destinations.perDestination} deliveries were already in flight to this destination`, excerpt: null, refused: false };
+}
+
 export function createWebhookActivities(deps: WebhookActivityDependencies) {
   const { db } = deps;
   return {
@@ -86,9 +97,9 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       const attempt = Context.current().info.attempt;
       const body = webhookBody(context);
       const attemptedAt = new Date().toISOString();
-      const report = await postWebhook(deps.http, {
-        url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs: input.timeoutMs, allowPrivate: deps.allowPrivate,
-      });
+      const report = busyAsReport(deps.destinations, await deps.destinations.withSlot(context.url, input.timeoutMs, (timeoutMs) => postWebhook(deps.http, {
+        url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs, allowPrivate: deps.allowPrivate,
+      })));
       const delivered = report.error === null;
       const final = delivered || report.refused || attempt >= input.maxAttempts;
       const outcome = delivered ? 'delivered' : final ? 'failed' : 'retrying';

@@ -31,7 +31,7 @@ export type Config = Readonly<{
   webhookTimeoutMs: number;
   webhookRetryInitialMs: number;
   /** Delivery guard rails: private addresses, per-endpoint concurrency, auto-deactivation, secret rotation overlap. */
-  webhooks: Readonly<{ allowPrivate: boolean; endpointConcurrency: number; deactivateAfterMs: number; secretGracePeriodMs: number }>;
+  webhooks: Readonly<{ allowPrivate: boolean; endpointConcurrency: number; hostConcurrency: number; deactivateAfterMs: number; secretGracePeriodMs: number }>;
   /** 32 bytes as 64 hex digits: the AES-256-GCM key for secrets Rally must read back (webhook signing secrets). */
   encryptionKey: string;
   /** Uploaded images: a local folder or S3, the size limit, and the key that signs local upload URLs. */
@@ -218,6 +218,9 @@ function webhookSettings(env: Env, mode: Config['nodeEnv']): Config['webhooks'] 
     // Per endpoint, deliveries in flight at once. Small on purpose: one endpoint answering in 200 ms then
     // takes at most 25 workflows/s of Temporal's capacity, whatever its backlog.
     endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 5, 1_000),
+    // Per destination address, across every endpoint, requests in flight from one worker process, so
+    // many endpoints aimed at one victim cannot turn Rally into an amplifier (core/webhooks/destination-budget.ts).
+    hostConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_HOST_CONCURRENCY', 50, 10_000),
     deactivateAfterMs: duration(env, 'RALLY_WEBHOOK_DEACTIVATE_AFTER', '3d'),
     secretGracePeriodMs: duration(env, 'RALLY_WEBHOOK_SECRET_GRACE_PERIOD', '24h'),
   });
