@@ -1,6 +1,7 @@
 // Per-request state shared by the middleware stack, and the response envelopes built from it.
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../core/auth/principal.ts';
+import type { IdempotencyTicket } from '../../core/idempotency/remembered-answers.ts';
 
 export type { Principal };
 import type { Middleware, ParameterizedContext } from 'koa';
@@ -13,6 +14,8 @@ export type RallyState = {
   requestId: string;
   clientIp: string;
   principal?: Principal;
+  /** Set when the request claimed an Idempotency-Key (idempotency.ts), for answers stored with the write. */
+  idempotency?: IdempotencyTicket;
 };
 
 export type RallyContext = ParameterizedContext<RallyState>;

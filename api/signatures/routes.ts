@@ -8,6 +8,7 @@ import { exportStream, keysetBatches } from '../http/export-stream.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { rememberAnswer } from '../http/idempotency.ts';
 import { ANONYMOUS, assertCanManage, assertCanRead, canManage, viewerOf, type Viewer } from '../../core/petitions/policy.ts';
 import { findPetitionById, type PetitionRow } from '../../core/petitions/queries.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
@@ -51,6 +52,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
           petitionId: params.id, userId: principal.userId, viewer: viewerOf(principal), actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
           displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
           accessCode: body.access_code ?? null, source: body.source ?? null, networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
+          rememberAnswer: rememberAnswer(ctx, 201),
         });
         deps.feed.publish({ type: 'signature.created', petition_id: params.id, signature_count: result.signature_count, created_at: result.created_at });
         const { created_at: _createdAt, ...data } = result;

@@ -11,6 +11,7 @@ import { knownTo, visibleTo, type Viewer } from '../petitions/policy.ts';
 import { sql } from '../../db/sql.ts';
 import { Conflict, Forbidden, NotFound } from '../errors/domain-error.ts';
 import { milestonesToClaim } from './milestones.ts';
+import type { RememberAnswer } from '../idempotency/remembered-answers.ts';
 
 export const COUNTER_SHARDS = 16;
 
@@ -31,6 +32,8 @@ export type SignatureInput = {
   referrerSlug: string | null;
   /** Needed for a private petition the signer did not create. */
   accessCode: string | null;
+  /** Stores the request's Idempotency-Key answer in the signing statement itself (core/idempotency). */
+  rememberAnswer?: RememberAnswer;
 };
 
 const SignOutcome = z.object({
@@ -45,6 +48,9 @@ const SignOutcome = z.object({
 });
 
 export type SignResult = { id: string; petition_id: string; user_id: string; is_anonymous: boolean; signature_count: number; milestone_reached: boolean; created_at: string };
+
+// Every CTE sees the counters as they were before the statement, so the new signature is added.
+const COUNT_AFTER_SIGNING = sql.fragment`(COALESCE((SELECT sum(sc.count) FROM signature_counters sc, input WHERE sc.petition_id = input.petition_id), 0) + (SELECT count(*) FROM signed))::bigint`;
 
 /**
  * The signing statement itself (signature, counter shard, outbox event; one round trip). Exported so
@@ -89,6 +95,12 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
         },
         sql.fragment`signed, input`,
       )}
+    ), remembered AS (
+      -- With an Idempotency-Key, the 201 commits with the signature: a retry after a reset connection replays it.
+      ${input.rememberAnswer
+        ? input.rememberAnswer(sql.fragment`(SELECT jsonb_build_object('id', signed.id, 'petition_id', input.petition_id, 'user_id', input.user_id,
+            'is_anonymous', input.is_anonymous, 'signature_count', ${COUNT_AFTER_SIGNING}, 'milestone_reached', false) FROM signed, input)`)
+        : sql.fragment`SELECT`}
     ), notified AS (
       -- Wakes the outbox dispatcher at commit instead of leaving signature.created to its next poll.
       SELECT ${NOTIFY_DISPATCHER} FROM announced
@@ -97,7 +109,7 @@ export function signStatement(input: SignatureInput, shard: number = randomInt(C
       COALESCE((SELECT known FROM petition), false) AS known, COALESCE((SELECT readable FROM petition), false) AS readable,
       (SELECT count(*) FROM notified)::int AS notified,
       (SELECT id FROM signed) AS signature_id, (SELECT created_at FROM signed) AS created_at,
-      (COALESCE((SELECT sum(sc.count) FROM signature_counters sc, input WHERE sc.petition_id = input.petition_id), 0) + (SELECT count(*) FROM signed))::bigint AS signature_count
+      ${COUNT_AFTER_SIGNING} AS signature_count
   `;
 }
 
