@@ -23,6 +23,7 @@ const provider = await createIdentityProvider({
   accessTokenTtlSeconds: Math.ceil(config.identity.accessTokenTtlMs / 1000),
   refreshTokenTtlSeconds: Math.ceil(config.identity.refreshTokenTtlMs / 1000),
   resourceAudience: config.publicUrl,
+  encryptionKey: config.encryptionKey,
 });
 // Only our own faults: client errors (a wrong password, say) are answered, not logged, and no
 // request parameter is ever written out.

@@ -17,3 +17,18 @@ CREATE INDEX decision_maker_invitation_log_age_idx ON decision_maker_invitation_
 
 -- The hourly purge of uploads never confirmed (core/media/abandoned.ts) finds them by age.
 CREATE INDEX media_unconfirmed_idx ON media (created_at) WHERE confirmed_at IS NULL;
+
+-- The embedded identity provider stores the tokens its clients hold (refresh tokens, authorization
+-- codes, opaque access tokens) under the SHA-256 of their value, without the value in the payload
+-- (identity-provider/storage-adapter.ts). Rows stored before are converted here, so no one has to
+-- log in again.
+UPDATE identity_provider_records
+SET id = encode(sha256(convert_to(id, 'UTF8')), 'hex'), payload = payload - 'jti'
+WHERE model IN ('AccessToken', 'AuthorizationCode', 'RefreshToken', 'ClientCredentials', 'RegistrationAccessToken', 'InitialAccessToken');
+
+-- Its private signing keys are stored sealed (AES-256-GCM under RALLY_ENCRYPTION_KEY). A key stored
+-- in the clear before is sealed by the provider's next start, which needs the key to do it.
+ALTER TABLE identity_signing_keys
+  ALTER COLUMN private_jwk DROP NOT NULL,
+  ADD COLUMN sealed_jwk bytea,
+  ADD CONSTRAINT identity_signing_keys_stored CHECK (private_jwk IS NOT NULL OR sealed_jwk IS NOT NULL);
