@@ -140,7 +140,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
     ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),
-    ...createPageRoutes({ db, publicUrl: config.publicUrl }),
+    ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews }),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
     ...createMemberRoutes({ db }),
     ...createOrganizationApiKeyRoutes(rotation),

@@ -4,6 +4,7 @@
 // one that does not exist, except one under review, which answers a notice (review-notice.ts).
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
+import type { PageViewCounter } from '../../core/analytics/page-views.ts';
 import { DomainError } from '../../core/errors/domain-error.ts';
 import { loadPublicPage, type PublicPetition, type ReviewNotice } from '../../core/petitions/public-page.ts';
 import type { RallyContext } from '../http/context.ts';
@@ -38,7 +39,8 @@ async function loadOrNotFound(ctx: RallyContext, load: () => Promise<PublicPetit
 
 const imageOrigins = (data: PublicPetition) => (data.image ? [data.image.url, ...data.image.variants.map((variant) => variant.url)] : []);
 
-export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string }): AnyRouteSpec[] {
+/** Views are counted like those of GET /v1/petitions/{slug} (core/analytics/page-views.ts), 304s included. */
+export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pageViews?: PageViewCounter }): AnyRouteSpec[] {
   const { db, publicUrl } = deps;
   const tag = 'Pages';
   return [
@@ -51,6 +53,7 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string }):
         const data = await loadOrNotFound(ctx, () => loadPublicPage(db, params.slug, { details: true }), publicUrl, "'none'");
         if (!data) return;
         if ('notice' in data) return sendCacheable(ctx, renderReviewNoticePage(), HTML, contentSecurityPolicy(publicUrl, { styleHash: PAGE_CSS_HASH, frameAncestors: "'none'" }));
+        deps.pageViews?.record(data.petition.id, 'page');
         const csp = contentSecurityPolicy(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins: imageOrigins(data), frameAncestors: "'none'" });
         sendCacheable(ctx, renderPetitionPage(data, publicUrl), HTML, csp);
       },
@@ -65,6 +68,7 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string }):
         if (!data) return;
         const widgetCsp = contentSecurityPolicy(publicUrl, { styleHash: WIDGET_CSS_HASH, frameAncestors: '*' });
         if ('notice' in data) return sendCacheable(ctx, renderReviewNoticeWidget(widgetTheme(query.theme)), HTML, widgetCsp);
+        deps.pageViews?.record(data.petition.id, 'widget');
         const body = renderWidgetPage(data, publicUrl, { theme: widgetTheme(query.theme), showDescription: query.description === '1' });
         sendCacheable(ctx, body, HTML, widgetCsp);
       },
