@@ -24,6 +24,7 @@ import { createIdempotencyMiddleware } from './http/idempotency.ts';
 import { RallyError } from './http/problem.ts';
 import { chargeGeneral, createRouteGuard } from './http/route-guard.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.ts';
+import { createSignThrottle } from './http/sign-throttle.ts';
 import { createResponseCheck } from './http/response-check.ts';
 import { createRouteDispatcher } from './http/dispatch.ts';
 import type { AnyRouteSpec } from './http/route.ts';
@@ -100,7 +101,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const feed = await createSignatureFeed({ db, notifications, log: deps.log });
   const limiters = {
     general: config.rateLimit.enabled ? createRateLimiter({ db, rps: config.rateLimit.rps, burst: config.rateLimit.burst, log: deps.log }) : undefined,
-    sign: createRateLimiter({ db, rps: config.rateLimit.signPerHour / 3600, burst: config.rateLimit.signPerHour, log: deps.log }),
+    sign: createSignThrottle({ db, limits: { perAddressPerHour: config.rateLimit.signPerHour, ...config.signingThrottle }, log: deps.log }),
     // The spec's petition export limit: 10 per minute per user.
     export: createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log }),
     report: createRateLimiter({ db, rps: config.moderation.reportsPerHour / 3600, burst: config.moderation.reportsPerHour, log: deps.log }),
@@ -139,7 +140,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
     ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),
-    ...createPageRoutes({ db, publicUrl: config.publicUrl }),
+    ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews }),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
     ...createMemberRoutes({ db }),
     ...createOrganizationApiKeyRoutes(rotation),

@@ -39,6 +39,16 @@ export type Config = Readonly<{
   /** Outgoing email: through SMTP_URL, or written as .eml files under `dir` when it is unset. */
   mail: Readonly<{ smtpUrl: string | undefined; dir: string; from: string }>;
   rateLimit: Readonly<{ enabled: boolean; rps: number; burst: number; signPerHour: number }>;
+  /**
+   * The signing throttle beyond the per-address limit: signatures per hour per /24 (IPv4) or /64
+   * (IPv6), and per email domain of the signer, except the large open mail providers in `openDomains`.
+   */
+  signingThrottle: Readonly<{ perBlockPerHour: number; perDomainPerHour: number; openDomains: readonly string[] }>;
+  /**
+   * The scheduled fraud watch: signatures per subject per `windowMs` against their average over the
+   * `baselineMs` before; a subject reaching `minSignatures` and `multiple` × that average is suspected.
+   */
+  fraudWatch: Readonly<{ windowMs: number; baselineMs: number; multiple: number; minSignatures: number }>;
   /** Which X-Forwarded-For entries to believe: none, the last `hops` ones, or those added by proxies in `cidrs`. */
   trustProxy: TrustProxy;
   /** Reports: distinct reporters before a target is hidden pending review; reports per user per hour. */
@@ -95,6 +105,31 @@ function positiveInteger(env: Env, name: string, fallback: number, max = 1_000_0
     throw new ConfigError(`${name} must be a whole number between 1 and ${max} (got "${raw}")`);
   }
   return Number(raw);
+}
+
+// Mail providers anyone can get an address at: a domain limit on them would throttle the public.
+const OPEN_MAIL_DOMAINS = 'gmail.com,googlemail.com,outlook.com,hotmail.com,live.com,msn.com,yahoo.com,icloud.com,me.com,aol.com,' +
+  'proton.me,protonmail.com,gmx.de,gmx.net,web.de,mail.ru,yandex.ru,qq.com,163.com';
+
+/** A comma-separated list of lower-case domain names. */
+function domainList(env: Env, name: string, fallback: string): string[] {
+  const raw = env[name] ?? fallback;
+  const domains = raw.split(',').map((domain) => domain.trim().toLowerCase()).filter((domain) => domain !== '');
+  const bad = domains.find((domain) => !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain));
+  if (bad !== undefined) throw new ConfigError(`${name} must be a comma-separated list of domain names (got "${bad}")`);
+  return domains;
+}
+
+function fraudWatchSettings(env: Env): Config['fraudWatch'] {
+  const windowMs = duration(env, 'RALLY_FRAUD_WATCH_WINDOW', '5m');
+  const baselineMs = duration(env, 'RALLY_FRAUD_WATCH_BASELINE', '24h');
+  if (baselineMs < windowMs * 2) throw new ConfigError('RALLY_FRAUD_WATCH_BASELINE must be at least twice RALLY_FRAUD_WATCH_WINDOW');
+  return Object.freeze({
+    windowMs,
+    baselineMs,
+    multiple: positiveInteger(env, 'RALLY_FRAUD_WATCH_MULTIPLE', 5, 1_000),
+    minSignatures: positiveInteger(env, 'RALLY_FRAUD_WATCH_MIN_SIGNATURES', 50),
+  });
 }
 
 function flag(env: Env, name: string): boolean {
@@ -291,6 +326,12 @@ export function loadConfig(env: Env = process.env): Config {
       burst: positiveInteger(env, 'RALLY_RATE_LIMIT_BURST', 200),
       signPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_HOUR', 10),
     }),
+    signingThrottle: Object.freeze({
+      perBlockPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR', 200),
+      perDomainPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR', 300),
+      openDomains: Object.freeze(domainList(env, 'RALLY_SIGN_LIMIT_OPEN_DOMAINS', OPEN_MAIL_DOMAINS)),
+    }),
+    fraudWatch: fraudWatchSettings(env),
     trustProxy: trustProxy(env),
     moderation: Object.freeze({
       autohideThreshold: positiveInteger(env, 'RALLY_REPORT_AUTOHIDE_THRESHOLD', 5, 1_000),

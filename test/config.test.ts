@@ -10,6 +10,9 @@ describe('configuration (platform/config.ts)', () => {
     expect(config.keyGracePeriodMs).to.equal(24 * 3_600_000);
     expect(config.rateLimit).to.deep.equal({ enabled: true, rps: 100, burst: 200, signPerHour: 10 });
     expect(config.trustProxy).to.equal(false);
+    expect(config.signingThrottle).to.include({ perBlockPerHour: 200, perDomainPerHour: 300 });
+    expect(config.signingThrottle.openDomains).to.include.members(['gmail.com', 'outlook.com', 'yahoo.com']);
+    expect(config.fraudWatch).to.deep.equal({ windowMs: 300_000, baselineMs: 86_400_000, multiple: 5, minSignatures: 50 });
   });
 
   it('reads durations written as 500ms, 10s, 15m, 24h, 30d', () => {
@@ -27,6 +30,8 @@ describe('configuration (platform/config.ts)', () => {
     ['DATABASE_URL', 'mysql://localhost/rally'],
     ['TEMPORAL_ADDRESS', 'localhost'],
     ['NODE_ENV', 'staging'],
+    ['RALLY_SIGN_LIMIT_OPEN_DOMAINS', 'gmail.com,not a domain'],
+    ['RALLY_FRAUD_WATCH_BASELINE', '5m'],
   ];
   for (const [name, value] of malformed) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

@@ -14,11 +14,13 @@ import type { IdempotencyOptions } from './idempotency.ts';
 import { RallyError } from './problem.ts';
 import { addressBucketKey, type RateLimiter } from './rate-limit.ts';
 import type { AnyRouteSpec, RouteGuard } from './route.ts';
+import type { SignThrottle } from './sign-throttle.ts';
 
 export type RouteLimiters = {
   /** Every class but `none` spends from it; absent when rate limiting is switched off. */
   general?: RateLimiter;
-  sign: RateLimiter;
+  /** Per address, network block and email domain (sign-throttle.ts). */
+  sign: SignThrottle;
   export: RateLimiter;
   report: RateLimiter;
 };
@@ -53,12 +55,12 @@ export function chargeGeneral(ctx: RallyContext, limiter: RateLimiter | undefine
   }
 }
 
-function chargeClass(ctx: RallyContext, route: AnyRouteSpec, limiters: RouteLimiters): void {
+async function chargeClass(ctx: RallyContext, route: AnyRouteSpec, limiters: RouteLimiters): Promise<void> {
   const rateClass = route.rateLimit ?? 'default';
   if (rateClass === 'none') return;
   chargeGeneral(ctx, limiters.general);
   if (rateClass === 'sign') {
-    spend(limiters.sign, `sign:${addressBucketKey(ctx.state.clientIp)}`, { detail: 'Too many signatures from this address; try again later.', code: 'sign_limit' });
+    await limiters.sign.charge({ clientIp: ctx.state.clientIp, userId: ctx.state.principal?.userId });
   } else if (rateClass === 'report') {
     spend(limiters.report, `report:${ctx.state.principal ? `user:${ctx.state.principal.userId}` : addressBucketKey(ctx.state.clientIp)}`, { detail: 'You have filed too many reports; try again later.', code: 'report_limit' });
   } else if (rateClass === 'export') {
@@ -79,7 +81,7 @@ export function createRouteGuard(deps: RouteGuardDependencies): RouteGuard {
             throw error;
           }
         }
-        chargeClass(ctx, route, deps.limiters);
+        await chargeClass(ctx, route, deps.limiters);
         const principal = ctx.state.principal;
         if (route.auth === 'required' && !principal) {
           throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', { headers: { 'WWW-Authenticate': 'Bearer' } });

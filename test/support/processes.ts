@@ -27,8 +27,10 @@ function spawnRally(entry: string, env: Record<string, string>): RallyProcess {
       TEMPORAL_ADDRESS: temporal.address,
       PUBLIC_URL,
       RALLY_IDP_PORT: String(identityProviderPort),
-      // Every test signs from 127.0.0.1; the per-IP signing limit has a test of its own.
+      // Every test signs from 127.0.0.1 with an address at example.test; the signing throttle has tests of its own.
       RALLY_SIGN_LIMIT_PER_HOUR: '1000000',
+      RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: '1000000',
+      RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: '1000000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
