@@ -16,7 +16,7 @@ import { createRevocationList } from '../core/auth/revocation-list.ts';
 import { createAuthRoutes } from './auth/routes.ts';
 import { createUserDirectory } from '../core/users/directory.ts';
 import type { Config } from '../platform/config.ts';
-import { createHealthRoutes } from './health/routes.ts';
+import { createHealthRoutes, createReadiness, type Readiness } from './health/routes.ts';
 import { createRequestContextMiddleware, type RallyContext, type RallyState } from './http/context.ts';
 import { createErrorMiddleware } from './http/error-middleware.ts';
 import { createSecurityHeadersMiddleware } from './http/security-headers.ts';
@@ -77,7 +77,8 @@ export type AppDependencies = {
   log: Logger;
 };
 
-export type RallyApp = { app: Koa<RallyState>; routes: AnyRouteSpec[]; feed: SignatureFeed; stop(): Promise<void> };
+/** `readiness.drain()` turns GET /health/ready to 503 ahead of shutdown (api/main.ts). */
+export type RallyApp = { app: Koa<RallyState>; routes: AnyRouteSpec[]; feed: SignatureFeed; readiness: Readiness; stop(): Promise<void> };
 
 // Unmatched paths and methods become problems; the router leaves them as bare statuses. They cost
 // the caller's address like any request, so probing for routes is limited too.
@@ -111,9 +112,10 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const moderation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue };
   const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
 
+  const readiness = createReadiness();
   let document: Record<string, unknown> | undefined;
   const routes = [
-    ...createHealthRoutes({ db, temporal: deps.temporal.connection }),
+    ...createHealthRoutes({ db, temporal: deps.temporal.connection, readiness }),
     ...createReferenceRoutes(() => document!, config.publicUrl),
     ...createAuthRoutes({
       db, identity: deps.identity, verifyAccessToken, revocations,
@@ -173,7 +175,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   app.use(answerUnmatched(limiters.general));
   app.use(dispatcher.middleware);
   return {
-    app, routes, feed,
+    app, routes, feed, readiness,
     async stop() {
       limiters.general?.stop();
       limiters.sign.stop();

@@ -8,6 +8,7 @@ import { API_VERSION } from './http/error-middleware.ts';
 import { createIdentityClient } from '../core/auth/identity-client.ts';
 import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
+import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
 import { listen } from '../platform/http-server.ts';
 import { attachRealtime } from './realtime/websocket.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
@@ -21,7 +22,7 @@ if (!config.databaseUrl || !config.temporal.address) {
 
 const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 20 });
 const notifications = await createNotificationListener(config.databaseUrl, log);
-const connection = await Connection.connect({ address: config.temporal.address });
+const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
 const client = new Client({ connection, namespace: config.temporal.namespace });
 const identity = createIdentityClient({ issuer: config.identity.issuer ?? embeddedIssuer(config), clientId: config.identity.clientId, clientSecret: config.identity.clientSecret });
 const rally = await createApp({ config, db, temporal: { connection, client }, notifications, identity, log });
@@ -35,7 +36,11 @@ let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  log.info('shutting down', { signal });
+  log.info('shutting down', { signal, readiness_delay_ms: config.shutdown.apiReadinessDelayMs });
+  // Readiness fails first and the server keeps serving meanwhile, so a load balancer has time to
+  // take this process out of rotation before connections are refused.
+  rally.readiness.drain();
+  if (config.shutdown.apiReadinessDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdown.apiReadinessDelayMs));
   for (const client of realtime.clients) client.close(1001, 'server shutting down');
   await running.close();
   await rally.stop();

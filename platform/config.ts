@@ -20,7 +20,12 @@ export type Config = Readonly<{
     address: string | undefined;
     namespace: string;
     taskQueue: string;
+    /** Temporal Cloud or a self-hosted cluster with TLS: client certificate pair, API key, CA (each a PEM or a file path). */
+    tls: TemporalTls | undefined;
+    apiKey: string | undefined;
   }>;
+  /** SIGTERM: how long /health/ready answers 503 before the API stops accepting; how long worker activities may finish. */
+  shutdown: Readonly<{ apiReadinessDelayMs: number; workerGraceMs: number }>;
   keyGracePeriodMs: number;
   uploadUrlTtlMs: number;
   responseTokenTtlMs: number;
@@ -73,6 +78,9 @@ export type Config = Readonly<{
     refreshTokenTtlMs: number;
   }>;
 }>;
+
+/** TLS towards Temporal. `cert`/`key`/`ca` hold PEM text or a path to a PEM file, as written in the environment. */
+export type TemporalTls = Readonly<{ cert: string | undefined; key: string | undefined; ca: string | undefined; serverName: string | undefined }>;
 
 export type TrustProxy = false | Readonly<{ hops: number }> | Readonly<{ cidrs: readonly string[] }>;
 
@@ -161,6 +169,21 @@ function hostPort(env: Env, name: string): string | undefined {
     throw new ConfigError(`${name} must be host:port (got "${raw}")`);
   }
   return raw;
+}
+
+// TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY come as a pair (mTLS, e.g. Temporal Cloud); TEMPORAL_API_KEY
+// or TEMPORAL_TLS=true alone also turn TLS on, with the system's CAs unless TEMPORAL_TLS_CA is set.
+function temporalTls(env: Env): TemporalTls | undefined {
+  const [cert, key, ca, serverName] = ['TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_CA', 'TEMPORAL_TLS_SERVER_NAME'].map((name) => env[name] || undefined);
+  if (Boolean(cert) !== Boolean(key)) throw new ConfigError('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together');
+  if (!cert && !ca && !serverName && !env.TEMPORAL_API_KEY && !flag(env, 'TEMPORAL_TLS')) return undefined;
+  return Object.freeze({ cert, key, ca, serverName });
+}
+
+// A duration that may be zero ("0s"): for delays that are off by default.
+function delay(env: Env, name: string, fallback: string): number {
+  const raw = env[name] ?? fallback;
+  return /^0+(ms|s|m|h|d)?$/.test(raw.trim()) ? 0 : parseDuration(name, raw);
 }
 
 // RALLY_TRUST_PROXY: false (default), a number of proxy hops in front of Rally (`true` means one),
@@ -307,6 +330,13 @@ export function loadConfig(env: Env = process.env): Config {
       address: hostPort(env, 'TEMPORAL_ADDRESS'),
       namespace: env.TEMPORAL_NAMESPACE || 'default',
       taskQueue: env.RALLY_TASK_QUEUE || 'rally',
+      tls: temporalTls(env),
+      apiKey: env.TEMPORAL_API_KEY || undefined,
+    }),
+    shutdown: Object.freeze({
+      // Behind a load balancer, readiness must fail for a few probe intervals before connections close.
+      apiReadinessDelayMs: delay(env, 'RALLY_API_SHUTDOWN_DELAY', mode === 'production' ? '5s' : '0s'),
+      workerGraceMs: duration(env, 'RALLY_WORKER_SHUTDOWN_GRACE', '10s'),
     }),
     keyGracePeriodMs: duration(env, 'RALLY_KEY_GRACE_PERIOD', '24h'),
     uploadUrlTtlMs: duration(env, 'RALLY_UPLOAD_URL_TTL', '15m'),

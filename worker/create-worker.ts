@@ -17,6 +17,8 @@ export type RallyWorkerOptions = {
   taskQueue: string;
   activities: Activities;
   workflowBundle?: WorkflowBundleWithSourceMap;
+  /** RALLY_WORKER_SHUTDOWN_GRACE: how long running activities may finish after SIGTERM (default 10 s). */
+  shutdownGraceMs?: number;
 };
 
 export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> {
@@ -26,8 +28,9 @@ export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> 
     taskQueue: options.taskQueue,
     activities: options.activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    // Lets in-flight activities finish on SIGTERM before the process exits.
-    shutdownGraceTime: '10 seconds',
+    // Lets in-flight activities finish on SIGTERM before the process exits; past the grace time they
+    // are cancelled and Temporal retries them on another worker.
+    shutdownGraceTime: options.shutdownGraceMs ?? 10_000,
   });
 }
 

@@ -4,6 +4,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
+import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { createRallyWorker } from './create-worker.ts';
 import { ensureSchedules } from './schedules.ts';
@@ -17,14 +18,15 @@ if (!config.databaseUrl || !config.temporal.address) {
 }
 
 const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 10 });
-const connection = await NativeConnection.connect({ address: config.temporal.address });
-const clientConnection = await Connection.connect({ address: config.temporal.address });
+const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
+const clientConnection = await Connection.connect(temporalConnectionOptions(config.temporal));
 await ensureSchedules(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config.temporal.taskQueue);
 
 const worker = await createRallyWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
+  shutdownGraceMs: config.shutdown.workerGraceMs,
   activities: createActivities({ db, config, temporal: new Client({ connection: clientConnection, namespace: config.temporal.namespace }) }),
 });
 // The outbox dispatcher runs beside the worker: events → webhook deliveries and notifications.

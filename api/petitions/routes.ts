@@ -57,12 +57,12 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/petitions/:slug', operationId: 'getPetition', tag, auth: 'optional', permission: 'read',
+      method: 'get', path: '/v1/petitions/:id', operationId: 'getPetition', tag, auth: 'optional', permission: 'read',
       summary: 'A petition by slug or id; a private one needs its creator or ?access_code=',
       params: PetitionRefParams, query: PetitionReadQuery,
       responses: { 200: { description: 'The petition', schema: PetitionEnvelope } },
       async handler(ctx, { params, query }) {
-        const petition = await readPetitionByLink(deps, await loadViewer(deps.db, ctx.state.principal), params.slug, { accessCode: query.access_code, clientIp: ctx.state.clientIp });
+        const petition = await readPetitionByLink(deps, await loadViewer(deps.db, ctx.state.principal), params.id, { accessCode: query.access_code, clientIp: ctx.state.clientIp });
         deps.pageViews?.record(petition.id);
         sendData(ctx, toPetitionSummary(petition, ctx.state.principal?.userId));
       },

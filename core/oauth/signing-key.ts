@@ -15,7 +15,7 @@ const OAUTH_KEYS_LOCK_ID = 7_301_044;
 export type OAuthSigner = {
   issuer: string;
   kid: string;
-  privateKey: CryptoKey | Uint8Array;
+  privateKey: Awaited<ReturnType<typeof importJWK>>;
   /** Public halves, for verifying and for /oauth/jwks. */
   publicJwks: { keys: JWK[] };
   keySet: JWTVerifyGetKey;
