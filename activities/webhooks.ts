@@ -8,6 +8,7 @@ import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import type { DatabasePool } from 'slonik';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../platform/config.ts';
+import { countWebhookAttempt } from '../platform/metrics.ts';
 import { createSecretBox, signPayload, signPayloadV2, type SecretBox } from '../core/webhooks/signing-secrets.ts';
 import { createWebhookAgent, postWebhook } from './webhook-http.ts';
 import { finishDeliveryFailed, loadDeliveryContext, recordAttempt, type DeliveryContext } from '../core/webhooks/delivery-attempts.ts';
@@ -96,6 +97,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         deliveryId: input.deliveryId, endpointId: context.endpoint_id, attempt, attemptedAt, outcome,
         statusCode: report.statusCode, latencyMs: report.latencyMs, error: report.error, excerpt: report.excerpt,
       }, deps.deactivateAfterMs);
+      countWebhookAttempt(outcome, attempt, report.latencyMs / 1000);
       if (delivered) return 'delivered';
       if (report.refused) throw ApplicationFailure.nonRetryable(report.error ?? 'address refused', WEBHOOK_FAILURES.addressRefused);
       if (final) throw ApplicationFailure.nonRetryable(`attempt ${attempt} of ${input.maxAttempts} failed: ${report.error}`, WEBHOOK_FAILURES.deliveryFailed);

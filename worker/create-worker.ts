@@ -1,7 +1,7 @@
 // Builds the Rally worker: every workflow from workflows/index.ts, every activity from
 // activities/index.ts, on one task queue. Used by worker/main.ts and by the tests.
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../activities/index.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -17,6 +17,8 @@ export type RallyWorkerOptions = {
   taskQueue: string;
   activities: Activities;
   workflowBundle?: WorkflowBundleWithSourceMap;
+  /** Log-context and tracing interceptors and the workflow span sink (worker/observability.ts). */
+  observability?: Pick<WorkerOptions, 'interceptors' | 'sinks'>;
 };
 
 export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> {
@@ -28,6 +30,7 @@ export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> 
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     // Lets in-flight activities finish on SIGTERM before the process exits.
     shutdownGraceTime: '10 seconds',
+    ...options.observability,
   });
 }
 
