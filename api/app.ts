@@ -167,7 +167,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   observeDependencies({ db, temporal: deps.temporal.connection });
   const app = new Koa<RallyState>();
   app.silent = true;
-  app.use(createHttpMetricsMiddleware());
+  app.use(createHttpMetricsMiddleware(deps.log));
   app.use(createFramingPolicy());
   app.use(createSecurityHeadersMiddleware({ publicUrl: config.publicUrl }));
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));

@@ -8,13 +8,14 @@ import type { DatabasePool } from 'slonik';
 import { pingDatabase } from '../../db/pool.ts';
 import { metrics, observeLabelledGauge, renderMetrics } from '../../platform/metrics.ts';
 import { metricsAuthorized } from '../../platform/metrics-server.ts';
+import type { Logger } from '../../platform/logger.ts';
 import type { RallyState } from './context.ts';
 import { RallyError } from './problem.ts';
 
 export const METRICS_PATH = '/metrics';
 
-/** Outermost: sees the final status, problems included. */
-export function createHttpMetricsMiddleware(): Middleware<RallyState> {
+/** Outermost: sees the final status, problems included. At LOG_LEVEL=debug, one line per request. */
+export function createHttpMetricsMiddleware(log: Logger): Middleware<RallyState> {
   return async function measureRequest(ctx, next) {
     const stop = metrics.httpDuration.startTimer();
     try {
@@ -23,8 +24,9 @@ export function createHttpMetricsMiddleware(): Middleware<RallyState> {
       const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
       const route = typeof matched === 'string' ? matched : ctx.path === METRICS_PATH ? METRICS_PATH : 'unmatched';
       const labels = { route, method: ctx.method, status: String(ctx.status) };
-      stop(labels);
+      const seconds = stop(labels);
       metrics.httpRequests.inc(labels);
+      log.debug?.('request', { request_id: ctx.state.requestId, ...labels, duration_ms: Math.round(seconds * 1000) });
       const span = trace.getActiveSpan();
       if (span && typeof matched === 'string') {
         span.updateName(`${ctx.method} ${matched}`);
