@@ -23,7 +23,7 @@ import { RallyEntityType, RallyPetitionId, RallyWebhookEndpointId } from '../wor
 import { dispatchEventBatch, markStarted, selectStartableDeliveries, type StartableDelivery } from '../core/events/dispatch-queries.ts';
 import { withTraceCarrier } from '../platform/trace-context.ts';
 import { metrics } from '../platform/metrics.ts';
-import { deliverySummary } from '../core/workflow-client/summaries.ts';
+import { deliverySummary, petitionSummary } from '../core/workflow-client/summaries.ts';
 
 // Large batches: the outbox is first in, first out, so a burst must be turned into rows quickly for the
 // events behind it (10,000 events take well under a second in batches of 2,000).
@@ -110,6 +110,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
         args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
         signal: milestoneReachedSignal,
         signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
+        memo: { summary: petitionSummary(crossing.title) },
         typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
       });
       await markMilestoneSignalled(db, crossing.petition_id, crossing.threshold);

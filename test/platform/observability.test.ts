@@ -4,6 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import WebSocket from 'ws';
+import { RallyPetitionId, RallyWebhookEndpointId } from '../../workflows/search-attributes.ts';
+import { testEnvironment } from '../support/environment.ts';
 import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
 import { bearer, createApiKey, createTestUser, login, type Session, type TestUser } from '../support/identity.ts';
@@ -48,6 +50,8 @@ describe('Observability (metrics, traces, logs)', function () {
   let webhookSecret: string;
   let petitionId: string;
   let deliveryRequestId: string;
+  let deliveryId: string;
+  let endpointId: string;
 
   before(async () => {
     [otlp, receiver] = await Promise.all([startOtlpReceiver(), startWebhookReceiver()]);
@@ -86,7 +90,7 @@ describe('Observability (metrics, traces, logs)', function () {
       method: 'POST', headers: { 'content-type': 'application/json', ...bearer(apiKey) },
       body: JSON.stringify({ url: receiver.url('/hook'), events: ['signature.created'] }),
     });
-    webhookSecret = (await json(endpoint)).data.secret;
+    ({ secret: webhookSecret, id: endpointId } = (await json(endpoint)).data);
     petitionId = (await publishedPetition(api.baseUrl, creatorSession.accessToken, { title: 'Plant trees along the river' })).id;
 
     const sign = (token: string) => fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
@@ -100,6 +104,7 @@ describe('Observability (metrics, traces, logs)', function () {
 
     const [, delivered] = await receiver.waitFor('/hook', 2, 60_000);
     expect(delivered!.headers['x-rally-event']).to.equal('signature.created');
+    deliveryId = String(delivered!.headers['x-rally-delivery-id']);
   });
 
   after(async () => {
@@ -193,6 +198,24 @@ describe('Observability (metrics, traces, logs)', function () {
       const ids = new Set(trace.map((span) => span.spanId));
       const roots = trace.filter((span) => !ids.has(span.parentSpanId));
       expect(roots.map((span) => span.name)).to.deep.equal(['POST /v1/petitions/:id/signatures']);
+    });
+  });
+
+  describe('Temporal Web UI', () => {
+    it('shows a memo summary naming the petition and the endpoint host, and finds the workflows by business id', async () => {
+      const { client } = testEnvironment().temporal;
+      const delivery = await client.workflow.getHandle(deliveryId).describe();
+      expect(delivery.memo?.summary).to.equal(`Webhook signature.created for "Plant trees along the river" to ${new URL(receiver.url('/hook')).host}`);
+      expect(delivery.typedSearchAttributes.get(RallyWebhookEndpointId)).to.equal(endpointId);
+      expect(delivery.typedSearchAttributes.get(RallyPetitionId)).to.equal(petitionId);
+      const petition = await client.workflow.getHandle(`petition-${petitionId}`).describe();
+      expect(petition.memo?.summary).to.equal('Petition "Plant trees along the river"');
+      const found = await eventually(async () => {
+        const types: string[] = [];
+        for await (const execution of client.workflow.list({ query: `RallyPetitionId = "${petitionId}"` })) types.push(execution.type);
+        return types.includes('webhookDelivery') && types.includes('petitionLifecycle') ? types : undefined;
+      }, 30_000, 'the list query finding both workflows');
+      expect(found).to.include.members(['webhookDelivery', 'petitionLifecycle']);
     });
   });
 
