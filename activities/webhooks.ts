@@ -8,6 +8,9 @@ import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import type { DatabasePool } from 'slonik';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../platform/config.ts';
+import { countWebhookAttempt } from '../platform/metrics.ts';
+import { createLogger } from '../platform/logger.ts';
+import { endpointHost } from '../core/workflow-client/summaries.ts';
 import { createSecretBox, signPayload, signPayloadV2, type SecretBox } from '../core/webhooks/signing-secrets.ts';
 import { createWebhookAgent, postWebhook, type AttemptReport } from './webhook-http.ts';
 import { createDestinationBudget, type DestinationBudget } from '../core/webhooks/destination-budget.ts';
@@ -42,6 +45,8 @@ export const WEBHOOK_FAILURES = {
 } as const;
 
 const JITTER = 0.2;
+// Each line also names its workflow, run, activity and attempt (worker/observability.ts).
+const log = createLogger('webhooks');
 
 export function retryDelayMs(retryInitialMs: number, attempt: number): number {
   const base = retryInitialMs * 2 ** (attempt - 1);
@@ -107,6 +112,10 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         deliveryId: input.deliveryId, endpointId: context.endpoint_id, attempt, attemptedAt, outcome,
         statusCode: report.statusCode, latencyMs: report.latencyMs, error: report.error, excerpt: report.excerpt,
       }, deps.deactivateAfterMs);
+      countWebhookAttempt(outcome, attempt, report.latencyMs / 1000);
+      (outcome === 'failed' ? log.warn : log.debug)('webhook attempt', {
+        delivery_id: input.deliveryId, endpoint_id: context.endpoint_id, host: endpointHost(context.url), outcome, status_code: report.statusCode, latency_ms: report.latencyMs, error: report.error,
+      });
       if (delivered) return 'delivered';
       if (report.refused) throw ApplicationFailure.nonRetryable(report.error ?? 'address refused', WEBHOOK_FAILURES.addressRefused);
       if (final) throw ApplicationFailure.nonRetryable(`attempt ${attempt} of ${input.maxAttempts} failed: ${report.error}`, WEBHOOK_FAILURES.deliveryFailed);

@@ -67,6 +67,7 @@ import { createAdminUserRoutes } from './admin/user-routes.ts';
 import { createAdminContentRoutes } from './admin/content-routes.ts';
 import { createAdminAuditRoutes } from './admin/audit-routes.ts';
 import { networkBlockKey } from '../core/signatures/network-block.ts';
+import { createHttpMetricsMiddleware, createMetricsEndpoint, observeDependencies } from './http/observability.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -166,12 +167,15 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   });
   const dispatcher = createRouteDispatcher(routes, guard, createResponseCheck({ strict: config.nodeEnv === 'test', log: deps.log }));
 
+  observeDependencies({ db, temporal: deps.temporal.connection });
   const app = new Koa<RallyState>();
   app.silent = true;
+  app.use(createHttpMetricsMiddleware(deps.log));
   app.use(createFramingPolicy());
   app.use(createSecurityHeadersMiddleware({ publicUrl: config.publicUrl }));
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));
   app.use(createRequestContextMiddleware({ trustProxy: config.trustProxy }));
+  app.use(createMetricsEndpoint({ token: config.observability.metricsToken }));
   app.use(answerUnmatched(limiters.general));
   app.use(dispatcher.middleware);
   return {

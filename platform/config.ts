@@ -68,6 +68,17 @@ export type Config = Readonly<{
   loginFailureLimit: Readonly<{ count: number; windowMs: number }>;
   /** Search and analytics: the search time limit (503 beyond it) and how often page views are written. */
   search: Readonly<{ timeoutMs: number; pageViewFlushMs: number }>;
+  /** Metrics, traces and logs: see README "Observability". */
+  observability: Readonly<{
+    /** RALLY_METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
+    metricsToken: string | undefined;
+    /** RALLY_WORKER_METRICS_PORT: the worker's /metrics port; undefined means the worker serves none. */
+    workerMetricsPort: number | undefined;
+    /** OTEL_EXPORTER_OTLP_ENDPOINT: traces go there over OTLP/HTTP; undefined means no tracing at all. */
+    otlpEndpoint: string | undefined;
+    otlpProtocol: 'http/protobuf' | 'http/json';
+    logLevel: LogLevel;
+  }>;
   identity: Readonly<{
     /** Undefined means "run the embedded provider" (identity-provider/ on 127.0.0.1:embeddedPort). */
     issuer: string | undefined;
@@ -81,6 +92,7 @@ export type Config = Readonly<{
 
 /** TLS towards Temporal. `cert`/`key`/`ca` hold PEM text or a path to a PEM file, as written in the environment. */
 export type TemporalTls = Readonly<{ cert: string | undefined; key: string | undefined; ca: string | undefined; serverName: string | undefined }>;
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export type TrustProxy = false | Readonly<{ hops: number }> | Readonly<{ cidrs: readonly string[] }>;
 
@@ -316,6 +328,20 @@ function nodeEnv(env: Env): Config['nodeEnv'] {
   throw new ConfigError(`NODE_ENV must be development, test or production (got "${raw}")`);
 }
 
+function observabilitySettings(env: Env): Config['observability'] {
+  const protocol = env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') throw new ConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (got "${protocol}")`);
+  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be debug, info, warn or error (got "${env.LOG_LEVEL}")`);
+  return Object.freeze({
+    metricsToken: env.RALLY_METRICS_TOKEN || undefined,
+    workerMetricsPort: env.RALLY_WORKER_METRICS_PORT ? positiveInteger(env, 'RALLY_WORKER_METRICS_PORT', 0, 65_535) : undefined,
+    otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', undefined, ['http:', 'https:']),
+    otlpProtocol: protocol,
+    logLevel: logLevel as LogLevel,
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = positiveInteger(env, 'PORT', 3000, 65_535);
   const mode = nodeEnv(env);
@@ -376,6 +402,7 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     loginFailureLimit: Object.freeze(countPerWindow(env, 'RALLY_LOGIN_FAILURE_LIMIT', '10/15m')),
     search: Object.freeze({ timeoutMs: duration(env, 'RALLY_SEARCH_TIMEOUT', '2s'), pageViewFlushMs: duration(env, 'RALLY_PAGE_VIEW_FLUSH_INTERVAL', '10s') }),
+    observability: observabilitySettings(env),
     identity: Object.freeze({
       issuer: issuerUrl(env, 'OIDC_ISSUER'),
       clientId: env.OIDC_CLIENT_ID || 'rally-api',

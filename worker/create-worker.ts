@@ -1,7 +1,7 @@
 // Builds the Rally worker: every workflow from workflows/index.ts, every activity from
 // activities/index.ts, on one task queue. Used by worker/main.ts and by the tests.
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../activities/index.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -19,6 +19,8 @@ export type RallyWorkerOptions = {
   workflowBundle?: WorkflowBundleWithSourceMap;
   /** RALLY_WORKER_SHUTDOWN_GRACE: how long running activities may finish after SIGTERM (default 10 s). */
   shutdownGraceMs?: number;
+  /** Log-context and tracing interceptors and the workflow span sink (worker/observability.ts). */
+  observability?: Pick<WorkerOptions, 'interceptors' | 'sinks'>;
 };
 
 export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> {
@@ -31,6 +33,7 @@ export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> 
     // Lets in-flight activities finish on SIGTERM before the process exits; past the grace time they
     // are cancelled and Temporal retries them on another worker.
     shutdownGraceTime: options.shutdownGraceMs ?? 10_000,
+    ...options.observability,
   });
 }
 

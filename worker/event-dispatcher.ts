@@ -21,6 +21,9 @@ import type { PetitionStatus } from '../core/vocabulary.ts';
 import { queuePendingEmails } from '../core/notifications/emails.ts';
 import { RallyEntityType, RallyPetitionId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
 import { dispatchEventBatch, markStarted, selectStartableDeliveries, type StartableDelivery } from '../core/events/dispatch-queries.ts';
+import { withTraceCarrier } from '../platform/trace-context.ts';
+import { metrics } from '../platform/metrics.ts';
+import { deliverySummary, petitionSummary } from '../core/workflow-client/summaries.ts';
 
 // Large batches: the outbox is first in, first out, so a burst must be turned into rows quickly for the
 // events behind it (10,000 events take well under a second in batches of 2,000).
@@ -52,15 +55,21 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     deliveryId: delivery.id, timeoutMs: config.webhookTimeoutMs, retryInitialMs: config.webhookRetryInitialMs, maxAttempts: WEBHOOK_MAX_ATTEMPTS,
   });
   // The start calls run while endpoint rows are locked: a Temporal that hangs must not hold them long.
+  // Started inside the trace of the request that wrote the event, so the delivery joins that trace.
   async function start(delivery: StartableDelivery): Promise<void> {
-    await options.temporal
+    await withTraceCarrier(delivery.trace_context, () => options.temporal
       .withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.start(webhookDelivery, {
         workflowId: delivery.id,
         taskQueue: config.temporal.taskQueue,
         args: [input(delivery)],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [{ key: RallyWebhookEndpointId, value: delivery.endpoint_id }, { key: RallyEntityType, value: 'webhook_delivery' }],
-      }))
+        memo: { summary: deliverySummary(delivery) },
+        typedSearchAttributes: [
+          { key: RallyWebhookEndpointId, value: delivery.endpoint_id },
+          { key: RallyEntityType, value: 'webhook_delivery' },
+          ...(delivery.petition_id ? [{ key: RallyPetitionId, value: delivery.petition_id }] : []),
+        ],
+      })))
       .catch((error: unknown) => {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       });
@@ -101,6 +110,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
         args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
         signal: milestoneReachedSignal,
         signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
+        memo: { summary: petitionSummary(crossing.title) },
         typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
       });
       await markMilestoneSignalled(db, crossing.petition_id, crossing.threshold);
@@ -127,6 +137,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
         again = (await round()) || woken;
       } catch (error) {
         // Logged once per distinct failure, not once per second while Temporal or the database is down.
+        metrics.dispatchFailures.inc();
         const message = error instanceof Error ? error.message : String(error);
         if (message !== lastError) log.warn('dispatch round failed; retrying', { error: message });
         lastError = message;

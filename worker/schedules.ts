@@ -18,7 +18,10 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
       await client.schedule.create({
         scheduleId: schedule.scheduleId,
         spec: { intervals: [{ every: schedule.every }] },
-        action: { type: 'startWorkflow', workflowType: schedule.workflowType, workflowId: schedule.scheduleId, taskQueue, args: [] },
+        action: {
+          type: 'startWorkflow', workflowType: schedule.workflowType, workflowId: schedule.scheduleId, taskQueue, args: [],
+          memo: { summary: `${schedule.workflowType}, every ${schedule.every} (schedule ${schedule.scheduleId})` },
+        },
         // A run still going when the next is due is not doubled; a missed run is made up once.
         policies: { overlap: 'SKIP', catchupWindow: schedule.every },
       });

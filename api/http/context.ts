@@ -7,6 +7,7 @@ export type { Principal };
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { TrustProxy } from '../../platform/config.ts';
 import { createClientAddressResolver } from './client-address.ts';
+import { withLogContext } from '../../platform/logger.ts';
 
 /** Who is calling; filled by the authentication middleware. */
 
@@ -30,7 +31,8 @@ export function createRequestContextMiddleware(options: { trustProxy: TrustProxy
     ctx.state.requestId = WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.set('X-Request-Id', ctx.state.requestId);
     ctx.state.clientIp = clientAddress(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For'));
-    await next();
+    // Every line logged while this request runs names it.
+    await withLogContext({ request_id: ctx.state.requestId }, next);
   };
 }
 

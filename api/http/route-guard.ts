@@ -13,6 +13,7 @@ import type { RallyContext, RallyState } from './context.ts';
 import type { IdempotencyOptions } from './idempotency.ts';
 import { RallyError } from './problem.ts';
 import { addressBucketKey, type RateLimiter } from './rate-limit.ts';
+import { metrics } from '../../platform/metrics.ts';
 import type { AnyRouteSpec, RouteGuard } from './route.ts';
 import type { SignThrottle } from './sign-throttle.ts';
 
@@ -40,6 +41,7 @@ function callerBucketKey(ctx: RallyContext): string {
 
 function spend(limiter: RateLimiter, key: string, refusal: { detail: string; code: string }) {
   const decision = limiter.take(key);
+  if (!decision.allowed) metrics.rateLimitRejections.inc({ limit: refusal.code });
   if (!decision.allowed) throw new RallyError('rate-limited', refusal.detail, { code: refusal.code, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
 }
 
@@ -51,6 +53,7 @@ export function chargeGeneral(ctx: RallyContext, limiter: RateLimiter | undefine
   ctx.set('X-RateLimit-Remaining', String(decision.remaining));
   ctx.set('X-RateLimit-Reset', String(decision.resetAt));
   if (!decision.allowed) {
+    metrics.rateLimitRejections.inc({ limit: 'general' });
     throw new RallyError('rate-limited', `Too many requests: at most ${limiter.rps} per second with bursts of ${limiter.burst}.`, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
   }
 }

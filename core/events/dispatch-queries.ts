@@ -55,7 +55,17 @@ export async function dispatchEventBatch(tx: DatabaseTransactionConnection, limi
   return events.length;
 }
 
-export const StartableDelivery = z.object({ id: z.string(), endpoint_id: z.string() });
+export const StartableDelivery = z.object({
+  id: z.string(),
+  endpoint_id: z.string(),
+  /** What the Web UI shows of the delivery (its memo) and searches it by. */
+  endpoint_url: z.string(),
+  event_type: z.string(),
+  petition_id: z.string().nullable(),
+  petition_title: z.string().nullable(),
+  /** The trace of the request that wrote the event (first dispatch only; a replay is a trace of its own). */
+  trace_context: z.record(z.string(), z.string()).nullable(),
+});
 export type StartableDelivery = z.infer<typeof StartableDelivery>;
 
 /**
@@ -65,18 +75,22 @@ export type StartableDelivery = z.infer<typeof StartableDelivery>;
 export function selectStartableDeliveries(tx: DatabaseTransactionConnection, perEndpoint: number, limit: number) {
   return tx.any(sql.type(StartableDelivery)`
     WITH waiting AS (
-      SELECT ep.id FROM webhook_endpoints ep
+      SELECT ep.id, ep.url FROM webhook_endpoints ep
       WHERE ep.is_active AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = ep.id AND d.started_at IS NULL)
       FOR NO KEY UPDATE OF ep SKIP LOCKED
     )
-    SELECT d.id, d.endpoint_id
+    SELECT d.id, d.endpoint_id, ep.url AS endpoint_url, d.event_type, d.petition_id, d.petition_title, d.trace_context
     FROM waiting ep
     CROSS JOIN LATERAL (
       SELECT count(*) AS in_flight FROM webhook_deliveries f
       WHERE f.endpoint_id = ep.id AND f.started_at IS NOT NULL AND f.finished_at IS NULL
     ) busy
     CROSS JOIN LATERAL (
-      SELECT d.id, d.endpoint_id, d.created_at FROM webhook_deliveries d
+      SELECT d.id, d.endpoint_id, d.created_at, e.type AS event_type, e.petition_id, p.title AS petition_title,
+        CASE WHEN d.cause = 'event' THEN e.trace_context END AS trace_context
+      FROM webhook_deliveries d
+      JOIN events e ON e.id = d.event_id
+      LEFT JOIN petitions p ON p.id = e.petition_id
       WHERE d.endpoint_id = ep.id AND d.started_at IS NULL
       ORDER BY d.created_at, d.id
       LIMIT GREATEST(0, ${perEndpoint} - busy.in_flight)
