@@ -42,12 +42,21 @@ function memoized<K extends object, T>(): (key: K, present: () => T) => Presente
   return (key, present) => {
     let presented = seen.get(key);
     if (!presented) {
-      const data = present();
+      // Frozen, so that the response check may trust it after checking it once (response-check.ts).
+      const data = deepFreeze(present());
       presented = { data, etag: weakEtagOf(JSON.stringify(data)) };
       seen.set(key, presented);
     }
     return presented;
   };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }
 
 export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteSpec[] {
