@@ -1,7 +1,8 @@
 // The load generator, in a process of its own: autocannon with worker threads, so that generating
 // load never shares an event loop with the benchmark's own bookkeeping (signers, samplers) and is not
 // the ceiling of the fastest target (a bare node:http server outruns one autocannon thread).
-// Argument: the JSON of a GeneratorJob. Sends {result} (autocannon's summary) over IPC, then exits.
+// Receives a GeneratorJob over IPC (it may carry thousands of tokens: too long for an argument),
+// sends {result} (autocannon's summary) back, then exits.
 import autocannon from 'autocannon';
 
 export type GeneratorJob = {
@@ -18,7 +19,7 @@ export type GeneratorJob = {
   workers: number;
 };
 
-const job = JSON.parse(process.argv[2] ?? '{}') as GeneratorJob;
+const job = await new Promise<GeneratorJob>((resolve) => process.once('message', (message) => resolve(message as GeneratorJob)));
 
 const instance = autocannon({
   url: job.url,

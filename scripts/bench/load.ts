@@ -60,7 +60,8 @@ async function runInGenerator(url: string, settings: LoadSettings, durationSec: 
     url, method: request.method ?? 'GET', headers: request.headers, body: request.body, requests: request.sequence,
     connections: settings.connections, pipelining: settings.pipelining, durationSec, timeoutSec: REQUEST_TIMEOUT_SEC, workers: GENERATOR_WORKERS,
   };
-  const child = spawnPrefixed({ name: 'load', command: process.execPath, args: [GENERATOR_ENTRY, JSON.stringify(job)], ipc: true });
+  const child = spawnPrefixed({ name: 'load', command: process.execPath, args: [GENERATOR_ENTRY], ipc: true });
+  child.process.send(job);
   const watchdog = setTimeout(() => void stopChild(child, 5_000), durationSec * 1000 + WATCHDOG_GRACE_MS);
   try {
     return await new Promise<autocannon.Result>((resolve, reject) => {
