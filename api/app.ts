@@ -42,6 +42,7 @@ import { createAccessCodeGuard } from '../core/petitions/access-code-guard.ts';
 import { createPetitionExportRoutes } from './petitions/export.ts';
 import { createLeaderboardRoutes } from './petitions/leaderboard.ts';
 import { createPetitionRoutes } from './petitions/routes.ts';
+import { createPublicPetitionCache } from '../core/petitions/read-cache.ts';
 import { createCommentRoutes } from './comments/routes.ts';
 import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
@@ -101,6 +102,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const users = await createUserDirectory({ db, notifications });
   const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
   const feed = await createSignatureFeed({ db, notifications, log: deps.log });
+  const petitionCache = await createPublicPetitionCache({ db, notifications, feed, log: deps.log });
   const limiters = {
     general: config.rateLimit.enabled ? createRateLimiter({ db, rps: config.rateLimit.rps, burst: config.rateLimit.burst, log: deps.log }) : undefined,
     sign: createSignThrottle({ db, limits: { perAddressPerHour: config.rateLimit.signPerHour, ...config.signingThrottle }, log: deps.log }),
@@ -139,7 +141,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createLeaderboardRoutes({ db }),
     ...createPetitionExportRoutes({ db }),
     ...createAnalyticsRoutes({ db }),
-    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews }),
+    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews, cache: petitionCache }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
     ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),
@@ -186,6 +188,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       limiters.export.stop();
       await pageViews.stop();
       limiters.report.stop();
+      petitionCache.stop();
       await feed.stop();
     },
   };
