@@ -8,6 +8,7 @@ import { createAnalyticsActivities } from './analytics.ts';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { createNotificationActivities } from './notifications.ts';
 import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
+import { createWebhookBatchActivities } from './webhook-batches.ts';
 import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../platform/storage/media-storage.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
@@ -22,6 +23,7 @@ export type ActivityDependencies = { db: DatabasePool; config?: Config; /** For 
 
 export function createActivities(deps: ActivityDependencies) {
   const config = deps.config ?? loadConfig({});
+  const webhooks = webhookDependencies(deps.db, config);
   return {
     ...createMaintenanceActivities({ db: deps.db }),
     ...createApiKeyActivities({ db: deps.db }),
@@ -29,7 +31,9 @@ export function createActivities(deps: ActivityDependencies) {
     ...createRankingActivities({ db: deps.db }),
     ...createAnalyticsActivities({ db: deps.db }),
     ...createNotificationActivities({ db: deps.db }),
-    ...createWebhookActivities(webhookDependencies(deps.db, config)),
+    // One HTTP agent for first attempts and retries: they reach the same receivers.
+    ...createWebhookActivities(webhooks),
+    ...createWebhookBatchActivities(webhooks),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
     ...createOAuthActivities({ db: deps.db }),

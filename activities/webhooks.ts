@@ -23,17 +23,20 @@ export type WebhookActivityDependencies = {
   allowPrivate: boolean;
   deactivateAfterMs: number;
   destinations: DestinationBudget;
+  /** The ceiling of an endpoint's delivery window (RALLY_WEBHOOK_ENDPOINT_CONCURRENCY). */
+  endpointConcurrency: number;
 };
 
 export function webhookDependencies(db: DatabasePool, config: Config): WebhookActivityDependencies {
-  const { allowPrivate, deactivateAfterMs, hostConcurrency } = config.webhooks;
+  const { allowPrivate, deactivateAfterMs, hostConcurrency, endpointConcurrency } = config.webhooks;
   return {
     db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs,
-    destinations: createDestinationBudget(hostConcurrency),
+    destinations: createDestinationBudget(hostConcurrency), endpointConcurrency,
   };
 }
 
-export type AttemptInput = { deliveryId: string; timeoutMs: number; retryInitialMs: number; maxAttempts: number };
+/** `priorAttempts`: attempts already made for this delivery (its first one, by a batch) before this workflow. */
+export type AttemptInput = { deliveryId: string; timeoutMs: number; retryInitialMs: number; maxAttempts: number; priorAttempts?: number };
 export type AttemptOutcome = 'delivered' | 'gone';
 
 /** Failure types, for the workflow and for anyone reading a history. */
@@ -85,6 +88,34 @@ function busyAsReport(destinations: DestinationBudget, outcome: AttemptReport | 
   return { statusCode: null, latencyMs: 0, error: `${destinations.perDestination} deliveries were already in flight to this destination`, excerpt: null, refused: false };
 }
 
+/**
+ * THE send path of one attempt, for the batches and the retries alike: the payload, signed at this
+ * moment, posted to the endpoint. It reports what happened and never throws for the receiver's sake.
+ */
+export async function sendAttempt(deps: WebhookActivityDependencies, context: DeliveryContext, timeoutMs: number): Promise<AttemptReport> {
+  const body = webhookBody(context);
+  // Within the destination's budget across endpoints (core/webhooks/destination-budget.ts).
+  const outcome = await deps.destinations.withSlot(context.url, timeoutMs, (remainingMs) => postWebhook(deps.http, {
+    url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs: remainingMs, allowPrivate: deps.allowPrivate,
+  }));
+  return busyAsReport(deps.destinations, outcome);
+}
+
+/** What an attempt means for its delivery: the last allowed attempt and refused addresses are final. */
+export function outcomeOf(report: AttemptReport, attempt: number, maxAttempts: number): 'delivered' | 'retrying' | 'failed' {
+  if (report.error === null) return 'delivered';
+  return report.refused || attempt >= maxAttempts ? 'failed' : 'retrying';
+}
+
+/** An attempt as operators see it: counted in the metrics and logged (a final failure as a warning). */
+export function observeAttempt(seen: { deliveryId: string; endpointId: string; url: string; attempt: number; outcome: 'delivered' | 'retrying' | 'failed'; report: AttemptReport }): void {
+  const { report, outcome } = seen;
+  countWebhookAttempt(outcome, seen.attempt, report.latencyMs / 1000);
+  (outcome === 'failed' ? log.warn : log.debug)('webhook attempt', {
+    delivery_id: seen.deliveryId, endpoint_id: seen.endpointId, host: endpointHost(seen.url), outcome, status_code: report.statusCode, latency_ms: report.latencyMs, error: report.error,
+  });
+}
+
 export function createWebhookActivities(deps: WebhookActivityDependencies) {
   const { db } = deps;
   return {
@@ -99,23 +130,18 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         await finishDeliveryFailed(db, input.deliveryId, 'the endpoint was deactivated');
         throw ApplicationFailure.nonRetryable('the endpoint is deactivated', WEBHOOK_FAILURES.endpointInactive);
       }
-      const attempt = Context.current().info.attempt;
-      const body = webhookBody(context);
+      // Counted over the delivery's life: a retry workflow after a batch's first attempt starts at 2.
+      const attempt = Context.current().info.attempt + (input.priorAttempts ?? 0);
       const attemptedAt = new Date().toISOString();
-      const report = busyAsReport(deps.destinations, await deps.destinations.withSlot(context.url, input.timeoutMs, (timeoutMs) => postWebhook(deps.http, {
-        url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs, allowPrivate: deps.allowPrivate,
-      })));
-      const delivered = report.error === null;
-      const final = delivered || report.refused || attempt >= input.maxAttempts;
-      const outcome = delivered ? 'delivered' : final ? 'failed' : 'retrying';
+      const report = await sendAttempt(deps, context, input.timeoutMs);
+      const outcome = outcomeOf(report, attempt, input.maxAttempts);
+      const delivered = outcome === 'delivered';
+      const final = outcome !== 'retrying';
       await recordAttempt(db, {
         deliveryId: input.deliveryId, endpointId: context.endpoint_id, attempt, attemptedAt, outcome,
         statusCode: report.statusCode, latencyMs: report.latencyMs, error: report.error, excerpt: report.excerpt,
       }, deps.deactivateAfterMs);
-      countWebhookAttempt(outcome, attempt, report.latencyMs / 1000);
-      (outcome === 'failed' ? log.warn : log.debug)('webhook attempt', {
-        delivery_id: input.deliveryId, endpoint_id: context.endpoint_id, host: endpointHost(context.url), outcome, status_code: report.statusCode, latency_ms: report.latencyMs, error: report.error,
-      });
+      observeAttempt({ deliveryId: input.deliveryId, endpointId: context.endpoint_id, url: context.url, attempt, outcome, report });
       if (delivered) return 'delivered';
       if (report.refused) throw ApplicationFailure.nonRetryable(report.error ?? 'address refused', WEBHOOK_FAILURES.addressRefused);
       if (final) throw ApplicationFailure.nonRetryable(`attempt ${attempt} of ${input.maxAttempts} failed: ${report.error}`, WEBHOOK_FAILURES.deliveryFailed);

@@ -36,6 +36,7 @@ import { createUserRoutes } from './users/routes.ts';
 import { createSignatureFeed, type SignatureFeed } from '../core/signatures/live-feed.ts';
 import { createCaptchaVerifier } from '../core/signatures/recaptcha.ts';
 import { createSignatureRoutes } from './signatures/routes.ts';
+import { createSignBatcher } from '../core/signatures/sign-batcher.ts';
 import { createWebhookRoutes } from './webhooks/routes.ts';
 import { createNotificationRoutes } from './notifications/routes.ts';
 import { createAccessCodeGuard } from '../core/petitions/access-code-guard.ts';
@@ -110,6 +111,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     export: createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log }),
     report: createRateLimiter({ db, rps: config.moderation.reportsPerHour / 3600, burst: config.moderation.reportsPerHour, log: deps.log }),
   };
+  const signatures = createSignBatcher(db, config.signBatch);
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
   const networkKey = networkBlockKey(config.encryptionKey);
   const moderation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue };
@@ -134,7 +136,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createUnsubscribeRoutes({ db, config }),
     ...createNotificationRoutes({ db }),
     ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
-    ...createSignatureRoutes({ db, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed, networkKey }),
+    ...createSignatureRoutes({ db, signatures, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed, networkKey }),
     ...createCommentRoutes({ db }),
     ...createPetitionUpdateRoutes({ db }),
     // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
@@ -187,6 +189,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       limiters.sign.stop();
       limiters.export.stop();
       await pageViews.stop();
+      await signatures.stop();
       limiters.report.stop();
       petitionCache.stop();
       await feed.stop();

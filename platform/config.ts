@@ -64,6 +64,8 @@ export type Config = Readonly<{
   idempotencyTtlMs: number;
   /** reCAPTCHA checking of signatures: only when a secret is set. */
   recaptcha: Readonly<{ secret: string | undefined; verifyUrl: string }>;
+  /** Group commit of signatures: how long the first request of a batch waits for others, and the largest batch. */
+  signBatch: Readonly<{ windowMs: number; maxSize: number }>;
   /** After `count` failed logins for one email within `windowMs`, further attempts answer 429. */
   loginFailureLimit: Readonly<{ count: number; windowMs: number }>;
   /** Search and analytics: the search time limit (503 beyond it) and how often page views are written. */
@@ -285,12 +287,13 @@ function webhookSettings(env: Env, mode: Config['nodeEnv']): Config['webhooks'] 
   if (allowPrivate && mode === 'production') throw new ConfigError('RALLY_WEBHOOK_ALLOW_PRIVATE must not be true in production');
   return Object.freeze({
     allowPrivate,
-    // Per endpoint, deliveries in flight at once. Small on purpose: one endpoint answering in 200 ms then
-    // takes at most 25 workflows/s of Temporal's capacity, whatever its backlog.
-    endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 5, 1_000),
+    // Per endpoint, the ceiling of its adaptive delivery window (core/webhooks/delivery-window.ts): first
+    // attempts and retries in flight at once, however large its backlog.
+    endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 200, 1_000),
     // Per destination address, across every endpoint, requests in flight from one worker process, so
-    // many endpoints aimed at one victim cannot turn Rally into an amplifier (core/webhooks/destination-budget.ts).
-    hostConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_HOST_CONCURRENCY', 50, 10_000),
+    // many endpoints aimed at one victim cannot turn Rally into an amplifier (core/webhooks/destination-budget.ts):
+    // together they get no more than one endpoint's ceiling.
+    hostConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_HOST_CONCURRENCY', 200, 10_000),
     deactivateAfterMs: duration(env, 'RALLY_WEBHOOK_DEACTIVATE_AFTER', '3d'),
     secretGracePeriodMs: duration(env, 'RALLY_WEBHOOK_SECRET_GRACE_PERIOD', '24h'),
   });
@@ -396,6 +399,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: 1024 * 1024,
     realtimeMaxPerAddress: positiveInteger(env, 'RALLY_WS_MAX_PER_ADDRESS', 50, 100_000),
     idempotencyTtlMs: 24 * 3_600_000,
+    signBatch: Object.freeze({ windowMs: duration(env, 'RALLY_SIGN_BATCH_WINDOW', '2ms'), maxSize: positiveInteger(env, 'RALLY_SIGN_BATCH_MAX', 100, 1_000) }),
     recaptcha: Object.freeze({
       secret: env.RECAPTCHA_SECRET || undefined,
       verifyUrl: url(env, 'RECAPTCHA_VERIFY_URL', 'https://www.google.com/recaptcha/api/siteverify', ['http:', 'https:'])!,

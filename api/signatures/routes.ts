@@ -16,11 +16,12 @@ import { locateSigner } from '../../core/signatures/geolocation.ts';
 import { exportBatch, geoPoints, listSignatures, liveSignatureCount, removeSignature, type SignatureRow } from '../../core/signatures/queries.ts';
 import type { CaptchaVerifier } from '../../core/signatures/recaptcha.ts';
 import { ExportQuery, GeoParams, GeoPoint, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
-import { signPetition } from '../../core/signatures/sign.ts';
+import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';
+import { rememberedWithSignature } from '../../core/signatures/sign.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
 import { metrics } from '../../platform/metrics.ts';
 
-export type SignatureRouteDependencies = { db: DatabasePool; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed; networkKey?: Buffer };
+export type SignatureRouteDependencies = { db: DatabasePool; signatures: SignBatcher; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed; networkKey?: Buffer };
 
 const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
 const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]));
@@ -62,11 +63,15 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
         const principal = ctx.state.principal!;
         const result = await countedSignature(async () => {
           await deps.verifyCaptcha(body.recaptchaToken, ctx.state.clientIp);
-          return signPetition(deps.db, {
-            petitionId: params.id, userId: principal.userId, viewer: viewerOf(principal), actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
-            displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
-            accessCode: body.access_code ?? null, source: body.source ?? null, networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
-            rememberAnswer: rememberAnswer(ctx, 201),
+          // Written together with the other signatures arriving now (group commit); answered once committed,
+          // with the Idempotency-Key answer committed in the same transaction.
+          return deps.signatures.sign({
+            input: {
+              petitionId: params.id, userId: principal.userId, viewer: viewerOf(principal), actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
+              displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
+              accessCode: body.access_code ?? null, source: body.source ?? null, networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
+            },
+            withinWrite: rememberedWithSignature(rememberAnswer(ctx, 201)),
           });
         });
         deps.feed.publish({ type: 'signature.created', petition_id: params.id, signature_count: result.signature_count, created_at: result.created_at });

@@ -5,6 +5,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
 import { expect } from 'chai';
+import { z } from 'zod';
+import { recordEvent } from '../../core/events/record-event.ts';
+import { sql } from '../../db/sql.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { createPetitionRow, emitEvent, eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
@@ -52,12 +55,24 @@ describe('webhook delivery', function () {
     }, 30_000, `delivery ${deliveryId} finishing`);
   }
 
+  /** The workflows that sent a delivery, found the way an operator finds them in the Web UI. */
+  async function workflowsOf(deliveryId: string, entityType: 'webhook_delivery_batch' | 'webhook_delivery') {
+    const { client } = testEnvironment().temporal;
+    return eventually(async () => {
+      const found: string[] = [];
+      for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}" AND RallyEntityType = "${entityType}"` })) found.push(execution.workflowId);
+      return found.length > 0 ? found : undefined;
+    }, 15_000, `the ${entityType} workflow of delivery ${deliveryId}`);
+  }
+
   /** The delivery row finishes inside the last activity; the workflow closes a moment later. */
-  async function captureFinished(name: string, deliveryId: string) {
-    const handle = testEnvironment().temporal.client.workflow.getHandle(deliveryId);
+  async function captureFinished(name: string, workflowId: string) {
+    const handle = testEnvironment().temporal.client.workflow.getHandle(workflowId);
     await handle.result();
     await captureHistory(name, handle);
   }
+  const windowOf = (webhookId: string) =>
+    testEnvironment().db.oneFirst(sql.type(z.object({ delivery_window: z.number() }))`SELECT delivery_window FROM webhook_endpoints WHERE id = ${webhookId}`);
 
   it('sends a signed event that a GitHub verifier accepts, and lists the delivery', async () => {
     const hook = await endpoint('/ok', ['200']);
@@ -81,7 +96,24 @@ describe('webhook delivery', function () {
     const listed = await call(`/v1/webhooks/${hook.id}/deliveries?status=delivered`);
     expect(listed.body.data.map((entry: { id: string }) => entry.id)).to.deep.equal([deliveryId]);
     expect((await call(`/v1/webhooks/${hook.id}/deliveries?status=failed`)).body.data).to.deep.equal([]);
-    await captureFinished('webhook-delivery-delivered', deliveryId);
+    const [batch] = await workflowsOf(deliveryId, 'webhook_delivery_batch');
+    await captureFinished('webhook-delivery-batch-delivered', batch!);
+  });
+
+  it('sends events that arrive together in one batch workflow, each delivery found by its id, and widens the window', async () => {
+    const hook = await endpoint('/together', ['200']);
+    const eventIds = await testEnvironment().db.transaction(async (tx) => {
+      const ids: string[] = [];
+      for (let index = 0; index < 5; index += 1) ids.push(await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, index } }));
+      return ids;
+    });
+    const requests = await receiver.waitFor('/together', 5);
+    expect(requests.map((request) => JSON.parse(request.body).id)).to.have.members(eventIds);
+    const deliveryIds = requests.map((request) => String(request.headers['x-rally-delivery-id']));
+    for (const deliveryId of deliveryIds) expect(await finishedDelivery(hook.id, deliveryId)).to.include({ status: 'delivered', attempt_count: 1 });
+    const batches = new Set((await Promise.all(deliveryIds.map((deliveryId) => workflowsOf(deliveryId, 'webhook_delivery_batch')))).flat());
+    expect(batches.size, 'one workflow for the five deliveries').to.equal(1);
+    expect(await windowOf(hook.id)).to.be.above(8);
   });
 
   it('ends delivered after 4 attempts when the receiver fails 3 times first', async () => {
@@ -94,7 +126,10 @@ describe('webhook delivery', function () {
     const delivery = await finishedDelivery(hook.id, deliveryId);
     expect(delivery).to.include({ status: 'delivered', attempt_count: 4 });
     expect(delivery.attempts.map((attempt: { status_code: number }) => attempt.status_code)).to.deep.equal([500, 503, 404, 200]);
-    await captureFinished('webhook-delivery-retried', deliveryId);
+    // The first attempt went out in a batch; the retries in the delivery's own workflow, id = the delivery id.
+    expect(await workflowsOf(deliveryId, 'webhook_delivery')).to.deep.equal([deliveryId]);
+    await captureFinished('webhook-delivery-batch-with-retry', (await workflowsOf(deliveryId, 'webhook_delivery_batch'))[0]!);
+    await captureFinished('webhook-delivery-retried-after-batch', deliveryId);
   });
 
   it('ends failed after 6 attempts, deactivates the endpoint and tells its owner', async () => {
@@ -117,7 +152,9 @@ describe('webhook delivery', function () {
     expect(shown.deactivation_reason).to.match(/failed since/);
     const notifications = (await call('/v1/notifications')).body.data;
     expect(notifications.map((notification: { type: string; data: { webhook_id?: string } }) => [notification.type, notification.data.webhook_id])).to.deep.include(['webhook.deactivated', hook.id]);
-    await captureFinished('webhook-delivery-failed', deliveryId);
+    // The first attempt failed: the endpoint's delivery window halved from its initial 8.
+    expect(await windowOf(hook.id)).to.equal(4);
+    await captureFinished('webhook-delivery-failed-after-batch', deliveryId);
   });
 
   it('counts an answer that comes after RALLY_WEBHOOK_TIMEOUT as a failed attempt', async () => {
