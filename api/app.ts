@@ -92,7 +92,7 @@ const answerUnmatched = (limiter: RateLimiter | undefined) => async function ans
 
 export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const { config, db, notifications } = deps;
-  const oauthSigner = await loadOAuthSigner(db, config.publicUrl);
+  const oauthSigner = await loadOAuthSigner(db, config.publicUrl, config.encryptionKey);
   const verifyAccessToken = createAccessTokenVerifier({ identity: deps.identity, audience: config.publicUrl, apps: { issuer: oauthSigner.issuer, keySet: oauthSigner.keySet } });
   const revocations = await createRevocationList({ db, notifications });
   const users = await createUserDirectory({ db, notifications });
