@@ -10,6 +10,7 @@ describe('configuration (platform/config.ts)', () => {
     expect(config.keyGracePeriodMs).to.equal(24 * 3_600_000);
     expect(config.rateLimit).to.deep.equal({ enabled: true, rps: 100, burst: 200, signPerHour: 10 });
     expect(config.trustProxy).to.equal(false);
+    expect(config.webhooks.hostConcurrency).to.equal(50);
   });
 
   it('reads durations written as 500ms, 10s, 15m, 24h, 30d', () => {
@@ -24,6 +25,7 @@ describe('configuration (platform/config.ts)', () => {
     ['PORT', '70000'],
     ['RALLY_RATE_LIMIT_RPS', 'many'],
     ['RALLY_TRUST_PROXY', 'yes'],
+    ['RALLY_WEBHOOK_HOST_CONCURRENCY', '0'],
     ['DATABASE_URL', 'mysql://localhost/rally'],
     ['TEMPORAL_ADDRESS', 'localhost'],
     ['NODE_ENV', 'staging'],
