@@ -7,7 +7,7 @@ import type { DatabasePool } from 'slonik';
 import {
   expireResponseToken, findInvitee, listUninvitedDecisionMakers, markInvitationFailed, markInvitationSent, storeUnsentToken,
 } from '../core/decision-makers/invitations.ts';
-import { logInvitation } from '../core/decision-makers/invitation-budget.ts';
+import { claimInvitation } from '../core/decision-makers/invitation-budget.ts';
 import { newPortalToken, portalUrl } from '../core/decision-makers/portal-tokens.ts';
 import type { Config } from '../platform/config.ts';
 import { createMailer, type Mailer } from '../platform/mailer.ts';
@@ -39,9 +39,11 @@ export function createDecisionMakerActivities({ db, mailer, publicUrl, responseT
       const invitee = await findInvitee(db, { decisionMakerId });
       if (!invitee) return null;
       if (invitee.sent_at) return { tokenId: invitee.token_id!, issuedAt: invitee.issued_at!, expiresAt: invitee.expires_at! };
+      if (!(await claimInvitation(db, decisionMakerId))) {
+        throw ApplicationFailure.nonRetryable('This address was already invited to this petition within the last 7 days.', FAILURE_TYPES.invitationRefused);
+      }
       const token = newPortalToken();
       const issued = await storeUnsentToken(db, invitee, token.hash, responseTokenTtlMs);
-      if (issued) await logInvitation(db, decisionMakerId);
       // Another run sent it between our read and this write; the retry returns that token.
       if (!issued) throw new Error(`the invitation of decision maker ${decisionMakerId} was sent concurrently`);
       await mailer.send(invitationEmail(invitee, portalUrl(publicUrl, token.raw), issued.expires_at, publicUrl)).catch(classifyMailError);

@@ -97,7 +97,7 @@ const answerUnmatched = (limiter: RateLimiter | undefined) => async function ans
 
 export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const { config, db, notifications } = deps;
-  const oauthSigner = await loadOAuthSigner(db, config.publicUrl);
+  const oauthSigner = await loadOAuthSigner(db, config.publicUrl, config.encryptionKey);
   const verifyAccessToken = createAccessTokenVerifier({ identity: deps.identity, audience: config.publicUrl, apps: { issuer: oauthSigner.issuer, keySet: oauthSigner.keySet } });
   const revocations = await createRevocationList({ db, notifications });
   const users = await createUserDirectory({ db, notifications });
@@ -130,7 +130,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createOAuthRoutes({ db, signer: oauthSigner, audience: config.publicUrl, publicUrl: config.publicUrl, lifetimes: config.identity }),
     ...createAppAuthorizationRoutes({ db }),
     ...createUserActivityRoutes({ db }),
-    ...createUserRoutes({ db }),
+    ...createUserRoutes({ db, httpsOnly: config.nodeEnv === 'production' }),
     ...createApiKeyRoutes(rotation),
     ...createWebhookRoutes({ db, config }),
     ...createUnsubscribeRoutes({ db, config }),
@@ -143,7 +143,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createLeaderboardRoutes({ db }),
     ...createPetitionExportRoutes({ db }),
     ...createAnalyticsRoutes({ db }),
-    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews, cache: petitionCache }),
+    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews, cache: petitionCache, httpsOnly: config.nodeEnv === 'production' }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
     ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),

@@ -68,6 +68,7 @@ export const FAILURE_TYPES = {
   invalidTransition: 'InvalidTransition',
   imageRejected: 'ImageRejected',
   mailRejected: 'MailRejected',
+  invitationRefused: 'InvitationRefused',
   webhookAttemptFailed: 'WebhookAttemptFailed',
   webhookDeliveryFailed: 'WebhookDeliveryFailed',
   webhookEndpointInactive: 'WebhookEndpointInactive',

@@ -14,6 +14,7 @@ describe('configuration (platform/config.ts)', () => {
     expect(config.signingThrottle).to.include({ perBlockPerHour: 200, perDomainPerHour: 300 });
     expect(config.signingThrottle.openDomains).to.include.members(['gmail.com', 'outlook.com', 'yahoo.com']);
     expect(config.fraudWatch).to.deep.equal({ windowMs: 300_000, baselineMs: 86_400_000, multiple: 5, minSignatures: 50 });
+    expect(config.webhooks.hostConcurrency).to.equal(200);
   });
 
   it('reads durations written as 500ms, 10s, 15m, 24h, 30d', () => {
@@ -28,6 +29,7 @@ describe('configuration (platform/config.ts)', () => {
     ['PORT', '70000'],
     ['RALLY_RATE_LIMIT_RPS', 'many'],
     ['RALLY_TRUST_PROXY', 'yes'],
+    ['RALLY_WEBHOOK_HOST_CONCURRENCY', '0'],
     ['DATABASE_URL', 'mysql://localhost/rally'],
     ['TEMPORAL_ADDRESS', 'localhost'],
     ['NODE_ENV', 'staging'],

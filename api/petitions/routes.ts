@@ -9,6 +9,7 @@ import { actorOf } from '../../core/events/record-event.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { paginate } from '../../core/pagination/keyset.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { assertWebUrl } from '../http/web-urls.ts';
 import { viewerOf } from '../../core/petitions/policy.ts';
 import type { AccessCodeGuard } from '../../core/petitions/access-code-guard.ts';
 import type { PublicPetitionCache } from '../../core/petitions/read-cache.ts';
@@ -28,6 +29,8 @@ export type PetitionRouteDependencies = {
   db: DatabasePool; temporal: Client; taskQueue: string; accessCodeGuard: AccessCodeGuard; pageViews?: PageViewCounter;
   /** Anonymous reads of public petitions and public list pages (core/petitions/read-cache.ts). */
   cache: PublicPetitionCache;
+  /** Production: imageUrl must be https (http/web-urls.ts). */
+  httpsOnly?: boolean;
 };
 
 type Presented<T> = { data: T; etag: string };
@@ -102,6 +105,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       responses: { 201: { description: 'The draft petition', schema: PetitionEnvelope } },
       async handler(ctx, { body }) {
         const principal = ctx.state.principal!;
+        assertWebUrl(deps.httpsOnly ?? false, 'imageUrl', body.imageUrl);
         const petition = await createPetition(deps, principal.userId, actorOf(principal), body);
         ctx.set('Location', `/v1/petitions/${petition.id}`);
         sendData(ctx, toPetitionSummary(petition, principal.userId), 201);
@@ -134,6 +138,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       responses: { 200: { description: 'The petition', schema: PetitionEnvelope } },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
+        assertWebUrl(deps.httpsOnly ?? false, 'imageUrl', body.imageUrl);
         const updated = await updatePetition(deps.db, await loadViewer(deps.db, principal), actorOf(principal), params.id, body);
         sendData(ctx, toPetitionSummary(updated, principal.userId));
       },

@@ -2,7 +2,7 @@
 // the decision maker does not touch, so deleting and re-adding someone cannot refill the budget or
 // mail the same person again. The log keeps a hash of the address, not the address, and is purged
 // with the other expired rows once its week is over.
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { RateLimited } from '../errors/domain-error.ts';
@@ -16,6 +16,7 @@ export const DAYS_BETWEEN_INVITATIONS_OF_AN_ADDRESS = 7;
 
 // The same expression as logInvitation's, over a value instead of the column.
 const addressHash = (email: string) => sql.fragment`sha256(convert_to(lower(${email}), 'UTF8'))`;
+const lockPetition = (petitionId: string) => sql.fragment`pg_advisory_xact_lock(hashtextextended('decision-maker-invitations:' || ${petitionId}, 0))`;
 
 const Usage = z.object({
   petition_count: z.number(), petition_retry: z.number().nullable(),
@@ -30,7 +31,7 @@ const Usage = z.object({
 export async function assertInvitationBudget(tx: CommonQueryMethods, invitation: { petitionId: string; creatorId: string; email: string }): Promise<void> {
   await tx.query(sql.typeAlias('void')`
     SELECT FROM pg_advisory_xact_lock(hashtextextended('decision-maker-invitations:' || ${invitation.creatorId}, 0)) AS by_creator,
-                pg_advisory_xact_lock(hashtextextended('decision-maker-invitations:' || ${invitation.petitionId}, 0)) AS by_petition
+                ${lockPetition(invitation.petitionId)} AS by_petition
   `);
   const usage = await tx.one(sql.type(Usage)`
     WITH petition AS (
@@ -70,4 +71,26 @@ export function logInvitation(db: CommonQueryMethods, decisionMakerId: string) {
     FROM petition_decision_makers d JOIN petitions p ON p.id = d.petition_id WHERE d.id = ${decisionMakerId}
     ON CONFLICT (decision_maker_id) DO NOTHING
   `);
+}
+
+/**
+ * For the invitations sent at publish, which no request could refuse: logs the decision maker's
+ * invitation unless another decision maker of the petition was invited at the same address within
+ * the week (a draft may name one address twice); false then, and nothing is logged. Safe to repeat.
+ */
+export function claimInvitation(db: DatabasePool, decisionMakerId: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const petitionId = await tx.maybeOneFirst(sql.type(z.object({ petition_id: z.string() }))`
+      SELECT petition_id FROM petition_decision_makers WHERE id = ${decisionMakerId}`);
+    if (!petitionId) return true;
+    await tx.query(sql.typeAlias('void')`SELECT FROM ${lockPetition(petitionId)} AS by_petition`);
+    const taken = await tx.exists(sql.type(z.object({}))`
+      SELECT 1 FROM decision_maker_invitation_log l JOIN petition_decision_makers d ON d.id = ${decisionMakerId}
+      WHERE l.petition_id = d.petition_id AND l.email_hash = sha256(convert_to(lower(d.email), 'UTF8')) AND l.decision_maker_id <> d.id
+        AND l.invited_at > now() - make_interval(days => ${DAYS_BETWEEN_INVITATIONS_OF_AN_ADDRESS})
+    `);
+    if (taken) return false;
+    await logInvitation(tx, decisionMakerId);
+    return true;
+  });
 }

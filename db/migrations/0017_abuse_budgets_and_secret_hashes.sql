@@ -32,3 +32,9 @@ ALTER TABLE identity_signing_keys
   ALTER COLUMN private_jwk DROP NOT NULL,
   ADD COLUMN sealed_jwk bytea,
   ADD CONSTRAINT identity_signing_keys_stored CHECK (private_jwk IS NOT NULL OR sealed_jwk IS NOT NULL);
+
+-- The same for the keys Rally's own OAuth authorization server signs app tokens with.
+ALTER TABLE oauth_signing_keys
+  ALTER COLUMN private_jwk DROP NOT NULL,
+  ADD COLUMN sealed_jwk bytea,
+  ADD CONSTRAINT oauth_signing_keys_stored CHECK (private_jwk IS NOT NULL OR sealed_jwk IS NOT NULL);

@@ -162,6 +162,18 @@ describe('decision makers and the response portal', function () {
       expect((await add((await publishedPetition(api.baseUrl, token)).id, email)).status).to.equal(201);
     });
 
+    it('invites an address a draft names twice only once when the petition is published', async () => {
+      const email = `twice-${Date.now()}@springfield.test`;
+      const petition = await publishedPetition(api.baseUrl, token, { decisionMakers: [{ ...mayor, email }, { ...mayor, name: 'Alex Mayor (again)', email: email.toUpperCase() }] });
+      await mail.waitFor(email, /asks for your response/);
+      const listed = await eventually(async () => {
+        const people = await decisionMakers(petition.id);
+        return people.every((person: { delivery_status: string }) => person.delivery_status !== 'pending') ? people : undefined;
+      }, 15_000, 'both invitations to be decided');
+      expect(listed.map((person: { delivery_status: string }) => person.delivery_status).sort()).to.deep.equal(['failed', 'sent']);
+      expect(listed.find((person: { delivery_status: string }) => person.delivery_status === 'failed').delivery_error).to.match(/already invited/);
+    });
+
     it('answers 429 invitation_limit past 50 invitations of one petition a day, removed decision makers included', async () => {
       const owner = (await login(api.baseUrl, await createTestUser())).accessToken;
       const petition = await publishedPetition(api.baseUrl, owner);

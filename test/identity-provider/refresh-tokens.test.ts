@@ -2,7 +2,7 @@
 // and what survives a restart (the stored tokens and the signing keys, both in PostgreSQL).
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { z } from 'zod';
 import { createIdentityAccount } from '../../identity-provider/accounts.ts';
 import { sql } from '../../db/sql.ts';
@@ -84,7 +84,16 @@ describe('embedded identity provider: refresh tokens', function () {
   it('keeps refresh tokens and signing keys across a restart, and stops cleanly on SIGTERM', async () => {
     const tokens = await json(await login(provider.issuer, email, password));
     expect(await provider.stop()).to.equal(0);
+    // An older key as releases before sealing stored it, in the clear: the restart seals it.
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+    const clearKid = `clear-${randomBytes(4).toString('hex')}`;
+    await testEnvironment().db.query(sql.typeAlias('void')`
+      INSERT INTO identity_signing_keys (kid, private_jwk, created_at)
+      VALUES (${clearKid}, ${sql.jsonb({ ...(await exportJWK(privateKey)), kid: clearKid, alg: 'RS256', use: 'sig' } as never)}, now() - interval '1 year')`);
     provider = await startProvider(provider.port);
+    const sealedLater = await testEnvironment().db.one(sql.type(z.object({ clear: z.boolean(), sealed: z.boolean() }))`
+      SELECT private_jwk IS NOT NULL AS clear, sealed_jwk IS NOT NULL AS sealed FROM identity_signing_keys WHERE kid = ${clearKid}`);
+    expect(sealedLater).to.deep.equal({ clear: false, sealed: true });
 
     const jwks = createRemoteJWKSet(new URL(`${provider.issuer}/jwks`));
     const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: provider.issuer, audience: AUDIENCE });
