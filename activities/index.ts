@@ -5,6 +5,7 @@ import { createMaintenanceActivities } from './maintenance.ts';
 import { createPetitionActivities } from './petitions.ts';
 import { createRankingActivities } from './rankings.ts';
 import { createAnalyticsActivities } from './analytics.ts';
+import { createFraudWatchActivities } from './fraud-watch.ts';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { createNotificationActivities } from './notifications.ts';
 import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
@@ -28,6 +29,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createPetitionActivities({ db: deps.db }),
     ...createRankingActivities({ db: deps.db }),
     ...createAnalyticsActivities({ db: deps.db }),
+    ...createFraudWatchActivities({ db: deps.db, settings: config.fraudWatch }),
     ...createNotificationActivities({ db: deps.db }),
     ...createWebhookActivities(webhookDependencies(deps.db, config)),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),

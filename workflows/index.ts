@@ -15,6 +15,7 @@ export { inviteDecisionMakers, decisionMakerInvitationWorkflowId } from './decis
 export { responseTokenExpiry, responseTokenWorkflowId, respondedSignal } from './response-token.ts';
 export { refreshPetitionRankings } from './refresh-petition-rankings.ts';
 export { foldSignatureRollups } from './fold-signature-rollups.ts';
+export { fraudWatch } from './fraud-watch.ts';
 export { purgeOAuthArtifacts } from './purge-oauth-artifacts.ts';
 export { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from './organization-invitation.ts';
 export { notificationEmails, notificationEmailsWorkflowId, emailsPendingSignal } from './notification-emails.ts';
