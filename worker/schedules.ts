@@ -8,6 +8,8 @@ export const SCHEDULES: readonly RecurringWorkflow[] = [
   { scheduleId: 'purge-idempotency-keys', workflowType: 'purgeIdempotencyKeys', every: '1 hour' },
   { scheduleId: 'refresh-petition-rankings', workflowType: 'refreshPetitionRankings', every: '1 minute' },
   { scheduleId: 'fold-signature-rollups', workflowType: 'foldSignatureRollups', every: '1 minute' },
+  // Examines every watch window (RALLY_FRAUD_WATCH_WINDOW) that ended since its last run.
+  { scheduleId: 'fraud-watch', workflowType: 'fraudWatch', every: '1 minute' },
   { scheduleId: 'purge-oauth-artifacts', workflowType: 'purgeOAuthArtifacts', every: '1 hour' },
   { scheduleId: 'purge-abandoned-uploads', workflowType: 'purgeAbandonedUploads', every: '1 hour' },
 ];
