@@ -32,9 +32,10 @@ import { deliveryBatchSummary, petitionSummary } from '../core/workflow-client/s
 // events behind it (10,000 events take well under a second in batches of 2,000).
 const EVENT_BATCH = 2_000;
 const START_BATCH = 200;
-// Deliveries claimed per round, and per batch: a batch's ids are one search attribute (about 7 KB at 200).
+// Deliveries claimed per round, and per batch: a batch's delivery ids are one search attribute value,
+// which Temporal limits to 2 KB by default (48 ids of 36 characters, quoted, fit).
 const CLAIM_LIMIT = 5_000;
-const MAX_BATCH = 200;
+const MAX_BATCH = 48;
 // Concurrent start calls: enough to hide Temporal's round trip, few enough not to swamp it.
 const START_CONCURRENCY = 32;
 const POLL_INTERVAL_MS = 1_000;
@@ -87,14 +88,20 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   async function startDeliveries(): Promise<boolean> {
     const ceiling = config.webhooks.endpointConcurrency;
     const claimed = await db.transaction((tx) => claimDeliveryBatches(tx, { ceiling, maxBatch: MAX_BATCH, limit: CLAIM_LIMIT }));
+    // A batch Temporal refuses stays for the next round without holding up the others.
+    const failures: unknown[] = [];
     const started = await db.transaction(async (tx) => {
       const batches = await unstartedBatches(tx, START_BATCH);
+      const accepted: string[] = [];
       for (let index = 0; index < batches.length; index += START_CONCURRENCY) {
-        await Promise.all(batches.slice(index, index + START_CONCURRENCY).map(start));
+        const slice = batches.slice(index, index + START_CONCURRENCY);
+        const outcomes = await Promise.allSettled(slice.map(start));
+        outcomes.forEach((outcome, at) => (outcome.status === 'fulfilled' ? accepted.push(slice[at]!.id) : failures.push(outcome.reason)));
       }
-      if (batches.length > 0) await forgetStartedBatches(tx, batches.map((batch) => batch.id));
+      if (accepted.length > 0) await forgetStartedBatches(tx, accepted);
       return batches.length;
     });
+    if (failures.length > 0) throw failures[0];
     return claimed === CLAIM_LIMIT || started === START_BATCH;
   }
 
@@ -133,9 +140,10 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   let lastError: string | undefined;
   async function round(): Promise<boolean> {
     const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
-    const more = await startDeliveries();
     await queueNotificationEmails();
     await signalMilestones();
+    // Last: a batch Temporal keeps refusing fails the round after everything else was done.
+    const more = await startDeliveries();
     if (lastError) log.info('dispatching again');
     lastError = undefined;
     return dispatched === EVENT_BATCH || more;

@@ -66,11 +66,14 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
       ORDER BY i.petition_id, i.user_id
       ON CONFLICT ON CONSTRAINT signatures_one_per_user DO NOTHING
       RETURNING id, petition_id, user_id, created_at
+    ), counted_before AS (
+      -- The shards as this statement's snapshot sees them: without its own additions below.
+      SELECT b.petition_id, b.signature_goal, COALESCE(sum(c.count), 0) AS total
+      FROM involved b LEFT JOIN signature_counters c ON c.petition_id = b.petition_id GROUP BY b.petition_id, b.signature_goal
     ), ranked AS (
       SELECT s.id, s.petition_id, s.created_at, i.ordinal, i.user_id, i.is_anonymous, i.comment, i.actor_type, i.actor_id, b.signature_goal,
-        COALESCE((SELECT sum(c.count) FROM signature_counters c WHERE c.petition_id = s.petition_id), 0)
-          + row_number() OVER (PARTITION BY s.petition_id ORDER BY i.ordinal) AS signature_count
-      FROM signed s JOIN input i ON i.petition_id = s.petition_id AND i.user_id = s.user_id JOIN involved b ON b.petition_id = s.petition_id
+        b.total + row_number() OVER (PARTITION BY s.petition_id ORDER BY i.ordinal) AS signature_count
+      FROM signed s JOIN input i ON i.petition_id = s.petition_id AND i.user_id = s.user_id JOIN counted_before b ON b.petition_id = s.petition_id
     ), counted AS (
       INSERT INTO signature_counters (petition_id, shard, count)
       SELECT b.petition_id, b.shard, added.n FROM involved b JOIN (SELECT petition_id, count(*) AS n FROM signed GROUP BY petition_id) added USING (petition_id)
