@@ -16,7 +16,7 @@ if (!config.databaseUrl || !config.temporal.address) {
   process.exit(78);
 }
 
-const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 10 });
+const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 10 });
 const connection = await NativeConnection.connect({ address: config.temporal.address });
 const clientConnection = await Connection.connect({ address: config.temporal.address });
 await ensureSchedules(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config.temporal.taskQueue);
