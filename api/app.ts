@@ -44,6 +44,7 @@ import { createPetitionExportRoutes } from './petitions/export.ts';
 import { createLeaderboardRoutes } from './petitions/leaderboard.ts';
 import { createPetitionRoutes } from './petitions/routes.ts';
 import { createPublicPetitionCache } from '../core/petitions/read-cache.ts';
+import { warmGeolocation } from '../core/signatures/geolocation.ts';
 import { createCommentRoutes } from './comments/routes.ts';
 import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
@@ -104,6 +105,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
   const feed = await createSignatureFeed({ db, notifications, log: deps.log });
   const petitionCache = await createPublicPetitionCache({ db, notifications, feed, log: deps.log });
+  // Signing places the signer by IP: the database files are read now, in the background, not by the first signature.
+  warmGeolocation().catch((error: Error) => deps.log.warn('geolocation database not preloaded', { error: error.message }));
   const limiters = {
     general: config.rateLimit.enabled ? createRateLimiter({ db, rps: config.rateLimit.rps, burst: config.rateLimit.burst, log: deps.log }) : undefined,
     sign: createSignThrottle({ db, limits: { perAddressPerHour: config.rateLimit.signPerHour, ...config.signingThrottle }, log: deps.log }),

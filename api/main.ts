@@ -23,7 +23,7 @@ if (!config.databaseUrl || !config.temporal.address) {
   process.exit(78);
 }
 
-const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 20 });
+const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 20 });
 const notifications = await createNotificationListener(config.databaseUrl, log);
 const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
 const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });

@@ -15,7 +15,7 @@ if (!config.databaseUrl) {
 
 const port = config.identity.embeddedPort;
 const issuer = embeddedIssuer(config);
-const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 10 });
+const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 10 });
 const provider = await createIdentityProvider({
   issuer,
   db,

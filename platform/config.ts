@@ -14,6 +14,8 @@ export type Config = Readonly<{
   publicUrl: string;
   /** Undefined means "use the embedded PostgreSQL under .data/" (only scripts/start.ts resolves it). */
   databaseUrl: string | undefined;
+  /** RALLY_DB_POOL_SIZE: connections this process's pool may open; unset, each process's own default (API 20, worker and identity provider 10). */
+  databasePoolSize: number | undefined;
   dataDir: string;
   temporal: Readonly<{
     /** Undefined means "start a dev server" (only scripts/start.ts and the test runner resolve it). */
@@ -354,6 +356,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     publicUrl,
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
+    databasePoolSize: env.RALLY_DB_POOL_SIZE ? positiveInteger(env, 'RALLY_DB_POOL_SIZE', 10, 1_000) : undefined,
     dataDir: env.RALLY_DATA_DIR || '.data',
     temporal: Object.freeze({
       address: hostPort(env, 'TEMPORAL_ADDRESS'),

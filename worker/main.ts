@@ -22,7 +22,7 @@ if (!config.databaseUrl || !config.temporal.address) {
 }
 
 const coreMetricsUrl = await installTemporalRuntime(config);
-const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 10 });
+const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 10 });
 const metricsServer = await serveWorkerMetrics(config, db, coreMetricsUrl);
 const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
 const clientConnection = await Connection.connect(temporalConnectionOptions(config.temporal));

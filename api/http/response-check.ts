@@ -7,8 +7,9 @@
 //
 // Answers served from memory repeat the same `data` object on every request. When that object is
 // frozen (nothing can change it after it was checked), its checked and stripped copy is remembered
-// per route and status, and later answers with it skip the copy and the validation: the envelope
-// around it (meta, pagination) is built by context.ts and has one shape.
+// per route and status, with the envelope's fields the schema kept, and later answers with it skip
+// the copy and the validation: the envelope around it (meta, pagination) is built by context.ts and
+// has one shape.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../platform/logger.ts';
@@ -54,7 +55,8 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
       return validators.get(status)!;
     };
     const declared = Object.keys(route.responses).join(', ');
-    const checkedData = new Map<number, WeakMap<object, unknown>>();
+    type Checked = { data: unknown; envelope: string[] };
+    const checkedData = new Map<number, WeakMap<object, Checked>>();
     const checkedOf = (status: number) => {
       if (!checkedData.has(status)) checkedData.set(status, new WeakMap());
       return checkedData.get(status)!;
@@ -70,8 +72,10 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
       const validate = validatorOf(status);
       if (!validate || !isJsonValue(ctx.body)) return;
       const data = frozenData(ctx.body);
-      if (data && checkedOf(status).has(data)) {
-        ctx.body = { ...ctx.body, data: checkedOf(status).get(data) };
+      const checked = data && checkedOf(status).get(data);
+      if (checked) {
+        const body = ctx.body as Record<string, unknown>;
+        ctx.body = Object.fromEntries(checked.envelope.map((field) => [field, field === 'data' ? checked.data : body[field]]));
         return;
       }
       // A copy as it will go on the wire (dates as strings), so stripping never touches shared objects.
@@ -82,7 +86,7 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
         if (options.strict) throw new ResponseContractError(`${route.operationId} answered ${status} with a body its schema refuses: ${problems}`);
         options.log.warn('response does not match its schema', { operation: route.operationId, status, errors: problems });
       }
-      if (valid && data) checkedOf(status).set(data, (answer as { data: unknown }).data);
+      if (valid && data) checkedOf(status).set(data, { data: (answer as { data: unknown }).data, envelope: Object.keys(answer as object) });
       const type = ctx.type;
       ctx.body = answer;
       if (type) ctx.type = type;

@@ -95,8 +95,9 @@ export function createRouteGuard(deps: RouteGuardDependencies): RouteGuard {
         return next();
       },
     ];
-    if (!route.rawBody) steps.push(createJsonBodyMiddleware({ limitBytes: route.bodyLimit ?? deps.defaultBodyLimit }));
+    // A GET (and the HEAD answered by it) carries no body to parse: the body step would only pass it on.
+    if (!route.rawBody && route.method !== 'get') steps.push(createJsonBodyMiddleware({ limitBytes: route.bodyLimit ?? deps.defaultBodyLimit }));
     if (route.idempotent ?? route.method === 'post') steps.push(deps.idempotency({ revealsSecret: route.revealsSecret ?? false }));
-    return compose(steps);
+    return steps.length === 1 ? steps[0]! : compose(steps);
   };
 }

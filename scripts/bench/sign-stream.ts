@@ -25,6 +25,8 @@ export async function startSigningApi(env: BenchEnvironment, name = 'api-sign', 
 }
 
 export type SignStream = Readonly<{
+  /** Settles once every signer has signed (the stream then ends by itself). */
+  done: Promise<void>;
   /** Stops sending, waits for the requests in flight, and tells what happened. */
   stop(): Promise<{ sent: number; signed: number; failed: number; seconds: number; signersLeft: number }>;
 }>;
@@ -52,7 +54,9 @@ export function startSignStream(apiUrls: readonly string[], petitionId: string, 
       await sleep(Math.max(0, intervalMs - (performance.now() - began)));
     }
   });
+  const done = Promise.all(lanes).then(() => undefined);
   return {
+    done,
     async stop() {
       stopped = true;
       await Promise.all(lanes);
