@@ -66,12 +66,12 @@ describe('Observability (metrics, traces, logs)', function () {
       RALLY_SIGN_LIMIT_PER_HOUR: '2',
       LOG_LEVEL: 'debug',
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '200',
     };
+    // The API exports in the default encoding (protobuf), the worker in the other one (JSON).
     [api, worker] = await Promise.all([
       startApi(env, { onOutput: (chunk) => (logs.api += chunk) }),
-      startWorker(env, { onOutput: (chunk) => (logs.worker += chunk) }),
+      startWorker({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, { onOutput: (chunk) => (logs.worker += chunk) }),
     ]);
 
     creator = await createTestUser();
@@ -187,6 +187,7 @@ describe('Observability (metrics, traces, logs)', function () {
         // Workflow spans are exported when they end, after the last attempt.
         return attempts.length >= 2 && spans.some((span) => span.name === 'RunWorkflow:webhookDelivery') ? spans : undefined;
       }, 30_000, 'both delivery attempts in the trace of the sign request');
+      expect([...otlp.encodings()].sort()).to.deep.equal(['json', 'protobuf']);
       const names = trace.map((span) => `${span.service} ${span.name}`);
       expect(names).to.include.members([
         'rally-api POST /v1/petitions/:id/signatures',
