@@ -10,6 +10,7 @@ describe('configuration (platform/config.ts)', () => {
     expect(config.keyGracePeriodMs).to.equal(24 * 3_600_000);
     expect(config.rateLimit).to.deep.equal({ enabled: true, rps: 100, burst: 200, signPerHour: 10 });
     expect(config.trustProxy).to.equal(false);
+    expect(config.observability).to.deep.equal({ metricsToken: undefined, workerMetricsPort: undefined, otlpEndpoint: undefined, otlpProtocol: 'http/protobuf', logLevel: 'info' });
   });
 
   it('reads durations written as 500ms, 10s, 15m, 24h, 30d', () => {
@@ -27,6 +28,10 @@ describe('configuration (platform/config.ts)', () => {
     ['DATABASE_URL', 'mysql://localhost/rally'],
     ['TEMPORAL_ADDRESS', 'localhost'],
     ['NODE_ENV', 'staging'],
+    ['LOG_LEVEL', 'verbose'],
+    ['RALLY_WORKER_METRICS_PORT', '99999'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
   ];
   for (const [name, value] of malformed) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {
