@@ -16,8 +16,9 @@
 //   rows wait in PostgreSQL, and the dispatcher (worker/event-dispatcher.ts) keeps at most
 //   RALLY_WEBHOOK_ENDPOINT_CONCURRENCY workflows in flight per endpoint. A burst becomes a queue for
 //   that endpoint alone, in the database, not a backlog in Temporal's task queue.
-import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, patched, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { AttemptInput, WebhookActivities } from '../activities/webhooks.ts';
+import { RallyDeliveryOutcome } from './search-attributes.ts';
 
 export type WebhookDeliveryInput = AttemptInput;
 export type WebhookDeliveryResult = { deliveryId: string; status: 'delivered' | 'failed' | 'gone' };
@@ -39,11 +40,20 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
   });
   try {
     const outcome = await attemptDelivery(input);
-    return { deliveryId: input.deliveryId, status: outcome };
+    return finished({ deliveryId: input.deliveryId, status: outcome });
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     // Usually already recorded by the last attempt; this covers attempts lost to crashes and timeouts.
     await markDeliveryFailed({ deliveryId: input.deliveryId, reason: error.cause?.message ?? error.message });
-    return { deliveryId: input.deliveryId, status: 'failed' };
+    return finished({ deliveryId: input.deliveryId, status: 'failed' });
   }
+}
+
+/** Added after histories were recorded without it; those replay without the search attribute. */
+export const DELIVERY_OUTCOME_PATCH = 'delivery-outcome-search-attribute';
+
+// The outcome becomes searchable in the Web UI: RallyWebhookEndpointId = "…" AND RallyDeliveryOutcome = "failed".
+function finished(result: WebhookDeliveryResult): WebhookDeliveryResult {
+  if (patched(DELIVERY_OUTCOME_PATCH)) upsertSearchAttributes([{ key: RallyDeliveryOutcome, value: result.status }]);
+  return result;
 }

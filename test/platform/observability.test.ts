@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import { RallyPetitionId, RallyWebhookEndpointId } from '../../workflows/search-attributes.ts';
+import { RallyDeliveryOutcome, RallyPetitionId, RallyWebhookEndpointId } from '../../workflows/search-attributes.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
@@ -13,7 +13,7 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../supp
 import { publishedPetition } from '../support/petitions.ts';
 import { freePort, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { SHORT_WINDOWS, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
-import { uniqueTaskQueue } from '../support/workflows.ts';
+import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
 
 type Sample = { name: string; labels: Record<string, string>; value: number };
 
@@ -203,12 +203,16 @@ describe('Observability (metrics, traces, logs)', function () {
   });
 
   describe('Temporal Web UI', () => {
-    it('shows a memo summary naming the petition and the endpoint host, and finds the workflows by business id', async () => {
+    it('shows a memo summary naming the petition and the endpoint host, and finds the workflows by business id and delivery outcome', async () => {
       const { client } = testEnvironment().temporal;
-      const delivery = await client.workflow.getHandle(deliveryId).describe();
+      const handle = client.workflow.getHandle(deliveryId);
+      await handle.result();
+      await captureHistory('webhook-delivery-outcome-searchable', handle);
+      const delivery = await handle.describe();
       expect(delivery.memo?.summary).to.equal(`Webhook signature.created for "Plant trees along the river" to ${new URL(receiver.url('/hook')).host}`);
       expect(delivery.typedSearchAttributes.get(RallyWebhookEndpointId)).to.equal(endpointId);
       expect(delivery.typedSearchAttributes.get(RallyPetitionId)).to.equal(petitionId);
+      expect(delivery.typedSearchAttributes.get(RallyDeliveryOutcome)).to.equal('delivered');
       const petition = await client.workflow.getHandle(`petition-${petitionId}`).describe();
       expect(petition.memo?.summary).to.equal('Petition "Plant trees along the river"');
       const found = await eventually(async () => {
@@ -217,6 +221,13 @@ describe('Observability (metrics, traces, logs)', function () {
         return types.includes('webhookDelivery') && types.includes('petitionLifecycle') ? types : undefined;
       }, 30_000, 'the list query finding both workflows');
       expect(found).to.include.members(['webhookDelivery', 'petitionLifecycle']);
+      const byOutcome = async (outcome: string) => {
+        const ids: string[] = [];
+        for await (const execution of client.workflow.list({ query: `RallyWebhookEndpointId = "${endpointId}" AND RallyDeliveryOutcome = "${outcome}"` })) ids.push(execution.workflowId);
+        return ids;
+      };
+      expect(await eventually(async () => ((await byOutcome('delivered')).length > 0 ? byOutcome('delivered') : undefined), 30_000, 'the outcome searchable')).to.deep.equal([deliveryId]);
+      expect(await byOutcome('failed')).to.deep.equal([]);
     });
   });
 
