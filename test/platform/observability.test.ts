@@ -11,26 +11,10 @@ import { json } from '../support/http.ts';
 import { bearer, createApiKey, createTestUser, login, type Session, type TestUser } from '../support/identity.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { publishedPetition } from '../support/petitions.ts';
+import { parseExposition, sampleValue } from '../support/prometheus.ts';
 import { freePort, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { SHORT_WINDOWS, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
-
-type Sample = { name: string; labels: Record<string, string>; value: number };
-
-/** Prometheus text format → samples (comments skipped). */
-function parseExposition(text: string): Sample[] {
-  return text.split('\n').filter((line) => line && !line.startsWith('#')).map((line) => {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
-    if (!match) throw new Error(`not a Prometheus sample: ${line}`);
-    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((label) => [label[1]!, label[2]!]));
-    return { name: match[1]!, labels, value: Number(match[3]) };
-  });
-}
-
-function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  const found = samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
-  return found.length === 0 ? undefined : found.reduce((sum, sample) => sum + sample.value, 0);
-}
 
 describe('Observability (metrics, traces, logs)', function () {
   this.timeout(180_000);
