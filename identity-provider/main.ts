@@ -1,12 +1,13 @@
 // The embedded identity provider's process (used when OIDC_ISSUER is unset). It listens on loopback
 // only: the API, on the same host, is its one client. Needs DATABASE_URL.
 import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
-import { createLogger } from '../platform/logger.ts';
+import { createLogger, setLogLevel } from '../platform/logger.ts';
 import { listen } from '../platform/http-server.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { createIdentityProvider } from './create-provider.ts';
 
 const config = loadConfigOrExit();
+setLogLevel(config.observability.logLevel);
 const log = createLogger('identity-provider');
 if (!config.databaseUrl) {
   log.error('DATABASE_URL must be set when the identity provider runs on its own (npm start sets it)');

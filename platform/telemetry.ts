@@ -3,21 +3,19 @@
 // Each process imports its `telemetry.ts` before anything else (api/telemetry.ts, worker/telemetry.ts),
 // so the HTTP, pg and undici instrumentations are in place before those modules are first used.
 // The standard OTel variables still apply (OTEL_BSP_SCHEDULE_DELAY, OTEL_EXPORTER_OTLP_HEADERS, …).
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { Resource } from '@opentelemetry/resources';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client/index.js';
+// The SDK, exporters and instrumentations (about 30 MB) are required only when tracing is on, and
+// synchronously, so they are in place before the modules imported after this one are evaluated.
+import { createRequire } from 'node:module';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { loadConfigOrExit, type Config } from './config.ts';
 import { setLogLevel } from './logger.ts';
 
 export type Tracing = { resource: Resource; spanProcessor: SpanProcessor; shutdown(): Promise<void> };
 
 let tracing: Tracing | undefined;
+const load = createRequire(import.meta.url);
 
 // Paths whose requests are not worth a trace: scrapes and probes arrive every few seconds.
 const UNTRACED_PATHS = new Set(['/metrics', '/health', '/health/live', '/health/ready']);
@@ -26,9 +24,17 @@ const UNTRACED_PATHS = new Set(['/metrics', '/health', '/health/live', '/health/
 export function startTracing(service: string, config: Config): Tracing | undefined {
   const endpoint = config.observability.otlpEndpoint;
   if (tracing || !endpoint) return tracing;
+  const { Resource } = load('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { NodeSDK } = load('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { BatchSpanProcessor } = load('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { HttpInstrumentation } = load('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { PgInstrumentation } = load('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const { UndiciInstrumentation } = load('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
   const resource = new Resource({ 'service.name': service, 'service.namespace': 'rally' });
   const url = `${endpoint}/v1/traces`;
-  const exporter = config.observability.otlpProtocol === 'http/json' ? new JsonTraceExporter({ url }) : new ProtobufTraceExporter({ url });
+  const exporter = config.observability.otlpProtocol === 'http/json'
+    ? new (load('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url })
+    : new (load('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({ url });
   const spanProcessor = new BatchSpanProcessor(exporter);
   const sdk = new NodeSDK({
     resource,
@@ -59,6 +65,8 @@ export function currentTracing(): Tracing | undefined {
 }
 
 /** For every Temporal Client: starts, signals and updates carry the caller's trace to the workflow. */
-export function tracingClientInterceptors(): OpenTelemetryWorkflowClientInterceptor[] {
-  return tracing ? [new OpenTelemetryWorkflowClientInterceptor()] : [];
+export function tracingClientInterceptors(): WorkflowClientInterceptor[] {
+  if (!tracing) return [];
+  const { OpenTelemetryWorkflowClientInterceptor } = load('@temporalio/interceptors-opentelemetry/lib/client/index.js') as typeof import('@temporalio/interceptors-opentelemetry/lib/client/index.js');
+  return [new OpenTelemetryWorkflowClientInterceptor()];
 }

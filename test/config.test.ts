@@ -15,6 +15,7 @@ describe('configuration (platform/config.ts)', () => {
     expect(config.signingThrottle.openDomains).to.include.members(['gmail.com', 'outlook.com', 'yahoo.com']);
     expect(config.fraudWatch).to.deep.equal({ windowMs: 300_000, baselineMs: 86_400_000, multiple: 5, minSignatures: 50 });
     expect(config.webhooks.hostConcurrency).to.equal(200);
+    expect(config.observability).to.deep.equal({ metricsToken: undefined, workerMetricsPort: undefined, otlpEndpoint: undefined, otlpProtocol: 'http/protobuf', logLevel: 'info' });
   });
 
   it('reads durations written as 500ms, 10s, 15m, 24h, 30d', () => {
@@ -38,6 +39,10 @@ describe('configuration (platform/config.ts)', () => {
     ['RALLY_WORKER_SHUTDOWN_GRACE', 'forever'],
     ['RALLY_API_SHUTDOWN_DELAY', 'soon'],
     ['TEMPORAL_TLS_CERT', '/etc/rally/client.pem'],
+    ['LOG_LEVEL', 'verbose'],
+    ['RALLY_WORKER_METRICS_PORT', '99999'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
   ];
   for (const [name, value] of malformed) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

@@ -5,9 +5,7 @@
 // - with tracing on, the OpenTelemetry interceptors and the sink that exports workflow spans.
 import { Runtime, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import type { LogLevel as TemporalLogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
-import {
-  makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry';
+import { createRequire } from 'node:module';
 import type { DatabasePool } from 'slonik';
 import type { Config, LogLevel } from '../platform/config.ts';
 import { withLogContext, writeLog } from '../platform/logger.ts';
@@ -76,12 +74,15 @@ const activityLogContext: NonNullable<WorkerOptions['interceptors']>['activity']
   }),
 ];
 
-const WORKFLOW_INTERCEPTORS = import.meta.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors.js');
+const load = createRequire(import.meta.url);
 
 /** Worker options for logs and, with tracing on, spans of workflows and activities. */
 export function workerObservabilityOptions(): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   const tracing = currentTracing();
   if (!tracing) return { interceptors: { activity: activityLogContext } };
+  // Loaded only with tracing on, like the SDK itself (platform/telemetry.ts).
+  const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
+    load('@temporalio/interceptors-opentelemetry/lib/worker/index.js') as typeof import('@temporalio/interceptors-opentelemetry/lib/worker/index.js');
   const sinks: InjectedSinks<Record<string, never>> = { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } as never;
   return {
     interceptors: {
@@ -90,7 +91,7 @@ export function workerObservabilityOptions(): Pick<WorkerOptions, 'interceptors'
         (ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) }),
         ...activityLogContext!,
       ],
-      workflowModules: [new URL(WORKFLOW_INTERCEPTORS).pathname],
+      workflowModules: [load.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors.js')],
     },
     sinks,
   };

@@ -4,33 +4,17 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import { RallyPetitionId, RallyWebhookEndpointId } from '../../workflows/search-attributes.ts';
+import { RallyDeliveryOutcome, RallyPetitionId, RallyWebhookEndpointId } from '../../workflows/search-attributes.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
 import { bearer, createApiKey, createTestUser, login, type Session, type TestUser } from '../support/identity.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { publishedPetition } from '../support/petitions.ts';
+import { parseExposition, sampleValue } from '../support/prometheus.ts';
 import { freePort, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { SHORT_WINDOWS, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
-import { uniqueTaskQueue } from '../support/workflows.ts';
-
-type Sample = { name: string; labels: Record<string, string>; value: number };
-
-/** Prometheus text format → samples (comments skipped). */
-function parseExposition(text: string): Sample[] {
-  return text.split('\n').filter((line) => line && !line.startsWith('#')).map((line) => {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
-    if (!match) throw new Error(`not a Prometheus sample: ${line}`);
-    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((label) => [label[1]!, label[2]!]));
-    return { name: match[1]!, labels, value: Number(match[3]) };
-  });
-}
-
-function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  const found = samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
-  return found.length === 0 ? undefined : found.reduce((sum, sample) => sum + sample.value, 0);
-}
+import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
 
 describe('Observability (metrics, traces, logs)', function () {
   this.timeout(180_000);
@@ -66,12 +50,12 @@ describe('Observability (metrics, traces, logs)', function () {
       RALLY_SIGN_LIMIT_PER_HOUR: '2',
       LOG_LEVEL: 'debug',
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '200',
     };
+    // The API exports in the default encoding (protobuf), the worker in the other one (JSON).
     [api, worker] = await Promise.all([
       startApi(env, { onOutput: (chunk) => (logs.api += chunk) }),
-      startWorker(env, { onOutput: (chunk) => (logs.worker += chunk) }),
+      startWorker({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, { onOutput: (chunk) => (logs.worker += chunk) }),
     ]);
 
     creator = await createTestUser();
@@ -187,6 +171,7 @@ describe('Observability (metrics, traces, logs)', function () {
         // Workflow spans are exported when they end, after the last attempt.
         return attempts.length >= 2 && spans.some((span) => span.name === 'RunWorkflow:webhookDelivery') ? spans : undefined;
       }, 30_000, 'both delivery attempts in the trace of the sign request');
+      expect([...otlp.encodings()].sort()).to.deep.equal(['json', 'protobuf']);
       const names = trace.map((span) => `${span.service} ${span.name}`);
       expect(names).to.include.members([
         'rally-api POST /v1/petitions/:id/signatures',
@@ -202,12 +187,16 @@ describe('Observability (metrics, traces, logs)', function () {
   });
 
   describe('Temporal Web UI', () => {
-    it('shows a memo summary naming the petition and the endpoint host, and finds the workflows by business id', async () => {
+    it('shows a memo summary naming the petition and the endpoint host, and finds the workflows by business id and delivery outcome', async () => {
       const { client } = testEnvironment().temporal;
-      const delivery = await client.workflow.getHandle(deliveryId).describe();
+      const handle = client.workflow.getHandle(deliveryId);
+      await handle.result();
+      await captureHistory('webhook-delivery-outcome-searchable', handle);
+      const delivery = await handle.describe();
       expect(delivery.memo?.summary).to.equal(`Webhook signature.created for "Plant trees along the river" to ${new URL(receiver.url('/hook')).host}`);
       expect(delivery.typedSearchAttributes.get(RallyWebhookEndpointId)).to.equal(endpointId);
       expect(delivery.typedSearchAttributes.get(RallyPetitionId)).to.equal(petitionId);
+      expect(delivery.typedSearchAttributes.get(RallyDeliveryOutcome)).to.equal('delivered');
       const petition = await client.workflow.getHandle(`petition-${petitionId}`).describe();
       expect(petition.memo?.summary).to.equal('Petition "Plant trees along the river"');
       const found = await eventually(async () => {
@@ -216,6 +205,13 @@ describe('Observability (metrics, traces, logs)', function () {
         return types.includes('webhookDelivery') && types.includes('petitionLifecycle') ? types : undefined;
       }, 30_000, 'the list query finding both workflows');
       expect(found).to.include.members(['webhookDelivery', 'petitionLifecycle']);
+      const byOutcome = async (outcome: string) => {
+        const ids: string[] = [];
+        for await (const execution of client.workflow.list({ query: `RallyWebhookEndpointId = "${endpointId}" AND RallyDeliveryOutcome = "${outcome}"` })) ids.push(execution.workflowId);
+        return ids;
+      };
+      expect(await eventually(async () => ((await byOutcome('delivered')).length > 0 ? byOutcome('delivered') : undefined), 30_000, 'the outcome searchable')).to.deep.equal([deliveryId]);
+      expect(await byOutcome('failed')).to.deep.equal([]);
     });
   });
 

@@ -1,7 +1,27 @@
-// A local OpenTelemetry collector for tests: it accepts OTLP/HTTP JSON trace exports (POST /v1/traces),
-// as a real collector does, and keeps every span with the service that sent it.
+// A local OpenTelemetry collector for tests: it accepts OTLP/HTTP trace exports (POST /v1/traces) in
+// both encodings a real collector takes, protobuf and JSON, and keeps every span with its service.
+// Protobuf is decoded with the OTLP message definitions the exporters themselves are built from.
+import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+type ProtobufRequest = { decode(bytes: Uint8Array): unknown; toObject(message: unknown, options: object): OtlpExport };
+const otlpProto = (createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
+  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtobufRequest } } } } };
+}).opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+
+/** Protobuf body → the same shape as OTLP/JSON (ids as hex, kinds as numbers). */
+function decodeProtobuf(body: Buffer): OtlpExport {
+  const message = otlpProto.decode(body);
+  const json = otlpProto.toObject(message, { longs: String, enums: Number, bytes: String });
+  const hex = (base64: string | undefined) => Buffer.from(base64 ?? '', 'base64').toString('hex');
+  for (const resourceSpan of json.resourceSpans ?? []) {
+    for (const scope of resourceSpan.scopeSpans ?? []) {
+      for (const span of scope.spans ?? []) Object.assign(span, { traceId: hex(span.traceId), spanId: hex(span.spanId), parentSpanId: hex(span.parentSpanId) });
+    }
+  }
+  return json;
+}
 
 export type ReceivedSpan = {
   service: string;
@@ -26,19 +46,23 @@ type OtlpExport = {
 const plain = (value: OtlpValue) => value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue;
 const attributes = (list: OtlpAttribute[] = []) => Object.fromEntries(list.map((attribute) => [attribute.key, plain(attribute.value)]));
 
-export type OtlpReceiver = { endpoint: string; spans(): ReceivedSpan[]; close(): Promise<void> };
+export type OtlpReceiver = { endpoint: string; spans(): ReceivedSpan[]; encodings(): Set<string>; close(): Promise<void> };
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const encodings = new Set<string>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== '/v1/traces' || !String(request.headers['content-type']).includes('json')) {
+      const type = String(request.headers['content-type']);
+      if (request.method !== 'POST' || request.url !== '/v1/traces' || !/json|protobuf/.test(type)) {
         response.writeHead(415).end();
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpExport;
+      const raw = Buffer.concat(chunks);
+      const body = type.includes('protobuf') ? decodeProtobuf(raw) : JSON.parse(raw.toString('utf8')) as OtlpExport;
+      encodings.add(type.includes('protobuf') ? 'protobuf' : 'json');
       for (const resourceSpan of body.resourceSpans ?? []) {
         const service = String(attributes(resourceSpan.resource?.attributes)['service.name']);
         for (const scope of resourceSpan.scopeSpans ?? []) {
@@ -55,6 +79,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans: () => [...spans],
+    encodings: () => new Set(encodings),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
