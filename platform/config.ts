@@ -24,6 +24,8 @@ export type Config = Readonly<{
     tls: TemporalTls | undefined;
     apiKey: string | undefined;
   }>;
+  /** A workflow bundle prepared ahead (`npm run build:workflows`); undefined: bundle at worker start. */
+  workflowBundlePath: string | undefined;
   /** SIGTERM: how long /health/ready answers 503 before the API stops accepting; how long worker activities may finish. */
   shutdown: Readonly<{ apiReadinessDelayMs: number; workerGraceMs: number }>;
   keyGracePeriodMs: number;
@@ -295,6 +297,8 @@ export function loadConfig(env: Env = process.env): Config {
       tls: temporalTls(env),
       apiKey: env.TEMPORAL_API_KEY || undefined,
     }),
+    // Production starts from the prepared bundle when there is one; development bundles the code it has.
+    workflowBundlePath: env.RALLY_WORKFLOW_BUNDLE || (mode === 'production' ? 'dist/workflow-bundle.js' : undefined),
     shutdown: Object.freeze({
       // Behind a load balancer, readiness must fail for a few probe intervals before connections close.
       apiReadinessDelayMs: delay(env, 'RALLY_API_SHUTDOWN_DELAY', mode === 'production' ? '5s' : '0s'),
