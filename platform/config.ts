@@ -26,6 +26,10 @@ export type Config = Readonly<{
     tls: TemporalTls | undefined;
     apiKey: string | undefined;
   }>;
+  /** Overrides of temporal.yaml's dev server for `npm start` (ports and state file); undefined: as the file says. */
+  temporalDevServer: Readonly<{ port: number | undefined; uiPort: number | undefined; dbFile: string | undefined }>;
+  /** A workflow bundle prepared ahead (`npm run build:workflows`); undefined: bundle at worker start. */
+  workflowBundlePath: string | undefined;
   /** SIGTERM: how long /health/ready answers 503 before the API stops accepting; how long worker activities may finish. */
   shutdown: Readonly<{ apiReadinessDelayMs: number; workerGraceMs: number }>;
   keyGracePeriodMs: number;
@@ -365,6 +369,13 @@ export function loadConfig(env: Env = process.env): Config {
       tls: temporalTls(env),
       apiKey: env.TEMPORAL_API_KEY || undefined,
     }),
+    temporalDevServer: Object.freeze({
+      port: env.RALLY_TEMPORAL_DEV_PORT ? positiveInteger(env, 'RALLY_TEMPORAL_DEV_PORT', 7233, 65_535) : undefined,
+      uiPort: env.RALLY_TEMPORAL_UI_PORT ? positiveInteger(env, 'RALLY_TEMPORAL_UI_PORT', 8233, 65_535) : undefined,
+      dbFile: env.RALLY_TEMPORAL_DB_FILE || undefined,
+    }),
+    // Production starts from the prepared bundle when there is one; development bundles the code it has.
+    workflowBundlePath: env.RALLY_WORKFLOW_BUNDLE || (mode === 'production' ? 'dist/workflow-bundle.js' : undefined),
     shutdown: Object.freeze({
       // Behind a load balancer, readiness must fail for a few probe intervals before connections close.
       apiReadinessDelayMs: delay(env, 'RALLY_API_SHUTDOWN_DELAY', mode === 'production' ? '5s' : '0s'),

@@ -7,7 +7,7 @@ import { loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
 import { createDatabasePool } from '../db/pool.ts';
-import { createRallyWorker } from './create-worker.ts';
+import { createRallyWorker, preparedBundle } from './create-worker.ts';
 import { ensureSchedules } from './schedules.ts';
 import { startEventDispatcher } from './event-dispatcher.ts';
 import { installTemporalRuntime, serveWorkerMetrics, workerObservabilityOptions } from './observability.ts';
@@ -29,7 +29,10 @@ const clientConnection = await Connection.connect(temporalConnectionOptions(conf
 const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });
 await ensureSchedules(client, config.temporal.taskQueue);
 
+const workflowBundle = preparedBundle(config.workflowBundlePath);
+if (config.workflowBundlePath) log.info(workflowBundle ? 'using the prepared workflow bundle' : 'no prepared workflow bundle; bundling the workflows now', { path: config.workflowBundlePath });
 const worker = await createRallyWorker({
+  workflowBundle,
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { describeExit, spawnPrefixed, stopChild } from './child-process.ts';
-import type { PrefixedChild } from './child-process.ts';
+import type { ChildExit, PrefixedChild } from './child-process.ts';
 import type { SearchAttributeType } from './temporal-settings.ts';
 
 export type TemporalDevServerOptions = Readonly<{
@@ -27,8 +27,9 @@ export type TemporalDevServer = Readonly<{
   /** host:port of the gRPC frontend, the value for TEMPORAL_ADDRESS. */
   address: string;
   uiUrl: string;
-  /** Settles when the server process ends, whether stopped or crashed. */
-  exited: Promise<void>;
+  pid: number | undefined;
+  /** Settles when the server process ends, whether stopped or crashed, saying how. */
+  exited: Promise<ChildExit>;
   stop(): Promise<void>;
 }>;
 
@@ -91,5 +92,5 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     throw error;
   }
   options.log(`Temporal dev server ready on ${address}; Web UI at ${uiUrl}`);
-  return { address, uiUrl, exited: server.exited.then(() => undefined), stop };
+  return { address, uiUrl, pid: server.process.pid, exited: server.exited, stop };
 }
