@@ -61,10 +61,11 @@ function spawnRally(entry: string, env: Record<string, string>, options: SpawnOp
   };
 }
 
+/** An API process on a free port, or on `env.PORT` (a restart after a kill keeps its address). */
 export async function startApi(env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<RunningApi> {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const api = spawnRally('api/main.ts', { PORT: String(port), ...env }, options);
+  const api = spawnRally('api/main.ts', { ...env, PORT: String(port) }, options);
   // Generous: on a machine shared by many test runs, loading the TypeScript alone can take 30 s.
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
@@ -109,5 +110,7 @@ export function runRallyCli(args: string[], env: Record<string, string> = {}): P
   return promisify(execFile)(process.execPath, ['bin/rally.js', ...args], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_IDP_PORT: String(identityProviderPort), PUBLIC_URL, ...env },
+    // `loadtest users` prints a token per line: thousands of them are megabytes.
+    maxBuffer: 64 * 1024 * 1024,
   });
 }

@@ -13,6 +13,7 @@ export const INVALID_UTF8 = '\u0001not-utf-8\u0001';
 export const INVALID_UTF8_BYTES = Buffer.from([0xff, 0xfe, 0xc3, 0x28]);
 
 const HUGE = 100_000;
+const URL_LONG = 4_000;
 const MAX_PLAUSIBLE_DEPTH = 4;
 
 function typesOf(schema: Schema): string[] {
@@ -110,11 +111,19 @@ export function jsonBytes(value: unknown): Buffer {
   return Buffer.concat(parts.flatMap((part, index) => (index === 0 ? [Buffer.from(part)] : [INVALID_UTF8_BYTES, Buffer.from(part)])));
 }
 
-const hostileStrings: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('a'.repeat(HUGE), 'é'.repeat(HUGE), '\u0000', 'a\u0000b', INVALID_UTF8, `x${INVALID_UTF8}y`, '\ud800', 'a\udfffb', '', ' ', '%00', '../../etc/passwd', '\u202e\ufeff', "'; DROP TABLE users; --"),
-  fc.string({ unit: 'binary', maxLength: 64 }),
-  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }).map((text) => text.repeat(Math.ceil(HUGE / text.length)).slice(0, HUGE)),
-);
+/** Strange text of any length up to `huge` characters. */
+function strangeStrings(huge: number): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom('a'.repeat(huge), 'é'.repeat(huge / 2), '\u0000', 'a\u0000b', INVALID_UTF8, `x${INVALID_UTF8}y`, '\ud800', 'a\udfffb', '', ' ', '%00', '../../etc/passwd', '\u202e\ufeff', "'; DROP TABLE users; --"),
+    fc.string({ unit: 'binary', maxLength: 64 }),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }).map((text) => text.repeat(Math.ceil(huge / text.length)).slice(0, huge)),
+  );
+}
+
+const hostileStrings = strangeStrings(HUGE);
+// A URL longer than Node's 16 KiB header limit never reaches Rally (its 431 is checked too, but
+// rarely): most long path and query values stay below it.
+const urlStrings = fc.oneof({ weight: 6, arbitrary: strangeStrings(URL_LONG) }, { weight: 1, arbitrary: hostileStrings });
 
 const hostileNumbers: fc.Arbitrary<number> = fc.oneof(
   fc.constantFrom(2 ** 63, -(2 ** 63), 2 ** 31, -(2 ** 31) - 1, 1e308, -1e308, 5e-324, -1, 0, 1.5, -0.5, Number.MAX_SAFE_INTEGER + 2),
@@ -144,7 +153,7 @@ export function hostile(schema: Schema): fc.Arbitrary<unknown> {
 /** Text for a path segment or query value: garbage, hostile strings, or a plausible value. */
 export function hostileText(schema: Schema): fc.Arbitrary<string> {
   return fc.oneof(
-    hostileStrings,
+    urlStrings,
     hostileNumbers.map(String),
     fc.constantFrom('', '0', '-1', 'true', 'null', 'undefined', 'NaN', '1e309', '9223372036854775808', '0000-00-00', '%', '%ZZ', '%C3%28', '..', '.', '*'),
     plausible(schema).map((value) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '')),
