@@ -7,9 +7,9 @@
 //
 // Answers served from memory repeat the same `data` object on every request. When that object is
 // frozen (nothing can change it after it was checked), its checked and stripped copy is remembered
-// per route and status, with the envelope's fields the schema kept, and later answers with it skip
-// the copy and the validation: the envelope around it (meta, pagination) is built by context.ts and
-// has one shape.
+// per route and status, as JSON, with the envelope's fields the schema kept; later answers with it
+// skip the copy, the validation and the serialization of `data` (the JSON is spliced into the
+// envelope): the envelope around it (meta, pagination) is built by context.ts and has one shape.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../platform/logger.ts';
@@ -55,7 +55,7 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
       return validators.get(status)!;
     };
     const declared = Object.keys(route.responses).join(', ');
-    type Checked = { data: unknown; envelope: string[] };
+    type Checked = { json: string; envelope: string[] };
     const checkedData = new Map<number, WeakMap<object, Checked>>();
     const checkedOf = (status: number) => {
       if (!checkedData.has(status)) checkedData.set(status, new WeakMap());
@@ -75,7 +75,12 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
       const checked = data && checkedOf(status).get(data);
       if (checked) {
         const body = ctx.body as Record<string, unknown>;
-        ctx.body = Object.fromEntries(checked.envelope.map((field) => [field, field === 'data' ? checked.data : body[field]]));
+        const fields = checked.envelope
+          .filter((field) => field === 'data' || body[field] !== undefined)
+          .map((field) => `${JSON.stringify(field)}:${field === 'data' ? checked.json : JSON.stringify(body[field])}`);
+        const type = ctx.type;
+        ctx.body = `{${fields.join(',')}}`;
+        ctx.type = type;
         return;
       }
       // A copy as it will go on the wire (dates as strings), so stripping never touches shared objects.
@@ -86,7 +91,7 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
         if (options.strict) throw new ResponseContractError(`${route.operationId} answered ${status} with a body its schema refuses: ${problems}`);
         options.log.warn('response does not match its schema', { operation: route.operationId, status, errors: problems });
       }
-      if (valid && data) checkedOf(status).set(data, { data: (answer as { data: unknown }).data, envelope: Object.keys(answer as object) });
+      if (valid && data) checkedOf(status).set(data, { json: JSON.stringify((answer as { data: unknown }).data), envelope: Object.keys(answer as object) });
       const type = ctx.type;
       ctx.body = answer;
       if (type) ctx.type = type;
