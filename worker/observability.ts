@@ -6,6 +6,7 @@
 import { Runtime, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import type { LogLevel as TemporalLogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { createRequire } from 'node:module';
+import type { OpenTelemetryWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions.js';
 import type { DatabasePool } from 'slonik';
 import type { Config, LogLevel } from '../platform/config.ts';
 import { withLogContext, writeLog } from '../platform/logger.ts';
@@ -83,7 +84,7 @@ export function workerObservabilityOptions(): Pick<WorkerOptions, 'interceptors'
   // Loaded only with tracing on, like the SDK itself (platform/telemetry.ts).
   const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
     load('@temporalio/interceptors-opentelemetry/lib/worker/index.js') as typeof import('@temporalio/interceptors-opentelemetry/lib/worker/index.js');
-  const sinks: InjectedSinks<Record<string, never>> = { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } as never;
+  const sinks: InjectedSinks<{ exporter: OpenTelemetryWorkflowExporter }> = { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) };
   return {
     interceptors: {
       // The OTel interceptor first, so the log context runs inside the activity's span (trace_id in its lines).
