@@ -10,8 +10,8 @@
 // retry workflow (webhookDelivery, id = the delivery id), started as an abandoned child so it lives
 // on after the batch; the delivery keeps its id and its five backed-off retries, and carries the memo
 // summary and RallyPetitionId its own start would have had (only a child's id and type are checked on
-// replay, so adding them changed no recorded run). If the worker dies,
-// the task is retried and the activity sends only what is still pending (at least once).
+// replay, so adding them changed no recorded run). If the worker dies, the task is retried and the
+// activity sends only what is still pending (at least once).
 import { ParentClosePolicy, proxyLocalActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { BatchInput, WebhookBatchActivities } from '../activities/webhook-batches.ts';
 import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from './search-attributes.ts';
