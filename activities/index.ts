@@ -5,6 +5,7 @@ import { createMaintenanceActivities } from './maintenance.ts';
 import { createPetitionActivities } from './petitions.ts';
 import { createRankingActivities } from './rankings.ts';
 import { createAnalyticsActivities } from './analytics.ts';
+import { createFraudWatchActivities } from './fraud-watch.ts';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { createNotificationActivities } from './notifications.ts';
 import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
@@ -30,6 +31,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createPetitionActivities({ db: deps.db }),
     ...createRankingActivities({ db: deps.db }),
     ...createAnalyticsActivities({ db: deps.db }),
+    ...createFraudWatchActivities({ db: deps.db, settings: config.fraudWatch }),
     ...createNotificationActivities({ db: deps.db }),
     // One HTTP agent for first attempts and retries: they reach the same receivers.
     ...createWebhookActivities(webhooks),

@@ -8,8 +8,12 @@ import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import type { DatabasePool } from 'slonik';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../platform/config.ts';
+import { countWebhookAttempt } from '../platform/metrics.ts';
+import { createLogger } from '../platform/logger.ts';
+import { endpointHost } from '../core/workflow-client/summaries.ts';
 import { createSecretBox, signPayload, signPayloadV2, type SecretBox } from '../core/webhooks/signing-secrets.ts';
 import { createWebhookAgent, postWebhook, type AttemptReport } from './webhook-http.ts';
+import { createDestinationBudget, type DestinationBudget } from '../core/webhooks/destination-budget.ts';
 import { finishDeliveryFailed, loadDeliveryContext, recordAttempt, type DeliveryContext } from '../core/webhooks/delivery-attempts.ts';
 
 export type WebhookActivityDependencies = {
@@ -18,13 +22,17 @@ export type WebhookActivityDependencies = {
   secrets: SecretBox;
   allowPrivate: boolean;
   deactivateAfterMs: number;
+  destinations: DestinationBudget;
   /** The ceiling of an endpoint's delivery window (RALLY_WEBHOOK_ENDPOINT_CONCURRENCY). */
   endpointConcurrency: number;
 };
 
 export function webhookDependencies(db: DatabasePool, config: Config): WebhookActivityDependencies {
-  const { allowPrivate, deactivateAfterMs, endpointConcurrency } = config.webhooks;
-  return { db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs, endpointConcurrency };
+  const { allowPrivate, deactivateAfterMs, hostConcurrency, endpointConcurrency } = config.webhooks;
+  return {
+    db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs,
+    destinations: createDestinationBudget(hostConcurrency), endpointConcurrency,
+  };
 }
 
 /** `priorAttempts`: attempts already made for this delivery (its first one, by a batch) before this workflow. */
@@ -40,6 +48,8 @@ export const WEBHOOK_FAILURES = {
 } as const;
 
 const JITTER = 0.2;
+// Each line also names its workflow, run, activity and attempt (worker/observability.ts).
+const log = createLogger('webhooks');
 
 export function retryDelayMs(retryInitialMs: number, attempt: number): number {
   const base = retryInitialMs * 2 ** (attempt - 1);
@@ -72,19 +82,40 @@ function signedHeaders(context: DeliveryContext, body: string, secrets: SecretBo
   return headers;
 }
 
+/** No slot of the destination freed in time (destination-budget.ts): a failed attempt, as if the receiver were slow. */
+function busyAsReport(destinations: DestinationBudget, outcome: AttemptReport | 'busy'): AttemptReport {
+  if (outcome !== 'busy') return outcome;
+  return { statusCode: null, latencyMs: 0, error: `${destinations.perDestination} deliveries were already in flight to this destination`, excerpt: null, refused: false };
+}
+
 /**
  * THE send path of one attempt, for the batches and the retries alike: the payload, signed at this
  * moment, posted to the endpoint. It reports what happened and never throws for the receiver's sake.
  */
-export function sendAttempt(deps: WebhookActivityDependencies, context: DeliveryContext, timeoutMs: number): Promise<AttemptReport> {
+export async function sendAttempt(deps: WebhookActivityDependencies, context: DeliveryContext, timeoutMs: number): Promise<AttemptReport> {
   const body = webhookBody(context);
-  return postWebhook(deps.http, { url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs, allowPrivate: deps.allowPrivate });
+  // Within the destination's budget across endpoints (core/webhooks/destination-budget.ts).
+  const outcome = await deps.destinations.withSlot(context.url, timeoutMs, (remainingMs) => postWebhook(deps.http, {
+    url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs: remainingMs, allowPrivate: deps.allowPrivate,
+  }));
+  return busyAsReport(deps.destinations, outcome);
 }
 
 /** What an attempt means for its delivery: the last allowed attempt and refused addresses are final. */
 export function outcomeOf(report: AttemptReport, attempt: number, maxAttempts: number): 'delivered' | 'retrying' | 'failed' {
   if (report.error === null) return 'delivered';
   return report.refused || attempt >= maxAttempts ? 'failed' : 'retrying';
+}
+
+/** An attempt as operators see it: counted in the metrics and logged (a final failure as a warning). */
+export function observeAttempt(seen: { deliveryId: string; endpointId: string; url: string; attempt: number; outcome: 'delivered' | 'retrying' | 'failed'; report: AttemptReport }): void {
+  const { report, outcome } = seen;
+  countWebhookAttempt(outcome, seen.attempt, report.latencyMs / 1000);
+  (outcome === 'failed' ? log.warn : log.debug)('webhook attempt', {
+    // `attempt` in the line is the activity's own (from the log context); the delivery counts its attempts over its whole life.
+    delivery_id: seen.deliveryId, delivery_attempt: seen.attempt, endpoint_id: seen.endpointId, host: endpointHost(seen.url), outcome, status_code: report.statusCode,
+    latency_ms: report.latencyMs, error: report.error,
+  });
 }
 
 export function createWebhookActivities(deps: WebhookActivityDependencies) {
@@ -112,6 +143,7 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         deliveryId: input.deliveryId, endpointId: context.endpoint_id, attempt, attemptedAt, outcome,
         statusCode: report.statusCode, latencyMs: report.latencyMs, error: report.error, excerpt: report.excerpt,
       }, deps.deactivateAfterMs);
+      observeAttempt({ deliveryId: input.deliveryId, endpointId: context.endpoint_id, url: context.url, attempt, outcome, report });
       if (delivered) return 'delivered';
       if (report.refused) throw ApplicationFailure.nonRetryable(report.error ?? 'address refused', WEBHOOK_FAILURES.addressRefused);
       if (final) throw ApplicationFailure.nonRetryable(`attempt ${attempt} of ${input.maxAttempts} failed: ${report.error}`, WEBHOOK_FAILURES.deliveryFailed);

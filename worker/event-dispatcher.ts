@@ -24,6 +24,9 @@ import type { PetitionStatus } from '../core/vocabulary.ts';
 import { queuePendingEmails } from '../core/notifications/emails.ts';
 import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
 import { claimDeliveryBatches, dispatchEventBatch, forgetStartedBatches, unstartedBatches, type DeliveryBatch } from '../core/events/dispatch-queries.ts';
+import { withTraceCarrier } from '../platform/trace-context.ts';
+import { metrics } from '../platform/metrics.ts';
+import { deliveryBatchSummary, petitionSummary } from '../core/workflow-client/summaries.ts';
 
 // Large batches: the outbox is first in, first out, so a burst must be turned into rows quickly for the
 // events behind it (10,000 events take well under a second in batches of 2,000).
@@ -60,19 +63,22 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     timeoutMs: config.webhookTimeoutMs, retryInitialMs: config.webhookRetryInitialMs, maxAttempts: WEBHOOK_MAX_ATTEMPTS,
   });
   // The start calls run while batch rows are locked: a Temporal that hangs must not hold them long.
+  // Started inside the trace of the request that wrote the first event, so the delivery joins that trace.
   async function start(batch: DeliveryBatch): Promise<void> {
-    await options.temporal
+    await withTraceCarrier(batch.trace_context, () => options.temporal
       .withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.start(webhookDeliveryBatch, {
         workflowId: webhookBatchWorkflowId(batch.id),
         taskQueue: config.temporal.taskQueue,
         args: [input(batch)],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        memo: { summary: deliveryBatchSummary(batch) },
         typedSearchAttributes: [
           { key: RallyWebhookEndpointId, value: batch.endpoint_id },
           { key: RallyWebhookDeliveryId, value: batch.delivery_ids },
           { key: RallyEntityType, value: 'webhook_delivery_batch' },
+          ...(batch.petition_id ? [{ key: RallyPetitionId, value: batch.petition_id }] : []),
         ],
-      }))
+      })))
       .catch((error: unknown) => {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       });
@@ -123,6 +129,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
         args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
         signal: milestoneReachedSignal,
         signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
+        memo: { summary: petitionSummary(crossing.title) },
         typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
       });
       await markMilestoneSignalled(db, crossing.petition_id, crossing.threshold);
@@ -150,6 +157,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
         again = (await round()) || woken;
       } catch (error) {
         // Logged once per distinct failure, not once per second while Temporal or the database is down.
+        metrics.dispatchFailures.inc();
         const message = error instanceof Error ? error.message : String(error);
         if (message !== lastError) log.warn('dispatch round failed; retrying', { error: message });
         lastError = message;

@@ -16,7 +16,9 @@ export { inviteDecisionMakers, decisionMakerInvitationWorkflowId } from './decis
 export { responseTokenExpiry, responseTokenWorkflowId, respondedSignal } from './response-token.ts';
 export { refreshPetitionRankings } from './refresh-petition-rankings.ts';
 export { foldSignatureRollups } from './fold-signature-rollups.ts';
+export { fraudWatch } from './fraud-watch.ts';
 export { purgeOAuthArtifacts } from './purge-oauth-artifacts.ts';
+export { purgeAbandonedUploads } from './purge-abandoned-uploads.ts';
 export { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from './organization-invitation.ts';
 export { notificationEmails, notificationEmailsWorkflowId, emailsPendingSignal } from './notification-emails.ts';
 export { milestoneReachedSignal } from './petition-milestones.ts';

@@ -13,5 +13,6 @@ export const RallyOrganizationId = defineSearchAttributeKey('RallyOrganizationId
 export const RallyUserId = defineSearchAttributeKey('RallyUserId', SearchAttributeType.KEYWORD);
 export const RallyModerationTarget = defineSearchAttributeKey('RallyModerationTarget', SearchAttributeType.KEYWORD);
 export const RallyModerationState = defineSearchAttributeKey('RallyModerationState', SearchAttributeType.KEYWORD);
+export const RallyDeliveryOutcome = defineSearchAttributeKey('RallyDeliveryOutcome', SearchAttributeType.KEYWORD);
 
-export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyWebhookDeliveryId, RallyEntityType, RallyMediaId, RallyOrganizationId, RallyUserId, RallyModerationTarget, RallyModerationState];
+export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyWebhookDeliveryId, RallyEntityType, RallyMediaId, RallyOrganizationId, RallyUserId, RallyModerationTarget, RallyModerationState, RallyDeliveryOutcome];

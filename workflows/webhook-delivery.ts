@@ -10,8 +10,9 @@
 //
 // Runs recorded before batches existed made the first attempt here too (no priorAttempts): the
 // `patched` marker keeps their histories replaying as they were recorded.
-import { ActivityFailure, patched, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, patched, proxyActivities, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { AttemptInput, WebhookActivities } from '../activities/webhooks.ts';
+import { RallyDeliveryOutcome } from './search-attributes.ts';
 
 /** `firstRetryDelayMs`: when priorAttempts > 0, how long to wait before the next attempt (chosen, with jitter, by the batch). */
 export type WebhookDeliveryInput = AttemptInput & { firstRetryDelayMs?: number };
@@ -39,11 +40,20 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
     // A durable timer: the wait between the batch's attempt and this one survives restarts.
     if (priorAttempts > 0 && input.firstRetryDelayMs) await sleep(input.firstRetryDelayMs);
     const outcome = await attemptDelivery({ ...input, priorAttempts });
-    return { deliveryId: input.deliveryId, status: outcome };
+    return finished({ deliveryId: input.deliveryId, status: outcome });
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     // Usually already recorded by the last attempt; this covers attempts lost to crashes and timeouts.
     await markDeliveryFailed({ deliveryId: input.deliveryId, reason: error.cause?.message ?? error.message });
-    return { deliveryId: input.deliveryId, status: 'failed' };
+    return finished({ deliveryId: input.deliveryId, status: 'failed' });
   }
+}
+
+/** Added after histories were recorded without it; those replay without the search attribute. */
+export const DELIVERY_OUTCOME_PATCH = 'delivery-outcome-search-attribute';
+
+// The outcome becomes searchable in the Web UI: RallyWebhookEndpointId = "…" AND RallyDeliveryOutcome = "failed".
+function finished(result: WebhookDeliveryResult): WebhookDeliveryResult {
+  if (patched(DELIVERY_OUTCOME_PATCH)) upsertSearchAttributes([{ key: RallyDeliveryOutcome, value: result.status }]);
+  return result;
 }

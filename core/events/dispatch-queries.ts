@@ -98,13 +98,38 @@ export function claimDeliveryBatches(tx: DatabaseTransactionConnection, options:
   `);
 }
 
-export const DeliveryBatch = z.object({ id: z.string(), endpoint_id: z.string(), delivery_ids: z.array(z.string()) });
+export const DeliveryBatch = z.object({
+  id: z.string(),
+  endpoint_id: z.string(),
+  delivery_ids: z.array(z.string()),
+  /** What the Web UI shows of the batch (its memo) and searches it by, from its first delivery. */
+  endpoint_url: z.string(),
+  event_type: z.string(),
+  /** The petition, when every delivery of the batch is about the same one. */
+  petition_id: z.string().nullable(),
+  petition_title: z.string().nullable(),
+  /** The trace of the request that wrote the first event (first dispatch only; a replay is a trace of its own). */
+  trace_context: z.record(z.string(), z.string()).nullable(),
+});
 export type DeliveryBatch = z.infer<typeof DeliveryBatch>;
 
 /** Batches whose workflows may not be started yet, oldest first, locked until the caller's transaction ends. */
 export function unstartedBatches(tx: DatabaseTransactionConnection, limit: number) {
   return tx.any(sql.type(DeliveryBatch)`
-    SELECT id, endpoint_id, delivery_ids FROM webhook_delivery_batches ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    SELECT b.id, b.endpoint_id, b.delivery_ids, ep.url AS endpoint_url, first.event_type,
+      CASE WHEN about.petitions = 1 THEN first.petition_id END AS petition_id, CASE WHEN about.petitions = 1 THEN first.petition_title END AS petition_title,
+      first.trace_context
+    FROM webhook_delivery_batches b
+    JOIN webhook_endpoints ep ON ep.id = b.endpoint_id
+    CROSS JOIN LATERAL (
+      SELECT e.type AS event_type, e.petition_id, p.title AS petition_title, CASE WHEN d.cause = 'event' THEN e.trace_context END AS trace_context
+      FROM webhook_deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN petitions p ON p.id = e.petition_id
+      WHERE d.id = b.delivery_ids[1]
+    ) first
+    CROSS JOIN LATERAL (
+      SELECT count(DISTINCT e.petition_id) AS petitions FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ANY(b.delivery_ids)
+    ) about
+    ORDER BY b.created_at LIMIT ${limit} FOR UPDATE OF b SKIP LOCKED
   `);
 }
 

@@ -16,6 +16,7 @@ import { canRead, knowsOf, type PetitionAccessFacts, type Viewer } from '../peti
 import { sql } from '../../db/sql.ts';
 import { Conflict, DomainError, Forbidden, NotFound } from '../errors/domain-error.ts';
 import { signBatchStatement, type BatchOutcome, type BatchPetition } from './sign-statement.ts';
+import type { RememberAnswer } from '../idempotency/remembered-answers.ts';
 
 export { COUNTER_SHARDS } from './sign-statement.ts';
 
@@ -51,6 +52,19 @@ export type SignAnswer = { ok: true; result: SignResult } | { ok: false; error: 
  * request that threw fails.
  */
 export type SignRequest = { input: SignatureInput; withinWrite?: (tx: DatabaseTransactionConnection, answer: SignAnswer) => Promise<void> };
+
+/**
+ * The seam's use by the API: with an Idempotency-Key, the request's 201 commits with its signature, so
+ * a retry after a connection reset (the API died between commit and answer) replays it.
+ */
+export function rememberedWithSignature(remember: RememberAnswer | undefined): SignRequest['withinWrite'] {
+  if (!remember) return undefined;
+  return async (tx, answer) => {
+    if (!answer.ok) return;
+    const { created_at: _createdAt, ...data } = answer.result;
+    await tx.query(sql.typeAlias('void')`${remember(sql.fragment`${sql.jsonb(data)}`)}`);
+  };
+}
 
 const PetitionFacts = z.object({
   id: z.string(), creator_id: z.string(), org_id: z.string().nullable(), status: z.enum(['draft', 'active', 'closed', 'victory', 'under_review']),

@@ -137,6 +137,9 @@ export async function startBenchEnvironment(
     RALLY_TASK_QUEUE: temporal.taskQueue,
     RALLY_RATE_LIMIT_RPS: UNLIMITED,
     RALLY_RATE_LIMIT_BURST: UNLIMITED,
+    // All load comes from one address and one email domain; the signing throttle still does its work.
+    RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: UNLIMITED,
+    RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: UNLIMITED,
   };
   await startApi(serviceEnv, apiUrl, cleanup, log);
   return { apiUrl, databaseUrl, temporalAddress: temporal.address, serviceEnv, load: options.load, log };

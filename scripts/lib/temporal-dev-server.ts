@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { describeExit, spawnPrefixed, stopChild } from './child-process.ts';
-import type { PrefixedChild } from './child-process.ts';
+import type { ChildExit, PrefixedChild } from './child-process.ts';
 import type { SearchAttributeType } from './temporal-settings.ts';
 
 export type TemporalDevServerOptions = Readonly<{
@@ -21,15 +21,20 @@ export type TemporalDevServerOptions = Readonly<{
   log: (line: string) => void;
   /** How long to wait for the frontend to answer. */
   readyTimeoutMs?: number;
+  /** Drops the server's own output (tests that strain it on purpose, where its warnings are expected). */
+  quiet?: boolean;
 }>;
 
 export type TemporalDevServer = Readonly<{
   /** host:port of the gRPC frontend, the value for TEMPORAL_ADDRESS. */
   address: string;
   uiUrl: string;
-  /** Settles when the server process ends, whether stopped or crashed. */
-  exited: Promise<void>;
+  pid: number | undefined;
+  /** Settles when the server process ends, whether stopped or crashed, saying how. */
+  exited: Promise<ChildExit>;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash or the OOM killer would: the SQLite file is left as it was at that instant. */
+  kill(): Promise<void>;
 }>;
 
 const DEFAULT_NAMESPACE = 'default'; // always created by the dev server; naming it again is an error
@@ -78,6 +83,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   options.log(`starting the Temporal dev server on ${address}` +
     (options.dbFile ? ` (state in ${options.dbFile})` : ' (in memory)') + '…');
   const server = spawnPrefixed({ name: 'temporal', command: options.cliPath, args: devServerArgs(options, ip) });
+  if (options.quiet) server.silence();
   const stop = async (): Promise<void> => {
     // While stopping, its internal clients log a screenful of "connection refused" warnings.
     server.silence();
@@ -91,5 +97,10 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     throw error;
   }
   options.log(`Temporal dev server ready on ${address}; Web UI at ${uiUrl}`);
-  return { address, uiUrl, exited: server.exited.then(() => undefined), stop };
+  const kill = async (): Promise<void> => {
+    server.silence();
+    server.process.kill('SIGKILL');
+    options.log(`Temporal dev server killed (${describeExit(await server.exited)})`);
+  };
+  return { address, uiUrl, pid: server.process.pid, exited: server.exited, stop, kill };
 }
