@@ -1,6 +1,6 @@
 // `npm run worker`: the Temporal worker process. Needs DATABASE_URL and TEMPORAL_ADDRESS.
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { GracefulShutdownPeriodExpiredError, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
@@ -36,7 +36,13 @@ const worker = await createRallyWorker({
 const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseUrl, temporal: new Client({ connection: clientConnection, namespace: config.temporal.namespace }), log });
 log.info('polling', { task_queue: config.temporal.taskQueue, namespace: config.temporal.namespace });
 // Worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers) once shutdown drains.
-await worker.run();
+try {
+  await worker.run();
+} catch (error) {
+  if (!(error instanceof GracefulShutdownPeriodExpiredError)) throw error;
+  log.warn('activities still running after RALLY_WORKER_SHUTDOWN_GRACE; leaving them to Temporal to retry', { grace_ms: config.shutdown.workerGraceMs });
+  process.exitCode = 1;
+}
 await dispatcher.stop();
 await clientConnection.close();
 await connection.close();
