@@ -1,5 +1,6 @@
 // `npm run api`: the API process. Needs DATABASE_URL and TEMPORAL_ADDRESS (npm start provides both)
 // and an identity provider: OIDC_ISSUER, or the embedded one on 127.0.0.1:RALLY_IDP_PORT.
+import './telemetry.ts';
 import { Client, Connection } from '@temporalio/client';
 import { createDatabasePool } from '../db/pool.ts';
 import { createNotificationListener } from '../db/notifications.ts';
@@ -12,6 +13,8 @@ import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
 import { listen } from '../platform/http-server.ts';
 import { attachRealtime } from './realtime/websocket.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
+import { currentTracing, tracingClientInterceptors } from '../platform/telemetry.ts';
+import { SummaryMemoInterceptor } from '../core/workflow-client/summaries.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('api');
@@ -20,10 +23,10 @@ if (!config.databaseUrl || !config.temporal.address) {
   process.exit(78);
 }
 
-const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 20 });
+const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 20 });
 const notifications = await createNotificationListener(config.databaseUrl, log);
 const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
-const client = new Client({ connection, namespace: config.temporal.namespace });
+const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });
 const identity = createIdentityClient({ issuer: config.identity.issuer ?? embeddedIssuer(config), clientId: config.identity.clientId, clientSecret: config.identity.clientSecret });
 const rally = await createApp({ config, db, temporal: { connection, client }, notifications, identity, log });
 const running = await listen(rally.app, config.port, undefined, { problemTypeBase: `${config.publicUrl}/problems/`, headers: { 'X-API-Version': API_VERSION } });
@@ -48,6 +51,7 @@ async function shutdown(signal: string) {
   await connection.close();
   await db.end();
   log.info('stopped');
+  await currentTracing()?.shutdown();
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));

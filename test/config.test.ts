@@ -11,6 +11,11 @@ describe('configuration (platform/config.ts)', () => {
     expect(config.keyGracePeriodMs).to.equal(24 * 3_600_000);
     expect(config.rateLimit).to.deep.equal({ enabled: true, rps: 100, burst: 200, signPerHour: 10 });
     expect(config.trustProxy).to.equal(false);
+    expect(config.signingThrottle).to.include({ perBlockPerHour: 200, perDomainPerHour: 300 });
+    expect(config.signingThrottle.openDomains).to.include.members(['gmail.com', 'outlook.com', 'yahoo.com']);
+    expect(config.fraudWatch).to.deep.equal({ windowMs: 300_000, baselineMs: 86_400_000, multiple: 5, minSignatures: 50 });
+    expect(config.webhooks.hostConcurrency).to.equal(200);
+    expect(config.observability).to.deep.equal({ metricsToken: undefined, workerMetricsPort: undefined, otlpEndpoint: undefined, otlpProtocol: 'http/protobuf', logLevel: 'info' });
   });
 
   it('reads durations written as 500ms, 10s, 15m, 24h, 30d', () => {
@@ -25,12 +30,19 @@ describe('configuration (platform/config.ts)', () => {
     ['PORT', '70000'],
     ['RALLY_RATE_LIMIT_RPS', 'many'],
     ['RALLY_TRUST_PROXY', 'yes'],
+    ['RALLY_WEBHOOK_HOST_CONCURRENCY', '0'],
     ['DATABASE_URL', 'mysql://localhost/rally'],
     ['TEMPORAL_ADDRESS', 'localhost'],
     ['NODE_ENV', 'staging'],
+    ['RALLY_SIGN_LIMIT_OPEN_DOMAINS', 'gmail.com,not a domain'],
+    ['RALLY_FRAUD_WATCH_BASELINE', '5m'],
     ['RALLY_WORKER_SHUTDOWN_GRACE', 'forever'],
     ['RALLY_API_SHUTDOWN_DELAY', 'soon'],
     ['TEMPORAL_TLS_CERT', '/etc/rally/client.pem'],
+    ['LOG_LEVEL', 'verbose'],
+    ['RALLY_WORKER_METRICS_PORT', '99999'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
   ];
   for (const [name, value] of malformed) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

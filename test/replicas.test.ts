@@ -17,16 +17,18 @@ import { SHORT_WINDOWS, startWebhookReceiver, type WebhookReceiver } from './sup
 import { uniqueTaskQueue } from './support/workflows.ts';
 
 const SIGNERS = 60;
+const WAVE = 5;
 
 describe('2 API and 2 worker replicas on one Temporal server and one PostgreSQL', function () {
   this.timeout(300_000);
   let apis: RunningApi[];
   let workers: RallyProcess[];
   let receiver: WebhookReceiver;
+  const taskQueue = uniqueTaskQueue('replicas');
 
   before(async () => {
     receiver = await startWebhookReceiver();
-    const env = { ...SHORT_WINDOWS, RALLY_TASK_QUEUE: uniqueTaskQueue('replicas') };
+    const env = { ...SHORT_WINDOWS, RALLY_TASK_QUEUE: taskQueue };
     const started = await Promise.all([startApi(env), startApi(env), startWorker(env), startWorker(env)]);
     apis = started.slice(0, 2) as RunningApi[];
     workers = started.slice(2) as RallyProcess[];
@@ -49,12 +51,16 @@ describe('2 API and 2 worker replicas on one Temporal server and one PostgreSQL'
     expect(hook.status).to.equal(201);
     const endpointId = (await json(hook)).data.id as string;
 
-    // Signers alternate between the two APIs.
+    // Signers alternate between the two APIs, in waves, each wave delivered before the next: every
+    // wave is its own delivery work for whichever worker polls first.
     const signers = await createTokenUsers(SIGNERS);
-    const answers = await Promise.all(signers.map((signer, index) => fetch(`${apis[index % 2]!.baseUrl}/v1/petitions/${petition.id}/signatures`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signer.access_token) }, body: '{}',
-    })));
-    expect(answers.map((answer) => answer.status)).to.deep.equal(signers.map(() => 201));
+    for (let wave = 0; wave < SIGNERS / WAVE; wave += 1) {
+      const answers = await Promise.all(signers.slice(wave * WAVE, (wave + 1) * WAVE).map((signer, index) => fetch(`${apis[index % 2]!.baseUrl}/v1/petitions/${petition.id}/signatures`, {
+        method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signer.access_token) }, body: '{}',
+      })));
+      expect(answers.map((answer) => answer.status)).to.deep.equal(answers.map(() => 201));
+      await receiver.waitFor('/replicas', (wave + 1) * WAVE, 60_000);
+    }
     for (const api of apis) {
       expect((await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}`))).data.signature_count).to.equal(SIGNERS);
     }
@@ -72,11 +78,12 @@ describe('2 API and 2 worker replicas on one Temporal server and one PostgreSQL'
     expect([...receivedIds].sort()).to.deep.equal([...deliveryIds].sort());
     expect(new Set(received.map((request) => JSON.parse(request.body).id as string)).size).to.equal(SIGNERS);
 
-    // Which worker ran each delivery attempt: the identity Temporal recorded, `<pid>@<host>` by default.
+    // Which worker ran each activity: the identity Temporal recorded (`<pid>@<host>` by default) in
+    // every workflow of this run's task queue, whatever workflows the deliveries went through.
     const client = testEnvironment().temporal.client;
     const identities = new Set<string>();
-    for (const id of deliveryIds) {
-      const history = await client.workflow.getHandle(id).fetchHistory();
+    for await (const execution of client.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {
+      const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
       for (const event of history.events ?? []) {
         const identity = event.activityTaskStartedEventAttributes?.identity;
         if (identity) identities.add(identity);

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../activities/index.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -33,6 +33,8 @@ export type RallyWorkerOptions = {
   workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string };
   /** RALLY_WORKER_SHUTDOWN_GRACE: how long running activities may finish after SIGTERM (default 10 s). */
   shutdownGraceMs?: number;
+  /** Log-context and tracing interceptors and the workflow span sink (worker/observability.ts). */
+  observability?: Pick<WorkerOptions, 'interceptors' | 'sinks'>;
 };
 
 export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> {
@@ -49,6 +51,7 @@ export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> 
     // hold the process past the grace: a little later the worker gives up on it, and Temporal retries
     // the attempt elsewhere once its timeout passes.
     shutdownForceTime: (options.shutdownGraceMs ?? 10_000) + FORCE_AFTER_GRACE_MS,
+    ...options.observability,
   });
 }
 

@@ -21,6 +21,8 @@ export type TemporalDevServerOptions = Readonly<{
   log: (line: string) => void;
   /** How long to wait for the frontend to answer. */
   readyTimeoutMs?: number;
+  /** Drops the server's own output (tests that strain it on purpose, where its warnings are expected). */
+  quiet?: boolean;
 }>;
 
 export type TemporalDevServer = Readonly<{
@@ -31,6 +33,8 @@ export type TemporalDevServer = Readonly<{
   /** Settles when the server process ends, whether stopped or crashed, saying how. */
   exited: Promise<ChildExit>;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash or the OOM killer would: the SQLite file is left as it was at that instant. */
+  kill(): Promise<void>;
 }>;
 
 const DEFAULT_NAMESPACE = 'default'; // always created by the dev server; naming it again is an error
@@ -79,6 +83,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   options.log(`starting the Temporal dev server on ${address}` +
     (options.dbFile ? ` (state in ${options.dbFile})` : ' (in memory)') + '…');
   const server = spawnPrefixed({ name: 'temporal', command: options.cliPath, args: devServerArgs(options, ip) });
+  if (options.quiet) server.silence();
   const stop = async (): Promise<void> => {
     // While stopping, its internal clients log a screenful of "connection refused" warnings.
     server.silence();
@@ -92,5 +97,10 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     throw error;
   }
   options.log(`Temporal dev server ready on ${address}; Web UI at ${uiUrl}`);
-  return { address, uiUrl, pid: server.process.pid, exited: server.exited, stop };
+  const kill = async (): Promise<void> => {
+    server.silence();
+    server.process.kill('SIGKILL');
+    options.log(`Temporal dev server killed (${describeExit(await server.exited)})`);
+  };
+  return { address, uiUrl, pid: server.process.pid, exited: server.exited, stop, kill };
 }

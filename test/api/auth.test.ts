@@ -95,7 +95,7 @@ describe('authentication', function () {
         expect(replay.status).to.equal(401);
         expect((await post(api, '/v1/auth/refresh', { refresh_token: pair1.refresh_token })).status).to.equal(401);
         expect((await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(pair1.access_token) })).status).to.equal(401);
-        await eventually(async () => ((await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(pair1.access_token) })).status === 401 ? true : undefined), 5_000, 'the other process to refuse the access token');
+        await eventually(async () => ((await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(pair1.access_token) })).status === 401 ? true : undefined), 30_000, 'the other process to refuse the access token');
 
         const notified = await testEnvironment().db.oneFirst(sql.type(z.object({ count: z.number() }))`
           SELECT count(*)::int AS count FROM notifications WHERE user_id = ${reuser.id} AND type = 'account.session_revoked'
@@ -133,7 +133,7 @@ describe('authentication', function () {
         const elsewhere = await eventually(async () => {
           const response = await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) });
           return response.status === 401 ? response : undefined;
-        }, 5_000, 'the other process to refuse the revoked token');
+        }, 30_000, 'the other process to refuse the revoked token');
         expect((await json(elsewhere)).code).to.equal('token_revoked');
       } finally {
         await other.stop();
@@ -158,7 +158,7 @@ describe('authentication', function () {
       const response = await eventually(async () => {
         const answer = await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) });
         return answer.status === 403 ? answer : undefined;
-      }, 5_000, 'the suspension to reach the API');
+      }, 30_000, 'the suspension to reach the API');
       expect((await json(response)).code).to.equal('account_suspended');
     });
   });

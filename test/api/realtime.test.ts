@@ -13,7 +13,7 @@ async function connect(baseUrl: string) {
   const received: Message[] = [];
   socket.on('message', (data) => received.push(JSON.parse(String(data)) as Message));
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  const waitFor = async (predicate: (message: Message) => boolean, timeoutMs = 5_000) => {
+  const waitFor = async (predicate: (message: Message) => boolean, timeoutMs = 30_000) => {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       const found = received.find(predicate);

@@ -12,7 +12,8 @@ export const SHORT_WINDOWS = {
   RALLY_WEBHOOK_DEACTIVATE_AFTER: '1s',
 };
 
-export type ReceivedRequest = { path: string; headers: IncomingMessage['headers']; body: string; receivedAt: number };
+/** One request as it arrived, with the status the receiver answered it with. */
+export type ReceivedRequest = { path: string; headers: IncomingMessage['headers']; body: string; receivedAt: number; status: number };
 
 export type WebhookReceiver = {
   url(path: string): string;
@@ -37,8 +38,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const behaviours = scripts.get(path) ?? ['200'];
       const behaviour = behaviours[Math.min(index, behaviours.length - 1)]!;
       const answer = () => {
-        requests.push({ path, headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
         const status = Number(behaviour.startsWith('sleep:') ? 200 : behaviour);
+        requests.push({ path, headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now(), status });
         response.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${index + 1}: ${status}`);
       };
       if (behaviour.startsWith('sleep:')) setTimeout(answer, Number(behaviour.slice(6)));

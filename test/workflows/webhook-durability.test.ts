@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { z } from 'zod';
+import { recordEvent } from '../../core/events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
 import { loadTemporalSettings } from '../../scripts/lib/temporal-settings.ts';
@@ -70,6 +71,27 @@ describe('webhook delivery survives failures', function () {
     }
   });
 
+  it('delivers every event of a batch whose worker was killed while it was sending the batch', async () => {
+    // A long timeout, so the batch is still waiting for its slow first answer when the worker dies.
+    const env = { ...SHORT_WINDOWS, RALLY_WEBHOOK_TIMEOUT: '20s', RALLY_TASK_QUEUE: uniqueTaskQueue('webhook-batch-kill') };
+    let worker: RallyProcess = await startWorker(env);
+    try {
+      const webhookId = await endpoint('/batch-kill', ['sleep:15000', '200']);
+      const eventIds = await testEnvironment().db.transaction(async (tx) => {
+        const ids: string[] = [];
+        for (let index = 0; index < 5; index += 1) ids.push(await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, index } }));
+        return ids;
+      });
+      // Four answered at once; the batch still waits for the fifth, which the receiver holds back.
+      await receiver.waitFor('/batch-kill', 4);
+      await worker.stop('SIGKILL');
+      worker = await startWorker(env);
+      await expectAllDelivered(webhookId, eventIds, '/batch-kill');
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it('delivers every event recorded while Temporal was stopped, once it is back', async () => {
     const directory = await mkdtemp(path.join(tmpdir(), 'rally-temporal-'));
     const settings = loadTemporalSettings();
@@ -87,7 +109,15 @@ describe('webhook delivery survives failures', function () {
       await receiver.waitFor('/outage', 2);
       await temporal.stop();
       for (let index = 0; index < 5; index += 1) eventIds.push(await emitEvent(petitionId));
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // The dispatcher goes on without Temporal, turning the new events into delivery rows that wait
+      // to start (unless its worker gave up on Temporal and exited, see below).
+      await eventually(async () => {
+        if (worker.child.exitCode !== null) return true;
+        const waiting = await testEnvironment().db.oneFirst(sql.type(z.object({ count: z.number() }))`
+          SELECT count(*)::int AS count FROM webhook_deliveries WHERE endpoint_id = ${webhookId} AND started_at IS NULL
+        `);
+        return waiting === 5 ? true : undefined;
+      }, 30_000, 'the deliveries recorded while Temporal is down');
       expect(receiver.received('/outage')).to.have.length(2);
       temporal = await startTemporal();
       // A worker that gave up on its connection while Temporal was gone is restarted, as a supervisor would.

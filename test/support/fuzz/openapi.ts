@@ -1,0 +1,95 @@
+// The operations the fuzzer drives, read from the running API's own /openapi.json: what is in the
+// document is what gets fuzzed, so a new route is covered the day it is declared.
+
+/** A JSON Schema as the document carries it; the fuzzer reads only the keywords it knows. */
+export type Schema = {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+  minItems?: number;
+  maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+};
+
+export type Parameter = { name: string; required: boolean; schema: Schema };
+
+export type Operation = {
+  method: string;
+  /** The path as the document spells it, with `{name}` placeholders. */
+  path: string;
+  operationId: string;
+  /** Whether the route can take a credential at all (required or optional). */
+  takesCredential: boolean;
+  pathParameters: Parameter[];
+  queryParameters: Parameter[];
+  body?: Schema;
+  /**
+   * The 4xx statuses the operation documents itself (beside the generic 4XX problem), with the
+   * media type it names, if any: an OAuth error or an HTML page answers in the form its protocol
+   * or its reader needs.
+   */
+  ownErrors: Map<number, string | undefined>;
+};
+
+type DocumentParameter = { name: string; in: string; required?: boolean; schema?: Schema };
+type DocumentOperation = {
+  operationId: string;
+  security?: Record<string, unknown>[];
+  parameters?: DocumentParameter[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  responses?: Record<string, { content?: Record<string, unknown> }>;
+};
+
+export type OpenApiDocument = { paths: Record<string, Record<string, DocumentOperation>> };
+
+export async function fetchOpenApiDocument(baseUrl: string): Promise<OpenApiDocument> {
+  const response = await fetch(`${baseUrl}/openapi.json`);
+  if (response.status !== 200) throw new Error(`GET /openapi.json answered ${response.status}`);
+  return (await response.json()) as OpenApiDocument;
+}
+
+const parametersIn = (operation: DocumentOperation, location: string): Parameter[] =>
+  (operation.parameters ?? [])
+    .filter((parameter) => parameter.in === location)
+    .map((parameter) => ({ name: parameter.name, required: parameter.required ?? false, schema: parameter.schema ?? {} }));
+
+function ownErrorsOf(operation: DocumentOperation): Map<number, string | undefined> {
+  const errors = new Map<number, string | undefined>();
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (/^4\d\d$/.test(status)) errors.set(Number(status), Object.keys(response.content ?? {})[0]);
+  }
+  return errors;
+}
+
+export function operationsOf(document: OpenApiDocument): Operation[] {
+  const operations: Operation[] = [];
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        operationId: operation.operationId,
+        takesCredential: (operation.security ?? []).some((requirement) => Object.keys(requirement).length > 0),
+        pathParameters: parametersIn(operation, 'path'),
+        queryParameters: parametersIn(operation, 'query'),
+        body: operation.requestBody?.content?.['application/json']?.schema,
+        ownErrors: ownErrorsOf(operation),
+      });
+    }
+  }
+  return operations;
+}

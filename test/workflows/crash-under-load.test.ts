@@ -1,0 +1,174 @@
+// Crashes under load: while people sign one petition and its webhook events flow to a receiver, the
+// worker, the API and the Temporal dev server are each killed with SIGKILL (no chance to clean up)
+// and restarted, as a supervisor would. Temporal keeps its state in a SQLite file, as `npm start`'s
+// does. Afterwards nothing acknowledged is lost, the count matches the rows, every event arrived
+// (a duplicate only under its own X-Rally-Delivery-Id), every milestone fired once, and deliveries
+// that were failing before a kill were retried after the restart.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { expect } from 'chai';
+import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
+import { loadTemporalSettings } from '../../scripts/lib/temporal-settings.ts';
+import { petitionWorkflowId } from '../../workflows/index.ts';
+import { eventually } from '../support/events.ts';
+import { json } from '../support/http.ts';
+import { bearer, createTestUser, login } from '../support/identity.ts';
+import { publishedPetition } from '../support/petitions.ts';
+import { freePort, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
+import { startSigningLoad, type SigningLoad } from '../support/signing-load.ts';
+import { SHORT_WINDOWS, startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { uniqueTaskQueue } from '../support/workflows.ts';
+import { storedSigningState } from '../support/signing-state.ts';
+
+const HOOK = '/crash';
+const running = (process: RallyProcess) => process.child.exitCode === null && process.child.signalCode === null;
+const deliveryId = (request: ReceivedRequest) => String(request.headers['x-rally-delivery-id']);
+
+describe('crashes under load', function () {
+  this.timeout(420_000);
+  let directory: string;
+  let temporal: TemporalDevServer;
+  let startTemporal: () => Promise<TemporalDevServer>;
+  let env: Record<string, string>;
+  let api: RunningApi;
+  let worker: RallyProcess;
+  let receiver: WebhookReceiver;
+
+  before(async () => {
+    directory = await mkdtemp(path.join(tmpdir(), 'rally-crash-'));
+    const settings = loadTemporalSettings();
+    const [port, uiPort, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    startTemporal = () => startTemporalDevServer({
+      cliPath: process.env.RALLY_TEMPORAL_CLI!, dbFile: path.join(directory, 'temporal.sqlite'), port, uiPort,
+      namespace: 'default', searchAttributes: settings.searchAttributes, log: () => {},
+      // Killed and strained on purpose: its warnings about it are expected noise.
+      quiet: process.env.RALLY_TEST_SHOW_OUTPUT !== '1',
+    });
+    temporal = await startTemporal();
+    receiver = await startWebhookReceiver();
+    env = {
+      ...SHORT_WINDOWS,
+      PORT: String(apiPort),
+      TEMPORAL_ADDRESS: temporal.address,
+      RALLY_TASK_QUEUE: uniqueTaskQueue('crash'),
+      // Attempts 2 s, 4 s, 8 s… apart: failing deliveries outlast a restart without giving up.
+      RALLY_WEBHOOK_RETRY_INITIAL: '2s',
+      RALLY_WEBHOOK_DEACTIVATE_AFTER: '1h',
+      RALLY_WEBHOOK_ENDPOINT_CONCURRENCY: '100',
+    };
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+  });
+  after(async () => {
+    await Promise.all([api?.stop(), worker?.stop()]);
+    await temporal?.stop();
+    await receiver?.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  /** Restarts whatever is not running, as a process supervisor would. */
+  async function superviseRestarts(): Promise<void> {
+    if (!running(api)) api = await startApi(env);
+    if (!running(worker)) worker = await startWorker(env);
+  }
+
+  /**
+   * Makes the receiver fail, kills with `kill`, restarts with `restart`, and waits until a delivery
+   * that failed before the kill is attempted again after the restart; then lets deliveries through.
+   */
+  async function killWhileFailing(kill: () => Promise<void>, restart: () => Promise<void>, load: SigningLoad): Promise<void> {
+    receiver.script(HOOK, ['500']);
+    const since = Date.now();
+    await eventually(async () => (receiver.received(HOOK).filter((request) => request.receivedAt > since && request.status === 500).length >= 3 ? true : undefined), 60_000, 'deliveries failing before the kill');
+    const before = load.acknowledged.length;
+    const killedAt = Date.now();
+    const failedBefore = new Set(receiver.received(HOOK).filter((request) => request.receivedAt <= killedAt && request.status === 500).map(deliveryId));
+    await kill();
+    await restart();
+    const restartedAt = Date.now();
+    const retried = await eventually(async () => receiver.received(HOOK).find((request) => request.receivedAt > restartedAt && failedBefore.has(deliveryId(request))), 90_000, 'a delivery that failed before the kill attempted again after the restart');
+    receiver.script(HOOK, ['200']);
+    await eventually(async () => (receiver.received(HOOK).some((request) => deliveryId(request) === deliveryId(retried) && request.status === 200) ? true : undefined), 90_000, 'that delivery succeeding');
+    expect(load.acknowledged.length, 'signatures acknowledged across the kill').to.be.above(before);
+  }
+
+  it('loses nothing acknowledged and delivers every event once the worker, the API and Temporal were killed in turn', async () => {
+    const owner = await createTestUser();
+    const token = (await login(api.baseUrl, owner)).accessToken;
+    const petition = await publishedPetition(api.baseUrl, token, { signatureGoal: 200 });
+    const webhook = await json(await fetch(`${api.baseUrl}/v1/webhooks`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: JSON.stringify({ url: receiver.url(HOOK), events: ['signature.created', 'signature.milestone'] }),
+    }));
+    expect(webhook.data?.id, JSON.stringify(webhook)).to.be.a('string');
+    const load = await startSigningLoad({ baseUrl: () => api.baseUrl, petitionId: petition.id, users: 1_000, parallel: 2, pauseMs: 400 });
+
+    try {
+      // The worker dies in the middle of retries.
+      await killWhileFailing(() => worker.stop('SIGKILL'), superviseRestarts, load);
+
+      // The API dies with signing requests in flight; clients whose request got no answer retry.
+      const before = load.acknowledged.length;
+      await api.stop('SIGKILL');
+      await superviseRestarts();
+      await eventually(async () => (load.acknowledged.length > before ? true : undefined), 60_000, 'signing through the restarted API');
+      for (const retry of await load.retryUnanswered()) {
+        expect([201, 409], `the retried signature of ${retry.userId}`).to.include(retry.status);
+      }
+
+      // Temporal dies while deliveries wait for their next attempt on its timers.
+      await killWhileFailing(() => temporal.kill(), async () => {
+        temporal = await startTemporal();
+        await superviseRestarts();
+      }, load);
+    } finally {
+      await load.stop();
+    }
+    expect(load.remaining(), 'signers left when the load stopped').to.be.above(0);
+    expect([...load.others.keys()].filter((status) => status !== 'no answer'), 'answers other than 201 to the signing stream').to.deep.equal([]);
+
+    let latest: Awaited<ReturnType<typeof storedSigningState>> | undefined;
+    const delivered = (eventId: string) => receiver.received(HOOK).some((request) => request.status === 200 && JSON.parse(request.body).id === eventId);
+    const state = await eventually(async () => {
+      latest = await storedSigningState(petition.id, webhook.data.id);
+      return latest.deliveries.every((status) => status === 'delivered') && latest.events.every((event) => delivered(event.id)) ? latest : undefined;
+    }, 120_000, 'every event delivered').catch((error: Error) => {
+      const statuses = Object.entries(Object.groupBy(latest?.deliveries ?? [], (status) => status)).map(([status, rows]) => `${status}: ${rows!.length}`);
+      const missing = latest?.events.filter((event) => !delivered(event.id)).length;
+      throw new Error(`${error.message}; deliveries ${statuses.join(', ')} of ${latest?.events.length} events, ${missing} not received`);
+    });
+
+    const signers = new Set(state.signerIds);
+    expect(load.acknowledged.filter((signature) => !signers.has(signature.userId)), 'acknowledged signatures missing').to.deep.equal([]);
+    const shown = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}`));
+    expect(shown.data.signature_count, 'the petition count').to.equal(state.signerIds.length);
+    expect(state.events.filter((event) => event.type === 'signature.created'), 'one signature.created per signature').to.have.length(state.signerIds.length);
+
+    const deliveryIdsByEvent = new Map<string, Set<string>>();
+    for (const request of receiver.received(HOOK)) {
+      const eventId = JSON.parse(request.body).id as string;
+      deliveryIdsByEvent.set(eventId, (deliveryIdsByEvent.get(eventId) ?? new Set()).add(deliveryId(request)));
+    }
+    expect([...deliveryIdsByEvent].filter(([, ids]) => ids.size > 1), 'events delivered under more than one delivery id').to.deep.equal([]);
+
+    const milestoneEvents = state.events.filter((event) => event.type === 'signature.milestone');
+    const thresholds = milestoneEvents.map((event) => Number(event.threshold));
+    expect(thresholds.length, 'milestones crossed').to.be.at.least(3);
+    expect(new Set(thresholds).size, 'each milestone fired once').to.equal(thresholds.length);
+    expect([...state.milestoneThresholds].sort((a, b) => a - b)).to.deep.equal([...thresholds].sort((a, b) => a - b));
+    const claimedBy = new Set(state.milestoneSignatureIds);
+    expect(load.acknowledged.filter((signature) => signature.milestoneReached && !claimedBy.has(signature.signatureId)), 'answers saying milestone_reached without a milestone').to.deep.equal([]);
+    const notified = await json(await fetch(`${api.baseUrl}/v1/notifications?limit=100`, { headers: bearer(token) }));
+    const milestoneNotices = notified.data.filter((notification: { type: string }) => notification.type === 'petition.milestone');
+    expect(milestoneNotices, 'the creator told once per milestone').to.have.length(thresholds.length);
+
+    const connection = await Connection.connect({ address: temporal.address });
+    try {
+      const description = await new Client({ connection }).workflow.getHandle(petitionWorkflowId(petition.id)).describe();
+      expect(description.status.name, 'the petition workflow after Temporal was killed').to.equal('RUNNING');
+    } finally {
+      await connection.close();
+    }
+  });
+});
