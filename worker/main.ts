@@ -29,8 +29,15 @@ const clientConnection = await Connection.connect(temporalConnectionOptions(conf
 const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });
 await ensureSchedules(client, config.temporal.taskQueue);
 
-const workflowBundle = preparedBundle(config.workflowBundlePath);
-if (config.workflowBundlePath) log.info(workflowBundle ? 'using the prepared workflow bundle' : 'no prepared workflow bundle; bundling the workflows now', { path: config.workflowBundlePath });
+const observability = workerObservabilityOptions();
+// Workflow interceptors (tracing) must be compiled into the bundle, and the prepared one has none:
+// with tracing on, the worker bundles its workflows itself.
+const tracingWorkflows = Boolean(observability.interceptors?.workflowModules?.length);
+const workflowBundle = tracingWorkflows ? undefined : preparedBundle(config.workflowBundlePath);
+if (config.workflowBundlePath) {
+  const why = tracingWorkflows ? 'tracing is on: bundling the workflows with its interceptors now' : workflowBundle ? 'using the prepared workflow bundle' : 'no prepared workflow bundle; bundling the workflows now';
+  log.info(why, { path: config.workflowBundlePath });
+}
 const worker = await createRallyWorker({
   workflowBundle,
   connection,
@@ -38,7 +45,7 @@ const worker = await createRallyWorker({
   taskQueue: config.temporal.taskQueue,
   shutdownGraceMs: config.shutdown.workerGraceMs,
   activities: createActivities({ db, config, temporal: client }),
-  observability: workerObservabilityOptions(),
+  observability,
 });
 // The outbox dispatcher runs beside the worker: events → webhook deliveries and notifications.
 const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseUrl, temporal: client, log });
