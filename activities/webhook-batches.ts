@@ -2,17 +2,21 @@
 // query loads them, they are sent at once (the dispatcher sized the batch to the endpoint's delivery
 // window), and every attempt is recorded in one transaction together with the endpoint's new window
 // (core/webhooks/delivery-window.ts). Deliveries whose first attempt failed and may be retried come
-// back with the delay before their second attempt: the workflow starts one retry workflow for each.
+// back with the delay before their second attempt, their petition and a summary for the Web UI: the
+// workflow starts one retry workflow for each.
 //
 // Run again (the worker died, the database was away), it sends only what is still pending: a delivery
 // already recorded is not sent twice, and one already waiting for its retries is handed back again.
 import { loadDeliveryContexts, recordBatchAttempts, type BatchDeliveryContext } from '../core/webhooks/delivery-batches.ts';
 import { finishDeliveryFailed, type AttemptRecord } from '../core/webhooks/delivery-attempts.ts';
 import { nextDeliveryWindow } from '../core/webhooks/delivery-window.ts';
+import { deliverySummary } from '../core/workflow-client/summaries.ts';
 import { observeAttempt, outcomeOf, retryDelayMs, sendAttempt, type WebhookActivityDependencies } from './webhooks.ts';
 
 export type BatchInput = { endpointId: string; deliveryIds: string[]; timeoutMs: number; retryInitialMs: number; maxAttempts: number };
-export type BatchOutcome = { delivered: number; failed: number; gone: number; retrying: { deliveryId: string; delayMs: number }[] };
+/** `petitionId` and `summary` are absent from outcomes recorded in histories before they existed. */
+export type RetryLater = { deliveryId: string; delayMs: number; petitionId?: string | null; summary?: string };
+export type BatchOutcome = { delivered: number; failed: number; gone: number; retrying: RetryLater[] };
 
 const FIRST_ATTEMPT = 1;
 
@@ -22,12 +26,15 @@ export function createWebhookBatchActivities(deps: WebhookActivityDependencies) 
     async sendDeliveryBatch(input: BatchInput): Promise<BatchOutcome> {
       const contexts = await loadDeliveryContexts(db, input.deliveryIds);
       const outcome: BatchOutcome = { delivered: 0, failed: 0, gone: input.deliveryIds.length - contexts.length, retrying: [] };
-      const retryLater = (deliveryId: string) => outcome.retrying.push({ deliveryId, delayMs: retryDelayMs(input.retryInitialMs, FIRST_ATTEMPT) });
+      const retryLater = (context: BatchDeliveryContext) => outcome.retrying.push({
+        deliveryId: context.id, delayMs: retryDelayMs(input.retryInitialMs, FIRST_ATTEMPT), petitionId: context.petition_id,
+        summary: deliverySummary({ event_type: context.type, endpoint_url: context.url, petition_title: context.petition_title }),
+      });
       const pending: BatchDeliveryContext[] = [];
       for (const context of contexts) {
         if (context.status === 'delivered') outcome.delivered += 1;
         else if (context.status === 'failed') outcome.failed += 1;
-        else if (context.status === 'retrying') retryLater(context.id);
+        else if (context.status === 'retrying') retryLater(context);
         else if (!context.is_active) {
           await finishDeliveryFailed(db, context.id, 'the endpoint was deactivated');
           outcome.failed += 1;
@@ -51,11 +58,11 @@ export function createWebhookBatchActivities(deps: WebhookActivityDependencies) 
       records.forEach((record, index) => observeAttempt({
         deliveryId: record.deliveryId, endpointId: record.endpointId, url: pending[index]!.url, attempt: FIRST_ATTEMPT, outcome: record.outcome, report: reports[index]!,
       }));
-      for (const record of records) {
+      records.forEach((record, index) => {
         if (record.outcome === 'delivered') outcome.delivered += 1;
         else if (record.outcome === 'failed') outcome.failed += 1;
-        else retryLater(record.deliveryId);
-      }
+        else retryLater(pending[index]!);
+      });
       return outcome;
     },
   };

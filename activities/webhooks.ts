@@ -112,7 +112,9 @@ export function observeAttempt(seen: { deliveryId: string; endpointId: string; u
   const { report, outcome } = seen;
   countWebhookAttempt(outcome, seen.attempt, report.latencyMs / 1000);
   (outcome === 'failed' ? log.warn : log.debug)('webhook attempt', {
-    delivery_id: seen.deliveryId, endpoint_id: seen.endpointId, host: endpointHost(seen.url), outcome, status_code: report.statusCode, latency_ms: report.latencyMs, error: report.error,
+    // `attempt` in the line is the activity's own (from the log context); the delivery counts its attempts over its whole life.
+    delivery_id: seen.deliveryId, delivery_attempt: seen.attempt, endpoint_id: seen.endpointId, host: endpointHost(seen.url), outcome, status_code: report.statusCode,
+    latency_ms: report.latencyMs, error: report.error,
   });
 }
 

@@ -17,6 +17,8 @@ export type RallyState = {
   principal?: Principal;
   /** Set when the request claimed an Idempotency-Key (idempotency.ts), for answers stored with the write. */
   idempotency?: IdempotencyTicket;
+  /** The matched route's path template (`/v1/petitions/:id`), set by the dispatcher: metrics and logs name it, never the raw path. */
+  route?: string;
 };
 
 export type RallyContext = ParameterizedContext<RallyState>;

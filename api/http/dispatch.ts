@@ -18,13 +18,16 @@ export type RouteDispatcher = { middleware: Middleware<RallyState> };
 
 const IMPLEMENTED = ['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE'];
 
+type Matched = { path: string; chain: Middleware<RallyState> };
+
 export function createRouteDispatcher(routes: AnyRouteSpec[], guard: RouteGuard, checkResponse: ResponseCheck): RouteDispatcher {
   // No limit of its own on a parameter's length: the routes' schemas bound them and answer 4xx.
   const router = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 64 * 1024 });
   const methods = new Set<string>();
   for (const route of routes) {
     const method = route.method.toUpperCase() as HTTPMethod;
-    router.on(method, route.path, () => undefined, compose(routeChain(route, guard, checkResponse)));
+    const matched: Matched = { path: route.path, chain: compose(routeChain(route, guard, checkResponse)) };
+    router.on(method, route.path, () => undefined, matched);
     methods.add(method);
     if (method === 'GET') methods.add('HEAD');
   }
@@ -36,8 +39,10 @@ export function createRouteDispatcher(routes: AnyRouteSpec[], guard: RouteGuard,
       const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
       const found = methods.has(method) ? router.find(method as HTTPMethod, ctx.path) : null;
       if (found) {
+        const { path, chain } = found.store as Matched;
         (ctx as RallyContext & { params: Record<string, string | undefined> }).params = found.params;
-        return (found.store as Middleware<RallyState>)(ctx, next);
+        ctx.state.route = path;
+        return chain(ctx, next);
       }
       const allowed = allowedOn(ctx.path);
       if (allowed.length === 0) return next();

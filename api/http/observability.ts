@@ -39,15 +39,15 @@ export function createHttpMetricsMiddleware(log: Logger): Middleware<RallyState>
       await next();
     } finally {
       const seconds = (performance.now() - started) / 1000;
-      const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-      const route = typeof matched === 'string' ? matched : ctx.path === METRICS_PATH ? METRICS_PATH : 'unmatched';
+      const matched = ctx.state.route;
+      const route = matched ?? (ctx.path === METRICS_PATH ? METRICS_PATH : 'unmatched');
       const status = String(ctx.status);
       const series = seriesOf(route, ctx.method, status);
       series.observe(seconds);
       series.inc();
       log.debug?.('request', { request_id: ctx.state.requestId, route, method: ctx.method, status, duration_ms: Math.round(seconds * 1000) });
       const span = trace.getActiveSpan();
-      if (span && typeof matched === 'string') {
+      if (span && matched !== undefined) {
         span.updateName(`${ctx.method} ${matched}`);
         span.setAttribute('http.route', matched);
       }

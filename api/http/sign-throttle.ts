@@ -9,6 +9,7 @@
 import type { DatabasePool } from 'slonik';
 import { createSignerDomains, networkBlockOf } from '../../core/signatures/throttle-subjects.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { metrics } from '../../platform/metrics.ts';
 import { RallyError } from './problem.ts';
 import { addressBucketKey, createRateLimiter, type RateLimiter } from './rate-limit.ts';
 
@@ -24,7 +25,9 @@ const perHour = (db: DatabasePool, log: Logger, count: number) => createRateLimi
 
 function spend(limiter: RateLimiter, key: string, detail: string, code: string) {
   const decision = limiter.take(key);
-  if (!decision.allowed) throw new RallyError('rate-limited', detail, { code, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+  if (decision.allowed) return;
+  metrics.rateLimitRejections.inc({ limit: code });
+  throw new RallyError('rate-limited', detail, { code, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
 }
 
 export function createSignThrottle(deps: { db: DatabasePool; limits: SignThrottleLimits; log: Logger }): SignThrottle {

@@ -61,7 +61,9 @@ export async function petitionAnalytics(db: CommonQueryMethods, petitionId: stri
   const ranked = await breakdownFor(db, petitionId, range);
   const [countries, cities, sources] = [await ranked('country', TOP), await ranked('city', TOP), await ranked('source', TOP)];
   const totals = await db.one(sql.type(Totals)`
-    SELECT (SELECT COALESCE(sum(signatures), 0) FROM petition_signatures_hourly WHERE petition_id = ${petitionId})::bigint AS total,
+    -- The series' last cumulative figure already counts everything up to the range's end: only later hours are added.
+    SELECT (${series.at(-1)?.cumulative ?? 0}::bigint
+      + (SELECT COALESCE(sum(signatures), 0) FROM petition_signatures_hourly WHERE petition_id = ${petitionId} AND hour >= ${until}))::bigint AS total,
       (SELECT COALESCE(sum(views), 0) FROM petition_page_views_hourly WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until})::bigint AS page_views,
       (SELECT COALESCE(sum(widget_views), 0) FROM petition_page_views_hourly WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until})::bigint AS widget_views,
       (SELECT folded_at FROM analytics_fold_state WHERE name = 'signatures') AS as_of

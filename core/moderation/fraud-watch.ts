@@ -71,6 +71,8 @@ export async function watchWindow(db: DatabasePool, window: Window, settings: Fr
         ('email_domain', NULLIF(split_part(sig.email_key, '@', 2), ''))) AS s(subject_type, subject)
       WHERE sig.created_at >= ${at(window.start)} AND sig.created_at < ${at(window.end)} AND s.subject IS NOT NULL
       GROUP BY s.subject_type, s.subject
+      -- A subject seen once adds nearly nothing to a baseline and is most of the rows (one block per signer): not kept.
+      HAVING count(*) > 1
       ON CONFLICT ON CONSTRAINT fraud_watch_counts_pkey DO UPDATE SET signatures = EXCLUDED.signatures
     `);
     const candidates = await tx.any(sql.type(Candidate)`

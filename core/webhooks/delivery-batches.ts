@@ -8,7 +8,10 @@ import { EVENTS_CHANNEL } from '../events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { DeliveryContext, deactivateIfFailingTooLong, type AttemptRecord } from './delivery-attempts.ts';
 
-export const BatchDeliveryContext = DeliveryContext.extend({ attempt_count: z.number(), delivery_window: z.number() });
+// The petition and its title name a retry workflow in the Web UI (memo summary, RallyPetitionId).
+export const BatchDeliveryContext = DeliveryContext.extend({
+  attempt_count: z.number(), delivery_window: z.number(), petition_id: z.string().nullable(), petition_title: z.string().nullable(),
+});
 export type BatchDeliveryContext = z.infer<typeof BatchDeliveryContext>;
 
 /** The deliveries that still exist (an endpoint deleted takes its deliveries with it), in the order given. */
@@ -16,11 +19,12 @@ export function loadDeliveryContexts(db: CommonQueryMethods, deliveryIds: readon
   return db.any(sql.type(BatchDeliveryContext)`
     SELECT d.id, d.status, d.attempt_count, d.endpoint_id, ep.url, ep.is_active, ep.delivery_window, ep.secret_ciphertext,
            CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret_ciphertext END AS previous_secret_ciphertext,
-           e.id AS event_id, e.type, e.occurred_at, e.actor_type, e.actor_id, e.data
+           e.id AS event_id, e.type, e.occurred_at, e.actor_type, e.actor_id, e.data, e.petition_id, p.title AS petition_title
     FROM unnest(${sql.array([...deliveryIds], 'uuid')}) WITH ORDINALITY AS wanted(id, position)
     JOIN webhook_deliveries d ON d.id = wanted.id
     JOIN webhook_endpoints ep ON ep.id = d.endpoint_id
     JOIN events e ON e.id = d.event_id
+    LEFT JOIN petitions p ON p.id = e.petition_id
     ORDER BY wanted.position
   `);
 }

@@ -1,10 +1,12 @@
 // Issue 17, Observability: one signing-and-webhook run through a real API and worker, with a local
 // OTLP collector, then what an operator would look at: /metrics of both processes, one trace from
 // the sign request to each delivery attempt, and logs that name their ids and hold no secret.
+// The delivery takes the batched path (issue 16): its first attempt goes out in the local activity of
+// a webhookDeliveryBatch workflow, the failed attempt gets a webhookDelivery retry child for the second.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import { RallyDeliveryOutcome, RallyPetitionId, RallyWebhookEndpointId } from '../../workflows/search-attributes.ts';
+import { RallyDeliveryOutcome, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../../workflows/search-attributes.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
@@ -154,57 +156,94 @@ describe('Observability (metrics, traces, logs)', function () {
       expect(sampleValue(samples, 'rally_db_pool_connections', { state: 'max' })).to.equal(10);
       const temporal = samples.filter((sample) => sample.name.startsWith('temporal_'));
       expect(temporal.length, 'Temporal Core series').to.be.greaterThan(10);
-      expect(sampleValue(samples, 'temporal_activity_execution_latency_count', { activity_type: 'attemptDelivery' })).to.be.at.least(2);
+      // The first attempt ran in the batch's local activity, the second in the retry workflow's activity.
+      expect(sampleValue(samples, 'temporal_local_activity_execution_latency_count', { activity_type: 'sendDeliveryBatch' })).to.be.at.least(1);
+      expect(sampleValue(samples, 'temporal_activity_execution_latency_count', { activity_type: 'attemptDelivery' })).to.be.at.least(1);
     });
   });
 
   describe('traces', () => {
-    it('link the sign request through the outbox and the webhookDelivery workflow to each delivery attempt', async () => {
+    it('link the sign request through the outbox, the batch workflow and its local activity to the first attempt, and the retry child workflow to the second', async () => {
       const spansOfSign = (): ReceivedSpan[] => {
         const server = otlp.spans().find((span) => span.service === 'rally-api' && span.kind === 2 && span.attributes['http.route'] === '/v1/petitions/:id/signatures'
           && span.attributes['rally.request_id'] === deliveryRequestId);
         return server ? otlp.spans().filter((span) => span.traceId === server.traceId) : [];
       };
+      const isAttempt = (span: ReceivedSpan) => span.service === 'rally-worker' && span.kind === 3 && String(span.attributes['url.full']).endsWith('/hook');
       const trace = await eventually(async () => {
         const spans = spansOfSign();
-        const attempts = spans.filter((span) => span.service === 'rally-worker' && span.kind === 3 && String(span.attributes['url.full']).endsWith('/hook'));
-        // Workflow spans are exported when they end, after the last attempt.
-        return attempts.length >= 2 && spans.some((span) => span.name === 'RunWorkflow:webhookDelivery') ? spans : undefined;
+        // Workflow spans are exported when they end: the batch's after it started the child, the child's after the last attempt.
+        const ended = ['RunWorkflow:webhookDeliveryBatch', 'RunWorkflow:webhookDelivery'].every((name) => spans.some((span) => span.name === name));
+        return spans.filter(isAttempt).length >= 2 && ended ? spans : undefined;
       }, 30_000, 'both delivery attempts in the trace of the sign request');
       expect([...otlp.encodings()].sort()).to.deep.equal(['json', 'protobuf']);
       const names = trace.map((span) => `${span.service} ${span.name}`);
       expect(names).to.include.members([
         'rally-api POST /v1/petitions/:id/signatures',
-        'rally-worker StartWorkflow:webhookDelivery',
+        'rally-worker StartWorkflow:webhookDeliveryBatch',
+        'rally-worker RunWorkflow:webhookDeliveryBatch',
+        'rally-worker StartActivity:sendDeliveryBatch',
+        'rally-worker RunActivity:sendDeliveryBatch',
+        'rally-worker StartChildWorkflow:webhookDelivery',
         'rally-worker RunWorkflow:webhookDelivery',
+        'rally-worker StartActivity:attemptDelivery',
         'rally-worker RunActivity:attemptDelivery',
       ]);
       // Every span but the request's own hangs from another span of the same trace.
-      const ids = new Set(trace.map((span) => span.spanId));
-      const roots = trace.filter((span) => !ids.has(span.parentSpanId));
+      const byId = new Map(trace.map((span) => [span.spanId, span]));
+      const roots = trace.filter((span) => !byId.has(span.parentSpanId));
       expect(roots.map((span) => span.name)).to.deep.equal(['POST /v1/petitions/:id/signatures']);
+      const ancestry = (span: ReceivedSpan): string[] => {
+        const names: string[] = [];
+        for (let parent = byId.get(span.parentSpanId); parent; parent = byId.get(parent.parentSpanId)) names.push(parent.name);
+        return names;
+      };
+      // The first attempt inside the batch's local activity, the second inside the retry workflow the batch started.
+      const attemptsUnder = trace.filter(isAttempt).map((span) => ancestry(span).find((name) => name.startsWith('RunActivity:')));
+      expect(attemptsUnder.sort()).to.deep.equal(['RunActivity:attemptDelivery', 'RunActivity:sendDeliveryBatch']);
+      const retry = trace.find((span) => span.name === 'RunWorkflow:webhookDelivery')!;
+      expect(ancestry(retry)).to.include.ordered.members(['StartChildWorkflow:webhookDelivery', 'RunWorkflow:webhookDeliveryBatch', 'StartWorkflow:webhookDeliveryBatch']);
     });
   });
 
   describe('Temporal Web UI', () => {
-    it('shows a memo summary naming the petition and the endpoint host, and finds the workflows by business id and delivery outcome', async () => {
+    it('shows a memo summary naming the petition and the endpoint host on the batch and the retry workflow, and finds them by business id and delivery outcome', async () => {
       const { client } = testEnvironment().temporal;
-      const handle = client.workflow.getHandle(deliveryId);
-      await handle.result();
-      await captureHistory('webhook-delivery-outcome-searchable', handle);
-      const delivery = await handle.describe();
-      expect(delivery.memo?.summary).to.equal(`Webhook signature.created for "Plant trees along the river" to ${new URL(receiver.url('/hook')).host}`);
+      const summary = `Webhook signature.created for "Plant trees along the river" to ${new URL(receiver.url('/hook')).host}`;
+      const retry = client.workflow.getHandle(deliveryId);
+      await retry.result();
+      const delivery = await retry.describe();
+      expect(delivery.type).to.equal('webhookDelivery');
+      expect(delivery.memo?.summary).to.equal(summary);
       expect(delivery.typedSearchAttributes.get(RallyWebhookEndpointId)).to.equal(endpointId);
       expect(delivery.typedSearchAttributes.get(RallyPetitionId)).to.equal(petitionId);
+      expect(delivery.typedSearchAttributes.get(RallyWebhookDeliveryId)).to.deep.equal([deliveryId]);
       expect(delivery.typedSearchAttributes.get(RallyDeliveryOutcome)).to.equal('delivered');
       const petition = await client.workflow.getHandle(`petition-${petitionId}`).describe();
       expect(petition.memo?.summary).to.equal('Petition "Plant trees along the river"');
+
+      // The README's query for one delivery finds its batch and its retry workflow.
+      const byDelivery = await eventually(async () => {
+        const found = new Map<string, string>();
+        for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}"` })) found.set(execution.type, execution.workflowId);
+        return found.size === 2 ? found : undefined;
+      }, 30_000, 'the list query finding the batch and the retry workflow');
+      expect([...byDelivery.keys()].sort()).to.deep.equal(['webhookDelivery', 'webhookDeliveryBatch']);
+      const batchHandle = client.workflow.getHandle(byDelivery.get('webhookDeliveryBatch')!);
+      await batchHandle.result();
+      const batch = await batchHandle.describe();
+      expect(batch.memo?.summary, 'a batch of one delivery is summarised as that delivery').to.equal(summary);
+      expect(batch.typedSearchAttributes.get(RallyPetitionId)).to.equal(petitionId);
+      expect(batch.typedSearchAttributes.get(RallyWebhookDeliveryId)).to.deep.equal([deliveryId]);
+      await captureHistory('webhook-delivery-batch-retry-with-summary', batchHandle);
+      await captureHistory('webhook-delivery-retried-with-summary', retry);
+
       const found = await eventually(async () => {
         const types: string[] = [];
         for await (const execution of client.workflow.list({ query: `RallyPetitionId = "${petitionId}"` })) types.push(execution.type);
-        return types.includes('webhookDelivery') && types.includes('petitionLifecycle') ? types : undefined;
-      }, 30_000, 'the list query finding both workflows');
-      expect(found).to.include.members(['webhookDelivery', 'petitionLifecycle']);
+        return ['webhookDeliveryBatch', 'webhookDelivery', 'petitionLifecycle'].every((type) => types.includes(type)) ? types : undefined;
+      }, 30_000, 'the list query finding the petition\'s workflows');
+      expect(found).to.include.members(['webhookDeliveryBatch', 'webhookDelivery', 'petitionLifecycle']);
       const byOutcome = async (outcome: string) => {
         const ids: string[] = [];
         for await (const execution of client.workflow.list({ query: `RallyWebhookEndpointId = "${endpointId}" AND RallyDeliveryOutcome = "${outcome}"` })) ids.push(execution.workflowId);
@@ -228,17 +267,23 @@ describe('Observability (metrics, traces, logs)', function () {
       expect(signLine.trace_id).to.match(/^[0-9a-f]{32}$/);
       const workerLines = await eventually(async () => {
         const parsed = lines(logs.worker).map((line) => JSON.parse(line));
-        return parsed.some((line) => line.message === 'webhook attempt' && line.attempt === 2) ? parsed : undefined;
+        return parsed.some((line) => line.message === 'webhook attempt' && line.delivery_attempt === 2) ? parsed : undefined;
       }, 30_000, 'the second attempt logged');
-      const attemptLines = workerLines.filter((line) => line.activity === 'attemptDelivery');
-      for (const line of attemptLines) {
+      const activityLines = workerLines.filter((line) => line.activity === 'sendDeliveryBatch' || line.activity === 'attemptDelivery');
+      for (const line of activityLines) {
         expect(line.workflow_id, JSON.stringify(line)).to.be.a('string');
         expect(line.run_id, JSON.stringify(line)).to.be.a('string');
-        expect(line.attempt, JSON.stringify(line)).to.be.oneOf([1, 2]);
+        expect(line.attempt, JSON.stringify(line)).to.be.a('number');
       }
-      // Lines written inside the activity also name the trace of the sign request.
-      const written = attemptLines.filter((line) => line.message === 'webhook attempt');
-      expect(written.map((line) => [line.attempt, line.outcome])).to.deep.equal([[1, 'retrying'], [2, 'delivered']]);
+      // The first attempt in the batch's local activity, the second in the retry workflow (id = the delivery id):
+      // `attempt` is each activity's own first try, `delivery_attempt` counts over the delivery's life.
+      const written = activityLines.filter((line) => line.message === 'webhook attempt' && line.delivery_id === deliveryId);
+      expect(written.map((line) => [line.activity, line.attempt, line.delivery_attempt, line.outcome])).to.deep.equal([
+        ['sendDeliveryBatch', 1, 1, 'retrying'], ['attemptDelivery', 1, 2, 'delivered'],
+      ]);
+      expect(written[0].workflow_id).to.match(/^webhook-batch-/);
+      expect(written[1].workflow_id).to.equal(deliveryId);
+      // Lines written inside the activities also name the trace of the sign request.
       for (const line of written) expect(line.trace_id, JSON.stringify(line)).to.equal(signLine.trace_id);
     });
 
