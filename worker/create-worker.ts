@@ -22,6 +22,8 @@ export function preparedBundle(path: string | undefined): { codePath: string } |
   return path && existsSync(path) ? { codePath: resolve(path) } : undefined;
 }
 
+const FORCE_AFTER_GRACE_MS = 5_000;
+
 export type RallyWorkerOptions = {
   connection: NativeConnection;
   namespace: string;
@@ -45,6 +47,10 @@ export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> 
     // Lets in-flight activities finish on SIGTERM before the process exits; past the grace time they
     // are cancelled and Temporal retries them on another worker.
     shutdownGraceTime: options.shutdownGraceMs ?? 10_000,
+    // An activity that ignores its cancellation (an HTTP call waiting out its own timeout) must not
+    // hold the process past the grace: a little later the worker gives up on it, and Temporal retries
+    // the attempt elsewhere once its timeout passes.
+    shutdownForceTime: (options.shutdownGraceMs ?? 10_000) + FORCE_AFTER_GRACE_MS,
     ...options.observability,
   });
 }

@@ -1,7 +1,7 @@
 // `npm run worker`: the Temporal worker process. Needs DATABASE_URL and TEMPORAL_ADDRESS.
 import './telemetry.ts';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { GracefulShutdownPeriodExpiredError, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
@@ -29,8 +29,15 @@ const clientConnection = await Connection.connect(temporalConnectionOptions(conf
 const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });
 await ensureSchedules(client, config.temporal.taskQueue);
 
-const workflowBundle = preparedBundle(config.workflowBundlePath);
-if (config.workflowBundlePath) log.info(workflowBundle ? 'using the prepared workflow bundle' : 'no prepared workflow bundle; bundling the workflows now', { path: config.workflowBundlePath });
+const observability = workerObservabilityOptions();
+// Workflow interceptors (tracing) must be compiled into the bundle, and the prepared one has none:
+// with tracing on, the worker bundles its workflows itself.
+const tracingWorkflows = Boolean(observability.interceptors?.workflowModules?.length);
+const workflowBundle = tracingWorkflows ? undefined : preparedBundle(config.workflowBundlePath);
+if (config.workflowBundlePath) {
+  const why = tracingWorkflows ? 'tracing is on: bundling the workflows with its interceptors now' : workflowBundle ? 'using the prepared workflow bundle' : 'no prepared workflow bundle; bundling the workflows now';
+  log.info(why, { path: config.workflowBundlePath });
+}
 const worker = await createRallyWorker({
   workflowBundle,
   connection,
@@ -38,13 +45,19 @@ const worker = await createRallyWorker({
   taskQueue: config.temporal.taskQueue,
   shutdownGraceMs: config.shutdown.workerGraceMs,
   activities: createActivities({ db, config, temporal: client }),
-  observability: workerObservabilityOptions(),
+  observability,
 });
 // The outbox dispatcher runs beside the worker: events → webhook deliveries and notifications.
 const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseUrl, temporal: client, log });
 log.info('polling', { task_queue: config.temporal.taskQueue, namespace: config.temporal.namespace, ...(metricsServer ? { metrics_port: metricsServer.port } : {}) });
 // Worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers) once shutdown drains.
-await worker.run();
+try {
+  await worker.run();
+} catch (error) {
+  if (!(error instanceof GracefulShutdownPeriodExpiredError)) throw error;
+  log.warn('activities still running after RALLY_WORKER_SHUTDOWN_GRACE; leaving them to Temporal to retry', { grace_ms: config.shutdown.workerGraceMs });
+  process.exitCode = 1;
+}
 await dispatcher.stop();
 await metricsServer?.close();
 await clientConnection.close();

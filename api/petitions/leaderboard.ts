@@ -1,4 +1,4 @@
-// GET /v1/petitions/{slug}/leaderboard: who brought the most signers to a petition
+// GET /v1/petitions/{id}/leaderboard (an id or a slug): who brought the most signers to a petition
 // (core/petitions/leaderboard.ts ranks them).
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';

@@ -48,8 +48,8 @@ function row(target: string, mb: number | undefined, goalMb: number | null): Res
   };
 }
 
-function start(name: string, entry: string, env: NodeJS.ProcessEnv): PrefixedChild {
-  return spawnPrefixed({ name, command: process.execPath, args: [entry], cwd: REPOSITORY_ROOT, env });
+function start(name: string, args: string[], env: NodeJS.ProcessEnv): PrefixedChild {
+  return spawnPrefixed({ name, command: process.execPath, args, cwd: REPOSITORY_ROOT, env });
 }
 
 export const scenario: Scenario = {
@@ -61,10 +61,10 @@ export const scenario: Scenario = {
     const apiUrl = `http://127.0.0.1:${port}`;
     const taskQueue = `bench-memory-${randomUUID().slice(0, 8)}`;
     const serviceEnv = { ...env.serviceEnv, PORT: String(port), PUBLIC_URL: apiUrl, RALLY_TASK_QUEUE: taskQueue, RALLY_WORKFLOW_BUNDLE: bundle };
-    const build = start('build-workflows', 'scripts/build-workflows.ts', serviceEnv);
+    const build = start('build-workflows', ['scripts/build-workflows.ts', bundle], serviceEnv);
     if ((await build.exited).code !== 0) throw new Error('building the workflow bundle failed');
-    const api = start('api-memory', 'api/main.ts', serviceEnv);
-    const worker = start('worker-memory', 'worker/main.ts', serviceEnv);
+    const api = start('api-memory', ['api/main.ts'], serviceEnv);
+    const worker = start('worker-memory', ['worker/main.ts'], serviceEnv);
     let polling = false;
     worker.process.stdout?.on('data', (chunk: Buffer) => { polling ||= chunk.toString().includes('"polling"'); });
     const connection = await Connection.connect({ address: env.temporalAddress });

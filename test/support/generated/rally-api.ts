@@ -3585,7 +3585,7 @@ export interface operations {
                      * @description https (http and private addresses only with RALLY_WEBHOOK_ALLOW_PRIVATE outside production).
                      */
                     url: string;
-                    events: ("petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed")[];
+                    events: ("petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed" | "fraud.suspected")[];
                 };
             };
         };
@@ -3764,7 +3764,7 @@ export interface operations {
                      * @description https (http and private addresses only with RALLY_WEBHOOK_ALLOW_PRIVATE outside production).
                      */
                     url?: string;
-                    events?: ("petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed")[];
+                    events?: ("petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed" | "fraud.suspected")[];
                     is_active?: boolean;
                 };
             };
@@ -4319,7 +4319,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning. */
+                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected. */
                             type: string;
                             title: string;
                             body: string;
@@ -4537,6 +4537,12 @@ export interface operations {
                                 /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                                 email: boolean;
                             };
+                            "moderation.fraud_suspected": {
+                                /** @description Create the notification at all. */
+                                in_app: boolean;
+                                /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                                email: boolean;
+                            };
                         };
                         meta: {
                             request_id: string;
@@ -4624,6 +4630,12 @@ export interface operations {
                         /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                         email?: boolean;
                     };
+                    "moderation.fraud_suspected"?: {
+                        /** @description Create the notification at all. */
+                        in_app?: boolean;
+                        /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                        email?: boolean;
+                    };
                 };
             };
         };
@@ -4685,6 +4697,12 @@ export interface operations {
                                 /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                                 email: boolean;
                             };
+                            "moderation.fraud_suspected": {
+                                /** @description Create the notification at all. */
+                                in_app: boolean;
+                                /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                                email: boolean;
+                            };
                         };
                         meta: {
                             request_id: string;
@@ -4735,7 +4753,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning. */
+                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected. */
                             type: string;
                             title: string;
                             body: string;
@@ -6194,8 +6212,10 @@ export interface operations {
                                 source: string;
                                 signatures: number;
                             }[];
-                            /** @description Views of the petition in the range, as flushed so far. */
+                            /** @description Views of the petition (GET /v1/petitions/{slug} and the page /p/{slug}) in the range, as flushed so far. */
                             page_views: number;
+                            /** @description Views of its embed widget (/embed/p/{slug}) in the range, as flushed so far. */
+                            widget_views: number;
                             as_of: string | null;
                         };
                         meta: {
@@ -6455,6 +6475,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified (If-None-Match matched the ETag of an anonymous answer) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A problem caused by the request */
             "4XX": {
                 headers: {
@@ -6670,6 +6697,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified (If-None-Match matched the ETag of an anonymous answer) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem caused by the request */
             "4XX": {
@@ -7341,6 +7375,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description An invitation budget is spent (code invitation_limit: 50 per petition, 200 per creator a day; address_recently_invited: one per address per petition a week) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem caused by the request */
             "4XX": {

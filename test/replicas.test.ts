@@ -1,0 +1,96 @@
+// Replicas (issue 17): two API processes and two workers against one Temporal server and one
+// PostgreSQL, as `npm run api` / `npm run worker` run in a deployment. Requests are served by both
+// APIs over shared state; webhook deliveries run as activities on both workers (the `identity` each
+// ActivityTaskStarted event records in Temporal's history names the worker process that ran it); both
+// workers' outbox dispatchers run at once, safely: every event becomes exactly one delivery, and the
+// receiver sees each delivery id exactly once.
+import { expect } from 'chai';
+import { z } from 'zod';
+import { sql } from '../db/sql.ts';
+import { testEnvironment } from './support/environment.ts';
+import { eventually } from './support/events.ts';
+import { json } from './support/http.ts';
+import { bearer, createTestUser, createTokenUsers, login } from './support/identity.ts';
+import { createPetition, transition } from './support/petitions.ts';
+import { startApi, startWorker, type RallyProcess, type RunningApi } from './support/processes.ts';
+import { SHORT_WINDOWS, startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
+import { uniqueTaskQueue } from './support/workflows.ts';
+
+const SIGNERS = 60;
+const WAVE = 5;
+
+describe('2 API and 2 worker replicas on one Temporal server and one PostgreSQL', function () {
+  this.timeout(300_000);
+  let apis: RunningApi[];
+  let workers: RallyProcess[];
+  let receiver: WebhookReceiver;
+  const taskQueue = uniqueTaskQueue('replicas');
+
+  before(async () => {
+    receiver = await startWebhookReceiver();
+    const env = { ...SHORT_WINDOWS, RALLY_TASK_QUEUE: taskQueue };
+    const started = await Promise.all([startApi(env), startApi(env), startWorker(env), startWorker(env)]);
+    apis = started.slice(0, 2) as RunningApi[];
+    workers = started.slice(2) as RallyProcess[];
+  });
+  after(async () => {
+    await Promise.all([...(apis ?? []), ...(workers ?? [])].map((process) => process.stop()));
+    await receiver?.close();
+  });
+
+  it('serves requests on both APIs, runs deliveries on both workers and delivers each event exactly once', async () => {
+    const [a, b] = apis as [RunningApi, RunningApi];
+    const owner = (await login(a.baseUrl, await createTestUser())).accessToken;
+    // Made on one API, published (through the petition's workflow on some worker) on the other.
+    const petition = await createPetition(a.baseUrl, owner);
+    expect((await transition(b.baseUrl, owner, petition.id, 'publish')).status).to.equal(200);
+    const hook = await fetch(`${b.baseUrl}/v1/webhooks`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(owner) },
+      body: JSON.stringify({ url: receiver.url('/replicas'), events: ['signature.created'] }),
+    });
+    expect(hook.status).to.equal(201);
+    const endpointId = (await json(hook)).data.id as string;
+
+    // Signers alternate between the two APIs, in waves, each wave delivered before the next: every
+    // wave is its own delivery work for whichever worker polls first.
+    const signers = await createTokenUsers(SIGNERS);
+    for (let wave = 0; wave < SIGNERS / WAVE; wave += 1) {
+      const answers = await Promise.all(signers.slice(wave * WAVE, (wave + 1) * WAVE).map((signer, index) => fetch(`${apis[index % 2]!.baseUrl}/v1/petitions/${petition.id}/signatures`, {
+        method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signer.access_token) }, body: '{}',
+      })));
+      expect(answers.map((answer) => answer.status)).to.deep.equal(answers.map(() => 201));
+      await receiver.waitFor('/replicas', (wave + 1) * WAVE, 60_000);
+    }
+    for (const api of apis) {
+      expect((await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}`))).data.signature_count).to.equal(SIGNERS);
+    }
+
+    // Every delivery done, then the receiver's view: each delivery id once, one delivery per event.
+    const { db } = testEnvironment();
+    const deliveryIds = await eventually(async () => {
+      const rows = await db.any(sql.type(z.object({ id: z.string(), status: z.string() }))`SELECT id, status FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`);
+      return rows.length === SIGNERS && rows.every((row) => row.status === 'delivered') ? rows.map((row) => row.id) : undefined;
+    }, 120_000, 'every delivery delivered');
+    const received = receiver.received('/replicas');
+    const receivedIds = received.map((request) => String(request.headers['x-rally-delivery-id']));
+    expect(receivedIds).to.have.length(SIGNERS);
+    expect(new Set(receivedIds).size).to.equal(SIGNERS);
+    expect([...receivedIds].sort()).to.deep.equal([...deliveryIds].sort());
+    expect(new Set(received.map((request) => JSON.parse(request.body).id as string)).size).to.equal(SIGNERS);
+
+    // Which worker ran each activity: the identity Temporal recorded (`<pid>@<host>` by default) in
+    // every workflow of this run's task queue, whatever workflows the deliveries went through.
+    const client = testEnvironment().temporal.client;
+    const identities = new Set<string>();
+    for await (const execution of client.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {
+      const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+      for (const event of history.events ?? []) {
+        const identity = event.activityTaskStartedEventAttributes?.identity;
+        if (identity) identities.add(identity);
+      }
+    }
+    const workerPids = workers.map((worker) => String(worker.child.pid));
+    const pidsSeen = new Set([...identities].map((identity) => identity.split('@')[0]));
+    expect([...pidsSeen].sort()).to.deep.equal([...workerPids].sort());
+  });
+});
