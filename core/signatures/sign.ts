@@ -8,7 +8,8 @@
 // statement (or its transaction) committed, so no acknowledged signature is lost; the unique index
 // refuses a second signature of the same person, also when both are in one batch; the count is the
 // sum of the shards, each bumped by exactly the rows inserted; the primary key of petition_milestones
-// lets exactly one signature claim each milestone.
+// lets exactly one signature claim each milestone, and the catch-up after each commit
+// (milestone-catch-up.ts) claims those that concurrent batches passed without seeing.
 import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { Actor } from '../events/record-event.ts';
