@@ -4,9 +4,9 @@
 // after both commit the petition has more signatures than either counted, and a threshold between what
 // they counted and the real count is claimed by neither statement.
 //
-// So after its commit each batch runs this statement. In READ COMMITTED a new statement takes a new
-// snapshot, which holds every signature committed before it began, this batch's own included. It
-// claims each scheduled milestone above what the batch counted and at most the count it now sees.
+// So after its commit each batch reads the count again. In READ COMMITTED a new statement takes a new
+// snapshot, which holds every signature committed before it began, this batch's own included. The
+// batch claims each scheduled milestone above what it counted and at most the count it now sees.
 //
 // Why no milestone is missed: take a threshold t and the first commit X after which the petition
 // holds t signatures. X's snapshot was taken before X committed, when the petition held fewer than t,
@@ -37,10 +37,25 @@ function pending(petitions: readonly CaughtUpPetition[]) {
   return petitions.flatMap((petition) => milestonesFor(petition.goal).filter((threshold) => threshold > petition.highest).map((threshold) => [petition, threshold] as const));
 }
 
-/** Claims, in a statement of its own after the batch's commit, the milestones the batch passed unseen. */
+const Counted = z.object({ petition_id: z.string(), total: z.number() });
+
+/**
+ * Claims, after the batch's commit, the milestones the batch passed unseen. Usually there are none:
+ * a plain read of the shards says so, and only a batch that finds one runs the claiming statement.
+ */
 export async function catchUpMilestones(connection: CommonQueryMethods, petitions: readonly CaughtUpPetition[]): Promise<readonly CaughtUpClaim[]> {
-  const due = pending(petitions);
-  if (due.length === 0) return [];
+  const candidates = pending(petitions);
+  if (candidates.length === 0) return [];
+  const counts = new Map((await connection.any(sql.type(Counted)`
+    SELECT petition_id, COALESCE(sum(count), 0)::bigint AS total FROM signature_counters
+    WHERE petition_id = ANY(${sql.array([...new Set(candidates.map(([petition]) => petition.id))], 'uuid')}) GROUP BY petition_id
+  `)).map((row) => [row.petition_id, row.total]));
+  const due = candidates.filter(([petition, threshold]) => threshold <= (counts.get(petition.id) ?? 0));
+  return due.length === 0 ? [] : claim(connection, due);
+}
+
+/** Claims the milestones found reached, checking again against what its own snapshot holds. */
+function claim(connection: CommonQueryMethods, due: ReturnType<typeof pending>): Promise<readonly CaughtUpClaim[]> {
   const involved = [...new Set(due.map(([petition]) => petition))];
   return connection.any(sql.type(CaughtUpClaim)`
     WITH batch AS (
