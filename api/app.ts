@@ -114,7 +114,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     export: createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log }),
     report: createRateLimiter({ db, rps: config.moderation.reportsPerHour / 3600, burst: config.moderation.reportsPerHour, log: deps.log }),
   };
-  const signatures = createSignBatcher(db, config.signBatch);
+  const signatures = createSignBatcher(db, { ...config.signBatch, log: deps.log });
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
   const networkKey = networkBlockKey(config.encryptionKey);
   const moderation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue };

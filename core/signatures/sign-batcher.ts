@@ -12,9 +12,10 @@
 //   written again one request at a time, so only the request at fault fails, with its own error.
 import type { DatabasePool } from 'slonik';
 import { Unavailable } from '../errors/domain-error.ts';
+import { silentLogger, type Logger } from '../../platform/logger.ts';
 import { signBatch, type SignAnswer, type SignRequest, type SignResult } from './sign.ts';
 
-export type SignBatcherOptions = { windowMs: number; maxSize: number; maxInFlight?: number; maxQueued?: number };
+export type SignBatcherOptions = { windowMs: number; maxSize: number; maxInFlight?: number; maxQueued?: number; log?: Logger };
 
 export type SignBatcher = {
   /** Signs as part of the next batch; resolves once that batch committed, or rejects with this request's own error. */
@@ -40,7 +41,7 @@ export function createSignBatcher(db: DatabasePool, options: SignBatcherOptions)
 
   async function write(batch: Waiting[]): Promise<void> {
     try {
-      const answers = await signBatch(db, batch.map((waiting) => waiting.request));
+      const answers = await signBatch(db, batch.map((waiting) => waiting.request), options.log ?? silentLogger);
       batch.forEach((waiting, index) => waiting.settle(answers[index]!));
     } catch (error) {
       if (batch.length === 1) return batch[0]!.fail(error);

@@ -6,7 +6,9 @@
 // - each signature's count: the shards as this statement sees them plus its rank in the batch;
 // - the milestones the batch passed (looking back MILESTONE_LOOKBACK, since under concurrent signing
 //   a count can be a few short), each claimed by the first signature that reached it; the primary key
-//   of petition_milestones lets exactly one claim win;
+//   of petition_milestones lets exactly one claim win (those above the batch's own counts that the
+//   petition reached through batches written meanwhile are claimed after the commit, by
+//   milestone-catch-up.ts);
 // - the outbox events (signature.created per signature, signature.milestone per milestone won),
 //   through THE outbox insert of core/events, and one wake-up for the dispatcher at commit.
 // Statuses are checked again here (a petition closed since the policy read takes no signature).

@@ -8,8 +8,9 @@
 // statement (or its transaction) committed, so no acknowledged signature is lost; the unique index
 // refuses a second signature of the same person, also when both are in one batch; the count is the
 // sum of the shards, each bumped by exactly the rows inserted; the primary key of petition_milestones
-// lets exactly one signature claim each milestone.
-import type { DatabasePool, DatabaseTransactionConnection } from 'slonik';
+// lets exactly one signature claim each milestone, and the catch-up after each commit
+// (milestone-catch-up.ts) claims those that concurrent batches passed without seeing.
+import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { Actor } from '../events/record-event.ts';
 import { canRead, knowsOf, type PetitionAccessFacts, type Viewer } from '../petitions/policy.ts';
@@ -17,6 +18,8 @@ import { sql } from '../../db/sql.ts';
 import { Conflict, DomainError, Forbidden, NotFound } from '../errors/domain-error.ts';
 import { signBatchStatement, type BatchOutcome, type BatchPetition } from './sign-statement.ts';
 import type { RememberAnswer } from '../idempotency/remembered-answers.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { catchUpMilestones } from './milestone-catch-up.ts';
 
 export { COUNTER_SHARDS } from './sign-statement.ts';
 
@@ -107,7 +110,7 @@ function answerFor(outcome: BatchOutcome, input: SignatureInput): SignAnswer {
  * Signs every request of a batch in one statement and returns each request's answer, in order.
  * Throws only when the write itself failed (the caller then retries the requests one by one).
  */
-export async function signBatch(db: DatabasePool, requests: readonly SignRequest[]): Promise<SignAnswer[]> {
+export async function signBatch(db: DatabasePool, requests: readonly SignRequest[], log: Logger): Promise<SignAnswer[]> {
   const petitions = new Map((await db.any(petitionFactsStatement([...new Set(requests.map((request) => request.input.petitionId))]))).map((row) => [row.id, row]));
   const answers: (SignAnswer | undefined)[] = requests.map(({ input }) => {
     const refused = refusal(petitions.get(input.petitionId), input);
@@ -135,10 +138,41 @@ export async function signBatch(db: DatabasePool, requests: readonly SignRequest
     return answers as SignAnswer[];
   };
 
-  if (!requests.some((request) => request.withinWrite)) return decide(toWrite.length > 0 ? await db.any(statement) : []);
-  return db.transaction(async (tx) => {
-    const decided = decide(toWrite.length > 0 ? await tx.any(statement) : []);
-    for (const [index, request] of requests.entries()) await request.withinWrite?.(tx, decided[index]!);
-    return decided;
+  // One connection for the write and its catch-up, which must come after the commit, as a new statement.
+  return db.connect(async (connection) => {
+    const write = async (on: CommonQueryMethods) => decide(toWrite.length > 0 ? await on.any(statement) : []);
+    const decided = requests.some((request) => request.withinWrite)
+      ? await connection.transaction(async (tx) => {
+        const inTransaction = await write(tx);
+        for (const [index, request] of requests.entries()) await request.withinWrite?.(tx, inTransaction[index]!);
+        return inTransaction;
+      })
+      : await write(connection);
+    return caughtUp(connection, decided, petitions, log);
+  });
+}
+
+/**
+ * The answers after the batch's catch-up (milestone-catch-up.ts): a request whose signature claimed a
+ * milestone there says so, with the count that reached it. The signatures are committed: a failed
+ * catch-up must not fail them (the batcher would write them again), so it leaves the answers as they are.
+ */
+async function caughtUp(connection: CommonQueryMethods, answers: SignAnswer[], petitions: ReadonlyMap<string, { signature_goal: number | null }>, log: Logger): Promise<SignAnswer[]> {
+  const highest = new Map<string, SignResult>();
+  for (const answer of answers) {
+    if (answer.ok && answer.result.signature_count > (highest.get(answer.result.petition_id)?.signature_count ?? 0)) highest.set(answer.result.petition_id, answer.result);
+  }
+  const claims = await catchUpMilestones(connection, [...highest.values()].map((result) => ({
+    id: result.petition_id, goal: petitions.get(result.petition_id)?.signature_goal ?? null, highest: result.signature_count, signatureId: result.id,
+  }))).catch((error: Error) => {
+    log.warn('milestone catch-up after a signing batch failed', { error: error.message });
+    return [];
+  });
+  return answers.map((answer) => {
+    if (!answer.ok) return answer;
+    const won = claims.filter((claim) => claim.signature_id === answer.result.id);
+    if (won.length === 0) return answer;
+    const count = Math.max(answer.result.signature_count, ...won.map((claim) => claim.signature_count));
+    return { ok: true, result: { ...answer.result, milestone_reached: true, signature_count: count } };
   });
 }

@@ -1,0 +1,93 @@
+// The milestones a batch passed without seeing it. A batch's statement counts from the counter shards
+// as its snapshot sees them, and batches written at the same time cannot see each other's signatures
+// before they commit: two batches that both start at 30 each count their own rows as 31, 32, …, so
+// after both commit the petition has more signatures than either counted, and a threshold between what
+// they counted and the real count is claimed by neither statement.
+//
+// So after its commit each batch reads the count again. In READ COMMITTED a new statement takes a new
+// snapshot, which holds every signature committed before it began, this batch's own included. The
+// batch claims each scheduled milestone above what it counted and at most the count it now sees.
+//
+// Why no milestone is missed: take a threshold t and the first commit X after which the petition
+// holds t signatures. X's snapshot was taken before X committed, when the petition held fewer than t,
+// so X counted its own rows from below t. Either X counted up to t (its statement claimed t, or found
+// it claimed: the window of MILESTONE_LOOKBACK reaches back past X's lowest count), or X counted short
+// of t: then its catch-up, begun after X's commit, sees at least t and claims it. In particular the
+// batch that commits last sees the final count, as every other batch committed before it did. The
+// primary key of petition_milestones keeps each claim to one, whichever of the racing batches wins.
+// A process killed between a commit and its catch-up leaves a threshold to the lookback of the next
+// batches, as before.
+//
+// The claim is credited to the batch's last signature of the petition: it is among the signatures
+// that were committed when the count was seen to reach the threshold, and its request learns it won.
+import type { CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { insertEvent, NOTIFY_DISPATCHER } from '../events/record-event.ts';
+import { sql } from '../../db/sql.ts';
+import { milestonesFor } from './milestones.ts';
+
+/** A petition a batch signed: the batch's highest count, the signature that has it, and the goal. */
+export type CaughtUpPetition = { id: string; goal: number | null; highest: number; signatureId: string };
+
+export const CaughtUpClaim = z.object({ signature_id: z.string(), threshold: z.number(), signature_count: z.number() });
+export type CaughtUpClaim = z.infer<typeof CaughtUpClaim>;
+
+/** The milestones the batch may have passed unseen: those above its highest count. */
+function pending(petitions: readonly CaughtUpPetition[]) {
+  return petitions.flatMap((petition) => milestonesFor(petition.goal).filter((threshold) => threshold > petition.highest).map((threshold) => [petition, threshold] as const));
+}
+
+const Counted = z.object({ petition_id: z.string(), total: z.number() });
+
+/**
+ * Claims, after the batch's commit, the milestones the batch passed unseen. Usually there are none:
+ * a plain read of the shards says so, and only a batch that finds one runs the claiming statement.
+ */
+export async function catchUpMilestones(connection: CommonQueryMethods, petitions: readonly CaughtUpPetition[]): Promise<readonly CaughtUpClaim[]> {
+  const candidates = pending(petitions);
+  if (candidates.length === 0) return [];
+  const counts = new Map((await connection.any(sql.type(Counted)`
+    SELECT petition_id, COALESCE(sum(count), 0)::bigint AS total FROM signature_counters
+    WHERE petition_id = ANY(${sql.array([...new Set(candidates.map(([petition]) => petition.id))], 'uuid')}) GROUP BY petition_id
+  `)).map((row) => [row.petition_id, row.total]));
+  const due = candidates.filter(([petition, threshold]) => threshold <= (counts.get(petition.id) ?? 0));
+  return due.length === 0 ? [] : claim(connection, due);
+}
+
+/** Claims the milestones found reached, checking again against what its own snapshot holds. */
+function claim(connection: CommonQueryMethods, due: ReturnType<typeof pending>): Promise<readonly CaughtUpClaim[]> {
+  const involved = [...new Set(due.map(([petition]) => petition))];
+  return connection.any(sql.type(CaughtUpClaim)`
+    WITH batch AS (
+      SELECT * FROM unnest(${sql.array(involved.map((petition) => petition.id), 'uuid')}, ${sql.array(involved.map((petition) => petition.signatureId), 'uuid')},
+        ${sql.array(involved.map((petition) => petition.goal), 'int8')}) AS b(petition_id, signature_id, signature_goal)
+    ), due AS (
+      SELECT * FROM unnest(${sql.array(due.map(([petition]) => petition.id), 'uuid')}, ${sql.array(due.map(([, threshold]) => threshold), 'int8')}) AS m(petition_id, threshold)
+    ), seen AS (
+      SELECT b.petition_id, b.signature_id, b.signature_goal, COALESCE(sum(c.count), 0)::bigint AS total
+      FROM batch b LEFT JOIN signature_counters c ON c.petition_id = b.petition_id GROUP BY b.petition_id, b.signature_id, b.signature_goal
+    ), claimed AS (
+      INSERT INTO petition_milestones (petition_id, threshold, signature_id)
+      SELECT m.petition_id, m.threshold, s.signature_id FROM due m JOIN seen s USING (petition_id) WHERE m.threshold <= s.total
+      -- In the order the signing statement claims in, so the two wait for each other instead of deadlocking.
+      ORDER BY m.petition_id, m.threshold
+      ON CONFLICT ON CONSTRAINT petition_milestones_pkey DO NOTHING
+      RETURNING petition_id, threshold, signature_id
+    ), celebrated AS (
+      ${insertEvent(
+        {
+          type: sql.fragment`'signature.milestone'`, actorType: sql.fragment`'system'`, actorId: sql.fragment`NULL`, petitionId: sql.fragment`c.petition_id`,
+          data: sql.fragment`jsonb_build_object('petition_id', c.petition_id, 'milestone', c.threshold, 'signature_count', s.total,
+            'signature_goal', s.signature_goal, 'signature_id', c.signature_id)`,
+        },
+        sql.fragment`claimed c JOIN seen s USING (petition_id)`,
+      )}
+    ), notified AS (
+      SELECT ${NOTIFY_DISPATCHER} WHERE EXISTS (SELECT 1 FROM celebrated)
+    )
+    SELECT c.signature_id, c.threshold, s.total AS signature_count
+    FROM claimed c JOIN seen s USING (petition_id)
+    -- Reads the wake-up, which a SELECT in WITH only runs when read.
+    WHERE (SELECT count(*) FROM notified) >= 0
+  `);
+}
