@@ -36,8 +36,7 @@ function plausibleString(schema: Schema): fc.Arbitrary<string> {
   }
   if (schema.pattern) {
     try {
-      const matching = fc.stringMatching(new RegExp(schema.pattern)).filter((value) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity));
-      return fc.oneof(matching, fc.constant('a'.repeat(minLength)));
+      return fc.stringMatching(new RegExp(schema.pattern)).filter((value) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity));
     } catch {
       // A pattern fast-check cannot generate from: fall through to plain text.
     }
@@ -69,7 +68,9 @@ export function plausible(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
     case 'array': {
       if (depth > MAX_PLAUSIBLE_DEPTH) return fc.constant([]);
       const minLength = schema.minItems ?? 0;
-      return fc.array(plausible(schema.items ?? {}, depth + 1), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3)) });
+      const constraints = { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3)) };
+      const items = plausible(schema.items ?? {}, depth + 1);
+      return schema.uniqueItems ? fc.uniqueArray(items, { ...constraints, selector: (item) => JSON.stringify(item) }) : fc.array(items, constraints);
     }
     case 'object': {
       if (depth > MAX_PLAUSIBLE_DEPTH) return fc.constant({});
