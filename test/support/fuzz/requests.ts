@@ -69,7 +69,7 @@ function credentialHeaders(credentials: Credentials): fc.Arbitrary<{ headers: Re
     { weight: 4, arbitrary: fc.constant({ headers: { authorization: `Bearer ${credentials.accessToken}` }, label: 'user token' }) },
     { weight: 2, arbitrary: fc.constant({ headers: { authorization: `Bearer ${credentials.apiKey}` }, label: 'API key' }) },
     { weight: 1, arbitrary: fc.constant({ headers: { 'x-api-key': credentials.apiKey }, label: 'API key in X-API-Key' }) },
-    { weight: 2, arbitrary: fc.constantFrom('Bearer', 'Bearer ', 'Basic Zm9vOmJhcg==', `Bearer ${'x'.repeat(8_000)}`, 'Bearer rally_live_0000', 'Bearer a.b.c', `Bearer ${credentials.accessToken}x`, 'bearer  two  spaces')
+    { weight: 2, arbitrary: fc.constantFrom('Bearer', 'Bearer ', 'Basic Zm9vOmJhcg==', `Bearer ${'x'.repeat(8_000)}`, 'Bearer rally_live_0000', 'Bearer a.b.c', 'Bearer \u00ff\u00fe', `Bearer ${credentials.accessToken}x`, 'bearer  two  spaces')
       .map((value) => ({ headers: { authorization: value }, label: `authorization ${JSON.stringify(value.slice(0, 40))}` })) },
   );
 }
