@@ -13,7 +13,7 @@ export const INVALID_UTF8 = '\u0001not-utf-8\u0001';
 export const INVALID_UTF8_BYTES = Buffer.from([0xff, 0xfe, 0xc3, 0x28]);
 
 const HUGE = 100_000;
-const URL_LONG = 4_000;
+const URL_LONG = 2_000;
 const MAX_PLAUSIBLE_DEPTH = 4;
 
 function typesOf(schema: Schema): string[] {
@@ -160,3 +160,12 @@ export function hostileText(schema: Schema): fc.Arbitrary<string> {
     plausible(schema).map((value) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '')),
   );
 }
+
+/**
+ * Cursors that decode: base64url of JSON arrays holding values a database column would refuse
+ * (year 0, 2^63, 1e308, a date where a number belongs). Real cursors are opaque; these test that
+ * whatever decodes is still checked before it reaches a query.
+ */
+export const forgedCursors: fc.Arbitrary<string> = fc
+  .array(fc.oneof(hostileNumbers, fc.constantFrom('0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', 'popular', 'new'), fc.uuid(), fc.jsonValue({ maxDepth: 1 })), { maxLength: 4 })
+  .map((parts) => Buffer.from(JSON.stringify(parts)).toString('base64url'));
