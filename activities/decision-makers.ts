@@ -7,6 +7,7 @@ import type { DatabasePool } from 'slonik';
 import {
   expireResponseToken, findInvitee, listUninvitedDecisionMakers, markInvitationFailed, markInvitationSent, storeUnsentToken,
 } from '../core/decision-makers/invitations.ts';
+import { claimInvitation } from '../core/decision-makers/invitation-budget.ts';
 import { newPortalToken, portalUrl } from '../core/decision-makers/portal-tokens.ts';
 import type { Config } from '../platform/config.ts';
 import { createMailer, type Mailer } from '../platform/mailer.ts';
@@ -38,6 +39,9 @@ export function createDecisionMakerActivities({ db, mailer, publicUrl, responseT
       const invitee = await findInvitee(db, { decisionMakerId });
       if (!invitee) return null;
       if (invitee.sent_at) return { tokenId: invitee.token_id!, issuedAt: invitee.issued_at!, expiresAt: invitee.expires_at! };
+      if (!(await claimInvitation(db, decisionMakerId))) {
+        throw ApplicationFailure.nonRetryable('This address was already invited to this petition within the last 7 days.', FAILURE_TYPES.invitationRefused);
+      }
       const token = newPortalToken();
       const issued = await storeUnsentToken(db, invitee, token.hash, responseTokenTtlMs);
       // Another run sent it between our read and this write; the retry returns that token.
@@ -56,6 +60,9 @@ export function createDecisionMakerActivities({ db, mailer, publicUrl, responseT
       await mailer.send(reminderEmail(invitee, invitee.expires_at!)).catch(classifyMailError);
       return true;
     },
+
+    /** False once the decision maker (and so the token) was removed. */
+    responseTokenExists: async ({ tokenId }: { tokenId: string }): Promise<boolean> => (await findInvitee(db, { tokenId })) !== null,
 
     /** Ends an unanswered token for good; false when it was answered first. Safe to repeat. */
     expireResponseToken: ({ tokenId }: { tokenId: string }): Promise<boolean> => expireResponseToken(db, tokenId),

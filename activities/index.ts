@@ -5,9 +5,11 @@ import { createMaintenanceActivities } from './maintenance.ts';
 import { createPetitionActivities } from './petitions.ts';
 import { createRankingActivities } from './rankings.ts';
 import { createAnalyticsActivities } from './analytics.ts';
+import { createFraudWatchActivities } from './fraud-watch.ts';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { createNotificationActivities } from './notifications.ts';
 import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
+import { createWebhookBatchActivities } from './webhook-batches.ts';
 import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../platform/storage/media-storage.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
@@ -22,14 +24,18 @@ export type ActivityDependencies = { db: DatabasePool; config?: Config; /** For 
 
 export function createActivities(deps: ActivityDependencies) {
   const config = deps.config ?? loadConfig({});
+  const webhooks = webhookDependencies(deps.db, config);
   return {
     ...createMaintenanceActivities({ db: deps.db }),
     ...createApiKeyActivities({ db: deps.db }),
     ...createPetitionActivities({ db: deps.db }),
     ...createRankingActivities({ db: deps.db }),
     ...createAnalyticsActivities({ db: deps.db }),
+    ...createFraudWatchActivities({ db: deps.db, settings: config.fraudWatch }),
     ...createNotificationActivities({ db: deps.db }),
-    ...createWebhookActivities(webhookDependencies(deps.db, config)),
+    // One HTTP agent for first attempts and retries: they reach the same receivers.
+    ...createWebhookActivities(webhooks),
+    ...createWebhookBatchActivities(webhooks),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
     ...createOAuthActivities({ db: deps.db }),

@@ -6,7 +6,7 @@ export function createMaintenanceActivities({ db }: { db: DatabasePool }) {
   return {
     /** Deletes up to batchSize expired idempotency records; returns how many went. Safe to repeat. */
     deleteExpiredIdempotencyKeys: ({ batchSize }: { batchSize: number }): Promise<number> => deleteExpiredIdempotencyKeys(db, batchSize),
-    /** Forgets rate-limit buckets idle for an hour: they would be full again by now anyway. */
+    /** Forgets idle rate-limit buckets and decision-maker invitations logged over a week ago. */
     deleteIdleRateLimitBuckets: (): Promise<number> => deleteIdleRateLimitBuckets(db),
     /** Deletes up to batchSize rows per table of login records and refresh tokens no longer needed. Safe to repeat. */
     deleteExpiredAuthRecords: ({ batchSize }: { batchSize: number }): Promise<number> => deleteExpiredAuthRecords(db, batchSize),

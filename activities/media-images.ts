@@ -3,7 +3,7 @@
 // needs. Output carries no metadata at all: sharp drops EXIF (GPS included), XMP and ICC unless
 // asked to keep them, and this module never asks. Orientation is applied to the pixels first, so a
 // photo taken sideways still shows upright once its EXIF is gone.
-import sharp from 'sharp';
+import type { default as Sharp } from 'sharp';
 import type { EntityType, ImageContentType } from '../core/media/media-types.ts';
 
 /** The MIME type announced by a file's magic bytes; null for anything that is not one of ours. */
@@ -35,11 +35,17 @@ export const PRIMARY_VARIANT: Record<EntityType, string> = {
 
 export type RenderedVariant = { name: string; body: Buffer; width: number; height: number };
 
+// sharp (libvips, tens of MB resident) loads on the first image, not when the worker starts: most
+// workers spend most of their life without processing one.
+let loaded: Promise<typeof Sharp> | undefined;
+const loadSharp = () => (loaded ??= import('sharp').then((module) => module.default));
+
 // Truncated files fail instead of decoding into half a grey picture; harmless warnings pass.
 const DECODE_OPTIONS = { failOn: 'truncated' } as const;
 
 /** Reads dimensions from the header; throws when sharp cannot make sense of the file. */
 export async function readDimensions(original: Buffer): Promise<{ width: number; height: number }> {
+  const sharp = await loadSharp();
   const { width, height, orientation } = await sharp(original, DECODE_OPTIONS).metadata();
   if (!width || !height) throw new Error('the image has no dimensions');
   // EXIF orientations 5 to 8 turn the picture a quarter: the displayed size is the other way round.
@@ -47,6 +53,7 @@ export async function readDimensions(original: Buffer): Promise<{ width: number;
 }
 
 export async function renderVariant(original: Buffer, plan: VariantPlan): Promise<RenderedVariant> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(original, DECODE_OPTIONS)
     .rotate()
     .resize({ width: plan.width, height: plan.height, fit: plan.fit, position: sharp.strategy.attention, withoutEnlargement: plan.fit === 'inside' })

@@ -7,6 +7,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { attachMediaVariants, findMediaById, markMediaFailed, markMediaProcessing } from '../core/media/processing.ts';
 import type { MediaVariant } from '../core/media/queries.ts';
+import { removeAbandonedUploads } from '../core/media/abandoned.ts';
 import { originalKey, variantKey, type MediaStorage } from '../platform/storage/media-storage.ts';
 import { PRIMARY_VARIANT, readDimensions, renderVariant, sniffImageType, VARIANT_PLANS } from './media-images.ts';
 
@@ -88,6 +89,9 @@ export function createMediaActivities({ db, storage }: { db: DatabasePool; stora
     async discardOriginal({ mediaId }: { mediaId: string }): Promise<void> {
       await storage.remove(originalKey(mediaId));
     },
+
+    /** Uploads never confirmed within a day go, row and stored file; returns how many. Safe to repeat. */
+    removeAbandonedUploads: ({ batchSize }: { batchSize: number }): Promise<number> => removeAbandonedUploads(db, storage, batchSize),
   };
 }
 

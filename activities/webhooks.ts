@@ -8,8 +8,12 @@ import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import type { DatabasePool } from 'slonik';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../platform/config.ts';
+import { countWebhookAttempt } from '../platform/metrics.ts';
+import { createLogger } from '../platform/logger.ts';
+import { endpointHost } from '../core/workflow-client/summaries.ts';
 import { createSecretBox, signPayload, signPayloadV2, type SecretBox } from '../core/webhooks/signing-secrets.ts';
-import { createWebhookAgent, postWebhook } from './webhook-http.ts';
+import { createWebhookAgent, postWebhook, type AttemptReport } from './webhook-http.ts';
+import { createDestinationBudget, type DestinationBudget } from '../core/webhooks/destination-budget.ts';
 import { finishDeliveryFailed, loadDeliveryContext, recordAttempt, type DeliveryContext } from '../core/webhooks/delivery-attempts.ts';
 
 export type WebhookActivityDependencies = {
@@ -18,14 +22,21 @@ export type WebhookActivityDependencies = {
   secrets: SecretBox;
   allowPrivate: boolean;
   deactivateAfterMs: number;
+  destinations: DestinationBudget;
+  /** The ceiling of an endpoint's delivery window (RALLY_WEBHOOK_ENDPOINT_CONCURRENCY). */
+  endpointConcurrency: number;
 };
 
 export function webhookDependencies(db: DatabasePool, config: Config): WebhookActivityDependencies {
-  const { allowPrivate, deactivateAfterMs } = config.webhooks;
-  return { db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs };
+  const { allowPrivate, deactivateAfterMs, hostConcurrency, endpointConcurrency } = config.webhooks;
+  return {
+    db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs,
+    destinations: createDestinationBudget(hostConcurrency), endpointConcurrency,
+  };
 }
 
-export type AttemptInput = { deliveryId: string; timeoutMs: number; retryInitialMs: number; maxAttempts: number };
+/** `priorAttempts`: attempts already made for this delivery (its first one, by a batch) before this workflow. */
+export type AttemptInput = { deliveryId: string; timeoutMs: number; retryInitialMs: number; maxAttempts: number; priorAttempts?: number };
 export type AttemptOutcome = 'delivered' | 'gone';
 
 /** Failure types, for the workflow and for anyone reading a history. */
@@ -37,6 +48,8 @@ export const WEBHOOK_FAILURES = {
 } as const;
 
 const JITTER = 0.2;
+// Each line also names its workflow, run, activity and attempt (worker/observability.ts).
+const log = createLogger('webhooks');
 
 export function retryDelayMs(retryInitialMs: number, attempt: number): number {
   const base = retryInitialMs * 2 ** (attempt - 1);
@@ -69,6 +82,42 @@ function signedHeaders(context: DeliveryContext, body: string, secrets: SecretBo
   return headers;
 }
 
+/** No slot of the destination freed in time (destination-budget.ts): a failed attempt, as if the receiver were slow. */
+function busyAsReport(destinations: DestinationBudget, outcome: AttemptReport | 'busy'): AttemptReport {
+  if (outcome !== 'busy') return outcome;
+  return { statusCode: null, latencyMs: 0, error: `${destinations.perDestination} deliveries were already in flight to this destination`, excerpt: null, refused: false };
+}
+
+/**
+ * THE send path of one attempt, for the batches and the retries alike: the payload, signed at this
+ * moment, posted to the endpoint. It reports what happened and never throws for the receiver's sake.
+ */
+export async function sendAttempt(deps: WebhookActivityDependencies, context: DeliveryContext, timeoutMs: number): Promise<AttemptReport> {
+  const body = webhookBody(context);
+  // Within the destination's budget across endpoints (core/webhooks/destination-budget.ts).
+  const outcome = await deps.destinations.withSlot(context.url, timeoutMs, (remainingMs) => postWebhook(deps.http, {
+    url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs: remainingMs, allowPrivate: deps.allowPrivate,
+  }));
+  return busyAsReport(deps.destinations, outcome);
+}
+
+/** What an attempt means for its delivery: the last allowed attempt and refused addresses are final. */
+export function outcomeOf(report: AttemptReport, attempt: number, maxAttempts: number): 'delivered' | 'retrying' | 'failed' {
+  if (report.error === null) return 'delivered';
+  return report.refused || attempt >= maxAttempts ? 'failed' : 'retrying';
+}
+
+/** An attempt as operators see it: counted in the metrics and logged (a final failure as a warning). */
+export function observeAttempt(seen: { deliveryId: string; endpointId: string; url: string; attempt: number; outcome: 'delivered' | 'retrying' | 'failed'; report: AttemptReport }): void {
+  const { report, outcome } = seen;
+  countWebhookAttempt(outcome, seen.attempt, report.latencyMs / 1000);
+  (outcome === 'failed' ? log.warn : log.debug)('webhook attempt', {
+    // `attempt` in the line is the activity's own (from the log context); the delivery counts its attempts over its whole life.
+    delivery_id: seen.deliveryId, delivery_attempt: seen.attempt, endpoint_id: seen.endpointId, host: endpointHost(seen.url), outcome, status_code: report.statusCode,
+    latency_ms: report.latencyMs, error: report.error,
+  });
+}
+
 export function createWebhookActivities(deps: WebhookActivityDependencies) {
   const { db } = deps;
   return {
@@ -83,19 +132,18 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
         await finishDeliveryFailed(db, input.deliveryId, 'the endpoint was deactivated');
         throw ApplicationFailure.nonRetryable('the endpoint is deactivated', WEBHOOK_FAILURES.endpointInactive);
       }
-      const attempt = Context.current().info.attempt;
-      const body = webhookBody(context);
+      // Counted over the delivery's life: a retry workflow after a batch's first attempt starts at 2.
+      const attempt = Context.current().info.attempt + (input.priorAttempts ?? 0);
       const attemptedAt = new Date().toISOString();
-      const report = await postWebhook(deps.http, {
-        url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs: input.timeoutMs, allowPrivate: deps.allowPrivate,
-      });
-      const delivered = report.error === null;
-      const final = delivered || report.refused || attempt >= input.maxAttempts;
-      const outcome = delivered ? 'delivered' : final ? 'failed' : 'retrying';
+      const report = await sendAttempt(deps, context, input.timeoutMs);
+      const outcome = outcomeOf(report, attempt, input.maxAttempts);
+      const delivered = outcome === 'delivered';
+      const final = outcome !== 'retrying';
       await recordAttempt(db, {
         deliveryId: input.deliveryId, endpointId: context.endpoint_id, attempt, attemptedAt, outcome,
         statusCode: report.statusCode, latencyMs: report.latencyMs, error: report.error, excerpt: report.excerpt,
       }, deps.deactivateAfterMs);
+      observeAttempt({ deliveryId: input.deliveryId, endpointId: context.endpoint_id, url: context.url, attempt, outcome, report });
       if (delivered) return 'delivered';
       if (report.refused) throw ApplicationFailure.nonRetryable(report.error ?? 'address refused', WEBHOOK_FAILURES.addressRefused);
       if (final) throw ApplicationFailure.nonRetryable(`attempt ${attempt} of ${input.maxAttempts} failed: ${report.error}`, WEBHOOK_FAILURES.deliveryFailed);

@@ -16,7 +16,7 @@ import { createRevocationList } from '../core/auth/revocation-list.ts';
 import { createAuthRoutes } from './auth/routes.ts';
 import { createUserDirectory } from '../core/users/directory.ts';
 import type { Config } from '../platform/config.ts';
-import { createHealthRoutes } from './health/routes.ts';
+import { createHealthRoutes, createReadiness, type Readiness } from './health/routes.ts';
 import { createRequestContextMiddleware, type RallyContext, type RallyState } from './http/context.ts';
 import { createErrorMiddleware } from './http/error-middleware.ts';
 import { createUnreadBodyDrain } from './http/body.ts';
@@ -25,6 +25,7 @@ import { createIdempotencyMiddleware } from './http/idempotency.ts';
 import { RallyError } from './http/problem.ts';
 import { chargeGeneral, createRouteGuard } from './http/route-guard.ts';
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.ts';
+import { createSignThrottle } from './http/sign-throttle.ts';
 import { createResponseCheck } from './http/response-check.ts';
 import { createRouteDispatcher } from './http/dispatch.ts';
 import type { AnyRouteSpec } from './http/route.ts';
@@ -36,12 +37,15 @@ import { createUserRoutes } from './users/routes.ts';
 import { createSignatureFeed, type SignatureFeed } from '../core/signatures/live-feed.ts';
 import { createCaptchaVerifier } from '../core/signatures/recaptcha.ts';
 import { createSignatureRoutes } from './signatures/routes.ts';
+import { createSignBatcher } from '../core/signatures/sign-batcher.ts';
 import { createWebhookRoutes } from './webhooks/routes.ts';
 import { createNotificationRoutes } from './notifications/routes.ts';
 import { createAccessCodeGuard } from '../core/petitions/access-code-guard.ts';
 import { createPetitionExportRoutes } from './petitions/export.ts';
 import { createLeaderboardRoutes } from './petitions/leaderboard.ts';
 import { createPetitionRoutes } from './petitions/routes.ts';
+import { createPublicPetitionCache } from '../core/petitions/read-cache.ts';
+import { warmGeolocation } from '../core/signatures/geolocation.ts';
 import { createCommentRoutes } from './comments/routes.ts';
 import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
 import { createTransitionRoutes } from './petitions/transition-routes.ts';
@@ -67,6 +71,7 @@ import { createAdminUserRoutes } from './admin/user-routes.ts';
 import { createAdminContentRoutes } from './admin/content-routes.ts';
 import { createAdminAuditRoutes } from './admin/audit-routes.ts';
 import { networkBlockKey } from '../core/signatures/network-block.ts';
+import { createHttpMetricsMiddleware, createMetricsEndpoint, observeDependencies } from './http/observability.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -77,7 +82,8 @@ export type AppDependencies = {
   log: Logger;
 };
 
-export type RallyApp = { app: Koa<RallyState>; routes: AnyRouteSpec[]; feed: SignatureFeed; stop(): Promise<void> };
+/** `readiness.drain()` turns GET /health/ready to 503 ahead of shutdown (api/main.ts). */
+export type RallyApp = { app: Koa<RallyState>; routes: AnyRouteSpec[]; feed: SignatureFeed; readiness: Readiness; stop(): Promise<void> };
 
 // Unmatched paths and methods become problems; the router leaves them as bare statuses. They cost
 // the caller's address like any request, so probing for routes is limited too.
@@ -93,27 +99,32 @@ const answerUnmatched = (limiter: RateLimiter | undefined) => async function ans
 
 export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const { config, db, notifications } = deps;
-  const oauthSigner = await loadOAuthSigner(db, config.publicUrl);
+  const oauthSigner = await loadOAuthSigner(db, config.publicUrl, config.encryptionKey);
   const verifyAccessToken = createAccessTokenVerifier({ identity: deps.identity, audience: config.publicUrl, apps: { issuer: oauthSigner.issuer, keySet: oauthSigner.keySet } });
   const revocations = await createRevocationList({ db, notifications });
   const users = await createUserDirectory({ db, notifications });
   const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
   const feed = await createSignatureFeed({ db, notifications, log: deps.log });
+  const petitionCache = await createPublicPetitionCache({ db, notifications, feed, log: deps.log });
+  // Signing places the signer by IP: the database files are read now, in the background, not by the first signature.
+  warmGeolocation().catch((error: Error) => deps.log.warn('geolocation database not preloaded', { error: error.message }));
   const limiters = {
     general: config.rateLimit.enabled ? createRateLimiter({ db, rps: config.rateLimit.rps, burst: config.rateLimit.burst, log: deps.log }) : undefined,
-    sign: createRateLimiter({ db, rps: config.rateLimit.signPerHour / 3600, burst: config.rateLimit.signPerHour, log: deps.log }),
+    sign: createSignThrottle({ db, limits: { perAddressPerHour: config.rateLimit.signPerHour, ...config.signingThrottle }, log: deps.log }),
     // The spec's petition export limit: 10 per minute per user.
     export: createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log }),
     report: createRateLimiter({ db, rps: config.moderation.reportsPerHour / 3600, burst: config.moderation.reportsPerHour, log: deps.log }),
   };
+  const signatures = createSignBatcher(db, config.signBatch);
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
   const networkKey = networkBlockKey(config.encryptionKey);
   const moderation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue };
   const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
 
+  const readiness = createReadiness();
   let document: Record<string, unknown> | undefined;
   const routes = [
-    ...createHealthRoutes({ db, temporal: deps.temporal.connection }),
+    ...createHealthRoutes({ db, temporal: deps.temporal.connection, readiness }),
     ...createReferenceRoutes(() => document!, config.publicUrl),
     ...createAuthRoutes({
       db, identity: deps.identity, verifyAccessToken, revocations,
@@ -123,24 +134,24 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createOAuthRoutes({ db, signer: oauthSigner, audience: config.publicUrl, publicUrl: config.publicUrl, lifetimes: config.identity }),
     ...createAppAuthorizationRoutes({ db }),
     ...createUserActivityRoutes({ db }),
-    ...createUserRoutes({ db }),
+    ...createUserRoutes({ db, httpsOnly: config.nodeEnv === 'production' }),
     ...createApiKeyRoutes(rotation),
     ...createWebhookRoutes({ db, config }),
     ...createUnsubscribeRoutes({ db, config }),
     ...createNotificationRoutes({ db }),
     ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
-    ...createSignatureRoutes({ db, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed, networkKey }),
+    ...createSignatureRoutes({ db, signatures, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed, networkKey }),
     ...createCommentRoutes({ db }),
     ...createPetitionUpdateRoutes({ db }),
     // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
     ...createLeaderboardRoutes({ db }),
     ...createPetitionExportRoutes({ db }),
     ...createAnalyticsRoutes({ db }),
-    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews }),
+    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews, cache: petitionCache, httpsOnly: config.nodeEnv === 'production' }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
     ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),
-    ...createPageRoutes({ db, publicUrl: config.publicUrl }),
+    ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews }),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
     ...createMemberRoutes({ db }),
     ...createOrganizationApiKeyRoutes(rotation),
@@ -164,23 +175,28 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   });
   const dispatcher = createRouteDispatcher(routes, guard, createResponseCheck({ strict: config.nodeEnv === 'test', log: deps.log }));
 
+  observeDependencies({ db, temporal: deps.temporal.connection });
   const app = new Koa<RallyState>();
   app.silent = true;
+  app.use(createHttpMetricsMiddleware(deps.log));
   app.use(createFramingPolicy());
   app.use(createSecurityHeadersMiddleware({ publicUrl: config.publicUrl }));
   app.use(createUnreadBodyDrain());
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));
   app.use(createRequestContextMiddleware({ trustProxy: config.trustProxy }));
+  app.use(createMetricsEndpoint({ token: config.observability.metricsToken }));
   app.use(answerUnmatched(limiters.general));
   app.use(dispatcher.middleware);
   return {
-    app, routes, feed,
+    app, routes, feed, readiness,
     async stop() {
       limiters.general?.stop();
       limiters.sign.stop();
       limiters.export.stop();
       await pageViews.stop();
+      await signatures.stop();
       limiters.report.stop();
+      petitionCache.stop();
       await feed.stop();
     },
   };

@@ -1,5 +1,6 @@
 // `npm run api`: the API process. Needs DATABASE_URL and TEMPORAL_ADDRESS (npm start provides both)
 // and an identity provider: OIDC_ISSUER, or the embedded one on 127.0.0.1:RALLY_IDP_PORT.
+import './telemetry.ts';
 import { Client, Connection } from '@temporalio/client';
 import { createDatabasePool } from '../db/pool.ts';
 import { createNotificationListener } from '../db/notifications.ts';
@@ -8,9 +9,12 @@ import { API_VERSION } from './http/error-middleware.ts';
 import { createIdentityClient } from '../core/auth/identity-client.ts';
 import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
+import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
 import { listen } from '../platform/http-server.ts';
 import { attachRealtime } from './realtime/websocket.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
+import { currentTracing, tracingClientInterceptors } from '../platform/telemetry.ts';
+import { SummaryMemoInterceptor } from '../core/workflow-client/summaries.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('api');
@@ -19,10 +23,10 @@ if (!config.databaseUrl || !config.temporal.address) {
   process.exit(78);
 }
 
-const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 20 });
+const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 20 });
 const notifications = await createNotificationListener(config.databaseUrl, log);
-const connection = await Connection.connect({ address: config.temporal.address });
-const client = new Client({ connection, namespace: config.temporal.namespace });
+const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
+const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });
 const identity = createIdentityClient({ issuer: config.identity.issuer ?? embeddedIssuer(config), clientId: config.identity.clientId, clientSecret: config.identity.clientSecret });
 const rally = await createApp({ config, db, temporal: { connection, client }, notifications, identity, log });
 const running = await listen(rally.app, config.port, undefined, { problemTypeBase: `${config.publicUrl}/problems/`, headers: { 'X-API-Version': API_VERSION } });
@@ -35,7 +39,11 @@ let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  log.info('shutting down', { signal });
+  log.info('shutting down', { signal, readiness_delay_ms: config.shutdown.apiReadinessDelayMs });
+  // Readiness fails first and the server keeps serving meanwhile, so a load balancer has time to
+  // take this process out of rotation before connections are refused.
+  rally.readiness.drain();
+  if (config.shutdown.apiReadinessDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdown.apiReadinessDelayMs));
   for (const client of realtime.clients) client.close(1001, 'server shutting down');
   await running.close();
   await rally.stop();
@@ -43,6 +51,7 @@ async function shutdown(signal: string) {
   await connection.close();
   await db.end();
   log.info('stopped');
+  await currentTracing()?.shutdown();
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -35,6 +35,8 @@ export const EVENT_TYPES = [
   'response.published',
   // Emitted when an organization's tier is upgraded (payment itself happens outside Rally).
   'payment.completed',
+  // Emitted by the fraud watch when a signing rate jumps past its baseline; platform-wide endpoints only.
+  'fraud.suspected',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -56,6 +58,8 @@ export const NOTIFICATION_TYPES = [
   'webhook.deactivated',
   'account.session_revoked',
   'moderation.warning',
+  // To platform administrators, beside the fraud.suspected event.
+  'moderation.fraud_suspected',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -68,6 +72,7 @@ export const FAILURE_TYPES = {
   invalidTransition: 'InvalidTransition',
   imageRejected: 'ImageRejected',
   mailRejected: 'MailRejected',
+  invitationRefused: 'InvitationRefused',
   webhookAttemptFailed: 'WebhookAttemptFailed',
   webhookDeliveryFailed: 'WebhookDeliveryFailed',
   webhookEndpointInactive: 'WebhookEndpointInactive',
@@ -83,6 +88,10 @@ export const REPORT_STATUSES = ['open', 'resolved', 'dismissed'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 export const MODERATION_ACTIONS = ['dismiss', 'hide', 'remove', 'suspend_user', 'warn_user', 'restore'] as const;
 export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
+
+/** What the fraud watch counts signing rates of: a petition, a signer's /24 or /64 (keyed hash), an email domain. */
+export const FRAUD_SUBJECT_TYPES = ['petition', 'network_block', 'email_domain'] as const;
+export type FraudSubjectType = (typeof FRAUD_SUBJECT_TYPES)[number];
 
 /** The audit log's action names (GET /v1/admin/audit-logs?action=…). */
 export const AUDIT_ACTIONS = [

@@ -9,6 +9,7 @@ import {
   type QueryResultRow,
 } from 'slonik';
 import { sql } from './sql.ts';
+import { observeLabelledGauge } from '../platform/metrics.ts';
 
 /** Rejects rows that do not match the schema given to `sql.type(...)`. */
 export function createResultParserInterceptor(): Interceptor {
@@ -41,7 +42,31 @@ export type DatabasePoolOptions = {
   statementTimeoutMs?: number;
 };
 
+// Every pool of this process, with its size, summed into rally_db_pool_connections at each scrape.
+const livePools = new Map<DatabasePool, number>();
+observeLabelledGauge('rally_db_pool_connections', () => {
+  const total = { in_use: 0, idle: 0, waiting: 0, max: 0 };
+  for (const [pool, size] of livePools) {
+    const state = pool.state();
+    if (state.state === 'ENDED') {
+      livePools.delete(pool);
+      continue;
+    }
+    total.in_use += state.acquiredConnections;
+    total.idle += state.idleConnections;
+    total.waiting += state.waitingClients;
+    total.max += size;
+  }
+  return total;
+});
+
 export async function createDatabasePool(databaseUrl: string, options: DatabasePoolOptions = {}): Promise<DatabasePool> {
+  const pool = await createPoolWithRallyDefaults(databaseUrl, options);
+  livePools.set(pool, options.maximumPoolSize ?? 10);
+  return pool;
+}
+
+function createPoolWithRallyDefaults(databaseUrl: string, options: DatabasePoolOptions): Promise<DatabasePool> {
   return createPool(databaseUrl, {
     maximumPoolSize: options.maximumPoolSize ?? 10,
     statementTimeout: options.statementTimeoutMs ?? 30_000,

@@ -17,6 +17,8 @@ export type IdentityProviderOptions = {
   refreshTokenTtlSeconds: number;
   /** The API's identifier, put in every access token's `aud`. */
   resourceAudience: string;
+  /** Config.encryptionKey (RALLY_ENCRYPTION_KEY): seals the private signing keys at rest. */
+  encryptionKey: string;
 };
 
 const epochSeconds = () => Math.floor(Date.now() / 1000);
@@ -48,7 +50,7 @@ function clientMetadata(client: { client_id: string; client_secret: string }): C
 
 export async function createIdentityProvider(options: IdentityProviderOptions): Promise<Provider> {
   const { db, resourceAudience, accessTokenTtlSeconds, refreshTokenTtlSeconds } = options;
-  const [signingKeys] = await Promise.all([loadOrCreateSigningKeys(db), prepareDummyHash()]);
+  const [signingKeys] = await Promise.all([loadOrCreateSigningKeys(db, options.encryptionKey), prepareDummyHash()]);
 
   const resourceServer: ResourceServer = {
     scope: ACCESS_TOKEN_SCOPES.join(' '),

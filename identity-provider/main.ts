@@ -1,12 +1,13 @@
 // The embedded identity provider's process (used when OIDC_ISSUER is unset). It listens on loopback
 // only: the API, on the same host, is its one client. Needs DATABASE_URL.
 import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
-import { createLogger } from '../platform/logger.ts';
+import { createLogger, setLogLevel } from '../platform/logger.ts';
 import { listen } from '../platform/http-server.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { createIdentityProvider } from './create-provider.ts';
 
 const config = loadConfigOrExit();
+setLogLevel(config.observability.logLevel);
 const log = createLogger('identity-provider');
 if (!config.databaseUrl) {
   log.error('DATABASE_URL must be set when the identity provider runs on its own (npm start sets it)');
@@ -15,7 +16,7 @@ if (!config.databaseUrl) {
 
 const port = config.identity.embeddedPort;
 const issuer = embeddedIssuer(config);
-const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 10 });
+const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 10 });
 const provider = await createIdentityProvider({
   issuer,
   db,
@@ -23,6 +24,7 @@ const provider = await createIdentityProvider({
   accessTokenTtlSeconds: Math.ceil(config.identity.accessTokenTtlMs / 1000),
   refreshTokenTtlSeconds: Math.ceil(config.identity.refreshTokenTtlMs / 1000),
   resourceAudience: config.publicUrl,
+  encryptionKey: config.encryptionKey,
 });
 // Only our own faults: client errors (a wrong password, say) are answered, not logged, and no
 // request parameter is ever written out.

@@ -1,7 +1,12 @@
 // oidc-provider's storage in PostgreSQL: one table for every model (Grant, RefreshToken, Session,
 // ...), keyed by (model, id). Shared by every provider process and kept across restarts.
+// A token whose id is the very value its holder presents (refresh tokens, authorization codes,
+// opaque access tokens) is stored under the SHA-256 of that value, and its copy in the payload
+// (`jti`) is left out and put back from the presented value on read: someone reading the table
+// learns no token they could use.
 // Expired rows are invisible to reads and are pruned in small batches whenever a grant is stored
 // (each login stores one), which keeps the table bounded without a separate job.
+import { createHash } from 'node:crypto';
 import type { Adapter, AdapterFactory, AdapterPayload } from 'oidc-provider';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
@@ -13,6 +18,12 @@ const PayloadRow = z.object({
 });
 
 const PRUNE_BATCH_SIZE = 500;
+
+// Models looked up only by the value a client holds; none of them is ever found by uid or user code.
+const BEARER_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'ClientCredentials', 'RegistrationAccessToken', 'InitialAccessToken']);
+
+/** Hex SHA-256: the values carry 256 bits of randomness, so an unsalted hash cannot be reversed. */
+export const hashTokenValue = (value: string) => createHash('sha256').update(value).digest('hex');
 
 function toPayload(row: z.infer<typeof PayloadRow>): AdapterPayload {
   const payload = row.payload as AdapterPayload;
@@ -34,6 +45,8 @@ async function pruneExpired(db: DatabasePool): Promise<void> {
 
 function createPostgresAdapter(db: DatabasePool, model: string): Adapter {
   const live = sql.fragment`(expires_at IS NULL OR expires_at > now())`;
+  const bearer = BEARER_MODELS.has(model);
+  const rowId = (id: string) => (bearer ? hashTokenValue(id) : id);
 
   async function findWhere(condition: ReturnType<typeof sql.fragment>): Promise<AdapterPayload | undefined> {
     const row = await db.maybeOne(sql.type(PayloadRow)`
@@ -45,11 +58,13 @@ function createPostgresAdapter(db: DatabasePool, model: string): Adapter {
   }
 
   return {
-    async upsert(id, payload, expiresIn) {
+    async upsert(id, fullPayload, expiresIn) {
+      const { jti: _jti, ...withoutValue } = fullPayload;
+      const payload: AdapterPayload = bearer ? withoutValue : fullPayload;
       const expiresAt = expiresIn ? sql.fragment`now() + make_interval(secs => ${expiresIn})` : sql.fragment`NULL`;
       await db.query(sql.typeAlias('void')`
         INSERT INTO identity_provider_records (model, id, payload, grant_id, user_code, uid, expires_at)
-        VALUES (${model}, ${id}, ${sql.jsonb(payload as never)}, ${payload.grantId ?? null}, ${payload.userCode ?? null},
+        VALUES (${model}, ${rowId(id)}, ${sql.jsonb(payload as never)}, ${payload.grantId ?? null}, ${payload.userCode ?? null},
                 ${payload.uid ?? null}, ${expiresAt})
         ON CONFLICT ON CONSTRAINT identity_provider_records_pkey DO UPDATE
           SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code,
@@ -58,18 +73,21 @@ function createPostgresAdapter(db: DatabasePool, model: string): Adapter {
       if (model === 'Grant') await pruneExpired(db);
     },
 
-    find: (id) => findWhere(sql.fragment`id = ${id}`),
+    async find(id) {
+      const payload = await findWhere(sql.fragment`id = ${rowId(id)}`);
+      return payload && bearer ? { ...payload, jti: id } : payload;
+    },
     findByUserCode: (userCode) => findWhere(sql.fragment`user_code = ${userCode}`),
     findByUid: (uid) => findWhere(sql.fragment`uid = ${uid}`),
 
     async consume(id) {
       await db.query(sql.typeAlias('void')`
-        UPDATE identity_provider_records SET consumed_at = now() WHERE model = ${model} AND id = ${id}
+        UPDATE identity_provider_records SET consumed_at = now() WHERE model = ${model} AND id = ${rowId(id)}
       `);
     },
 
     async destroy(id) {
-      await db.query(sql.typeAlias('void')`DELETE FROM identity_provider_records WHERE model = ${model} AND id = ${id}`);
+      await db.query(sql.typeAlias('void')`DELETE FROM identity_provider_records WHERE model = ${model} AND id = ${rowId(id)}`);
     },
 
     async revokeByGrantId(grantId) {

@@ -14,13 +14,24 @@ export type Config = Readonly<{
   publicUrl: string;
   /** Undefined means "use the embedded PostgreSQL under .data/" (only scripts/start.ts resolves it). */
   databaseUrl: string | undefined;
+  /** RALLY_DB_POOL_SIZE: connections this process's pool may open; unset, each process's own default (API 20, worker and identity provider 10). */
+  databasePoolSize: number | undefined;
   dataDir: string;
   temporal: Readonly<{
     /** Undefined means "start a dev server" (only scripts/start.ts and the test runner resolve it). */
     address: string | undefined;
     namespace: string;
     taskQueue: string;
+    /** Temporal Cloud or a self-hosted cluster with TLS: client certificate pair, API key, CA (each a PEM or a file path). */
+    tls: TemporalTls | undefined;
+    apiKey: string | undefined;
   }>;
+  /** Overrides of temporal.yaml's dev server for `npm start` (ports and state file); undefined: as the file says. */
+  temporalDevServer: Readonly<{ port: number | undefined; uiPort: number | undefined; dbFile: string | undefined }>;
+  /** A workflow bundle prepared ahead (`npm run build:workflows`); undefined: bundle at worker start. */
+  workflowBundlePath: string | undefined;
+  /** SIGTERM: how long /health/ready answers 503 before the API stops accepting; how long worker activities may finish. */
+  shutdown: Readonly<{ apiReadinessDelayMs: number; workerGraceMs: number }>;
   keyGracePeriodMs: number;
   uploadUrlTtlMs: number;
   responseTokenTtlMs: number;
@@ -31,7 +42,7 @@ export type Config = Readonly<{
   webhookTimeoutMs: number;
   webhookRetryInitialMs: number;
   /** Delivery guard rails: private addresses, per-endpoint concurrency, auto-deactivation, secret rotation overlap. */
-  webhooks: Readonly<{ allowPrivate: boolean; endpointConcurrency: number; deactivateAfterMs: number; secretGracePeriodMs: number }>;
+  webhooks: Readonly<{ allowPrivate: boolean; endpointConcurrency: number; hostConcurrency: number; deactivateAfterMs: number; secretGracePeriodMs: number }>;
   /** 32 bytes as 64 hex digits: the AES-256-GCM key for secrets Rally must read back (webhook signing secrets). */
   encryptionKey: string;
   /** Uploaded images: a local folder or S3, the size limit, and the key that signs local upload URLs. */
@@ -39,6 +50,16 @@ export type Config = Readonly<{
   /** Outgoing email: through SMTP_URL, or written as .eml files under `dir` when it is unset. */
   mail: Readonly<{ smtpUrl: string | undefined; dir: string; from: string }>;
   rateLimit: Readonly<{ enabled: boolean; rps: number; burst: number; signPerHour: number }>;
+  /**
+   * The signing throttle beyond the per-address limit: signatures per hour per /24 (IPv4) or /64
+   * (IPv6), and per email domain of the signer, except the large open mail providers in `openDomains`.
+   */
+  signingThrottle: Readonly<{ perBlockPerHour: number; perDomainPerHour: number; openDomains: readonly string[] }>;
+  /**
+   * The scheduled fraud watch: signatures per subject per `windowMs` against their average over the
+   * `baselineMs` before; a subject reaching `minSignatures` and `multiple` × that average is suspected.
+   */
+  fraudWatch: Readonly<{ windowMs: number; baselineMs: number; multiple: number; minSignatures: number }>;
   /** Which X-Forwarded-For entries to believe: none, the last `hops` ones, or those added by proxies in `cidrs`. */
   trustProxy: TrustProxy;
   /** Reports: distinct reporters before a target is hidden pending review; reports per user per hour. */
@@ -49,10 +70,23 @@ export type Config = Readonly<{
   idempotencyTtlMs: number;
   /** reCAPTCHA checking of signatures: only when a secret is set. */
   recaptcha: Readonly<{ secret: string | undefined; verifyUrl: string }>;
+  /** Group commit of signatures: how long the first request of a batch waits for others, and the largest batch. */
+  signBatch: Readonly<{ windowMs: number; maxSize: number }>;
   /** After `count` failed logins for one email within `windowMs`, further attempts answer 429. */
   loginFailureLimit: Readonly<{ count: number; windowMs: number }>;
   /** Search and analytics: the search time limit (503 beyond it) and how often page views are written. */
   search: Readonly<{ timeoutMs: number; pageViewFlushMs: number }>;
+  /** Metrics, traces and logs: see README "Observability". */
+  observability: Readonly<{
+    /** RALLY_METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
+    metricsToken: string | undefined;
+    /** RALLY_WORKER_METRICS_PORT: the worker's /metrics port; undefined means the worker serves none. */
+    workerMetricsPort: number | undefined;
+    /** OTEL_EXPORTER_OTLP_ENDPOINT: traces go there over OTLP/HTTP; undefined means no tracing at all. */
+    otlpEndpoint: string | undefined;
+    otlpProtocol: 'http/protobuf' | 'http/json';
+    logLevel: LogLevel;
+  }>;
   identity: Readonly<{
     /** Undefined means "run the embedded provider" (identity-provider/ on 127.0.0.1:embeddedPort). */
     issuer: string | undefined;
@@ -63,6 +97,10 @@ export type Config = Readonly<{
     refreshTokenTtlMs: number;
   }>;
 }>;
+
+/** TLS towards Temporal. `cert`/`key`/`ca` hold PEM text or a path to a PEM file, as written in the environment. */
+export type TemporalTls = Readonly<{ cert: string | undefined; key: string | undefined; ca: string | undefined; serverName: string | undefined }>;
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export type TrustProxy = false | Readonly<{ hops: number }> | Readonly<{ cidrs: readonly string[] }>;
 
@@ -97,6 +135,31 @@ function positiveInteger(env: Env, name: string, fallback: number, max = 1_000_0
   return Number(raw);
 }
 
+// Mail providers anyone can get an address at: a domain limit on them would throttle the public.
+const OPEN_MAIL_DOMAINS = 'gmail.com,googlemail.com,outlook.com,hotmail.com,live.com,msn.com,yahoo.com,icloud.com,me.com,aol.com,' +
+  'proton.me,protonmail.com,gmx.de,gmx.net,web.de,mail.ru,yandex.ru,qq.com,163.com';
+
+/** A comma-separated list of lower-case domain names. */
+function domainList(env: Env, name: string, fallback: string): string[] {
+  const raw = env[name] ?? fallback;
+  const domains = raw.split(',').map((domain) => domain.trim().toLowerCase()).filter((domain) => domain !== '');
+  const bad = domains.find((domain) => !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain));
+  if (bad !== undefined) throw new ConfigError(`${name} must be a comma-separated list of domain names (got "${bad}")`);
+  return domains;
+}
+
+function fraudWatchSettings(env: Env): Config['fraudWatch'] {
+  const windowMs = duration(env, 'RALLY_FRAUD_WATCH_WINDOW', '5m');
+  const baselineMs = duration(env, 'RALLY_FRAUD_WATCH_BASELINE', '24h');
+  if (baselineMs < windowMs * 2) throw new ConfigError('RALLY_FRAUD_WATCH_BASELINE must be at least twice RALLY_FRAUD_WATCH_WINDOW');
+  return Object.freeze({
+    windowMs,
+    baselineMs,
+    multiple: positiveInteger(env, 'RALLY_FRAUD_WATCH_MULTIPLE', 5, 1_000),
+    minSignatures: positiveInteger(env, 'RALLY_FRAUD_WATCH_MIN_SIGNATURES', 50),
+  });
+}
+
 function flag(env: Env, name: string): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
@@ -126,6 +189,21 @@ function hostPort(env: Env, name: string): string | undefined {
     throw new ConfigError(`${name} must be host:port (got "${raw}")`);
   }
   return raw;
+}
+
+// TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY come as a pair (mTLS, e.g. Temporal Cloud); TEMPORAL_API_KEY
+// or TEMPORAL_TLS=true alone also turn TLS on, with the system's CAs unless TEMPORAL_TLS_CA is set.
+function temporalTls(env: Env): TemporalTls | undefined {
+  const [cert, key, ca, serverName] = ['TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_CA', 'TEMPORAL_TLS_SERVER_NAME'].map((name) => env[name] || undefined);
+  if (Boolean(cert) !== Boolean(key)) throw new ConfigError('TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY must be set together');
+  if (!cert && !ca && !serverName && !env.TEMPORAL_API_KEY && !flag(env, 'TEMPORAL_TLS')) return undefined;
+  return Object.freeze({ cert, key, ca, serverName });
+}
+
+// A duration that may be zero ("0s"): for delays that are off by default.
+function delay(env: Env, name: string, fallback: string): number {
+  const raw = env[name] ?? fallback;
+  return /^0+(ms|s|m|h|d)?$/.test(raw.trim()) ? 0 : parseDuration(name, raw);
 }
 
 // RALLY_TRUST_PROXY: false (default), a number of proxy hops in front of Rally (`true` means one),
@@ -215,9 +293,13 @@ function webhookSettings(env: Env, mode: Config['nodeEnv']): Config['webhooks'] 
   if (allowPrivate && mode === 'production') throw new ConfigError('RALLY_WEBHOOK_ALLOW_PRIVATE must not be true in production');
   return Object.freeze({
     allowPrivate,
-    // Per endpoint, deliveries in flight at once. Small on purpose: one endpoint answering in 200 ms then
-    // takes at most 25 workflows/s of Temporal's capacity, whatever its backlog.
-    endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 5, 1_000),
+    // Per endpoint, the ceiling of its adaptive delivery window (core/webhooks/delivery-window.ts): first
+    // attempts and retries in flight at once, however large its backlog.
+    endpointConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_ENDPOINT_CONCURRENCY', 200, 1_000),
+    // Per destination address, across every endpoint, requests in flight from one worker process, so
+    // many endpoints aimed at one victim cannot turn Rally into an amplifier (core/webhooks/destination-budget.ts):
+    // together they get no more than one endpoint's ceiling.
+    hostConcurrency: positiveInteger(env, 'RALLY_WEBHOOK_HOST_CONCURRENCY', 200, 10_000),
     deactivateAfterMs: duration(env, 'RALLY_WEBHOOK_DEACTIVATE_AFTER', '3d'),
     secretGracePeriodMs: duration(env, 'RALLY_WEBHOOK_SECRET_GRACE_PERIOD', '24h'),
   });
@@ -255,6 +337,20 @@ function nodeEnv(env: Env): Config['nodeEnv'] {
   throw new ConfigError(`NODE_ENV must be development, test or production (got "${raw}")`);
 }
 
+function observabilitySettings(env: Env): Config['observability'] {
+  const protocol = env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') throw new ConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (got "${protocol}")`);
+  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be debug, info, warn or error (got "${env.LOG_LEVEL}")`);
+  return Object.freeze({
+    metricsToken: env.RALLY_METRICS_TOKEN || undefined,
+    workerMetricsPort: env.RALLY_WORKER_METRICS_PORT ? positiveInteger(env, 'RALLY_WORKER_METRICS_PORT', 0, 65_535) : undefined,
+    otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', undefined, ['http:', 'https:']),
+    otlpProtocol: protocol,
+    logLevel: logLevel as LogLevel,
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = positiveInteger(env, 'PORT', 3000, 65_535);
   const mode = nodeEnv(env);
@@ -264,11 +360,26 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     publicUrl,
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
+    databasePoolSize: env.RALLY_DB_POOL_SIZE ? positiveInteger(env, 'RALLY_DB_POOL_SIZE', 10, 1_000) : undefined,
     dataDir: env.RALLY_DATA_DIR || '.data',
     temporal: Object.freeze({
       address: hostPort(env, 'TEMPORAL_ADDRESS'),
       namespace: env.TEMPORAL_NAMESPACE || 'default',
       taskQueue: env.RALLY_TASK_QUEUE || 'rally',
+      tls: temporalTls(env),
+      apiKey: env.TEMPORAL_API_KEY || undefined,
+    }),
+    temporalDevServer: Object.freeze({
+      port: env.RALLY_TEMPORAL_DEV_PORT ? positiveInteger(env, 'RALLY_TEMPORAL_DEV_PORT', 7233, 65_535) : undefined,
+      uiPort: env.RALLY_TEMPORAL_UI_PORT ? positiveInteger(env, 'RALLY_TEMPORAL_UI_PORT', 8233, 65_535) : undefined,
+      dbFile: env.RALLY_TEMPORAL_DB_FILE || undefined,
+    }),
+    // Production starts from the prepared bundle when there is one; development bundles the code it has.
+    workflowBundlePath: env.RALLY_WORKFLOW_BUNDLE || (mode === 'production' ? 'dist/workflow-bundle.js' : undefined),
+    shutdown: Object.freeze({
+      // Behind a load balancer, readiness must fail for a few probe intervals before connections close.
+      apiReadinessDelayMs: delay(env, 'RALLY_API_SHUTDOWN_DELAY', mode === 'production' ? '5s' : '0s'),
+      workerGraceMs: duration(env, 'RALLY_WORKER_SHUTDOWN_GRACE', '10s'),
     }),
     keyGracePeriodMs: duration(env, 'RALLY_KEY_GRACE_PERIOD', '24h'),
     uploadUrlTtlMs: duration(env, 'RALLY_UPLOAD_URL_TTL', '15m'),
@@ -288,6 +399,12 @@ export function loadConfig(env: Env = process.env): Config {
       burst: positiveInteger(env, 'RALLY_RATE_LIMIT_BURST', 200),
       signPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_HOUR', 10),
     }),
+    signingThrottle: Object.freeze({
+      perBlockPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR', 200),
+      perDomainPerHour: positiveInteger(env, 'RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR', 300),
+      openDomains: Object.freeze(domainList(env, 'RALLY_SIGN_LIMIT_OPEN_DOMAINS', OPEN_MAIL_DOMAINS)),
+    }),
+    fraudWatch: fraudWatchSettings(env),
     trustProxy: trustProxy(env),
     moderation: Object.freeze({
       autohideThreshold: positiveInteger(env, 'RALLY_REPORT_AUTOHIDE_THRESHOLD', 5, 1_000),
@@ -296,12 +413,14 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: 1024 * 1024,
     realtimeMaxPerAddress: positiveInteger(env, 'RALLY_WS_MAX_PER_ADDRESS', 50, 100_000),
     idempotencyTtlMs: 24 * 3_600_000,
+    signBatch: Object.freeze({ windowMs: duration(env, 'RALLY_SIGN_BATCH_WINDOW', '2ms'), maxSize: positiveInteger(env, 'RALLY_SIGN_BATCH_MAX', 100, 1_000) }),
     recaptcha: Object.freeze({
       secret: env.RECAPTCHA_SECRET || undefined,
       verifyUrl: url(env, 'RECAPTCHA_VERIFY_URL', 'https://www.google.com/recaptcha/api/siteverify', ['http:', 'https:'])!,
     }),
     loginFailureLimit: Object.freeze(countPerWindow(env, 'RALLY_LOGIN_FAILURE_LIMIT', '10/15m')),
     search: Object.freeze({ timeoutMs: duration(env, 'RALLY_SEARCH_TIMEOUT', '2s'), pageViewFlushMs: duration(env, 'RALLY_PAGE_VIEW_FLUSH_INTERVAL', '10s') }),
+    observability: observabilitySettings(env),
     identity: Object.freeze({
       issuer: issuerUrl(env, 'OIDC_ISSUER'),
       clientId: env.OIDC_CLIENT_ID || 'rally-api',

@@ -1,20 +1,72 @@
-// Structured one-line JSON logs on stdout. Callers pass facts, never credentials: request bodies
-// and Authorization headers are not logged anywhere.
+// Structured one-line JSON logs on stdout (info, debug) and stderr (warn, error). Every line carries
+// the ids of where it was written: `request_id` inside an API request, `workflow_id`, `run_id`,
+// `activity` and `attempt` inside an activity (set with withLogContext), and `trace_id`/`span_id`
+// when a trace is active, so `grep <id>` follows one signature end to end.
+// Callers pass facts, never credentials: request bodies and Authorization headers are logged nowhere.
+// As a safety net, fields named like secrets are replaced and token-shaped values are masked.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
+import type { LogLevel } from './config.ts';
+
 export type Logger = {
+  debug?(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
 };
 
-function write(stream: NodeJS.WriteStream, level: string, component: string, message: string, fields?: Record<string, unknown>) {
-  stream.write(`${JSON.stringify({ time: new Date().toISOString(), level, component, message, ...fields })}\n`);
+export type LogFields = Record<string, unknown>;
+
+const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+let threshold = SEVERITY.info;
+const context = new AsyncLocalStorage<LogFields>();
+
+/** LOG_LEVEL: lines below it are dropped (the process's entry point calls this once). */
+export function setLogLevel(level: LogLevel): void {
+  threshold = SEVERITY[level];
 }
 
-export function createLogger(component: string): Logger {
+/** Runs `run` with `fields` added to every line logged inside it, however deep the calls go. */
+export function withLogContext<T>(fields: LogFields, run: () => T): T {
+  return context.run({ ...context.getStore(), ...fields }, run);
+}
+
+// Field names whose values are never written. `trace_id`-like ids and counts stay readable.
+const SECRET_FIELD = /secret|password|passphrase|token|authorization|cookie|api_?key|credential/i;
+const SAFE_FIELDS = new Set(['token_type', 'token_count']);
+// Values that look like credentials wherever they appear (in messages, errors, URLs).
+const SECRET_VALUES: [RegExp, string][] = [
+  [/\brally_(live|test)_[A-Za-z0-9_-]{6,}/g, 'rally_$1_[redacted]'],
+  [/\bBearer\s+[A-Za-z0-9._~+/=-]+/gi, 'Bearer [redacted]'],
+  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g, '[redacted jwt]'],
+  [/(\/\/[^/\s:@"]+:)[^@\s/"]+@/g, '$1[redacted]@'],
+];
+
+function redactField(key: string, value: unknown): unknown {
+  return key !== '' && SECRET_FIELD.test(key) && !SAFE_FIELDS.has(key) && value !== null && typeof value !== 'object' ? '[redacted]' : value;
+}
+
+/** A log line as written (exported for the Temporal logger adapter, which builds its own fields). */
+export function formatLine(level: LogLevel, component: string, message: string, fields?: LogFields): string {
+  const span = trace.getActiveSpan()?.spanContext();
+  const traced = span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : undefined;
+  const entry = { time: new Date().toISOString(), level, component, message, ...context.getStore(), ...traced, ...fields };
+  let line = JSON.stringify(entry, redactField);
+  for (const [pattern, replacement] of SECRET_VALUES) line = line.replace(pattern, replacement);
+  return `${line}\n`;
+}
+
+export function writeLog(level: LogLevel, component: string, message: string, fields?: LogFields): void {
+  if (SEVERITY[level] < threshold) return;
+  (SEVERITY[level] >= SEVERITY.warn ? process.stderr : process.stdout).write(formatLine(level, component, message, fields));
+}
+
+export function createLogger(component: string): Required<Logger> {
   return {
-    info: (message, fields) => write(process.stdout, 'info', component, message, fields),
-    warn: (message, fields) => write(process.stderr, 'warn', component, message, fields),
-    error: (message, fields) => write(process.stderr, 'error', component, message, fields),
+    debug: (message, fields) => writeLog('debug', component, message, fields),
+    info: (message, fields) => writeLog('info', component, message, fields),
+    warn: (message, fields) => writeLog('warn', component, message, fields),
+    error: (message, fields) => writeLog('error', component, message, fields),
   };
 }
 

@@ -1,6 +1,6 @@
 // `npm run bench`: brings up a bench database, Temporal and the real API process (bench/environment.ts),
 // runs every scenario in bench/scenarios/ (or only BENCH_ONLY=<name>), prints a table and writes
-// bench-results/<timestamp>.json and latest.json, then stops everything.
+// bench/results/<date>-<short sha>.json (kept in git), then stops everything.
 //
 //   BENCH_DURATION  measured seconds per target (default 10); each is preceded by a 2 s warm-up
 //   BENCH_ONLY      run a single scenario by name
@@ -10,7 +10,7 @@
 import { loadConfigOrExit } from '../platform/config.ts';
 import { createCleanup, startBenchEnvironment } from './bench/environment.ts';
 import type { LoadSettings } from './bench/load.ts';
-import { describeMachine, formatTable, writeReport } from './bench/report.ts';
+import { describeCommit, describeMachine, formatTable, writeReport } from './bench/report.ts';
 import { loadScenarios, selectScenarios, type ResultRow } from './bench/scenario.ts';
 
 const DEFAULT_DURATION_SEC = 10;
@@ -38,6 +38,8 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   const load: LoadSettings = { durationSec: readDuration(env.BENCH_DURATION), warmupSec: WARMUP_SEC, connections: CONNECTIONS, pipelining: PIPELINING };
   const scenarios = selectScenarios(await loadScenarios(), only);
   const timestamp = new Date().toISOString();
+  const machine = describeMachine();
+  const commit = describeCommit();
 
   const cleanup = createCleanup(log);
   let interrupted = false;
@@ -70,8 +72,8 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   }
 
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
-  const file = await writeReport({ timestamp, machine: describeMachine(), settings: { ...load, only: only ?? null }, failures, rows });
-  log(`results written to ${file} and bench-results/latest.json`);
+  const file = await writeReport({ timestamp, machine, commit, settings: { ...load, only: only ?? null }, failures, rows });
+  log(`results written to ${file}`);
   return failures.length > 0 ? 1 : 0;
 }
 

@@ -1,15 +1,17 @@
 // `npm start`: the whole service on one machine. Resolves PostgreSQL (DATABASE_URL, or an embedded
 // server under .data/postgres), creates the database and migrates it, resolves Temporal
 // (TEMPORAL_ADDRESS, or a dev server whose state survives restarts), then runs the identity provider
-// (unless OIDC_ISSUER is set), the worker and the API. Ctrl-C stops them in reverse order: API first
-// (it drains), worker, identity provider, Temporal, PostgreSQL.
+// (unless OIDC_ISSUER is set), the worker and the API. A part that crashes (worker, API, identity
+// provider, Temporal dev server) is restarted with backoff (lib/supervisor.ts); only a part that crashes
+// 5 times within a minute, or PostgreSQL, stops everything (exit 1). Ctrl-C stops them in reverse
+// order: API first (it drains), worker, identity provider, Temporal, PostgreSQL.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import type { Config } from '../platform/config.ts';
 import { describeExit, spawnPrefixed, stopChild } from './lib/child-process.ts';
-import type { PrefixedChild } from './lib/child-process.ts';
+import { createSupervisor, type PartInstance } from './lib/supervisor.ts';
 import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME, ensureDatabaseExists, redactDatabaseUrl, startEmbeddedPostgres } from './lib/embedded-postgres.ts';
 import { resolveTemporalCli } from './lib/temporal-cli.ts';
 import { startTemporalDevServer } from './lib/temporal-dev-server.ts';
@@ -46,20 +48,24 @@ async function stopEverything(exitCode: number): Promise<void> {
   process.exit(exitCode);
 }
 
-/** Registers a running component; if it ends on its own, everything is stopped and we exit 1. */
-function supervise(name: string, exited: Promise<unknown>, stop: () => Promise<void>, describe?: () => string): void {
+/** Registers a component that is not restarted (PostgreSQL): if it ends on its own, everything stops. */
+function supervise(name: string, exited: Promise<unknown>, stop: () => Promise<void>): void {
   components.push({ name, stop });
   void exited.then(() => {
     if (stopping) return;
-    log(`${name} stopped unexpectedly${describe ? ` (${describe()})` : ''}; stopping everything`);
+    log(`${name} stopped unexpectedly; stopping everything`);
     void stopEverything(1);
   });
 }
 
-function superviseChild(child: PrefixedChild, graceMs: number): void {
-  let ending = '';
-  void child.exited.then((exit) => { ending = describeExit(exit); });
-  supervise(child.name, child.exited, async () => { await stopChild(child, graceMs); }, () => ending);
+const supervisor = createSupervisor({
+  log,
+  giveUp: () => { if (!stopping) void stopEverything(1); },
+});
+
+/** Starts a part that is restarted when it crashes; registered for the ordered stop. */
+async function keepRunning(name: string, launch: () => Promise<PartInstance>): Promise<void> {
+  components.push(await supervisor.start(name, launch));
 }
 
 async function resolveDatabase(config: Config): Promise<string> {
@@ -115,17 +121,24 @@ async function resolveTemporal(config: Config, settings: TemporalSettings, env: 
     await prepareExistingTemporal(config.temporal.address, namespace, settings);
     return { address: config.temporal.address, namespace, taskQueue };
   }
-  const server = await startTemporalDevServer({
-    cliPath: await resolveTemporalCli(log, env),
-    dbFile: path.resolve(REPOSITORY_ROOT, settings.devServer.dbFile),
-    ip: settings.devServer.ip,
-    port: settings.devServer.port,
-    uiPort: settings.devServer.uiPort,
-    namespace,
-    searchAttributes: settings.searchAttributes,
-    log,
+  const cliPath = await resolveTemporalCli(log, env);
+  const overrides = config.temporalDevServer;
+  let server: Awaited<ReturnType<typeof startTemporalDevServer>> | undefined;
+  // Restarted on the same ports and state file, so the API and worker reconnect to the same server.
+  await keepRunning('temporal', async () => {
+    server = await startTemporalDevServer({
+      cliPath,
+      dbFile: path.resolve(REPOSITORY_ROOT, overrides.dbFile ?? settings.devServer.dbFile),
+      ip: settings.devServer.ip,
+      port: overrides.port ?? settings.devServer.port,
+      uiPort: overrides.uiPort ?? settings.devServer.uiPort,
+      namespace,
+      searchAttributes: settings.searchAttributes,
+      log,
+    });
+    return { pid: server.pid, exited: server.exited.then(describeExit), stop: server.stop };
   });
-  supervise('temporal', server.exited, server.stop);
+  if (!server) throw new Error('the Temporal dev server did not start');
   const connection = await Connection.connect({ address: server.address });
   try {
     await applyWorkflowRetention(connection, namespace, settings.workflowRetentionMs);
@@ -137,9 +150,11 @@ async function resolveTemporal(config: Config, settings: TemporalSettings, env: 
 
 const ENTRY_POINTS = { api: 'api/main.ts', worker: 'worker/main.ts', identity: 'identity-provider/main.ts' } as const;
 
-function startServiceProcess(name: keyof typeof ENTRY_POINTS, env: Env, graceMs: number): void {
-  const child = spawnPrefixed({ name, command: process.execPath, args: [ENTRY_POINTS[name]], cwd: REPOSITORY_ROOT, env });
-  superviseChild(child, graceMs);
+function startServiceProcess(name: keyof typeof ENTRY_POINTS, env: Env, graceMs: number): Promise<void> {
+  return keepRunning(name, async () => {
+    const child = spawnPrefixed({ name, command: process.execPath, args: [ENTRY_POINTS[name]], cwd: REPOSITORY_ROOT, env });
+    return { pid: child.process.pid, exited: child.exited.then(describeExit), async stop() { await stopChild(child, graceMs); } };
+  });
 }
 
 /** Waits for GET /health to answer at all (a "degraded" answer still means the API is up). */
@@ -187,9 +202,9 @@ async function main(env: Env): Promise<void> {
     RALLY_TASK_QUEUE: temporal.taskQueue,
   };
   // The embedded OpenID Connect provider, unless an external one is configured (OIDC_ISSUER).
-  if (!config.identity.issuer) startServiceProcess('identity', serviceEnv, API_STOP_GRACE_MS);
-  startServiceProcess('worker', serviceEnv, WORKER_STOP_GRACE_MS);
-  startServiceProcess('api', serviceEnv, API_STOP_GRACE_MS);
+  if (!config.identity.issuer) await startServiceProcess('identity', serviceEnv, API_STOP_GRACE_MS);
+  await startServiceProcess('worker', serviceEnv, WORKER_STOP_GRACE_MS);
+  await startServiceProcess('api', serviceEnv, API_STOP_GRACE_MS);
   if (await waitForApi(config.port)) printSummary(config, temporal, databaseUrl);
   else if (!stopping) log(`the API did not answer on port ${config.port} within ${API_READY_TIMEOUT_MS / 1000} s; still waiting`);
 }

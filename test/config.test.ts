@@ -6,10 +6,16 @@ describe('configuration (platform/config.ts)', () => {
     const config = loadConfig({});
     expect(config.port).to.equal(3000);
     expect(config.publicUrl).to.equal('http://localhost:3000');
-    expect(config.temporal).to.deep.equal({ address: undefined, namespace: 'default', taskQueue: 'rally' });
+    expect(config.temporal).to.deep.equal({ address: undefined, namespace: 'default', taskQueue: 'rally', tls: undefined, apiKey: undefined });
+    expect(config.shutdown).to.deep.equal({ apiReadinessDelayMs: 0, workerGraceMs: 10_000 });
     expect(config.keyGracePeriodMs).to.equal(24 * 3_600_000);
     expect(config.rateLimit).to.deep.equal({ enabled: true, rps: 100, burst: 200, signPerHour: 10 });
     expect(config.trustProxy).to.equal(false);
+    expect(config.signingThrottle).to.include({ perBlockPerHour: 200, perDomainPerHour: 300 });
+    expect(config.signingThrottle.openDomains).to.include.members(['gmail.com', 'outlook.com', 'yahoo.com']);
+    expect(config.fraudWatch).to.deep.equal({ windowMs: 300_000, baselineMs: 86_400_000, multiple: 5, minSignatures: 50 });
+    expect(config.webhooks.hostConcurrency).to.equal(200);
+    expect(config.observability).to.deep.equal({ metricsToken: undefined, workerMetricsPort: undefined, otlpEndpoint: undefined, otlpProtocol: 'http/protobuf', logLevel: 'info' });
   });
 
   it('reads durations written as 500ms, 10s, 15m, 24h, 30d', () => {
@@ -24,15 +30,48 @@ describe('configuration (platform/config.ts)', () => {
     ['PORT', '70000'],
     ['RALLY_RATE_LIMIT_RPS', 'many'],
     ['RALLY_TRUST_PROXY', 'yes'],
+    ['RALLY_WEBHOOK_HOST_CONCURRENCY', '0'],
     ['DATABASE_URL', 'mysql://localhost/rally'],
     ['TEMPORAL_ADDRESS', 'localhost'],
     ['NODE_ENV', 'staging'],
+    ['RALLY_SIGN_LIMIT_OPEN_DOMAINS', 'gmail.com,not a domain'],
+    ['RALLY_FRAUD_WATCH_BASELINE', '5m'],
+    ['RALLY_WORKER_SHUTDOWN_GRACE', 'forever'],
+    ['RALLY_API_SHUTDOWN_DELAY', 'soon'],
+    ['TEMPORAL_TLS_CERT', '/etc/rally/client.pem'],
+    ['LOG_LEVEL', 'verbose'],
+    ['RALLY_WORKER_METRICS_PORT', '99999'],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
   ];
   for (const [name, value] of malformed) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, name);
     });
   }
+});
+
+describe('configuration of Temporal Cloud and shutdown', () => {
+  it('reads a client certificate pair, an API key and the namespace for Temporal Cloud', () => {
+    const config = loadConfig({
+      TEMPORAL_ADDRESS: 'rally.a1b2c.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'rally.a1b2c',
+      TEMPORAL_TLS_CERT: '/run/secrets/client.pem', TEMPORAL_TLS_KEY: '/run/secrets/client.key',
+    });
+    expect(config.temporal).to.deep.include({ address: 'rally.a1b2c.tmprl.cloud:7233', namespace: 'rally.a1b2c', apiKey: undefined });
+    expect(config.temporal.tls).to.deep.equal({ cert: '/run/secrets/client.pem', key: '/run/secrets/client.key', ca: undefined, serverName: undefined });
+  });
+
+  it('turns TLS on for an API key alone', () => {
+    const config = loadConfig({ TEMPORAL_ADDRESS: 'us-east-1.aws.api.temporal.io:7233', TEMPORAL_API_KEY: 'key' });
+    expect(config.temporal.apiKey).to.equal('key');
+    expect(config.temporal.tls).to.not.equal(undefined);
+  });
+
+  it('reads the shutdown delays, and waits 5 s for load balancers in production by default', () => {
+    expect(loadConfig({ RALLY_WORKER_SHUTDOWN_GRACE: '45s', RALLY_API_SHUTDOWN_DELAY: '2s' }).shutdown).to.deep.equal({ apiReadinessDelayMs: 2_000, workerGraceMs: 45_000 });
+    const production = loadConfig({ NODE_ENV: 'production', RALLY_ENCRYPTION_KEY: 'ab'.repeat(32), RALLY_MEDIA_SIGNING_KEY: 'k', OIDC_CLIENT_SECRET: 's' });
+    expect(production.shutdown.apiReadinessDelayMs).to.equal(5_000);
+  });
 });
 
 describe('configuration fails closed', () => {

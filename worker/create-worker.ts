@@ -1,7 +1,9 @@
 // Builds the Rally worker: every workflow from workflows/index.ts, every activity from
 // activities/index.ts, on one task queue. Used by worker/main.ts and by the tests.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../activities/index.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -11,12 +13,26 @@ export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
 }
 
+/**
+ * The prepared bundle at `path`, if the file is there. Webpack at every start costs the worker
+ * seconds and well over 100 MB it never gives back; a bundle built ahead (npm run build:workflows)
+ * costs neither.
+ */
+export function preparedBundle(path: string | undefined): { codePath: string } | undefined {
+  return path && existsSync(path) ? { codePath: resolve(path) } : undefined;
+}
+
 export type RallyWorkerOptions = {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   activities: Activities;
-  workflowBundle?: WorkflowBundleWithSourceMap;
+  /** A bundle built in this process (tests share one), or the file of one prepared ahead. */
+  workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string };
+  /** RALLY_WORKER_SHUTDOWN_GRACE: how long running activities may finish after SIGTERM (default 10 s). */
+  shutdownGraceMs?: number;
+  /** Log-context and tracing interceptors and the workflow span sink (worker/observability.ts). */
+  observability?: Pick<WorkerOptions, 'interceptors' | 'sinks'>;
 };
 
 export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> {
@@ -26,8 +42,10 @@ export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> 
     taskQueue: options.taskQueue,
     activities: options.activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    // Lets in-flight activities finish on SIGTERM before the process exits.
-    shutdownGraceTime: '10 seconds',
+    // Lets in-flight activities finish on SIGTERM before the process exits; past the grace time they
+    // are cancelled and Temporal retries them on another worker.
+    shutdownGraceTime: options.shutdownGraceMs ?? 10_000,
+    ...options.observability,
   });
 }
 

@@ -1,12 +1,14 @@
 // The outbox dispatcher, run inside every worker process. It wakes on NOTIFY rally_events (a new
-// event, or a delivery that finished and freed a slot) and polls every second anyway, since a NOTIFY
+// event, or a delivery that finished and freed room) and polls every second anyway, since a NOTIFY
 // can be missed. Each round: (1) outbox events become delivery rows and notifications, committed with
-// the events marked dispatched; (2) waiting deliveries get their workflows, started inside a
-// transaction that marks them started only after Temporal accepted them.
+// the events marked dispatched; (2) waiting deliveries are claimed into batches per endpoint, within
+// its room (core/events/dispatch-queries.ts), committed with the batch rows; (3) each batch row gets
+// its webhookDeliveryBatch workflow, inside a transaction that deletes the row only after Temporal
+// accepted the workflow.
 // Nothing is lost at any crash point: before (1) commits, the events are still undispatched; after it,
-// the delivery rows exist; if (2) dies after a start but before its commit, the next round starts the
-// same workflow id again and "already started" counts as success. With Temporal down, step (1) goes on
-// and step (2) retries each round.
+// the delivery rows exist; after (2), the batch rows exist; if (3) dies after a start but before its
+// commit, the next round starts the same workflow id again and "already started" counts as success.
+// With Temporal down, steps (1) and (2) go on and step (3) retries each round.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../platform/config.ts';
@@ -14,18 +16,26 @@ import type { Logger } from '../platform/logger.ts';
 import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
 import {
-  emailsPendingSignal, milestoneReachedSignal, notificationEmails, notificationEmailsWorkflowId, petitionLifecycle, petitionWorkflowId, webhookDelivery,
+  emailsPendingSignal, milestoneReachedSignal, notificationEmails, notificationEmailsWorkflowId, petitionLifecycle, petitionWorkflowId, webhookBatchWorkflowId,
+  webhookDeliveryBatch,
 } from '../workflows/index.ts';
 import { markMilestoneSignalled, unsignalledMilestones } from '../core/organizations/milestone-notifications.ts';
 import type { PetitionStatus } from '../core/vocabulary.ts';
 import { queuePendingEmails } from '../core/notifications/emails.ts';
-import { RallyEntityType, RallyPetitionId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
-import { dispatchEventBatch, markStarted, selectStartableDeliveries, type StartableDelivery } from '../core/events/dispatch-queries.ts';
+import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
+import { claimDeliveryBatches, dispatchEventBatch, forgetStartedBatches, unstartedBatches, type DeliveryBatch } from '../core/events/dispatch-queries.ts';
+import { withTraceCarrier } from '../platform/trace-context.ts';
+import { metrics } from '../platform/metrics.ts';
+import { deliveryBatchSummary, petitionSummary } from '../core/workflow-client/summaries.ts';
 
 // Large batches: the outbox is first in, first out, so a burst must be turned into rows quickly for the
 // events behind it (10,000 events take well under a second in batches of 2,000).
 const EVENT_BATCH = 2_000;
 const START_BATCH = 200;
+// Deliveries claimed per round, and per batch: a batch's delivery ids are one search attribute value,
+// which Temporal limits to 2 KB by default (48 ids of 36 characters, quoted, fit).
+const CLAIM_LIMIT = 5_000;
+const MAX_BATCH = 48;
 // Concurrent start calls: enough to hide Temporal's round trip, few enough not to swamp it.
 const START_CONCURRENCY = 32;
 const POLL_INTERVAL_MS = 1_000;
@@ -48,33 +58,51 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   await listener.listen(EVENTS_CHANNEL, nudge);
   listener.onReconnect(nudge);
 
-  const input = (delivery: StartableDelivery) => ({
-    deliveryId: delivery.id, timeoutMs: config.webhookTimeoutMs, retryInitialMs: config.webhookRetryInitialMs, maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+  const input = (batch: DeliveryBatch) => ({
+    batchId: batch.id, endpointId: batch.endpoint_id, deliveryIds: batch.delivery_ids,
+    timeoutMs: config.webhookTimeoutMs, retryInitialMs: config.webhookRetryInitialMs, maxAttempts: WEBHOOK_MAX_ATTEMPTS,
   });
-  // The start calls run while endpoint rows are locked: a Temporal that hangs must not hold them long.
-  async function start(delivery: StartableDelivery): Promise<void> {
-    await options.temporal
-      .withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.start(webhookDelivery, {
-        workflowId: delivery.id,
+  // The start calls run while batch rows are locked: a Temporal that hangs must not hold them long.
+  // Started inside the trace of the request that wrote the first event, so the delivery joins that trace.
+  async function start(batch: DeliveryBatch): Promise<void> {
+    await withTraceCarrier(batch.trace_context, () => options.temporal
+      .withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.start(webhookDeliveryBatch, {
+        workflowId: webhookBatchWorkflowId(batch.id),
         taskQueue: config.temporal.taskQueue,
-        args: [input(delivery)],
+        args: [input(batch)],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [{ key: RallyWebhookEndpointId, value: delivery.endpoint_id }, { key: RallyEntityType, value: 'webhook_delivery' }],
-      }))
+        memo: { summary: deliveryBatchSummary(batch) },
+        typedSearchAttributes: [
+          { key: RallyWebhookEndpointId, value: batch.endpoint_id },
+          { key: RallyWebhookDeliveryId, value: batch.delivery_ids },
+          { key: RallyEntityType, value: 'webhook_delivery_batch' },
+          ...(batch.petition_id ? [{ key: RallyPetitionId, value: batch.petition_id }] : []),
+        ],
+      })))
       .catch((error: unknown) => {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       });
   }
 
-  async function startDeliveries(): Promise<number> {
-    return db.transaction(async (tx) => {
-      const deliveries = await selectStartableDeliveries(tx, config.webhooks.endpointConcurrency, START_BATCH);
-      for (let index = 0; index < deliveries.length; index += START_CONCURRENCY) {
-        await Promise.all(deliveries.slice(index, index + START_CONCURRENCY).map(start));
+  // (2) and (3): returns whether either step left work for another round.
+  async function startDeliveries(): Promise<boolean> {
+    const ceiling = config.webhooks.endpointConcurrency;
+    const claimed = await db.transaction((tx) => claimDeliveryBatches(tx, { ceiling, maxBatch: MAX_BATCH, limit: CLAIM_LIMIT }));
+    // A batch Temporal refuses stays for the next round without holding up the others.
+    const failures: unknown[] = [];
+    const started = await db.transaction(async (tx) => {
+      const batches = await unstartedBatches(tx, START_BATCH);
+      const accepted: string[] = [];
+      for (let index = 0; index < batches.length; index += START_CONCURRENCY) {
+        const slice = batches.slice(index, index + START_CONCURRENCY);
+        const outcomes = await Promise.allSettled(slice.map(start));
+        outcomes.forEach((outcome, at) => (outcome.status === 'fulfilled' ? accepted.push(slice[at]!.id) : failures.push(outcome.reason)));
       }
-      if (deliveries.length > 0) await markStarted(tx, deliveries.map((delivery) => delivery.id));
-      return deliveries.length;
+      if (accepted.length > 0) await forgetStartedBatches(tx, accepted);
+      return batches.length;
     });
+    if (failures.length > 0) throw failures[0];
+    return claimed === CLAIM_LIMIT || started === START_BATCH;
   }
 
   // (3) Recipients of notifications with email on: their notification-emails workflow gathers and sends.
@@ -101,6 +129,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
         args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
         signal: milestoneReachedSignal,
         signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
+        memo: { summary: petitionSummary(crossing.title) },
         typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
       });
       await markMilestoneSignalled(db, crossing.petition_id, crossing.threshold);
@@ -111,12 +140,13 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   let lastError: string | undefined;
   async function round(): Promise<boolean> {
     const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
-    const started = await startDeliveries();
     await queueNotificationEmails();
     await signalMilestones();
+    // Last: a batch Temporal keeps refusing fails the round after everything else was done.
+    const more = await startDeliveries();
     if (lastError) log.info('dispatching again');
     lastError = undefined;
-    return dispatched === EVENT_BATCH || started === START_BATCH;
+    return dispatched === EVENT_BATCH || more;
   }
 
   async function run(): Promise<void> {
@@ -127,6 +157,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
         again = (await round()) || woken;
       } catch (error) {
         // Logged once per distinct failure, not once per second while Temporal or the database is down.
+        metrics.dispatchFailures.inc();
         const message = error instanceof Error ? error.message : String(error);
         if (message !== lastError) log.warn('dispatch round failed; retrying', { error: message });
         lastError = message;
@@ -144,7 +175,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   }
 
   const running = run();
-  log.info('event dispatcher started', { endpoint_concurrency: config.webhooks.endpointConcurrency });
+  log.info('event dispatcher started', { endpoint_concurrency_ceiling: config.webhooks.endpointConcurrency });
   return {
     async stop() {
       stopped = true;

@@ -1,13 +1,18 @@
 // `npm run worker`: the Temporal worker process. Needs DATABASE_URL and TEMPORAL_ADDRESS.
+import './telemetry.ts';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
+import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
 import { createDatabasePool } from '../db/pool.ts';
-import { createRallyWorker } from './create-worker.ts';
+import { createRallyWorker, preparedBundle } from './create-worker.ts';
 import { ensureSchedules } from './schedules.ts';
 import { startEventDispatcher } from './event-dispatcher.ts';
+import { installTemporalRuntime, serveWorkerMetrics, workerObservabilityOptions } from './observability.ts';
+import { currentTracing, tracingClientInterceptors } from '../platform/telemetry.ts';
+import { SummaryMemoInterceptor } from '../core/workflow-client/summaries.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('worker');
@@ -16,24 +21,34 @@ if (!config.databaseUrl || !config.temporal.address) {
   process.exit(78);
 }
 
-const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: 10 });
-const connection = await NativeConnection.connect({ address: config.temporal.address });
-const clientConnection = await Connection.connect({ address: config.temporal.address });
-await ensureSchedules(new Client({ connection: clientConnection, namespace: config.temporal.namespace }), config.temporal.taskQueue);
+const coreMetricsUrl = await installTemporalRuntime(config);
+const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 10 });
+const metricsServer = await serveWorkerMetrics(config, db, coreMetricsUrl);
+const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
+const clientConnection = await Connection.connect(temporalConnectionOptions(config.temporal));
+const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });
+await ensureSchedules(client, config.temporal.taskQueue);
 
+const workflowBundle = preparedBundle(config.workflowBundlePath);
+if (config.workflowBundlePath) log.info(workflowBundle ? 'using the prepared workflow bundle' : 'no prepared workflow bundle; bundling the workflows now', { path: config.workflowBundlePath });
 const worker = await createRallyWorker({
+  workflowBundle,
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  activities: createActivities({ db, config, temporal: new Client({ connection: clientConnection, namespace: config.temporal.namespace }) }),
+  shutdownGraceMs: config.shutdown.workerGraceMs,
+  activities: createActivities({ db, config, temporal: client }),
+  observability: workerObservabilityOptions(),
 });
 // The outbox dispatcher runs beside the worker: events → webhook deliveries and notifications.
-const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseUrl, temporal: new Client({ connection: clientConnection, namespace: config.temporal.namespace }), log });
-log.info('polling', { task_queue: config.temporal.taskQueue, namespace: config.temporal.namespace });
+const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseUrl, temporal: client, log });
+log.info('polling', { task_queue: config.temporal.taskQueue, namespace: config.temporal.namespace, ...(metricsServer ? { metrics_port: metricsServer.port } : {}) });
 // Worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers) once shutdown drains.
 await worker.run();
 await dispatcher.stop();
+await metricsServer?.close();
 await clientConnection.close();
 await connection.close();
 await db.end();
+await currentTracing()?.shutdown();
 log.info('stopped');

@@ -8,7 +8,10 @@ export const SCHEDULES: readonly RecurringWorkflow[] = [
   { scheduleId: 'purge-idempotency-keys', workflowType: 'purgeIdempotencyKeys', every: '1 hour' },
   { scheduleId: 'refresh-petition-rankings', workflowType: 'refreshPetitionRankings', every: '1 minute' },
   { scheduleId: 'fold-signature-rollups', workflowType: 'foldSignatureRollups', every: '1 minute' },
+  // Examines every watch window (RALLY_FRAUD_WATCH_WINDOW) that ended since its last run.
+  { scheduleId: 'fraud-watch', workflowType: 'fraudWatch', every: '1 minute' },
   { scheduleId: 'purge-oauth-artifacts', workflowType: 'purgeOAuthArtifacts', every: '1 hour' },
+  { scheduleId: 'purge-abandoned-uploads', workflowType: 'purgeAbandonedUploads', every: '1 hour' },
 ];
 
 export async function ensureSchedules(client: Client, taskQueue: string): Promise<void> {
@@ -17,7 +20,10 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
       await client.schedule.create({
         scheduleId: schedule.scheduleId,
         spec: { intervals: [{ every: schedule.every }] },
-        action: { type: 'startWorkflow', workflowType: schedule.workflowType, workflowId: schedule.scheduleId, taskQueue, args: [] },
+        action: {
+          type: 'startWorkflow', workflowType: schedule.workflowType, workflowId: schedule.scheduleId, taskQueue, args: [],
+          memo: { summary: `${schedule.workflowType}, every ${schedule.every} (schedule ${schedule.scheduleId})` },
+        },
         // A run still going when the next is due is not doubled; a missed run is made up once.
         policies: { overlap: 'SKIP', catchupWindow: schedule.every },
       });

@@ -45,6 +45,7 @@ async function invite(petitionId: string, decisionMakerId: string): Promise<'sen
       workflowId: responseTokenWorkflowId(token.tokenId),
       args: [{ tokenId: token.tokenId, petitionId, issuedAt: token.issuedAt, expiresAt: token.expiresAt }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      memo: { summary: `Decision-maker response link of petition ${petitionId}, valid until ${token.expiresAt}` },
       typedSearchAttributes: [
         { key: RallyPetitionId, value: petitionId },
         { key: RallyEntityType, value: 'response_token' },

@@ -94,6 +94,7 @@ async function startWarningEmail(warning: { id: string; user_id: string }): Prom
     args: [{ warningId: warning.id }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     taskQueue: workflowInfo().taskQueue,
+    memo: { summary: `Warning email to user ${warning.user_id}` },
     typedSearchAttributes: [
       { key: RallyUserId, value: warning.user_id },
       { key: RallyEntityType, value: 'warning' },

@@ -88,12 +88,12 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
 
   await condition(() => status === 'active' || TERMINAL.includes(status) || deleted);
   if (status === 'active') {
-    await startChild(inviteDecisionMakers, { ...followUp(`decision-maker-invitations-${petitionId}`), args: [{ petitionId }] });
+    await startChild(inviteDecisionMakers, { ...followUp(`decision-maker-invitations-${petitionId}`, `Invite the decision makers of petition ${petitionId}`), args: [{ petitionId }] });
     await condition(() => TERMINAL.includes(status) || deleted);
   }
   if (status === 'victory') {
     await startChild(notifyPetitionSigners, {
-      ...followUp(`signer-notifications-victory-${petitionId}`),
+      ...followUp(`signer-notifications-victory-${petitionId}`, `Tell the signers of petition ${petitionId} it won`),
       args: [{ petitionId, type: 'petition.victory', title: 'A petition you signed won', body: 'The petition you signed has been marked a victory.', data: { petition_id: petitionId }, dedupeKey: `victory:${petitionId}` }],
     });
   }
@@ -104,6 +104,7 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
 // Follow-ups run as abandoned children: they outlive this workflow and keep their own histories.
 // Started by function reference: the child's workflow type is the function's name, as recorded in
 // the histories of test/histories.
-function followUp(workflowId: string) {
-  return { workflowId, parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue };
+/** A child that outlives its petition's workflow; `summary` is its memo line in the Web UI. */
+function followUp(workflowId: string, summary: string) {
+  return { workflowId, parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue, memo: { summary } };
 }

@@ -19,7 +19,7 @@ export type MilestoneCrossing = { threshold: number; title: string };
 export const milestoneReachedSignal = defineSignal<[MilestoneCrossing]>('milestoneReached');
 
 /** The options of an abandoned follow-up child, as the lifecycle workflow starts them. */
-type FollowUpOptions = (workflowId: string) => { workflowId: string; parentClosePolicy: ParentClosePolicy; taskQueue: string };
+type FollowUpOptions = (workflowId: string, summary: string) => { workflowId: string; parentClosePolicy: ParentClosePolicy; taskQueue: string; memo: { summary: string } };
 
 export function handleMilestoneCrossings(petitionId: string, followUp: FollowUpOptions): void {
   const handled = new Set<number>();
@@ -28,7 +28,7 @@ export function handleMilestoneCrossings(petitionId: string, followUp: FollowUpO
     handled.add(threshold);
     await notifyMilestoneAdmins({ petitionId, threshold });
     await startChild(notifyPetitionSigners, {
-      ...followUp(`signer-notifications-milestone-${petitionId}-${threshold}`),
+      ...followUp(`signer-notifications-milestone-${petitionId}-${threshold}`, `Tell the signers of “${title}” it reached ${threshold} signatures`),
       args: [{
         petitionId, type: 'petition.milestone', optedInOnly: true,
         title: `“${title}” reached ${threshold.toLocaleString('en-US')} signatures`, body: 'A petition you signed keeps growing. Share it again!',

@@ -4,10 +4,11 @@
 // the portal answers 410 from then on. A response ends it early (the `responded` signal). One
 // reminder, without the link (only its hash is kept), goes out when three quarters of the window
 // have passed and no response has come: 7.5 days before the deadline with the default 30 days.
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+// Removing the decision maker cancels it (or, if it had not started yet, it ends at its start).
+import { condition, defineSignal, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DecisionMakerActivities } from '../activities/decision-makers.ts';
 
-const { sendResponseReminder, expireResponseToken } = proxyActivities<DecisionMakerActivities>({
+const { sendResponseReminder, expireResponseToken, responseTokenExists } = proxyActivities<DecisionMakerActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
@@ -15,7 +16,7 @@ const { sendResponseReminder, expireResponseToken } = proxyActivities<DecisionMa
 export const respondedSignal = defineSignal('responded');
 
 export type ResponseTokenInput = { tokenId: string; petitionId: string; issuedAt: string; expiresAt: string };
-export type ResponseTokenResult = { tokenId: string; outcome: 'responded' | 'expired'; reminded: boolean };
+export type ResponseTokenResult = { tokenId: string; outcome: 'responded' | 'expired' | 'removed'; reminded: boolean };
 
 export const REMINDER_AT_FRACTION = 0.75;
 
@@ -28,6 +29,9 @@ export async function responseTokenExpiry({ tokenId, issuedAt, expiresAt }: Resp
   setHandler(respondedSignal, () => {
     responded = true;
   });
+  // Added later: a decision maker removed between the invitation email and this workflow's start
+  // left the removal nothing to cancel; the workflow then ends at once instead of waiting 30 days.
+  if (patched('end-when-token-removed') && !(await responseTokenExists({ tokenId }))) return { tokenId, outcome: 'removed', reminded: false };
   const issued = Date.parse(issuedAt);
   const deadline = Date.parse(expiresAt);
   // Workflow time is replay-safe: Date.now() here is the time of the current workflow task.

@@ -6,11 +6,13 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 export const RallyPetitionId = defineSearchAttributeKey('RallyPetitionId', SearchAttributeType.KEYWORD);
 export const RallyApiKeyId = defineSearchAttributeKey('RallyApiKeyId', SearchAttributeType.KEYWORD);
 export const RallyWebhookEndpointId = defineSearchAttributeKey('RallyWebhookEndpointId', SearchAttributeType.KEYWORD);
+export const RallyWebhookDeliveryId = defineSearchAttributeKey('RallyWebhookDeliveryId', SearchAttributeType.KEYWORD_LIST);
 export const RallyEntityType = defineSearchAttributeKey('RallyEntityType', SearchAttributeType.KEYWORD);
 export const RallyMediaId = defineSearchAttributeKey('RallyMediaId', SearchAttributeType.KEYWORD);
 export const RallyOrganizationId = defineSearchAttributeKey('RallyOrganizationId', SearchAttributeType.KEYWORD);
 export const RallyUserId = defineSearchAttributeKey('RallyUserId', SearchAttributeType.KEYWORD);
 export const RallyModerationTarget = defineSearchAttributeKey('RallyModerationTarget', SearchAttributeType.KEYWORD);
 export const RallyModerationState = defineSearchAttributeKey('RallyModerationState', SearchAttributeType.KEYWORD);
+export const RallyDeliveryOutcome = defineSearchAttributeKey('RallyDeliveryOutcome', SearchAttributeType.KEYWORD);
 
-export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyEntityType, RallyMediaId, RallyOrganizationId, RallyUserId, RallyModerationTarget, RallyModerationState];
+export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyWebhookDeliveryId, RallyEntityType, RallyMediaId, RallyOrganizationId, RallyUserId, RallyModerationTarget, RallyModerationState, RallyDeliveryOutcome];

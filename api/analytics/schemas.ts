@@ -34,7 +34,8 @@ export const PetitionAnalytics = Type.Object({
     traffic_sources: Type.Array(Type.Object({ source: Type.String(), signatures: Type.Integer() }), {
       description: 'The sign request’s `source`, else share:<sharer slug> for a ?ref= link, else direct. All-time top 20.',
     }),
-    page_views: Type.Integer({ description: 'Views of the petition in the range, as flushed so far.' }),
+    page_views: Type.Integer({ description: 'Views of the petition (GET /v1/petitions/{slug} and the page /p/{slug}) in the range, as flushed so far.' }),
+    widget_views: Type.Integer({ description: 'Views of its embed widget (/embed/p/{slug}) in the range, as flushed so far.' }),
     as_of: Nullable(Type.String({ format: 'date-time', description: 'When the rollups were last folded.' })),
   }),
   meta: Meta,

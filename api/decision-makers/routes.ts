@@ -35,7 +35,10 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
       ...base, method: 'post', path: '/v1/petitions/:id/decision-makers', operationId: 'addDecisionMaker', permission: 'write',
       summary: 'Address the petition to one more person; on an active petition they are invited at once',
       body: DecisionMakerCreate,
-      responses: { 201: { description: 'The decision maker', schema: DecisionMakerEnvelope } },
+      responses: {
+        201: { description: 'The decision maker', schema: DecisionMakerEnvelope },
+        429: { description: 'An invitation budget is spent (code invitation_limit: 50 per petition, 200 per creator a day; address_recently_invited: one per address per petition a week)' },
+      },
       async handler(ctx, { params, body }) {
         const created = await addDecisionMaker(deps, await loadViewer(deps.db, ctx.state.principal), params.id, body);
         ctx.set('Location', `/v1/petitions/${params.id}/decision-makers/${created.id}`);

@@ -1,56 +1,98 @@
-// GET /health: liveness plus the reachability of PostgreSQL and Temporal, for load balancers and
-// operators. Each dependency check is bounded so a hung dependency cannot hang the probe.
+// Probes for load balancers, orchestrators and operators:
+// - GET /health (the spec's health check): PostgreSQL and Temporal reachability; 503 `degraded` when
+//   either is down or restarting.
+// - GET /health/live: the process answers at all. A failing liveness probe means "restart me", so it
+//   never depends on PostgreSQL or Temporal: an outage there must not restart every API process.
+// - GET /health/ready: whether to send this process traffic: dependencies reachable and not shutting
+//   down. On SIGTERM the API answers 503 here first (api/main.ts), so balancers stop routing to it
+//   before it stops accepting connections.
+// Dependency status is cached for up to a second (dependency-status.ts).
 import { Type } from '@sinclair/typebox';
 import type { Connection } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { pingDatabase } from '../../db/pool.ts';
 import { defineRoute } from '../http/route.ts';
+import type { RallyContext } from '../http/context.ts';
+import { allReachable, createDependencyStatus } from './dependency-status.ts';
 
-const DEPENDENCY_TIMEOUT_MS = 2_000;
+/** Flipped once when the process starts shutting down; readiness answers 503 from then on. */
+export type Readiness = { readonly draining: boolean; drain(): void };
+
+export function createReadiness(): Readiness {
+  let draining = false;
+  return {
+    get draining() { return draining; },
+    drain() { draining = true; },
+  };
+}
+
+const Reachability = Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]);
+const Checks = Type.Object({ database: Reachability, temporal: Reachability });
 
 const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
   timestamp: Type.String({ format: 'date-time' }),
-  checks: Type.Object({
-    database: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
-    temporal: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
-  }),
+  checks: Checks,
 });
 
-async function reachable(check: () => Promise<unknown>): Promise<'ok' | 'unreachable'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), DEPENDENCY_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([check(), timeout]);
-    return 'ok';
-  } catch {
-    return 'unreachable';
-  } finally {
-    clearTimeout(timer);
-  }
+const LivenessSchema = Type.Object({ status: Type.Literal('ok'), timestamp: Type.String({ format: 'date-time' }) });
+
+const ReadinessSchema = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('shutting_down')]),
+  timestamp: Type.String({ format: 'date-time' }),
+  checks: Checks,
+});
+
+function answer(ctx: RallyContext, healthy: boolean, body: object): void {
+  ctx.status = healthy ? 200 : 503;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { ...body, timestamp: new Date().toISOString() };
 }
 
-export function createHealthRoutes(deps: { db: DatabasePool; temporal: Connection }) {
+export function createHealthRoutes(deps: { db: DatabasePool; temporal: Connection; readiness: Readiness }) {
+  const dependencies = createDependencyStatus({
+    checks: { database: () => pingDatabase(deps.db), temporal: () => deps.temporal.healthService.check({}) },
+  });
+  const common = { tag: 'Health', auth: 'none', rateLimit: 'none' } as const;
   return [
     defineRoute({
+      ...common,
       method: 'get',
       path: '/health',
       operationId: 'getHealth',
       summary: 'Service health, with the reachability of PostgreSQL and Temporal',
-      tag: 'Health',
-      auth: 'none',
-      responses: { 200: { description: 'Everything reachable', schema: HealthSchema }, 503: { description: 'A dependency is down', schema: HealthSchema } },
+      responses: { 200: { description: 'Everything reachable', schema: HealthSchema }, 503: { description: 'A dependency is down or restarting', schema: HealthSchema } },
       async handler(ctx) {
-        const [database, temporal] = await Promise.all([
-          reachable(() => pingDatabase(deps.db)),
-          reachable(() => deps.temporal.healthService.check({})),
-        ]);
-        const status = database === 'ok' && temporal === 'ok' ? 'ok' : 'degraded';
-        ctx.status = status === 'ok' ? 200 : 503;
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = { status, timestamp: new Date().toISOString(), checks: { database, temporal } };
+        const { checks } = await dependencies.current();
+        const healthy = allReachable(checks);
+        answer(ctx, healthy, { status: healthy ? 'ok' : 'degraded', checks });
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'get',
+      path: '/health/live',
+      operationId: 'getLiveness',
+      summary: 'Liveness: the process answers (independent of PostgreSQL and Temporal)',
+      responses: { 200: { description: 'The process is alive', schema: LivenessSchema } },
+      async handler(ctx) {
+        answer(ctx, true, { status: 'ok' });
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'get',
+      path: '/health/ready',
+      operationId: 'getReadiness',
+      summary: 'Readiness: dependencies reachable and the process not shutting down',
+      responses: {
+        200: { description: 'Ready for traffic', schema: ReadinessSchema },
+        503: { description: 'Shutting down, or a dependency is down or restarting', schema: ReadinessSchema },
+      },
+      async handler(ctx) {
+        const { checks } = await dependencies.current();
+        const status = deps.readiness.draining ? 'shutting_down' : allReachable(checks) ? 'ok' : 'degraded';
+        answer(ctx, status === 'ok', { status, checks });
       },
     }),
   ];

@@ -1,11 +1,13 @@
 // Per-request state shared by the middleware stack, and the response envelopes built from it.
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../core/auth/principal.ts';
+import type { IdempotencyTicket } from '../../core/idempotency/remembered-answers.ts';
 
 export type { Principal };
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { TrustProxy } from '../../platform/config.ts';
 import { createClientAddressResolver } from './client-address.ts';
+import { withLogContext } from '../../platform/logger.ts';
 
 /** Who is calling; filled by the authentication middleware. */
 
@@ -13,6 +15,10 @@ export type RallyState = {
   requestId: string;
   clientIp: string;
   principal?: Principal;
+  /** Set when the request claimed an Idempotency-Key (idempotency.ts), for answers stored with the write. */
+  idempotency?: IdempotencyTicket;
+  /** The matched route's path template (`/v1/petitions/:id`), set by the dispatcher: metrics and logs name it, never the raw path. */
+  route?: string;
 };
 
 export type RallyContext = ParameterizedContext<RallyState>;
@@ -27,7 +33,8 @@ export function createRequestContextMiddleware(options: { trustProxy: TrustProxy
     ctx.state.requestId = WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.set('X-Request-Id', ctx.state.requestId);
     ctx.state.clientIp = clientAddress(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For'));
-    await next();
+    // Every line logged while this request runs names it.
+    await withLogContext({ request_id: ctx.state.requestId }, next);
   };
 }
 

@@ -6,13 +6,17 @@
 // routes do not. Fingerprints are HMACs under a server key, so a stored fingerprint of a request
 // carrying a password cannot be tested against guesses. An answer that shows a secret once
 // (`revealsSecret`) is not stored: a retry learns the created resource's id, never the secret.
+// A write may also store its answer itself, in its own statement (rememberAnswer below and
+// core/idempotency/remembered-answers.ts), so that an answer lost with a killed process is still
+// replayed; a claim whose answer was stored that way is never released.
 import { createHmac } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { DatabasePool } from 'slonik';
 import { sql } from '../../db/sql.ts';
 import { z } from 'zod';
 import { RallyError, type ProblemSlug } from './problem.ts';
-import type { RallyContext, RallyState } from './context.ts';
+import { meta, type RallyContext, type RallyState } from './context.ts';
+import { rememberAnswerStatement, type RememberAnswer } from '../../core/idempotency/remembered-answers.ts';
 
 const CLAIM_TIMEOUT_SECONDS = 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -77,15 +81,19 @@ export function createIdempotencyMiddleware(deps: { db: DatabasePool; ttlMs: num
 
     if (!claim) return replayStoredResponse(ctx, deps.db, caller, key, requestFingerprint);
 
+    ctx.state.idempotency = { callerKey: caller, key };
+    // A failed request may be retried with the same key: release the claim, unless the write
+    // committed its answer before the failure (that answer is what the retry must get).
+    const release = () => deps.db.query(sql.typeAlias('void')`
+      DELETE FROM idempotency_keys WHERE caller_key = ${caller} AND idempotency_key = ${key} AND response_status IS NULL`);
     try {
       await next();
     } catch (error) {
-      // A failed request may be retried with the same key: release the claim.
-      await deps.db.query(sql.typeAlias('void')`DELETE FROM idempotency_keys WHERE caller_key = ${caller} AND idempotency_key = ${key}`);
+      await release();
       throw error;
     }
     if (ctx.status >= 500) {
-      await deps.db.query(sql.typeAlias('void')`DELETE FROM idempotency_keys WHERE caller_key = ${caller} AND idempotency_key = ${key}`);
+      await release();
       return;
     }
     const headers = Object.fromEntries(REPLAYED_HEADERS.filter((name) => ctx.response.get(name)).map((name) => [name, String(ctx.response.get(name))]));
@@ -98,6 +106,20 @@ export function createIdempotencyMiddleware(deps: { db: DatabasePool; ttlMs: num
       WHERE caller_key = ${caller} AND idempotency_key = ${key}
     `);
   };
+}
+
+/**
+ * For a handler whose write stores its own answer: the RememberAnswer to pass to the domain, which
+ * stores `{ data, meta }` with `status` (as sendData would answer) in the write's statement. Undefined
+ * without an Idempotency-Key. The answer stored after the handler returns replaces it, as usual.
+ */
+export function rememberAnswer(ctx: RallyContext, status: number): RememberAnswer | undefined {
+  const ticket = ctx.state.idempotency;
+  if (!ticket) return undefined;
+  const envelopeMeta = meta(ctx);
+  return (data) => rememberAnswerStatement(ticket, {
+    status, headers: {}, data, envelope: (stored) => sql.fragment`jsonb_build_object('data', ${stored}, 'meta', ${sql.jsonb(envelopeMeta)})`,
+  });
 }
 
 async function replayStoredResponse(ctx: RallyContext, db: DatabasePool, caller: string, key: string, requestFingerprint: string) {

@@ -4,6 +4,12 @@
 // check is strict: a status the route does not declare, or a body its schema refuses, is answered
 // 500 and logged with the schema errors, so the test that provoked it fails loudly. Problems
 // (4xx/5xx application/problem+json, written by the error middleware) are allowed on every route.
+//
+// Answers served from memory repeat the same `data` object on every request. When that object is
+// frozen (nothing can change it after it was checked), its checked and stripped copy is remembered
+// per route and status, as JSON, with the envelope's fields the schema kept; later answers with it
+// skip the copy, the validation and the serialization of `data` (the JSON is spliced into the
+// envelope): the envelope around it (meta, pagination) is built by context.ts and has one shape.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../platform/logger.ts';
@@ -27,6 +33,12 @@ function isJsonValue(body: unknown): body is object {
   return Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype;
 }
 
+/** The envelope's `data` when it is a frozen object, else undefined. */
+function frozenData(body: object): object | undefined {
+  const data = (body as { data?: unknown }).data;
+  return data !== null && typeof data === 'object' && Object.isFrozen(data) ? data : undefined;
+}
+
 function describe(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperty?: string }).additionalProperty)})` : ''}`).join('; ');
 }
@@ -43,6 +55,12 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
       return validators.get(status)!;
     };
     const declared = Object.keys(route.responses).join(', ');
+    type Checked = { json: string; envelope: string[] };
+    const checkedData = new Map<number, WeakMap<object, Checked>>();
+    const checkedOf = (status: number) => {
+      if (!checkedData.has(status)) checkedData.set(status, new WeakMap());
+      return checkedData.get(status)!;
+    };
 
     return async function checkResponse(ctx, next) {
       await next();
@@ -53,6 +71,18 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
       }
       const validate = validatorOf(status);
       if (!validate || !isJsonValue(ctx.body)) return;
+      const data = frozenData(ctx.body);
+      const checked = data && checkedOf(status).get(data);
+      if (checked) {
+        const body = ctx.body as Record<string, unknown>;
+        const fields = checked.envelope
+          .filter((field) => field === 'data' || body[field] !== undefined)
+          .map((field) => `${JSON.stringify(field)}:${field === 'data' ? checked.json : JSON.stringify(body[field])}`);
+        const type = ctx.type;
+        ctx.body = `{${fields.join(',')}}`;
+        ctx.type = type;
+        return;
+      }
       // A copy as it will go on the wire (dates as strings), so stripping never touches shared objects.
       const answer: unknown = JSON.parse(JSON.stringify(ctx.body));
       const valid = validate(answer);
@@ -61,6 +91,7 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
         if (options.strict) throw new ResponseContractError(`${route.operationId} answered ${status} with a body its schema refuses: ${problems}`);
         options.log.warn('response does not match its schema', { operation: route.operationId, status, errors: problems });
       }
+      if (valid && data) checkedOf(status).set(data, { json: JSON.stringify((answer as { data: unknown }).data), envelope: Object.keys(answer as object) });
       const type = ctx.type;
       ctx.body = answer;
       if (type) ctx.type = type;

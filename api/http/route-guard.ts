@@ -13,12 +13,15 @@ import type { RallyContext, RallyState } from './context.ts';
 import type { IdempotencyOptions } from './idempotency.ts';
 import { RallyError } from './problem.ts';
 import { addressBucketKey, type RateLimiter } from './rate-limit.ts';
+import { metrics } from '../../platform/metrics.ts';
 import type { AnyRouteSpec, RouteGuard } from './route.ts';
+import type { SignThrottle } from './sign-throttle.ts';
 
 export type RouteLimiters = {
   /** Every class but `none` spends from it; absent when rate limiting is switched off. */
   general?: RateLimiter;
-  sign: RateLimiter;
+  /** Per address, network block and email domain (sign-throttle.ts). */
+  sign: SignThrottle;
   export: RateLimiter;
   report: RateLimiter;
 };
@@ -38,6 +41,7 @@ function callerBucketKey(ctx: RallyContext): string {
 
 function spend(limiter: RateLimiter, key: string, refusal: { detail: string; code: string }) {
   const decision = limiter.take(key);
+  if (!decision.allowed) metrics.rateLimitRejections.inc({ limit: refusal.code });
   if (!decision.allowed) throw new RallyError('rate-limited', refusal.detail, { code: refusal.code, headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
 }
 
@@ -49,16 +53,17 @@ export function chargeGeneral(ctx: RallyContext, limiter: RateLimiter | undefine
   ctx.set('X-RateLimit-Remaining', String(decision.remaining));
   ctx.set('X-RateLimit-Reset', String(decision.resetAt));
   if (!decision.allowed) {
+    metrics.rateLimitRejections.inc({ limit: 'general' });
     throw new RallyError('rate-limited', `Too many requests: at most ${limiter.rps} per second with bursts of ${limiter.burst}.`, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
   }
 }
 
-function chargeClass(ctx: RallyContext, route: AnyRouteSpec, limiters: RouteLimiters): void {
+async function chargeClass(ctx: RallyContext, route: AnyRouteSpec, limiters: RouteLimiters): Promise<void> {
   const rateClass = route.rateLimit ?? 'default';
   if (rateClass === 'none') return;
   chargeGeneral(ctx, limiters.general);
   if (rateClass === 'sign') {
-    spend(limiters.sign, `sign:${addressBucketKey(ctx.state.clientIp)}`, { detail: 'Too many signatures from this address; try again later.', code: 'sign_limit' });
+    await limiters.sign.charge({ clientIp: ctx.state.clientIp, userId: ctx.state.principal?.userId });
   } else if (rateClass === 'report') {
     spend(limiters.report, `report:${ctx.state.principal ? `user:${ctx.state.principal.userId}` : addressBucketKey(ctx.state.clientIp)}`, { detail: 'You have filed too many reports; try again later.', code: 'report_limit' });
   } else if (rateClass === 'export') {
@@ -79,7 +84,7 @@ export function createRouteGuard(deps: RouteGuardDependencies): RouteGuard {
             throw error;
           }
         }
-        chargeClass(ctx, route, deps.limiters);
+        await chargeClass(ctx, route, deps.limiters);
         const principal = ctx.state.principal;
         if (route.auth === 'required' && !principal) {
           throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', { headers: { 'WWW-Authenticate': 'Bearer' } });
@@ -90,8 +95,9 @@ export function createRouteGuard(deps: RouteGuardDependencies): RouteGuard {
         return next();
       },
     ];
-    if (!route.rawBody) steps.push(createJsonBodyMiddleware({ limitBytes: route.bodyLimit ?? deps.defaultBodyLimit }));
+    // A GET (and the HEAD answered by it) carries no body to parse: the body step would only pass it on.
+    if (!route.rawBody && route.method !== 'get') steps.push(createJsonBodyMiddleware({ limitBytes: route.bodyLimit ?? deps.defaultBodyLimit }));
     if (route.idempotent ?? route.method === 'post') steps.push(deps.idempotency({ revealsSecret: route.revealsSecret ?? false }));
-    return compose(steps);
+    return steps.length === 1 ? steps[0]! : compose(steps);
   };
 }

@@ -3,7 +3,6 @@
 // and the JSON Schemas of its parts and answers. The same declaration drives the route guard
 // (route-guard.ts), the Ajv validators, the handler's TypeScript types and the OpenAPI document;
 // answers are checked against it (response-check.ts), so none of them can drift apart.
-import type Router from '@koa/router';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Middleware } from 'koa';
 import { compileValidator, type Validator } from './validation.ts';
@@ -72,15 +71,14 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
 /** Everything the contract asks before the handler runs (route-guard.ts); given by the app. */
 export type RouteGuard = (route: AnyRouteSpec) => Middleware<RallyState>;
 
-export function mountRoutes(router: Router<RallyState>, routes: AnyRouteSpec[], guard: RouteGuard, checkResponse: ResponseCheck): void {
-  for (const route of routes) {
-    const validate = {
-      params: compileValidator(route.params ?? null, 'params'),
-      query: compileValidator(route.query ?? null, 'query'),
-      body: route.body ? compileValidator(route.body, 'body') : undefined,
-    };
-    router[route.method](route.operationId, route.path, checkResponse(route), guard(route), runHandler(route, validate));
-  }
+/** The middleware a route runs once matched: its response check, its guard, then its handler. */
+export function routeChain(route: AnyRouteSpec, guard: RouteGuard, checkResponse: ResponseCheck): Middleware<RallyState>[] {
+  const validate = {
+    params: compileValidator(route.params ?? null, 'params'),
+    query: compileValidator(route.query ?? null, 'query'),
+    body: route.body ? compileValidator(route.body, 'body') : undefined,
+  };
+  return [checkResponse(route), guard(route), runHandler(route, validate)];
 }
 
 function runHandler(route: AnyRouteSpec, validate: { params: Validator; query: Validator; body: Validator | undefined }): Middleware<RallyState> {

@@ -8,9 +8,15 @@ import { RallyError } from './problem.ts';
 // ajv-formats ships CommonJS; under ESM its function sits on `.default`.
 export const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
+// ajv-formats also lets `urn:uuid:<uuid>` through, which PostgreSQL then refuses mid-query. An id
+// is the hyphenated 8-4-4-4-12 form only (either case, as RFC 9562 reads it); braces, URNs and
+// hyphen-less spellings are refused here, before any query.
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes, strict: false, removeAdditional: false });
   addFormats(ajv);
+  ajv.addFormat('uuid', CANONICAL_UUID);
   return ajv;
 }
 

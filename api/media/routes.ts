@@ -35,7 +35,7 @@ export function createMediaRoutes({ db, temporal, config }: { db: DatabasePool; 
         ctx.set('Location', `/v1/media/${media.id}`);
         sendData(ctx, {
           media_id: media.id,
-          upload_url: deps.storage.uploadUrl({ mediaId: media.id, contentType: media.content_type, expiresAt }),
+          upload_url: await deps.storage.uploadUrl({ mediaId: media.id, contentType: media.content_type, expiresAt }),
           upload_method: 'PUT',
           upload_headers: { 'Content-Type': media.content_type },
           expires_at: media.upload_expires_at,

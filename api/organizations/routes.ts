@@ -49,12 +49,12 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/organizations/:slug', operationId: 'getOrganization', tag, auth: 'none', summary: 'The public profile of an organization, by slug (or id)',
+      method: 'get', path: '/v1/organizations/:org_id', operationId: 'getOrganization', tag, auth: 'none', summary: 'The public profile of an organization, by slug (or id)',
       params: OrgRefParams,
       responses: { 200: { description: 'The organization', schema: OrganizationEnvelope } },
       async handler(ctx, { params }) {
-        const org = UUID.test(params.slug) ? await findOrganizationById(db, params.slug) : await findOrganizationBySlug(db, params.slug);
-        assertThat(org, 'not-found', `There is no organization ${params.slug}.`);
+        const org = UUID.test(params.org_id) ? await findOrganizationById(db, params.org_id) : await findOrganizationBySlug(db, params.org_id);
+        assertThat(org, 'not-found', `There is no organization ${params.org_id}.`);
         sendData(ctx, toOrganization(org));
       },
     }),

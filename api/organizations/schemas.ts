@@ -49,7 +49,8 @@ export const OrganizationListQuery = Type.Object(
 );
 
 export const OrgParams = Type.Object({ org_id: Uuid });
-export const OrgRefParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100, description: 'The slug (or the id) of the organization.' }) });
+// The same path parameter as the id-only routes beside it (`/v1/organizations/{org_id}`), so generated clients see one path.
+export const OrgRefParams = Type.Object({ org_id: Type.String({ minLength: 1, maxLength: 100, description: 'The organization id, or its slug.' }) });
 export const MembershipParams = Type.Object({ org_id: Uuid, membership_id: Uuid });
 
 const AssignableRole = Type.Union([Type.Literal('admin'), Type.Literal('member')], { description: 'owner is never assigned: ownership moves by transfer-ownership.' });

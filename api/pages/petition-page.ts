@@ -16,9 +16,8 @@ export function tally(petition: PublicPetition['petition']): SafeHtml {
 ${goal ? html`<progress data-progress max="${goal}" value="${Math.min(count, goal)}" aria-label="Signatures towards the goal">${formatNumber(count)} of ${formatNumber(goal)}</progress>` : ''}`;
 }
 
-/** What a visitor can do now: sign (through the sign-in flow), or why not. */
+/** What a visitor can do now: sign (through the sign-in flow), or why not. A petition under review never gets here (review-notice.ts). */
 export function callToAction(petition: PublicPetition['petition'], signHref: string, opensTab: boolean): SafeHtml {
-  if (petition.status === 'under_review') return html`<p class="notice" role="status">This petition is under review by the moderators; it cannot be signed until the review is over.</p>`;
   if (petition.status === 'victory') return html`<p class="notice" role="status">Victory! This petition has won and is no longer collecting signatures.</p>`;
   if (petition.status === 'closed') return html`<p class="notice" role="status">This petition is closed${petition.closed_at ? ` since ${formatDate(petition.closed_at)}` : ''}.</p>`;
   return opensTab

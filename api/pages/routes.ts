@@ -1,15 +1,17 @@
 // The HTML side of Rally on {site_url}: the public petition page /p/{slug}, the embeddable widget
 // /embed/p/{slug}, and the script both share. Which petitions show is the petition policy's call
 // (core/petitions/public-page.ts); a petition a visitor may not see answers the same 404 page as
-// one that does not exist.
+// one that does not exist, except one under review, which answers a notice (review-notice.ts).
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
+import type { PageViewCounter } from '../../core/analytics/page-views.ts';
 import { DomainError } from '../../core/errors/domain-error.ts';
-import { loadPublicPetition, type PublicPetition } from '../../core/petitions/public-page.ts';
+import { loadPublicPage, type PublicPetition, type ReviewNotice } from '../../core/petitions/public-page.ts';
 import type { RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { LIVE_SCRIPT, LIVE_SCRIPT_ETAG } from './live-script.ts';
 import { renderPetitionPage } from './petition-page.ts';
+import { renderReviewNoticePage, renderReviewNoticeWidget } from './review-notice.ts';
 import { contentSecurityPolicy, sendCacheable, sendNotFoundPage } from './respond.ts';
 import { PAGE_CSS_HASH, WIDGET_CSS_HASH } from './styles.ts';
 import { renderWidgetPage, widgetTheme } from './widget-page.ts';
@@ -23,7 +25,7 @@ const WidgetQuery = Type.Object({
 const HTML = 'text/html; charset=utf-8';
 
 /** The petition, or null after answering the 404 page (unknown, draft, private, deleted…). */
-async function loadOrNotFound(ctx: RallyContext, load: () => Promise<PublicPetition>, publicUrl: string, frameAncestors: string) {
+async function loadOrNotFound(ctx: RallyContext, load: () => Promise<PublicPetition | ReviewNotice>, publicUrl: string, frameAncestors: string) {
   try {
     return await load();
   } catch (error) {
@@ -37,7 +39,8 @@ async function loadOrNotFound(ctx: RallyContext, load: () => Promise<PublicPetit
 
 const imageOrigins = (data: PublicPetition) => (data.image ? [data.image.url, ...data.image.variants.map((variant) => variant.url)] : []);
 
-export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string }): AnyRouteSpec[] {
+/** Views are counted like those of GET /v1/petitions/{slug} (core/analytics/page-views.ts), 304s included. */
+export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pageViews?: PageViewCounter }): AnyRouteSpec[] {
   const { db, publicUrl } = deps;
   const tag = 'Pages';
   return [
@@ -47,8 +50,10 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string }):
       params: SlugParams,
       responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 304: { description: 'Not modified (If-None-Match matched the ETag)' }, 404: { description: 'HTML page: no such public petition' } },
       async handler(ctx, { params }) {
-        const data = await loadOrNotFound(ctx, () => loadPublicPetition(db, params.slug, { details: true }), publicUrl, "'none'");
+        const data = await loadOrNotFound(ctx, () => loadPublicPage(db, params.slug, { details: true }), publicUrl, "'none'");
         if (!data) return;
+        if ('notice' in data) return sendCacheable(ctx, renderReviewNoticePage(), HTML, contentSecurityPolicy(publicUrl, { styleHash: PAGE_CSS_HASH, frameAncestors: "'none'" }));
+        deps.pageViews?.record(data.petition.id, 'page');
         const csp = contentSecurityPolicy(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins: imageOrigins(data), frameAncestors: "'none'" });
         sendCacheable(ctx, renderPetitionPage(data, publicUrl), HTML, csp);
       },
@@ -59,10 +64,13 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string }):
       params: SlugParams, query: WidgetQuery,
       responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 304: { description: 'Not modified (If-None-Match matched the ETag)' }, 404: { description: 'HTML page: no such public petition' } },
       async handler(ctx, { params, query }) {
-        const data = await loadOrNotFound(ctx, () => loadPublicPetition(db, params.slug, { details: false }), publicUrl, '*');
+        const data = await loadOrNotFound(ctx, () => loadPublicPage(db, params.slug, { details: false }), publicUrl, '*');
         if (!data) return;
+        const widgetCsp = contentSecurityPolicy(publicUrl, { styleHash: WIDGET_CSS_HASH, frameAncestors: '*' });
+        if ('notice' in data) return sendCacheable(ctx, renderReviewNoticeWidget(widgetTheme(query.theme)), HTML, widgetCsp);
+        deps.pageViews?.record(data.petition.id, 'widget');
         const body = renderWidgetPage(data, publicUrl, { theme: widgetTheme(query.theme), showDescription: query.description === '1' });
-        sendCacheable(ctx, body, HTML, contentSecurityPolicy(publicUrl, { styleHash: WIDGET_CSS_HASH, frameAncestors: '*' }));
+        sendCacheable(ctx, body, HTML, widgetCsp);
       },
     }),
     defineRoute({

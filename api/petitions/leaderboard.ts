@@ -27,12 +27,12 @@ export function createLeaderboardRoutes(deps: { db: DatabasePool }): AnyRouteSpe
   const { db } = deps;
   return [
     defineRoute({
-      method: 'get', path: '/v1/petitions/:slug/leaderboard', operationId: 'getPetitionLeaderboard', tag: 'Petitions', auth: 'optional', permission: 'read',
+      method: 'get', path: '/v1/petitions/:id/leaderboard', operationId: 'getPetitionLeaderboard', tag: 'Petitions', auth: 'optional', permission: 'read',
       summary: 'Top sharers of a petition (signatures made through their ?ref= links); signed-in callers also get their own rank',
       params: PetitionRefParams, query: LeaderboardQuery,
       responses: { 200: { description: 'The leaderboard', schema: Leaderboard } },
       async handler(ctx, { params, query }) {
-        sendData(ctx, await petitionLeaderboard(db, viewerOf(ctx.state.principal), params.slug, query.limit));
+        sendData(ctx, await petitionLeaderboard(db, viewerOf(ctx.state.principal), params.id, query.limit));
       },
     }),
   ];

@@ -9,8 +9,12 @@ import { actorOf } from '../../core/events/record-event.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { paginate } from '../../core/pagination/keyset.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { assertWebUrl } from '../http/web-urls.ts';
 import { viewerOf } from '../../core/petitions/policy.ts';
 import type { AccessCodeGuard } from '../../core/petitions/access-code-guard.ts';
+import type { PublicPetitionCache } from '../../core/petitions/read-cache.ts';
+import type { PetitionRow } from '../../core/petitions/queries.ts';
+import { markViewerSpecific, notModified, weakEtagOf } from '../http/conditional.ts';
 import { createPetition } from '../../core/petitions/create.ts';
 import { listPetitions, positionOf } from '../../core/petitions/listing.ts';
 import { checkAccessCode, deletePetition, readPetitionByLink, updatePetition } from '../../core/petitions/manage.ts';
@@ -21,10 +25,47 @@ import {
 } from './schemas.ts';
 import { petitionDeletedSignal, petitionWorkflowId } from '../../workflows/petition-lifecycle.ts';
 
-export type PetitionRouteDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; accessCodeGuard: AccessCodeGuard; pageViews?: PageViewCounter };
+export type PetitionRouteDependencies = {
+  db: DatabasePool; temporal: Client; taskQueue: string; accessCodeGuard: AccessCodeGuard; pageViews?: PageViewCounter;
+  /** Anonymous reads of public petitions and public list pages (core/petitions/read-cache.ts). */
+  cache: PublicPetitionCache;
+  /** Production: imageUrl must be https (http/web-urls.ts). */
+  httpsOnly?: boolean;
+};
+
+type Presented<T> = { data: T; etag: string };
+
+/**
+ * What an anonymous caller is shown, with its ETag, computed once per cached object: the cache hands
+ * out a new object whenever something shown changes (and a list page's rows for one query only), so
+ * the object's identity is the version.
+ */
+function memoized<K extends object, T>(): (key: K, present: () => T) => Presented<T> {
+  const seen = new WeakMap<K, Presented<T>>();
+  return (key, present) => {
+    let presented = seen.get(key);
+    if (!presented) {
+      // Frozen, so that the response check may trust it after checking it once (response-check.ts).
+      const data = deepFreeze(present());
+      presented = { data, etag: weakEtagOf(JSON.stringify(data)) };
+      seen.set(key, presented);
+    }
+    return presented;
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
 
 export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteSpec[] {
   const tag = 'Petitions';
+  const publicSummary = memoized<Readonly<PetitionRow>, ReturnType<typeof toPetitionSummary>>();
+  const publicPage = memoized<readonly PetitionRow[], { page: ReturnType<typeof toPetitionSummary>[]; pagination: ReturnType<typeof paginate>['pagination'] }>();
   return [
     defineRoute({
       method: 'get', path: '/v1/categories', operationId: 'listCategories', tag, auth: 'none', summary: 'The categories petitions can be filed under',
@@ -37,11 +78,24 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       method: 'get', path: '/v1/petitions', operationId: 'listPetitions', tag, auth: 'optional', permission: 'read',
       summary: 'Public petitions (your own, all of them, with creatorId = your id)',
       query: PetitionListQuery,
-      responses: { 200: { description: 'A page of petitions', schema: PetitionList } },
+      responses: { 200: { description: 'A page of petitions', schema: PetitionList }, 304: { description: 'Not modified (If-None-Match matched the ETag of an anonymous answer)' } },
       async handler(ctx, { query }) {
         const viewer = ctx.state.principal?.userId;
-        const rows = await listPetitions(deps.db, query, viewerOf(ctx.state.principal));
+        // Without creatorId the list is the public one, whoever asks (listing.ts); only the access
+        // code of a caller's own petition differs, so the cached rows are presented per caller.
+        if (query.creatorId === undefined && viewer === undefined) {
+          const rows = await deps.cache.list(query);
+          const { data, etag } = publicPage(rows, () => {
+            const { page, pagination } = paginate(rows, query.limit, (row) => positionOf(query.sort, row));
+            return { page: page.map((row) => toPetitionSummary(row, undefined)), pagination };
+          });
+          if (notModified(ctx, etag)) return;
+          sendList(ctx, data.page, data.pagination);
+          return;
+        }
+        const rows = query.creatorId === undefined ? await deps.cache.list(query) : await listPetitions(deps.db, query, viewerOf(ctx.state.principal));
         const { page, pagination } = paginate(rows, query.limit, (row) => positionOf(query.sort, row));
+        markViewerSpecific(ctx);
         sendList(ctx, page.map((row) => toPetitionSummary(row, viewer)), pagination);
       },
     }),
@@ -51,18 +105,29 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       responses: { 201: { description: 'The draft petition', schema: PetitionEnvelope } },
       async handler(ctx, { body }) {
         const principal = ctx.state.principal!;
+        assertWebUrl(deps.httpsOnly ?? false, 'imageUrl', body.imageUrl);
         const petition = await createPetition(deps, principal.userId, actorOf(principal), body);
         ctx.set('Location', `/v1/petitions/${petition.id}`);
         sendData(ctx, toPetitionSummary(petition, principal.userId), 201);
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/petitions/:slug', operationId: 'getPetition', tag, auth: 'optional', permission: 'read',
+      method: 'get', path: '/v1/petitions/:id', operationId: 'getPetition', tag, auth: 'optional', permission: 'read',
       summary: 'A petition by slug or id; a private one needs its creator or ?access_code=',
       params: PetitionRefParams, query: PetitionReadQuery,
-      responses: { 200: { description: 'The petition', schema: PetitionEnvelope } },
+      responses: { 200: { description: 'The petition', schema: PetitionEnvelope }, 304: { description: 'Not modified (If-None-Match matched the ETag of an anonymous answer)' } },
       async handler(ctx, { params, query }) {
-        const petition = await readPetitionByLink(deps, await loadViewer(deps.db, ctx.state.principal), params.slug, { accessCode: query.access_code, clientIp: ctx.state.clientIp });
+        if (!ctx.state.principal && query.access_code === undefined) {
+          const row = await deps.cache.read(params.id);
+          if (row) {
+            deps.pageViews?.record(row.id);
+            const { data, etag } = publicSummary(row, () => toPetitionSummary(row, undefined));
+            if (!notModified(ctx, etag)) sendData(ctx, data);
+            return;
+          }
+        }
+        markViewerSpecific(ctx);
+        const petition = await readPetitionByLink(deps, await loadViewer(deps.db, ctx.state.principal), params.id, { accessCode: query.access_code, clientIp: ctx.state.clientIp });
         deps.pageViews?.record(petition.id);
         sendData(ctx, toPetitionSummary(petition, ctx.state.principal?.userId));
       },
@@ -73,6 +138,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       responses: { 200: { description: 'The petition', schema: PetitionEnvelope } },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
+        assertWebUrl(deps.httpsOnly ?? false, 'imageUrl', body.imageUrl);
         const updated = await updatePetition(deps.db, await loadViewer(deps.db, principal), actorOf(principal), params.id, body);
         sendData(ctx, toPetitionSummary(updated, principal.userId));
       },

@@ -110,5 +110,6 @@ export const PetitionListQuery = Type.Object(
 export type PetitionListQuery = Static<typeof PetitionListQuery>;
 
 export const PetitionIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
-export const PetitionRefParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$', description: 'A slug or a petition id.' }) });
+// One path parameter for a petition wherever its routes share a path: an id, or (where the route says so) its slug.
+export const PetitionRefParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$', description: 'The petition id, or its slug.' }) });
 export const PetitionReadQuery = Type.Object({ access_code: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });

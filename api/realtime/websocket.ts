@@ -12,6 +12,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { ANONYMOUS } from '../../core/petitions/policy.ts';
 import { isVisibleTo } from '../../core/petitions/queries.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
+import { metrics } from '../../platform/metrics.ts';
 
 const PATH = '/v1/realtime';
 const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -59,6 +60,7 @@ export function attachRealtime(server: Server, deps: RealtimeOptions): WebSocket
     const address = deps.clientAddress(request.socket.remoteAddress, String(request.headers['x-forwarded-for'] ?? ''));
     const open = perAddress.get(address) ?? 0;
     if (open >= deps.maxPerAddress) {
+      metrics.rateLimitRejections.inc({ limit: 'websocket_per_address' });
       socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nRetry-After: 60\r\nContent-Length: 0\r\n\r\n');
       return;
     }
@@ -75,8 +77,12 @@ export function attachRealtime(server: Server, deps: RealtimeOptions): WebSocket
   sockets.on('connection', (ws: WebSocket) => {
     const unsubscribers = new Map<string, () => void>();
     alive.add(ws);
+    metrics.websocketConnections.inc();
     ws.on('pong', () => alive.add(ws));
-    ws.on('close', () => unsubscribers.forEach((unsubscribe) => unsubscribe()));
+    ws.on('close', () => {
+      metrics.websocketConnections.dec();
+      unsubscribers.forEach((unsubscribe) => unsubscribe());
+    });
     let windowStart = Date.now();
     let messagesInWindow = 0;
     const handle = async (raw: unknown) => {

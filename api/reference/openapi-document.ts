@@ -70,8 +70,15 @@ function responses(route: AnyRouteSpec) {
       ? { description: response.description, content: { [response.contentType ?? 'application/json']: { schema: plain(response.schema) } } }
       : { description: response.description };
   }
-  result['4XX'] = { description: 'A problem caused by the request', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
-  result['5XX'] = { description: 'A problem on our side', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+  const problem = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+  // A route that succeeds only by redirecting (a browser form post) has no 2xx to generate a client
+  // type from: every answer not listed is a problem, which `default` says in one entry.
+  if (!Object.keys(route.responses).some((status) => status.startsWith('2'))) {
+    result.default = { description: 'Any answer not listed above is a problem', content: problem };
+    return result;
+  }
+  result['4XX'] = { description: 'A problem caused by the request', content: problem };
+  result['5XX'] = { description: 'A problem on our side', content: problem };
   return result;
 }
 
@@ -100,8 +107,10 @@ export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUr
         title: 'Rally API',
         version: options.version,
         description: 'Petitions, signatures, comments, decision-maker responses and signed webhooks. Every response carries X-API-Version: 1.',
+        license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
       },
-      servers: [{ url: options.publicUrl }],
+      // This installation itself (PUBLIC_URL), so a client generated from the served document calls it.
+      servers: [{ url: options.publicUrl, description: 'This Rally installation' }],
       paths,
       components: {
         schemas: { Problem: ProblemSchema },

@@ -13,7 +13,8 @@ const ApiIndexSchema = Type.Object({
 
 export function createReferenceRoutes(getDocument: () => Record<string, unknown>, publicUrl: string): AnyRouteSpec[] {
   let docsHtml: string | undefined;
-  const index = { name: 'Rally', version: '1', documentation: `${publicUrl}/docs`, openapi: `${publicUrl}/openapi.json` };
+  // Frozen: the response check then validates it once (response-check.ts).
+  const index = Object.freeze({ name: 'Rally', version: '1', documentation: `${publicUrl}/docs`, openapi: `${publicUrl}/openapi.json` });
   return [
     defineRoute({
       method: 'get',

@@ -8,6 +8,7 @@ import { exportStream, keysetBatches } from '../http/export-stream.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { rememberAnswer } from '../http/idempotency.ts';
 import { ANONYMOUS, assertCanManage, assertCanRead, canManage, viewerOf, type Viewer } from '../../core/petitions/policy.ts';
 import { findPetitionById, type PetitionRow } from '../../core/petitions/queries.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
@@ -15,10 +16,12 @@ import { locateSigner } from '../../core/signatures/geolocation.ts';
 import { exportBatch, geoPoints, listSignatures, liveSignatureCount, removeSignature, type SignatureRow } from '../../core/signatures/queries.ts';
 import type { CaptchaVerifier } from '../../core/signatures/recaptcha.ts';
 import { ExportQuery, GeoParams, GeoPoint, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
-import { signPetition } from '../../core/signatures/sign.ts';
+import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';
+import { rememberedWithSignature } from '../../core/signatures/sign.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
+import { metrics } from '../../platform/metrics.ts';
 
-export type SignatureRouteDependencies = { db: DatabasePool; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed; networkKey?: Buffer };
+export type SignatureRouteDependencies = { db: DatabasePool; signatures: SignBatcher; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed; networkKey?: Buffer };
 
 const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
 const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]));
@@ -28,6 +31,18 @@ function assertMaySeeSignatures(petition: PetitionRow, viewer: Viewer): 'all' | 
   if (canManage(viewer, petition) || petition.signature_privacy === 'public') return 'all';
   if (petition.signature_privacy === 'count_only') return 'count';
   throw new RallyError('forbidden', "Only the petition's creator may see who signed it.", { code: 'signatures_private' });
+}
+
+/** Counts a sign attempt that reached the handler: accepted, or refused with the problem's code. */
+async function countedSignature<T>(sign: () => Promise<T>): Promise<T> {
+  try {
+    const result = await sign();
+    metrics.signatures.inc({ outcome: 'accepted', reason: '' });
+    return result;
+  } catch (error) {
+    metrics.signatures.inc({ outcome: 'refused', reason: (error as { code?: unknown }).code ? String((error as { code: unknown }).code) : 'error' });
+    throw error;
+  }
 }
 
 export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRouteSpec[] {
@@ -46,11 +61,18 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       responses: { 201: { description: 'Signed; milestone_reached is true for the signature that claimed a milestone', schema: SignatureCreated }, 409: { description: 'Already signed, or the petition is not active' } },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
-        await deps.verifyCaptcha(body.recaptchaToken, ctx.state.clientIp);
-        const result = await signPetition(deps.db, {
-          petitionId: params.id, userId: principal.userId, viewer: viewerOf(principal), actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
-          displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
-          accessCode: body.access_code ?? null, source: body.source ?? null, networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
+        const result = await countedSignature(async () => {
+          await deps.verifyCaptcha(body.recaptchaToken, ctx.state.clientIp);
+          // Written together with the other signatures arriving now (group commit); answered once committed,
+          // with the Idempotency-Key answer committed in the same transaction.
+          return deps.signatures.sign({
+            input: {
+              petitionId: params.id, userId: principal.userId, viewer: viewerOf(principal), actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
+              displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
+              accessCode: body.access_code ?? null, source: body.source ?? null, networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
+            },
+            withinWrite: rememberedWithSignature(rememberAnswer(ctx, 201)),
+          });
         });
         deps.feed.publish({ type: 'signature.created', petition_id: params.id, signature_count: result.signature_count, created_at: result.created_at });
         const { created_at: _createdAt, ...data } = result;

@@ -3,10 +3,12 @@ import type { DatabasePool } from 'slonik';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { assertWebUrl } from '../http/web-urls.ts';
 import { findUserById, findUserBySlug, updateUser } from '../../core/users/queries.ts';
 import { PublicProfileEnvelope, SlugParams, toPublicProfile, toUser, UserEnvelope, UserUpdate } from './schemas.ts';
 
-export function createUserRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
+/** `httpsOnly` (production): avatar_url must be https (http/web-urls.ts). */
+export function createUserRoutes(deps: { db: DatabasePool; httpsOnly?: boolean }): AnyRouteSpec[] {
   async function showMe(ctx: RallyContext) {
     const user = await findUserById(deps.db, ctx.state.principal!.userId);
     assertThat(user, 'not-found', 'Your user record no longer exists.');
@@ -23,6 +25,7 @@ export function createUserRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
       body: UserUpdate,
       responses: { 200: { description: 'The updated profile', schema: UserEnvelope } },
       async handler(ctx, { body }) {
+        assertWebUrl(deps.httpsOnly ?? false, 'avatar_url', body.avatar_url);
         sendData(ctx, toUser(await updateUser(deps.db, ctx.state.principal!.userId, body)));
       },
     }),

@@ -21,7 +21,7 @@ export async function createLoadtestUsers(db: DatabasePool, config: Config, args
   const count = Number(values.count);
   if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) throw new CommandError(`--count must be a whole number from 1 to ${MAX_COUNT}`);
 
-  const [jwk] = await loadOrCreateSigningKeys(db);
+  const [jwk] = await loadOrCreateSigningKeys(db, config.encryptionKey);
   const key = await importJWK(jwk!, jwk!.alg ?? 'RS256');
   const issuer = embeddedIssuer(config);
   const lifetimeSeconds = Math.round(config.identity.accessTokenTtlMs / 1000);

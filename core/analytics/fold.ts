@@ -15,6 +15,8 @@ export async function foldSignatureBatch(db: CommonQueryMethods, batchSize: numb
       DELETE FROM signature_rollup_queue
       WHERE id IN (SELECT id FROM signature_rollup_queue ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)
       RETURNING id, petition_id, signed_at, country, city, source, referrer_id, delta
+    ), dated AS (
+      SELECT batch.*, (signed_at AT TIME ZONE 'UTC')::date AS day FROM batch
     ), hourly AS (
       INSERT INTO petition_signatures_hourly AS rollup (petition_id, hour, signatures)
       SELECT petition_id, date_trunc('hour', signed_at), sum(delta) FROM batch GROUP BY 1, 2
@@ -30,6 +32,17 @@ export async function foldSignatureBatch(db: CommonQueryMethods, batchSize: numb
       SELECT b.petition_id, 'source', COALESCE(b.source, 'share:' || u.slug, 'direct'), '', sum(b.delta)
       FROM batch b LEFT JOIN users u ON u.id = b.referrer_id GROUP BY 1, 3
       ON CONFLICT ON CONSTRAINT petition_signature_breakdown_pkey DO UPDATE SET signatures = rollup.signatures + EXCLUDED.signatures
+      RETURNING 1
+    ), breakdown_daily AS (
+      -- The same per UTC day, so analytics can answer a date range (migration 0018).
+      INSERT INTO petition_signature_breakdown_daily AS rollup (petition_id, day, dimension, value, context, signatures)
+      SELECT petition_id, day, 'country', COALESCE(country, ''), '', sum(delta) FROM dated GROUP BY 1, 2, 4
+      UNION ALL
+      SELECT petition_id, day, 'city', city, COALESCE(country, ''), sum(delta) FROM dated WHERE city IS NOT NULL GROUP BY 1, 2, 4, 5
+      UNION ALL
+      SELECT d.petition_id, d.day, 'source', COALESCE(d.source, 'share:' || u.slug, 'direct'), '', sum(d.delta)
+      FROM dated d LEFT JOIN users u ON u.id = d.referrer_id GROUP BY 1, 2, 4
+      ON CONFLICT ON CONSTRAINT petition_signature_breakdown_daily_pkey DO UPDATE SET signatures = rollup.signatures + EXCLUDED.signatures
       RETURNING 1
     ), countries AS (
       -- Platform-wide figures count public petitions only (as they are when folded).

@@ -1,4 +1,5 @@
-// Page views of petitions, counted in memory and added to petition_page_views_hourly in one
+// Views of petitions (the JSON read and the HTML page count as page views; the embed widget's
+// views are counted apart), counted in memory and added to petition_page_views_hourly in one
 // statement per flush (every RALLY_PAGE_VIEW_FLUSH_INTERVAL, when many petitions pile up, and on
 // shutdown), never one write per view. A view is a statistic, not a record: a process that
 // crashes loses at most one interval of its views, which the README states. A failed flush keeps
@@ -10,24 +11,37 @@ import type { Logger } from '../../platform/logger.ts';
 // Bounds memory whatever the traffic: this many distinct petitions triggers an early flush.
 const MAX_PENDING_PETITIONS = 10_000;
 
-export type PageViewCounter = { record(petitionId: string): void; flush(): Promise<void>; stop(): Promise<void> };
+export type ViewKind = 'page' | 'widget';
+type Counts = { page: number; widget: number };
+
+export type PageViewCounter = { record(petitionId: string, kind?: ViewKind): void; flush(): Promise<void>; stop(): Promise<void> };
 
 export function createPageViewCounter({ db, flushIntervalMs, log }: { db: DatabasePool; flushIntervalMs: number; log: Logger }): PageViewCounter {
-  let pending = new Map<string, number>();
+  let pending = new Map<string, Counts>();
   let flushing: Promise<void> = Promise.resolve();
 
-  async function write(batch: Map<string, number>) {
+  const add = (petitionId: string, counts: Counts) => {
+    const entry = pending.get(petitionId) ?? { page: 0, widget: 0 };
+    entry.page += counts.page;
+    entry.widget += counts.widget;
+    pending.set(petitionId, entry);
+  };
+
+  async function write(batch: Map<string, Counts>) {
     if (batch.size === 0) return;
+    const counts = [...batch.values()];
     try {
       await db.query(sql.typeAlias('void')`
-        INSERT INTO petition_page_views_hourly AS views (petition_id, hour, views)
-        SELECT petition_id, date_trunc('hour', now()), count
-        FROM unnest(${sql.array([...batch.keys()], 'uuid')}, ${sql.array([...batch.values()], 'int8')}) AS t(petition_id, count)
-        ON CONFLICT ON CONSTRAINT petition_page_views_hourly_pkey DO UPDATE SET views = views.views + EXCLUDED.views
+        INSERT INTO petition_page_views_hourly AS views (petition_id, hour, views, widget_views)
+        SELECT petition_id, date_trunc('hour', now()), page, widget
+        FROM unnest(${sql.array([...batch.keys()], 'uuid')}, ${sql.array(counts.map((count) => count.page), 'int8')}, ${sql.array(counts.map((count) => count.widget), 'int8')})
+          AS t(petition_id, page, widget)
+        ON CONFLICT ON CONSTRAINT petition_page_views_hourly_pkey DO UPDATE SET
+          views = views.views + EXCLUDED.views, widget_views = views.widget_views + EXCLUDED.widget_views
       `);
     } catch (error) {
       log.warn('page views not written; kept for the next flush', { petitions: batch.size, error: (error as Error).message });
-      for (const [id, count] of batch) pending.set(id, (pending.get(id) ?? 0) + count);
+      for (const [id, count] of batch) add(id, count);
     }
   }
 
@@ -42,8 +56,8 @@ export function createPageViewCounter({ db, flushIntervalMs, log }: { db: Databa
   timer.unref();
 
   return {
-    record(petitionId) {
-      pending.set(petitionId, (pending.get(petitionId) ?? 0) + 1);
+    record(petitionId, kind = 'page') {
+      add(petitionId, kind === 'page' ? { page: 1, widget: 0 } : { page: 0, widget: 1 });
       if (pending.size >= MAX_PENDING_PETITIONS) void flush();
     },
     flush,

@@ -1,9 +1,11 @@
 // GET /v1/petitions/{id}/analytics, read from the rollups only (never the signatures table): the
 // growth series per day, week or month with every period present, the signers' countries and
-// cities, where they came from, and page views. Figures are as of the last fold (`as_of`).
+// cities, where they came from (breakdown.ts), and views of its page and widget, all within the range.
+// Figures are as of the last fold (`as_of`).
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { breakdownFor } from './breakdown.ts';
 import { invalidField, NotFound } from '../errors/domain-error.ts';
 import { assertCanManage, type Viewer } from '../petitions/policy.ts';
 import type { PetitionRow } from '../petitions/queries.ts';
@@ -36,8 +38,7 @@ export function analyticsRange(petition: PetitionRow, startDate: string | undefi
 }
 
 const Period = z.object({ period_start: z.string(), signatures: z.number(), cumulative: z.number() });
-const Ranked = z.object({ value: z.string(), context: z.string(), signatures: z.number() });
-const Totals = z.object({ total: z.number(), page_views: z.number(), as_of: z.string().nullable() });
+const Totals = z.object({ total: z.number(), page_views: z.number(), widget_views: z.number(), as_of: z.string().nullable() });
 
 export async function petitionAnalytics(db: CommonQueryMethods, petitionId: string, range: { start: string; end: string }, granularity: Granularity) {
   const from = sql.fragment`(${range.start}::date::timestamp AT TIME ZONE 'UTC')`;
@@ -57,15 +58,14 @@ export async function petitionAnalytics(db: CommonQueryMethods, petitionId: stri
     FROM periods LEFT JOIN counts USING (period_start)
     ORDER BY periods.period_start
   `);
-  const ranked = (dimension: string) => db.any(sql.type(Ranked)`
-    SELECT value, context, signatures::bigint AS signatures FROM petition_signature_breakdown
-    WHERE petition_id = ${petitionId} AND dimension = ${dimension} AND signatures > 0
-    ORDER BY signatures DESC, value LIMIT ${TOP}
-  `);
-  const [countries, cities, sources] = [await ranked('country'), await ranked('city'), await ranked('source')];
+  const ranked = await breakdownFor(db, petitionId, range);
+  const [countries, cities, sources] = [await ranked('country', TOP), await ranked('city', TOP), await ranked('source', TOP)];
   const totals = await db.one(sql.type(Totals)`
-    SELECT (SELECT COALESCE(sum(signatures), 0) FROM petition_signatures_hourly WHERE petition_id = ${petitionId})::bigint AS total,
+    -- The series' last cumulative figure already counts everything up to the range's end: only later hours are added.
+    SELECT (${series.at(-1)?.cumulative ?? 0}::bigint
+      + (SELECT COALESCE(sum(signatures), 0) FROM petition_signatures_hourly WHERE petition_id = ${petitionId} AND hour >= ${until}))::bigint AS total,
       (SELECT COALESCE(sum(views), 0) FROM petition_page_views_hourly WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until})::bigint AS page_views,
+      (SELECT COALESCE(sum(widget_views), 0) FROM petition_page_views_hourly WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until})::bigint AS widget_views,
       (SELECT folded_at FROM analytics_fold_state WHERE name = 'signatures') AS as_of
   `);
   return {
@@ -78,6 +78,7 @@ export async function petitionAnalytics(db: CommonQueryMethods, petitionId: stri
     },
     traffic_sources: sources.map((row) => ({ source: row.value, signatures: row.signatures })),
     page_views: totals.page_views,
+    widget_views: totals.widget_views,
     as_of: totals.as_of,
   };
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { invalidField, NotFound } from '../errors/domain-error.ts';
 import { PUBLICLY_LISTED } from '../search/publicly-listed.ts';
+import { breakdownFor } from './breakdown.ts';
 import { MAX_RANGE_DAYS } from './petition-analytics.ts';
 
 const DAY_MS = 86_400_000;
@@ -55,9 +56,7 @@ export async function platformStats(db: CommonQueryMethods, query: StatsQuery) {
   `);
   // Where one petition's signers live is shown only when its signatures are public.
   const geography = one
-    ? one.signature_privacy !== 'public' ? [] : await db.any(sql.type(Country)`
-        SELECT NULLIF(value, '') AS country, signatures::bigint AS signatures FROM petition_signature_breakdown
-        WHERE petition_id = ${one.id} AND dimension = 'country' AND signatures > 0 ORDER BY signatures DESC, value LIMIT ${query.limit}`)
+    ? one.signature_privacy !== 'public' ? [] : (await (await breakdownFor(db, one.id, query))('country', query.limit)).map((row) => ({ country: row.value || null, signatures: row.signatures }))
     : await db.any(sql.type(Country)`
         SELECT NULLIF(country, '') AS country, sum(signatures)::bigint AS signatures FROM signatures_country_daily
         WHERE day BETWEEN ${query.start}::date AND ${query.end}::date GROUP BY country HAVING sum(signatures) > 0

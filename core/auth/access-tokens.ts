@@ -1,7 +1,12 @@
 // Verifies access tokens (JWTs) locally against the provider's published keys: no call to the
 // provider per request. jose caches the key set and refetches it when a token names an unknown kid.
+// A token verified once is remembered until its own expiry (never past `exp`), keyed by its SHA-256,
+// in a bounded LRU: a client sends the same token for minutes, and the signature check is the
+// costliest step of an authenticated request. Revocation is checked by the caller on every request.
 // OAuth app tokens are verified the same way (same audience, same revocation list) against Rally's
 // own key, as Rally is their issuer; they also name the app (client_id).
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { Unauthenticated } from '../errors/domain-error.ts';
 import type { IdentityClient } from './identity-client.ts';
@@ -23,6 +28,8 @@ export type AccessTokenVerifier = (token: string) => Promise<VerifiedAccessToken
 
 const invalid = (detail: string, code = 'invalid_token') => new Unauthenticated(detail, { code });
 
+const VERIFIED_TOKENS_MAX = 20_000;
+
 export function createAccessTokenVerifier(deps: { identity: IdentityClient; audience: string; apps?: AppTokenIssuer }): AccessTokenVerifier {
   let keys: Promise<{ jwks: ReturnType<typeof createRemoteJWKSet>; issuer: string }> | undefined;
   const resolveKeys = () =>
@@ -33,7 +40,19 @@ export function createAccessTokenVerifier(deps: { identity: IdentityClient; audi
         throw error;
       }));
 
+  const verified = new LRUCache<string, VerifiedAccessToken>({ max: VERIFIED_TOKENS_MAX, ttlAutopurge: false });
+
   return async function verifyAccessToken(token) {
+    const key = createHash('sha256').update(token).digest('base64url');
+    const known = verified.get(key);
+    if (known && known.expiresAt.getTime() > Date.now()) return known;
+    const result = await verifySignature(token);
+    const ttl = result.expiresAt.getTime() - Date.now();
+    if (ttl > 0) verified.set(key, result, { ttl });
+    return result;
+  };
+
+  async function verifySignature(token: string): Promise<VerifiedAccessToken> {
     const apps = deps.apps && claimedIssuer(token) === deps.apps.issuer ? deps.apps : undefined;
     const { jwks, issuer } = apps ? { jwks: apps.keySet, issuer: apps.issuer } : await resolveKeys();
     let payload: JWTPayload;
@@ -54,7 +73,7 @@ export function createAccessTokenVerifier(deps: { identity: IdentityClient; audi
       scope: typeof payload.scope === 'string' ? payload.scope.split(' ') : [],
       ...(apps ? { clientId: payload.client_id as string } : {}),
     };
-  };
+  }
 }
 
 /**

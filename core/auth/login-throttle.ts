@@ -13,6 +13,7 @@ import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { RateLimited } from '../errors/domain-error.ts';
+import { metrics } from '../../platform/metrics.ts';
 
 const IP_LIMIT_FACTOR = 5;
 const EMAIL_CEILING_FACTOR = 10;
@@ -49,6 +50,7 @@ export function createLoginThrottle(deps: { db: DatabasePool; limit: { count: nu
         (count(subject.ip)?.attempts ?? 0) > deps.limit.count * IP_LIMIT_FACTOR ? count(subject.ip) : undefined,
       ].find(Boolean);
       if (refusing) {
+        metrics.rateLimitRejections.inc({ limit: 'login' });
         throw new RateLimited('Too many failed logins. Wait before trying again.', {
           code: 'too_many_login_failures',
           retryAfterSeconds: Math.max(1, refusing.retry_after),

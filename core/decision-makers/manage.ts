@@ -1,6 +1,7 @@
 // What the managers of a petition do with its decision makers: add one (invited at once when the
 // petition is active: workflow `decision-maker-invitation-<id>`, started inside the insert's
-// transaction, so a failed start adds nothing), remove one, publish a response they gave.
+// transaction, so a failed start adds nothing; within the budgets of invitation-budget.ts), remove
+// one, publish a response they gave.
 import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { decisionMakerInvitationWorkflowId, inviteDecisionMakers } from '../../workflows/index.ts';
@@ -8,6 +9,7 @@ import { RallyEntityType, RallyPetitionId } from '../../workflows/search-attribu
 import { Conflict, ensure, NotFound, Unavailable } from '../errors/domain-error.ts';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import type { Viewer } from '../petitions/policy.ts';
+import { assertInvitationBudget, logInvitation } from './invitation-budget.ts';
 import { toResponse } from './presenter.ts';
 import { assertCreator, countDecisionMakers, findResponse, insertDecisionMaker, markResponsePublished, type DecisionMakerDependencies } from './queries.ts';
 
@@ -18,8 +20,13 @@ export async function addDecisionMaker(deps: DecisionMakerDependencies, viewer: 
   return deps.db.transaction(async (tx) => {
     const petition = await assertCreator(tx, viewer, petitionId, { lock: true });
     ensure((await countDecisionMakers(tx, petitionId)) < MAX_DECISION_MAKERS, Conflict, `A petition names at most ${MAX_DECISION_MAKERS} decision makers.`, { code: 'decision_maker_limit' });
+    // Only an active petition mails at once; a draft's decision makers are invited (and logged) at publish.
+    if (petition.status === 'active') await assertInvitationBudget(tx, { petitionId, creatorId: petition.creator_id, email: person.email });
     const row = await insertDecisionMaker(tx, petitionId, person);
-    if (petition.status === 'active') await startInvitation(deps, petitionId, row.id);
+    if (petition.status === 'active') {
+      await logInvitation(tx, row.id);
+      await startInvitation(deps, petitionId, row.id);
+    }
     return row;
   });
 }

@@ -1,6 +1,6 @@
-// SQL of the dispatcher's two steps. Step 1 turns outbox events into delivery rows and notifications
-// and marks the events dispatched, in one transaction. Step 2 picks the delivery rows whose workflows
-// may start now: per active endpoint, the oldest waiting ones, up to its free concurrency slots.
+// SQL of the dispatcher's steps. Step 1 turns outbox events into delivery rows and notifications and
+// marks the events dispatched, in one transaction. Step 2 claims waiting deliveries into batches per
+// endpoint, within the endpoint's room; step 3 starts the batches' workflows.
 import type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -55,37 +55,85 @@ export async function dispatchEventBatch(tx: DatabaseTransactionConnection, limi
   return events.length;
 }
 
-export const StartableDelivery = z.object({ id: z.string(), endpoint_id: z.string() });
-export type StartableDelivery = z.infer<typeof StartableDelivery>;
-
 /**
- * Deliveries whose workflows may start: the endpoints are locked (SKIP LOCKED) until the caller's
- * transaction ends, so two dispatchers never both fill one endpoint's free slots.
+ * Claims waiting deliveries into batches, one or more per endpoint, and records the batches
+ * (webhook_delivery_batches) for the caller to start their workflows; returns how many deliveries it
+ * claimed. Per endpoint (locked, SKIP LOCKED, so two dispatchers never fill the same room) it takes
+ * the oldest waiting ones, at most its delivery window minus its first attempts still in flight, and
+ * at most `ceiling` minus all its unfinished deliveries (retries included): an endpoint that is down
+ * holds at most `ceiling` retrying deliveries, and the rest wait here in the database.
  */
-export function selectStartableDeliveries(tx: DatabaseTransactionConnection, perEndpoint: number, limit: number) {
-  return tx.any(sql.type(StartableDelivery)`
+export function claimDeliveryBatches(tx: DatabaseTransactionConnection, options: { ceiling: number; maxBatch: number; limit: number }) {
+  return tx.oneFirst(sql.type(z.object({ claimed: z.number() }))`
     WITH waiting AS (
-      SELECT ep.id FROM webhook_endpoints ep
+      SELECT ep.id, ep.delivery_window FROM webhook_endpoints ep
       WHERE ep.is_active AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = ep.id AND d.started_at IS NULL)
       FOR NO KEY UPDATE OF ep SKIP LOCKED
+    ), room AS (
+      SELECT w.id, LEAST(w.delivery_window - busy.first_attempts, ${options.ceiling} - busy.unfinished) AS free
+      FROM waiting w CROSS JOIN LATERAL (
+        SELECT count(*) FILTER (WHERE f.status = 'pending') AS first_attempts, count(*) AS unfinished FROM webhook_deliveries f
+        WHERE f.endpoint_id = w.id AND f.started_at IS NOT NULL AND f.finished_at IS NULL
+      ) busy
+    ), picked AS (
+      SELECT d.id, d.endpoint_id, d.created_at, (row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.created_at, d.id) - 1) / ${options.maxBatch} AS part
+      FROM room CROSS JOIN LATERAL (
+        SELECT d.id, d.endpoint_id, d.created_at FROM webhook_deliveries d
+        WHERE d.endpoint_id = room.id AND d.started_at IS NULL
+        ORDER BY d.created_at, d.id
+        LIMIT GREATEST(0, room.free)
+      ) d
+      ORDER BY d.created_at
+      LIMIT ${options.limit}
+    ), batches AS (
+      INSERT INTO webhook_delivery_batches (endpoint_id, delivery_ids)
+      SELECT endpoint_id, array_agg(id ORDER BY created_at, id) FROM picked GROUP BY endpoint_id, part
+      RETURNING id, delivery_ids
+    ), claimed AS (
+      UPDATE webhook_deliveries d SET started_at = now(), batch_id = b.id
+      FROM batches b WHERE d.id = ANY(b.delivery_ids)
+      RETURNING 1
     )
-    SELECT d.id, d.endpoint_id
-    FROM waiting ep
-    CROSS JOIN LATERAL (
-      SELECT count(*) AS in_flight FROM webhook_deliveries f
-      WHERE f.endpoint_id = ep.id AND f.started_at IS NOT NULL AND f.finished_at IS NULL
-    ) busy
-    CROSS JOIN LATERAL (
-      SELECT d.id, d.endpoint_id, d.created_at FROM webhook_deliveries d
-      WHERE d.endpoint_id = ep.id AND d.started_at IS NULL
-      ORDER BY d.created_at, d.id
-      LIMIT GREATEST(0, ${perEndpoint} - busy.in_flight)
-    ) d
-    ORDER BY d.created_at
-    LIMIT ${limit}
+    SELECT count(*)::int AS claimed FROM claimed
   `);
 }
 
-export async function markStarted(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
-  await db.query(sql.typeAlias('void')`UPDATE webhook_deliveries SET started_at = now() WHERE id = ANY(${sql.array(ids, 'uuid')}) AND started_at IS NULL`);
+export const DeliveryBatch = z.object({
+  id: z.string(),
+  endpoint_id: z.string(),
+  delivery_ids: z.array(z.string()),
+  /** What the Web UI shows of the batch (its memo) and searches it by, from its first delivery. */
+  endpoint_url: z.string(),
+  event_type: z.string(),
+  /** The petition, when every delivery of the batch is about the same one. */
+  petition_id: z.string().nullable(),
+  petition_title: z.string().nullable(),
+  /** The trace of the request that wrote the first event (first dispatch only; a replay is a trace of its own). */
+  trace_context: z.record(z.string(), z.string()).nullable(),
+});
+export type DeliveryBatch = z.infer<typeof DeliveryBatch>;
+
+/** Batches whose workflows may not be started yet, oldest first, locked until the caller's transaction ends. */
+export function unstartedBatches(tx: DatabaseTransactionConnection, limit: number) {
+  return tx.any(sql.type(DeliveryBatch)`
+    SELECT b.id, b.endpoint_id, b.delivery_ids, ep.url AS endpoint_url, first.event_type,
+      CASE WHEN about.petitions = 1 THEN first.petition_id END AS petition_id, CASE WHEN about.petitions = 1 THEN first.petition_title END AS petition_title,
+      first.trace_context
+    FROM webhook_delivery_batches b
+    JOIN webhook_endpoints ep ON ep.id = b.endpoint_id
+    CROSS JOIN LATERAL (
+      SELECT e.type AS event_type, e.petition_id, p.title AS petition_title, CASE WHEN d.cause = 'event' THEN e.trace_context END AS trace_context
+      FROM webhook_deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN petitions p ON p.id = e.petition_id
+      WHERE d.id = b.delivery_ids[1]
+    ) first
+    CROSS JOIN LATERAL (
+      SELECT count(DISTINCT e.petition_id) AS petitions FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ANY(b.delivery_ids)
+    ) about
+    ORDER BY b.created_at LIMIT ${limit} FOR UPDATE OF b SKIP LOCKED
+  `);
+}
+
+/** Temporal accepted their workflows: nothing is left to do for these batches here. */
+export async function forgetStartedBatches(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  await db.query(sql.typeAlias('void')`DELETE FROM webhook_delivery_batches WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
 }

@@ -4,6 +4,7 @@ import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import type { ActorType, EventType } from '../vocabulary.ts';
+import { traceCarrier } from '../../platform/trace-context.ts';
 
 export { EVENT_TYPES, type EventType } from '../vocabulary.ts';
 
@@ -22,9 +23,11 @@ export type EventColumns = { type: FragmentSqlToken; actorType: FragmentSqlToken
  * to stay one round trip). `from` names the rows the columns read, if any; RETURNING id.
  */
 export function insertEvent(columns: EventColumns, from?: FragmentSqlToken): FragmentSqlToken {
+  // The trace of the request writing the event, so its deliveries join that trace (NULL untraced).
+  const carrier = traceCarrier();
   return sql.fragment`
-    INSERT INTO events (type, actor_type, actor_id, petition_id, data)
-    SELECT ${columns.type}, ${columns.actorType}, ${columns.actorId}, ${columns.petitionId}, ${columns.data}
+    INSERT INTO events (type, actor_type, actor_id, petition_id, data, trace_context)
+    SELECT ${columns.type}, ${columns.actorType}, ${columns.actorId}, ${columns.petitionId}, ${columns.data}, ${carrier ? sql.jsonb(carrier) : null}::jsonb
     ${from ? sql.fragment`FROM ${from}` : sql.fragment``}
     RETURNING id`;
 }

@@ -3,6 +3,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { DAYS_BETWEEN_INVITATIONS_OF_AN_ADDRESS } from '../decision-makers/invitation-budget.ts';
 
 /** Deletes up to batchSize expired idempotency records; returns how many went. */
 export async function deleteExpiredIdempotencyKeys(db: CommonQueryMethods, batchSize: number): Promise<number> {
@@ -20,12 +21,20 @@ export async function deleteExpiredIdempotencyKeys(db: CommonQueryMethods, batch
   return result.rowCount;
 }
 
-/** Forgets rate-limit buckets idle for an hour: they would be full again by now anyway. */
+/**
+ * Forgets rate-limit buckets idle for an hour (they would be full again by now anyway) and
+ * decision-maker invitations logged more than a week ago (no budget looks back further).
+ */
 export async function deleteIdleRateLimitBuckets(db: CommonQueryMethods): Promise<number> {
-  const result = await db.query(sql.type(z.object({ bucket_key: z.string() }))`
-    DELETE FROM rate_limit_buckets WHERE updated_at < now() - interval '1 hour' RETURNING bucket_key
-  `);
-  return result.rowCount;
+  const [buckets, invitations] = await Promise.all([
+    db.query(sql.typeAlias('void')`DELETE FROM rate_limit_buckets WHERE updated_at < now() - interval '1 hour'`),
+    db.query(sql.typeAlias('void')`
+      DELETE FROM decision_maker_invitation_log WHERE decision_maker_id IN (
+        SELECT decision_maker_id FROM decision_maker_invitation_log
+        WHERE invited_at < now() - make_interval(days => ${DAYS_BETWEEN_INVITATIONS_OF_AN_ADDRESS}) LIMIT 10000)
+    `),
+  ]);
+  return buckets.rowCount + invitations.rowCount;
 }
 
 /**

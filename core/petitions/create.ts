@@ -69,7 +69,7 @@ export async function createPetition(deps: LifecycleDependencies & { db: Databas
         const petition = (await findPetitionById(tx, id))!;
         await recordEvent(tx, { type: 'petition.created', actor, petitionId: id, data: toPetitionSummary(petition, undefined) });
         // Last, so that a failed start rolls the petition back rather than leaving it without a workflow.
-        await startPetitionWorkflow(deps, id);
+        await startPetitionWorkflow(deps, id, body.title);
         return petition;
       });
     } catch (error) {

@@ -8,6 +8,7 @@ import type { PetitionStatus, TransitionResult } from './transitions.ts';
 import type { UpdateDefinition } from '@temporalio/common';
 import { Conflict, NotFound, Unavailable } from '../errors/domain-error.ts';
 import { applicationFailureOf } from '../workflow-client/failures.ts';
+import { petitionSummary } from '../workflow-client/summaries.ts';
 
 export type LifecycleDependencies = { temporal: Client; taskQueue: string };
 
@@ -25,9 +26,10 @@ function startOptions(deps: LifecycleDependencies, petitionId: string, status: P
 
 const unavailable = (cause: unknown) => new Unavailable('The workflow service cannot be reached right now; nothing was changed. Retry shortly.', { cause });
 
-export async function startPetitionWorkflow(deps: LifecycleDependencies, petitionId: string): Promise<void> {
+/** `title` names the petition in the Web UI (memo summary); a workflow started later shows its id. */
+export async function startPetitionWorkflow(deps: LifecycleDependencies, petitionId: string, title: string): Promise<void> {
   await deps.temporal.workflow
-    .start(petitionLifecycle, { ...startOptions(deps, petitionId, 'draft'), workflowIdReusePolicy: 'REJECT_DUPLICATE' })
+    .start(petitionLifecycle, { ...startOptions(deps, petitionId, 'draft'), workflowIdReusePolicy: 'REJECT_DUPLICATE', memo: { summary: petitionSummary(title) } })
     .catch((error: unknown) => {
       throw unavailable(error);
     });

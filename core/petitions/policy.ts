@@ -14,6 +14,9 @@
 //   only. Platform admins do not manage others' petitions (spec: ownership rules are for the owner).
 // Someone who may not see a petition is told it does not exist (404), except for a private one,
 // whose existence is known from its link: that answers 403 until the right code is given.
+// - Review notice: a public or unlisted petition under review, which a visitor may not read, is not
+//   "not found" on the public page and widget either: they show a notice that it is under review,
+//   with none of its content (it is hidden pending review), so shared links and embeds explain themselves.
 import { timingSafeEqual } from 'node:crypto';
 import type { FragmentSqlToken } from 'slonik';
 import { sql } from '../../db/sql.ts';
@@ -76,6 +79,11 @@ export function canRead(viewer: Viewer, petition: PetitionAccessFacts, accessCod
   if (!knowsOf(viewer, petition)) return false;
   if (manages(viewer, petition) || viewer.role === 'admin') return true;
   return petition.visibility !== 'private' || accessCodeMatches(petition.access_code, accessCode);
+}
+
+/** Whether the public page and widget show the viewer a review notice (none of the content) rather than a 404 page. */
+export function showsReviewNotice(viewer: Viewer, petition: PetitionAccessFacts): boolean {
+  return isLive(petition) && petition.status === 'under_review' && petition.visibility !== 'private' && !canRead(viewer, petition);
 }
 
 export function canList(viewer: Viewer, petition: PetitionAccessFacts): boolean {

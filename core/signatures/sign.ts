@@ -1,18 +1,24 @@
-// Signing, built to hold a viral spike on one petition. The signature, its share of the count, its
-// outbox event and the dispatcher's wake-up are one SQL statement (one round trip, atomic): the uniqueness check is the unique
-// index, and the count lives in 16 counter shards picked at random, so thousands of signers of the
-// same petition do not queue on one row. Milestones are claimed by inserting into a table whose
-// primary key lets exactly one signature win each one.
-import { randomInt } from 'node:crypto';
-import type { DatabasePool } from 'slonik';
+// Signing, built to hold a viral spike. Concurrent sign requests are written together (group commit,
+// core/signatures/sign-batcher.ts): one read of the petitions involved, checked per request with the
+// petition policy, then ONE statement (sign-statement.ts) that inserts every signature, bumps one
+// counter shard per petition, claims the milestones the batch passed and writes the outbox events.
+// Each request still gets its own answer: its own count, its own milestone_reached, its own 409.
+//
+// What the single-request design guaranteed still holds: a request is answered only after the
+// statement (or its transaction) committed, so no acknowledged signature is lost; the unique index
+// refuses a second signature of the same person, also when both are in one batch; the count is the
+// sum of the shards, each bumped by exactly the rows inserted; the primary key of petition_milestones
+// lets exactly one signature claim each milestone.
+import type { DatabasePool, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
-import { insertEvent, NOTIFY_DISPATCHER, recordEvent, type Actor } from '../events/record-event.ts';
-import { knownTo, visibleTo, type Viewer } from '../petitions/policy.ts';
+import type { Actor } from '../events/record-event.ts';
+import { canRead, knowsOf, type PetitionAccessFacts, type Viewer } from '../petitions/policy.ts';
 import { sql } from '../../db/sql.ts';
-import { Conflict, Forbidden, NotFound } from '../errors/domain-error.ts';
-import { milestonesToClaim } from './milestones.ts';
+import { Conflict, DomainError, Forbidden, NotFound } from '../errors/domain-error.ts';
+import { signBatchStatement, type BatchPetition } from './sign-statement.ts';
+import type { RememberAnswer } from '../idempotency/remembered-answers.ts';
 
-export const COUNTER_SHARDS = 16;
+export { COUNTER_SHARDS } from './sign-statement.ts';
 
 export type SignatureInput = {
   petitionId: string;
@@ -33,109 +39,99 @@ export type SignatureInput = {
   accessCode: string | null;
 };
 
-const SignOutcome = z.object({
-  status: z.string().nullable(),
-  known: z.boolean(),
-  readable: z.boolean(),
-  signature_goal: z.number().nullable(),
-  signature_id: z.string().nullable(),
-  created_at: z.string().nullable(),
-  signature_count: z.number(),
-  notified: z.number(),
-});
-
 export type SignResult = { id: string; petition_id: string; user_id: string; is_anonymous: boolean; signature_count: number; milestone_reached: boolean; created_at: string };
 
+/** A request's own answer: its signature, or the domain error it is refused with. */
+export type SignAnswer = { ok: true; result: SignResult } | { ok: false; error: DomainError };
+
 /**
- * The signing statement itself (signature, counter shard, outbox event; one round trip). Exported so
- * that `npm run bench` can drive exactly this SQL directly as the raw reference for the API's rate.
+ * One sign request in a batch. `withinWrite`, when given, runs inside the batch's transaction after
+ * the signatures are written and before they commit, with this request's own answer: the seam for
+ * work that must commit or roll back with the signature (such as storing the idempotent answer).
+ * Throwing there rolls the batch back; the batch is then retried one request at a time, so only the
+ * request that threw fails.
  */
-export function signStatement(input: SignatureInput, shard: number = randomInt(COUNTER_SHARDS)) {
-  const { place } = input;
-  return sql.type(SignOutcome)`
-    WITH input AS (
-      -- Every parameter once, typed: PostgreSQL cannot infer types through the CTEs below.
-      SELECT ${input.petitionId}::uuid AS petition_id, ${input.userId}::uuid AS user_id, ${input.comment}::text AS comment,
-        ${input.isAnonymous}::boolean AS is_anonymous, ${input.displayLocation}::text AS display_location, ${place.city}::text AS city,
-        ${place.region}::text AS region, ${place.country}::text AS country, ${place.latitude}::float8 AS latitude,
-        ${place.longitude}::float8 AS longitude, ${input.referrerSlug}::text AS referrer_slug, ${input.source ?? null}::text AS source, ${shard}::smallint AS shard,
-        ${input.actor.type}::text AS actor_type, ${input.actor.id}::text AS actor_id,
-        ${input.networkHash ? sql.binary(input.networkHash) : null}::bytea AS network_hash
-    ), petition AS (
-      -- The read rules of core/petitions/policy.ts, here so that signing needs no separate lookup.
-      SELECT p.id, p.status, p.signature_goal, COALESCE(${knownTo(input.viewer)}, false) AS known,
-        COALESCE(${visibleTo(input.viewer, input.accessCode)}, false) AS readable
-      FROM petitions p, input WHERE p.id = input.petition_id AND p.deleted_at IS NULL
-    ), signed AS (
-      INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, source,
-        email_key, network_hash)
-      SELECT petition.id, input.user_id, input.comment, input.is_anonymous, input.display_location, input.city, input.region, input.country,
-        input.latitude, input.longitude, (SELECT u.id FROM users u WHERE u.slug = input.referrer_slug AND u.id <> input.user_id), input.source,
-        (SELECT rally_email_key(u.email) FROM users u WHERE u.id = input.user_id), input.network_hash
-      FROM petition, input WHERE petition.status = 'active' AND petition.readable
-      ON CONFLICT ON CONSTRAINT signatures_one_per_user DO NOTHING
-      RETURNING id, created_at
-    ), counted AS (
-      INSERT INTO signature_counters (petition_id, shard, count)
-      SELECT input.petition_id, input.shard, 1 FROM signed, input
-      ON CONFLICT ON CONSTRAINT signature_counters_pkey DO UPDATE SET count = signature_counters.count + 1
-      RETURNING 1
-    ), announced AS (
-      ${insertEvent(
-        {
-          type: sql.fragment`'signature.created'`, actorType: sql.fragment`input.actor_type`, actorId: sql.fragment`input.actor_id`, petitionId: sql.fragment`input.petition_id`,
-          data: sql.fragment`jsonb_build_object('id', signed.id, 'petition_id', input.petition_id, 'user_id', CASE WHEN input.is_anonymous THEN NULL ELSE input.user_id END,
-            'is_anonymous', input.is_anonymous, 'comment', input.comment, 'created_at', signed.created_at)`,
-        },
-        sql.fragment`signed, input`,
-      )}
-    ), notified AS (
-      -- Wakes the outbox dispatcher at commit instead of leaving signature.created to its next poll.
-      SELECT ${NOTIFY_DISPATCHER} FROM announced
-    )
-    SELECT (SELECT status FROM petition) AS status, (SELECT signature_goal FROM petition) AS signature_goal,
-      COALESCE((SELECT known FROM petition), false) AS known, COALESCE((SELECT readable FROM petition), false) AS readable,
-      (SELECT count(*) FROM notified)::int AS notified,
-      (SELECT id FROM signed) AS signature_id, (SELECT created_at FROM signed) AS created_at,
-      (COALESCE((SELECT sum(sc.count) FROM signature_counters sc, input WHERE sc.petition_id = input.petition_id), 0) + (SELECT count(*) FROM signed))::bigint AS signature_count
-  `;
-}
+export type SignRequest = { input: SignatureInput; withinWrite?: (tx: DatabaseTransactionConnection, answer: SignAnswer) => Promise<void> };
 
-export async function signPetition(db: DatabasePool, input: SignatureInput): Promise<SignResult> {
-  const outcome = await db.one(signStatement(input));
-
-  if (outcome.status === null || !outcome.known) throw new NotFound('There is no such petition.');
-  if (!outcome.readable) {
-    throw new Forbidden('This petition is private: its creator or a valid access code is needed.', { code: 'access_code_required' });
-  }
-  if (outcome.status !== 'active') {
-    throw new Conflict(`Only active petitions take signatures; this one is ${outcome.status}.`, { code: 'petition_not_active' });
-  }
-  if (!outcome.signature_id || !outcome.created_at) throw new Conflict('You have already signed this petition.', { code: 'already_signed' });
-
-  const claimed = await claimMilestones(db, input, outcome.signature_id, outcome.signature_count, outcome.signature_goal);
-  return {
-    id: outcome.signature_id, petition_id: input.petitionId, user_id: input.userId, is_anonymous: input.isAnonymous,
-    signature_count: outcome.signature_count, milestone_reached: claimed.length > 0, created_at: outcome.created_at,
+/**
+ * The seam's use by the API: with an Idempotency-Key, the request's 201 commits with its signature, so
+ * a retry after a connection reset (the API died between commit and answer) replays it.
+ */
+export function rememberedWithSignature(remember: RememberAnswer | undefined): SignRequest['withinWrite'] {
+  if (!remember) return undefined;
+  return async (tx, answer) => {
+    if (!answer.ok) return;
+    const { created_at: _createdAt, ...data } = answer.result;
+    await tx.query(sql.typeAlias('void')`${remember(sql.fragment`${sql.jsonb(data)}`)}`);
   };
 }
 
-async function claimMilestones(db: DatabasePool, input: SignatureInput, signatureId: string, count: number, goal: number | null): Promise<number[]> {
-  const candidates = milestonesToClaim(count, goal);
-  if (candidates.length === 0) return [];
+const PetitionFacts = z.object({
+  id: z.string(), creator_id: z.string(), org_id: z.string().nullable(), status: z.enum(['draft', 'active', 'closed', 'victory', 'under_review']),
+  visibility: z.enum(['public', 'private', 'unlisted']), access_code: z.string().nullable(), signature_goal: z.number().nullable(),
+});
+
+/** What the policy and the milestones need of the petitions a batch signs (one read per batch). */
+export function petitionFactsStatement(ids: readonly string[]) {
+  return sql.type(PetitionFacts)`
+    SELECT id, creator_id, org_id, status, visibility, access_code, signature_goal
+    FROM petitions WHERE id = ANY(${sql.array([...ids], 'uuid')}) AND deleted_at IS NULL
+  `;
+}
+
+/** The petition policy's verdict on one request, before anything is written. */
+function refusal(petition: (PetitionAccessFacts & { status: string }) | undefined, input: SignatureInput): DomainError | null {
+  if (!petition || !knowsOf(input.viewer, petition)) return new NotFound('There is no such petition.');
+  if (!canRead(input.viewer, petition, input.accessCode)) {
+    return new Forbidden('This petition is private: its creator or a valid access code is needed.', { code: 'access_code_required' });
+  }
+  return petition.status === 'active' ? null : notActive(petition.status);
+}
+
+const notActive = (status: string) => new Conflict(`Only active petitions take signatures; this one is ${status}.`, { code: 'petition_not_active' });
+const alreadySigned = () => new Conflict('You have already signed this petition.', { code: 'already_signed' });
+
+/**
+ * Signs every request of a batch in one statement and returns each request's answer, in order.
+ * Throws only when the write itself failed (the caller then retries the requests one by one).
+ */
+export async function signBatch(db: DatabasePool, requests: readonly SignRequest[]): Promise<SignAnswer[]> {
+  const petitions = new Map((await db.any(petitionFactsStatement([...new Set(requests.map((request) => request.input.petitionId))]))).map((row) => [row.id, row]));
+  const answers: (SignAnswer | undefined)[] = requests.map(({ input }) => {
+    const refused = refusal(petitions.get(input.petitionId), input);
+    return refused ? { ok: false, error: refused } : undefined;
+  });
+  // The first request of a person for a petition goes to the statement; a second one in the same
+  // batch is refused like any duplicate, once the first is decided.
+  const writing = new Map<string, number>();
+  requests.forEach(({ input }, index) => {
+    const key = `${input.petitionId}/${input.userId}`;
+    if (!answers[index] && !writing.has(key)) writing.set(key, index);
+  });
+  const toWrite = [...writing.values()];
+  const involved = [...new Set(toWrite.map((index) => requests[index]!.input.petitionId))].map((id): BatchPetition => ({ id, goal: petitions.get(id)!.signature_goal }));
+  const statement = signBatchStatement(toWrite.map((index) => requests[index]!.input), involved);
+
+  const decide = (rows: readonly { signature_id: string | null; created_at: string | null; signature_count: number | null; milestone_reached: boolean; petition_status: string | null }[]) => {
+    toWrite.forEach((requestIndex, row) => {
+      const outcome = rows[row]!;
+      const { input } = requests[requestIndex]!;
+      answers[requestIndex] = outcome.signature_id && outcome.created_at && outcome.signature_count !== null
+        ? { ok: true, result: { id: outcome.signature_id, petition_id: input.petitionId, user_id: input.userId, is_anonymous: input.isAnonymous, signature_count: outcome.signature_count, milestone_reached: outcome.milestone_reached, created_at: outcome.created_at } }
+        // Closed (or deleted) between the policy read and the write, or signed before.
+        : { ok: false, error: outcome.petition_status === 'active' ? alreadySigned() : outcome.petition_status ? notActive(outcome.petition_status) : new NotFound('There is no such petition.') };
+    });
+    requests.forEach(({ input }, index) => {
+      const first = answers[writing.get(`${input.petitionId}/${input.userId}`)!]!;
+      answers[index] ??= first.ok ? { ok: false, error: alreadySigned() } : first;
+    });
+    return answers as SignAnswer[];
+  };
+
+  if (!requests.some((request) => request.withinWrite)) return decide(toWrite.length > 0 ? await db.any(statement) : []);
   return db.transaction(async (tx) => {
-    const won = await tx.anyFirst(sql.type(z.object({ threshold: z.number() }))`
-      INSERT INTO petition_milestones (petition_id, threshold, signature_id)
-      SELECT ${input.petitionId}, threshold, ${signatureId} FROM unnest(${sql.array(candidates, 'int8')}) AS threshold
-      ON CONFLICT ON CONSTRAINT petition_milestones_pkey DO NOTHING
-      RETURNING threshold
-    `);
-    for (const threshold of won) {
-      await recordEvent(tx, {
-        type: 'signature.milestone', actor: { type: 'system', id: null }, petitionId: input.petitionId,
-        data: { petition_id: input.petitionId, milestone: threshold, signature_count: count, signature_goal: goal, signature_id: signatureId },
-      });
-    }
-    return [...won];
+    const decided = decide(toWrite.length > 0 ? await tx.any(statement) : []);
+    for (const [index, request] of requests.entries()) await request.withinWrite?.(tx, decided[index]!);
+    return decided;
   });
 }

@@ -1,6 +1,7 @@
 // Who a token's subject is, without a query per request: (issuer, subject) → user id, role and
-// suspension, cached briefly in each API process. A suspension or role change NOTIFYs
+// suspension, cached briefly in each API process, in a bounded LRU whose entries expire. A suspension or role change NOTIFYs
 // rally_user_changed so every process forgets the user at once instead of after the TTL.
+import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
 import { sql } from '../../db/sql.ts';
@@ -21,8 +22,8 @@ export type UserDirectory = {
 };
 
 export async function createUserDirectory(deps: { db: DatabasePool; notifications: NotificationListener }): Promise<UserDirectory> {
-  const cache = new Map<string, { entry: DirectoryEntry; cachedAt: number }>();
-  const keysByUser = new Map<string, string>();
+  const cache = new LRUCache<string, DirectoryEntry>({ max: CACHE_MAX_ENTRIES, ttl: CACHE_TTL_MS });
+  const keysByUser = new LRUCache<string, string>({ max: CACHE_MAX_ENTRIES });
 
   await deps.notifications.listen(USER_CHANGED_CHANNEL, (userId) => {
     const key = keysByUser.get(userId);
@@ -34,11 +35,10 @@ export async function createUserDirectory(deps: { db: DatabasePool; notification
   // Login tokens are keyed by issuer and subject; app tokens by `rally <user id>` (forgotten above too).
   async function cached(key: string, find: () => Promise<DirectoryEntry | null>) {
     const hit = cache.get(key);
-    if (hit && Date.now() - hit.cachedAt < CACHE_TTL_MS) return hit.entry;
+    if (hit) return hit;
     const entry = await find();
     if (!entry) return undefined;
-    if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
-    cache.set(key, { entry, cachedAt: Date.now() });
+    cache.set(key, entry);
     if (!key.startsWith('rally ')) keysByUser.set(entry.id, key);
     return entry;
   }

@@ -91,7 +91,7 @@ export async function finishDeliveryFailed(db: CommonQueryMethods, deliveryId: s
  * which has just used up all retries of a delivery, is switched off and its owner told. Its waiting
  * deliveries stay queued: they go out if the owner turns it back on (PATCH is_active: true).
  */
-async function deactivateIfFailingTooLong(tx: CommonQueryMethods, endpointId: string, deactivateAfterMs: number): Promise<void> {
+export async function deactivateIfFailingTooLong(tx: CommonQueryMethods, endpointId: string, deactivateAfterMs: number): Promise<void> {
   const deactivated = await tx.maybeOne(sql.type(z.object({ user_id: z.string(), url: z.string(), deactivated_at: z.string() }))`
     UPDATE webhook_endpoints
     SET is_active = false, deactivated_at = now(), updated_at = now(),

@@ -75,7 +75,7 @@ export function createLocalStorage(options: LocalStorageOptions): MediaStorage {
   const file = (key: string) => localPath(options.dir, key);
   return {
     kind: 'local',
-    uploadUrl({ mediaId, expiresAt }) {
+    async uploadUrl({ mediaId, expiresAt }) {
       const { expires, signature } = signUpload(options.signingKey, mediaId, expiresAt);
       return `${options.publicUrl}/v1/media/uploads/${mediaId}?expires=${expires}&signature=${signature}`;
     },

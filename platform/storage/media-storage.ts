@@ -12,7 +12,7 @@ export type UploadTarget = { mediaId: string; contentType: string; expiresAt: Da
 export type MediaStorage = {
   kind: 'local' | 's3';
   /** Where the client PUTs the original, with the declared Content-Type, until expiresAt. */
-  uploadUrl(target: UploadTarget): string;
+  uploadUrl(target: UploadTarget): Promise<string>;
   /** Size in bytes of a stored object; null when nothing is there. */
   size(key: string): Promise<number | null>;
   read(key: string): Promise<Buffer>;

@@ -106,7 +106,7 @@ async function waitForApi(apiUrl: string, exitedWith: () => string | undefined, 
   throw new Error(`the API did not answer ${apiUrl}/health within ${API_READY_TIMEOUT_MS / 1000} s`);
 }
 
-async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, log: Log, name = 'api'): Promise<void> {
+async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, log: Log, name = 'api'): Promise<number | undefined> {
   const api = spawnPrefixed({ name, command: process.execPath, args: ['api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
   cleanup.add('api', async () => {
     await stopChild(api, API_STOP_GRACE_MS);
@@ -115,6 +115,7 @@ async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: 
   void api.exited.then((info) => { exit = describeExit(info); });
   await waitForApi(apiUrl, () => exit, log);
   log(`API ready at ${apiUrl}`);
+  return api.process.pid;
 }
 
 export async function startBenchEnvironment(
@@ -136,12 +137,16 @@ export async function startBenchEnvironment(
     RALLY_TASK_QUEUE: temporal.taskQueue,
     RALLY_RATE_LIMIT_RPS: UNLIMITED,
     RALLY_RATE_LIMIT_BURST: UNLIMITED,
+    // All load comes from one address and one email domain; the signing throttle still does its work.
+    RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: UNLIMITED,
+    RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: UNLIMITED,
   };
   await startApi(serviceEnv, apiUrl, cleanup, log);
   return { apiUrl, databaseUrl, temporalAddress: temporal.address, serviceEnv, load: options.load, log };
 }
 
-export type ExtraApi = Readonly<{ url: string; serviceEnv: Readonly<NodeJS.ProcessEnv>; stop(): Promise<void> }>;
+/** `pid` lets a scenario read the process's memory (/proc/<pid>/status). */
+export type ExtraApi = Readonly<{ url: string; pid: number | undefined; serviceEnv: Readonly<NodeJS.ProcessEnv>; stop(): Promise<void> }>;
 
 /**
  * A further API process beside the main one, on a free port, with the main one's environment plus
@@ -153,11 +158,12 @@ export async function startExtraApi(environment: BenchEnvironment, extraEnv: Nod
   const url = `http://127.0.0.1:${port}`;
   const serviceEnv: NodeJS.ProcessEnv = { ...environment.serviceEnv, PORT: String(port), PUBLIC_URL: url, ...extraEnv };
   const cleanup = createCleanup(environment.log);
+  let pid: number | undefined;
   try {
-    await startApi(serviceEnv, url, cleanup, environment.log, name);
+    pid = await startApi(serviceEnv, url, cleanup, environment.log, name);
   } catch (error) {
     await cleanup.runAll();
     throw error;
   }
-  return { url, serviceEnv, stop: () => cleanup.runAll() };
+  return { url, pid, serviceEnv, stop: () => cleanup.runAll() };
 }

@@ -1,7 +1,13 @@
 // Drives HTTP load with autocannon and boils its result down to the figures the report shows.
-// Every run is bounded: autocannon stops itself after `duration`, and a watchdog stops it anyway
-// if it has not finished well after that (a hung target must not hang the benchmark).
+// Load that can be described as data runs in a separate process with worker threads
+// (load-generator.ts); load that needs a function per request (setupRequest: a fresh signer each
+// time) runs in this process. Every run is bounded: autocannon stops itself after `duration`, and a
+// watchdog stops it anyway if it has not finished well after that (a hung target must not hang the
+// benchmark).
+import path from 'node:path';
 import autocannon from 'autocannon';
+import { spawnPrefixed, stopChild } from '../lib/child-process.ts';
+import type { GeneratorJob } from './load-generator.ts';
 
 export type LoadSettings = Readonly<{
   /** Measured seconds per target (BENCH_DURATION). */
@@ -24,20 +30,54 @@ export type LoadResult = Readonly<{
   /** Responses received during the measured window. */
   requests: number;
   durationSec: number;
+  /** The req/s of each round when the figure is a median of interleaved rounds (interleave.ts). */
+  samples?: readonly number[];
 }>;
 
 export type LoadRequest = Readonly<{
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
-  /** Called before every request (autocannon's setupRequest), e.g. to rotate tokens, paths or bodies. */
+  /** Called before every request (autocannon's setupRequest), e.g. to rotate tokens, paths or bodies. Runs in this process. */
   setupRequest?: (request: autocannon.Request) => autocannon.Request;
+  /** Requests every connection cycles through (e.g. one per API key); runs in the generator process. */
+  sequence?: GeneratorJob['requests'];
 }>;
+
+const GENERATOR_ENTRY = path.join(import.meta.dirname, 'load-generator.ts');
+/** Threads of the generator process: the machine's two cores are shared with the targets anyway. */
+export const GENERATOR_WORKERS = 2;
 
 const WATCHDOG_GRACE_MS = 30_000;
 const REQUEST_TIMEOUT_SEC = 10;
 
 function runAutocannon(url: string, settings: LoadSettings, durationSec: number, request: LoadRequest): Promise<autocannon.Result> {
+  return request.setupRequest ? runInProcess(url, settings, durationSec, request) : runInGenerator(url, settings, durationSec, request);
+}
+
+async function runInGenerator(url: string, settings: LoadSettings, durationSec: number, request: LoadRequest): Promise<autocannon.Result> {
+  const job: GeneratorJob = {
+    url, method: request.method ?? 'GET', headers: request.headers, body: request.body, requests: request.sequence,
+    connections: settings.connections, pipelining: settings.pipelining, durationSec, timeoutSec: REQUEST_TIMEOUT_SEC, workers: GENERATOR_WORKERS,
+  };
+  const child = spawnPrefixed({ name: 'load', command: process.execPath, args: [GENERATOR_ENTRY], ipc: true });
+  child.process.send(job);
+  const watchdog = setTimeout(() => void stopChild(child, 5_000), durationSec * 1000 + WATCHDOG_GRACE_MS);
+  try {
+    return await new Promise<autocannon.Result>((resolve, reject) => {
+      child.process.once('message', (message: { result?: autocannon.Result }) => {
+        if (message.result) resolve(message.result);
+        else reject(new Error('the load generator sent no result'));
+      });
+      void child.exited.then((exit) => reject(new Error(`the load generator exited without a result (code ${exit.code}, signal ${exit.signal})`)));
+    });
+  } finally {
+    clearTimeout(watchdog);
+    await stopChild(child, 5_000);
+  }
+}
+
+function runInProcess(url: string, settings: LoadSettings, durationSec: number, request: LoadRequest): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     let watchdog: NodeJS.Timeout | undefined;
     const instance = autocannon(
@@ -46,7 +86,7 @@ function runAutocannon(url: string, settings: LoadSettings, durationSec: number,
         method: request.method ?? 'GET',
         headers: request.headers,
         body: request.body,
-        requests: request.setupRequest ? [{ setupRequest: request.setupRequest }] : undefined,
+        requests: [{ setupRequest: request.setupRequest }],
         connections: settings.connections,
         pipelining: settings.pipelining,
         duration: durationSec,

@@ -1,13 +1,16 @@
 // Presents a run: a fixed-width table on stdout, and the same rows as JSON, with what the numbers
-// depend on (machine, Node version, load settings), in bench-results/<timestamp>.json and
-// bench-results/latest.json. bench-results/ is git-ignored: results belong to a machine, not the code.
+// depend on (machine, its load average, Node version, load settings, commit), in
+// bench/results/<date>-<short sha>.json. That folder is in git: the README's numbers are copied from
+// a file there, so anyone can check them against the commit they were measured on.
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import type { LoadSettings } from './load.ts';
 import type { ResultRow } from './scenario.ts';
 
-const RESULTS_DIR = path.resolve(import.meta.dirname, '..', '..', 'bench-results');
+const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
+const RESULTS_DIR = path.join(REPOSITORY_ROOT, 'bench', 'results');
 
 export type MachineInfo = Readonly<{
   cores: number;
@@ -16,11 +19,15 @@ export type MachineInfo = Readonly<{
   platform: string;
   arch: string;
   node: string;
+  /** 1, 5 and 15 minute load averages when the run started: other work on the machine skews the numbers. */
+  loadAverage: readonly number[];
 }>;
 
 export type RunReport = Readonly<{
   timestamp: string;
   machine: MachineInfo;
+  /** The commit measured (short sha, `+dirty` when the work tree had changes), or null outside git. */
+  commit: string | null;
   settings: LoadSettings & Readonly<{ only: string | null }>;
   /** Scenarios that threw instead of producing rows: a broken harness, not a slow API. */
   failures: ReadonlyArray<Readonly<{ scenario: string; error: string }>>;
@@ -35,6 +42,7 @@ export function describeMachine(): MachineInfo {
     platform: process.platform,
     arch: process.arch,
     node: process.version,
+    loadAverage: loadavg().map((value) => Math.round(value * 100) / 100),
   };
 }
 
@@ -57,6 +65,7 @@ const COLUMNS: Column[] = [
   { title: 'p50 ms', align: 'right', cell: (row) => milliseconds(row.p50Ms) },
   { title: 'p99 ms', align: 'right', cell: (row) => milliseconds(row.p99Ms) },
   { title: 'errors', align: 'right', cell: formatErrors },
+  { title: 'rounds (req/s)', align: 'right', cell: (row) => (row.samples && row.samples.length > 1 ? row.samples.map((value) => value.toLocaleString('en-US')).join(' / ') : dash) },
   { title: 'ratio', align: 'right', cell: (row) => (row.ratio === null ? dash : row.ratio.toFixed(2)) },
   { title: 'goal', align: 'left', cell: (row) => row.goal ?? dash },
   { title: 'verdict', align: 'left', cell: (row) => row.verdict ?? dash },
@@ -75,17 +84,21 @@ export function formatTable(rows: readonly ResultRow[]): string {
   ].join('\n');
 }
 
-/** File names sort in time order and contain no characters that trouble any file system. */
-function fileStamp(timestamp: string): string {
-  return timestamp.replace(/[:.]/g, '-');
+/** The commit under measurement, as `abc1234` or `abc1234+dirty`; null when git cannot tell. */
+export function describeCommit(): string | null {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: REPOSITORY_ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPOSITORY_ROOT, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${sha}+dirty` : sha;
+  } catch {
+    return null;
+  }
 }
 
-/** Writes the report twice (dated and latest); returns the dated file's path. */
+/** Writes bench/results/<YYYY-MM-DD>-<short sha>.json (a later run of the same commit that day replaces it); returns its path. */
 export async function writeReport(report: RunReport, dir: string = RESULTS_DIR): Promise<string> {
   await mkdir(dir, { recursive: true });
-  const json = `${JSON.stringify(report, null, 2)}\n`;
-  const dated = path.join(dir, `${fileStamp(report.timestamp)}.json`);
-  await writeFile(dated, json);
-  await writeFile(path.join(dir, 'latest.json'), json);
-  return dated;
+  const file = path.join(dir, `${report.timestamp.slice(0, 10)}-${(report.commit ?? 'unknown').replace('+', '-')}.json`);
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+  return file;
 }

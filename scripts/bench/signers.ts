@@ -6,12 +6,19 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type autocannon from 'autocannon';
 import { describeExit, spawnPrefixed, stopChild } from '../lib/child-process.ts';
+import { measureLoad, type LoadResult } from './load.ts';
+import type { BenchEnvironment } from './scenario.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const READY_TIMEOUT_MS = 30_000;
 /** The CLI signs with one core; two processes use both while nothing else runs. */
 const MINTING_PROCESSES = 2;
+/** Signers are provisioned for the warm-up's rate × this, so that none is used twice. */
+const RATE_MARGIN = 1.6;
+/** Assumed at least, so a slow warm-up does not leave the measurement short of signers. */
+const FLOOR_RATE = 800;
 
 type Log = (line: string) => void;
 
@@ -76,4 +83,53 @@ export async function mintSigners(serviceEnv: NodeJS.ProcessEnv, count: number, 
   const seconds = (performance.now() - started) / 1000;
   log(`minted ${count.toLocaleString('en-US')} users with access tokens in ${seconds.toFixed(1)} s (${Math.round(count / seconds).toLocaleString('en-US')}/s)`);
   return batches.flat();
+}
+
+/** push(...items) overflows the stack for long arrays. */
+function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
+}
+
+export function planned(used: number, rate: number, seconds: number, connections: number): number {
+  return used + Math.ceil(Math.max(rate, FLOOR_RATE) * seconds * RATE_MARGIN) + connections;
+}
+
+/** Distinct users with tokens, minted as needed; one phase's cursor never hands out a signer twice. */
+export type SignerPool = { signers: Signer[]; ensure(count: number): Promise<void> };
+
+export function createSignerPool(serviceEnv: NodeJS.ProcessEnv, log: (line: string) => void): SignerPool {
+  const signers: Signer[] = [];
+  return {
+    signers,
+    async ensure(count: number): Promise<void> {
+      if (count > signers.length) append(signers, await mintSigners(serviceEnv, count - signers.length, log));
+    },
+  };
+}
+
+/**
+ * Signing through the API: a warm-up, signers topped up for its rate, then the measurement; each
+ * request a new signer. A pool's signers sign each petition once, so one pool serves phases on different petitions.
+ */
+export async function measureSigning(env: BenchEnvironment, api: { url: string }, pool: SignerPool, label: string, petitionFor: (index: number) => string): Promise<LoadResult> {
+  let next = 0;
+  let reused = 0;
+  const setupRequest = (request: autocannon.Request): autocannon.Request => {
+    const index = next++;
+    // Past the end a signer signs a second time (409): the verdict then says INVALID, not a rate.
+    if (index >= pool.signers.length) reused += 1;
+    const signer = pool.signers[index % pool.signers.length]!;
+    request.method = 'POST';
+    request.path = `/v1/petitions/${petitionFor(index)}/signatures`;
+    request.headers = { ...request.headers, authorization: `Bearer ${signer.accessToken}`, 'content-type': 'application/json' };
+    request.body = '{}';
+    return request;
+  };
+  const { load } = env;
+  await pool.ensure(planned(0, 0, load.warmupSec, load.connections));
+  const warm = await measureLoad(`${label} (warm-up)`, `${api.url}/v1`, { ...load, durationSec: load.warmupSec, warmupSec: 0 }, env.log, { setupRequest });
+  await pool.ensure(planned(next, warm.requestsPerSecond, load.durationSec, load.connections));
+  const result = await measureLoad(label, `${api.url}/v1`, { ...load, warmupSec: 0 }, env.log, { setupRequest });
+  if (reused > 0) env.log(`warning: ${label} ran out of fresh signers (${reused} reused); its row is INVALID`);
+  return result;
 }

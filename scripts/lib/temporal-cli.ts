@@ -1,17 +1,22 @@
-// Finds the Temporal CLI (which contains the dev server) or builds it. Order:
-//   (a) `temporal` on PATH;
-//   (b) the cached build, $XDG_CACHE_HOME/rally/bin/temporal (default ~/.cache/rally/bin/temporal);
-//   (c) build it there with `go install` (takes minutes; a lock file keeps concurrent callers from
-//       building twice: the second one waits for the first);
-//   (d) otherwise throw TemporalCliUnavailableError. Callers that only need a throw-away test server
-//       may catch it and let @temporalio/testing download the CLI (TestWorkflowEnvironment.createLocal()
-//       without an `executable`), which needs access to temporal.download.
+// Finds the Temporal CLI (which contains the dev server), trying in this order and printing the order
+// and each step's outcome:
+//   1. `temporal` on PATH;
+//   2. the per-user cache, $XDG_CACHE_HOME/rally/bin (default ~/.cache/rally/bin): a CLI built or
+//      downloaded there before;
+//   3. the download the Temporal SDK does itself (temporal-cli-download.ts), only where
+//      temporal.download answers;
+//   4. a build from Go modules with `go install` into the cache (minutes; a lock file keeps concurrent
+//      callers from building twice: the second one waits for the first). Machines that reach nothing
+//      but package registries (the Go module proxy among them) need this step.
+// Nothing found: TemporalCliUnavailableError, naming each step's outcome. The choice itself is
+// chooseTemporalCli(), which takes the steps as functions so a unit test can drive it.
 import { spawn, spawnSync } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';
-import { access, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { downloadCliWithSdk } from './temporal-cli-download.ts';
 
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
 const GO_FALLBACK_PATH = '/usr/local/go/bin/go';
@@ -125,27 +130,62 @@ async function buildIntoCache(go: string, binDir: string, cli: string, env: Env,
   return cli;
 }
 
-export async function resolveTemporalCli(log: Log, env: Env = process.env): Promise<string> {
-  const onPath = await findOnPath('temporal', env);
-  if (onPath) {
-    log(`using the Temporal CLI on PATH: ${onPath}`);
-    return onPath;
-  }
-  const binDir = temporalCacheBinDir(env);
-  const cached = path.join(binDir, 'temporal');
-  const buildInProgress = await buildLockIsHeld(path.join(binDir, BUILD_LOCK_NAME));
-  if (!buildInProgress && (await isExecutable(cached)) && cliRuns(cached)) {
-    log(`using the cached Temporal CLI: ${cached}`);
-    return cached;
-  }
-  const go = (await findOnPath('go', env)) ?? ((await isExecutable(GO_FALLBACK_PATH)) ? GO_FALLBACK_PATH : undefined);
-  if (go) {
-    const built = await buildIntoCache(go, binDir, cached, env, log);
-    log(`using the Temporal CLI built into the cache: ${built}`);
-    return built;
+/** One way of getting the CLI: `found` is its path; `skipped` says why this way gave nothing. */
+export type LookupOutcome = { path: string } | { skipped: string };
+export type LookupStep = Readonly<{ label: string; find: () => Promise<LookupOutcome> }>;
+
+/** Tries each step in order, logging the order first and then every outcome; the first path wins. */
+export async function chooseTemporalCli(steps: readonly LookupStep[], log: Log): Promise<string> {
+  log(`looking for the Temporal CLI, in this order: ${steps.map((step, index) => `(${index + 1}) ${step.label}`).join('; ')}`);
+  const outcomes: string[] = [];
+  for (const [index, step] of steps.entries()) {
+    let outcome: LookupOutcome;
+    try {
+      outcome = await step.find();
+    } catch (error) {
+      outcome = { skipped: `failed: ${(error as Error).message}` };
+    }
+    if ('path' in outcome) {
+      log(`(${index + 1}) ${step.label}: found ${outcome.path}`);
+      return outcome.path;
+    }
+    log(`(${index + 1}) ${step.label}: ${outcome.skipped}`);
+    outcomes.push(`${step.label}: ${outcome.skipped}`);
   }
   throw new TemporalCliUnavailableError(
-    'the Temporal CLI was not found (not on PATH, not in ' + binDir + ') and Go is not installed to build it. ' +
+    `the Temporal CLI could not be had (${outcomes.join('; ')}). ` +
       'Install it (https://docs.temporal.io/cli), install Go, or set TEMPORAL_ADDRESS to an existing Temporal server.',
   );
+}
+
+/** A CLI left in the cache by an earlier build (`temporal`) or SDK download (`cli-…`), if it runs. */
+async function findCached(binDir: string): Promise<LookupOutcome> {
+  if (await buildLockIsHeld(path.join(binDir, BUILD_LOCK_NAME))) return { skipped: 'a build into it is in progress; waiting for it in step 4' };
+  const names = await readdir(binDir).catch(() => [] as string[]);
+  const candidates = names.filter((name) => name === 'temporal' || (name.startsWith('cli-') && !name.endsWith('.tar.gz'))).sort((a, b) => Number(b === 'temporal') - Number(a === 'temporal'));
+  for (const name of candidates) {
+    const file = path.join(binDir, name);
+    if ((await isExecutable(file)) && cliRuns(file)) return { path: file };
+  }
+  return { skipped: `nothing usable in ${binDir}` };
+}
+
+export async function resolveTemporalCli(log: Log, env: Env = process.env): Promise<string> {
+  const binDir = temporalCacheBinDir(env);
+  return chooseTemporalCli([
+    { label: 'temporal on PATH', async find() {
+      const found = await findOnPath('temporal', env);
+      return found ? { path: found } : { skipped: 'not found' };
+    } },
+    { label: `the per-user cache ${binDir}`, find: () => findCached(binDir) },
+    { label: "the Temporal SDK's download from temporal.download", find: () => downloadCliWithSdk(binDir) },
+    {
+      label: `a build from Go modules (go install ${TEMPORAL_CLI_MODULE})`,
+      async find() {
+        const go = (await findOnPath('go', env)) ?? ((await isExecutable(GO_FALLBACK_PATH)) ? GO_FALLBACK_PATH : undefined);
+        if (!go) return { skipped: 'Go is not installed (looked on PATH and at /usr/local/go/bin/go)' };
+        return { path: await buildIntoCache(go, binDir, path.join(binDir, 'temporal'), env, log) };
+      },
+    },
+  ], log);
 }

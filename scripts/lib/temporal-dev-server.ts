@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { describeExit, spawnPrefixed, stopChild } from './child-process.ts';
-import type { PrefixedChild } from './child-process.ts';
+import type { ChildExit, PrefixedChild } from './child-process.ts';
 import type { SearchAttributeType } from './temporal-settings.ts';
 
 export type TemporalDevServerOptions = Readonly<{
@@ -29,8 +29,9 @@ export type TemporalDevServer = Readonly<{
   /** host:port of the gRPC frontend, the value for TEMPORAL_ADDRESS. */
   address: string;
   uiUrl: string;
-  /** Settles when the server process ends, whether stopped or crashed. */
-  exited: Promise<void>;
+  pid: number | undefined;
+  /** Settles when the server process ends, whether stopped or crashed, saying how. */
+  exited: Promise<ChildExit>;
   stop(): Promise<void>;
   /** SIGKILL, as a crash or the OOM killer would: the SQLite file is left as it was at that instant. */
   kill(): Promise<void>;
@@ -101,5 +102,5 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     server.process.kill('SIGKILL');
     options.log(`Temporal dev server killed (${describeExit(await server.exited)})`);
   };
-  return { address, uiUrl, exited: server.exited.then(() => undefined), stop, kill };
+  return { address, uiUrl, pid: server.process.pid, exited: server.exited, stop, kill };
 }

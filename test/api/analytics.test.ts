@@ -56,8 +56,10 @@ describe('analytics', function () {
     // A petition with signatures on known past days, written the way signing writes them.
     history = await publishedPetition(api.baseUrl, creatorToken, { title: 'A petition with a history' });
     const past = await createTokenUsers(3);
-    for (const [index, day] of ['2026-01-01T10:00:00Z', '2026-01-01T23:30:00Z', '2026-01-03T08:00:00Z'].entries()) {
-      await testEnvironment().db.query(sql.typeAlias('void')`INSERT INTO signatures (petition_id, user_id, created_at) VALUES (${history.id}, ${past[index]!.id}, ${day})`);
+    const dated = [['2026-01-01T10:00:00Z', 'DE', 'Berlin', null], ['2026-01-01T23:30:00Z', 'DE', 'Hamburg', null], ['2026-01-03T08:00:00Z', 'FR', 'Paris', 'embed']] as const;
+    for (const [index, [day, country, city, source]] of dated.entries()) {
+      await testEnvironment().db.query(sql.typeAlias('void')`
+        INSERT INTO signatures (petition_id, user_id, created_at, country, city, source) VALUES (${history.id}, ${past[index]!.id}, ${day}, ${country}, ${city}, ${source})`);
     }
     await foldAll();
   });
@@ -113,9 +115,35 @@ describe('analytics', function () {
       expect(data.as_of).to.be.a('string');
     });
 
+    it('breaks down countries, cities and sources within start_date and end_date only', async () => {
+      const firstDay = await analytics(history.id, '?start_date=2026-01-01&end_date=2026-01-01');
+      expect(firstDay.geography.countries).to.deep.equal([{ country: 'DE', signatures: 2 }]);
+      expect(firstDay.geography.cities).to.deep.equal([{ city: 'Berlin', country: 'DE', signatures: 1 }, { city: 'Hamburg', country: 'DE', signatures: 1 }]);
+      expect(firstDay.traffic_sources).to.deep.equal([{ source: 'direct', signatures: 2 }]);
+      const later = await analytics(history.id, '?start_date=2026-01-02&end_date=2026-01-31');
+      expect(later.geography.countries).to.deep.equal([{ country: 'FR', signatures: 1 }]);
+      expect(later.geography.cities).to.deep.equal([{ city: 'Paris', country: 'FR', signatures: 1 }]);
+      expect(later.traffic_sources).to.deep.equal([{ source: 'embed', signatures: 1 }]);
+      const before = await analytics(history.id, '?start_date=2025-12-01&end_date=2025-12-31');
+      expect([before.geography.countries, before.geography.cities, before.traffic_sources]).to.deep.equal([[], [], []]);
+      const whole = await analytics(history.id, '?start_date=2025-12-31&end_date=2026-01-03');
+      expect(whole.geography.countries).to.deep.equal([{ country: 'DE', signatures: 2 }, { country: 'FR', signatures: 1 }]);
+      expect(whole.traffic_sources).to.deep.equal([{ source: 'direct', signatures: 2 }, { source: 'embed', signatures: 1 }]);
+    });
+
     it('counts page views of the petition, written in batches', async () => {
       for (let view = 0; view < 3; view += 1) expect((await get(`/v1/petitions/${petition.slug}`)).status).to.equal(200);
       await eventually(async () => ((await analytics(petition.id)).page_views === 3 ? true : undefined), 10_000, 'three page views');
+    });
+
+    it('counts views of the petition page and of its widget apart, written in batches', async () => {
+      const start = await analytics(petition.id);
+      for (let view = 0; view < 2; view += 1) expect((await get(`/p/${petition.slug}`)).status).to.equal(200);
+      for (let view = 0; view < 3; view += 1) expect((await get(`/embed/p/${petition.slug}?theme=dark`)).status).to.equal(200);
+      await eventually(async () => {
+        const now = await analytics(petition.id);
+        return now.page_views === start.page_views + 2 && now.widget_views === start.widget_views + 3 ? true : undefined;
+      }, 10_000, 'two page views and three widget views');
     });
 
     it('takes a removed signature off after the next fold', async () => {
@@ -165,6 +193,9 @@ describe('analytics', function () {
     it('narrows to one publicly listed petition, and answers 404 for any other', async () => {
       const { data } = await json(await get(`/v1/analytics/stats?petition_id=${history.id}&start_date=2026-01-01&end_date=2026-01-03`));
       expect(data.daily.map((day: { signatures: number }) => day.signatures)).to.deep.equal([2, 0, 1]);
+      expect(data.geography).to.deep.equal([{ country: 'DE', signatures: 2 }, { country: 'FR', signatures: 1 }]);
+      const january2 = (await json(await get(`/v1/analytics/stats?petition_id=${history.id}&start_date=2026-01-02&end_date=2026-01-03`))).data;
+      expect(january2.geography).to.deep.equal([{ country: 'FR', signatures: 1 }]);
       const hidden = await publishedPetition(api.baseUrl, creatorToken, { title: 'A private petition here', visibility: 'private' });
       expect((await get(`/v1/analytics/stats?petition_id=${hidden.id}`)).status).to.equal(404);
       const count = await testEnvironment().db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM signature_rollup_queue WHERE petition_id = ${petition.id}`);

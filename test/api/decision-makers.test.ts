@@ -136,9 +136,78 @@ describe('decision makers and the response portal', function () {
     expect((await call(`/v1/petitions/${petition.id}/decision-makers/${person.id}`, { method: 'DELETE' })).status).to.equal(204);
     expect((await portal(link)).status).to.equal(404);
     expect(await decisionMakers(petition.id)).to.deep.equal([]);
-    // Its expiry workflow has nothing left to wait for.
+    // Its expiry workflow has nothing left to wait for: cancelled, or, when the removal came before
+    // it started, ended at its start.
     const expiry = testEnvironment().temporal.client.workflow.getHandle(responseTokenWorkflowId(tokenId));
-    await eventually(async () => ((await expiry.describe()).status.name === 'CANCELLED' ? true : undefined), 10_000, 'the expiry workflow to be cancelled');
+    const status = await eventually(async () => {
+      const name = await expiry.describe().then((described) => described.status.name, () => undefined);
+      return name === 'CANCELLED' || name === 'COMPLETED' ? name : undefined;
+    }, 10_000, 'the expiry workflow to end');
+    if (status === 'COMPLETED') expect(await expiry.result()).to.include({ outcome: 'removed' });
+  });
+
+  describe('invitation budgets of POST /v1/petitions/{id}/decision-makers', () => {
+    const add = (petitionId: string, email: string, as?: string) => call(`/v1/petitions/${petitionId}/decision-makers`, { method: 'POST', as, body: JSON.stringify({ ...mayor, email }) });
+    const refusal = async (response: Response) => ({ status: response.status, code: (await json(response)).code, retryAfter: Number(response.headers.get('retry-after')) });
+
+    it('answers 429 address_recently_invited when a removed decision maker is added again within the week', async () => {
+      const petition = await publishedPetition(api.baseUrl, token);
+      const email = `again-${Date.now()}@springfield.test`;
+      const first = (await json(await add(petition.id, email))).data;
+      expect((await call(`/v1/petitions/${petition.id}/decision-makers/${first.id}`, { method: 'DELETE' })).status).to.equal(204);
+      const again = await refusal(await add(petition.id, email.toUpperCase()));
+      expect(again).to.include({ status: 429, code: 'address_recently_invited' });
+      expect(again.retryAfter).to.be.greaterThan(6 * 86_400);
+      // Another petition may still invite that address.
+      expect((await add((await publishedPetition(api.baseUrl, token)).id, email)).status).to.equal(201);
+    });
+
+    it('invites an address a draft names twice only once when the petition is published', async () => {
+      const email = `twice-${Date.now()}@springfield.test`;
+      const petition = await publishedPetition(api.baseUrl, token, { decisionMakers: [{ ...mayor, email }, { ...mayor, name: 'Alex Mayor (again)', email: email.toUpperCase() }] });
+      // Either spelling may win; the other is not mailed.
+      const invitationsTo = () => mail.messages.filter((message) => message.to.some((to) => to.toLowerCase() === email) && /asks for your response/.test(message.subject));
+      await eventually(async () => (invitationsTo().length > 0 ? true : undefined), 30_000, 'the invitation');
+      const listed = await eventually(async () => {
+        const people = await decisionMakers(petition.id);
+        return people.every((person: { delivery_status: string }) => person.delivery_status !== 'pending') ? people : undefined;
+      }, 15_000, 'both invitations to be decided');
+      expect(listed.map((person: { delivery_status: string }) => person.delivery_status).sort()).to.deep.equal(['failed', 'sent']);
+      expect(listed.find((person: { delivery_status: string }) => person.delivery_status === 'failed').delivery_error).to.match(/already invited/);
+      expect(invitationsTo()).to.have.length(1);
+    });
+
+    it('answers 429 invitation_limit past 50 invitations of one petition a day, removed decision makers included', async () => {
+      const owner = (await login(api.baseUrl, await createTestUser())).accessToken;
+      const petition = await publishedPetition(api.baseUrl, owner);
+      const stamp = Date.now();
+      const added = [];
+      for (let index = 0; index < 50; index += 1) {
+        const response = await add(petition.id, `budget-${stamp}-${index}@springfield.test`, owner);
+        expect(response.status, `invitation ${index + 1}`).to.equal(201);
+        added.push((await json(response)).data.id);
+      }
+      expect((await call(`/v1/petitions/${petition.id}/decision-makers/${added[0]}`, { method: 'DELETE', as: owner })).status).to.equal(204);
+      const refused = await refusal(await add(petition.id, `budget-${stamp}-extra@springfield.test`, owner));
+      expect(refused).to.include({ status: 429, code: 'invitation_limit' });
+      expect(refused.retryAfter).to.be.within(1, 86_400);
+    });
+
+    it("answers 429 invitation_limit past 200 invitations a day across one creator's petitions", async () => {
+      const user = await createTestUser();
+      const owner = (await login(api.baseUrl, user)).accessToken;
+      const earlier = await publishedPetition(api.baseUrl, owner);
+      // 200 invitations sent from the creator's other petition in the last hours, as the log records them.
+      await testEnvironment().db.query(sql.typeAlias('void')`
+        INSERT INTO decision_maker_invitation_log (decision_maker_id, petition_id, creator_id, email_hash, invited_at)
+        SELECT gen_random_uuid(), ${earlier.id}, ${user.id}, sha256(convert_to(n::text, 'UTF8')), now() - interval '2 hours'
+        FROM generate_series(1, 200) AS n
+      `);
+      const petition = await publishedPetition(api.baseUrl, owner);
+      const refused = await refusal(await add(petition.id, `creator-${Date.now()}@springfield.test`, owner));
+      expect(refused).to.include({ status: 429, code: 'invitation_limit' });
+      expect(refused.retryAfter).to.be.within(22 * 3_600 - 60, 22 * 3_600);
+    });
   });
 
   it('keeps the decision makers to the creator: 403 for others, 404 for no petition', async () => {

@@ -10,6 +10,12 @@ import { createIdempotencyMiddleware } from '../../api/http/idempotency.ts';
 import { silentLogger } from '../../platform/logger.ts';
 import { listen, type RunningServer } from '../../platform/http-server.ts';
 import { testEnvironment } from '../support/environment.ts';
+import pg from 'pg';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { createPetitionRow, eventually } from '../support/events.ts';
+import { bearer, createTestUser, login } from '../support/identity.ts';
+import { startApi } from '../support/processes.ts';
 
 describe('Idempotency-Key on POST', function () {
   this.timeout(30_000);
@@ -78,5 +84,50 @@ describe('Idempotency-Key on POST', function () {
     await fetch(`${baseUrl}/things`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     await fetch(`${baseUrl}/things`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(executions).to.equal(2);
+  });
+});
+
+describe('POST /v1/petitions/{id}/signatures with an Idempotency-Key, when the API dies after the commit', function () {
+  this.timeout(240_000);
+
+  it('replays the 201 to the retry of a signature whose answer never reached the client', async () => {
+    const { db } = testEnvironment();
+    let api = await startApi();
+    const owner = await createTestUser();
+    const signerUser = await createTestUser();
+    const signer = await login(api.baseUrl, signerUser);
+    const petitionId = await createPetitionRow(owner.id);
+    // With a goal of 4 the first signature claims the 25% milestone, in a transaction after the
+    // signing statement's commit: held up there by the lock below, the API is killed before answering.
+    await db.query(sql.typeAlias('void')`UPDATE petitions SET signature_goal = 4 WHERE id = ${petitionId}`);
+    const sign = (baseUrl: string) => fetch(`${baseUrl}/v1/petitions/${petitionId}/signatures`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': `sign-${petitionId}`, ...bearer(signer.accessToken) }, body: '{}',
+    });
+    const stored = () => db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM signatures WHERE petition_id = ${petitionId}`);
+
+    // The lock is held on a connection of its own, outside the pool the checks below use.
+    const locker = new pg.Client({ connectionString: testEnvironment().databaseUrl });
+    await locker.connect();
+    let signatureId: string;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE petition_milestones IN EXCLUSIVE MODE');
+      const lost = sign(api.baseUrl).then(() => 'answered', () => 'connection reset');
+      signatureId = await eventually(async () => (await stored()) ?? undefined, 30_000, 'the signature to be committed');
+      await api.stop('SIGKILL');
+      expect(await lost).to.equal('connection reset');
+    } finally {
+      await locker.end();
+    }
+
+    api = await startApi();
+    try {
+      const retry = await sign(api.baseUrl);
+      expect(retry.status).to.equal(201);
+      expect(retry.headers.get('idempotent-replayed')).to.equal('true');
+      expect((await json(retry)).data).to.deep.include({ id: signatureId, petition_id: petitionId, user_id: signerUser.id, signature_count: 1 });
+    } finally {
+      await api.stop();
+    }
   });
 });

@@ -16,7 +16,8 @@ import { createTestUser, login } from '../support/identity.ts';
 import { createMediaClient, makeJpegWithGps, makePng } from '../support/media.ts';
 import { createPetition } from '../support/petitions.ts';
 import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
-import { uniqueTaskQueue } from '../support/workflows.ts';
+import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
+import { purgeAbandonedUploads } from '../../workflows/index.ts';
 
 const MAX_BYTES = 200_000;
 
@@ -27,10 +28,11 @@ describe('media uploads', function () {
   let mediaDir: string;
   let user: Awaited<ReturnType<typeof createTestUser>>;
   let client: ReturnType<typeof createMediaClient>;
+  const taskQueue = uniqueTaskQueue('media');
 
   before(async () => {
     mediaDir = await mkdtemp(path.join(tmpdir(), 'rally-media-'));
-    const env = { RALLY_TASK_QUEUE: uniqueTaskQueue('media'), RALLY_MEDIA_DIR: mediaDir, RALLY_MEDIA_MAX_BYTES: String(MAX_BYTES) };
+    const env = { RALLY_TASK_QUEUE: taskQueue, RALLY_MEDIA_DIR: mediaDir, RALLY_MEDIA_MAX_BYTES: String(MAX_BYTES) };
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
     user = await createTestUser();
     client = createMediaClient(api.baseUrl, (await login(api.baseUrl, user)).accessToken);
@@ -162,6 +164,34 @@ describe('media uploads', function () {
       return found.length > 0 ? found : undefined;
     }, 10_000, 'the processing run to be listed');
     expect(runs).to.have.length(1);
+  });
+
+  describe('the hourly purge-abandoned-uploads schedule', () => {
+    it('removes uploads never confirmed within 24 hours, row and stored file, and keeps confirmed and recent ones', async () => {
+      const abandoned = await upload('petition_image', 'abandoned.png', 'image/png', await makePng(40, 40));
+      const neverSent = await client.requestUpload('petition_image', 'never.png', 'image/png');
+      const recent = await upload('petition_image', 'recent.png', 'image/png', await makePng(40, 40));
+      const confirmed = await upload('user_avatar', 'kept.png', 'image/png', await makePng(300, 300));
+      expect((await client.confirm(confirmed.media_id)).status).to.equal(200);
+      expect((await client.settled(confirmed.media_id)).status).to.equal('ready');
+      const aged = [abandoned.media_id, neverSent.media_id, confirmed.media_id];
+      await testEnvironment().db.query(sql.typeAlias('void')`
+        UPDATE media SET created_at = now() - interval '25 hours' WHERE id = ANY(${sql.array(aged, 'uuid')})`);
+
+      // The schedule starts this workflow on the worker's task queue; started here, it runs now.
+      const run = await testEnvironment().temporal.client.workflow.start(purgeAbandonedUploads, { taskQueue, workflowId: `purge-abandoned-uploads-${taskQueue}` });
+      const result = await run.result();
+      await captureHistory('purge-abandoned-uploads', run);
+      expect(result.removed).to.be.at.least(2);
+
+      const left = await testEnvironment().db.anyFirst(sql.type(z.object({ id: z.string() }))`
+        SELECT id FROM media WHERE id = ANY(${sql.array([...aged, recent.media_id], 'uuid')}) ORDER BY created_at`);
+      expect(left).to.have.members([confirmed.media_id, recent.media_id]);
+      expect((await client.confirm(abandoned.media_id)).status).to.equal(404);
+      const stored = (id: string) => stat(path.join(mediaDir, 'uploads', id)).then(() => true, () => false);
+      expect(await stored(abandoned.media_id)).to.equal(false);
+      expect(await stored(recent.media_id)).to.equal(true);
+    });
   });
 
   it("answers 403 for an image on someone else's petition and 404 for someone else's upload", async () => {

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { createSecretBox } from '../../core/webhooks/signing-secrets.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
 import { bearer } from '../support/identity.ts';
@@ -127,6 +129,21 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
       const response = await tokenRequest(f.api.baseUrl, { grant_type: 'client_credentials', client_id: f.publicApp.client_id });
       expect(response.status).to.equal(400);
       expect((await json(response)).error).to.equal('unauthorized_client');
+    });
+  });
+
+  describe('the signing key of app tokens', () => {
+    it('is stored only sealed under RALLY_ENCRYPTION_KEY, and signs what /oauth/jwks verifies', async () => {
+      const keys = await testEnvironment().db.any(sql.type(z.object({ kid: z.string(), private_jwk: z.unknown(), sealed_jwk: z.instanceof(Buffer) }))`
+        SELECT kid, private_jwk, sealed_jwk FROM oauth_signing_keys`);
+      expect(keys).to.have.length.greaterThan(0);
+      const published = (await json(await fetch(`${f.api.baseUrl}/oauth/jwks`))).keys as { kid: string; d?: string }[];
+      for (const key of keys) {
+        expect(key.private_jwk).to.equal(null);
+        const jwk = JSON.parse(createSecretBox(loadConfig({}).encryptionKey).open(key.sealed_jwk)) as { d: string };
+        expect(key.sealed_jwk.toString('latin1')).to.not.include(jwk.d);
+        expect(published.find((each) => each.kid === key.kid)).to.not.have.property('d');
+      }
     });
   });
 

@@ -117,6 +117,32 @@ describe('petition pages', function () {
     });
   });
 
+  describe('a petition under review', () => {
+    it('answers a notice with none of the petition on /p/{slug} and /embed/p/{slug}, and the petition again once restored', async () => {
+      const admin = (await login(api.baseUrl, await createTestUser({ admin: true }))).accessToken;
+      const petition = await publishedPetition(api.baseUrl, token, { title: 'A petition the moderators hold' });
+      const moderate = (verb: 'review' | 'restore') => fetch(`${api.baseUrl}/v1/admin/petitions/${petition.id}/${verb}`, { method: 'POST', headers: bearer(admin) });
+      expect((await moderate('review')).status).to.equal(200);
+      for (const pathname of [`/p/${petition.slug}`, `/embed/p/${petition.slug}?theme=dark`]) {
+        const response = await get(pathname);
+        expect(response.status, pathname).to.equal(200);
+        expect(response.headers.get('content-type')).to.match(/^text\/html/);
+        const page = await response.text();
+        expect(page).to.include('under review').and.include('<meta name="robots" content="noindex">');
+        expect(page).to.not.include('A petition the moderators hold').and.not.include('Sign this petition').and.not.include('library open on Sundays');
+      }
+      expect((await get(`/embed/p/${petition.slug}`)).headers.get('x-frame-options')).to.equal(null);
+      expect((await get(`/p/${petition.slug}`)).headers.get('x-frame-options')).to.equal('DENY');
+      // The JSON API keeps hiding it, and oEmbed has nothing to embed.
+      expect((await get(`/v1/petitions/${petition.slug}`)).status).to.equal(404);
+      expect((await get(`/v1/oembed?url=${encodeURIComponent(`${PUBLIC_URL}/p/${petition.slug}`)}`)).status).to.equal(404);
+
+      expect((await moderate('restore')).status).to.equal(200);
+      const restored = await (await get(`/p/${petition.slug}`)).text();
+      expect(restored).to.include('A petition the moderators hold').and.include('Sign this petition');
+    });
+  });
+
   describe('framing and content security', () => {
     it('lets any site frame the widget, and no site frame the page or the API', async () => {
       const petition = await publishedPetition(api.baseUrl, token);

@@ -3,6 +3,7 @@ import { json } from '../support/http.ts';
 import { bearer, createTestUser, login } from '../support/identity.ts';
 import { createPetition, DESCRIPTION, publishedPetition, transition } from '../support/petitions.ts';
 import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
+import { withProductionApi } from '../support/production-api.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
 describe('petitions', function () {
@@ -213,6 +214,25 @@ describe('petitions', function () {
         expect(response.status, imageUrl).to.equal(422);
         expect((await json(response)).errors[0].field, imageUrl).to.equal('imageUrl');
       }
+    });
+
+    it('answers 422 for a plain http imageUrl in production, and takes it elsewhere', async () => {
+      const body = (imageUrl: string) => JSON.stringify({ title: 'A petition with a picture', description: DESCRIPTION, imageUrl });
+      await withProductionApi({ RALLY_TASK_QUEUE: taskQueue }, async (production) => {
+        const create = (imageUrl: string) => fetch(`${production.baseUrl}/v1/petitions`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: body(imageUrl) });
+        const refused = await create('http://images.example.org/library.png');
+        expect(refused.status).to.equal(422);
+        expect((await json(refused)).errors[0]).to.include({ field: 'imageUrl', code: 'invalid_format' });
+        const created = await create('https://images.example.org/library.png');
+        expect(created.status).to.equal(201);
+        const { data } = await json(created);
+        const edited = await fetch(`${production.baseUrl}/v1/petitions/${data.id}`, {
+          method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ imageUrl: 'http://images.example.org/other.png' }),
+        });
+        expect(edited.status).to.equal(422);
+      });
+      const elsewhere = await fetch(`${api.baseUrl}/v1/petitions`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: body('http://images.example.org/library.png') });
+      expect(elsewhere.status).to.equal(201);
     });
 
     it('soft-deletes a petition', async () => {

@@ -52,6 +52,30 @@ describe('malformed requests', function () {
     });
   });
 
+  describe('ids', () => {
+    const id = '7d444840-9dc0-11d1-b245-5ffdce74fad2';
+    const spellings = [`urn:uuid:${id}`, `URN:UUID:${id}`, `{${id}}`, id.replaceAll('-', ''), `${id.slice(0, 9)}${id.slice(9).replaceAll('-', '')}`];
+
+    it('answers 422 invalid_format to a uuid path parameter in any spelling but 8-4-4-4-12', async () => {
+      for (const spelling of spellings) {
+        const response = await fetch(`${api.baseUrl}/v1/petitions/${encodeURIComponent(spelling)}/comments`);
+        expect(response.status, spelling).to.equal(422);
+        expect((await json(response)).errors[0], spelling).to.include({ field: 'id', code: 'invalid_format' });
+      }
+    });
+
+    it('answers 422 invalid_format to a uuid query value spelled as a URN', async () => {
+      const response = await fetch(`${api.baseUrl}/v1/petitions?categoryId=urn:uuid:${id}`);
+      expect(response.status).to.equal(422);
+      expect((await json(response)).errors[0]).to.include({ field: 'categoryId', code: 'invalid_format' });
+    });
+
+    it('still takes the canonical spelling, in either case', async () => {
+      expect((await fetch(`${api.baseUrl}/v1/petitions/${id}/comments`)).status).to.equal(404);
+      expect((await fetch(`${api.baseUrl}/v1/petitions/${id.toUpperCase()}/comments`)).status).to.equal(404);
+    });
+  });
+
   describe('bodies', () => {
     it('answers 400 nesting_too_deep to JSON nested 5,000 levels', async () => {
       const response = await post('/v1/auth/login', `${'['.repeat(5_000)}${']'.repeat(5_000)}`);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login, type TestUser } from '../support/identity.ts';
 import { startApi, type RunningApi } from '../support/processes.ts';
+import { withProductionApi } from '../support/production-api.ts';
 
 describe('users', function () {
   this.timeout(60_000);
@@ -44,6 +45,24 @@ describe('users', function () {
         expect(response.status, avatar_url).to.equal(422);
         expect((await json(response)).errors[0].field, avatar_url).to.equal('avatar_url');
       }
+    });
+  });
+
+  describe('PATCH /v1/users/me avatar_url in production', () => {
+    it('answers 422 for a plain http URL and takes https', async () => {
+      await withProductionApi({}, async (production) => {
+        const patch = (avatar_url: string) => fetch(`${production.baseUrl}/v1/users/me`, {
+          method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ avatar_url }),
+        });
+        const refused = await patch('http://images.example.org/ada.png');
+        expect(refused.status).to.equal(422);
+        expect((await json(refused)).errors[0]).to.include({ field: 'avatar_url', code: 'invalid_format' });
+        expect((await patch('https://images.example.org/ada.png')).status).to.equal(200);
+      });
+    });
+
+    it('still takes http outside production', async () => {
+      expect((await patchMe({ avatar_url: 'http://images.example.org/ada.png' })).status).to.equal(200);
     });
   });
 

@@ -3,7 +3,7 @@
 // Lighthouse-style basics in both colour schemes; nothing a petition's author writes ever runs.
 // Screenshots land in .data/test-output/embeds/ for a reviewer.
 import { expect } from 'chai';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import type { Frame, Page } from 'puppeteer-core';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { startHostSite, type HostSite } from '../support/host-site.ts';
@@ -16,6 +16,17 @@ import { uniqueTaskQueue } from '../support/workflows.ts';
 
 const OUTPUT = new URL('../../.data/test-output/embeds/', import.meta.url).pathname;
 const RALLY_ORIGIN = new URL(PUBLIC_URL).origin;
+// Run in the page: the Paint Timing entries, once the browser has recorded both.
+const PAINT_TIMINGS = `new Promise((resolve) => {
+  const read = () => {
+    const entries = performance.getEntriesByType('paint');
+    const first = entries.find((entry) => entry.name === 'first-paint');
+    const contentful = entries.find((entry) => entry.name === 'first-contentful-paint');
+    if (first && contentful) resolve({ firstPaint: first.startTime, firstContentfulPaint: contentful.startTime });
+    else setTimeout(read, 10);
+  };
+  read();
+})`;
 
 describe('petitions on other sites, in Chromium', function () {
   this.timeout(120_000);
@@ -165,6 +176,32 @@ describe('petitions on other sites, in Chromium', function () {
     }
     expect(focused).to.equal('sign-button');
     await page.close();
+    expect(errors).to.deep.equal([]);
+  });
+
+  // Issue 15's budget is a first paint under 300 ms from a warm server. On a machine shared with other
+  // work a browser's timings swing too far for a pass/fail here, so this test measures and records
+  // the figure (first-paint.json beside the screenshots); the goal is checked by `npm run bench`
+  // (scenario widget-first-paint).
+  it('measures the widget\'s first paint from a warm server with the Performance API and records it', async () => {
+    const petition = await publishedPetition(api.baseUrl, token, { title: 'Paint the widget quickly', signatureGoal: 100 });
+    const url = `${PUBLIC_URL}/embed/p/${petition.slug}`;
+    for (let warm = 0; warm < 3; warm += 1) expect((await fetch(`${api.baseUrl}/embed/p/${petition.slug}`)).status).to.equal(200);
+    const samples: number[] = [];
+    for (let load = 0; load < 5; load += 1) {
+      const page = await newPage();
+      await page.setCacheEnabled(false);
+      await page.goto(url, { waitUntil: 'load' });
+      const paint = (await page.evaluate(PAINT_TIMINGS)) as { firstPaint: number; firstContentfulPaint: number };
+      samples.push(paint.firstContentfulPaint);
+      expect(paint.firstPaint).to.be.greaterThan(0);
+      await page.close();
+    }
+    const sorted = [...samples].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    const record = { url, loads: samples.length, first_contentful_paint_ms: samples.map((ms) => Math.round(ms)), median_ms: Math.round(median), budget_ms: 300 };
+    await writeFile(`${OUTPUT}first-paint.json`, `${JSON.stringify(record, null, 2)}\n`);
+    console.log(`      widget first contentful paint: median ${record.median_ms} ms over ${record.loads} cold-cache loads (budget 300 ms; checked in the bench)`);
     expect(errors).to.deep.equal([]);
   });
 

@@ -1,23 +1,27 @@
 // Refresh tokens at the embedded identity provider: rotation, replay, revocation, their lifetime,
 // and what survives a restart (the stored tokens and the signing keys, both in PostgreSQL).
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import { z } from 'zod';
 import { createIdentityAccount } from '../../identity-provider/accounts.ts';
 import { sql } from '../../db/sql.ts';
+import { createSecretBox } from '../../core/webhooks/signing-secrets.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
 import { AUDIENCE, freePort, login, refresh, revoke, startProvider, type RunningProvider } from './provider-process.ts';
 
 const StoredToken = z.object({ id: z.string(), expires_at: z.string(), consumed_at: z.string().nullable() });
 
-async function storedRefreshTokens(ids: string[]) {
+/** Refresh tokens are stored under the hex SHA-256 of their value; keyed here by the value. */
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+async function storedRefreshTokens(tokens: string[]) {
   const rows = await testEnvironment().db.any(sql.type(StoredToken)`
     SELECT id, expires_at, consumed_at FROM identity_provider_records
-    WHERE model = 'RefreshToken' AND id = ANY(${sql.array(ids, 'text')})
+    WHERE model = 'RefreshToken' AND id = ANY(${sql.array(tokens.map(sha256), 'text')})
   `);
-  return new Map(rows.map((row) => [row.id, row]));
+  return new Map(tokens.map((token) => [token, rows.find((row) => row.id === sha256(token))]));
 }
 
 describe('embedded identity provider: refresh tokens', function () {
@@ -80,12 +84,40 @@ describe('embedded identity provider: refresh tokens', function () {
   it('keeps refresh tokens and signing keys across a restart, and stops cleanly on SIGTERM', async () => {
     const tokens = await json(await login(provider.issuer, email, password));
     expect(await provider.stop()).to.equal(0);
+    // An older key as releases before sealing stored it, in the clear: the restart seals it.
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+    const clearKid = `clear-${randomBytes(4).toString('hex')}`;
+    await testEnvironment().db.query(sql.typeAlias('void')`
+      INSERT INTO identity_signing_keys (kid, private_jwk, created_at)
+      VALUES (${clearKid}, ${sql.jsonb({ ...(await exportJWK(privateKey)), kid: clearKid, alg: 'RS256', use: 'sig' } as never)}, now() - interval '1 year')`);
     provider = await startProvider(provider.port);
+    const sealedLater = await testEnvironment().db.one(sql.type(z.object({ clear: z.boolean(), sealed: z.boolean() }))`
+      SELECT private_jwk IS NOT NULL AS clear, sealed_jwk IS NOT NULL AS sealed FROM identity_signing_keys WHERE kid = ${clearKid}`);
+    expect(sealedLater).to.deep.equal({ clear: false, sealed: true });
 
     const jwks = createRemoteJWKSet(new URL(`${provider.issuer}/jwks`));
     const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: provider.issuer, audience: AUDIENCE });
     expect(payload.sub).to.be.a('string');
     const response = await refresh(provider.issuer, tokens.refresh_token);
     expect(response.status).to.equal(200);
+  });
+
+  it('stores refresh tokens only as a hash and its signing key only sealed under RALLY_ENCRYPTION_KEY', async () => {
+    const tokens = await json(await login(provider.issuer, email, password));
+    const { db } = testEnvironment();
+    const rows = await db.anyFirst(sql.type(z.object({ line: z.string() }))`SELECT row_to_json(r)::text AS line FROM identity_provider_records r`);
+    expect(rows.filter((line) => line.includes(tokens.refresh_token)), 'rows holding the raw refresh token').to.deep.equal([]);
+    expect((await storedRefreshTokens([tokens.refresh_token])).get(tokens.refresh_token)).to.not.equal(undefined);
+
+    const keys = await db.any(sql.type(z.object({ kid: z.string(), private_jwk: z.unknown(), sealed_jwk: z.instanceof(Buffer) }))`
+      SELECT kid, private_jwk, sealed_jwk FROM identity_signing_keys`);
+    expect(keys).to.have.length.greaterThan(0);
+    for (const key of keys) {
+      expect(key.private_jwk).to.equal(null);
+      // The test processes run with the development RALLY_ENCRYPTION_KEY; with it the sealed key opens.
+      const jwk = JSON.parse(createSecretBox(loadConfig({}).encryptionKey).open(key.sealed_jwk)) as { d: string; kid: string };
+      expect(jwk.kid).to.equal(key.kid);
+      expect(key.sealed_jwk.toString('latin1')).to.not.include(jwk.d);
+    }
   });
 });

@@ -9,9 +9,9 @@ import { runRallyCli } from './processes.ts';
 export type TestUser = { id: string; email: string; password: string; slug: string };
 export type Session = { accessToken: string; refreshToken: string; idToken: string };
 
-export async function createTestUser(options: { admin?: boolean; name?: string } = {}): Promise<TestUser> {
+export async function createTestUser(options: { admin?: boolean; name?: string; email?: string } = {}): Promise<TestUser> {
   const { db, identityProviderPort } = testEnvironment();
-  const email = `user-${randomUUID().slice(0, 8)}@example.test`;
+  const email = options.email ?? `user-${randomUUID().slice(0, 8)}@example.test`;
   const password = `pw-${randomUUID()}`;
   const displayName = options.name ?? `Test ${email.slice(5, 13)}`;
   const subject = await createIdentityAccount(db, { email, password, displayName, emailVerified: true });

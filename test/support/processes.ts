@@ -16,7 +16,10 @@ export type RallyProcess = { child: ChildProcess; output: () => string; stop(sig
 export type RunningApi = RallyProcess & { baseUrl: string };
 
 
-function spawnRally(entry: string, env: Record<string, string>): RallyProcess {
+/** `onOutput` sees everything the process writes (the kept `output()` is only its last 20,000 characters). */
+export type SpawnOptions = { onOutput?: (chunk: string) => void };
+
+function spawnRally(entry: string, env: Record<string, string>, options: SpawnOptions = {}): RallyProcess {
   const { databaseUrl, temporal, identityProviderPort } = testEnvironment();
   const child = spawn(process.execPath, [entry], {
     cwd: ROOT,
@@ -27,14 +30,17 @@ function spawnRally(entry: string, env: Record<string, string>): RallyProcess {
       TEMPORAL_ADDRESS: temporal.address,
       PUBLIC_URL,
       RALLY_IDP_PORT: String(identityProviderPort),
-      // Every test signs from 127.0.0.1; the per-IP signing limit has a test of its own.
+      // Every test signs from 127.0.0.1 with an address at example.test; the signing throttle has tests of its own.
       RALLY_SIGN_LIMIT_PER_HOUR: '1000000',
+      RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: '1000000',
+      RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: '1000000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const collect = (chunk: Buffer) => {
+    options.onOutput?.(chunk.toString());
     output = (output + chunk.toString()).slice(-20_000);
   };
   child.stdout!.on('data', collect);
@@ -56,10 +62,10 @@ function spawnRally(entry: string, env: Record<string, string>): RallyProcess {
 }
 
 /** An API process on a free port, or on `env.PORT` (a restart after a kill keeps its address). */
-export async function startApi(env: Record<string, string> = {}): Promise<RunningApi> {
+export async function startApi(env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<RunningApi> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const api = spawnRally('api/main.ts', { ...env, PORT: String(port) });
+  const api = spawnRally('api/main.ts', { ...env, PORT: String(port) }, options);
   // Generous: on a machine shared by many test runs, loading the TypeScript alone can take 30 s.
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
@@ -73,8 +79,8 @@ export async function startApi(env: Record<string, string> = {}): Promise<Runnin
 }
 
 /** A worker process; resolves once it polls its task queue. */
-export async function startWorker(env: Record<string, string> = {}): Promise<RallyProcess> {
-  const worker = spawnRally('worker/main.ts', env);
+export async function startWorker(env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<RallyProcess> {
+  const worker = spawnRally('worker/main.ts', env, options);
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (worker.child.exitCode !== null) throw new Error(`the worker exited during start-up:\n${worker.output()}`);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { purgeIdempotencyKeys } from '../../workflows/index.ts';
 import { testEnvironment } from '../support/environment.ts';
+import { createPetitionRow } from '../support/events.ts';
 import { createTestUser } from '../support/identity.ts';
 import { captureHistory, createTestWorker, uniqueTaskQueue } from '../support/workflows.ts';
 
@@ -55,5 +56,22 @@ describe('workflow purgeIdempotencyKeys', function () {
     expect(subjects).to.deep.equal(['purge-test:new', 'purge-test:new']);
     const tokens = await db.anyFirst(sql.type(z.object({ token_hash: z.instanceof(Buffer) }))`SELECT token_hash FROM refresh_tokens WHERE user_id = ${user.id}`);
     expect(tokens.map((token) => token.toString())).to.deep.equal(['purge-test-live']);
+  });
+
+  it('forgets decision-maker invitations logged more than a week ago', async () => {
+    const { db, temporal } = testEnvironment();
+    const user = await createTestUser();
+    const petitionId = await createPetitionRow(user.id);
+    await db.query(sql.typeAlias('void')`
+      INSERT INTO decision_maker_invitation_log (decision_maker_id, petition_id, creator_id, email_hash, invited_at)
+      VALUES (gen_random_uuid(), ${petitionId}, ${user.id}, sha256('old'::bytea), now() - interval '8 days'),
+             (gen_random_uuid(), ${petitionId}, ${user.id}, sha256('new'::bytea), now() - interval '6 days')
+    `);
+    const taskQueue = uniqueTaskQueue('purge-invitations');
+    const worker = await createTestWorker(taskQueue);
+    await worker.runUntil(temporal.client.workflow.execute(purgeIdempotencyKeys, { taskQueue, workflowId: `purge-invitations-test-${taskQueue}` }));
+    const left = await db.anyFirst(sql.type(z.object({ days: z.number() }))`
+      SELECT extract(day FROM now() - invited_at)::int AS days FROM decision_maker_invitation_log WHERE petition_id = ${petitionId}`);
+    expect(left).to.deep.equal([6]);
   });
 });

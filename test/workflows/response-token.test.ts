@@ -1,10 +1,11 @@
 // Portal token expiry end to end, with RALLY_RESPONSE_TOKEN_TTL=3s: the token's workflow waits on
 // a server-side timer while the worker is killed and restarted, sends its one reminder, then marks
 // the token expired, and the portal answers 410 from then on.
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { responseTokenWorkflowId } from '../../workflows/index.ts';
+import { responseTokenExpiry, responseTokenWorkflowId } from '../../workflows/index.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
@@ -12,7 +13,7 @@ import { bearer, createTestUser, login } from '../support/identity.ts';
 import { publishedPetition } from '../support/petitions.ts';
 import { PUBLIC_URL, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { portalLink, startMailCatcher, type MailCatcher } from '../support/smtp.ts';
-import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
+import { captureHistory, createTestWorker, uniqueTaskQueue } from '../support/workflows.ts';
 
 describe('response-token workflow', function () {
   this.timeout(120_000);
@@ -57,5 +58,22 @@ describe('response-token workflow', function () {
     const listed = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/decision-makers`, { headers: bearer(token) }));
     expect(listed.data[0]).to.include({ delivery_status: 'expired' });
     expect(listed.data[0].expired_at).to.be.a('string');
+  });
+
+  it('ends at once, without reminding, when the decision maker was removed before it started', async () => {
+    const tokenId = randomUUID();
+    const taskQueue = uniqueTaskQueue('response-token-removed');
+    const worker = await createTestWorker(taskQueue);
+    const now = Date.now();
+    const result = await worker.runUntil(async () => {
+      const handle = await testEnvironment().temporal.client.workflow.start(responseTokenExpiry, {
+        taskQueue, workflowId: responseTokenWorkflowId(tokenId),
+        args: [{ tokenId, petitionId: randomUUID(), issuedAt: new Date(now).toISOString(), expiresAt: new Date(now + 30 * 86_400_000).toISOString() }],
+      });
+      const outcome = await handle.result();
+      await captureHistory('response-token-removed', handle);
+      return outcome;
+    });
+    expect(result).to.deep.equal({ tokenId, outcome: 'removed', reminded: false });
   });
 });

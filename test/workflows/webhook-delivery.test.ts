@@ -1,8 +1,13 @@
 // Deliveries end to end: a real API and worker process (with its dispatcher), events recorded in the
 // outbox, and a local receiver that checks signatures with @octokit/webhooks-methods.
 import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
 import { expect } from 'chai';
+import { z } from 'zod';
+import { recordEvent } from '../../core/events/record-event.ts';
+import { sql } from '../../db/sql.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { createPetitionRow, emitEvent, eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
@@ -50,12 +55,24 @@ describe('webhook delivery', function () {
     }, 30_000, `delivery ${deliveryId} finishing`);
   }
 
+  /** The workflows that sent a delivery, found the way an operator finds them in the Web UI. */
+  async function workflowsOf(deliveryId: string, entityType: 'webhook_delivery_batch' | 'webhook_delivery') {
+    const { client } = testEnvironment().temporal;
+    return eventually(async () => {
+      const found: string[] = [];
+      for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}" AND RallyEntityType = "${entityType}"` })) found.push(execution.workflowId);
+      return found.length > 0 ? found : undefined;
+    }, 15_000, `the ${entityType} workflow of delivery ${deliveryId}`);
+  }
+
   /** The delivery row finishes inside the last activity; the workflow closes a moment later. */
-  async function captureFinished(name: string, deliveryId: string) {
-    const handle = testEnvironment().temporal.client.workflow.getHandle(deliveryId);
+  async function captureFinished(name: string, workflowId: string) {
+    const handle = testEnvironment().temporal.client.workflow.getHandle(workflowId);
     await handle.result();
     await captureHistory(name, handle);
   }
+  const windowOf = (webhookId: string) =>
+    testEnvironment().db.oneFirst(sql.type(z.object({ delivery_window: z.number() }))`SELECT delivery_window FROM webhook_endpoints WHERE id = ${webhookId}`);
 
   it('sends a signed event that a GitHub verifier accepts, and lists the delivery', async () => {
     const hook = await endpoint('/ok', ['200']);
@@ -79,7 +96,24 @@ describe('webhook delivery', function () {
     const listed = await call(`/v1/webhooks/${hook.id}/deliveries?status=delivered`);
     expect(listed.body.data.map((entry: { id: string }) => entry.id)).to.deep.equal([deliveryId]);
     expect((await call(`/v1/webhooks/${hook.id}/deliveries?status=failed`)).body.data).to.deep.equal([]);
-    await captureFinished('webhook-delivery-delivered', deliveryId);
+    const [batch] = await workflowsOf(deliveryId, 'webhook_delivery_batch');
+    await captureFinished('webhook-delivery-batch-delivered', batch!);
+  });
+
+  it('sends events that arrive together in one batch workflow, each delivery found by its id, and widens the window', async () => {
+    const hook = await endpoint('/together', ['200']);
+    const eventIds = await testEnvironment().db.transaction(async (tx) => {
+      const ids: string[] = [];
+      for (let index = 0; index < 5; index += 1) ids.push(await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, index } }));
+      return ids;
+    });
+    const requests = await receiver.waitFor('/together', 5);
+    expect(requests.map((request) => JSON.parse(request.body).id)).to.have.members(eventIds);
+    const deliveryIds = requests.map((request) => String(request.headers['x-rally-delivery-id']));
+    for (const deliveryId of deliveryIds) expect(await finishedDelivery(hook.id, deliveryId)).to.include({ status: 'delivered', attempt_count: 1 });
+    const batches = new Set((await Promise.all(deliveryIds.map((deliveryId) => workflowsOf(deliveryId, 'webhook_delivery_batch')))).flat());
+    expect(batches.size, 'one workflow for the five deliveries').to.equal(1);
+    expect(await windowOf(hook.id)).to.be.above(8);
   });
 
   it('ends delivered after 4 attempts when the receiver fails 3 times first', async () => {
@@ -92,7 +126,10 @@ describe('webhook delivery', function () {
     const delivery = await finishedDelivery(hook.id, deliveryId);
     expect(delivery).to.include({ status: 'delivered', attempt_count: 4 });
     expect(delivery.attempts.map((attempt: { status_code: number }) => attempt.status_code)).to.deep.equal([500, 503, 404, 200]);
-    await captureFinished('webhook-delivery-retried', deliveryId);
+    // The first attempt went out in a batch; the retries in the delivery's own workflow, id = the delivery id.
+    expect(await workflowsOf(deliveryId, 'webhook_delivery')).to.deep.equal([deliveryId]);
+    await captureFinished('webhook-delivery-batch-with-retry', (await workflowsOf(deliveryId, 'webhook_delivery_batch'))[0]!);
+    await captureFinished('webhook-delivery-retried-after-batch', deliveryId);
   });
 
   it('ends failed after 6 attempts, deactivates the endpoint and tells its owner', async () => {
@@ -107,7 +144,8 @@ describe('webhook delivery', function () {
     const gaps = requests.slice(1).map((request, index) => request.receivedAt - requests[index]!.receivedAt);
     expect(gaps[4]!).to.be.within(2_400, 4_200);
     expect(gaps[4]!).to.be.greaterThan(gaps[3]!);
-    expect(gaps[3]!).to.be.greaterThan(gaps[0]!);
+    // The first retry waits for its own workflow to start after the batch: only later gaps show the doubling.
+    expect(gaps[4]!).to.be.greaterThan(gaps[0]!);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received('/down')).to.have.length(6);
     const shown = (await call(`/v1/webhooks/${hook.id}`)).body.data;
@@ -115,7 +153,9 @@ describe('webhook delivery', function () {
     expect(shown.deactivation_reason).to.match(/failed since/);
     const notifications = (await call('/v1/notifications')).body.data;
     expect(notifications.map((notification: { type: string; data: { webhook_id?: string } }) => [notification.type, notification.data.webhook_id])).to.deep.include(['webhook.deactivated', hook.id]);
-    await captureFinished('webhook-delivery-failed', deliveryId);
+    // The first attempt failed: the endpoint's delivery window halved from its initial 8.
+    expect(await windowOf(hook.id)).to.equal(4);
+    await captureFinished('webhook-delivery-failed-after-batch', deliveryId);
   });
 
   it('counts an answer that comes after RALLY_WEBHOOK_TIMEOUT as a failed attempt', async () => {
@@ -171,5 +211,54 @@ describe('webhook delivery', function () {
     await eventually(async () => (receiver.received('/muted').some((request) => JSON.parse(request.body).id === marker) ? true : undefined), 15_000, 'the marker event');
     const list = (await call('/v1/notifications')).body.data as { data: { event_id: string } }[];
     expect(list.map((notification) => notification.data.event_id)).to.not.include(muted);
+  });
+});
+
+describe('webhook delivery to one destination across endpoints', function () {
+  this.timeout(90_000);
+  let api: RunningApi;
+  let worker: RallyProcess;
+  let destination: Server;
+  let inFlight = 0;
+  let peak = 0;
+  let arrived = 0;
+  const env = { ...SHORT_WINDOWS, RALLY_WEBHOOK_TIMEOUT: '2s', RALLY_WEBHOOK_HOST_CONCURRENCY: '2', RALLY_TASK_QUEUE: uniqueTaskQueue('webhook-destinations') };
+
+  before(async () => {
+    // One machine behind many endpoints: it counts the requests it holds at once, each for 150 ms.
+    destination = createServer((request, response) => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      request.resume().on('end', () => setTimeout(() => {
+        inFlight -= 1;
+        arrived += 1;
+        response.end('ok');
+      }, 150));
+    });
+    await new Promise<void>((resolve) => destination.listen(0, '127.0.0.1', resolve));
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+  });
+  after(async () => {
+    await Promise.all([api.stop(), worker.stop()]);
+    destination.closeAllConnections();
+    await new Promise((resolve) => destination.close(resolve));
+  });
+
+  it('keeps at most RALLY_WEBHOOK_HOST_CONCURRENCY requests in flight to one host, whichever endpoints name it, and delivers them all', async () => {
+    const owner = await createTestUser();
+    const token = (await login(api.baseUrl, owner)).accessToken;
+    const { port } = destination.address() as AddressInfo;
+    for (const path of ['/a', '/b', '/c']) {
+      const created = await fetch(`${api.baseUrl}/v1/webhooks`, {
+        method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}${path}`, events: ['signature.created'] }),
+      });
+      expect(created.status).to.equal(201);
+    }
+    const petition = await createPetitionRow(owner.id);
+    for (let index = 0; index < 4; index += 1) await emitEvent(petition);
+    // 3 endpoints × 4 events; each endpoint alone may have several in flight.
+    await eventually(async () => (arrived >= 12 ? true : undefined), 60_000, 'all 12 deliveries');
+    expect(peak).to.equal(2);
   });
 });

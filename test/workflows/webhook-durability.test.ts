@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { z } from 'zod';
+import { recordEvent } from '../../core/events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
 import { loadTemporalSettings } from '../../scripts/lib/temporal-settings.ts';
@@ -65,6 +66,27 @@ describe('webhook delivery survives failures', function () {
       eventIds.push(await emitEvent(petitionId), await emitEvent(petitionId));
       worker = await startWorker(env);
       await expectAllDelivered(webhookId, eventIds, '/kill');
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('delivers every event of a batch whose worker was killed while it was sending the batch', async () => {
+    // A long timeout, so the batch is still waiting for its slow first answer when the worker dies.
+    const env = { ...SHORT_WINDOWS, RALLY_WEBHOOK_TIMEOUT: '20s', RALLY_TASK_QUEUE: uniqueTaskQueue('webhook-batch-kill') };
+    let worker: RallyProcess = await startWorker(env);
+    try {
+      const webhookId = await endpoint('/batch-kill', ['sleep:15000', '200']);
+      const eventIds = await testEnvironment().db.transaction(async (tx) => {
+        const ids: string[] = [];
+        for (let index = 0; index < 5; index += 1) ids.push(await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, index } }));
+        return ids;
+      });
+      // Four answered at once; the batch still waits for the fifth, which the receiver holds back.
+      await receiver.waitFor('/batch-kill', 4);
+      await worker.stop('SIGKILL');
+      worker = await startWorker(env);
+      await expectAllDelivered(webhookId, eventIds, '/batch-kill');
     } finally {
       await worker.stop();
     }

@@ -1,8 +1,9 @@
 // How much the API's middleware stack (problems, request context, body parsing, router, route guard,
 // envelope) costs on a route that does no I/O: GET /v1 on the real API process against a bare
-// node:http server answering the same JSON with the same headers. Both get identical load.
+// node:http server answering the same JSON with the same headers. Both get identical load, in
+// interleaved rounds (interleave.ts), from the separate load generator process.
 import { startBaselineServer } from '../baseline.ts';
-import { measureLoad } from '../load.ts';
+import { measureInterleaved, ratioOf } from '../interleave.ts';
 import { verdictFor, type BenchEnvironment, type ResultRow, type Scenario } from '../scenario.ts';
 
 const NAME = 'no-io-route';
@@ -31,19 +32,21 @@ export const scenario: Scenario = {
     // Started before either measurement, so both targets run beside the same set of processes.
     const baseline = await startBaselineServer(data, env.log);
     try {
-      const api = await measureLoad(`API GET ${ROUTE}`, `${env.apiUrl}${ROUTE}`, env.load, env.log);
-      const bare = await measureLoad('bare node:http', `${baseline.url}${ROUTE}`, env.load, env.log);
-      const ratio = bare.requestsPerSecond > 0 ? api.requestsPerSecond / bare.requestsPerSecond : 0;
+      const [api, bare] = await measureInterleaved([
+        { label: `API GET ${ROUTE}`, url: `${env.apiUrl}${ROUTE}` },
+        { label: 'bare node:http', url: `${baseline.url}${ROUTE}` },
+      ], env.load, env.log);
+      const ratio = ratioOf(api!, bare!);
       return [
         {
-          ...api,
+          ...api!,
           scenario: NAME,
           target: `API GET ${ROUTE}`,
           ratio,
           goal: `≥ ${MIN_RATIO.toFixed(2)}`,
-          verdict: verdictFor(ratio >= MIN_RATIO, api, bare),
+          verdict: verdictFor(ratio >= MIN_RATIO, api!, bare!),
         },
-        { ...bare, scenario: NAME, target: 'bare node:http', ratio: null, goal: null, verdict: null },
+        { ...bare!, scenario: NAME, target: 'bare node:http', ratio: null, goal: null, verdict: null },
       ];
     } finally {
       await baseline.stop();

@@ -70,4 +70,18 @@ describe('response contract (api/http/response-check.ts)', () => {
     const { ctx } = await answer(true, 204, undefined);
     expect(ctx.status).to.equal(204);
   });
+
+  it('answers a frozen data object repeated across answers exactly as the first time: stripped, in a stripped envelope', async () => {
+    const check = createResponseCheck({ strict: true, log: { info() {}, error() {}, warn() {} } })(route);
+    const data = Object.freeze({ id: 'a', name: 'A', secret_hash: 'x' });
+    for (const internal of [1, 2]) {
+      const ctx = context();
+      await check(ctx, async () => {
+        ctx.status = 200;
+        ctx.body = { data, internal };
+      });
+      expect(typeof ctx.body === 'string' ? JSON.parse(ctx.body) : ctx.body).to.deep.equal({ data: { id: 'a', name: 'A' } });
+      expect(ctx.type).to.equal('application/json');
+    }
+  });
 });

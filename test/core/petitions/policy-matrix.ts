@@ -35,6 +35,18 @@ export const EXPECTED: Record<ViewerKind, Record<PetitionKind, string>> = {
   orgAdmin: { draft: 'KRCLM', active: 'KRCLM', closed: 'KRCLM', victory: 'KRCLM', private: 'KRCLM', unlisted: 'KRCLM', under_review: 'KRCLM', deleted: '-----' },
 };
 
+/**
+ * Where the public page and widget show a review notice instead of a 404 page: to whoever may not
+ * read a public or unlisted petition under review. Those who may read it see it as it is.
+ */
+export const REVIEW_NOTICE: Record<ViewerKind, readonly PetitionKind[]> = {
+  anonymous: ['under_review'],
+  signer: ['under_review'],
+  creator: [],
+  platformAdmin: [],
+  orgAdmin: [],
+};
+
 export type Outcome = { knows: boolean; read: boolean; readWithCode: boolean; listed: boolean; manages: boolean };
 
 export function outcomeCell(outcome: Outcome): string {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../../core/errors/domain-error.ts';
-import { ANONYMOUS, assertCanManage, assertCanRead, canList, canManage, canRead, knowsOf, viewerOf, type PetitionAccessFacts, type Viewer } from '../../../core/petitions/policy.ts';
-import { ACCESS_CODE, EXPECTED, outcomeCell, PETITION_SHAPES, PETITIONS, VIEWERS, type ViewerKind } from './policy-matrix.ts';
+import { ANONYMOUS, assertCanManage, assertCanRead, canList, canManage, canRead, knowsOf, showsReviewNotice, viewerOf, type PetitionAccessFacts, type Viewer } from '../../../core/petitions/policy.ts';
+import { ACCESS_CODE, EXPECTED, outcomeCell, PETITION_SHAPES, PETITIONS, REVIEW_NOTICE, VIEWERS, type ViewerKind } from './policy-matrix.ts';
 
 const creatorId = randomUUID();
 const orgId = randomUUID();
@@ -36,6 +36,18 @@ describe('petition policy predicates (core/petitions/policy.ts)', () => {
       });
     }
   }
+
+  for (const viewerKind of VIEWERS) {
+    it(`${viewerKind} sees a review notice on the public page for: ${REVIEW_NOTICE[viewerKind].join(', ') || 'nothing'}`, () => {
+      const noticed = PETITIONS.filter((kind) => showsReviewNotice(viewers[viewerKind], petition(kind)));
+      expect(noticed).to.deep.equal(REVIEW_NOTICE[viewerKind]);
+    });
+  }
+
+  it('shows no review notice for a private petition under review: its link alone reveals nothing', () => {
+    expect(showsReviewNotice(ANONYMOUS, { ...petition('private'), status: 'under_review' })).to.equal(false);
+    expect(showsReviewNotice(ANONYMOUS, { ...petition('unlisted'), status: 'under_review' })).to.equal(true);
+  });
 
   it('refuses a wrong access code to a stranger with 403 access_code_required, and a hidden petition with 404', () => {
     expect(() => assertCanRead(ANONYMOUS, petition('private'), 'WRONGCODE1')).to.throw(DomainError).that.include({ kind: 'forbidden', code: 'access_code_required' });

@@ -1,0 +1,4 @@
+// Imported first by api/main.ts: tracing must be in place before HTTP, pg and undici are loaded.
+import { bootstrapObservability } from '../platform/telemetry.ts';
+
+bootstrapObservability('rally-api');

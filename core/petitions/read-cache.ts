@@ -1,0 +1,145 @@
+// The public reads of petitions, served from memory in each API process: a petition as anyone without
+// credentials reads it by its link, and pages of the public list. Only what the petition policy
+// (policy.ts) shows to ANONYMOUS is ever kept: a petition enters the cache only when
+// canRead(ANONYMOUS) holds without an access code, and lists only ever hold listedTo(ANONYMOUS) rows.
+// Whatever depends on the viewer is decided by the caller, which bypasses this cache for it.
+//
+// Freshness:
+// - the petition's own fields, its creator and category: forgotten the moment the database announces
+//   a change on rally_petition_changed (migration 0020; triggers, so no writer can forget it);
+// - its live count: folded from the signature feed as signatures arrive (every API process hears
+//   every other's), and re-read from the counter shards once it is a second old, so a count is never
+//   more than a second behind whatever the feed missed (invalidations, a lost connection);
+// - list pages: kept one second, and dropped at once on any announced change.
+import { LRUCache } from 'lru-cache';
+import type { DatabasePool } from 'slonik';
+import type { NotificationListener } from '../../db/notifications.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { SignatureFeed, SignatureFeedEvent } from '../signatures/live-feed.ts';
+import { liveSignatureCount } from '../signatures/queries.ts';
+import { listPetitions, type PetitionListQuery } from './listing.ts';
+import { findPetitionByRef } from './manage.ts';
+import { ANONYMOUS, canRead } from './policy.ts';
+import type { PetitionRow } from './queries.ts';
+
+export const PETITION_CHANGED_CHANNEL = 'rally_petition_changed';
+
+/** A count is re-read in the background once this old, and before it is served once COUNT_MAX_AGE_MS old. */
+const COUNT_REFRESH_AFTER_MS = 500;
+const COUNT_MAX_AGE_MS = 1_000;
+const LIST_TTL_MS = 1_000;
+
+export type PublicPetitionCache = {
+  /**
+   * The petition `ref` (slug or id) as an anonymous visitor reads it, or undefined when that is not
+   * a plain public read (no such petition, unpublished, private, deleted): the caller then asks the
+   * database through the policy, which answers the right 404 or 403. A new object whenever anything
+   * shown changes, the same object otherwise (callers may memoize on it).
+   */
+  read(ref: string): Promise<Readonly<PetitionRow> | undefined>;
+  /** A page of the public list (query without creatorId), as listPetitions(…, ANONYMOUS) returns it. */
+  list(query: Omit<PetitionListQuery, 'creatorId'>): Promise<readonly PetitionRow[]>;
+  stop(): void;
+};
+
+type Entry = { row: Readonly<PetitionRow>; countReadAt: number; refreshing?: Promise<void>; unsubscribe: () => void };
+
+/** The three kinds of announcement (migration 0020) and what each one touches. */
+const TOUCHES: Record<string, (row: PetitionRow, id: string) => boolean> = {
+  petition: (row, id) => row.id === id,
+  creator: (row, id) => row.creator_id === id,
+  category: (row, id) => row.category?.id === id,
+};
+
+export async function createPublicPetitionCache(deps: { db: DatabasePool; notifications: NotificationListener; feed: SignatureFeed; log: Logger; maxPetitions?: number }): Promise<PublicPetitionCache> {
+  const entries = new LRUCache<string, Entry>({ max: deps.maxPetitions ?? 10_000, dispose: (entry) => entry.unsubscribe() });
+  const lists = new LRUCache<string, readonly PetitionRow[]>({ max: 1_000, ttl: LIST_TTL_MS });
+  const loading = new Map<string, Promise<Readonly<PetitionRow> | undefined>>();
+  const listLoading = new Map<string, Promise<readonly PetitionRow[]>>();
+  // Bumped by every announced change: a load that started before it does not store what it read.
+  let generation = 0;
+
+  function forget(touches: (row: PetitionRow) => boolean): void {
+    generation += 1;
+    lists.clear();
+    for (const [key, entry] of [...entries.entries()]) if (touches(entry.row)) entries.delete(key);
+  }
+
+  await deps.notifications.listen(PETITION_CHANGED_CHANNEL, (payload) => {
+    const [kind, id] = payload.split(' ');
+    const touches = kind !== undefined && id !== undefined ? TOUCHES[kind] : undefined;
+    forget(touches ? (row) => touches(row, id!) : () => true);
+  });
+  // Announcements sent while the connection was down are lost: start over.
+  deps.notifications.onReconnect(() => forget(() => true));
+
+  function withCount(entry: Entry, count: number): void {
+    if (count !== entry.row.live_signature_count) entry.row = Object.freeze({ ...entry.row, live_signature_count: count });
+  }
+
+  function fold(entry: Entry, event: SignatureFeedEvent): void {
+    // Signing transactions commit out of order, each reporting the count it saw: the largest is the
+    // nearest. A removal reports the count after it.
+    withCount(entry, event.type === 'signature.created' ? Math.max(entry.row.live_signature_count, event.signature_count) : event.signature_count);
+  }
+
+  function refreshCount(entry: Entry): Promise<void> {
+    const startedAt = Date.now();
+    return (entry.refreshing ??= liveSignatureCount(deps.db, entry.row.id)
+      .then((count) => {
+        withCount(entry, count);
+        entry.countReadAt = startedAt;
+      })
+      .finally(() => {
+        entry.refreshing = undefined;
+      }));
+  }
+
+  async function load(ref: string): Promise<Readonly<PetitionRow> | undefined> {
+    const startedIn = generation;
+    const startedAt = Date.now();
+    const found = await findPetitionByRef(deps.db, ref);
+    if (!found || !canRead(ANONYMOUS, found)) return undefined;
+    const row = Object.freeze(found);
+    if (startedIn !== generation || entries.has(ref)) return row;
+    const entry: Entry = { row, countReadAt: startedAt, unsubscribe: () => undefined };
+    entry.unsubscribe = deps.feed.subscribe(row.id, (event) => fold(entry, event));
+    entries.set(ref, entry);
+    return row;
+  }
+
+  function once<T>(pending: Map<string, Promise<T>>, key: string, run: () => Promise<T>): Promise<T> {
+    let promise = pending.get(key);
+    if (!promise) {
+      promise = run().finally(() => pending.delete(key));
+      pending.set(key, promise);
+    }
+    return promise;
+  }
+
+  return {
+    async read(ref) {
+      const entry = entries.get(ref);
+      if (!entry) return once(loading, ref, () => load(ref));
+      const age = Date.now() - entry.countReadAt;
+      if (age > COUNT_MAX_AGE_MS) await refreshCount(entry);
+      else if (age > COUNT_REFRESH_AFTER_MS) refreshCount(entry).catch((error: Error) => deps.log.warn('petition count refresh failed', { error: error.message }));
+      return entry.row;
+    },
+    list(query) {
+      const key = JSON.stringify([query.sort, query.limit, query.cursor ?? null, query.status ?? null, query.categoryId ?? null, query.tags ?? null]);
+      const cached = lists.get(key);
+      if (cached) return Promise.resolve(cached);
+      return once(listLoading, key, async () => {
+        const startedIn = generation;
+        const rows = Object.freeze(await listPetitions(deps.db, { ...query, creatorId: undefined }, ANONYMOUS));
+        if (startedIn === generation) lists.set(key, rows);
+        return rows;
+      });
+    },
+    stop() {
+      entries.clear();
+      lists.clear();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// The statement that writes a batch of signatures, in one round trip and atomically:
+// - every signature, in (petition, user) order so that two batches wait for each other instead of
+//   deadlocking, ON CONFLICT DO NOTHING: the unique index decides who had signed already;
+// - one counter shard per petition, picked at random and bumped by the rows inserted, so thousands of
+//   signers of one petition do not queue on one row (the count is the sum of the shards);
+// - each signature's count: the shards as this statement sees them plus its rank in the batch;
+// - the milestones the batch passed (looking back MILESTONE_LOOKBACK, since under concurrent signing
+//   a count can be a few short), each claimed by the first signature that reached it; the primary key
+//   of petition_milestones lets exactly one claim win;
+// - the outbox events (signature.created per signature, signature.milestone per milestone won),
+//   through THE outbox insert of core/events, and one wake-up for the dispatcher at commit.
+// Statuses are checked again here (a petition closed since the policy read takes no signature).
+import { randomInt } from 'node:crypto';
+import { z } from 'zod';
+import { insertEvent, NOTIFY_DISPATCHER } from '../events/record-event.ts';
+import { sql } from '../../db/sql.ts';
+import { MILESTONE_LOOKBACK, milestonesFor } from './milestones.ts';
+import type { SignatureInput } from './sign.ts';
+
+export const COUNTER_SHARDS = 16;
+
+/** A petition the batch signs: its goal decides its milestones. */
+export type BatchPetition = { id: string; goal: number | null };
+
+/** One row per signature written, in the order given. */
+export const BatchOutcome = z.object({
+  ordinal: z.number(),
+  signature_id: z.string().nullable(),
+  created_at: z.string().nullable(),
+  signature_count: z.number().nullable(),
+  milestone_reached: z.boolean(),
+  /** The petition's status as the statement saw it (null: deleted), to explain a row not inserted. */
+  petition_status: z.string().nullable(),
+});
+
+export function signBatchStatement(inputs: readonly SignatureInput[], petitions: readonly BatchPetition[]) {
+  const column = <T>(pick: (input: SignatureInput) => T) => inputs.map(pick);
+  const schedule = petitions.flatMap((petition) => milestonesFor(petition.goal).map((threshold) => [petition.id, threshold] as const));
+  return sql.type(BatchOutcome)`
+    WITH input AS (
+      SELECT * FROM unnest(
+        ${sql.array(inputs.map((_, index) => index), 'int4')}, ${sql.array(column((input) => input.petitionId), 'uuid')},
+        ${sql.array(column((input) => input.userId), 'uuid')}, ${sql.array(column((input) => input.comment), 'text')},
+        ${sql.array(column((input) => input.isAnonymous), 'bool')}, ${sql.array(column((input) => input.displayLocation), 'text')},
+        ${sql.array(column((input) => input.place.city), 'text')}, ${sql.array(column((input) => input.place.region), 'text')},
+        ${sql.array(column((input) => input.place.country), 'text')}, ${sql.array(column((input) => input.place.latitude), 'float8')},
+        ${sql.array(column((input) => input.place.longitude), 'float8')}, ${sql.array(column((input) => input.referrerSlug), 'text')},
+        ${sql.array(column((input) => input.source ?? null), 'text')}, ${sql.array(column((input) => input.actor.type), 'text')},
+        ${sql.array(column((input) => input.actor.id), 'text')}, ${sql.array(column((input) => input.networkHash?.toString('hex') ?? null), 'text')}
+      ) AS i(ordinal, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude,
+             referrer_slug, source, actor_type, actor_id, network_hash_hex)
+    ), involved AS (
+      SELECT * FROM unnest(${sql.array(petitions.map((petition) => petition.id), 'uuid')}, ${sql.array(petitions.map(() => randomInt(COUNTER_SHARDS)), 'int2')},
+        ${sql.array(petitions.map((petition) => petition.goal), 'int8')}) AS b(petition_id, shard, signature_goal)
+    ), schedule AS (
+      SELECT * FROM unnest(${sql.array(schedule.map(([id]) => id), 'uuid')}, ${sql.array(schedule.map(([, threshold]) => threshold), 'int8')}) AS m(petition_id, threshold)
+    ), live AS (
+      SELECT p.id, p.status FROM petitions p JOIN involved b ON b.petition_id = p.id WHERE p.deleted_at IS NULL
+    ), signed AS (
+      INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, source,
+        email_key, network_hash)
+      SELECT i.petition_id, i.user_id, i.comment, i.is_anonymous, i.display_location, i.city, i.region, i.country, i.latitude, i.longitude,
+        (SELECT u.id FROM users u WHERE u.slug = i.referrer_slug AND u.id <> i.user_id), i.source,
+        (SELECT rally_email_key(u.email) FROM users u WHERE u.id = i.user_id), decode(i.network_hash_hex, 'hex')
+      FROM input i JOIN live ON live.id = i.petition_id AND live.status = 'active'
+      ORDER BY i.petition_id, i.user_id
+      ON CONFLICT ON CONSTRAINT signatures_one_per_user DO NOTHING
+      RETURNING id, petition_id, user_id, created_at
+    ), counted_before AS (
+      -- The shards as this statement's snapshot sees them: without its own additions below.
+      SELECT b.petition_id, b.signature_goal, COALESCE(sum(c.count), 0) AS total
+      FROM involved b LEFT JOIN signature_counters c ON c.petition_id = b.petition_id GROUP BY b.petition_id, b.signature_goal
+    ), ranked AS (
+      SELECT s.id, s.petition_id, s.created_at, i.ordinal, i.user_id, i.is_anonymous, i.comment, i.actor_type, i.actor_id, b.signature_goal,
+        b.total + row_number() OVER (PARTITION BY s.petition_id ORDER BY i.ordinal) AS signature_count
+      FROM signed s JOIN input i ON i.petition_id = s.petition_id AND i.user_id = s.user_id JOIN counted_before b ON b.petition_id = s.petition_id
+    ), counted AS (
+      INSERT INTO signature_counters (petition_id, shard, count)
+      SELECT b.petition_id, b.shard, added.n FROM involved b JOIN (SELECT petition_id, count(*) AS n FROM signed GROUP BY petition_id) added USING (petition_id)
+      ORDER BY b.petition_id
+      ON CONFLICT ON CONSTRAINT signature_counters_pkey DO UPDATE SET count = signature_counters.count + EXCLUDED.count
+    ), claimed AS (
+      INSERT INTO petition_milestones (petition_id, threshold, signature_id)
+      SELECT m.petition_id, m.threshold,
+        (SELECT r.id FROM ranked r WHERE r.petition_id = m.petition_id AND r.signature_count >= m.threshold ORDER BY r.signature_count LIMIT 1)
+      FROM schedule m JOIN (SELECT petition_id, min(signature_count) AS low, max(signature_count) AS high FROM ranked GROUP BY petition_id) reached USING (petition_id)
+      WHERE m.threshold <= reached.high AND m.threshold > reached.low - ${MILESTONE_LOOKBACK}
+      ORDER BY m.petition_id, m.threshold
+      ON CONFLICT ON CONSTRAINT petition_milestones_pkey DO NOTHING
+      RETURNING petition_id, threshold, signature_id
+    ), announced AS (
+      ${insertEvent(
+        {
+          type: sql.fragment`'signature.created'`, actorType: sql.fragment`r.actor_type`, actorId: sql.fragment`r.actor_id`, petitionId: sql.fragment`r.petition_id`,
+          data: sql.fragment`jsonb_build_object('id', r.id, 'petition_id', r.petition_id, 'user_id', CASE WHEN r.is_anonymous THEN NULL ELSE r.user_id END,
+            'is_anonymous', r.is_anonymous, 'comment', r.comment, 'created_at', r.created_at)`,
+        },
+        sql.fragment`ranked r`,
+      )}
+    ), celebrated AS (
+      ${insertEvent(
+        {
+          type: sql.fragment`'signature.milestone'`, actorType: sql.fragment`'system'`, actorId: sql.fragment`NULL`, petitionId: sql.fragment`c.petition_id`,
+          data: sql.fragment`jsonb_build_object('petition_id', c.petition_id, 'milestone', c.threshold, 'signature_count', r.signature_count,
+            'signature_goal', r.signature_goal, 'signature_id', c.signature_id)`,
+        },
+        sql.fragment`claimed c JOIN ranked r ON r.id = c.signature_id`,
+      )}
+    ), notified AS (
+      -- Wakes the outbox dispatcher at commit instead of leaving the events to its next poll.
+      SELECT ${NOTIFY_DISPATCHER} WHERE EXISTS (SELECT 1 FROM announced) OR EXISTS (SELECT 1 FROM celebrated)
+    )
+    SELECT i.ordinal, r.id AS signature_id, r.created_at, r.signature_count::bigint AS signature_count,
+      EXISTS (SELECT 1 FROM claimed c WHERE c.signature_id = r.id) AS milestone_reached, live.status AS petition_status
+    FROM input i LEFT JOIN ranked r ON r.ordinal = i.ordinal LEFT JOIN live ON live.id = i.petition_id
+    -- A SELECT in WITH runs only when read: this reads the wake-up (data-modifying ones always run).
+    WHERE (SELECT count(*) FROM notified) >= 0
+    ORDER BY i.ordinal
+  `;
+}

@@ -1,0 +1,30 @@
+// What the signing throttle counts a signature against besides the client address: the signer's
+// network block (/24 or /64, network-block.ts) and the domain of the signer's email address, as
+// normalised for signatures (rally_email_key: lower-case, Gmail's aliases folded). The domain is
+// read once per user and kept briefly in memory, so a sign request costs no extra query in a burst.
+import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+
+export { networkBlockOf } from './network-block.ts';
+
+const CACHE_TTL_MS = 10 * 60_000;
+const CACHE_MAX_ENTRIES = 100_000;
+
+export type SignerDomains = { domainOf(userId: string): Promise<string | null> };
+
+export function createSignerDomains(db: DatabasePool): SignerDomains {
+  const cache = new Map<string, { domain: string | null; cachedAt: number }>();
+  return {
+    async domainOf(userId) {
+      const hit = cache.get(userId);
+      if (hit && Date.now() - hit.cachedAt < CACHE_TTL_MS) return hit.domain;
+      const domain = await db.maybeOneFirst(sql.type(z.object({ domain: z.string().nullable() }))`
+        SELECT NULLIF(split_part(rally_email_key(email), '@', 2), '') AS domain FROM users WHERE id = ${userId}
+      `);
+      if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
+      cache.set(userId, { domain: domain ?? null, cachedAt: Date.now() });
+      return domain ?? null;
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// SQL behind a batch of first attempts (activities/webhook-batches.ts): what to send, in one query,
+// and recording every attempt of the batch in one transaction, with the same effects recordAttempt
+// has for one (attempt rows, delivery statuses, the endpoint's failure streak and deactivation) plus
+// the endpoint's new delivery window.
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { EVENTS_CHANNEL } from '../events/record-event.ts';
+import { sql } from '../../db/sql.ts';
+import { DeliveryContext, deactivateIfFailingTooLong, type AttemptRecord } from './delivery-attempts.ts';
+
+// The petition and its title name a retry workflow in the Web UI (memo summary, RallyPetitionId).
+export const BatchDeliveryContext = DeliveryContext.extend({
+  attempt_count: z.number(), delivery_window: z.number(), petition_id: z.string().nullable(), petition_title: z.string().nullable(),
+});
+export type BatchDeliveryContext = z.infer<typeof BatchDeliveryContext>;
+
+/** The deliveries that still exist (an endpoint deleted takes its deliveries with it), in the order given. */
+export function loadDeliveryContexts(db: CommonQueryMethods, deliveryIds: readonly string[]) {
+  return db.any(sql.type(BatchDeliveryContext)`
+    SELECT d.id, d.status, d.attempt_count, d.endpoint_id, ep.url, ep.is_active, ep.delivery_window, ep.secret_ciphertext,
+           CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret_ciphertext END AS previous_secret_ciphertext,
+           e.id AS event_id, e.type, e.occurred_at, e.actor_type, e.actor_id, e.data, e.petition_id, p.title AS petition_title
+    FROM unnest(${sql.array([...deliveryIds], 'uuid')}) WITH ORDINALITY AS wanted(id, position)
+    JOIN webhook_deliveries d ON d.id = wanted.id
+    JOIN webhook_endpoints ep ON ep.id = d.endpoint_id
+    JOIN events e ON e.id = d.event_id
+    LEFT JOIN petitions p ON p.id = e.petition_id
+    ORDER BY wanted.position
+  `);
+}
+
+export type BatchRecord = { endpointId: string; attempts: readonly AttemptRecord[]; window: { from: number; to: number } };
+
+export async function recordBatchAttempts(db: DatabasePool, batch: BatchRecord, deactivateAfterMs: number): Promise<void> {
+  const { attempts } = batch;
+  if (attempts.length === 0) return;
+  const column = <T>(pick: (record: AttemptRecord) => T) => attempts.map(pick);
+  await db.transaction(async (tx) => {
+    // The endpoint row first, as recordAttempt does (the dispatcher locks endpoints before deliveries),
+    // and only when something changes, so a healthy busy endpoint is not a hot row.
+    const anyDelivered = attempts.some((record) => record.outcome === 'delivered');
+    const failingSince = anyDelivered ? null : attempts[0]!.attemptedAt;
+    await tx.query(sql.typeAlias('void')`
+      UPDATE webhook_endpoints
+      SET failing_since = CASE WHEN ${anyDelivered} THEN NULL ELSE COALESCE(failing_since, ${failingSince}::timestamptz) END,
+          delivery_window = ${batch.window.to}
+      WHERE id = ${batch.endpointId}
+        AND (delivery_window <> ${batch.window.to} OR (${anyDelivered} AND failing_since IS NOT NULL) OR (NOT ${anyDelivered} AND failing_since IS NULL))
+    `);
+    await tx.query(sql.typeAlias('void')`
+      INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
+      SELECT * FROM unnest(${sql.array(column((record) => record.deliveryId), 'uuid')}, ${sql.array(column((record) => record.attempt), 'int4')},
+        ${sql.array(column((record) => record.attemptedAt), 'timestamptz')}, ${sql.array(column((record) => record.statusCode), 'int4')},
+        ${sql.array(column((record) => record.latencyMs), 'int4')}, ${sql.array(column((record) => record.error), 'text')}, ${sql.array(column((record) => record.excerpt), 'text')})
+      ORDER BY 1
+      ON CONFLICT (delivery_id, attempt) DO NOTHING
+    `);
+    await tx.query(sql.typeAlias('void')`
+      UPDATE webhook_deliveries d
+      SET status = r.outcome, attempt_count = GREATEST(d.attempt_count, r.attempt), last_status_code = r.status_code, last_error = r.error,
+          finished_at = CASE WHEN r.outcome = 'retrying' THEN NULL ELSE now() END
+      FROM unnest(${sql.array(column((record) => record.deliveryId), 'uuid')}, ${sql.array(column((record) => record.outcome), 'text')},
+        ${sql.array(column((record) => record.attempt), 'int4')}, ${sql.array(column((record) => record.statusCode), 'int4')},
+        ${sql.array(column((record) => record.error), 'text')}) AS r(id, outcome, attempt, status_code, error)
+      WHERE d.id = r.id AND d.finished_at IS NULL
+    `);
+    if (attempts.some((record) => record.outcome === 'failed')) await deactivateIfFailingTooLong(tx, batch.endpointId, deactivateAfterMs);
+    // Finished deliveries and first attempts free room of the endpoint: the dispatcher may claim more.
+    await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${EVENTS_CHANNEL}, '')`);
+  });
+}

@@ -1,0 +1,72 @@
+// OpenTelemetry tracing for the API and the worker, exporting OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT.
+// Without that variable nothing is started: no spans, no instrumentation cost, no trace ids in logs.
+// Each process imports its `telemetry.ts` before anything else (api/telemetry.ts, worker/telemetry.ts),
+// so the HTTP, pg and undici instrumentations are in place before those modules are first used.
+// The standard OTel variables still apply (OTEL_BSP_SCHEDULE_DELAY, OTEL_EXPORTER_OTLP_HEADERS, …).
+// The SDK, exporters and instrumentations (about 30 MB) are required only when tracing is on, and
+// synchronously, so they are in place before the modules imported after this one are evaluated.
+import { createRequire } from 'node:module';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { WorkflowClientInterceptor } from '@temporalio/client';
+import { loadConfigOrExit, type Config } from './config.ts';
+import { setLogLevel } from './logger.ts';
+
+export type Tracing = { resource: Resource; spanProcessor: SpanProcessor; shutdown(): Promise<void> };
+
+let tracing: Tracing | undefined;
+const load = createRequire(import.meta.url);
+
+// Paths whose requests are not worth a trace: scrapes and probes arrive every few seconds.
+const UNTRACED_PATHS = new Set(['/metrics', '/health', '/health/live', '/health/ready']);
+
+/** Starts tracing once per process when an OTLP endpoint is configured; later calls return the same. */
+export function startTracing(service: string, config: Config): Tracing | undefined {
+  const endpoint = config.observability.otlpEndpoint;
+  if (tracing || !endpoint) return tracing;
+  const { Resource } = load('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { NodeSDK } = load('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { BatchSpanProcessor } = load('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { HttpInstrumentation } = load('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { PgInstrumentation } = load('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const { UndiciInstrumentation } = load('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
+  const resource = new Resource({ 'service.name': service, 'service.namespace': 'rally' });
+  const url = `${endpoint}/v1/traces`;
+  const exporter = config.observability.otlpProtocol === 'http/json'
+    ? new (load('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url })
+    : new (load('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({ url });
+  const spanProcessor = new BatchSpanProcessor(exporter);
+  const sdk = new NodeSDK({
+    resource,
+    spanProcessors: [spanProcessor],
+    // Rally sends no OTel logs or metrics (logs are JSON lines, metrics are Prometheus).
+    logRecordProcessors: [],
+    instrumentations: [
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]!) }),
+      // Only within a trace: the dispatcher's and limiters' background polling would be noise.
+      new PgInstrumentation({ requireParentSpan: true }),
+      new UndiciInstrumentation({ requireParentforSpans: true }),
+    ],
+  });
+  sdk.start();
+  tracing = { resource, spanProcessor, shutdown: () => sdk.shutdown() };
+  return tracing;
+}
+
+/** What each process's first import runs: LOG_LEVEL, then tracing when an endpoint is set. */
+export function bootstrapObservability(service: string): Tracing | undefined {
+  const config = loadConfigOrExit();
+  setLogLevel(config.observability.logLevel);
+  return startTracing(service, config);
+}
+
+export function currentTracing(): Tracing | undefined {
+  return tracing;
+}
+
+/** For every Temporal Client: starts, signals and updates carry the caller's trace to the workflow. */
+export function tracingClientInterceptors(): WorkflowClientInterceptor[] {
+  if (!tracing) return [];
+  const { OpenTelemetryWorkflowClientInterceptor } = load('@temporalio/interceptors-opentelemetry/lib/client/index.js') as typeof import('@temporalio/interceptors-opentelemetry/lib/client/index.js');
+  return [new OpenTelemetryWorkflowClientInterceptor()];
+}

@@ -1,0 +1,43 @@
+// The load generator, in a process of its own: autocannon with worker threads, so that generating
+// load never shares an event loop with the benchmark's own bookkeeping (signers, samplers) and is not
+// the ceiling of the fastest target (a bare node:http server outruns one autocannon thread).
+// Receives a GeneratorJob over IPC (it may carry thousands of tokens: too long for an argument),
+// sends {result} (autocannon's summary) back, then exits.
+import autocannon from 'autocannon';
+
+export type GeneratorJob = {
+  url: string;
+  method: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Cycled through by every connection in turn (autocannon `requests`), e.g. one per API key. */
+  requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
+  connections: number;
+  pipelining: number;
+  durationSec: number;
+  timeoutSec: number;
+  workers: number;
+};
+
+const job = await new Promise<GeneratorJob>((resolve) => process.once('message', (message) => resolve(message as GeneratorJob)));
+
+const instance = autocannon({
+  url: job.url,
+  method: job.method as autocannon.Request['method'],
+  headers: job.headers,
+  body: job.body,
+  requests: job.requests as autocannon.Request[] | undefined,
+  connections: job.connections,
+  pipelining: job.pipelining,
+  duration: job.durationSec,
+  timeout: job.timeoutSec,
+  workers: job.workers,
+} as autocannon.Options, (error: unknown, result: autocannon.Result) => {
+  if (error) {
+    process.stderr.write(`load generator failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  process.send?.({ result }, () => process.exit(0));
+});
+process.on('SIGTERM', () => instance.stop());
+process.on('disconnect', () => instance.stop());

@@ -1,0 +1,304 @@
+// Issue 17, Observability: one signing-and-webhook run through a real API and worker, with a local
+// OTLP collector, then what an operator would look at: /metrics of both processes, one trace from
+// the sign request to each delivery attempt, and logs that name their ids and hold no secret.
+// The delivery takes the batched path (issue 16): its first attempt goes out in the local activity of
+// a webhookDeliveryBatch workflow, the failed attempt gets a webhookDelivery retry child for the second.
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import WebSocket from 'ws';
+import { RallyDeliveryOutcome, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../../workflows/search-attributes.ts';
+import { testEnvironment } from '../support/environment.ts';
+import { eventually } from '../support/events.ts';
+import { json } from '../support/http.ts';
+import { bearer, createApiKey, createTestUser, login, type Session, type TestUser } from '../support/identity.ts';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
+import { publishedPetition } from '../support/petitions.ts';
+import { parseExposition, sampleValue } from '../support/prometheus.ts';
+import { freePort, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
+import { SHORT_WINDOWS, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
+
+describe('Observability (metrics, traces, logs)', function () {
+  this.timeout(180_000);
+  const metricsToken = `metrics-${randomBytes(12).toString('hex')}`;
+  const logs = { api: '', worker: '' };
+  let otlp: OtlpReceiver;
+  let receiver: WebhookReceiver;
+  let api: RunningApi;
+  let worker: RallyProcess;
+  let workerMetricsUrl: string;
+  let creator: TestUser;
+  let signer: TestUser;
+  let creatorSession: Session;
+  let signerSession: Session;
+  let refreshed: Session['accessToken'];
+  let apiKey: string;
+  let webhookSecret: string;
+  let petitionId: string;
+  let deliveryRequestId: string;
+  let deliveryId: string;
+  let endpointId: string;
+
+  before(async () => {
+    [otlp, receiver] = await Promise.all([startOtlpReceiver(), startWebhookReceiver()]);
+    const workerMetricsPort = await freePort();
+    workerMetricsUrl = `http://127.0.0.1:${workerMetricsPort}/metrics`;
+    const env = {
+      ...SHORT_WINDOWS,
+      RALLY_TASK_QUEUE: uniqueTaskQueue('observability'),
+      RALLY_METRICS_TOKEN: metricsToken,
+      RALLY_WORKER_METRICS_PORT: String(workerMetricsPort),
+      // Two signatures per address per hour, so the third sign request meets the limit.
+      RALLY_SIGN_LIMIT_PER_HOUR: '2',
+      LOG_LEVEL: 'debug',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    };
+    // The API exports in the default encoding (protobuf), the worker in the other one (JSON).
+    [api, worker] = await Promise.all([
+      startApi(env, { onOutput: (chunk) => (logs.api += chunk) }),
+      startWorker({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, { onOutput: (chunk) => (logs.worker += chunk) }),
+    ]);
+
+    creator = await createTestUser();
+    signer = await createTestUser();
+    creatorSession = await login(api.baseUrl, creator);
+    signerSession = await login(api.baseUrl, signer);
+    apiKey = (await createApiKey(api.baseUrl, creatorSession.accessToken, 'full')).key;
+    const refresh = await fetch(`${api.baseUrl}/v1/auth/refresh`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: signerSession.refreshToken }),
+    });
+    refreshed = (await json(refresh)).data.access_token;
+
+    // The receiver fails the first attempt, so the delivery takes a retry.
+    receiver.script('/hook', ['500', '200']);
+    const endpoint = await fetch(`${api.baseUrl}/v1/webhooks`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(apiKey) },
+      body: JSON.stringify({ url: receiver.url('/hook'), events: ['signature.created'] }),
+    });
+    ({ secret: webhookSecret, id: endpointId } = (await json(endpoint)).data);
+    petitionId = (await publishedPetition(api.baseUrl, creatorSession.accessToken, { title: 'Plant trees along the river' })).id;
+
+    const sign = (token: string) => fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ comment: 'For the shade' }),
+    });
+    const signed = await sign(refreshed);
+    expect(signed.status).to.equal(201);
+    deliveryRequestId = signed.headers.get('x-request-id')!;
+    expect((await sign(refreshed)).status, 'the same signer again').to.equal(409);
+    expect((await sign(creatorSession.accessToken)).status, 'past the per-address limit').to.equal(429);
+
+    const [, delivered] = await receiver.waitFor('/hook', 2, 60_000);
+    expect(delivered!.headers['x-rally-event']).to.equal('signature.created');
+    deliveryId = String(delivered!.headers['x-rally-delivery-id']);
+  });
+
+  after(async () => {
+    await Promise.all([api?.stop(), worker?.stop()]);
+    await Promise.all([otlp?.close(), receiver?.close()]);
+  });
+
+  const scrape = (url: string, token = metricsToken) => fetch(url, token ? { headers: bearer(token) } : {});
+
+  describe('GET /metrics', () => {
+    it('answers 401 with a problem without the RALLY_METRICS_TOKEN bearer, on the API and the worker', async () => {
+      for (const url of [`${api.baseUrl}/metrics`, workerMetricsUrl]) {
+        for (const token of ['', 'not-the-token', `${metricsToken}x`]) {
+          const response = await scrape(url, token);
+          expect(response.status, `${url} with ${token}`).to.equal(401);
+          expect(response.headers.get('content-type')).to.match(/^application\/problem\+json/);
+          expect((await json(response)).status).to.equal(401);
+        }
+      }
+    });
+
+    it('shows the API requests by route template, signatures, rate-limit refusals, WebSockets, the pool and the dependencies', async () => {
+      const socket = new WebSocket(`${api.baseUrl.replace('http', 'ws')}/v1/realtime`);
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      const response = await scrape(`${api.baseUrl}/metrics`);
+      socket.close();
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('content-type')).to.match(/^text\/plain/);
+      const samples = parseExposition(await response.text());
+      const sign = { route: '/v1/petitions/:id/signatures', method: 'POST' };
+      expect(sampleValue(samples, 'rally_http_requests_total', { ...sign, status: '201' })).to.equal(1);
+      expect(sampleValue(samples, 'rally_http_requests_total', { ...sign, status: '409' })).to.equal(1);
+      expect(sampleValue(samples, 'rally_http_requests_total', { ...sign, status: '429' })).to.equal(1);
+      expect(samples.some((sample) => sample.name === 'rally_http_requests_total' && sample.labels.route!.includes(petitionId)), 'no raw ids as routes').to.equal(false);
+      expect(sampleValue(samples, 'rally_http_request_duration_seconds_count', { ...sign, status: '201' })).to.equal(1);
+      const signSeconds = sampleValue(samples, 'rally_http_request_duration_seconds_sum', { ...sign, status: '201' })!;
+      expect(signSeconds).to.be.greaterThan(0).and.lessThan(30);
+      expect(sampleValue(samples, 'rally_signatures_total', { outcome: 'accepted' })).to.equal(1);
+      expect(sampleValue(samples, 'rally_signatures_total', { outcome: 'refused' })).to.equal(1);
+      expect(sampleValue(samples, 'rally_rate_limit_rejections_total', { limit: 'sign_limit' })).to.equal(1);
+      expect(sampleValue(samples, 'rally_websocket_connections')).to.equal(1);
+      expect(sampleValue(samples, 'rally_db_pool_connections', { state: 'max' })).to.equal(20);
+      expect(sampleValue(samples, 'rally_db_pool_connections', { state: 'waiting' })).to.equal(0);
+      expect(sampleValue(samples, 'rally_dependency_up', { dependency: 'database' })).to.equal(1);
+      expect(sampleValue(samples, 'rally_dependency_up', { dependency: 'temporal' })).to.equal(1);
+      expect(sampleValue(samples, 'process_resident_memory_bytes')).to.be.greaterThan(10_000_000);
+    });
+
+    it("shows the worker's deliveries and attempts, the outbox lag and Temporal's own worker metrics on one port", async () => {
+      // The second attempt's outcome is recorded right after the receiver answered it.
+      const samples = await eventually(async () => {
+        const scraped = parseExposition(await (await scrape(workerMetricsUrl)).text());
+        return sampleValue(scraped, 'rally_webhook_deliveries_total', { outcome: 'delivered' }) === 1 ? scraped : undefined;
+      }, 30_000, 'the delivery counted');
+      expect(sampleValue(samples, 'rally_webhook_delivery_attempts_total', { outcome: 'retrying' })).to.equal(1);
+      expect(sampleValue(samples, 'rally_webhook_delivery_attempts_total', { outcome: 'delivered' })).to.equal(1);
+      expect(sampleValue(samples, 'rally_webhook_delivery_attempts_sum', { outcome: 'delivered' })).to.equal(2);
+      expect(sampleValue(samples, 'rally_webhook_attempt_duration_seconds_count')).to.equal(2);
+      const lag = sampleValue(samples, 'rally_outbox_lag_seconds')!;
+      expect(lag).to.be.at.least(0).and.lessThan(60);
+      expect(sampleValue(samples, 'rally_webhook_deliveries_waiting')).to.equal(0);
+      expect(sampleValue(samples, 'rally_webhook_endpoints_failing')).to.equal(0);
+      expect(sampleValue(samples, 'rally_db_pool_connections', { state: 'max' })).to.equal(10);
+      const temporal = samples.filter((sample) => sample.name.startsWith('temporal_'));
+      expect(temporal.length, 'Temporal Core series').to.be.greaterThan(10);
+      // The first attempt ran in the batch's local activity, the second in the retry workflow's activity.
+      expect(sampleValue(samples, 'temporal_local_activity_execution_latency_count', { activity_type: 'sendDeliveryBatch' })).to.be.at.least(1);
+      expect(sampleValue(samples, 'temporal_activity_execution_latency_count', { activity_type: 'attemptDelivery' })).to.be.at.least(1);
+    });
+  });
+
+  describe('traces', () => {
+    it('link the sign request through the outbox, the batch workflow and its local activity to the first attempt, and the retry child workflow to the second', async () => {
+      const spansOfSign = (): ReceivedSpan[] => {
+        const server = otlp.spans().find((span) => span.service === 'rally-api' && span.kind === 2 && span.attributes['http.route'] === '/v1/petitions/:id/signatures'
+          && span.attributes['rally.request_id'] === deliveryRequestId);
+        return server ? otlp.spans().filter((span) => span.traceId === server.traceId) : [];
+      };
+      const isAttempt = (span: ReceivedSpan) => span.service === 'rally-worker' && span.kind === 3 && String(span.attributes['url.full']).endsWith('/hook');
+      const trace = await eventually(async () => {
+        const spans = spansOfSign();
+        // Workflow spans are exported when they end: the batch's after it started the child, the child's after the last attempt.
+        const ended = ['RunWorkflow:webhookDeliveryBatch', 'RunWorkflow:webhookDelivery'].every((name) => spans.some((span) => span.name === name));
+        return spans.filter(isAttempt).length >= 2 && ended ? spans : undefined;
+      }, 30_000, 'both delivery attempts in the trace of the sign request');
+      expect([...otlp.encodings()].sort()).to.deep.equal(['json', 'protobuf']);
+      const names = trace.map((span) => `${span.service} ${span.name}`);
+      expect(names).to.include.members([
+        'rally-api POST /v1/petitions/:id/signatures',
+        'rally-worker StartWorkflow:webhookDeliveryBatch',
+        'rally-worker RunWorkflow:webhookDeliveryBatch',
+        'rally-worker StartActivity:sendDeliveryBatch',
+        'rally-worker RunActivity:sendDeliveryBatch',
+        'rally-worker StartChildWorkflow:webhookDelivery',
+        'rally-worker RunWorkflow:webhookDelivery',
+        'rally-worker StartActivity:attemptDelivery',
+        'rally-worker RunActivity:attemptDelivery',
+      ]);
+      // Every span but the request's own hangs from another span of the same trace.
+      const byId = new Map(trace.map((span) => [span.spanId, span]));
+      const roots = trace.filter((span) => !byId.has(span.parentSpanId));
+      expect(roots.map((span) => span.name)).to.deep.equal(['POST /v1/petitions/:id/signatures']);
+      const ancestry = (span: ReceivedSpan): string[] => {
+        const names: string[] = [];
+        for (let parent = byId.get(span.parentSpanId); parent; parent = byId.get(parent.parentSpanId)) names.push(parent.name);
+        return names;
+      };
+      // The first attempt inside the batch's local activity, the second inside the retry workflow the batch started.
+      const attemptsUnder = trace.filter(isAttempt).map((span) => ancestry(span).find((name) => name.startsWith('RunActivity:')));
+      expect(attemptsUnder.sort()).to.deep.equal(['RunActivity:attemptDelivery', 'RunActivity:sendDeliveryBatch']);
+      const retry = trace.find((span) => span.name === 'RunWorkflow:webhookDelivery')!;
+      expect(ancestry(retry)).to.include.ordered.members(['StartChildWorkflow:webhookDelivery', 'RunWorkflow:webhookDeliveryBatch', 'StartWorkflow:webhookDeliveryBatch']);
+    });
+  });
+
+  describe('Temporal Web UI', () => {
+    it('shows a memo summary naming the petition and the endpoint host on the batch and the retry workflow, and finds them by business id and delivery outcome', async () => {
+      const { client } = testEnvironment().temporal;
+      const summary = `Webhook signature.created for "Plant trees along the river" to ${new URL(receiver.url('/hook')).host}`;
+      const retry = client.workflow.getHandle(deliveryId);
+      await retry.result();
+      const delivery = await retry.describe();
+      expect(delivery.type).to.equal('webhookDelivery');
+      expect(delivery.memo?.summary).to.equal(summary);
+      expect(delivery.typedSearchAttributes.get(RallyWebhookEndpointId)).to.equal(endpointId);
+      expect(delivery.typedSearchAttributes.get(RallyPetitionId)).to.equal(petitionId);
+      expect(delivery.typedSearchAttributes.get(RallyWebhookDeliveryId)).to.deep.equal([deliveryId]);
+      expect(delivery.typedSearchAttributes.get(RallyDeliveryOutcome)).to.equal('delivered');
+      const petition = await client.workflow.getHandle(`petition-${petitionId}`).describe();
+      expect(petition.memo?.summary).to.equal('Petition "Plant trees along the river"');
+
+      // The README's query for one delivery finds its batch and its retry workflow.
+      const byDelivery = await eventually(async () => {
+        const found = new Map<string, string>();
+        for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}"` })) found.set(execution.type, execution.workflowId);
+        return found.size === 2 ? found : undefined;
+      }, 30_000, 'the list query finding the batch and the retry workflow');
+      expect([...byDelivery.keys()].sort()).to.deep.equal(['webhookDelivery', 'webhookDeliveryBatch']);
+      const batchHandle = client.workflow.getHandle(byDelivery.get('webhookDeliveryBatch')!);
+      await batchHandle.result();
+      const batch = await batchHandle.describe();
+      expect(batch.memo?.summary, 'a batch of one delivery is summarised as that delivery').to.equal(summary);
+      expect(batch.typedSearchAttributes.get(RallyPetitionId)).to.equal(petitionId);
+      expect(batch.typedSearchAttributes.get(RallyWebhookDeliveryId)).to.deep.equal([deliveryId]);
+      await captureHistory('webhook-delivery-batch-retry-with-summary', batchHandle);
+      await captureHistory('webhook-delivery-retried-with-summary', retry);
+
+      const found = await eventually(async () => {
+        const types: string[] = [];
+        for await (const execution of client.workflow.list({ query: `RallyPetitionId = "${petitionId}"` })) types.push(execution.type);
+        return ['webhookDeliveryBatch', 'webhookDelivery', 'petitionLifecycle'].every((type) => types.includes(type)) ? types : undefined;
+      }, 30_000, 'the list query finding the petition\'s workflows');
+      expect(found).to.include.members(['webhookDeliveryBatch', 'webhookDelivery', 'petitionLifecycle']);
+      const byOutcome = async (outcome: string) => {
+        const ids: string[] = [];
+        for await (const execution of client.workflow.list({ query: `RallyWebhookEndpointId = "${endpointId}" AND RallyDeliveryOutcome = "${outcome}"` })) ids.push(execution.workflowId);
+        return ids;
+      };
+      expect(await eventually(async () => ((await byOutcome('delivered')).length > 0 ? byOutcome('delivered') : undefined), 30_000, 'the outcome searchable')).to.deep.equal([deliveryId]);
+      expect(await byOutcome('failed')).to.deep.equal([]);
+    });
+  });
+
+  describe('logs', () => {
+    const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
+
+    it('are JSON lines; requests carry request_id and trace_id, activities workflow_id, run_id, activity and attempt', async () => {
+      for (const [process, text] of Object.entries(logs)) {
+        for (const line of lines(text)) expect(() => JSON.parse(line), `${process}: ${line}`).to.not.throw();
+      }
+      const apiLines = lines(logs.api).map((line) => JSON.parse(line));
+      const signLine = apiLines.find((line) => line.message === 'request' && line.route === '/v1/petitions/:id/signatures' && line.request_id === deliveryRequestId);
+      expect(signLine, 'the sign request logged').to.not.equal(undefined);
+      expect(signLine.trace_id).to.match(/^[0-9a-f]{32}$/);
+      const workerLines = await eventually(async () => {
+        const parsed = lines(logs.worker).map((line) => JSON.parse(line));
+        return parsed.some((line) => line.message === 'webhook attempt' && line.delivery_attempt === 2) ? parsed : undefined;
+      }, 30_000, 'the second attempt logged');
+      const activityLines = workerLines.filter((line) => line.activity === 'sendDeliveryBatch' || line.activity === 'attemptDelivery');
+      for (const line of activityLines) {
+        expect(line.workflow_id, JSON.stringify(line)).to.be.a('string');
+        expect(line.run_id, JSON.stringify(line)).to.be.a('string');
+        expect(line.attempt, JSON.stringify(line)).to.be.a('number');
+      }
+      // The first attempt in the batch's local activity, the second in the retry workflow (id = the delivery id):
+      // `attempt` is each activity's own first try, `delivery_attempt` counts over the delivery's life.
+      const written = activityLines.filter((line) => line.message === 'webhook attempt' && line.delivery_id === deliveryId);
+      expect(written.map((line) => [line.activity, line.attempt, line.delivery_attempt, line.outcome])).to.deep.equal([
+        ['sendDeliveryBatch', 1, 1, 'retrying'], ['attemptDelivery', 1, 2, 'delivered'],
+      ]);
+      expect(written[0].workflow_id).to.match(/^webhook-batch-/);
+      expect(written[1].workflow_id).to.equal(deliveryId);
+      // Lines written inside the activities also name the trace of the sign request.
+      for (const line of written) expect(line.trace_id, JSON.stringify(line)).to.equal(signLine.trace_id);
+    });
+
+    it('hold none of the secrets the run created', () => {
+      const secrets = {
+        'creator password': creator.password, 'signer password': signer.password,
+        'access token': creatorSession.accessToken, 'refreshed access token': refreshed, 'refresh token': signerSession.refreshToken,
+        'ID token': creatorSession.idToken, 'API key': apiKey, 'webhook secret': webhookSecret, 'metrics token': metricsToken,
+      };
+      expect(logs.api.length + logs.worker.length).to.be.greaterThan(1_000);
+      for (const [name, secret] of Object.entries(secrets)) {
+        expect(secret, name).to.be.a('string').with.length.greaterThan(10);
+        expect(logs.api.includes(secret), `${name} in the API's logs`).to.equal(false);
+        expect(logs.worker.includes(secret), `${name} in the worker's logs`).to.equal(false);
+      }
+    });
+  });
+});
