@@ -19,6 +19,7 @@ import type { Config } from '../platform/config.ts';
 import { createHealthRoutes, createReadiness, type Readiness } from './health/routes.ts';
 import { createRequestContextMiddleware, type RallyContext, type RallyState } from './http/context.ts';
 import { createErrorMiddleware } from './http/error-middleware.ts';
+import { createUnreadBodyDrain } from './http/body.ts';
 import { createSecurityHeadersMiddleware } from './http/security-headers.ts';
 import { createIdempotencyMiddleware } from './http/idempotency.ts';
 import { RallyError } from './http/problem.ts';
@@ -180,6 +181,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   app.use(createHttpMetricsMiddleware(deps.log));
   app.use(createFramingPolicy());
   app.use(createSecurityHeadersMiddleware({ publicUrl: config.publicUrl }));
+  app.use(createUnreadBodyDrain());
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));
   app.use(createRequestContextMiddleware({ trustProxy: config.trustProxy }));
   app.use(createMetricsEndpoint({ token: config.observability.metricsToken }));

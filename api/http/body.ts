@@ -2,7 +2,8 @@
 // module adds the answers it leaves out, each a precise problem instead of a 500 or a reset:
 // another media type is a 415; an encoding Rally does not decode is a 415 and a body that does not
 // decode under its Content-Encoding a 400 invalid_encoding; JSON nested deeper than MAX_DEPTH a 400;
-// a body over the limit a 413 sent once the excess is read (up to a bound), with Connection: close.
+// a body over the limit a 413 sent once the excess is read (up to a bound), with Connection: close;
+// a body nothing read is read and thrown away before the answer (createUnreadBodyDrain).
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
@@ -36,8 +37,12 @@ export function jsonDepth(value: unknown): number {
   return deepest;
 }
 
+// Requests whose rest was already read and thrown away (up to the bound): never twice.
+const discarded = new WeakSet<IncomingMessage>();
+
 function discardRest(req: IncomingMessage): Promise<void> {
-  if (req.complete || req.destroyed) return Promise.resolve();
+  if (req.complete || req.destroyed || discarded.has(req)) return Promise.resolve();
+  discarded.add(req);
   return new Promise((resolve) => {
     let seen = 0;
     const finish = () => {
@@ -111,5 +116,21 @@ export function createJsonBodyMiddleware(options: { limitBytes: number }): Middl
       throw new RallyError('bad-request', `The JSON body nests deeper than ${MAX_DEPTH} levels.`, { code: 'nesting_too_deep' });
     }
     return next();
+  };
+}
+
+/**
+ * Reads and throws away (up to the same bound) a request body that nothing read: a GET's, or one
+ * refused before its turn (401, 404, 429…). Answering first would close a `Connection: close`
+ * socket with the body still unread, and the kernel then resets the connection, so the client
+ * never sees the answer.
+ */
+export function createUnreadBodyDrain(): Middleware<RallyState> {
+  return async function drainUnreadBody(ctx, next) {
+    try {
+      await next();
+    } finally {
+      await discardRest(ctx.req);
+    }
   };
 }

@@ -2,8 +2,10 @@
 // fixed seed): wrong types per property, missing and extra fields, 100k-character strings, deep
 // nesting, invalid UTF-8, NUL bytes, numbers out of range, garbage path and query values, wrong
 // content types and encodings, JSON cut short; with no credential, a real user's token, a real API
-// key and garbage. No answer may be a 5xx or take over 5 s, and every 4xx is a problem document.
-// FUZZ_RUNS sets the requests per operation, FUZZ_SEED the seed (fixed unless set).
+// key and garbage. No answer may be a 5xx or take over 5 s, and every 4xx is a problem document
+// (or has the form the operation documents for that status: OAuth errors, HTML pages).
+// FUZZ_RUNS sets the requests per operation, FUZZ_SEED the seed (fixed unless set); a failure names
+// the operation's seed and the request, so it replays.
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { fetchOpenApiDocument, operationsOf, type Operation } from '../support/fuzz/openapi.ts';

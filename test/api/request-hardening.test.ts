@@ -129,6 +129,34 @@ describe('malformed requests', function () {
     });
   });
 
+  describe('bodies nobody reads', () => {
+    /** Sends `bytes` with Connection: close and resolves with the answer, or rejects if the connection was reset. */
+    const closingExchange = (method: string, path: string, bytes: Buffer) => new Promise<{ status: number; type: string | undefined }>((resolve, reject) => {
+      const req = httpRequest(`${api.baseUrl}${path}`, { method, agent: false, headers: { connection: 'close', 'content-type': 'application/json', 'content-length': String(bytes.length) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'] }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(bytes);
+    });
+    const body = Buffer.from(JSON.stringify(['x'.repeat(4 * 1024 * 1024)]));
+
+    it('answers a GET that carries a body it does not read, without resetting the connection', async () => {
+      for (let attempt = 0; attempt < 20; attempt += 1) {
+        expect((await closingExchange('GET', '/openapi.json', body)).status).to.equal(200);
+      }
+    });
+
+    it('answers 401 to a POST refused before its body is read, without resetting the connection', async () => {
+      for (let attempt = 0; attempt < 20; attempt += 1) {
+        const answer = await closingExchange('POST', '/v1/petitions', body);
+        expect(answer.status).to.equal(401);
+        expect(answer.type).to.match(/^application\/problem\+json/);
+      }
+    });
+  });
+
   describe("requests Node's HTTP parser refuses", () => {
     it('answers 431 problem+json to headers over the limit', async () => {
       const answer = await rawExchange(Number(new URL(api.baseUrl).port), `GET /health HTTP/1.1\r\nHost: x\r\nX-Long: ${'a'.repeat(20_000)}\r\n\r\n`);

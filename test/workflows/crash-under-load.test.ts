@@ -93,6 +93,25 @@ describe('crashes under load', function () {
     expect(load.acknowledged.length, 'signatures acknowledged across the kill').to.be.above(before);
   }
 
+  /** For a failure message: where the deliveries that did not arrive are stuck, in Rally and in Temporal. */
+  async function explainUndelivered(state: Awaited<ReturnType<typeof storedSigningState>>): Promise<string> {
+    const waiting = state.deliveries.filter((delivery) => delivery.status !== 'delivered');
+    const lines = [`${waiting.length} of ${state.deliveries.length} deliveries not delivered (${waiting.filter((delivery) => !delivery.started).length} never started)`];
+    const connection = await Connection.connect({ address: temporal.address });
+    try {
+      for (const delivery of waiting.filter((each) => each.started).slice(0, 3)) {
+        const described = await new Client({ connection }).workflow.getHandle(delivery.id).describe().then(
+          (description) => `${description.status.name}, pending activities ${JSON.stringify(description.raw.pendingActivities?.map((activity) => ({ state: activity.state, attempt: activity.attempt, lastFailure: activity.lastFailure?.message })))}`,
+          (failure: Error) => failure.message,
+        );
+        lines.push(`${delivery.id} (${delivery.status}): ${described}`);
+      }
+    } finally {
+      await connection.close();
+    }
+    return lines.join('; ');
+  }
+
   it('loses nothing acknowledged and delivers every event once the worker, the API and Temporal were killed in turn', async () => {
     const owner = await createTestUser();
     const token = (await login(api.baseUrl, owner)).accessToken;
@@ -132,11 +151,9 @@ describe('crashes under load', function () {
     const delivered = (eventId: string) => receiver.received(HOOK).some((request) => request.status === 200 && JSON.parse(request.body).id === eventId);
     const state = await eventually(async () => {
       latest = await storedSigningState(petition.id, webhook.data.id);
-      return latest.deliveries.every((status) => status === 'delivered') && latest.events.every((event) => delivered(event.id)) ? latest : undefined;
-    }, 120_000, 'every event delivered').catch((error: Error) => {
-      const statuses = Object.entries(Object.groupBy(latest?.deliveries ?? [], (status) => status)).map(([status, rows]) => `${status}: ${rows!.length}`);
-      const missing = latest?.events.filter((event) => !delivered(event.id)).length;
-      throw new Error(`${error.message}; deliveries ${statuses.join(', ')} of ${latest?.events.length} events, ${missing} not received`);
+      return latest.deliveries.every((delivery) => delivery.status === 'delivered') && latest.events.every((event) => delivered(event.id)) ? latest : undefined;
+    }, 180_000, 'every event delivered').catch(async (error: Error) => {
+      throw new Error(`${error.message}: ${await explainUndelivered(latest!)}`);
     });
 
     const signers = new Set(state.signerIds);

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { wireBodies } from './bodies.ts';
 import type { Operation, Parameter } from './openapi.ts';
-import { hostileText, INVALID_UTF8, plausible } from './values.ts';
+import { forgedCursors, hostileText, INVALID_UTF8, plausible } from './values.ts';
 
 export type FuzzRequest = { method: string; path: string; headers: Record<string, string>; body?: Buffer; label: string };
 
@@ -49,13 +49,16 @@ function pathValue(parameter: Parameter, known: KnownValues): fc.Arbitrary<{ tex
 }
 
 function queryPairs(parameters: Parameter[]): fc.Arbitrary<[string, string][]> {
-  const declared = parameters.map((parameter) =>
-    fc.oneof(
+  const declared = parameters.map((parameter) => {
+    const choices: fc.WeightedArbitrary<[string, string][]>[] = [
       { weight: 2, arbitrary: fc.constant<[string, string][]>([]) },
       { weight: 2, arbitrary: plausible(parameter.schema).map((value): [string, string][] => [[parameter.name, asText(value)]]) },
       { weight: 2, arbitrary: hostileText(parameter.schema).map((value): [string, string][] => [[parameter.name, value]]) },
       { weight: 1, arbitrary: fc.array(hostileText(parameter.schema), { minLength: 2, maxLength: 3 }).map((values) => values.map((value): [string, string] => [parameter.name, value])) },
-    ));
+    ];
+    if (parameter.name === 'cursor') choices.push({ weight: 3, arbitrary: forgedCursors.map((value): [string, string][] => [[parameter.name, value]]) });
+    return fc.oneof(...choices);
+  });
   const unknown = fc.array(fc.tuple(fc.oneof(fc.constantFrom('limit', 'cursor', 'sort', 'page', '__proto__', 'constructor', ''), fc.string({ maxLength: 12 })), hostileText({})), { maxLength: 2 });
   return fc.tuple(fc.tuple(...declared), fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: unknown }))
     .map(([known, extra]) => [...known.flat(), ...extra]);
@@ -69,7 +72,7 @@ function credentialHeaders(credentials: Credentials): fc.Arbitrary<{ headers: Re
     { weight: 4, arbitrary: fc.constant({ headers: { authorization: `Bearer ${credentials.accessToken}` }, label: 'user token' }) },
     { weight: 2, arbitrary: fc.constant({ headers: { authorization: `Bearer ${credentials.apiKey}` }, label: 'API key' }) },
     { weight: 1, arbitrary: fc.constant({ headers: { 'x-api-key': credentials.apiKey }, label: 'API key in X-API-Key' }) },
-    { weight: 2, arbitrary: fc.constantFrom('Bearer', 'Bearer ', 'Basic Zm9vOmJhcg==', `Bearer ${'x'.repeat(8_000)}`, 'Bearer rally_live_0000', 'Bearer a.b.c', `Bearer ${credentials.accessToken}x`, 'bearer  two  spaces')
+    { weight: 2, arbitrary: fc.constantFrom('Bearer', 'Bearer ', 'Basic Zm9vOmJhcg==', `Bearer ${'x'.repeat(8_000)}`, 'Bearer rally_live_0000', 'Bearer a.b.c', 'Bearer \u00ff\u00fe', `Bearer ${credentials.accessToken}x`, 'bearer  two  spaces')
       .map((value) => ({ headers: { authorization: value }, label: `authorization ${JSON.stringify(value.slice(0, 40))}` })) },
   );
 }
