@@ -25,7 +25,7 @@ const MAX_READ_BYTES = 64 * 1024;
 
 export async function postWebhook(
   http: Dispatcher,
-  target: { url: string; body: string; headers: Record<string, string>; timeoutMs: number; allowPrivate: boolean },
+  target: { url: string; body: string; headers: Record<string, string>; timeoutMs: number; allowPrivate: boolean; allowedMs?: number },
 ): Promise<AttemptReport> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -44,7 +44,7 @@ export async function postWebhook(
     return { statusCode: response.statusCode, latencyMs: elapsed(), error: ok ? null : `HTTP ${response.statusCode}`, excerpt, refused: false };
   } catch (error) {
     const refused = error instanceof AddressRefusedError || (error as { cause?: unknown }).cause instanceof AddressRefusedError;
-    return { statusCode: null, latencyMs: elapsed(), error: describe(error, target.timeoutMs), excerpt: null, refused };
+    return { statusCode: null, latencyMs: elapsed(), error: describe(error, target.allowedMs ?? target.timeoutMs), excerpt: null, refused };
   }
 }
 

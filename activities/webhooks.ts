@@ -95,8 +95,10 @@ function busyAsReport(destinations: DestinationBudget, outcome: AttemptReport | 
 export async function sendAttempt(deps: WebhookActivityDependencies, context: DeliveryContext, timeoutMs: number): Promise<AttemptReport> {
   const body = webhookBody(context);
   // Within the destination's budget across endpoints (core/webhooks/destination-budget.ts).
+  // The receiver gets what is left of RALLY_WEBHOOK_TIMEOUT after any wait for a slot; a timeout is
+  // reported against the whole setting, which is what the endpoint's owner configured against.
   const outcome = await deps.destinations.withSlot(context.url, timeoutMs, (remainingMs) => postWebhook(deps.http, {
-    url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs: remainingMs, allowPrivate: deps.allowPrivate,
+    url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs: remainingMs, allowedMs: timeoutMs, allowPrivate: deps.allowPrivate,
   }));
   return busyAsReport(deps.destinations, outcome);
 }
