@@ -53,8 +53,10 @@ describe('crashes under load', function () {
       PORT: String(apiPort),
       TEMPORAL_ADDRESS: temporal.address,
       RALLY_TASK_QUEUE: uniqueTaskQueue('crash'),
-      // Attempts 2 s, 4 s, 8 s… apart: failing deliveries outlast a restart without giving up.
-      RALLY_WEBHOOK_RETRY_INITIAL: '2s',
+      // Attempts 4 s, 8 s, 16 s… apart, about two minutes from first to last: a delivery that fails
+      // while the receiver answers 500 across a kill and a restart (a minute or more on a loaded
+      // machine) still has attempts left when it answers 200 again.
+      RALLY_WEBHOOK_RETRY_INITIAL: '4s',
       RALLY_WEBHOOK_DEACTIVATE_AFTER: '1h',
       RALLY_WEBHOOK_ENDPOINT_CONCURRENCY: '100',
     };
