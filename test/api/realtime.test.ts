@@ -70,6 +70,16 @@ describe('GET /v1/realtime (WebSocket)', function () {
   });
 });
 
+/** A connection as soon as the server frees a slot of this address: tried every 100 ms for 5 s. */
+async function connectOnceFree(baseUrl: string): Promise<Awaited<ReturnType<typeof connect>> | undefined> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const opened = await connect(baseUrl).catch(() => undefined);
+    if (opened) return opened;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return undefined;
+}
+
 describe('GET /v1/realtime limits', function () {
   this.timeout(120_000);
   let api: RunningApi;
@@ -85,11 +95,7 @@ describe('GET /v1/realtime limits', function () {
     expect(refused).to.include('429');
     a.socket.close();
     await new Promise((resolve) => a.socket.once('close', resolve));
-    let again: Awaited<ReturnType<typeof connect>> | undefined;
-    for (let attempt = 0; attempt < 50 && !again; attempt += 1) {
-      again = await connect(api.baseUrl).catch(() => undefined);
-      if (!again) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const again = await connectOnceFree(api.baseUrl);
     expect(again).to.not.equal(undefined);
     // Closed and seen closed by the server too, so the next test starts with the address's slots free.
     await Promise.all([again!, b].map((open) => new Promise((resolve) => {
@@ -100,11 +106,7 @@ describe('GET /v1/realtime limits', function () {
 
   it('closes with 1008 and a reason when a client sends more than 20 messages a second', async () => {
     // The server may release the previous test's slots a moment after the clients saw them close.
-    let client: Awaited<ReturnType<typeof connect>> | undefined;
-    for (let attempt = 0; attempt < 50 && !client; attempt += 1) {
-      client = await connect(api.baseUrl).catch(() => undefined);
-      if (!client) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const client = await connectOnceFree(api.baseUrl);
     if (!client) throw new Error('no connection was accepted within 5 s');
     const closed = new Promise<[number, string]>((resolve) => client.socket.once('close', (code, reason) => resolve([code, String(reason)])));
     for (let index = 0; index < 40; index += 1) client.send({ type: 'ping' });
