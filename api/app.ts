@@ -52,7 +52,9 @@ import { createTransitionRoutes } from './petitions/transition-routes.ts';
 import { createMediaRoutes } from './media/routes.ts';
 import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
 import { createSearchRoutes } from './search/routes.ts';
+import { createPetitionSearch } from '../core/search/search-cache.ts';
 import { createAnalyticsRoutes } from './analytics/routes.ts';
+import { createCachedPetitionAnalytics } from '../core/analytics/analytics-cache.ts';
 import { createPageViewCounter } from '../core/analytics/page-views.ts';
 import { createEmbedRoutes } from './embeds/routes.ts';
 import { createFramingPolicy } from './pages/framing.ts';
@@ -146,11 +148,11 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
     ...createLeaderboardRoutes({ db }),
     ...createPetitionExportRoutes({ db }),
-    ...createAnalyticsRoutes({ db }),
+    ...createAnalyticsRoutes({ db, petitionAnalytics: await createCachedPetitionAnalytics({ db, notifications, log: deps.log }) }),
     ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews, cache: petitionCache, httpsOnly: config.nodeEnv === 'production' }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
-    ...createSearchRoutes({ db, searchTimeoutMs: config.search.timeoutMs }),
+    ...createSearchRoutes({ search: await createPetitionSearch({ db, timeoutMs: config.search.timeoutMs, notifications, log: deps.log }) }),
     ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews }),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
     ...createMemberRoutes({ db }),

@@ -1,7 +1,8 @@
 // Per-petition analytics (its creator or a platform administrator) and public platform statistics.
 // Both read rollup tables only, kept by the fold-signature-rollups schedule.
 import type { DatabasePool } from 'slonik';
-import { analyticsRange, assertMayViewAnalytics, petitionAnalytics } from '../../core/analytics/petition-analytics.ts';
+import type { CachedPetitionAnalytics } from '../../core/analytics/analytics-cache.ts';
+import { analyticsRange, assertMayViewAnalytics } from '../../core/analytics/petition-analytics.ts';
 import { platformStats, statsRange } from '../../core/analytics/platform-stats.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import { loadViewer } from '../../core/petitions/viewer.ts';
@@ -9,7 +10,7 @@ import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { PetitionAnalytics, PetitionAnalyticsParams, PetitionAnalyticsQuery, PlatformStats, StatsQuery } from './schemas.ts';
 
-export function createAnalyticsRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
+export function createAnalyticsRoutes(deps: { db: DatabasePool; petitionAnalytics: CachedPetitionAnalytics }): AnyRouteSpec[] {
   const tag = 'Analytics';
   return [
     defineRoute({
@@ -21,7 +22,7 @@ export function createAnalyticsRoutes(deps: { db: DatabasePool }): AnyRouteSpec[
         const petition = await findPetitionById(deps.db, params.id);
         assertMayViewAnalytics(petition, await loadViewer(deps.db, ctx.state.principal));
         const range = analyticsRange(petition, query.start_date, query.end_date);
-        sendData(ctx, await petitionAnalytics(deps.db, petition.id, range, query.granularity));
+        sendData(ctx, await deps.petitionAnalytics(petition.id, range, query.granularity));
       },
     }),
     defineRoute({

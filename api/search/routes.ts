@@ -1,18 +1,16 @@
 // /v1/search: full-text petition search with facets, and title suggestions. Public. Both are
 // bounded by RALLY_SEARCH_TIMEOUT: a search that trips it answers 503 search-unavailable.
-import type { DatabasePool } from 'slonik';
 import { DomainError, invalidField } from '../../core/errors/domain-error.ts';
 import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { SEARCH_UNAVAILABLE } from '../../core/search/bounded.ts';
 import { isIsoCountryCode } from '../../core/search/countries.ts';
-import { searchPetitions } from '../../core/search/petition-search.ts';
-import { suggestTitles } from '../../core/search/suggest.ts';
+import type { PetitionSearch } from '../../core/search/search-cache.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { PetitionSearchQuery, PetitionSearchResult, SuggestQuery, SuggestResult } from './schemas.ts';
 
-export type SearchRouteDependencies = { db: DatabasePool; searchTimeoutMs: number };
+export type SearchRouteDependencies = { search: PetitionSearch };
 
 /** The search module's "unavailable" becomes the spec's own 503 problem, with Retry-After. */
 async function unlessUnavailable<T>(search: Promise<T>): Promise<T> {
@@ -28,7 +26,6 @@ async function unlessUnavailable<T>(search: Promise<T>): Promise<T> {
 
 export function createSearchRoutes(deps: SearchRouteDependencies): AnyRouteSpec[] {
   const tag = 'Search';
-  const search = { db: deps.db, timeoutMs: deps.searchTimeoutMs };
   return [
     defineRoute({
       method: 'get', path: '/v1/search/petitions', operationId: 'searchPetitions', tag, auth: 'none',
@@ -38,7 +35,7 @@ export function createSearchRoutes(deps: SearchRouteDependencies): AnyRouteSpec[
       async handler(ctx, { query }) {
         if (query.country !== undefined && !isIsoCountryCode(query.country)) throw invalidField('country', 'invalid_country', 'must be an ISO 3166-1 alpha-2 country code');
         const q = query.q?.trim() || undefined;
-        const result = await unlessUnavailable(searchPetitions(search, { ...query, q, country: query.country?.toUpperCase() }));
+        const result = await unlessUnavailable(deps.search.search({ ...query, q, country: query.country?.toUpperCase() }));
         sendList(ctx, result.rows.map((row) => toPetitionSummary(row, undefined)), { next_cursor: result.nextCursor, has_more: result.hasMore }, { facets: result.facets });
       },
     }),
@@ -50,7 +47,7 @@ export function createSearchRoutes(deps: SearchRouteDependencies): AnyRouteSpec[
       async handler(ctx, { query }) {
         const prefix = query.q.trim();
         if (prefix.length < 2) throw invalidField('q', 'too_small', 'must have at least 2 characters besides spaces');
-        sendData(ctx, await unlessUnavailable(suggestTitles(search, prefix, query.limit)));
+        sendData(ctx, await unlessUnavailable(deps.search.suggest(prefix, query.limit)));
       },
     }),
   ];

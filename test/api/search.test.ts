@@ -6,6 +6,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { testEnvironment } from '../support/environment.ts';
+import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login } from '../support/identity.ts';
 import { createPetition, publishedPetition, transition } from '../support/petitions.ts';
@@ -220,6 +221,19 @@ describe('search', function () {
       }
       expect((await fetch(`${slowApi.baseUrl}/v1/search/petitions?q=${marker}`)).status).to.equal(200);
       await slowApi.stop();
+    });
+  });
+
+  describe('a question asked again', () => {
+    it('no longer finds a petition moments after it is deleted, in search and in suggestions', async () => {
+      const word = randomWord(11);
+      const doomed = (await publishedPetition(api.baseUrl, token, { title: `Doomed ${word} meadow`, tags: [tag] })).id;
+      const suggest = async () => (await json(await get(`/v1/search/suggest?q=${word}`))).data as { slug: string }[];
+      await eventually(async () => (idsOf(await search({ q: word })).includes(doomed) ? true : undefined), 5_000, 'the new petition found');
+      await eventually(async () => ((await suggest()).length === 1 ? true : undefined), 5_000, 'the new petition suggested');
+      expect((await fetch(`${api.baseUrl}/v1/petitions/${doomed}`, { method: 'DELETE', headers: bearer(token) })).status).to.equal(204);
+      await eventually(async () => (idsOf(await search({ q: word })).length === 0 ? true : undefined), 5_000, 'the deleted petition gone from search');
+      await eventually(async () => ((await suggest()).length === 0 ? true : undefined), 5_000, 'the deleted petition gone from suggestions');
     });
   });
 
