@@ -1,17 +1,21 @@
 // Per-petition analytics (its creator or a platform administrator) and public platform statistics.
 // Both read rollup tables only, kept by the fold-signature-rollups schedule.
 import type { DatabasePool } from 'slonik';
-import type { CachedPetitionAnalytics } from '../../core/analytics/analytics-cache.ts';
+import type { CachedPetitionAnalytics, PetitionAnalytics as PetitionAnalyticsAnswer } from '../../core/analytics/analytics-cache.ts';
 import { analyticsRange, assertMayViewAnalytics } from '../../core/analytics/petition-analytics.ts';
 import { platformStats, statsRange } from '../../core/analytics/platform-stats.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import { loadViewer } from '../../core/petitions/viewer.ts';
+import { markViewerSpecific } from '../http/conditional.ts';
 import { sendData } from '../http/context.ts';
+import { presentedOnce } from '../http/presented.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { PetitionAnalytics, PetitionAnalyticsParams, PetitionAnalyticsQuery, PlatformStats, StatsQuery } from './schemas.ts';
 
 export function createAnalyticsRoutes(deps: { db: DatabasePool; petitionAnalytics: CachedPetitionAnalytics }): AnyRouteSpec[] {
   const tag = 'Analytics';
+  // The same answer object is handed out until the rollups move (analytics-cache.ts): checked once per object.
+  const presentAnalytics = presentedOnce<PetitionAnalyticsAnswer, PetitionAnalyticsAnswer>();
   return [
     defineRoute({
       method: 'get', path: '/v1/petitions/:id/analytics', operationId: 'petitionAnalytics', tag, auth: 'required', permission: 'read',
@@ -20,9 +24,11 @@ export function createAnalyticsRoutes(deps: { db: DatabasePool; petitionAnalytic
       responses: { 200: { description: 'The petition’s analytics', schema: PetitionAnalytics }, 403: { description: 'Not the creator' }, 404: { description: 'No such petition' } },
       async handler(ctx, { params, query }) {
         const petition = await findPetitionById(deps.db, params.id);
-        assertMayViewAnalytics(petition, await loadViewer(deps.db, ctx.state.principal));
+        assertMayViewAnalytics(petition, await loadViewer(deps.db, ctx.state.principal, petition));
         const range = analyticsRange(petition, query.start_date, query.end_date);
-        sendData(ctx, await deps.petitionAnalytics(petition.id, range, query.granularity));
+        const answer = await deps.petitionAnalytics(petition.id, range, query.granularity);
+        markViewerSpecific(ctx);
+        sendData(ctx, presentAnalytics(answer, () => ({ ...answer })).data);
       },
     }),
     defineRoute({

@@ -82,7 +82,7 @@ export function createEmbedRoutes(deps: { db: DatabasePool; publicUrl: string })
       responses: { 200: { description: 'The embed code', schema: EmbedCodeEnvelope }, 403: { description: 'Not your petition' }, 409: { description: 'A private petition cannot be embedded' } },
       async handler(ctx, { params, body }) {
         const petition = await findPetitionById(db, params.id);
-        assertCanManage(await loadViewer(db, ctx.state.principal), petition);
+        assertCanManage(await loadViewer(db, ctx.state.principal, petition), petition);
         if (petition.visibility === 'private') {
           throw new RallyError('conflict', 'A private petition cannot be embedded: its widget is public. Make it public or unlisted first.', { code: 'petition_private' });
         }

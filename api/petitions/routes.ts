@@ -14,7 +14,8 @@ import { viewerOf } from '../../core/petitions/policy.ts';
 import type { AccessCodeGuard } from '../../core/petitions/access-code-guard.ts';
 import type { PublicPetitionCache } from '../../core/petitions/read-cache.ts';
 import type { PetitionRow } from '../../core/petitions/queries.ts';
-import { markViewerSpecific, notModified, weakEtagOf } from '../http/conditional.ts';
+import { markViewerSpecific, notModified } from '../http/conditional.ts';
+import { presentedOnce } from '../http/presented.ts';
 import { createPetition } from '../../core/petitions/create.ts';
 import { listPetitions, positionOf } from '../../core/petitions/listing.ts';
 import { checkAccessCode, deletePetition, readPetitionByLink, updatePetition } from '../../core/petitions/manage.ts';
@@ -33,39 +34,10 @@ export type PetitionRouteDependencies = {
   httpsOnly?: boolean;
 };
 
-type Presented<T> = { data: T; etag: string };
-
-/**
- * What an anonymous caller is shown, with its ETag, computed once per cached object: the cache hands
- * out a new object whenever something shown changes (and a list page's rows for one query only), so
- * the object's identity is the version.
- */
-function memoized<K extends object, T>(): (key: K, present: () => T) => Presented<T> {
-  const seen = new WeakMap<K, Presented<T>>();
-  return (key, present) => {
-    let presented = seen.get(key);
-    if (!presented) {
-      // Frozen, so that the response check may trust it after checking it once (response-check.ts).
-      const data = deepFreeze(present());
-      presented = { data, etag: weakEtagOf(JSON.stringify(data)) };
-      seen.set(key, presented);
-    }
-    return presented;
-  };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
-  }
-  return value;
-}
-
 export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteSpec[] {
   const tag = 'Petitions';
-  const publicSummary = memoized<Readonly<PetitionRow>, ReturnType<typeof toPetitionSummary>>();
-  const publicPage = memoized<readonly PetitionRow[], { page: ReturnType<typeof toPetitionSummary>[]; pagination: ReturnType<typeof paginate>['pagination'] }>();
+  const publicSummary = presentedOnce<Readonly<PetitionRow>, ReturnType<typeof toPetitionSummary>>();
+  const publicPage = presentedOnce<readonly PetitionRow[], { page: ReturnType<typeof toPetitionSummary>[]; pagination: ReturnType<typeof paginate>['pagination'] }>();
   return [
     defineRoute({
       method: 'get', path: '/v1/categories', operationId: 'listCategories', tag, auth: 'none', summary: 'The categories petitions can be filed under',

@@ -26,7 +26,7 @@ export function createTransitionRoutes(deps: LifecycleDependencies & { db: Datab
   async function run(ctx: RallyContext, petitionId: string, definition: Transition, victoryMessage?: string) {
     const principal = ctx.state.principal!;
     const petition = await findPetitionById(deps.db, petitionId);
-    assertCanManage(await loadViewer(deps.db, principal), petition);
+    assertCanManage(await loadViewer(deps.db, principal, petition), petition);
     await transition(deps, definition.update, petitionId, petition.status, { actor: actorOf(principal), victoryMessage });
     sendData(ctx, toPetitionSummary((await findPetitionById(deps.db, petitionId))!, principal.userId));
   }

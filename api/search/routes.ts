@@ -5,7 +5,11 @@ import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { SEARCH_UNAVAILABLE } from '../../core/search/bounded.ts';
 import { isIsoCountryCode } from '../../core/search/countries.ts';
 import type { PetitionSearch } from '../../core/search/search-cache.ts';
-import { sendData, sendList } from '../http/context.ts';
+import type { SearchPage } from '../../core/search/petition-search.ts';
+import type { Suggestion } from '../../core/search/suggest.ts';
+import { notModified } from '../http/conditional.ts';
+import { sendData, sendList, type Pagination } from '../http/context.ts';
+import { presentedOnce } from '../http/presented.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { PetitionSearchQuery, PetitionSearchResult, SuggestQuery, SuggestResult } from './schemas.ts';
@@ -26,28 +30,48 @@ async function unlessUnavailable<T>(search: Promise<T>): Promise<T> {
 
 export function createSearchRoutes(deps: SearchRouteDependencies): AnyRouteSpec[] {
   const tag = 'Search';
+  // The same answer object is handed out while it is cached (search-cache.ts): presented once per object.
+  const presentPage = presentedOnce<SearchPage, { summaries: ReturnType<typeof toPetitionSummary>[]; pagination: Pagination; facets: SearchPage['facets'] }>();
+  const presentSuggestions = presentedOnce<readonly Suggestion[], readonly Suggestion[]>();
   return [
     defineRoute({
       method: 'get', path: '/v1/search/petitions', operationId: 'searchPetitions', tag, auth: 'none',
       summary: 'Search publicly listed petitions, with facet counts',
       query: PetitionSearchQuery,
-      responses: { 200: { description: 'A page of matches, best first', schema: PetitionSearchResult }, 503: { description: 'Search unavailable (timed out); retry after Retry-After seconds' } },
+      responses: {
+        200: { description: 'A page of matches, best first', schema: PetitionSearchResult },
+        304: { description: 'Not modified (If-None-Match matched the ETag of the current answer)' },
+        503: { description: 'Search unavailable (timed out); retry after Retry-After seconds' },
+      },
       async handler(ctx, { query }) {
         if (query.country !== undefined && !isIsoCountryCode(query.country)) throw invalidField('country', 'invalid_country', 'must be an ISO 3166-1 alpha-2 country code');
         const q = query.q?.trim() || undefined;
         const result = await unlessUnavailable(deps.search.search({ ...query, q, country: query.country?.toUpperCase() }));
-        sendList(ctx, result.rows.map((row) => toPetitionSummary(row, undefined)), { next_cursor: result.nextCursor, has_more: result.hasMore }, { facets: result.facets });
+        const { data, etag } = presentPage(result, () => ({
+          summaries: result.rows.map((row) => toPetitionSummary(row, undefined)),
+          pagination: { next_cursor: result.nextCursor, has_more: result.hasMore },
+          facets: result.facets,
+        }));
+        if (notModified(ctx, etag)) return;
+        sendList(ctx, data.summaries, data.pagination, { facets: data.facets });
       },
     }),
     defineRoute({
       method: 'get', path: '/v1/search/suggest', operationId: 'suggestPetitions', tag, auth: 'none',
       summary: 'Petition titles for a typed prefix (typo-tolerant)',
       query: SuggestQuery,
-      responses: { 200: { description: 'Suggestions, closest first', schema: SuggestResult }, 503: { description: 'Search unavailable (timed out)' } },
+      responses: {
+        200: { description: 'Suggestions, closest first', schema: SuggestResult },
+        304: { description: 'Not modified (If-None-Match matched the ETag of the current answer)' },
+        503: { description: 'Search unavailable (timed out)' },
+      },
       async handler(ctx, { query }) {
         const prefix = query.q.trim();
         if (prefix.length < 2) throw invalidField('q', 'too_small', 'must have at least 2 characters besides spaces');
-        sendData(ctx, await unlessUnavailable(deps.search.suggest(prefix, query.limit)));
+        const suggestions = await unlessUnavailable(deps.search.suggest(prefix, query.limit));
+        const { data, etag } = presentSuggestions(suggestions, () => suggestions.map((suggestion) => ({ ...suggestion })));
+        if (notModified(ctx, etag)) return;
+        sendData(ctx, data);
       },
     }),
   ];

@@ -5,9 +5,15 @@
 import type { CommonQueryMethods } from 'slonik';
 import type { Principal } from '../auth/principal.ts';
 import { administeredOrganizationIds } from '../organizations/roles.ts';
-import { ANONYMOUS, viewerOf, type Viewer } from './policy.ts';
+import { ANONYMOUS, viewerOf, type PetitionAccessFacts, type Viewer } from './policy.ts';
 
-export async function loadViewer(db: CommonQueryMethods, principal: Pick<Principal, 'userId' | 'role'> | undefined): Promise<Viewer> {
+/**
+ * The viewer, with the organizations they administer. Given the one petition the request is about,
+ * those are read only when they can change the answer: when the petition belongs to an organization
+ * and the viewer is not its creator.
+ */
+export async function loadViewer(db: CommonQueryMethods, principal: Pick<Principal, 'userId' | 'role'> | undefined, about?: PetitionAccessFacts | null): Promise<Viewer> {
   if (!principal) return ANONYMOUS;
+  if (about !== undefined && (about === null || about.org_id === null || about.creator_id === principal.userId)) return viewerOf(principal);
   return { ...viewerOf(principal), administeredOrganizationIds: await administeredOrganizationIds(db, principal.userId) };
 }

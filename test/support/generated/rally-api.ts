@@ -7823,6 +7823,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified (If-None-Match matched the ETag of the current answer) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Search unavailable (timed out); retry after Retry-After seconds */
             503: {
                 headers: {
@@ -7883,6 +7890,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified (If-None-Match matched the ETag of the current answer) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Search unavailable (timed out) */
             503: {
