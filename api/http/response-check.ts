@@ -8,8 +8,8 @@
 // Answers served from memory repeat the same `data` object on every request. When that object is
 // frozen (nothing can change it after it was checked), its checked and stripped copy is remembered
 // per route and status, as JSON, with the envelope's fields the schema kept; later answers with it
-// skip the copy, the validation and the serialization of `data` (the JSON is spliced into the
-// envelope): the envelope around it (meta, pagination) is built by context.ts and has one shape.
+// skip the copy, the validation and the serialization of `data` (its JSON bytes are spliced into
+// the envelope): the envelope around it (meta, pagination) is built by context.ts and has one shape.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../platform/logger.ts';
@@ -55,7 +55,7 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
       return validators.get(status)!;
     };
     const declared = Object.keys(route.responses).join(', ');
-    type Checked = { json: string; envelope: string[] };
+    type Checked = { bytes: Buffer; envelope: string[] };
     const checkedData = new Map<number, WeakMap<object, Checked>>();
     const checkedOf = (status: number) => {
       if (!checkedData.has(status)) checkedData.set(status, new WeakMap());
@@ -74,12 +74,25 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
       const data = frozenData(ctx.body);
       const checked = data && checkedOf(status).get(data);
       if (checked) {
+        // The remembered data goes out as the bytes encoded when it was checked; only the small
+        // envelope fields around it are encoded per answer (a large answer, such as two years of
+        // daily analytics, is then never re-encoded).
         const body = ctx.body as Record<string, unknown>;
-        const fields = checked.envelope
-          .filter((field) => field === 'data' || body[field] !== undefined)
-          .map((field) => `${JSON.stringify(field)}:${field === 'data' ? checked.json : JSON.stringify(body[field])}`);
+        const parts: Buffer[] = [];
+        let text = '{';
+        for (const field of checked.envelope) {
+          if (field !== 'data' && body[field] === undefined) continue;
+          text += `${text === '{' ? '' : ','}${JSON.stringify(field)}:`;
+          if (field === 'data') {
+            parts.push(Buffer.from(text), checked.bytes);
+            text = '';
+          } else {
+            text += JSON.stringify(body[field]);
+          }
+        }
+        parts.push(Buffer.from(`${text}}`));
         const type = ctx.type;
-        ctx.body = `{${fields.join(',')}}`;
+        ctx.body = Buffer.concat(parts);
         ctx.type = type;
         return;
       }
@@ -91,7 +104,7 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
         if (options.strict) throw new ResponseContractError(`${route.operationId} answered ${status} with a body its schema refuses: ${problems}`);
         options.log.warn('response does not match its schema', { operation: route.operationId, status, errors: problems });
       }
-      if (valid && data) checkedOf(status).set(data, { json: JSON.stringify((answer as { data: unknown }).data), envelope: Object.keys(answer as object) });
+      if (valid && data) checkedOf(status).set(data, { bytes: Buffer.from(JSON.stringify((answer as { data: unknown }).data)), envelope: Object.keys(answer as object) });
       const type = ctx.type;
       ctx.body = answer;
       if (type) ctx.type = type;

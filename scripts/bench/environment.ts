@@ -107,7 +107,9 @@ async function waitForApi(apiUrl: string, exitedWith: () => string | undefined, 
 }
 
 async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, log: Log, name = 'api'): Promise<number | undefined> {
-  const api = spawnPrefixed({ name, command: process.execPath, args: ['api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
+  // BENCH_PROFILE=<dir>: each API process writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const api = spawnPrefixed({ name, command: process.execPath, args: [...profile, 'api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
   cleanup.add('api', async () => {
     await stopChild(api, API_STOP_GRACE_MS);
   });

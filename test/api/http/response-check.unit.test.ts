@@ -80,7 +80,7 @@ describe('response contract (api/http/response-check.ts)', () => {
         ctx.status = 200;
         ctx.body = { data, internal };
       });
-      expect(typeof ctx.body === 'string' ? JSON.parse(ctx.body) : ctx.body).to.deep.equal({ data: { id: 'a', name: 'A' } });
+      expect(Buffer.isBuffer(ctx.body) ? JSON.parse(ctx.body.toString()) : ctx.body).to.deep.equal({ data: { id: 'a', name: 'A' } });
       expect(ctx.type).to.equal('application/json');
     }
   });
