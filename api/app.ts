@@ -148,7 +148,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
     ...createLeaderboardRoutes({ db }),
     ...createPetitionExportRoutes({ db }),
-    ...createAnalyticsRoutes({ db, petitionAnalytics: await createCachedPetitionAnalytics({ db, notifications, log: deps.log }) }),
+    ...createAnalyticsRoutes({ db, petitions: petitionCache, petitionAnalytics: await createCachedPetitionAnalytics({ db, notifications, log: deps.log }) }),
     ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews, cache: petitionCache, httpsOnly: config.nodeEnv === 'production' }),
     ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
     ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),

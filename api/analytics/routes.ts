@@ -5,6 +5,7 @@ import type { CachedPetitionAnalytics, PetitionAnalytics as PetitionAnalyticsAns
 import { analyticsRange, assertMayViewAnalytics } from '../../core/analytics/petition-analytics.ts';
 import { platformStats, statsRange } from '../../core/analytics/platform-stats.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
+import type { PublicPetitionCache } from '../../core/petitions/read-cache.ts';
 import { loadViewer } from '../../core/petitions/viewer.ts';
 import { markViewerSpecific } from '../http/conditional.ts';
 import { sendData } from '../http/context.ts';
@@ -12,7 +13,7 @@ import { presentedOnce } from '../http/presented.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { PetitionAnalytics, PetitionAnalyticsParams, PetitionAnalyticsQuery, PlatformStats, StatsQuery } from './schemas.ts';
 
-export function createAnalyticsRoutes(deps: { db: DatabasePool; petitionAnalytics: CachedPetitionAnalytics }): AnyRouteSpec[] {
+export function createAnalyticsRoutes(deps: { db: DatabasePool; petitions: PublicPetitionCache; petitionAnalytics: CachedPetitionAnalytics }): AnyRouteSpec[] {
   const tag = 'Analytics';
   // The same answer object is handed out until the rollups move (analytics-cache.ts): checked once per object.
   const presentAnalytics = presentedOnce<PetitionAnalyticsAnswer, PetitionAnalyticsAnswer>();
@@ -23,7 +24,9 @@ export function createAnalyticsRoutes(deps: { db: DatabasePool; petitionAnalytic
       params: PetitionAnalyticsParams, query: PetitionAnalyticsQuery,
       responses: { 200: { description: 'The petition’s analytics', schema: PetitionAnalytics }, 403: { description: 'Not the creator' }, 404: { description: 'No such petition' } },
       async handler(ctx, { params, query }) {
-        const petition = await findPetitionById(deps.db, params.id);
+        // A public petition's facts (creator, organization, first day) come from the read cache, which
+        // forgets them the moment they change; any other petition is read from the database.
+        const petition = (await deps.petitions.read(params.id)) ?? (await findPetitionById(deps.db, params.id));
         assertMayViewAnalytics(petition, await loadViewer(deps.db, ctx.state.principal, petition));
         const range = analyticsRange(petition, query.start_date, query.end_date);
         const answer = await deps.petitionAnalytics(petition.id, range, query.granularity);
