@@ -207,7 +207,9 @@ describe('admin API', function () {
       const user = await createTestUser();
       const token = (await login(api.baseUrl, user)).accessToken;
       const until = new Date(Date.now() + 3_000).toISOString();
-      expect((await call('POST', `/v1/admin/users/${user.id}/suspend`, admin.token, { reason: 'Cool off', until })).body.data.suspended_until).to.equal(until);
+      // The same instant; PostgreSQL writes fractions without trailing zeros (.68 for .680).
+      const suspendedUntil = (await call('POST', `/v1/admin/users/${user.id}/suspend`, admin.token, { reason: 'Cool off', until })).body.data.suspended_until as string;
+      expect(Date.parse(suspendedUntil)).to.equal(Date.parse(until));
       expect((await call('GET', '/v1/me', token)).status).to.equal(403);
       await eventually(async () => (await call('GET', '/v1/me', token)).status === 200, 'the suspension to end');
       const entries = await call('GET', '/v1/admin/audit-logs?action=user.unsuspended&target_type=user&limit=100', admin.token);
