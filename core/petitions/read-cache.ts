@@ -10,10 +10,13 @@
 // - its live count: folded from the signature feed as signatures arrive (every API process hears
 //   every other's), and re-read from the counter shards once it is a second old, so a count is never
 //   more than a second behind whatever the feed missed (invalidations, a lost connection);
-// - list pages: kept one second, and dropped at once on any announced change.
+// - list pages: fresh for a second, then served while one refresh runs (a page nobody asked for in
+//   ten seconds is read again first), and dropped at once on any announced change
+//   (platform/answer-cache.ts, as search answers are).
 import { LRUCache } from 'lru-cache';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
+import { createAnswerCache } from '../../platform/answer-cache.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { SignatureFeed, SignatureFeedEvent } from '../signatures/live-feed.ts';
 import { liveSignatureCount } from '../signatures/queries.ts';
@@ -27,7 +30,8 @@ export const PETITION_CHANGED_CHANNEL = 'rally_petition_changed';
 /** A count is re-read in the background once this old, and before it is served once COUNT_MAX_AGE_MS old. */
 const COUNT_REFRESH_AFTER_MS = 500;
 const COUNT_MAX_AGE_MS = 1_000;
-const LIST_TTL_MS = 1_000;
+const LIST_FRESH_MS = 1_000;
+const LIST_MAX_AGE_MS = 10_000;
 
 export type PublicPetitionCache = {
   /**
@@ -53,15 +57,14 @@ const TOUCHES: Record<string, (row: PetitionRow, id: string) => boolean> = {
 
 export async function createPublicPetitionCache(deps: { db: DatabasePool; notifications: NotificationListener; feed: SignatureFeed; log: Logger; maxPetitions?: number }): Promise<PublicPetitionCache> {
   const entries = new LRUCache<string, Entry>({ max: deps.maxPetitions ?? 10_000, dispose: (entry) => entry.unsubscribe() });
-  const lists = new LRUCache<string, readonly PetitionRow[]>({ max: 1_000, ttl: LIST_TTL_MS });
+  const lists = createAnswerCache<readonly PetitionRow[]>({ max: 1_000, freshMs: LIST_FRESH_MS, maxAgeMs: LIST_MAX_AGE_MS, name: 'petition list page', log: deps.log });
   const loading = new Map<string, Promise<Readonly<PetitionRow> | undefined>>();
-  const listLoading = new Map<string, Promise<readonly PetitionRow[]>>();
   // Bumped by every announced change: a load that started before it does not store what it read.
   let generation = 0;
 
   function forget(touches: (row: PetitionRow) => boolean): void {
     generation += 1;
-    lists.clear();
+    lists.forgetAll();
     for (const [key, entry] of [...entries.entries()]) if (touches(entry.row)) entries.delete(key);
   }
 
@@ -128,18 +131,11 @@ export async function createPublicPetitionCache(deps: { db: DatabasePool; notifi
     },
     list(query) {
       const key = JSON.stringify([query.sort, query.limit, query.cursor ?? null, query.status ?? null, query.categoryId ?? null, query.tags ?? null]);
-      const cached = lists.get(key);
-      if (cached) return Promise.resolve(cached);
-      return once(listLoading, key, async () => {
-        const startedIn = generation;
-        const rows = Object.freeze(await listPetitions(deps.db, { ...query, creatorId: undefined }, ANONYMOUS));
-        if (startedIn === generation) lists.set(key, rows);
-        return rows;
-      });
+      return lists.get(key, async () => Object.freeze(await listPetitions(deps.db, { ...query, creatorId: undefined }, ANONYMOUS)));
     },
     stop() {
       entries.clear();
-      lists.clear();
+      lists.forgetAll();
     },
   };
 }
