@@ -91,9 +91,8 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
           }
         }
         parts.push(Buffer.from(`${text}}`));
-        const type = ctx.type;
+        // Koa keeps the Content-Type the JSON body already set when the body becomes bytes.
         ctx.body = Buffer.concat(parts);
-        ctx.type = type;
         return;
       }
       // A copy as it will go on the wire (dates as strings), so stripping never touches shared objects.
