@@ -48,6 +48,13 @@ export type AttemptRecord = {
   outcome: 'delivered' | 'retrying' | 'failed';
 };
 
+/**
+ * For an attempt's INSERT … SELECT over webhook_deliveries d: holds each delivery against deletion
+ * until the attempt is written, and leaves out any deleted meanwhile (its endpoint was deleted while
+ * the attempt was in flight; the cascade already took the delivery and its earlier attempts).
+ */
+export const ONLY_DELIVERIES_STILL_THERE = sql.fragment`FOR KEY SHARE OF d`;
+
 export async function recordAttempt(db: DatabasePool, record: AttemptRecord, deactivateAfterMs: number): Promise<void> {
   await db.transaction(async (tx) => {
     // The endpoint row first: the dispatcher locks endpoints before deliveries, so the same order
@@ -60,7 +67,9 @@ export async function recordAttempt(db: DatabasePool, record: AttemptRecord, dea
     }
     await tx.query(sql.typeAlias('void')`
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
-      VALUES (${record.deliveryId}, ${record.attempt}, ${record.attemptedAt}, ${record.statusCode}, ${record.latencyMs}, ${record.error}, ${record.excerpt})
+      SELECT d.id, ${record.attempt}, ${record.attemptedAt}, ${record.statusCode}, ${record.latencyMs}, ${record.error}, ${record.excerpt}
+      FROM webhook_deliveries d WHERE d.id = ${record.deliveryId}
+      ${ONLY_DELIVERIES_STILL_THERE}
       ON CONFLICT (delivery_id, attempt) DO NOTHING
     `);
     const finished = record.outcome !== 'retrying';

@@ -6,7 +6,7 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { EVENTS_CHANNEL } from '../events/record-event.ts';
 import { sql } from '../../db/sql.ts';
-import { DeliveryContext, deactivateIfFailingTooLong, type AttemptRecord } from './delivery-attempts.ts';
+import { DeliveryContext, deactivateIfFailingTooLong, ONLY_DELIVERIES_STILL_THERE, type AttemptRecord } from './delivery-attempts.ts';
 
 // The petition and its title name a retry workflow in the Web UI (memo summary, RallyPetitionId).
 export const BatchDeliveryContext = DeliveryContext.extend({
@@ -49,10 +49,13 @@ export async function recordBatchAttempts(db: DatabasePool, batch: BatchRecord, 
     `);
     await tx.query(sql.typeAlias('void')`
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
-      SELECT * FROM unnest(${sql.array(column((record) => record.deliveryId), 'uuid')}, ${sql.array(column((record) => record.attempt), 'int4')},
+      SELECT a.* FROM unnest(${sql.array(column((record) => record.deliveryId), 'uuid')}, ${sql.array(column((record) => record.attempt), 'int4')},
         ${sql.array(column((record) => record.attemptedAt), 'timestamptz')}, ${sql.array(column((record) => record.statusCode), 'int4')},
         ${sql.array(column((record) => record.latencyMs), 'int4')}, ${sql.array(column((record) => record.error), 'text')}, ${sql.array(column((record) => record.excerpt), 'text')})
+        AS a(delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
+      JOIN webhook_deliveries d ON d.id = a.delivery_id
       ORDER BY 1
+      ${ONLY_DELIVERIES_STILL_THERE}
       ON CONFLICT (delivery_id, attempt) DO NOTHING
     `);
     await tx.query(sql.typeAlias('void')`
