@@ -1,9 +1,9 @@
 // `npm run bench`: brings up a bench database, Temporal and the real API process (bench/environment.ts),
-// runs every scenario in bench/scenarios/ (or only BENCH_ONLY=<name>), prints a table and writes
+// runs every scenario in bench/scenarios/ (or only BENCH_ONLY=<name>[,<name>…]), prints a table and writes
 // bench/results/<date>-<short sha>.json (kept in git), then stops everything.
 //
 //   BENCH_DURATION  measured seconds per target (default 10); each is preceded by a 2 s warm-up
-//   BENCH_ONLY      run a single scenario by name
+//   BENCH_ONLY      run only the scenario(s) named, e.g. search or signing,webhook-delivery
 //
 // A scenario missing its goal is reported as MISS and still exits 0: numbers vary by machine, and a
 // slow run is information, not a failure. Exit 1 means the harness itself broke; 130 an interruption.

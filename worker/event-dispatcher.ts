@@ -106,8 +106,8 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   }
 
   // (4) Recipients of notifications with email on: their notification-emails workflow gathers and sends.
-  async function queueNotificationEmails(): Promise<void> {
-    const users = await queuePendingEmails(db);
+  async function queueNotificationEmails(): Promise<boolean> {
+    const { userIds: users, more } = await queuePendingEmails(db, START_BATCH);
     for (let index = 0; index < users.length; index += START_CONCURRENCY) {
       await Promise.all(users.slice(index, index + START_CONCURRENCY).map((userId) =>
         options.temporal.workflow.signalWithStart(notificationEmails, {
@@ -118,6 +118,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
           typedSearchAttributes: [{ key: RallyEntityType, value: 'notification_emails' }],
         })));
     }
+    return more;
   }
 
   // (5) Milestone crossings become signals to their petition's workflow, which fans the notifications out.
@@ -140,13 +141,13 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   let lastError: string | undefined;
   async function round(): Promise<boolean> {
     const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
-    await queueNotificationEmails();
+    const moreEmails = await queueNotificationEmails();
     await signalMilestones();
     // Last: a batch Temporal keeps refusing fails the round after everything else was done.
     const more = await startDeliveries();
     if (lastError) log.info('dispatching again');
     lastError = undefined;
-    return dispatched === EVENT_BATCH || more;
+    return dispatched === EVENT_BATCH || moreEmails || more;
   }
 
   async function run(): Promise<void> {

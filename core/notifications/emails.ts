@@ -7,17 +7,24 @@ import { sql } from '../../db/sql.ts';
 
 const REQUEUE_AFTER_SECONDS = 15 * 60;
 
-/** Marks pending, unqueued emails as queued; returns their recipients. */
-export async function queuePendingEmails(db: CommonQueryMethods): Promise<string[]> {
-  const rows = await db.anyFirst(sql.type(z.object({ user_id: z.string() }))`
-    WITH queued AS (
-      UPDATE notifications SET email_queued_at = now()
+/**
+ * Marks up to `limit` pending notification emails as queued and answers their recipients, for the
+ * dispatcher to signal. Bounded so that a burst of notifications (a spread signing spike notifies
+ * thousands of creators) is queued over several dispatcher rounds, each of which also starts webhook
+ * deliveries, instead of holding them up until every recipient's workflow was started.
+ */
+export async function queuePendingEmails(db: CommonQueryMethods, limit: number): Promise<{ userIds: string[]; more: boolean }> {
+  const rows = await db.any(sql.type(z.object({ user_id: z.string() }))`
+    WITH picked AS (
+      SELECT id FROM notifications
       WHERE email_pending AND (email_queued_at IS NULL OR email_queued_at < now() - make_interval(secs => ${REQUEUE_AFTER_SECONDS}))
-      RETURNING user_id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
     )
-    SELECT DISTINCT user_id FROM queued
+    UPDATE notifications n SET email_queued_at = now() FROM picked WHERE n.id = picked.id
+    RETURNING n.user_id
   `);
-  return [...rows];
+  return { userIds: [...new Set(rows.map((row) => row.user_id))], more: rows.length === limit };
 }
 
 export const PendingEmail = z.object({

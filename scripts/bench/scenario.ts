@@ -72,11 +72,13 @@ export async function loadScenarios(dir: string = SCENARIOS_DIR): Promise<Scenar
 }
 
 /** All scenarios, or only the one BENCH_ONLY names; an unknown name is an error listing the known ones. */
+/** All scenarios, or those BENCH_ONLY names (one name, or several separated by commas), in file order. */
 export function selectScenarios(all: Scenario[], only: string | undefined): Scenario[] {
   if (!only) return all;
-  const chosen = all.filter((scenario) => scenario.name === only);
-  if (chosen.length === 0) {
-    throw new Error(`BENCH_ONLY=${only} names no scenario; known: ${all.map((scenario) => scenario.name).join(', ')}`);
+  const names = only.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !all.some((scenario) => scenario.name === name));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new Error(`BENCH_ONLY=${only} names no scenario${unknown.length ? ` called ${unknown.join(', ')}` : ''}; known: ${all.map((scenario) => scenario.name).join(', ')}`);
   }
-  return chosen;
+  return all.filter((scenario) => names.includes(scenario.name));
 }
