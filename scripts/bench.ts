@@ -1,6 +1,7 @@
 // `npm run bench`: brings up a bench database, Temporal and the real API process (bench/environment.ts),
 // runs every scenario in bench/scenarios/ (or only BENCH_ONLY=<name>[,<name>…]), prints a table and writes
-// bench/results/<date>-<short sha>.json (kept in git), then stops everything.
+// bench/results/<date>-<short sha>.json (kept in git), then stops everything. Each scenario starts once
+// the machine is quiet (bench/settle.ts).
 //
 //   BENCH_DURATION  measured seconds per target (default 10); each is preceded by a 2 s warm-up
 //   BENCH_ONLY      run only the scenario(s) named, e.g. search or signing,webhook-delivery
@@ -12,6 +13,7 @@ import { createCleanup, startBenchEnvironment } from './bench/environment.ts';
 import type { LoadSettings } from './bench/load.ts';
 import { describeCommit, describeMachine, formatTable, writeReport } from './bench/report.ts';
 import { loadScenarios, selectScenarios, type ResultRow } from './bench/scenario.ts';
+import { settle } from './bench/settle.ts';
 
 const DEFAULT_DURATION_SEC = 10;
 const MAX_DURATION_SEC = 600;
@@ -57,6 +59,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   try {
     const environment = await startBenchEnvironment({ config, env, load, cleanup, log });
     for (const scenario of scenarios) {
+      await settle(log);
       log(`scenario ${scenario.name}: ${scenario.goal}`);
       try {
         rows.push(...(await scenario.run(environment)));

@@ -16,8 +16,8 @@ import type { Logger } from '../platform/logger.ts';
 import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
 import {
-  emailsPendingSignal, milestoneReachedSignal, notificationEmails, notificationEmailsWorkflowId, petitionLifecycle, petitionWorkflowId, webhookBatchWorkflowId,
-  webhookDeliveryBatch,
+  milestoneReachedSignal, notificationEmailDigests, notificationEmailDigestsWorkflowId, notificationsPendingSignal, petitionLifecycle, petitionWorkflowId,
+  webhookBatchWorkflowId, webhookDeliveryBatch,
 } from '../workflows/index.ts';
 import { markMilestoneSignalled, unsignalledMilestones } from '../core/organizations/milestone-notifications.ts';
 import type { PetitionStatus } from '../core/vocabulary.ts';
@@ -32,6 +32,8 @@ import { deliveryBatchSummary, petitionSummary } from '../core/workflow-client/s
 // events behind it (10,000 events take well under a second in batches of 2,000).
 const EVENT_BATCH = 2_000;
 const START_BATCH = 200;
+// Pending notification emails marked queued per round: one signal wakes their workflow, however many.
+const EMAIL_QUEUE_BATCH = 5_000;
 // Deliveries claimed per round, and per batch: a batch's delivery ids are one search attribute value,
 // which Temporal limits to 2 KB by default (48 ids of 36 characters, quoted, fit).
 const CLAIM_LIMIT = 5_000;
@@ -105,19 +107,18 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     return claimed === CLAIM_LIMIT || started === START_BATCH;
   }
 
-  // (4) Recipients of notifications with email on: their notification-emails workflow gathers and sends.
+  // (4) New notifications with email on wake the one workflow that mails every recipient.
   async function queueNotificationEmails(): Promise<boolean> {
-    const { userIds: users, more } = await queuePendingEmails(db, START_BATCH);
-    for (let index = 0; index < users.length; index += START_CONCURRENCY) {
-      await Promise.all(users.slice(index, index + START_CONCURRENCY).map((userId) =>
-        options.temporal.workflow.signalWithStart(notificationEmails, {
-          workflowId: notificationEmailsWorkflowId(userId),
-          taskQueue: config.temporal.taskQueue,
-          args: [{ userId, windowMs: config.notificationEmailWindowMs }],
-          signal: emailsPendingSignal,
-          typedSearchAttributes: [{ key: RallyEntityType, value: 'notification_emails' }],
-        })));
-    }
+    const { userIds, more } = await queuePendingEmails(db, EMAIL_QUEUE_BATCH);
+    if (userIds.length === 0) return more;
+    await options.temporal.workflow.signalWithStart(notificationEmailDigests, {
+      workflowId: notificationEmailDigestsWorkflowId(config.temporal.taskQueue),
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      taskQueue: config.temporal.taskQueue,
+      args: [{ windowMs: config.notificationEmailWindowMs }],
+      signal: notificationsPendingSignal,
+      typedSearchAttributes: [{ key: RallyEntityType, value: 'notification_emails' }],
+    });
     return more;
   }
 

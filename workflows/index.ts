@@ -20,5 +20,7 @@ export { fraudWatch } from './fraud-watch.ts';
 export { purgeOAuthArtifacts } from './purge-oauth-artifacts.ts';
 export { purgeAbandonedUploads } from './purge-abandoned-uploads.ts';
 export { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from './organization-invitation.ts';
-export { notificationEmails, notificationEmailsWorkflowId, emailsPendingSignal } from './notification-emails.ts';
+export { notificationEmailDigests, notificationEmailDigestsWorkflowId, notificationsPendingSignal } from './notification-email-digests.ts';
+// No longer started; registered so that runs started by an earlier release finish.
+export { notificationEmails } from './notification-emails.ts';
 export { milestoneReachedSignal } from './petition-milestones.ts';

@@ -1,5 +1,6 @@
-// One user's notification emails (id `notification-emails-<user id>`). The outbox dispatcher
-// signal-with-starts it when notifications with email on are made; it lets the window
+// One user's notification emails (id `notification-emails-<user id>`), as earlier releases sent
+// them; notificationEmailDigests (./notification-email-digests.ts) now serves every recipient, and
+// this stays registered only so that runs started before the upgrade finish. It lets the window
 // (RALLY_NOTIFICATION_EMAIL_WINDOW) pass so that a burst becomes one digest, then sends what is
 // pending, and ends once a window passes with nothing new.
 import { condition, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
@@ -10,9 +11,7 @@ const { deliverNotificationEmails } = proxyActivities<NotificationEmailActivitie
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });
 
-export const emailsPendingSignal = defineSignal('emailsPending');
-
-export const notificationEmailsWorkflowId = (userId: string) => `notification-emails-${userId}`;
+const emailsPendingSignal = defineSignal('emailsPending');
 
 export async function notificationEmails({ userId, windowMs }: { userId: string; windowMs: number }): Promise<{ rounds: number; emails: number }> {
   let pending = true;

@@ -1,6 +1,7 @@
-// Notification emails waiting to go out. The outbox dispatcher queues each recipient (once, or again
-// when a queued recipient was not served within the requeue window, e.g. a lost signal); the
-// recipient's notification-emails workflow then takes everything pending in one go.
+// Notification emails waiting to go out. The outbox dispatcher marks new ones queued (again when one
+// was not served within the requeue window, e.g. a lost signal) and wakes the notification-email
+// digests workflow, which mails each recipient whose oldest pending email has waited a window: all
+// of what is pending for them in one go.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -9,9 +10,8 @@ const REQUEUE_AFTER_SECONDS = 15 * 60;
 
 /**
  * Marks up to `limit` pending notification emails as queued and answers their recipients, for the
- * dispatcher to signal. Bounded so that a burst of notifications (a spread signing spike notifies
- * thousands of creators) is queued over several dispatcher rounds, each of which also starts webhook
- * deliveries, instead of holding them up until every recipient's workflow was started.
+ * dispatcher to wake the digests workflow. Bounded so that one round's statement stays short however
+ * many notifications a burst made (a spread signing spike notifies thousands of creators).
  */
 export async function queuePendingEmails(db: CommonQueryMethods, limit: number): Promise<{ userIds: string[]; more: boolean }> {
   const rows = await db.any(sql.type(z.object({ user_id: z.string() }))`
@@ -52,4 +52,27 @@ export async function markEmailed(tx: CommonQueryMethods, ids: readonly string[]
   await tx.query(sql.typeAlias('void')`
     UPDATE notifications SET email_pending = false, emailed_at = now() WHERE id = ANY(${sql.array([...ids], 'uuid')})
   `);
+}
+
+const DueRecipient = z.object({ user_id: z.string(), due_in_ms: z.number() });
+
+/**
+ * Recipients whose oldest pending email has waited `windowMs`, longest-waiting first, at most
+ * `limit`; and how long until the next one is due (0 when more are due now, null when nothing is
+ * pending). Served by notifications_email_pending_idx.
+ */
+export async function dueRecipients(db: CommonQueryMethods, windowMs: number, limit: number): Promise<{ userIds: string[]; nextDueMs: number | null }> {
+  const rows = await db.any(sql.type(DueRecipient)`
+    SELECT user_id, greatest(0, ceil(extract(epoch FROM min(created_at) + make_interval(secs => ${windowMs / 1000}) - now()) * 1000))::int AS due_in_ms
+    FROM notifications
+    WHERE email_pending
+    GROUP BY user_id
+    ORDER BY min(created_at), user_id
+    LIMIT ${limit + 1}
+  `);
+  const due = rows.filter((row) => row.due_in_ms === 0);
+  const userIds = due.slice(0, limit).map((row) => row.user_id);
+  const later = rows.find((row) => row.due_in_ms > 0);
+  const nextDueMs = due.length > limit ? 0 : (later?.due_in_ms ?? null);
+  return { userIds, nextDueMs };
 }

@@ -26,12 +26,16 @@ function parse(raw: string, to: string[]): CaughtMail {
   return { to, raw, subject, text: /quoted-printable/i.test(head) ? decodeQuotedPrintable(body) : body };
 }
 
-export async function startMailCatcher() {
+/** `refuse` names recipients the server answers 550, as a real one does for an unknown mailbox. */
+export async function startMailCatcher(options: { refuse?: (address: string) => boolean } = {}) {
   const messages: CaughtMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      callback(options.refuse?.(address.address) ? Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }) : undefined);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));

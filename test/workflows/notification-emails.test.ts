@@ -1,12 +1,14 @@
 // The email channel of notifications, end to end: replies to a comment make comment.reply
 // notifications; the worker mails them (caught by a local SMTP server) one by one, or as a digest
-// when more than a few arrive in one window; the one-click unsubscribe link turns the type's email off.
+// when more than a few arrive in one window, every recipient from one workflow; the one-click
+// unsubscribe link turns the type's email off.
 import { expect } from 'chai';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login, type TestUser } from '../support/identity.ts';
 import { publishedPetition } from '../support/petitions.ts';
 import { PUBLIC_URL, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { startMailCatcher, type CaughtMail, type MailCatcher } from '../support/smtp.ts';
+import { testEnvironment } from '../support/environment.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
 type Person = TestUser & { token: string };
@@ -18,6 +20,7 @@ describe('notification emails', function () {
   let mail: MailCatcher;
   let creator: Person;
   let replier: Person;
+  const taskQueue = uniqueTaskQueue('notification-emails');
 
   const person = async (): Promise<Person> => {
     const user = await createTestUser();
@@ -43,7 +46,7 @@ describe('notification emails', function () {
 
   before(async () => {
     mail = await startMailCatcher();
-    const env = { RALLY_TASK_QUEUE: uniqueTaskQueue('notification-emails'), SMTP_URL: mail.url, RALLY_NOTIFICATION_EMAIL_WINDOW: '2s' };
+    const env = { RALLY_TASK_QUEUE: taskQueue, SMTP_URL: mail.url, RALLY_NOTIFICATION_EMAIL_WINDOW: '2s' };
     // One after the other: on a busy machine the worker's bundling slows the API's start past its limit.
     api = await startApi(env);
     worker = await startWorker(env);
@@ -69,6 +72,19 @@ describe('notification emails', function () {
     expect(digest.text.match(/replied to your comment/g)).to.have.length(5);
     await settle();
     expect(mailsTo(author.email)).to.have.length(1);
+  });
+
+  it('mails many recipients from one workflow, not a workflow each', async () => {
+    const authors = [await person(), await person(), await person()];
+    await Promise.all(authors.map((author) => replies(author, 1)));
+    for (const author of authors) await mail.waitFor(author.email, /replied to your comment/);
+    const runs: { type: string; workflowId: string }[] = [];
+    for await (const execution of testEnvironment().temporal.client.workflow.list({ query: `TaskQueue = '${taskQueue}'` })) {
+      runs.push({ type: execution.type, workflowId: execution.workflowId });
+    }
+    expect(runs.filter((run) => run.type === 'notificationEmails')).to.deep.equal([]);
+    const digestIds = new Set(runs.filter((run) => run.type === 'notificationEmailDigests').map((run) => run.workflowId));
+    expect([...digestIds]).to.deep.equal([`notification-email-digests-${taskQueue}`]);
   });
 
   it('turns the type\'s email off through the link, without login, and mails no more of that type', async () => {

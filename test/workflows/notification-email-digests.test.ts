@@ -1,0 +1,79 @@
+// The one workflow that mails every recipient's notification emails: it mails whoever has waited
+// the window, ends once a window passes with nothing pending, and a recipient whose mail is refused
+// does not hold up the others.
+import { expect } from 'chai';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import { createNotificationEmailActivities } from '../../activities/notification-emails.ts';
+import { createMailer } from '../../platform/mailer.ts';
+import { notificationEmailDigests } from '../../workflows/index.ts';
+import { testEnvironment } from '../support/environment.ts';
+import { createTestUser, type TestUser } from '../support/identity.ts';
+import { startMailCatcher, type MailCatcher } from '../support/smtp.ts';
+import { captureHistory, createTestWorker, uniqueTaskQueue } from '../support/workflows.ts';
+
+const PUBLIC_URL = 'http://rally.test';
+const ENCRYPTION_KEY = 'digest-test-key-0123456789abcdef0123456789';
+
+describe('workflow notificationEmailDigests', function () {
+  this.timeout(60_000);
+  let mail: MailCatcher;
+  const refused = new Set<string>();
+
+  before(async () => {
+    mail = await startMailCatcher({ refuse: (address) => refused.has(address) });
+  });
+  after(() => mail.stop());
+
+  async function pendingReply(user: TestUser, key: string) {
+    await testEnvironment().db.query(sql.typeAlias('void')`
+      INSERT INTO notifications (user_id, type, title, body, dedupe_key, email_pending, created_at)
+      VALUES (${user.id}, 'comment.reply', 'Sam replied to your comment', 'Count me in.', ${key}, true, now() - interval '1 minute')`);
+  }
+  const stillPending = (user: TestUser) => testEnvironment().db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM notifications WHERE user_id = ${user.id} AND email_pending`);
+
+  async function digestWorker(taskQueue: string) {
+    const mailer = createMailer({ smtpUrl: mail.url, dir: '', from: 'Rally <rally@rally.test>' });
+    return createTestWorker(taskQueue, createNotificationEmailActivities({ db: testEnvironment().db, mailer, publicUrl: PUBLIC_URL, encryptionKey: ENCRYPTION_KEY }));
+  }
+
+  it('mails every recipient who waited the window and ends after a window with nothing pending', async () => {
+    const users = [await createTestUser(), await createTestUser(), await createTestUser()];
+    await Promise.all(users.map((user, index) => pendingReply(user, `digest-test:${index}`)));
+    const taskQueue = uniqueTaskQueue('notification-email-digests');
+    const worker = await digestWorker(taskQueue);
+    const result = await worker.runUntil(async () => {
+      const handle = await testEnvironment().temporal.client.workflow.start(notificationEmailDigests, {
+        taskQueue, workflowId: `notification-email-digests-${taskQueue}`, args: [{ windowMs: 1_000 }],
+      });
+      const outcome = await handle.result();
+      await captureHistory('notification-email-digests-mailed-then-idle', handle);
+      return outcome;
+    });
+    for (const user of users) {
+      expect(mail.messages.filter((message) => message.to.includes(user.email))).to.have.length(1);
+      expect(await stillPending(user)).to.equal(0);
+    }
+    expect(result.recipients).to.be.at.least(users.length);
+  });
+
+  it('mails the others when one recipient\'s mail is refused, and keeps that one pending', async () => {
+    const [unreachable, reachable] = [await createTestUser(), await createTestUser()];
+    refused.add(unreachable.email);
+    await pendingReply(unreachable, 'digest-test:unreachable');
+    await pendingReply(reachable, 'digest-test:reachable');
+    const taskQueue = uniqueTaskQueue('notification-email-digests');
+    const worker = await digestWorker(taskQueue);
+    await worker.runUntil(async () => {
+      const handle = await testEnvironment().temporal.client.workflow.start(notificationEmailDigests, {
+        taskQueue, workflowId: `notification-email-digests-${taskQueue}`, args: [{ windowMs: 1_000 }],
+      });
+      await mail.waitFor(reachable.email, /replied to your comment/);
+      await handle.terminate('test over');
+    });
+    expect(mail.messages.filter((message) => message.to.includes(unreachable.email))).to.deep.equal([]);
+    expect(await stillPending(unreachable)).to.equal(1);
+    await testEnvironment().db.query(sql.typeAlias('void')`DELETE FROM notifications WHERE user_id = ${unreachable.id}`);
+  });
+});
