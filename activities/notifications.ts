@@ -1,6 +1,6 @@
 // Notification fan-out for workflows: one keyset batch of a petition's signers per activity run.
 import type { DatabasePool } from 'slonik';
-import { notifySignersBatch, type SignerBatch } from '../core/notifications/create.ts';
+import { hasMilestoneSubscribers, notifySignersBatch, type SignerBatch } from '../core/notifications/create.ts';
 import { notifyOrganizationAdminsOfMilestone } from '../core/organizations/milestone-notifications.ts';
 
 export type SignerBatchInput = {
@@ -20,6 +20,11 @@ export function createNotificationActivities({ db }: { db: DatabasePool }) {
     /** Safe to repeat: notifications_dedupe_unique drops anyone already told under this dedupeKey. */
     async notifySignerBatch(input: SignerBatchInput): Promise<SignerBatch> {
       return notifySignersBatch(db, input);
+    },
+
+    /** Whether a milestone of the petition has signers to tell (read-only). */
+    async petitionHasMilestoneSubscribers({ petitionId }: { petitionId: string }): Promise<boolean> {
+      return hasMilestoneSubscribers(db, petitionId);
     },
 
     /** The owner and admins of the petition's organization, at once; safe to repeat (dedupe key). */

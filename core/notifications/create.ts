@@ -78,6 +78,21 @@ export async function notifySignersBatch(
 }
 
 /**
+ * Whether any signer of the petition other than its creator opted in to petition.milestone: when
+ * none did, a crossing needs no signer fan-out. Served by users_milestone_opt_in_idx.
+ */
+export async function hasMilestoneSubscribers(db: CommonQueryMethods, petitionId: string): Promise<boolean> {
+  return db.oneFirst(sql.type(z.object({ found: z.boolean() }))`
+    SELECT EXISTS (
+      SELECT 1 FROM users u
+      JOIN signatures s ON s.petition_id = ${petitionId} AND s.user_id = u.id
+      WHERE (u.notification_prefs -> 'petition.milestone' ->> 'in_app') = 'true'
+        AND u.id <> (SELECT creator_id FROM petitions WHERE id = ${petitionId})
+    ) AS found
+  `);
+}
+
+/**
  * For the comments code, in the transaction that stores a reply: tells the parent comment's author,
  * unless they replied to themselves.
  */

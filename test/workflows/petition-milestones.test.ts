@@ -1,6 +1,7 @@
 // Milestone notifications owned by the petition's lifecycle workflow: a crossing is signalled to
 // petition-<id> by the outbox dispatcher; the workflow tells the organization's admins at once and
-// the signers who opted in to petition.milestone in batches, once per threshold.
+// the signers who opted in to petition.milestone in batches, once per threshold, and starts no fan-out
+// when none did.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { petitionWorkflowId } from '../../workflows/index.ts';
@@ -68,6 +69,32 @@ describe('milestone notifications through the petition workflow', function () {
     expect(history.events!.length).to.be.below(80);
     expect((await call(`/v1/petitions/${petition.id}/close`, creator.token, { method: 'POST' })).status).to.equal(200);
     await handle.result();
-    await captureHistory('petition-lifecycle-milestones', handle);
+    await captureHistory('petition-lifecycle-milestones-asking-for-subscribers', handle);
+  });
+
+  it('starts no signer fan-out for a crossing no signer opted in to hear about', async () => {
+    const [creator, signer] = await Promise.all([person(), person()]);
+    const petition = await publishedPetition(api.baseUrl, creator.token, { signatureGoal: 4 });
+    expect((await call(`/v1/petitions/${petition.id}/signatures`, signer.token, { method: 'POST', body: '{}' })).status).to.equal(201);
+
+    const { client } = testEnvironment().temporal;
+    const handle = client.workflow.getHandle(petitionWorkflowId(petition.id));
+    // The crossing was handled once the workflow has scheduled and completed its activities for it.
+    await eventually(async () => {
+      const events = (await handle.fetchHistory().catch(() => undefined))?.events ?? [];
+      const signalled = events.some((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'milestoneReached');
+      const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes).length;
+      const completed = events.filter((event) => event.activityTaskCompletedEventAttributes).length;
+      return signalled && scheduled >= 2 && completed === scheduled ? true : undefined;
+    }, 60_000, 'the milestone crossing handled by the petition workflow');
+    const fanOut = await client.workflow.getHandle(`signer-notifications-milestone-${petition.id}-1`).describe().then(() => 'started', () => 'never started');
+    expect(fanOut).to.equal('never started');
+    const history = await handle.fetchHistory();
+    const children = history.events!.flatMap((event) => event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? []);
+    expect(children).not.to.include('notifyPetitionSigners');
+
+    expect((await call(`/v1/petitions/${petition.id}/close`, creator.token, { method: 'POST' })).status).to.equal(200);
+    await handle.result();
+    await captureHistory('petition-lifecycle-milestone-nobody-subscribed', handle);
   });
 });
