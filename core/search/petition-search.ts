@@ -43,7 +43,7 @@ function afterCursor(query: PetitionSearchQuery): FragmentSqlToken | undefined {
 }
 
 // One statement answers the page and the facets from one materialized match set, so the index and
-// the table are searched once. Rows are ('hit', id, position, sort_key) for the page, in order, and
+// the table are searched once. Rows are ('hit', id, position, sort_key) for the page's hits and
 // (facet, value, count) for the facets. The sort key (for relevance, ts_rank_cd: the costly part) is
 // computed only for the matches that pass every filter, as the page's own query would.
 const SearchRow = z.object({
