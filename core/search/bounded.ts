@@ -8,6 +8,11 @@ import { Unavailable } from '../errors/domain-error.ts';
 
 export const SEARCH_UNAVAILABLE = 'search_unavailable';
 const RETRY_AFTER_SECONDS = 5;
+// A search groups its matches (facet counts) from a CTE, which has no statistics: the planner then
+// expects as many groups as matches and, under the default 4MB, sorts them on disk instead of
+// hashing the few hundred groups there are (petition-search.ts). 16MB keeps the match set of the
+// whole catalogue (no q) and its grouping in memory.
+const SEARCH_WORK_MEM = '16MB';
 
 export type SearchDependencies = { db: DatabasePool; timeoutMs: number };
 
@@ -18,9 +23,12 @@ function isUnavailable(error: unknown): boolean {
 export async function boundedSearch<T>(deps: SearchDependencies, run: (tx: DatabaseTransactionConnection) => Promise<T>): Promise<T> {
   try {
     return await deps.db.transaction(async (tx) => {
-      await tx.query(sql.typeAlias('void')`SET TRANSACTION READ ONLY`);
-      // SET LOCAL takes no parameters; set_config(…, true) is its parameterised form.
-      await tx.query(sql.type(z.object({ set_config: z.string() }))`SELECT set_config('statement_timeout', ${`${Math.max(1, Math.round(deps.timeoutMs))}ms`}, true)`);
+      // SET LOCAL takes no parameters; set_config(…, true) is its parameterised form, and one
+      // statement sets all three (transaction_read_only is SET TRANSACTION READ ONLY).
+      await tx.query(sql.type(z.object({ read_only: z.string(), statement_timeout: z.string(), work_mem: z.string() }))`
+        SELECT set_config('transaction_read_only', 'on', true) AS read_only,
+          set_config('statement_timeout', ${`${Math.max(1, Math.round(deps.timeoutMs))}ms`}, true) AS statement_timeout,
+          set_config('work_mem', ${SEARCH_WORK_MEM}, true) AS work_mem`);
       return run(tx);
     });
   } catch (error) {

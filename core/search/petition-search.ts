@@ -12,7 +12,7 @@ import { createCursorCodec } from '../pagination/keyset.ts';
 import { PETITION_SELECT, PetitionRow } from '../petitions/queries.ts';
 import { boundedSearch, type SearchDependencies } from './bounded.ts';
 import { filterConditions, ownLanguageQuery, textMatch, type PetitionSearchQuery } from './conditions.ts';
-import { searchFacets, type Facets } from './facets.ts';
+import { FACET_CELLS, FACET_ROWS, facetColumns, PASSES_ALL_FILTERS, toFacets, type Facets } from './facets.ts';
 import { PUBLICLY_LISTED } from './publicly-listed.ts';
 
 // The cursor carries the sort key of the last row and its id; relevance's key is the rank itself.
@@ -32,37 +32,51 @@ function sortKey(query: PetitionSearchQuery): FragmentSqlToken {
   return sql.fragment`p.trending_score`;
 }
 
-function afterCursor(query: PetitionSearchQuery, key: FragmentSqlToken): FragmentSqlToken | undefined {
+/** The keyset condition on the match set: after the cursor's (sort key, id). */
+function afterCursor(query: PetitionSearchQuery): FragmentSqlToken | undefined {
   if (query.sort === 'recent') {
     const after = timeCursor.decode(query.cursor);
-    return after && sql.fragment`(${key}, p.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`;
+    return after && sql.fragment`(sort_key, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`;
   }
   const after = numberCursor.decode(query.cursor);
-  return after && sql.fragment`(${key}, p.id) < (${after[0]}::float8, ${after[1]}::uuid)`;
+  return after && sql.fragment`(sort_key, id) < (${after[0]}::float8, ${after[1]}::uuid)`;
 }
 
-const Hit = z.object({ id: z.string(), sort_key: z.union([z.number(), z.string()]) });
+// One statement answers the page and the facets from one materialized match set, so the index and
+// the table are searched once. Rows are ('hit', id, position, sort_key) for the page's hits and
+// (facet, value, count) for the facets. The sort key (for relevance, ts_rank_cd: the costly part) is
+// computed only for the matches that pass every filter, as the page's own query would.
+const SearchRow = z.object({
+  facet: z.enum(['hit', 'status', 'category', 'country', 'tag']), value: z.string(), count: z.number().nullable(),
+  position: z.number().nullable(), sort_key: z.union([z.number(), z.string()]).nullable(),
+});
 
 export type SearchPage = { rows: PetitionRow[]; nextCursor: string | null; hasMore: boolean; facets: Facets };
 
 export function searchPetitions(deps: SearchDependencies, query: PetitionSearchQuery): Promise<SearchPage> {
-  const key = sortKey(query);
-  const filters = filterConditions(query);
-  const conditions = [PUBLICLY_LISTED, textMatch(query.q), filters.status, filters.category, filters.country, filters.tag];
-  const after = afterCursor(query, key);
-  if (after) conditions.push(after);
+  const pageConditions = [PASSES_ALL_FILTERS, afterCursor(query)].filter((condition) => condition !== undefined);
   return boundedSearch(deps, async (tx) => {
-    const hits = await tx.any(sql.type(Hit)`
-      SELECT p.id, ${key} AS sort_key FROM petitions p
-      WHERE ${sql.join(conditions, sql.fragment` AND `)}
-      ORDER BY ${key} DESC, p.id DESC
-      LIMIT ${query.limit + 1}
+    const found = await tx.any(sql.type(SearchRow)`
+      WITH matches AS MATERIALIZED (
+        SELECT p.id, ${facetColumns(query)}, CASE WHEN ${sql.join(Object.values(filterConditions(query)), sql.fragment` AND `)} THEN ${sortKey(query)} END AS sort_key
+        FROM petitions p
+        WHERE ${PUBLICLY_LISTED} AND ${textMatch(query.q)}
+      ), page AS (
+        SELECT id, sort_key FROM matches WHERE ${sql.join(pageConditions, sql.fragment` AND `)}
+        ORDER BY sort_key DESC, id DESC
+        LIMIT ${query.limit + 1}
+      ), ${FACET_CELLS}
+      SELECT 'hit' AS facet, id::text AS value, NULL::int AS count, row_number() OVER (ORDER BY sort_key DESC, id DESC)::int AS position, sort_key FROM page
+      UNION ALL
+      SELECT facet, value, count, NULL, NULL FROM (${FACET_ROWS}) AS facet_rows
     `);
+    const hits = found.filter((row) => row.facet === 'hit').sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
     const page = hits.slice(0, query.limit);
     const last = page.at(-1);
     const hasMore = hits.length > query.limit;
-    const nextCursor = hasMore && last ? (query.sort === 'recent' ? timeCursor.encode([String(last.sort_key), last.id]) : numberCursor.encode([Number(last.sort_key), last.id])) : null;
-    return { rows: await petitionsInOrder(tx, page.map((hit) => hit.id)), nextCursor, hasMore, facets: await searchFacets(tx, query) };
+    const nextCursor = hasMore && last ? (query.sort === 'recent' ? timeCursor.encode([String(last.sort_key), last.value]) : numberCursor.encode([Number(last.sort_key), last.value])) : null;
+    const facets = toFacets(found.flatMap((row) => (row.facet === 'hit' || row.count === null ? [] : [{ facet: row.facet, value: row.value, count: row.count }])));
+    return { rows: await petitionsInOrder(tx, page.map((hit) => hit.value)), nextCursor, hasMore, facets };
   });
 }
 

@@ -118,6 +118,27 @@ describe('search', function () {
       expect(all.facets.status).to.deep.equal([{ value: 'active', count: 1 }]);
     });
 
+    it('counts each facet under the other filters, even when no petition passes them all', async () => {
+      const body = await search({ q: marker, status: 'active', country: 'DE' });
+      expect(body.data).to.deep.equal([]);
+      expect(body.pagination).to.deep.equal({ next_cursor: null, has_more: false });
+      expect(body.facets.status).to.deep.equal([{ value: 'victory', count: 1 }]);
+      expect(body.facets.country).to.deep.equal([{ value: 'GB', count: 1 }]);
+      expect(body.facets.tags).to.deep.equal([]);
+      expect(body.facets.category).to.deep.equal([]);
+    });
+
+    it('pages a filtered search by relevance with a keyset cursor', async () => {
+      const whole = idsOf(await search({ q: marker, tag }));
+      const first = await search({ q: marker, tag, limit: '1' });
+      expect(first.pagination.has_more).to.equal(true);
+      const second = await search({ q: marker, tag, limit: '1', cursor: first.pagination.next_cursor });
+      expect(second.pagination).to.deep.equal({ next_cursor: null, has_more: false });
+      expect([...idsOf(first), ...idsOf(second)]).to.deep.equal(whole);
+      expect(whole).to.have.members([ids.wetlands, ids.ecole]);
+      expect(first.facets).to.deep.equal(second.facets);
+    });
+
     it('sorts by recent, signatures and trending', async () => {
       expect(idsOf(await search({ q: marker, sort: 'recent' }))).to.deep.equal([ids.cyclists, ids.ecole, ids.wetlands]);
       expect(idsOf(await search({ q: marker, sort: 'signatures' }))).to.deep.equal([ids.ecole, ids.wetlands, ids.cyclists]);
