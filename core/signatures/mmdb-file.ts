@@ -18,7 +18,8 @@ const METADATA_MAX_BYTES = 128 * 1024;
 const DATA_SECTION_SEPARATOR_BYTES = 16;
 const POINTER_BIAS = [0, 2048, 526_336, 0] as const;
 // A CommonJS module whose exports.default Node hands over as the default import's `default`.
-const ip = (ipModule as unknown as { default?: typeof ipModule }).default ?? ipModule;
+type IpHelpers = { parse(address: string): number[]; bitAt(raw: number[], index: number): number };
+const ip = ((ipModule as unknown as { default?: IpHelpers }).default ?? ipModule) as IpHelpers;
 
 /** Decoded values by their offset in the file: records share strings and maps through pointers. */
 export type DecodedCache = { get(offset: number): unknown; set(offset: number, value: unknown): unknown };
