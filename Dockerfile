@@ -22,12 +22,7 @@ RUN node scripts/build-workflows.ts dist/workflow-bundle.js
 
 # 3. The runtime image.
 FROM node:24-bookworm-slim
-# NODE_OPTIONS caps V8's young generation at 16 MB per semi-space. Uncapped, V8 sizes it from the
-# host's memory (up to 64 MB per semi-space) and start-up alone grows it to 64 MB, which an idle process
-# keeps: capped, the API measured ~12 MB less resident idle and ~35 MB less after a read load, at the
-# same throughput. Override NODE_OPTIONS to change or drop it (README, "Memory").
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--max-semi-space-size=16 \
     RALLY_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js \
     PORT=3000
 WORKDIR /app
