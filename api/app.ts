@@ -108,7 +108,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
   const feed = await createSignatureFeed({ db, notifications, log: deps.log });
   const petitionCache = await createPublicPetitionCache({ db, notifications, feed, log: deps.log });
-  // Signing places the signer by IP: the database files are read now, in the background, not by the first signature.
+  // Signing places the signer by IP: the database files are opened now (a missing or broken one shows at start), not by the first signature.
   warmGeolocation().catch((error: Error) => deps.log.warn('geolocation database not preloaded', { error: error.message }));
   const limiters = {
     general: config.rateLimit.enabled ? createRateLimiter({ db, rps: config.rateLimit.rps, burst: config.rateLimit.burst, log: deps.log }) : undefined,

@@ -5,7 +5,7 @@
 // database; one older than `maxAgeMs` (a key nobody asked for lately) is loaded again before it is
 // served. `forgetAll()` drops everything at once, and a load that started before it stores nothing.
 // Failed loads are never stored: the next request tries again.
-import { LRUCache } from 'lru-cache';
+import { createBoundedLru } from './bounded-lru.ts';
 import type { Logger } from './logger.ts';
 
 export type AnswerCache<V> = {
@@ -32,7 +32,7 @@ export type AnswerCacheOptions = {
 type Entry<V> = { value: V; loadedAt: number };
 
 export function createAnswerCache<V extends object>(options: AnswerCacheOptions): AnswerCache<V> {
-  const entries = new LRUCache<string, Entry<V>>({ max: options.max });
+  const entries = createBoundedLru<string, Entry<V>>(options.max);
   const loading = new Map<string, Promise<V>>();
   const now = options.now ?? Date.now;
   let generation = 0;

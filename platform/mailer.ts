@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { SendMailOptions, SentMessageInfo, Transporter } from 'nodemailer';
 import type { Config } from './config.ts';
 
 export type MailMessage = { to: string; subject: string; text: string; html?: string; headers?: Record<string, string> };
@@ -14,12 +14,29 @@ export type Mailer = { send(message: MailMessage): Promise<SentMail>; close(): v
 // Fail an attempt quickly; the caller (a workflow activity) retries with backoff.
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
 
+/**
+ * nodemailer (~5 MB of heap once loaded) is loaded and its transport made at the first message, not
+ * when the worker composes its activities: most workers run for long stretches without mailing.
+ */
+function lazyTransport(options: Record<string, unknown>): { sendMail(message: SendMailOptions): Promise<SentMessageInfo>; close(): void } {
+  let transport: Promise<Transporter> | undefined;
+  const open = () => (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(options)));
+  return {
+    async sendMail(message) {
+      return (await open()).sendMail(message);
+    },
+    close() {
+      void transport?.then((opened) => opened.close(), () => {});
+    },
+  };
+}
+
 export function createMailer(settings: Config['mail']): Mailer {
   return settings.smtpUrl ? createSmtpMailer(settings.smtpUrl, settings.from) : createFolderMailer(settings.dir, settings.from);
 }
 
 function createSmtpMailer(smtpUrl: string, from: string): Mailer {
-  const transport = nodemailer.createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS });
+  const transport = lazyTransport({ url: smtpUrl, ...SMTP_TIMEOUTS });
   return {
     async send(message) {
       const info = await transport.sendMail({ from, ...message });
@@ -30,7 +47,7 @@ function createSmtpMailer(smtpUrl: string, from: string): Mailer {
 }
 
 function createFolderMailer(dir: string, from: string): Mailer {
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transport = lazyTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(message) {
       const info = await transport.sendMail({ from, ...message });

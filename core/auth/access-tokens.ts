@@ -6,7 +6,7 @@
 // OAuth app tokens are verified the same way (same audience, same revocation list) against Rally's
 // own key, as Rally is their issuer; they also name the app (client_id).
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { Unauthenticated } from '../errors/domain-error.ts';
 import type { IdentityClient } from './identity-client.ts';
@@ -40,7 +40,7 @@ export function createAccessTokenVerifier(deps: { identity: IdentityClient; audi
         throw error;
       }));
 
-  const verified = new LRUCache<string, VerifiedAccessToken>({ max: VERIFIED_TOKENS_MAX, ttlAutopurge: false });
+  const verified = createBoundedLru<string, VerifiedAccessToken>(VERIFIED_TOKENS_MAX, { ttlAutopurge: false });
 
   return async function verifyAccessToken(token) {
     const key = createHash('sha256').update(token).digest('base64url');

@@ -13,7 +13,7 @@
 // - list pages: fresh for a second, then served while one refresh runs (a page nobody asked for in
 //   ten seconds is read again first), and dropped at once on any announced change
 //   (platform/answer-cache.ts, as search answers are).
-import { LRUCache } from 'lru-cache';
+import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
 import { createAnswerCache } from '../../platform/answer-cache.ts';
@@ -56,7 +56,7 @@ const TOUCHES: Record<string, (row: PetitionRow, id: string) => boolean> = {
 };
 
 export async function createPublicPetitionCache(deps: { db: DatabasePool; notifications: NotificationListener; feed: SignatureFeed; log: Logger; maxPetitions?: number }): Promise<PublicPetitionCache> {
-  const entries = new LRUCache<string, Entry>({ max: deps.maxPetitions ?? 10_000, dispose: (entry) => entry.unsubscribe() });
+  const entries = createBoundedLru<string, Entry>(deps.maxPetitions ?? 10_000, { dispose: (entry) => entry.unsubscribe() });
   const lists = createAnswerCache<readonly PetitionRow[]>({ max: 1_000, freshMs: LIST_FRESH_MS, maxAgeMs: LIST_MAX_AGE_MS, name: 'petition list page', log: deps.log });
   const loading = new Map<string, Promise<Readonly<PetitionRow> | undefined>>();
   // Bumped by every announced change: a load that started before it does not store what it read.

