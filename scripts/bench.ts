@@ -1,7 +1,8 @@
 // `npm run bench`: brings up a bench database, Temporal and the real API process (bench/environment.ts),
 // runs every scenario in bench/scenarios/ (or only BENCH_ONLY=<name>[,<name>…]), prints a table and writes
 // bench/results/<date>-<short sha>.json (kept in git), then stops everything. Each scenario starts once
-// the machine is quiet (bench/settle.ts).
+// the machine is quiet (bench/settle.ts) and, on a server with autovacuum off, after the vacuum autovacuum
+// would have done (bench/vacuum.ts).
 //
 //   BENCH_DURATION  measured seconds per target (default 10); each is preceded by a 2 s warm-up
 //   BENCH_ONLY      run only the scenario(s) named, e.g. search or signing,webhook-delivery
@@ -14,6 +15,7 @@ import type { LoadSettings } from './bench/load.ts';
 import { describeCommit, describeMachine, formatTable, writeReport } from './bench/report.ts';
 import { loadScenarios, selectScenarios, type ResultRow } from './bench/scenario.ts';
 import { settle } from './bench/settle.ts';
+import { vacuumIfAutovacuumIsOff } from './bench/vacuum.ts';
 
 const DEFAULT_DURATION_SEC = 10;
 const MAX_DURATION_SEC = 600;
@@ -59,6 +61,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   try {
     const environment = await startBenchEnvironment({ config, env, load, cleanup, log });
     for (const scenario of scenarios) {
+      await vacuumIfAutovacuumIsOff(environment.databaseUrl, log);
       await settle(log);
       log(`scenario ${scenario.name}: ${scenario.goal}`);
       try {
