@@ -17,7 +17,7 @@ export async function vacuumIfAutovacuumIsOff(databaseUrl: string, log: (line: s
     if (setting.rows[0]?.autovacuum === 'on') return;
     const due = await client.query<{ name: string; dead: string }>(
       `SELECT format('%I.%I', schemaname, relname) AS name, n_dead_tup::text AS dead FROM pg_stat_user_tables
-       WHERE n_dead_tup > $1 + $2 * n_live_tup ORDER BY n_dead_tup DESC`,
+       WHERE n_dead_tup > $1::float8 + $2::float8 * n_live_tup ORDER BY n_dead_tup DESC`,
       [THRESHOLD_ROWS, SCALE_FACTOR],
     );
     for (const table of due.rows) {
