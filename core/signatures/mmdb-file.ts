@@ -10,6 +10,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import ipModule from 'mmdb-lib/lib/ip.js';
 import { parseMetadata, type Metadata } from 'mmdb-lib/lib/metadata.js';
+import type { LRUCache } from 'lru-cache';
+import { createBoundedLru } from '../../platform/bounded-lru.ts';
 
 const PAGE_BITS = 12;
 const PAGE_SIZE = 1 << PAGE_BITS;
@@ -32,8 +34,7 @@ export class MmdbFile {
   readonly metadata: Metadata;
   private readonly fd: number;
   private readonly size: number;
-  private readonly pages = new Map<number, Buffer>();
-  private readonly cachedPages: number;
+  private readonly pages: LRUCache<number, Buffer>;
   private readonly cache: DecodedCache | undefined;
   private readonly dataStart: number;
   private readonly ipv4StartNode: number;
@@ -44,7 +45,7 @@ export class MmdbFile {
     this.fd = openSync(path, 'r');
     try {
       this.size = fstatSync(this.fd).size;
-      this.cachedPages = Math.max(1, options.cachedPages ?? 256);
+      this.pages = createBoundedLru<number, Buffer>(Math.max(1, options.cachedPages ?? 256));
       this.cache = options.cache;
       const tailLength = Math.min(this.size, METADATA_MAX_BYTES);
       this.metadata = parseMetadata(this.read(this.size - tailLength, tailLength));
@@ -98,15 +99,9 @@ export class MmdbFile {
 
   private page(number: number): Buffer {
     const cached = this.pages.get(number);
-    if (cached) {
-      // Map keeps insertion order: moving a page to the end makes the first one the least recently used.
-      this.pages.delete(number);
-      this.pages.set(number, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const start = number * PAGE_SIZE;
     const page = this.read(start, Math.min(PAGE_SIZE, this.size - start));
-    if (this.pages.size >= this.cachedPages) this.pages.delete(this.pages.keys().next().value!);
     this.pages.set(number, page);
     return page;
   }

@@ -71,8 +71,7 @@ export async function loadScenarios(dir: string = SCENARIOS_DIR): Promise<Scenar
   return scenarios;
 }
 
-/** All scenarios, or only the one BENCH_ONLY names; an unknown name is an error listing the known ones. */
-/** All scenarios, or those BENCH_ONLY names (one name, or several separated by commas), in file order. */
+/** All scenarios, or those BENCH_ONLY names (one name, or several separated by commas), in file order; an unknown name is an error listing the known ones. */
 export function selectScenarios(all: Scenario[], only: string | undefined): Scenario[] {
   if (!only) return all;
   const names = only.split(',').map((name) => name.trim()).filter(Boolean);
