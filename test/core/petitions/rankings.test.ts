@@ -1,0 +1,65 @@
+// The rankings schedule's trending refresh: each signature of the last 7 days weighs e^(-age / 24 h),
+// a score is rewritten once it is more than 1% off, and a petition nobody signed for 7 days falls to 0.
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { z } from 'zod';
+import { sql } from '../../../db/sql.ts';
+import { refreshTrendingScores } from '../../../core/petitions/rankings.ts';
+import { testEnvironment } from '../../support/environment.ts';
+
+const HOUR_MS = 3_600_000;
+
+describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
+  const insertUser = () => {
+    const subject = randomUUID();
+    return testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`
+      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
+      VALUES ('rankings-test', ${subject}, ${`${subject}@example.invalid`}, 'Rankings test', ${`rankings-${subject}`})
+      RETURNING id`);
+  };
+  const insertPetition = async (trendingScore: number) => testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`
+    INSERT INTO petitions (slug, title, description, creator_id, status, trending_score)
+    VALUES (${`rankings-${randomUUID()}`}, 'Rankings test', 'A petition of the trending refresh test, long enough for the check.',
+      ${await insertUser()}, 'active', ${trendingScore})
+    RETURNING id`);
+  const signAgo = async (petitionId: string, ageMs: number) => {
+    await testEnvironment().db.query(sql.typeAlias('void')`
+      INSERT INTO signatures (petition_id, user_id, created_at)
+      VALUES (${petitionId}, ${await insertUser()}, ${new Date(Date.now() - ageMs).toISOString()}::timestamptz)`);
+  };
+  const scoreOf = (petitionId: string) => testEnvironment().db.oneFirst(sql.type(z.object({ trending_score: z.number() }))`
+    SELECT trending_score FROM petitions WHERE id = ${petitionId}`);
+
+  it('writes e^(-age / 24 h) summed over the signatures of the last 7 days, and nothing older', async () => {
+    const petition = await insertPetition(0);
+    await signAgo(petition, 0);
+    await signAgo(petition, 24 * HOUR_MS);
+    await signAgo(petition, 8 * 24 * HOUR_MS);
+    await refreshTrendingScores(testEnvironment().db);
+    expect(await scoreOf(petition)).to.be.closeTo(1 + Math.exp(-1), 0.001);
+  });
+
+  it('leaves a score alone while it is within 1% of the truth', async () => {
+    // The truth is 2 (two signatures of this instant); 2.01 is 0.5% off.
+    const petition = await insertPetition(2.01);
+    await signAgo(petition, 0);
+    await signAgo(petition, 0);
+    await refreshTrendingScores(testEnvironment().db);
+    expect(await scoreOf(petition)).to.equal(2.01);
+  });
+
+  it('rewrites a score once it is more than 1% off', async () => {
+    const petition = await insertPetition(2.1);
+    await signAgo(petition, 0);
+    await signAgo(petition, 0);
+    await refreshTrendingScores(testEnvironment().db);
+    expect(await scoreOf(petition)).to.be.closeTo(2, 0.001);
+  });
+
+  it('lets a petition with no signature in the last 7 days fall to 0', async () => {
+    const petition = await insertPetition(0.0001);
+    await signAgo(petition, 8 * 24 * HOUR_MS);
+    await refreshTrendingScores(testEnvironment().db);
+    expect(await scoreOf(petition)).to.equal(0);
+  });
+});
