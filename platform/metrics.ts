@@ -4,6 +4,7 @@
 // The dashboard (ops/grafana/rally-dashboard.json) and the alerts (ops/prometheus/alerts.yaml) use
 // these names; docs/runbook.md explains them.
 import client from 'prom-client';
+import { createRequestMetrics } from './request-metrics.ts';
 
 export const registry = new client.Registry();
 client.collectDefaultMetrics({ register: registry });
@@ -50,14 +51,7 @@ function labelledGauge<Label extends string>(name: string, help: string, label: 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export const metrics = {
-  httpRequests: new client.Counter({
-    name: 'rally_http_requests_total', help: 'HTTP requests answered by the API, by route template, method and status.',
-    labelNames: ['route', 'method', 'status'], registers: [registry],
-  }),
-  httpDuration: new client.Histogram({
-    name: 'rally_http_request_duration_seconds', help: 'Time from receiving a request to sending its answer, by route template, method and status.',
-    labelNames: ['route', 'method', 'status'], buckets: LATENCY_BUCKETS, registers: [registry],
-  }),
+  http: createRequestMetrics(registry, { buckets: LATENCY_BUCKETS }),
   signatures: new client.Counter({
     name: 'rally_signatures_total', help: 'Sign requests by outcome (accepted or refused) and, for refusals, the problem code.',
     labelNames: ['outcome', 'reason'], registers: [registry],

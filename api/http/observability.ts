@@ -14,23 +14,6 @@ import { RallyError } from './problem.ts';
 
 export const METRICS_PATH = '/metrics';
 
-// The labelled children per (route, method, status), found by one string lookup: prom-client's own
-// lookup sorts and hashes the labels on every call, a cost the lightest routes would feel.
-type Series = { observe(seconds: number): void; inc(): void };
-const seriesByLabels = new Map<string, Series>();
-
-function seriesOf(route: string, method: string, status: string): Series {
-  const key = `${route} ${method} ${status}`;
-  let series = seriesByLabels.get(key);
-  if (!series) {
-    const histogram = metrics.httpDuration.labels(route, method, status);
-    const counter = metrics.httpRequests.labels(route, method, status);
-    series = { observe: (seconds) => histogram.observe(seconds), inc: () => counter.inc() };
-    seriesByLabels.set(key, series);
-  }
-  return series;
-}
-
 /** Outermost: sees the final status, problems included. At LOG_LEVEL=debug, one line per request. */
 export function createHttpMetricsMiddleware(log: Logger): Middleware<RallyState> {
   return async function measureRequest(ctx, next) {
@@ -42,9 +25,7 @@ export function createHttpMetricsMiddleware(log: Logger): Middleware<RallyState>
       const matched = ctx.state.route;
       const route = matched ?? (ctx.path === METRICS_PATH ? METRICS_PATH : 'unmatched');
       const status = String(ctx.status);
-      const series = seriesOf(route, ctx.method, status);
-      series.observe(seconds);
-      series.inc();
+      metrics.http.record(route, ctx.method, status, seconds);
       log.debug?.('request', { request_id: ctx.state.requestId, route, method: ctx.method, status, duration_ms: Math.round(seconds * 1000) });
       const span = trace.getActiveSpan();
       if (span && matched !== undefined) {
