@@ -26,6 +26,8 @@ export type RateLimiter = { readonly rps: number; readonly burst: number; take(k
  * otherwise take a fresh bucket per address: its addresses share the bucket of their /64.
  */
 export function addressBucketKey(address: string): string {
+  // An IPv4 address has no colon: the common case skips the IPv6 parsing below.
+  if (!address.includes(':')) return `ip:${address}`;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return `ip:${mapped[1]}`;
   if (!isIPv6(address)) return `ip:${address}`;
