@@ -2,6 +2,7 @@
 // 5xx details are logged with the request id and never shown to the client.
 import type { Middleware } from 'koa';
 import { domainErrorOfConstraint } from '../../core/errors/constraints.ts';
+import { transientDatabaseFailure } from '../../core/errors/transient-failures.ts';
 import { DomainError } from '../../core/errors/domain-error.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { PROBLEM_TYPES, problemOfDomainError, RallyError, type ProblemSlug } from './problem.ts';
@@ -21,6 +22,8 @@ export function toRallyError(error: unknown): RallyError | undefined {
   if (error instanceof DomainError) return problemOfDomainError(error);
   const fromDatabase = domainErrorOfConstraint(error);
   if (fromDatabase) return problemOfDomainError(fromDatabase);
+  const transient = transientDatabaseFailure(error);
+  if (transient) return problemOfDomainError(transient);
   const status = (error as { status?: unknown; expose?: unknown })?.status;
   if (typeof status === 'number' && LIBRARY_STATUS_TO_SLUG[status]) {
     const detail =
@@ -49,6 +52,9 @@ export function createErrorMiddleware(options: { publicUrl: string; log: Logger 
           issues: (thrown as { issues?: { path?: unknown; message?: string }[] }).issues?.map((issue) => ({ path: issue.path, message: issue.message })),
         });
         error = new RallyError('internal-error', 'An unexpected error occurred. Quote the request id when reporting it.');
+      } else if (error.status >= 500) {
+        // A dependency's failure (a 503): not a bug, but an operator wants to see it.
+        options.log.warn('request failed on a dependency', { request_id: ctx.state.requestId, code: error.code, error: thrown instanceof Error ? thrown.message : String(thrown) });
       }
       const problem = PROBLEM_TYPES[error.slug];
       ctx.status = error.status;

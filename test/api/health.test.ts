@@ -1,6 +1,8 @@
 // The probes of issue 17 and issue 16: /health (spec shape), /health/live, /health/ready; an outage
 // of PostgreSQL or Temporal turns /health to 503 degraded (taken away through a TCP proxy the test
-// cuts), and SIGTERM turns readiness to 503 while the API still answers.
+// cuts), and SIGTERM turns readiness to 503 while the API still answers. Meanwhile a route that
+// needs PostgreSQL answers 503 with Retry-After: the outage is not the client's doing nor a bug (500).
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { json } from '../support/http.ts';
 import { eventually } from '../support/events.ts';
@@ -67,6 +69,27 @@ describe('health probes', function () {
         await temporal.restore();
       }
       await eventually(async () => ((await probe(api, '/health/ready')).status === 200 ? true : undefined), 30_000, '/health/ready 200 again');
+    });
+  });
+
+  describe('a route that reads PostgreSQL (GET /v1/petitions/{id})', () => {
+    it('answers 503 with Retry-After while PostgreSQL is unreachable, never 500', async () => {
+      await database.cut();
+      try {
+        for (let attempt = 0; attempt < 3; attempt += 1) {
+          const response = await fetch(`${api.baseUrl}/v1/petitions/${randomUUID()}`);
+          const body = await json(response);
+          expect(response.status, JSON.stringify(body)).to.equal(503);
+          expect(response.headers.get('content-type')).to.match(/^application\/problem\+json/);
+          expect(Number(response.headers.get('retry-after'))).to.be.at.least(1);
+          expect(body).to.include({ status: 503, code: 'database_unavailable' });
+        }
+      } finally {
+        await database.restore();
+      }
+      await eventually(async () => ((await probe(api, '/health')).status === 200 ? true : undefined), 20_000, '/health 200 again');
+      const unknown = await fetch(`${api.baseUrl}/v1/petitions/${randomUUID()}`);
+      expect(unknown.status).to.equal(404);
     });
   });
 
