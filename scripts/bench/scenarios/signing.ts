@@ -138,6 +138,17 @@ async function residentMegabytes(pid: number | undefined): Promise<number | null
   return kilobytes === undefined ? null : Number(kilobytes) / 1024;
 }
 
+/**
+ * The API's V8 heap in MB from its /metrics (prom-client's default series): what is in use, and what
+ * V8 holds for it. Their gap is heap V8 keeps after a burst of allocation, which RSS includes.
+ */
+async function heapMegabytes(apiUrl: string): Promise<{ used: number; total: number } | null> {
+  const exposition = await fetch(`${apiUrl}/metrics`, { signal: AbortSignal.timeout(5_000) }).then((response) => (response.ok ? response.text() : '')).catch(() => '');
+  const bytes = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(exposition)?.[1] ?? Number.NaN);
+  const [used, total] = [bytes('nodejs_heap_size_used_bytes'), bytes('nodejs_heap_size_total_bytes')];
+  return Number.isFinite(used) && Number.isFinite(total) ? { used: used / 1_048_576, total: total / 1_048_576 } : null;
+}
+
 function row(target: string, load: LoadResult, extra: Partial<ResultRow> = {}): ResultRow {
   return { ...load, scenario: NAME, target, ratio: null, goal: null, verdict: null, ...extra };
 }
@@ -172,6 +183,7 @@ export const scenario: Scenario = {
       const hot = await measureSigning(env, api, pool, 'API sign, hot petition', () => chosen.hot.id);
       const spread = await measureSigning(env, api, pool, `API sign, ${SPREAD_PETITIONS.toLocaleString('en-US')} petitions`, (index) => chosen.spread[index % SPREAD_PETITIONS]!);
       const rssMb = await residentMegabytes(api.pid);
+      const heap = await heapMegabytes(api.url);
       await api.stop();
       // The same tokens are valid there: same audience (PUBLIC_URL) and the same identity provider.
       const single = await startExtraApi(env, { RALLY_IDP_PORT: idpPort, OIDC_ISSUER: '', RALLY_SIGN_LIMIT_PER_HOUR: SIGN_LIMIT, PUBLIC_URL: api.url, RALLY_SIGN_BATCH_MAX: '1' }, 'api-sign-single');
@@ -201,7 +213,7 @@ export const scenario: Scenario = {
         row('API sign, hot ÷ raw pg loop (same statements, same concurrency)', hot, { ratio: hotToRaw, goal: `≥ ${MIN_API_TO_RAW.toFixed(2)}`, verdict: verdictFor(hotToRaw >= MIN_API_TO_RAW, hot, rawHot) }),
         row(`API sign, ${SPREAD_PETITIONS.toLocaleString('en-US')} petitions`, spread, { ratio: spread.requestsPerSecond / MIN_RATE, goal: rate, verdict: verdictFor(spread.requestsPerSecond >= MIN_RATE, spread) }),
         row('API sign, hot ÷ spread', hot, { ratio: hotToSpread, goal: `≥ ${MIN_HOT_TO_SPREAD.toFixed(2)}`, verdict: verdictFor(hotToSpread >= MIN_HOT_TO_SPREAD, hot, spread) }),
-        row(`API RSS after signing: ${rssMb === null ? 'unknown' : `${Math.round(rssMb)} MB`}`, memory, {
+        row(`API RSS after signing: ${rssMb === null ? 'unknown' : `${Math.round(rssMb)} MB`}${heap ? ` (V8 heap: ${Math.round(heap.used)} MB in use of ${Math.round(heap.total)} MB held)` : ''}`, memory, {
           ratio: rssMb === null ? null : rssMb / MAX_RSS_MB, goal: `≤ ${MAX_RSS_MB} MB`, verdict: rssMb === null ? 'INVALID' : rssMb <= MAX_RSS_MB ? 'PASS' : 'MISS',
         }),
         row('before: one statement per request (RALLY_SIGN_BATCH_MAX=1), 2nd hot petition; ratio = grouped ÷ this', before, { ratio: ratio(hot, before) }),
