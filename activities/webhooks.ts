@@ -68,17 +68,19 @@ export function webhookBody(context: DeliveryContext): string {
 }
 
 function signedHeaders(context: DeliveryContext, body: string, secrets: SecretBox): Record<string, string> {
+  // Each sealed secret is opened once per attempt (AES-GCM), then signs both header schemes.
+  const current = secrets.open(context.secret_ciphertext);
+  const previous = context.previous_secret_ciphertext ? secrets.open(context.previous_secret_ciphertext) : undefined;
   const headers: Record<string, string> = {
-    'x-rally-signature': signPayload(secrets.open(context.secret_ciphertext), body),
+    'x-rally-signature': signPayload(current, body),
     'x-rally-event': context.type,
     'x-rally-delivery-id': context.id,
     'x-rally-timestamp': context.occurred_at,
   };
   // During a rotation's grace window a receiver still holding the old secret verifies this one.
-  if (context.previous_secret_ciphertext) headers['x-rally-signature-previous'] = signPayload(secrets.open(context.previous_secret_ciphertext), body);
+  if (previous !== undefined) headers['x-rally-signature-previous'] = signPayload(previous, body);
   // Signed at each attempt, so a retry carries a fresh time within the receivers' tolerance.
-  const signingSecrets = [context.secret_ciphertext, ...(context.previous_secret_ciphertext ? [context.previous_secret_ciphertext] : [])].map((sealed) => secrets.open(sealed));
-  headers['x-rally-signature-v2'] = signPayloadV2(signingSecrets, body, Math.floor(Date.now() / 1000));
+  headers['x-rally-signature-v2'] = signPayloadV2(previous === undefined ? [current] : [current, previous], body, Math.floor(Date.now() / 1000));
   return headers;
 }
 

@@ -48,13 +48,21 @@ function createSmtpMailer(smtpUrl: string, from: string): Mailer {
 
 function createFolderMailer(dir: string, from: string): Mailer {
   const transport = lazyTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  // The folder is made at the first message, and again only if it has gone since.
+  let folder: Promise<unknown> | undefined;
+  const ensureFolder = () => (folder ??= mkdir(dir, { recursive: true }));
   return {
     async send(message) {
       const info = await transport.sendMail({ from, ...message });
-      await mkdir(dir, { recursive: true });
       // Sortable by time, unique without coordination.
       const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`);
-      await writeFile(file, info.message as Buffer);
+      await ensureFolder();
+      await writeFile(file, info.message as Buffer).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+        folder = undefined;
+        await ensureFolder();
+        await writeFile(file, info.message as Buffer);
+      });
       return { messageId: info.messageId };
     },
     close: () => transport.close(),

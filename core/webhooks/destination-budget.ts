@@ -1,7 +1,7 @@
 // Deliveries to one destination, whichever endpoints name it. Anyone may register endpoints, on as
 // many accounts as they like, that all point at one victim; the per-endpoint limit cannot see that
 // they are one destination, and Rally would become an amplifier. So each worker process lets at most
-// RALLY_WEBHOOK_HOST_CONCURRENCY (default 50) requests be in flight to one destination at once.
+// RALLY_WEBHOOK_HOST_CONCURRENCY (default 200) requests be in flight to one destination at once.
 // The destination is the address the URL's host resolves to (an IPv6 address by its /64), so many
 // names for one machine, and every port on it, share one budget. A delivery waits for a slot at
 // most the time it is given; one that gets none is reported busy, and the caller treats it like a
