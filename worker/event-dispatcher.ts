@@ -122,20 +122,34 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     return more;
   }
 
-  // (5) Milestone crossings become signals to their petition's workflow, which fans the notifications out.
-  async function signalMilestones(): Promise<void> {
-    for (const crossing of await unsignalledMilestones(db, START_BATCH)) {
-      await options.temporal.workflow.signalWithStart(petitionLifecycle, {
-        workflowId: petitionWorkflowId(crossing.petition_id),
-        taskQueue: config.temporal.taskQueue,
-        args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
-        signal: milestoneReachedSignal,
-        signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
-        memo: { summary: petitionSummary(crossing.title) },
-        typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
-      });
-      await markMilestoneSignalled(db, crossing.petition_id, crossing.threshold);
+  // (5) Milestone crossings become signals to their petition's workflow, which fans the notifications
+  // out. Petitions are signalled side by side: a spike crosses thousands of milestones at once, and
+  // one call at a time held up every delivery behind them for minutes. One petition's crossings still
+  // go one after another, in the order they were reached. Returns whether more are waiting.
+  async function signalMilestones(): Promise<boolean> {
+    const crossings = await unsignalledMilestones(db, START_BATCH);
+    const byPetition = new Map<string, typeof crossings[number][]>();
+    for (const crossing of crossings) byPetition.set(crossing.petition_id, [...(byPetition.get(crossing.petition_id) ?? []), crossing]);
+    const signalInOrder = async (queue: typeof crossings[number][]) => {
+      for (const crossing of queue) {
+        await options.temporal.workflow.signalWithStart(petitionLifecycle, {
+          workflowId: petitionWorkflowId(crossing.petition_id),
+          taskQueue: config.temporal.taskQueue,
+          args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
+          signal: milestoneReachedSignal,
+          signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
+          memo: { summary: petitionSummary(crossing.title) },
+          typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
+        });
+        await markMilestoneSignalled(db, crossing.petition_id, crossing.threshold);
+      }
+    };
+    const queues = [...byPetition.values()];
+    for (let index = 0; index < queues.length; index += START_CONCURRENCY) {
+      const failed = (await Promise.allSettled(queues.slice(index, index + START_CONCURRENCY).map(signalInOrder))).find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     }
+    return crossings.length === START_BATCH;
   }
 
   let stopped = false;
@@ -143,12 +157,15 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   async function round(): Promise<boolean> {
     const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
     const moreEmails = await queueNotificationEmails();
-    await signalMilestones();
-    // Last: a batch Temporal keeps refusing fails the round after everything else was done.
-    const more = await startDeliveries();
+    // Milestone signals and delivery starts are independent calls to Temporal: side by side, so a
+    // burst of one does not hold up the other. A failure of either (Temporal refusing) fails the
+    // round once both have done what they could.
+    const [milestones, deliveries] = await Promise.allSettled([signalMilestones(), startDeliveries()]);
+    if (milestones.status === 'rejected') throw milestones.reason;
+    if (deliveries.status === 'rejected') throw deliveries.reason;
     if (lastError) log.info('dispatching again');
     lastError = undefined;
-    return dispatched === EVENT_BATCH || moreEmails || more;
+    return dispatched === EVENT_BATCH || moreEmails || milestones.value || deliveries.value;
   }
 
   async function run(): Promise<void> {

@@ -65,6 +65,9 @@ describe('milestone notifications through the petition workflow', function () {
     const history = await handle.fetchHistory();
     const signals = history.events!.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'milestoneReached');
     expect(signals).to.have.length(2);
+    // One petition's crossings are signalled in the order they were reached.
+    const thresholds = signals.map((event) => JSON.parse(Buffer.from(event.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!.data!).toString('utf8')).threshold);
+    expect(thresholds).to.deep.equal([1, 2]);
     // The history holds crossings, never single signatures.
     expect(history.events!.length).to.be.below(80);
     expect((await call(`/v1/petitions/${petition.id}/close`, creator.token, { method: 'POST' })).status).to.equal(200);
