@@ -8,7 +8,10 @@
 // Nothing is lost at any crash point: before (1) commits, the events are still undispatched; after it,
 // the delivery rows exist; after (2), the batch rows exist; if (3) dies after a start but before its
 // commit, the next round starts the same workflow id again and "already started" counts as success.
-// With Temporal down, steps (1) and (2) go on and step (3) retries each round.
+// With Temporal down, steps (1) and (2) go on and step (3) retries each round. Milestone crossings
+// become signals to their petitions' workflows in a second loop, paced, so a surge of them never
+// stands between an event and its delivery.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../platform/config.ts';
@@ -43,19 +46,25 @@ const START_CONCURRENCY = 32;
 const POLL_INTERVAL_MS = 1_000;
 const START_DEADLINE_MS = 10_000;
 const WEBHOOK_MAX_ATTEMPTS = 6; // 1 + 5 retries
+// Milestone crossings signalled per second by one worker. Each starts or wakes a petition workflow that
+// tells admins and signers: a surge (thousands of crossings in a minute when signatures spread over
+// many petitions) would otherwise take the Temporal server from the webhook deliveries, which
+// integrators expect within a second. In such a surge a crossing waits its turn; the notification
+// still comes, and the petition's own count never waits.
+const MILESTONE_SIGNALS_PER_SECOND = 20;
 
 export type EventDispatcher = { stop(): Promise<void> };
+
+type Loop = { nudge(): void };
 
 export type EventDispatcherOptions = { config: Config; db: DatabasePool; databaseUrl: string; temporal: Client; log: Logger };
 
 export async function startEventDispatcher(options: EventDispatcherOptions): Promise<EventDispatcher> {
   const { config, db, log } = options;
   const listener = await createNotificationListener(options.databaseUrl, log);
-  let woken = false;
-  let wake: (() => void) | undefined;
+  const loops: Loop[] = [];
   const nudge = () => {
-    woken = true;
-    wake?.();
+    for (const loop of loops) loop.nudge();
   };
   await listener.listen(EVENTS_CHANNEL, nudge);
   listener.onReconnect(nudge);
@@ -123,83 +132,85 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   }
 
   // (5) Milestone crossings become signals to their petition's workflow, which fans the notifications
-  // out. Petitions are signalled side by side: a spike crosses thousands of milestones at once, and
-  // one call at a time held up every delivery behind them for minutes. One petition's crossings still
-  // go one after another, in the order they were reached. Returns whether more are waiting.
+  // out: in a loop of their own, so that a backlog never holds up a delivery start, and paced (see
+  // MILESTONE_SIGNALS_PER_SECOND). Returns whether more are waiting.
   async function signalMilestones(): Promise<boolean> {
-    const crossings = await unsignalledMilestones(db, START_BATCH);
-    const byPetition = new Map<string, typeof crossings[number][]>();
-    for (const crossing of crossings) byPetition.set(crossing.petition_id, [...(byPetition.get(crossing.petition_id) ?? []), crossing]);
-    const signalInOrder = async (queue: typeof crossings[number][]) => {
-      for (const crossing of queue) {
-        await options.temporal.workflow.signalWithStart(petitionLifecycle, {
-          workflowId: petitionWorkflowId(crossing.petition_id),
-          taskQueue: config.temporal.taskQueue,
-          args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
-          signal: milestoneReachedSignal,
-          signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
-          memo: { summary: petitionSummary(crossing.title) },
-          typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
-        });
-        await markMilestoneSignalled(db, crossing.petition_id, crossing.threshold);
-      }
-    };
-    const queues = [...byPetition.values()];
-    for (let index = 0; index < queues.length; index += START_CONCURRENCY) {
-      const failed = (await Promise.allSettled(queues.slice(index, index + START_CONCURRENCY).map(signalInOrder))).find((outcome) => outcome.status === 'rejected');
-      if (failed) throw failed.reason;
+    const started = Date.now();
+    const crossings = await unsignalledMilestones(db, MILESTONE_SIGNALS_PER_SECOND);
+    for (const crossing of crossings) {
+      await options.temporal.workflow.signalWithStart(petitionLifecycle, {
+        workflowId: petitionWorkflowId(crossing.petition_id),
+        taskQueue: config.temporal.taskQueue,
+        args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
+        signal: milestoneReachedSignal,
+        signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
+        memo: { summary: petitionSummary(crossing.title) },
+        typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
+      });
+      await markMilestoneSignalled(db, crossing.petition_id, crossing.threshold);
     }
-    return crossings.length === START_BATCH;
+    const full = crossings.length === MILESTONE_SIGNALS_PER_SECOND;
+    if (full) await sleep(Math.max(0, 1_000 - (Date.now() - started)));
+    return full;
   }
 
   let stopped = false;
-  let lastError: string | undefined;
-  async function round(): Promise<boolean> {
+  const deliveryLoop = createLoop('dispatch', async () => {
     const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
     const moreEmails = await queueNotificationEmails();
-    // Milestone signals and delivery starts are independent calls to Temporal: side by side, so a
-    // burst of one does not hold up the other. A failure of either (Temporal refusing) fails the
-    // round once both have done what they could.
-    const [milestones, deliveries] = await Promise.allSettled([signalMilestones(), startDeliveries()]);
-    if (milestones.status === 'rejected') throw milestones.reason;
-    if (deliveries.status === 'rejected') throw deliveries.reason;
-    if (lastError) log.info('dispatching again');
-    lastError = undefined;
-    return dispatched === EVENT_BATCH || moreEmails || milestones.value || deliveries.value;
-  }
+    // Last: a batch Temporal keeps refusing fails the round after everything else was done.
+    const more = await startDeliveries();
+    return dispatched === EVENT_BATCH || moreEmails || more;
+  });
+  const milestoneLoop = createLoop('milestone signalling', signalMilestones);
+  loops.push(deliveryLoop, milestoneLoop);
 
-  async function run(): Promise<void> {
-    while (!stopped) {
-      woken = false;
-      let again = false;
-      try {
-        again = (await round()) || woken;
-      } catch (error) {
-        // Logged once per distinct failure, not once per second while Temporal or the database is down.
-        metrics.dispatchFailures.inc();
-        const message = error instanceof Error ? error.message : String(error);
-        if (message !== lastError) log.warn('dispatch round failed; retrying', { error: message });
-        lastError = message;
+  /** Runs `step` again at once while it says more is waiting or a NOTIFY came meanwhile, else after the poll interval. */
+  function createLoop(name: string, step: () => Promise<boolean>): Loop & { running: Promise<void> } {
+    let woken = false;
+    let wake: (() => void) | undefined;
+    let lastError: string | undefined;
+    const run = async () => {
+      while (!stopped) {
+        woken = false;
+        let again = false;
+        try {
+          again = (await step()) || woken;
+          if (lastError) log.info(`${name} going again`);
+          lastError = undefined;
+        } catch (error) {
+          // Logged once per distinct failure, not once per second while Temporal or the database is down.
+          metrics.dispatchFailures.inc();
+          const message = error instanceof Error ? error.message : String(error);
+          if (message !== lastError) log.warn(`${name} round failed; retrying`, { error: message });
+          lastError = message;
+        }
+        if (again || stopped) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, POLL_INTERVAL_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
       }
-      if (again || stopped) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_INTERVAL_MS);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-    }
+    };
+    return {
+      nudge: () => {
+        woken = true;
+        wake?.();
+      },
+      running: run(),
+    };
   }
 
-  const running = run();
   log.info('event dispatcher started', { endpoint_concurrency_ceiling: config.webhooks.endpointConcurrency });
   return {
     async stop() {
       stopped = true;
-      wake?.();
-      await running;
+      nudge();
+      await Promise.all([deliveryLoop.running, milestoneLoop.running]);
       await listener.close();
     },
   };
