@@ -22,7 +22,7 @@ import {
   milestoneReachedSignal, notificationEmailDigests, notificationEmailDigestsWorkflowId, notificationsPendingSignal, petitionLifecycle, petitionWorkflowId,
   webhookBatchWorkflowId, webhookDeliveryBatch,
 } from '../workflows/index.ts';
-import { markMilestoneSignalled, unsignalledMilestones } from '../core/organizations/milestone-notifications.ts';
+import { claimUnsignalledMilestones, markMilestoneSignalled } from '../core/organizations/milestone-notifications.ts';
 import type { PetitionStatus } from '../core/vocabulary.ts';
 import { queuePendingEmails } from '../core/notifications/emails.ts';
 import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
@@ -136,20 +136,31 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   // MILESTONE_SIGNALS_PER_SECOND). Returns whether more are waiting.
   async function signalMilestones(): Promise<boolean> {
     const started = Date.now();
-    const crossings = await unsignalledMilestones(db, MILESTONE_SIGNALS_PER_SECOND);
-    for (const crossing of crossings) {
-      await options.temporal.workflow.signalWithStart(petitionLifecycle, {
-        workflowId: petitionWorkflowId(crossing.petition_id),
-        taskQueue: config.temporal.taskQueue,
-        args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
-        signal: milestoneReachedSignal,
-        signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
-        memo: { summary: petitionSummary(crossing.title) },
-        typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
-      });
-      await markMilestoneSignalled(db, crossing.petition_id, crossing.threshold);
-    }
-    const full = crossings.length === MILESTONE_SIGNALS_PER_SECOND;
+    // The claimed rows stay locked while they are signalled (at most a second's worth), so another
+    // worker skips them. A failed signal ends the batch: the crossings signalled before it are
+    // committed as signalled, the rest wait for the next round.
+    const { claimed, failure } = await db.transaction(async (tx) => {
+      const crossings = await claimUnsignalledMilestones(tx, MILESTONE_SIGNALS_PER_SECOND);
+      for (const crossing of crossings) {
+        try {
+          await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.signalWithStart(petitionLifecycle, {
+            workflowId: petitionWorkflowId(crossing.petition_id),
+            taskQueue: config.temporal.taskQueue,
+            args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
+            signal: milestoneReachedSignal,
+            signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
+            memo: { summary: petitionSummary(crossing.title) },
+            typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
+          }));
+        } catch (error) {
+          return { claimed: crossings.length, failure: error };
+        }
+        await markMilestoneSignalled(tx, crossing.petition_id, crossing.threshold);
+      }
+      return { claimed: crossings.length, failure: undefined };
+    });
+    if (failure !== undefined) throw failure;
+    const full = claimed === MILESTONE_SIGNALS_PER_SECOND;
     if (full) await sleep(Math.max(0, 1_000 - (Date.now() - started)));
     return full;
   }

@@ -1,7 +1,7 @@
 // Milestones of an organization's petition reach the organization's owner and admins at once (the
 // creator already hears through the outbox, core/notifications/from-events.ts). Made by the petition's
 // lifecycle workflow when it is signalled a crossing; the dedupe key makes a repeat harmless.
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { notifyUsers } from '../notifications/create.ts';
@@ -27,14 +27,19 @@ export async function notifyOrganizationAdminsOfMilestone(db: CommonQueryMethods
   })));
 }
 
-/** Crossings not yet handed to their petition's workflow, oldest first, with the petition's status. */
-export function unsignalledMilestones(db: CommonQueryMethods, limit: number) {
-  return db.any(sql.type(z.object({ petition_id: z.string(), threshold: z.number(), status: z.string(), title: z.string() }))`
+/**
+ * Crossings not yet handed to their petition's workflow, oldest first, with the petition's status;
+ * locked for the caller's transaction, skipping rows another worker holds, so that two workers never
+ * signal the same crossing.
+ */
+export function claimUnsignalledMilestones(tx: DatabaseTransactionConnection, limit: number) {
+  return tx.any(sql.type(z.object({ petition_id: z.string(), threshold: z.number(), status: z.string(), title: z.string() }))`
     SELECT m.petition_id, m.threshold, p.status, p.title
     FROM petition_milestones m JOIN petitions p ON p.id = m.petition_id
     WHERE m.signalled_at IS NULL
     ORDER BY m.reached_at
     LIMIT ${limit}
+    FOR UPDATE OF m SKIP LOCKED
   `);
 }
 

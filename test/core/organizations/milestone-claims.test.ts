@@ -1,0 +1,57 @@
+// Every worker runs a dispatcher, and each signals milestone crossings to their petitions' workflows:
+// a crossing one worker has claimed is skipped by the others until that worker commits, so no
+// crossing is signalled twice by two workers at once.
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { z } from 'zod';
+import { sql } from '../../../db/sql.ts';
+import { claimUnsignalledMilestones, markMilestoneSignalled } from '../../../core/organizations/milestone-notifications.ts';
+import { testEnvironment } from '../../support/environment.ts';
+
+describe('claimUnsignalledMilestones (core/organizations/milestone-notifications.ts)', () => {
+  let petitionId: string;
+
+  before(async () => {
+    const { db } = testEnvironment();
+    const subject = randomUUID();
+    const creator = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
+      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
+      VALUES ('milestone-claims-test', ${subject}, ${`${subject}@example.invalid`}, 'Milestone claims', ${`milestone-claims-${subject}`})
+      RETURNING id`);
+    petitionId = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
+      INSERT INTO petitions (slug, title, description, creator_id, status)
+      VALUES (${`milestone-claims-${subject}`}, 'Milestone claims', 'A petition of the milestone claim test, long enough for the check.', ${creator}, 'active')
+      RETURNING id`);
+    // Reached long ago, so these come first in the oldest-first order whatever else the database holds.
+    for (const [threshold, reachedAt] of [[10, '2001-01-01T00:00:00Z'], [100, '2001-01-02T00:00:00Z']] as const) {
+      await db.query(sql.typeAlias('void')`
+        INSERT INTO petition_milestones (petition_id, threshold, signature_id, reached_at)
+        VALUES (${petitionId}, ${threshold}, ${randomUUID()}, ${reachedAt}::timestamptz)`);
+    }
+  });
+
+  // No dispatcher of a later test may find these and signal a workflow for this bare petition.
+  after(async () => {
+    await testEnvironment().db.query(sql.typeAlias('void')`DELETE FROM petition_milestones WHERE petition_id = ${petitionId}`);
+  });
+
+  const ours = (rows: readonly { petition_id: string; threshold: number }[]) => rows.filter((row) => row.petition_id === petitionId).map((row) => row.threshold);
+
+  it('answers the crossings oldest first, and none of them to a second worker while the first holds them', async () => {
+    const { db } = testEnvironment();
+    await db.transaction(async (first) => {
+      expect(ours(await claimUnsignalledMilestones(first, 1_000))).to.deep.equal([10, 100]);
+      const second = await db.transaction((tx) => claimUnsignalledMilestones(tx, 1_000));
+      expect(ours(second)).to.deep.equal([]);
+    });
+  });
+
+  it('answers a crossing again once the worker that held it let it go unsignalled, and never once it is signalled', async () => {
+    const { db } = testEnvironment();
+    await db.transaction(async (tx) => {
+      expect(ours(await claimUnsignalledMilestones(tx, 1_000))).to.deep.equal([10, 100]);
+      await markMilestoneSignalled(tx, petitionId, 10);
+    });
+    expect(ours(await db.transaction((tx) => claimUnsignalledMilestones(tx, 1_000)))).to.deep.equal([100]);
+  });
+});
