@@ -136,33 +136,30 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   // MILESTONE_SIGNALS_PER_SECOND). Returns whether more are waiting.
   async function signalMilestones(): Promise<boolean> {
     const started = Date.now();
-    // The claimed rows stay locked while they are signalled (at most a second's worth), so another
-    // worker skips them. A failed signal ends the batch: the crossings signalled before it are
-    // committed as signalled, the rest wait for the next round.
-    const { claimed, failure } = await db.transaction(async (tx) => {
-      const crossings = await claimUnsignalledMilestones(tx, MILESTONE_SIGNALS_PER_SECOND);
-      for (const crossing of crossings) {
-        try {
-          await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.signalWithStart(petitionLifecycle, {
-            workflowId: petitionWorkflowId(crossing.petition_id),
-            taskQueue: config.temporal.taskQueue,
-            args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
-            signal: milestoneReachedSignal,
-            signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
-            memo: { summary: petitionSummary(crossing.title) },
-            typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
-          }));
-        } catch (error) {
-          return { claimed: crossings.length, failure: error };
-        }
+    let signalled = 0;
+    // One crossing per transaction: its row stays locked only while it is signalled, so another
+    // worker skips it, and a signature batch that waits on the row waits for one call at most.
+    while (signalled < MILESTONE_SIGNALS_PER_SECOND) {
+      const found = await db.transaction(async (tx) => {
+        const [crossing] = await claimUnsignalledMilestones(tx, 1);
+        if (!crossing) return false;
+        await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.signalWithStart(petitionLifecycle, {
+          workflowId: petitionWorkflowId(crossing.petition_id),
+          taskQueue: config.temporal.taskQueue,
+          args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
+          signal: milestoneReachedSignal,
+          signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
+          memo: { summary: petitionSummary(crossing.title) },
+          typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
+        }));
         await markMilestoneSignalled(tx, crossing.petition_id, crossing.threshold);
-      }
-      return { claimed: crossings.length, failure: undefined };
-    });
-    if (failure !== undefined) throw failure;
-    const full = claimed === MILESTONE_SIGNALS_PER_SECOND;
-    if (full) await sleep(Math.max(0, 1_000 - (Date.now() - started)));
-    return full;
+        return true;
+      });
+      if (!found) return false;
+      signalled += 1;
+    }
+    await sleep(Math.max(0, 1_000 - (Date.now() - started)));
+    return true;
   }
 
   let stopped = false;
