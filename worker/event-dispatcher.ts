@@ -137,8 +137,8 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   async function signalMilestones(): Promise<boolean> {
     const started = Date.now();
     let signalled = 0;
-    // One crossing per transaction: its row stays locked only while it is signalled, so another
-    // worker skips it, and a signature batch that waits on the row waits for one call at most.
+    // One crossing per transaction: its row stays locked (another worker skips it) only while it is
+    // signalled, one call to Temporal, not for a whole paced second.
     while (signalled < MILESTONE_SIGNALS_PER_SECOND) {
       const found = await db.transaction(async (tx) => {
         const [crossing] = await claimUnsignalledMilestones(tx, 1);
