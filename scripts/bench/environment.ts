@@ -106,10 +106,13 @@ async function waitForApi(apiUrl: string, exitedWith: () => string | undefined, 
   throw new Error(`the API did not answer ${apiUrl}/health within ${API_READY_TIMEOUT_MS / 1000} s`);
 }
 
+/** BENCH_PROFILE=<dir>: the Node flags that make a process the bench starts write a V8 CPU profile there when it stops (open it in Chrome DevTools). */
+export function profilingArgs(): string[] {
+  return process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+}
+
 async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, log: Log, name = 'api'): Promise<number | undefined> {
-  // BENCH_PROFILE=<dir>: each API process writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const api = spawnPrefixed({ name, command: process.execPath, args: [...profile, 'api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
+  const api = spawnPrefixed({ name, command: process.execPath, args: [...profilingArgs(), 'api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
   cleanup.add('api', async () => {
     await stopChild(api, API_STOP_GRACE_MS);
   });

@@ -14,6 +14,7 @@ import { createSecretBox, generateSigningSecret } from '../../core/webhooks/sign
 import { recordEvent } from '../../core/events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { spawnPrefixed, stopChild, type PrefixedChild } from '../lib/child-process.ts';
+import { profilingArgs } from './environment.ts';
 import type { BenchEnvironment } from './scenario.ts';
 
 export type Receiver = {
@@ -68,7 +69,7 @@ export async function startReceiver(delays: Record<string, number> = {}): Promis
 /** A worker process as `npm run worker` runs it, on a task queue of its own; resolves once polling. */
 export async function startRallyWorker(env: BenchEnvironment, taskQueue: string): Promise<PrefixedChild> {
   const child = spawnPrefixed({
-    name: 'worker', command: process.execPath, args: [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), 'worker/main.ts'], cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    name: 'worker', command: process.execPath, args: [...profilingArgs(), 'worker/main.ts'], cwd: fileURLToPath(new URL('../../', import.meta.url)),
     env: { ...env.serviceEnv, RALLY_TASK_QUEUE: taskQueue, RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
   await new Promise<void>((resolve, reject) => {
