@@ -62,16 +62,24 @@ export async function dispatchEventBatch(tx: DatabaseTransactionConnection, limi
  * the oldest waiting ones, at most its delivery window minus its first attempts still in flight, and
  * at most `ceiling` minus all its unfinished deliveries (retries included): an endpoint that is down
  * holds at most `ceiling` retrying deliveries, and the rest wait here in the database.
+ *
+ * Two statements, because a statement sees the database as it was when it began: a claim that locked
+ * an endpoint just after another dispatcher's claim of it committed would, in the same statement,
+ * still see that claim's deliveries waiting and send them a second time. The second statement begins
+ * once the locks are held, so it sees every claim committed before them.
  */
-export function claimDeliveryBatches(tx: DatabaseTransactionConnection, options: { ceiling: number; maxBatch: number; limit: number }) {
+export async function claimDeliveryBatches(tx: DatabaseTransactionConnection, options: { ceiling: number; maxBatch: number; limit: number }): Promise<number> {
+  const endpoints = await tx.any(sql.type(z.object({ id: z.string(), delivery_window: z.number() }))`
+    SELECT ep.id, ep.delivery_window FROM webhook_endpoints ep
+    WHERE ep.is_active AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = ep.id AND d.started_at IS NULL)
+    FOR NO KEY UPDATE OF ep SKIP LOCKED
+  `);
+  if (endpoints.length === 0) return 0;
   return tx.oneFirst(sql.type(z.object({ claimed: z.number() }))`
-    WITH waiting AS (
-      SELECT ep.id, ep.delivery_window FROM webhook_endpoints ep
-      WHERE ep.is_active AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = ep.id AND d.started_at IS NULL)
-      FOR NO KEY UPDATE OF ep SKIP LOCKED
-    ), room AS (
+    WITH room AS (
       SELECT w.id, LEAST(w.delivery_window - busy.first_attempts, ${options.ceiling} - busy.unfinished) AS free
-      FROM waiting w CROSS JOIN LATERAL (
+      FROM unnest(${sql.array(endpoints.map((endpoint) => endpoint.id), 'uuid')}, ${sql.array(endpoints.map((endpoint) => endpoint.delivery_window), 'int4')}) AS w(id, delivery_window)
+      CROSS JOIN LATERAL (
         SELECT count(*) FILTER (WHERE f.status = 'pending') AS first_attempts, count(*) AS unfinished FROM webhook_deliveries f
         WHERE f.endpoint_id = w.id AND f.started_at IS NOT NULL AND f.finished_at IS NULL
       ) busy
