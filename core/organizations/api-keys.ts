@@ -10,7 +10,7 @@ import type { NewApiKey } from '../api-keys/secrets.ts';
 import { NotFound, PaymentRequired } from '../errors/domain-error.ts';
 import { withRandomSuffix } from '../users/slugs.ts';
 import { lockOrganization } from './queries.ts';
-import { ADMINS, assertOrganizationRole } from './roles.ts';
+import { ADMINS, assertOrganizationRole, noSuchOrganization } from './roles.ts';
 import { tierLimits } from './tiers.ts';
 
 const ServiceUser = z.object({ service_user_id: z.string().nullable(), slug: z.string(), name: z.string() });
@@ -18,7 +18,10 @@ const ServiceUser = z.object({ service_user_id: z.string().nullable(), slug: z.s
 /** The user that holds the organization's keys, for an owner or admin; null while it has no keys. */
 export async function organizationKeyHolder(db: CommonQueryMethods, orgId: string, callerId: string): Promise<string | null> {
   await assertOrganizationRole(db, orgId, callerId, ADMINS, 'manage its API keys');
-  return db.oneFirst(sql.type(z.object({ service_user_id: z.string().nullable() }))`SELECT service_user_id FROM organizations WHERE id = ${orgId}`);
+  const org = await db.maybeOne(sql.type(z.object({ service_user_id: z.string().nullable() }))`SELECT service_user_id FROM organizations WHERE id = ${orgId}`);
+  // Gone since the role check: the organization was deleted in between.
+  if (!org) throw noSuchOrganization(orgId);
+  return org.service_user_id;
 }
 
 export async function requireKeyHolder(db: CommonQueryMethods, orgId: string, callerId: string, keyId: string): Promise<string> {
@@ -49,7 +52,7 @@ export async function createOrganizationKey(
 ) {
   return db.transaction(async (tx) => {
     const org = await lockOrganization(tx, orgId);
-    if (!org) throw new NotFound(`There is no organization ${orgId}.`);
+    if (!org) throw noSuchOrganization(orgId);
     await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'create API keys');
     const holder = await ensureServiceUser(tx, orgId);
     const limits = await tierLimits(tx, org.tier);

@@ -2,11 +2,10 @@
 // transaction; a name (case-insensitively) or slug already taken is a 409 through the constraint table.
 import type { DatabasePool } from 'slonik';
 import { slugify } from '../users/slugs.ts';
-import { NotFound } from '../errors/domain-error.ts';
 import { revokeOrganizationKeys } from './api-keys.ts';
 import { addOwner } from './members.ts';
 import { deleteOrganization, findOrganizationById, insertOrganization, updateOrganization, type OrganizationChanges } from './queries.ts';
-import { ADMINS, OWNER, assertOrganizationRole } from './roles.ts';
+import { ADMINS, OWNER, assertOrganizationRole, noSuchOrganization } from './roles.ts';
 
 export type OrganizationDraft = { name: string; description?: string; logoUrl?: string; website?: string };
 
@@ -23,7 +22,7 @@ export async function changeOrganization(db: DatabasePool, orgId: string, caller
     await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'change it');
     await updateOrganization(tx, orgId, changes);
     const org = await findOrganizationById(tx, orgId);
-    if (!org) throw new NotFound(`There is no organization ${orgId}.`);
+    if (!org) throw noSuchOrganization(orgId);
     return org;
   });
 }

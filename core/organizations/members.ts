@@ -7,7 +7,7 @@ import { sql } from '../../db/sql.ts';
 import { Conflict, NotFound, PaymentRequired } from '../errors/domain-error.ts';
 import type { OrganizationRole } from '../vocabulary.ts';
 import { lockOrganization } from './queries.ts';
-import { ADMINS, ANY_MEMBER, OWNER, assertOrganizationRole } from './roles.ts';
+import { ADMINS, ANY_MEMBER, OWNER, assertOrganizationRole, noSuchOrganization } from './roles.ts';
 import { tierLimits } from './tiers.ts';
 
 export const MembershipRow = z.object({
@@ -63,7 +63,7 @@ export async function addWithinTier(tx: CommonQueryMethods, orgId: string, tier:
 export async function addMember(db: DatabasePool, orgId: string, callerId: string, input: { userId: string; role: 'admin' | 'member' }) {
   return db.transaction(async (tx) => {
     const org = await lockOrganization(tx, orgId);
-    if (!org) throw new NotFound(`There is no organization ${orgId}.`);
+    if (!org) throw noSuchOrganization(orgId);
     await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'add members');
     const user = await tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM users WHERE id = ${input.userId}`);
     if (!user) throw new NotFound(`There is no user ${input.userId}.`, { code: 'user_not_found' });
@@ -89,7 +89,7 @@ export async function listMembers(
 }
 
 async function lockedTarget(tx: CommonQueryMethods, orgId: string, membershipId: string): Promise<MembershipRow> {
-  if (!(await lockOrganization(tx, orgId))) throw new NotFound(`There is no organization ${orgId}.`);
+  if (!(await lockOrganization(tx, orgId))) throw noSuchOrganization(orgId);
   const target = await findMembership(tx, orgId, membershipId);
   if (!target) throw new NotFound(`The organization has no membership ${membershipId}.`, { code: 'membership_not_found' });
   return target;

@@ -4,10 +4,9 @@
 import { Type } from '@sinclair/typebox';
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { sql } from '../../db/sql.ts';
-import { NotFound } from '../errors/domain-error.ts';
 import { createCursorCodec } from '../pagination/keyset.ts';
 import { PETITION_SELECT, PetitionRow } from '../petitions/queries.ts';
-import { isOrganizationAdmin } from './roles.ts';
+import { isOrganizationAdmin, noSuchOrganization } from './roles.ts';
 import { z } from 'zod';
 
 export const organizationPetitionCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
@@ -15,7 +14,7 @@ export const organizationPetitionCursor = createCursorCodec(Type.Tuple([Type.Str
 export async function listOrganizationPetitions(db: CommonQueryMethods, orgId: string, viewerId: string | undefined, options: { cursor?: string; limit: number }) {
   const after = organizationPetitionCursor.decode(options.cursor);
   const exists = await db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM organizations WHERE id = ${orgId}`);
-  if (!exists) throw new NotFound(`There is no organization ${orgId}.`);
+  if (!exists) throw noSuchOrganization(orgId);
   const conditions: FragmentSqlToken[] = [sql.fragment`p.org_id = ${orgId}`, sql.fragment`p.deleted_at IS NULL`];
   if (!(await isOrganizationAdmin(db, orgId, viewerId))) {
     const listed = sql.fragment`(p.visibility = 'public' AND p.status IN ('active', 'closed', 'victory'))`;

@@ -44,6 +44,9 @@ export async function isOrganizationAdmin(db: CommonQueryMethods, orgId: string 
  * The caller's role, when it is one of `allowed`: 404 for an unknown organization, 403 for a
  * caller without one of the roles (members and non-members alike; the organization is public).
  */
+/** The answer for an organization that does not exist, or no longer: deleted while a request was under way. */
+export const noSuchOrganization = (orgId: string) => new NotFound(`There is no organization ${orgId}.`);
+
 export async function assertOrganizationRole(
   db: CommonQueryMethods,
   orgId: string,
@@ -54,7 +57,7 @@ export async function assertOrganizationRole(
   const found = await db.maybeOne(sql.type(z.object({ role: z.string().nullable() }))`
     SELECT (${roleOf(orgId, userId)}) AS role FROM organizations o WHERE o.id = ${orgId}
   `);
-  if (!found) throw new NotFound(`There is no organization ${orgId}.`);
+  if (!found) throw noSuchOrganization(orgId);
   const role = found.role as OrganizationRole | null;
   if (!role || !allowed.includes(role)) {
     const needed = allowed.length === 3 ? 'a member' : allowed.length === 1 ? `the ${allowed[0]}` : `an ${allowed.join(' or ')}`;

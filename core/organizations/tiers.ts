@@ -7,7 +7,7 @@ import { sql } from '../../db/sql.ts';
 import { NotFound } from '../errors/domain-error.ts';
 import { recordEvent } from '../events/record-event.ts';
 import type { OrganizationTier } from '../vocabulary.ts';
-import { ANY_MEMBER, assertOrganizationRole } from './roles.ts';
+import { ANY_MEMBER, assertOrganizationRole, noSuchOrganization } from './roles.ts';
 
 const TierRow = z.object({ tier: z.string(), rank: z.number(), member_limit: z.number().nullable(), api_key_limit: z.number().nullable() });
 
@@ -17,12 +17,13 @@ export function tierLimits(db: CommonQueryMethods, tier: string) {
 
 export async function subscriptionOf(db: CommonQueryMethods, orgId: string, callerId: string) {
   await assertOrganizationRole(db, orgId, callerId, ANY_MEMBER, 'see its subscription');
-  const row = await db.one(sql.type(TierRow.extend({ members_used: z.number() }))`
+  const row = await db.maybeOne(sql.type(TierRow.extend({ members_used: z.number() }))`
     SELECT t.tier, t.rank, t.member_limit, t.api_key_limit,
       (SELECT count(*) FROM organization_members m WHERE m.org_id = o.id)::int AS members_used
     FROM organizations o JOIN organization_tiers t ON t.tier = o.tier
     WHERE o.id = ${orgId}
   `);
+  if (!row) throw noSuchOrganization(orgId);
   return {
     tier: row.tier,
     // Billing periods belong to the payment provider, which Rally does not run: every tier is active.
