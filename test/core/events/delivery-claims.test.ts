@@ -2,12 +2,12 @@
 // (each batch becomes one workflow that sends them). Dispatchers woken by the same NOTIFY claim at
 // the same moment; a delivery claimed into two batches would be sent twice. Claims run here from
 // several connections at once, many times over, as several workers' dispatchers would.
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../../db/sql.ts';
 import { claimDeliveryBatches } from '../../../core/events/dispatch-queries.ts';
 import { testEnvironment } from '../../support/environment.ts';
+import { insertUserRow } from '../../support/rows.ts';
 
 const ENDPOINTS = 20;
 const DELIVERIES_PER_ENDPOINT = 150;
@@ -21,11 +21,7 @@ describe('claimDeliveryBatches (core/events/dispatch-queries.ts)', function () {
 
   before(async () => {
     const { db } = testEnvironment();
-    const subject = randomUUID();
-    const owner = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
-      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
-      VALUES ('delivery-claims-test', ${subject}, ${`${subject}@example.invalid`}, 'Delivery claims', ${`delivery-claims-${subject}`})
-      RETURNING id`);
+    const owner = await insertUserRow('delivery-claims');
     // Unroutable (TEST-NET-1), and every endpoint is deleted after the test with its deliveries.
     endpointIds = [...await db.manyFirst(sql.type(z.object({ id: z.string() }))`
       INSERT INTO webhook_endpoints (user_id, url, events, secret_ciphertext, delivery_window)

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { sql } from '../../../db/sql.ts';
 import { claimUnsignalledMilestones, markMilestoneSignalled } from '../../../core/organizations/milestone-notifications.ts';
 import { testEnvironment } from '../../support/environment.ts';
+import { insertUserRow } from '../../support/rows.ts';
 
 describe('claimUnsignalledMilestones (core/organizations/milestone-notifications.ts)', () => {
   let petitionId: string;
@@ -14,10 +15,7 @@ describe('claimUnsignalledMilestones (core/organizations/milestone-notifications
   before(async () => {
     const { db } = testEnvironment();
     const subject = randomUUID();
-    const creator = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
-      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
-      VALUES ('milestone-claims-test', ${subject}, ${`${subject}@example.invalid`}, 'Milestone claims', ${`milestone-claims-${subject}`})
-      RETURNING id`);
+    const creator = await insertUserRow('milestone-claims');
     petitionId = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
       INSERT INTO petitions (slug, title, description, creator_id, status)
       VALUES (${`milestone-claims-${subject}`}, 'Milestone claims', 'A petition of the milestone claim test, long enough for the check.', ${creator}, 'active')

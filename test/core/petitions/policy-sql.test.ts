@@ -7,6 +7,7 @@ import { sql } from '../../../db/sql.ts';
 import { ANONYMOUS, knownTo, listedTo, manageableBy, visibleTo, type Viewer } from '../../../core/petitions/policy.ts';
 import { isVisibleTo } from '../../../core/petitions/queries.ts';
 import { testEnvironment } from '../../support/environment.ts';
+import { insertUserRow } from '../../support/rows.ts';
 import { ACCESS_CODE, EXPECTED, outcomeCell, PETITION_SHAPES, PETITIONS, VIEWERS, type PetitionKind, type ViewerKind } from './policy-matrix.ts';
 
 const Outcome = z.object({ knows: z.boolean(), read: z.boolean(), read_with_code: z.boolean(), listed: z.boolean(), manages: z.boolean() });
@@ -16,14 +17,7 @@ describe('petition policy SQL (visibleTo, listedTo, knownTo, manageableBy)', () 
   const ids = {} as Record<PetitionKind, string>;
   const viewers = {} as Record<ViewerKind, Viewer>;
 
-  async function insertUser(role: 'user' | 'admin') {
-    const subject = randomUUID();
-    return testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`
-      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, role)
-      VALUES ('policy-test', ${subject}, ${`${subject}@example.invalid`}, 'Policy test', ${`policy-${subject}`}, ${role})
-      RETURNING id
-    `);
-  }
+  const insertUser = (role: 'user' | 'admin') => insertUserRow('policy', role);
 
   before(async () => {
     const { db } = testEnvironment();

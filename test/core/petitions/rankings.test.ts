@@ -6,26 +6,20 @@ import { z } from 'zod';
 import { sql } from '../../../db/sql.ts';
 import { refreshTrendingScores } from '../../../core/petitions/rankings.ts';
 import { testEnvironment } from '../../support/environment.ts';
+import { insertUserRow } from '../../support/rows.ts';
 
 const HOUR_MS = 3_600_000;
 
 describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
-  const insertUser = () => {
-    const subject = randomUUID();
-    return testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`
-      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
-      VALUES ('rankings-test', ${subject}, ${`${subject}@example.invalid`}, 'Rankings test', ${`rankings-${subject}`})
-      RETURNING id`);
-  };
   const insertPetition = async (trendingScore: number) => testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`
     INSERT INTO petitions (slug, title, description, creator_id, status, trending_score)
     VALUES (${`rankings-${randomUUID()}`}, 'Rankings test', 'A petition of the trending refresh test, long enough for the check.',
-      ${await insertUser()}, 'active', ${trendingScore})
+      ${await insertUserRow('rankings')}, 'active', ${trendingScore})
     RETURNING id`);
   const signAgo = async (petitionId: string, ageMs: number) => {
     await testEnvironment().db.query(sql.typeAlias('void')`
       INSERT INTO signatures (petition_id, user_id, created_at)
-      VALUES (${petitionId}, ${await insertUser()}, ${new Date(Date.now() - ageMs).toISOString()}::timestamptz)`);
+      VALUES (${petitionId}, ${await insertUserRow('rankings')}, ${new Date(Date.now() - ageMs).toISOString()}::timestamptz)`);
   };
   const scoreOf = (petitionId: string) => testEnvironment().db.oneFirst(sql.type(z.object({ trending_score: z.number() }))`
     SELECT trending_score FROM petitions WHERE id = ${petitionId}`);
