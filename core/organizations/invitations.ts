@@ -11,7 +11,7 @@ import { RallyEntityType, RallyOrganizationId } from '../../workflows/search-att
 import { Conflict, Gone, NotFound, Unavailable } from '../errors/domain-error.ts';
 import { addWithinTier } from './members.ts';
 import { lockOrganization } from './queries.ts';
-import { ADMINS, assertOrganizationRole } from './roles.ts';
+import { ADMINS, assertOrganizationRole, noSuchOrganization } from './roles.ts';
 
 export type InvitationDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; invitationTtlMs: number };
 
@@ -36,6 +36,8 @@ const COLUMNS = sql.fragment`id, org_id, email, role, created_at, expires_at, se
 
 export async function inviteByEmail(deps: InvitationDependencies, orgId: string, callerId: string, input: { email: string; role: 'admin' | 'member' }) {
   return deps.db.transaction(async (tx) => {
+    // Locked, as every write under an organization is: its deletion waits, or has happened (404).
+    if (!(await lockOrganization(tx, orgId))) throw noSuchOrganization(orgId);
     await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'invite people');
     const member = await tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
       SELECT m.id FROM organization_members m JOIN users u ON u.id = m.user_id WHERE m.org_id = ${orgId} AND lower(u.email) = lower(${input.email}) LIMIT 1
