@@ -7,7 +7,9 @@ import {
   NotNullIntegrityConstraintViolationError,
   UniqueIntegrityConstraintViolationError,
 } from 'slonik';
-import { Conflict, DomainError, invalidField } from './domain-error.ts';
+import { Conflict, DomainError, NotFound, invalidField } from './domain-error.ts';
+
+const ENDPOINT_GONE = 'There is no such webhook endpoint: it was deleted.';
 
 const CONSTRAINT_ERRORS: Record<string, (cause: unknown) => DomainError> = {
   petitions_category_id_fkey: () => invalidField('categoryId', 'unknown_category', 'There is no category with this id.'),
@@ -20,6 +22,9 @@ const CONSTRAINT_ERRORS: Record<string, (cause: unknown) => DomainError> = {
   organization_invitations_one_open: () => new Conflict('This address already has an open invitation to the organization.', { code: 'invitation_pending' }),
   petitions_org_id_fkey: () => invalidField('orgId', 'unknown_organization', 'There is no organization with this id.'),
   reports_one_open_per_reporter: () => new Conflict('You already reported this, and your report is still open.', { code: 'already_reported' }),
+  // A request under a webhook endpoint that was deleted while it ran (a replay, a redelivery).
+  webhook_deliveries_endpoint_id_fkey: () => new NotFound(ENDPOINT_GONE),
+  webhook_replay_requests_endpoint_id_fkey: () => new NotFound(ENDPOINT_GONE),
 };
 
 function constraintOf(error: unknown): string | undefined {

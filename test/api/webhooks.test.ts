@@ -81,6 +81,19 @@ describe('Webhook endpoints', function () {
       expect((await call(`/v1/webhooks/${id}`, { method: 'DELETE' })).status).to.equal(204);
       expect((await call(`/v1/webhooks/${id}`)).status).to.equal(404);
     });
+
+    it('answers a replay racing the deletion of its endpoint with 202 or 404, never 500', async () => {
+      const statuses = new Set<number>();
+      for (let round = 0; round < 20; round += 1) {
+        const { body } = await create();
+        const id = body.data.id;
+        const replay = () => call(`/v1/webhooks/${id}/replay`, { method: 'POST', body: JSON.stringify({ since: new Date(Date.now() - 60_000).toISOString() }) });
+        const [deleted, ...replays] = await Promise.all([call(`/v1/webhooks/${id}`, { method: 'DELETE' }), replay(), replay(), replay()]);
+        expect(deleted.status, 'deleting the endpoint').to.equal(204);
+        for (const answer of replays) statuses.add(answer.status);
+      }
+      expect([...statuses].filter((status) => status !== 202 && status !== 404)).to.deep.equal([]);
+    });
   });
 
   describe('POST /v1/webhooks/{id}/rotate-secret', () => {
