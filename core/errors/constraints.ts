@@ -27,6 +27,9 @@ const CONSTRAINT_ERRORS: Record<string, (cause: unknown) => DomainError> = {
   webhook_replay_requests_endpoint_id_fkey: () => new NotFound(ENDPOINT_GONE),
 };
 
+/** The names the table maps, for the test that each is a constraint or unique index of the schema. */
+export const MAPPED_CONSTRAINTS: readonly string[] = Object.keys(CONSTRAINT_ERRORS);
+
 function constraintOf(error: unknown): string | undefined {
   if (
     error instanceof UniqueIntegrityConstraintViolationError ||
