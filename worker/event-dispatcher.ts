@@ -55,7 +55,7 @@ const MILESTONE_SIGNALS_PER_SECOND = 20;
 
 export type EventDispatcher = { stop(): Promise<void> };
 
-type Loop = { nudge(): void };
+type Loop = { nudge(): void; running: Promise<void> };
 
 export type EventDispatcherOptions = { config: Config; db: DatabasePool; databaseUrl: string; temporal: Client; log: Logger };
 
@@ -163,18 +163,19 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   }
 
   let stopped = false;
-  const deliveryLoop = createLoop('dispatch', async () => {
-    const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
-    const moreEmails = await queueNotificationEmails();
-    // Last: a batch Temporal keeps refusing fails the round after everything else was done.
-    const more = await startDeliveries();
-    return dispatched === EVENT_BATCH || moreEmails || more;
-  });
-  const milestoneLoop = createLoop('milestone signalling', signalMilestones);
-  loops.push(deliveryLoop, milestoneLoop);
+  loops.push(
+    createLoop('dispatch', async () => {
+      const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
+      const moreEmails = await queueNotificationEmails();
+      // Last: a batch Temporal keeps refusing fails the round after everything else was done.
+      const more = await startDeliveries();
+      return dispatched === EVENT_BATCH || moreEmails || more;
+    }),
+    createLoop('milestone signalling', signalMilestones),
+  );
 
   /** Runs `step` again at once while it says more is waiting or a NOTIFY came meanwhile, else after the poll interval. */
-  function createLoop(name: string, step: () => Promise<boolean>): Loop & { running: Promise<void> } {
+  function createLoop(name: string, step: () => Promise<boolean>): Loop {
     let woken = false;
     let wake: (() => void) | undefined;
     let lastError: string | undefined;
@@ -218,7 +219,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     async stop() {
       stopped = true;
       nudge();
-      await Promise.all([deliveryLoop.running, milestoneLoop.running]);
+      await Promise.all(loops.map((loop) => loop.running));
       await listener.close();
     },
   };

@@ -40,13 +40,13 @@ export async function isOrganizationAdmin(db: CommonQueryMethods, orgId: string 
   return role === 'owner' || role === 'admin';
 }
 
+/** The answer for an organization that does not exist, or no longer: deleted while a request was under way. */
+export const noSuchOrganization = (orgId: string) => new NotFound(`There is no organization ${orgId}.`);
+
 /**
  * The caller's role, when it is one of `allowed`: 404 for an unknown organization, 403 for a
  * caller without one of the roles (members and non-members alike; the organization is public).
  */
-/** The answer for an organization that does not exist, or no longer: deleted while a request was under way. */
-export const noSuchOrganization = (orgId: string) => new NotFound(`There is no organization ${orgId}.`);
-
 export async function assertOrganizationRole(
   db: CommonQueryMethods,
   orgId: string,
