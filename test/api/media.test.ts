@@ -17,7 +17,7 @@ import { createMediaClient, makeJpegWithGps, makePng } from '../support/media.ts
 import { createPetition } from '../support/petitions.ts';
 import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
-import { purgeAbandonedUploads } from '../../workflows/index.ts';
+import { mediaProcessingWorkflowId, purgeAbandonedUploads } from '../../workflows/index.ts';
 
 const MAX_BYTES = 200_000;
 
@@ -67,7 +67,9 @@ describe('media uploads', function () {
 
     const imageUrl = await testEnvironment().db.oneFirst(sql.type(z.object({ image_url: z.string().nullable() }))`SELECT image_url FROM petitions WHERE id = ${petition.id}`);
     expect(imageUrl).to.equal(media.variants[0].url);
-    // The original is not kept once the clean variants exist.
+    // The original is not kept once the clean variants exist: the workflow's last step, just after
+    // the media shows ready.
+    await testEnvironment().temporal.client.workflow.getHandle(mediaProcessingWorkflowId(ticket.media_id)).result();
     expect(await stat(path.join(mediaDir, 'uploads', ticket.media_id)).catch(() => null)).to.equal(null);
   });
 
