@@ -116,17 +116,18 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     return claimed === CLAIM_LIMIT || started === START_BATCH;
   }
 
-  // (4) New notifications with email on wake the one workflow that mails every recipient.
+  // (4) New notifications with email on wake the one workflow that mails every recipient; they are
+  // marked queued only after Temporal accepted the signal (core/notifications/emails.ts).
   async function queueNotificationEmails(): Promise<boolean> {
-    const { userIds, more } = await queuePendingEmails(db, EMAIL_QUEUE_BATCH);
-    if (userIds.length === 0) return more;
-    await options.temporal.workflow.signalWithStart(notificationEmailDigests, {
-      workflowId: notificationEmailDigestsWorkflowId(config.temporal.taskQueue),
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      taskQueue: config.temporal.taskQueue,
-      args: [{ windowMs: config.notificationEmailWindowMs }],
-      signal: notificationsPendingSignal,
-      typedSearchAttributes: [{ key: RallyEntityType, value: 'notification_emails' }],
+    const { more } = await queuePendingEmails(db, EMAIL_QUEUE_BATCH, async () => {
+      await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.signalWithStart(notificationEmailDigests, {
+        workflowId: notificationEmailDigestsWorkflowId(config.temporal.taskQueue),
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        taskQueue: config.temporal.taskQueue,
+        args: [{ windowMs: config.notificationEmailWindowMs }],
+        signal: notificationsPendingSignal,
+        typedSearchAttributes: [{ key: RallyEntityType, value: 'notification_emails' }],
+      }));
     });
     return more;
   }

@@ -34,8 +34,9 @@ export async function notificationEmailDigests({ windowMs }: { windowMs: number 
     rounds += 1;
     recipients += sent.recipients;
     emails += sent.emails;
-    // Nothing pending: a signal within a window means new notifications; none means we are done. (A
-    // signal racing the end is covered by the dispatcher queueing unserved emails again.)
+    // Nothing pending: a signal within a window means new notifications; none means we are done. A
+    // signal that arrives in the same workflow task as the window's timer is applied first, so the
+    // condition still sees it; the dispatcher sends one for every email it marks queued.
     const more = sent.nextDueMs !== null || signalled || (await condition(() => signalled, windowMs));
     if (!more) break;
     if (rounds >= MAX_ROUNDS) await continueAsNew<typeof notificationEmailDigests>({ windowMs });

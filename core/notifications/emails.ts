@@ -1,6 +1,6 @@
-// Notification emails waiting to go out. The outbox dispatcher marks new ones queued (again when one
-// was not served within the requeue window, e.g. a lost signal) and wakes the notification-email
-// digests workflow, which mails each recipient whose oldest pending email has waited a window: all
+// Notification emails waiting to go out. The outbox dispatcher wakes the notification-email digests
+// workflow for new ones and then marks them queued (again when one was not served within the requeue
+// window), and that workflow mails each recipient whose oldest pending email has waited a window: all
 // of what is pending for them in one go.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
@@ -9,22 +9,31 @@ import { sql } from '../../db/sql.ts';
 const REQUEUE_AFTER_SECONDS = 15 * 60;
 
 /**
- * Marks up to `limit` pending notification emails as queued and answers their recipients, for the
- * dispatcher to wake the digests workflow. Bounded so that one round's statement stays short however
- * many notifications a burst made (a spread signing spike notifies thousands of creators).
+ * Wakes the digests workflow (`wake`) for up to `limit` pending notification emails not yet queued,
+ * then marks them queued; answers their recipients. Marked only once the wake-up succeeded: a refused,
+ * failed or timed-out one throws and leaves them unqueued, so the next round wakes again, instead of
+ * the requeue a quarter of an hour later. Two dispatchers may wake for the same emails; a second
+ * wake-up costs nothing. Bounded so that one round's statements stay short however many
+ * notifications a burst made (a spread signing spike notifies thousands of creators).
  */
-export async function queuePendingEmails(db: CommonQueryMethods, limit: number): Promise<{ userIds: string[]; more: boolean }> {
-  const rows = await db.any(sql.type(z.object({ user_id: z.string() }))`
-    WITH picked AS (
-      SELECT id FROM notifications
-      WHERE email_pending AND (email_queued_at IS NULL OR email_queued_at < now() - make_interval(secs => ${REQUEUE_AFTER_SECONDS}))
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
-    )
-    UPDATE notifications n SET email_queued_at = now() FROM picked WHERE n.id = picked.id
-    RETURNING n.user_id
+export async function queuePendingEmails(
+  db: CommonQueryMethods,
+  limit: number,
+  wake: (userIds: string[]) => Promise<void>,
+): Promise<{ userIds: string[]; more: boolean }> {
+  const rows = await db.any(sql.type(z.object({ id: z.string(), user_id: z.string() }))`
+    SELECT id, user_id FROM notifications
+    WHERE email_pending AND (email_queued_at IS NULL OR email_queued_at < now() - make_interval(secs => ${REQUEUE_AFTER_SECONDS}))
+    LIMIT ${limit}
   `);
-  return { userIds: [...new Set(rows.map((row) => row.user_id))], more: rows.length === limit };
+  if (rows.length === 0) return { userIds: [], more: false };
+  const userIds = [...new Set(rows.map((row) => row.user_id))];
+  await wake(userIds);
+  await db.query(sql.typeAlias('void')`
+    UPDATE notifications SET email_queued_at = now()
+    WHERE id = ANY(${sql.array(rows.map((row) => row.id), 'uuid')}) AND email_pending
+  `);
+  return { userIds, more: rows.length === limit };
 }
 
 export const PendingEmail = z.object({

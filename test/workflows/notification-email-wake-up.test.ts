@@ -1,0 +1,54 @@
+// The wake-up of the notification-email digests workflow, end to end through a real worker process:
+// when the dispatcher cannot reach Temporal, the notification stays waiting for the next wake-up
+// instead of for the 15-minute requeue. The worker reaches Temporal through a proxy the test cuts.
+import { expect } from 'chai';
+import { sql } from '../../db/sql.ts';
+import { testEnvironment } from '../support/environment.ts';
+import { createTestUser } from '../support/identity.ts';
+import { startWorker, type RallyProcess } from '../support/processes.ts';
+import { startMailCatcher, type MailCatcher } from '../support/smtp.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { eventually } from '../support/events.ts';
+import { uniqueTaskQueue } from '../support/workflows.ts';
+
+const WINDOW_MS = 2_000;
+
+describe('notification email wake-ups', function () {
+  this.timeout(120_000);
+  let mail: MailCatcher;
+  let temporal: TcpProxy;
+  let worker: RallyProcess;
+  let output = '';
+
+  before(async () => {
+    mail = await startMailCatcher();
+    const [host, port] = testEnvironment().temporal.address.split(':');
+    temporal = await startTcpProxy(host!, Number(port));
+    worker = await startWorker({
+      RALLY_TASK_QUEUE: uniqueTaskQueue('notification-wake-up'),
+      SMTP_URL: mail.url,
+      RALLY_NOTIFICATION_EMAIL_WINDOW: `${WINDOW_MS / 1000}s`,
+      TEMPORAL_ADDRESS: `127.0.0.1:${temporal.port}`,
+    }, { onOutput: (chunk) => { output += chunk; } });
+  });
+  after(async () => {
+    await worker.stop();
+    await temporal.close();
+    await mail.stop();
+  });
+
+  it('mails a notification within two windows even when the first wake-up fails', async () => {
+    const author = await createTestUser();
+    await temporal.cut();
+    output = '';
+    await testEnvironment().db.query(sql.typeAlias('void')`
+      INSERT INTO notifications (user_id, type, title, body, dedupe_key, email_pending)
+      VALUES (${author.id}, 'comment.reply', 'Sam replied to your comment', 'Count me in.', 'wake-up-test:1', true)`);
+    // The dispatcher tried to wake the workflow and Temporal could not be reached.
+    await eventually(async () => output.includes('dispatch round failed') || undefined, 30_000, 'a failed wake-up');
+    await temporal.restore();
+    const restored = Date.now();
+    await mail.waitFor(author.email, /replied to your comment/, 4 * WINDOW_MS + 5_000);
+    expect(Date.now() - restored).to.be.below(2 * WINDOW_MS + 5_000);
+  });
+});
