@@ -8,14 +8,16 @@ import { dueRecipients, lockPendingEmails, markEmailed, type PendingEmail } from
 import { unsubscribeToken, unsubscribeUrl } from '../core/notifications/unsubscribe.ts';
 import type { Config } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
-import { createMailer, type Mailer, type MailMessage } from '../platform/mailer.ts';
+import { createMailer, isRecipientRefused, type Mailer, type MailMessage } from '../platform/mailer.ts';
 
 export const DIGEST_THRESHOLD = 3;
 // Recipients served per activity call, and mailed at once: a burst of thousands goes out in calls
 // that each finish well within their timeout.
 const RECIPIENTS_PER_CALL = 100;
 const MAIL_CONCURRENCY = 4;
-// A recipient whose mail failed while others' went out is tried again this soon, without holding up the rest.
+// A recipient whose mail failed while others' went out is tried again this soon (or within a shorter
+// window), without holding up the rest: the workflow sleeps until then, and a notification made
+// meanwhile must still go out a window after it was made.
 const RETRY_FAILED_MS = 60_000;
 
 const log = createLogger('notification-emails');
@@ -76,7 +78,9 @@ export function createNotificationEmailActivities({ db, mailer, publicUrl, encry
 
     /**
      * Mails the recipients that are due; answers how long until the next one is (null: none pending).
-     * When every recipient failed (the mail server is down) it throws, for Temporal's backed-off retry.
+     * When every recipient failed and not only because the server refused their addresses (the mail
+     * server is down) it throws, for Temporal's backed-off retry; a refused address alone must not
+     * stretch that backoff over everyone else's mail.
      */
     async deliverDueNotificationEmails({ windowMs }: { windowMs: number }): Promise<{ recipients: number; emails: number; failed: number; nextDueMs: number | null }> {
       const due = await dueRecipients(db, windowMs, RECIPIENTS_PER_CALL);
@@ -89,10 +93,11 @@ export function createNotificationEmailActivities({ db, mailer, publicUrl, encry
           else failures.push(outcome.reason);
         }
       }
-      if (failures.length > 0 && failures.length === due.userIds.length) throw failures[0];
+      if (failures.length > 0 && failures.length === due.userIds.length && !failures.every(isRecipientRefused)) throw failures[0];
       // The mail server's message often names the address, so only the kind of failure is logged.
       if (failures.length > 0) log.warn('notification emails failed for some recipients; retrying them later', { failed: failures.length, error: failures[0] instanceof Error ? failures[0].name : typeof failures[0] });
-      const nextDueMs = failures.length > 0 ? Math.min(due.nextDueMs ?? RETRY_FAILED_MS, RETRY_FAILED_MS) : due.nextDueMs;
+      const retryMs = Math.min(RETRY_FAILED_MS, windowMs);
+      const nextDueMs = failures.length > 0 ? Math.min(due.nextDueMs ?? retryMs, retryMs) : due.nextDueMs;
       return { recipients: due.userIds.length, emails, failed: failures.length, nextDueMs };
     },
   };

@@ -31,6 +31,15 @@ function lazyTransport(options: Record<string, unknown>): { sendMail(message: Se
   };
 }
 
+/**
+ * Whether the mail server refused the recipient (its answer to RCPT TO, which nodemailer reports as
+ * EENVELOPE): a failure of that one address, not of the server, so the others' mail need not wait.
+ */
+export function isRecipientRefused(error: unknown): boolean {
+  const { code, command } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; command?: unknown };
+  return code === 'EENVELOPE' && command === 'RCPT TO';
+}
+
 export function createMailer(settings: Config['mail']): Mailer {
   return settings.smtpUrl ? createSmtpMailer(settings.smtpUrl, settings.from) : createFolderMailer(settings.dir, settings.from);
 }

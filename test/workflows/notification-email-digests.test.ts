@@ -8,6 +8,7 @@ import { createNotificationEmailActivities } from '../../activities/notification
 import { createMailer } from '../../platform/mailer.ts';
 import { notificationEmailDigests } from '../../workflows/index.ts';
 import { testEnvironment } from '../support/environment.ts';
+import { eventually } from '../support/events.ts';
 import { createTestUser, type TestUser } from '../support/identity.ts';
 import { startMailCatcher, type MailCatcher } from '../support/smtp.ts';
 import { captureHistory, createTestWorker, uniqueTaskQueue } from '../support/workflows.ts';
@@ -25,10 +26,10 @@ describe('workflow notificationEmailDigests', function () {
   });
   after(() => mail.stop());
 
-  async function pendingReply(user: TestUser, key: string) {
+  async function pendingReply(user: TestUser, key: string, age = '1 minute') {
     await testEnvironment().db.query(sql.typeAlias('void')`
       INSERT INTO notifications (user_id, type, title, body, dedupe_key, email_pending, created_at)
-      VALUES (${user.id}, 'comment.reply', 'Sam replied to your comment', 'Count me in.', ${key}, true, now() - interval '1 minute')`);
+      VALUES (${user.id}, 'comment.reply', 'Sam replied to your comment', 'Count me in.', ${key}, true, now() - ${age}::interval)`);
   }
   const stillPending = (user: TestUser) => testEnvironment().db.oneFirst(sql.type(z.object({ n: z.number() }))`
     SELECT count(*)::int AS n FROM notifications WHERE user_id = ${user.id} AND email_pending`);
@@ -74,6 +75,26 @@ describe('workflow notificationEmailDigests', function () {
     });
     expect(mail.messages.filter((message) => message.to.includes(unreachable.email))).to.deep.equal([]);
     expect(await stillPending(unreachable)).to.equal(1);
+    await testEnvironment().db.query(sql.typeAlias('void')`DELETE FROM notifications WHERE user_id = ${unreachable.id}`);
+  });
+
+  it('mails a new notification within two windows while another recipient\'s mail keeps being refused', async () => {
+    const [unreachable, reachable] = [await createTestUser(), await createTestUser()];
+    refused.add(unreachable.email);
+    await pendingReply(unreachable, 'digest-test:still-refused');
+    const taskQueue = uniqueTaskQueue('notification-email-digests');
+    const windowMs = 1_000;
+    const worker = await digestWorker(taskQueue);
+    await worker.runUntil(async () => {
+      const handle = await testEnvironment().temporal.client.workflow.start(notificationEmailDigests, {
+        taskQueue, workflowId: `notification-email-digests-${taskQueue}`, args: [{ windowMs }],
+      });
+      // The refused recipient's round is over, so the workflow waits to try them again.
+      await eventually(async () => (await handle.fetchHistory()).events?.some((event) => event.timerStartedEventAttributes) || undefined, 20_000, 'a round to end');
+      await pendingReply(reachable, 'digest-test:meanwhile', '0 seconds');
+      await mail.waitFor(reachable.email, /replied to your comment/, 2 * windowMs + 3_000);
+      await handle.terminate('test over');
+    });
     await testEnvironment().db.query(sql.typeAlias('void')`DELETE FROM notifications WHERE user_id = ${unreachable.id}`);
   });
 });
