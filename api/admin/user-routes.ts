@@ -38,7 +38,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; temporal: Client
       responses: { 200: { description: 'The user', schema: AdminUserEnvelope }, 404: { description: 'No such user' }, 409: { description: 'Yourself, or the last active administrator' } },
       async handler(ctx, { params, body }) {
         if (body.until !== undefined && Date.parse(body.until) <= Date.now()) throw invalidField('until', 'not_in_future', 'must be in the future');
-        const user = await suspendUser(db, { userId: params.id, reason: body.reason, until: body.until ?? null }, auditContextOf(ctx.state.principal!, ctx.state.requestId));
+        const user = await suspendUser(db, { userId: params.id, reason: body.reason ?? null, until: body.until ?? null }, auditContextOf(ctx.state.principal!, ctx.state.requestId));
         await scheduleSuspensionEnd(deps, user).catch((error: unknown) => {
           throw unavailable(error);
         });
