@@ -23,8 +23,8 @@ import { metrics } from '../../platform/metrics.ts';
 
 export type SignatureRouteDependencies = { db: DatabasePool; signatures: SignBatcher; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed; networkKey?: Buffer };
 
-const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
-const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]));
+const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'signatures');
+const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]), 'signatures:geo');
 const EXPORT_BATCH = 1_000;
 
 function assertMaySeeSignatures(petition: PetitionRow, viewer: Viewer): 'all' | 'count' {
