@@ -16,7 +16,7 @@ import { createClientAddressResolver } from './http/client-address.ts';
 import { currentTracing, tracingClientInterceptors } from '../platform/telemetry.ts';
 import { SummaryMemoInterceptor } from '../core/workflow-client/summaries.ts';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(process.env, 'api');
 const log = createLogger('api');
 if (!config.databaseUrl || !config.temporal.address) {
   log.error('DATABASE_URL and TEMPORAL_ADDRESS must be set when the API runs on its own (npm start sets both)');

@@ -78,7 +78,7 @@ export type Config = Readonly<{
   search: Readonly<{ timeoutMs: number; pageViewFlushMs: number }>;
   /** Metrics, traces and logs: see README "Observability". */
   observability: Readonly<{
-    /** RALLY_METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
+    /** RALLY_METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`; production requires it where /metrics is served. */
     metricsToken: string | undefined;
     /** RALLY_WORKER_METRICS_PORT: the worker's /metrics port; undefined means the worker serves none. */
     workerMetricsPort: number | undefined;
@@ -351,7 +351,26 @@ function observabilitySettings(env: Env): Config['observability'] {
   });
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/** The processes that serve GET /metrics: the API always, the worker when it has a metrics port. */
+export type MetricsServer = 'api' | 'worker';
+
+// GET /metrics tells whoever asks how busy the service is and whether its database answers, and each
+// scrape is work: in production the process serving it must not be open to anyone.
+function assertMetricsProtected(config: Config, servesMetrics: MetricsServer | undefined): void {
+  if (config.nodeEnv !== 'production' || config.observability.metricsToken !== undefined || servesMetrics === undefined) return;
+  if (servesMetrics === 'worker' && config.observability.workerMetricsPort === undefined) return;
+  const who = servesMetrics === 'api' ? 'the API serves' : 'the worker serves (RALLY_WORKER_METRICS_PORT is set)';
+  throw new ConfigError(`RALLY_METRICS_TOKEN must be set in production: ${who} GET /metrics, which would otherwise be open to anyone`);
+}
+
+/** `servesMetrics`: the process about to serve GET /metrics, whose production start needs RALLY_METRICS_TOKEN. */
+export function loadConfig(env: Env = process.env, servesMetrics?: MetricsServer): Config {
+  const config = readConfig(env);
+  assertMetricsProtected(config, servesMetrics);
+  return config;
+}
+
+function readConfig(env: Env): Config {
   const port = positiveInteger(env, 'PORT', 3000, 65_535);
   const mode = nodeEnv(env);
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:'])!;
@@ -433,9 +452,9 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** Loads the configuration or exits with a one-line message naming the bad variable. */
-export function loadConfigOrExit(env: Env = process.env): Config {
+export function loadConfigOrExit(env: Env = process.env, servesMetrics?: MetricsServer): Config {
   try {
-    return loadConfig(env);
+    return loadConfig(env, servesMetrics);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`rally: configuration error: ${error.message}\n`);

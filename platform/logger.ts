@@ -3,10 +3,12 @@
 // `activity` and `attempt` inside an activity (set with withLogContext), and `trace_id`/`span_id`
 // when a trace is active, so `grep <id>` follows one signature end to end.
 // Callers pass facts, never credentials: request bodies and Authorization headers are logged nowhere.
-// As a safety net, fields named like secrets are replaced and token-shaped values are masked.
+// As a safety net, fields named like secrets are replaced, token-shaped values are masked, and so
+// are the credentials in any of Rally's own URLs a line holds (platform/secret-urls.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import type { LogLevel } from './config.ts';
+import { redactSecretUrls } from './secret-urls.ts';
 
 export type Logger = {
   debug?(message: string, fields?: Record<string, unknown>): void;
@@ -53,7 +55,7 @@ export function formatLine(level: LogLevel, component: string, message: string, 
   const entry = { time: new Date().toISOString(), level, component, message, ...context.getStore(), ...traced, ...fields };
   let line = JSON.stringify(entry, redactField);
   for (const [pattern, replacement] of SECRET_VALUES) line = line.replace(pattern, replacement);
-  return `${line}\n`;
+  return `${redactSecretUrls(line)}\n`;
 }
 
 export function writeLog(level: LogLevel, component: string, message: string, fields?: LogFields): void {

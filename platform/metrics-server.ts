@@ -3,7 +3,7 @@
 // Core's Prometheus exporter serves on a loopback port of its own: scrapers see one port, one token.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { renderMetrics } from './metrics.ts';
+import { oncePerScrapeWindow, renderMetrics } from './metrics.ts';
 
 /** Constant-time check of `Authorization: Bearer <token>`; without a configured token everyone may read. */
 export function metricsAuthorized(authorization: string | undefined, token: string | undefined): boolean {
@@ -17,7 +17,7 @@ export function metricsAuthorized(authorization: string | undefined, token: stri
 export type MetricsServerOptions = {
   port: number;
   token: string | undefined;
-  /** Extra exposition text appended to Rally's own (the Temporal Core exporter's), fetched per scrape. */
+  /** Extra exposition text appended to Rally's own (the Temporal Core exporter's), fetched with it at most once a second. */
   extra?: () => Promise<string>;
 };
 
@@ -27,6 +27,10 @@ const UNAUTHORIZED = JSON.stringify({
 });
 
 export async function startMetricsServer(options: MetricsServerOptions): Promise<{ port: number; close(): Promise<void> }> {
+  const answer = oncePerScrapeWindow(async () => {
+    const [own, extra] = await Promise.all([renderMetrics(), options.extra?.().catch(() => '') ?? '']);
+    return { contentType: own.contentType, body: extra ? `${own.body}\n${extra}` : own.body };
+  });
   const server: Server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
@@ -36,8 +40,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       response.writeHead(401, { 'content-type': 'application/problem+json', 'www-authenticate': 'Bearer' }).end(UNAUTHORIZED);
       return;
     }
-    void Promise.all([renderMetrics(), options.extra?.().catch(() => '') ?? ''])
-      .then(([own, extra]) => response.writeHead(200, { 'content-type': own.contentType }).end(extra ? `${own.body}\n${extra}` : own.body))
+    void answer()
+      .then(({ contentType, body }) => response.writeHead(200, { 'content-type': contentType }).end(body))
       .catch((error: Error) => response.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${error.message}\n`));
   });
   await new Promise<void>((resolve, reject) => {

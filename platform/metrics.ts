@@ -4,6 +4,7 @@
 // The dashboard (ops/grafana/rally-dashboard.json) and the alerts (ops/prometheus/alerts.yaml) use
 // these names; docs/runbook.md explains them.
 import client from 'prom-client';
+import { createBoundedLru } from './bounded-lru.ts';
 import { createRequestMetrics } from './request-metrics.ts';
 
 export const registry = new client.Registry();
@@ -90,10 +91,30 @@ export const metrics = {
   dependencyUp: labelledGauge('rally_dependency_up', 'Whether a dependency answered its health check at scrape time (1) or not (0).', 'dependency'),
 };
 
-/** The whole registry in Prometheus text format, and its content type. */
-export async function renderMetrics(): Promise<{ body: string; contentType: string }> {
-  return { body: await registry.metrics(), contentType: registry.contentType };
+// A collection reads the scrape-time gauges, which ping PostgreSQL and Temporal and count rows: within
+// this long of one, scrapes get its answer, so a scrape storm costs one collection a second.
+export const SCRAPE_CACHE_MS = 1_000;
+
+/**
+ * `produce`, called at most once per SCRAPE_CACHE_MS: callers within that time of a call share its
+ * answer, including while it is still being produced. A failure is not kept; the next caller tries again.
+ */
+export function oncePerScrapeWindow<T extends {}>(produce: () => Promise<T>): () => Promise<T> {
+  const answers = createBoundedLru<'answer', Promise<T>>(1, { ttl: SCRAPE_CACHE_MS });
+  return () => {
+    const cached = answers.get('answer');
+    if (cached) return cached;
+    const answer = produce();
+    answers.set('answer', answer);
+    answer.catch(() => {
+      if (answers.get('answer') === answer) answers.delete('answer');
+    });
+    return answer;
+  };
 }
+
+/** The whole registry in Prometheus text format, and its content type (collected at most once a second). */
+export const renderMetrics = oncePerScrapeWindow(async () => ({ body: await registry.metrics(), contentType: registry.contentType }));
 
 /** One webhook HTTP attempt; its outcome `delivered` or `failed` also finishes the delivery. */
 export function countWebhookAttempt(outcome: 'delivered' | 'retrying' | 'failed', attempt: number, seconds: number): void {

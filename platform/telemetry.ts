@@ -9,8 +9,10 @@ import { createRequire } from 'node:module';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
+import type { IncomingMessage } from 'node:http';
 import { loadConfigOrExit, type Config } from './config.ts';
 import { setLogLevel } from './logger.ts';
+import { redactSecretUrls } from './secret-urls.ts';
 
 export type Tracing = { resource: Resource; spanProcessor: SpanProcessor; shutdown(): Promise<void> };
 
@@ -19,6 +21,19 @@ const load = createRequire(import.meta.url);
 
 // Paths whose requests are not worth a trace: scrapes and probes arrive every few seconds.
 const UNTRACED_PATHS = new Set(['/metrics', '/health', '/health/live', '/health/ready']);
+
+// The URL attributes of a span, with the credentials Rally's URLs carry masked (platform/secret-urls.ts).
+// They replace the ones the instrumentations derive from the raw URL.
+function incomingUrlAttributes(request: IncomingMessage): Record<string, string> {
+  const target = redactSecretUrls(request.url ?? '/');
+  const host = request.headers.host ?? 'localhost';
+  return { 'http.target': target, 'http.url': `http://${host}${target}`, 'url.path': target.split('?')[0]! };
+}
+
+function outgoingUrlAttributes(request: { origin: string; path: string }): Record<string, string> {
+  const [path = '/', query] = redactSecretUrls(request.path).split(/\?(.*)/s);
+  return { 'url.full': `${request.origin}${path}${query === undefined ? '' : `?${query}`}`, 'url.path': path, 'url.query': query === undefined ? '' : `?${query}` };
+}
 
 /** Starts tracing once per process when an OTLP endpoint is configured; later calls return the same. */
 export function startTracing(service: string, config: Config): Tracing | undefined {
@@ -42,10 +57,13 @@ export function startTracing(service: string, config: Config): Tracing | undefin
     // Rally sends no OTel logs or metrics (logs are JSON lines, metrics are Prometheus).
     logRecordProcessors: [],
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]!) }),
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0]!),
+        startIncomingSpanHook: incomingUrlAttributes,
+      }),
       // Only within a trace: the dispatcher's and limiters' background polling would be noise.
       new PgInstrumentation({ requireParentSpan: true }),
-      new UndiciInstrumentation({ requireParentforSpans: true }),
+      new UndiciInstrumentation({ requireParentforSpans: true, startSpanHook: outgoingUrlAttributes }),
     ],
   });
   sdk.start();

@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { ConfigError, loadConfig, parseDuration } from '../platform/config.ts';
+import { PRODUCTION_SECRETS } from './support/production-secrets.ts';
 
 describe('configuration (platform/config.ts)', () => {
   it('has the documented defaults', () => {
@@ -85,5 +88,31 @@ describe('configuration fails closed', () => {
     const production = { NODE_ENV: 'production', RALLY_MEDIA_SIGNING_KEY: 'media-key-of-our-own', RALLY_ENCRYPTION_KEY: 'ab'.repeat(32), OIDC_CLIENT_SECRET: 'client-secret-of-our-own' };
     expect(loadConfig(production).webhooks.allowPrivate).to.equal(false);
     expect(() => loadConfig({ ...production, RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' })).to.throw(ConfigError, 'RALLY_WEBHOOK_ALLOW_PRIVATE');
+  });
+
+  describe('RALLY_METRICS_TOKEN in production', () => {
+    // Empty is unset, as for every variable.
+    const production = { ...PRODUCTION_SECRETS, OIDC_CLIENT_SECRET: 'client-secret-of-our-own', RALLY_METRICS_TOKEN: '' };
+
+    it('is required to start the API, and the worker when it serves metrics', () => {
+      expect(() => loadConfig(production, 'api')).to.throw(ConfigError, /^RALLY_METRICS_TOKEN must be set in production/);
+      expect(() => loadConfig({ ...production, RALLY_WORKER_METRICS_PORT: '9464' }, 'worker')).to.throw(ConfigError, /^RALLY_METRICS_TOKEN must be set in production/);
+      expect(loadConfig({ ...production, RALLY_METRICS_TOKEN: 'a-token' }, 'api').observability.metricsToken).to.equal('a-token');
+      expect(loadConfig({ ...production, RALLY_METRICS_TOKEN: 'a-token', RALLY_WORKER_METRICS_PORT: '9464' }, 'worker').observability.metricsToken).to.equal('a-token');
+    });
+
+    it('is not asked of a worker without a metrics port, of other processes, or outside production', () => {
+      expect(loadConfig(production, 'worker').observability.metricsToken).to.equal(undefined);
+      expect(loadConfig(production).nodeEnv).to.equal('production');
+      expect(loadConfig({ NODE_ENV: 'development' }, 'api').observability.metricsToken).to.equal(undefined);
+    });
+
+    it('stops the API process at start with one line naming the variable and exit code 78', async () => {
+      const run = promisify(execFile);
+      const failure = await run(process.execPath, ['api/main.ts'], { env: { ...process.env, ...production } }).then(
+        () => expect.fail('the API started'), (error: { code: number; stderr: string }) => error);
+      expect(failure.code).to.equal(78);
+      expect(failure.stderr.trim().split('\n')).to.deep.equal(['rally: configuration error: RALLY_METRICS_TOKEN must be set in production: the API serves GET /metrics, which would otherwise be open to anyone']);
+    });
   });
 });

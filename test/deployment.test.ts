@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const SECRETS = { POSTGRES_PASSWORD: 'pw', RALLY_ENCRYPTION_KEY: 'ab'.repeat(32), RALLY_MEDIA_SIGNING_KEY: 'k', OIDC_CLIENT_SECRET: 's' };
+const SECRETS = { POSTGRES_PASSWORD: 'pw', RALLY_ENCRYPTION_KEY: 'ab'.repeat(32), RALLY_MEDIA_SIGNING_KEY: 'k', OIDC_CLIENT_SECRET: 's', RALLY_METRICS_TOKEN: 'm' };
 
 type Service = { image?: string; build?: unknown; command?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; network_mode?: string; deploy?: { replicas?: number } };
 
@@ -45,6 +45,8 @@ describe('deployment (Dockerfile, compose.yaml)', function () {
       expect(services[name]!.environment, name).to.include({ NODE_ENV: 'production', TEMPORAL_ADDRESS: 'temporal:7233' });
       expect(services[name]!.environment!.DATABASE_URL, name).to.match(/@postgres:5432\/rally$/);
     }
+    // Production refuses to serve /metrics without a token (platform/config.ts).
+    for (const name of ['api', 'worker']) expect(services[name]!.environment!.RALLY_METRICS_TOKEN, name).to.be.a('string').and.not.equal('');
     expect(services.api!.depends_on?.migrate?.condition).to.equal('service_completed_successfully');
     expect(services.identity!.network_mode).to.equal('service:api');
   });

@@ -14,7 +14,7 @@ import { installTemporalRuntime, serveWorkerMetrics, workerObservabilityOptions 
 import { currentTracing, tracingClientInterceptors } from '../platform/telemetry.ts';
 import { SummaryMemoInterceptor } from '../core/workflow-client/summaries.ts';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(process.env, 'worker');
 const log = createLogger('worker');
 if (!config.databaseUrl || !config.temporal.address) {
   log.error('DATABASE_URL and TEMPORAL_ADDRESS must be set when the worker runs on its own (npm start sets both)');

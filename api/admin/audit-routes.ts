@@ -14,7 +14,7 @@ import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { AuditList, AuditQuery, IdParams, InvalidationBody, InvalidationEnvelope, MetricsEnvelope } from './schemas.ts';
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'audit-logs');
 const tag = 'Admin';
 // Workflow functions, not the id helpers exported beside them.
 const WORKFLOW_TYPES = Object.entries(workflows).filter(([name, value]) => typeof value === 'function' && !name.endsWith('WorkflowId')).map(([name]) => name);

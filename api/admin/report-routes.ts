@@ -11,7 +11,7 @@ import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { IdParams, ReportActionBody, ReportActionResult, ReportList, ReportListQuery } from './schemas.ts';
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-reports');
 const tag = 'Admin';
 
 export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & { db: DatabasePool }): AnyRouteSpec[] {

@@ -43,7 +43,8 @@ export const UserSearchQuery = Type.Object(
   { additionalProperties: false },
 );
 export const SuspendBody = Type.Object(
-  { reason: Type.String({ minLength: 1, maxLength: 500 }), until: Type.Optional(Type.String({ format: 'date-time', description: 'When the suspension ends by itself; none: until lifted.' })) },
+  // The spec's request has no body: a suspension needs no stated reason, and without `until` it lasts until lifted.
+  { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })), until: Type.Optional(Type.String({ format: 'date-time', description: 'When the suspension ends by itself; none: until lifted.' })) },
   { additionalProperties: false },
 );
 

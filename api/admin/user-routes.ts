@@ -14,7 +14,8 @@ import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { AdminUserEnvelope, AdminUserList, IdParams, SuspendBody, UserSearchQuery, WarningCreate, WarningEnvelope, WarningList, WarningListQuery } from './schemas.ts';
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const userCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-users');
+const warningCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-warnings');
 const tag = 'Admin';
 const unavailable = (cause: unknown) => new Unavailable('The workflow service cannot be reached right now. Retry shortly.', { cause });
 
@@ -26,8 +27,8 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; temporal: Client
       summary: 'Users by email (prefix or exact, case-insensitive), role and suspension, newest first', query: UserSearchQuery,
       responses: { 200: { description: 'A page of users', schema: AdminUserList } },
       async handler(ctx, { query }) {
-        const rows = await searchUsers(db, { email: query.email, role: query.role, suspended: query.suspended }, cursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.position_at, row.id]));
+        const rows = await searchUsers(db, { email: query.email, role: query.role, suspended: query.suspended }, userCursor.decode(query.cursor), query.limit);
+        const { page, pagination } = paginate(rows, query.limit, (row) => userCursor.encode([row.position_at, row.id]));
         sendList(ctx, page.map(presentAdminUser), pagination);
       },
     }),
@@ -38,7 +39,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; temporal: Client
       responses: { 200: { description: 'The user', schema: AdminUserEnvelope }, 404: { description: 'No such user' }, 409: { description: 'Yourself, or the last active administrator' } },
       async handler(ctx, { params, body }) {
         if (body.until !== undefined && Date.parse(body.until) <= Date.now()) throw invalidField('until', 'not_in_future', 'must be in the future');
-        const user = await suspendUser(db, { userId: params.id, reason: body.reason, until: body.until ?? null }, auditContextOf(ctx.state.principal!, ctx.state.requestId));
+        const user = await suspendUser(db, { userId: params.id, reason: body.reason ?? null, until: body.until ?? null }, auditContextOf(ctx.state.principal!, ctx.state.requestId));
         await scheduleSuspensionEnd(deps, user).catch((error: unknown) => {
           throw unavailable(error);
         });
@@ -61,8 +62,8 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; temporal: Client
       summary: 'Warnings sent, newest first (all, or one user’s)', query: WarningListQuery,
       responses: { 200: { description: 'A page of warnings', schema: WarningList } },
       async handler(ctx, { query }) {
-        const rows = await listWarnings(db, query.user_id, cursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.position_at, row.id]));
+        const rows = await listWarnings(db, query.user_id, warningCursor.decode(query.cursor), query.limit);
+        const { page, pagination } = paginate(rows, query.limit, (row) => warningCursor.encode([row.position_at, row.id]));
         sendList(ctx, page.map(presentWarning), pagination);
       },
     }),

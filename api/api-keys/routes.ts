@@ -13,7 +13,7 @@ import {
   broadestScope, RotatedKeyEnvelope, scopeRank, toApiKey, type ScopeLevel,
 } from './schemas.ts';
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'api-keys');
 
 function assertWithinCallerScope(ctx: RallyContext, scope: ScopeLevel) {
   const principal = ctx.state.principal!;

@@ -12,7 +12,7 @@ import { findPetitionById } from '../../core/petitions/queries.ts';
 import { listResponses, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
 import { PetitionParams, ResponseEnvelope, ResponseList, ResponseListQuery, ResponseParams, toResponse } from './schemas.ts';
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'decision-maker-responses');
 
 export function createResponseRoutes({ db }: DecisionMakerDependencies): AnyRouteSpec[] {
   return [

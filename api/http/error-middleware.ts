@@ -5,6 +5,7 @@ import { domainErrorOfConstraint } from '../../core/errors/constraints.ts';
 import { transientDatabaseFailure } from '../../core/errors/transient-failures.ts';
 import { DomainError } from '../../core/errors/domain-error.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { redactSecretUrls } from '../../platform/secret-urls.ts';
 import { PROBLEM_TYPES, problemOfDomainError, RallyError, type ProblemSlug } from './problem.ts';
 import type { RallyState } from './context.ts';
 
@@ -45,8 +46,8 @@ export function createErrorMiddleware(options: { publicUrl: string; log: Logger 
         options.log.error('unhandled error', {
           request_id: ctx.state.requestId,
           method: ctx.method,
-          // A portal path carries its credential: the token stays out of the logs.
-          path: ctx.path.replace(/^\/respond\/[^/]+/, '/respond/<token>'),
+          // Portal, unsubscribe and invitation paths carry their credential: it stays out of the logs.
+          path: redactSecretUrls(ctx.path),
           error: thrown instanceof Error ? thrown.stack : String(thrown),
           // A row that broke its schema: which fields and why (never the row's values).
           issues: (thrown as { issues?: { path?: unknown; message?: string }[] }).issues?.map((issue) => ({ path: issue.path, message: issue.message })),

@@ -13,7 +13,7 @@ import {
   PreferencesEnvelope, PreferencesPatch, toNotification, UnreadCountEnvelope,
 } from './schemas.ts';
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'notifications');
 
 export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const { db } = deps;

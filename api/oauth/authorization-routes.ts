@@ -9,7 +9,7 @@ import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { listUserAuthorizations, presentUserAuthorization, revokeUserAuthorization } from '../../core/oauth/user-authorizations.ts';
 import { AppAuthorizationList, AppAuthorizationListQuery, AppAuthorizationParams } from './schemas.ts';
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ minLength: 1, maxLength: 100 })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ minLength: 1, maxLength: 100 })]), 'oauth-authorizations');
 
 function userOf(ctx: RallyContext): string {
   const principal = ctx.state.principal!;

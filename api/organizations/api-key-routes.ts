@@ -14,7 +14,7 @@ import {
 } from '../api-keys/schemas.ts';
 import { OrgParams } from './schemas.ts';
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'organization-api-keys');
 const OrgKeyParams = Type.Object({ org_id: Type.String({ format: 'uuid' }), id: Type.String({ format: 'uuid' }) });
 
 export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {

@@ -8,7 +8,7 @@ import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { MemberAdd, MemberListQuery, MemberUpdate, MembershipEnvelope, MembershipList, MembershipParams, OrgParams, toMembership } from './schemas.ts';
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'organization-members');
 
 export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const { db } = deps;

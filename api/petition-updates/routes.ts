@@ -32,7 +32,7 @@ const PetitionUpdateList = Type.Object({ data: Type.Array(PetitionUpdate), pagin
 const PetitionUpdateListQuery = Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
 const PetitionParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'petition-updates');
 
 export function createPetitionUpdateRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const { db } = deps;

@@ -30,7 +30,7 @@ const ExportQuery = Type.Object(
 type ExportQuery = Static<typeof ExportQuery>;
 
 // The kind is part of the position, so a cursor of one kind of export is refused by the other.
-const exportCursor = createCursorCodec(Type.Tuple([Type.Union([Type.Literal('petitions'), Type.Literal('signatures')]), Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const exportCursor = createCursorCodec(Type.Tuple([Type.Union([Type.Literal('petitions'), Type.Literal('signatures')]), Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'exports');
 
 export function createPetitionExportRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   return [

@@ -15,7 +15,7 @@ import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 import { locateSigner } from '../../core/signatures/geolocation.ts';
 import { exportBatch, geoPoints, listSignatures, liveSignatureCount, removeSignature, type SignatureRow } from '../../core/signatures/queries.ts';
 import type { CaptchaVerifier } from '../../core/signatures/recaptcha.ts';
-import { ExportQuery, GeoParams, GeoPoint, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
+import { ExportQuery, GeoParams, GeoPointList, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
 import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';
 import { rememberedWithSignature } from '../../core/signatures/sign.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
@@ -23,8 +23,8 @@ import { metrics } from '../../platform/metrics.ts';
 
 export type SignatureRouteDependencies = { db: DatabasePool; signatures: SignBatcher; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed; networkKey?: Buffer };
 
-const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
-const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]));
+const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'signatures');
+const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]), 'signatures:geo');
 const EXPORT_BATCH = 1_000;
 
 function assertMaySeeSignatures(petition: PetitionRow, viewer: Viewer): 'all' | 'count' {
@@ -108,7 +108,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
     defineRoute({
       method: 'get', path: '/v1/petitions/:id/signatures/geo', operationId: 'signatureMap', tag, auth: 'none',
       summary: 'Signatures per city over the last hours (of one petition, or global)', params: GeoParams, query: GeoQuery,
-      responses: { 200: { description: 'Points, busiest first', schema: Type.Object({ data: Type.Array(GeoPoint) }) } },
+      responses: { 200: { description: 'Points, busiest first', schema: GeoPointList } },
       async handler(ctx, { params, query }) {
         const petitionId = params.id === 'global' ? null : params.id;
         if (petitionId) {

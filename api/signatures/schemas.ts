@@ -1,6 +1,6 @@
 // Shapes of signatures on the wire.
 import { Type } from '@sinclair/typebox';
-import { CursorQuery, LimitQuery } from '../http/pagination.ts';
+import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
 import { PublicProfile } from '../users/schemas.ts';
 
 import { Meta } from '../http/envelopes.ts';
@@ -55,5 +55,6 @@ export const GeoQuery = Type.Object(
   { additionalProperties: false },
 );
 export const GeoPoint = Type.Object({ lat: Type.Number(), lng: Type.Number(), city: Type.String(), region: Type.String(), country: Type.String(), count: Type.Integer() });
+export const GeoPointList = Type.Object({ data: Type.Array(GeoPoint), pagination: PaginationSchema, meta: Meta });
 
 export const ExportQuery = Type.Object({ format: Type.Union([Type.Literal('csv'), Type.Literal('json')], { default: 'json' }) }, { additionalProperties: false });

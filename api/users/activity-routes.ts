@@ -31,7 +31,7 @@ const UserSignature = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
-const signatureCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const signatureCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'user-signatures');
 
 export function createUserActivityRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const { db } = deps;

@@ -9,7 +9,7 @@ import { findDelivery, findEndpoint, listAttempts, listDeliveries } from '../../
 import { redeliver, replaySince } from '../../core/webhooks/redelivery.ts';
 import { DeliveryEnvelope, DeliveryList, DeliveryListQuery, DeliveryParams, ReplayEnvelope, ReplayRequest, toAttempt, toDelivery, WebhookParams } from './schemas.ts';
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'webhook-deliveries');
 
 export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: string) => string }): AnyRouteSpec[] {
   const { db } = deps;

@@ -17,7 +17,7 @@ import { refuseWebhookUrl } from '../../core/webhooks/url-guard.ts';
 
 export type WebhookRouteDependencies = { db: DatabasePool; config: Config };
 
-const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'webhooks');
 
 export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpec[] {
   const { db, config } = deps;

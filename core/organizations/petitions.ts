@@ -9,7 +9,7 @@ import { PETITION_SELECT, PetitionRow } from '../petitions/queries.ts';
 import { isOrganizationAdmin, noSuchOrganization } from './roles.ts';
 import { z } from 'zod';
 
-export const organizationPetitionCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+export const organizationPetitionCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'organization-petitions');
 
 export async function listOrganizationPetitions(db: CommonQueryMethods, orgId: string, viewerId: string | undefined, options: { cursor?: string; limit: number }) {
   const after = organizationPetitionCursor.decode(options.cursor);

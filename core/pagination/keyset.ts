@@ -1,7 +1,8 @@
 // Keyset pagination. A cursor is the base64url JSON of the last row's sort key, so page 1000 costs
 // what page 1 costs. Timestamps keep PostgreSQL's microseconds (db/pool.ts), so a row's created_at
 // is an exact position. Cursors are opaque to clients: one that does not decode to the list's own
-// position shape is refused before any query runs.
+// position shape is refused before any query runs. Every list's codec is made here and registered
+// under its list's tag, so one test feeds every list's decoder the same hostile cursors.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FragmentSqlToken } from 'slonik';
 import { Ajv } from 'ajv';
@@ -15,9 +16,20 @@ const cursorAjv = new Ajv({ strict: false });
 addFormats(cursorAjv);
 
 export type CursorCodec<S extends TSchema> = {
+  /** The list and sort order its cursors belong to, e.g. `petitions:popular`. */
+  tag: string;
+  /** The position's shape, as given (before the database bounds are added). */
+  positionSchema: S;
   encode(position: Static<S>): string;
   decode(cursor: string | undefined): Static<S> | undefined;
 };
+
+const codecs = new Map<string, CursorCodec<TSchema>>();
+
+/** Every codec made so far, one per list and sort order (for the tests that attack them all). */
+export function cursorCodecs(): CursorCodec<TSchema>[] {
+  return [...codecs.values()];
+}
 
 // Values PostgreSQL would refuse with an error (a 500) rather than compare: integers beyond int4
 // unless the schema says otherwise, numbers beyond what a float8 comparison handles sensibly, and
@@ -40,17 +52,28 @@ const pick = (object: Record<string, unknown>, ...keys: string[]) => Object.from
 const MAX_CURSOR_LENGTH = 1024;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
+// PostgreSQL's text and uuid types cannot hold a NUL character: compared with one, a query fails
+// (a 500) instead of answering.
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value !== null && typeof value === 'object') return Object.values(value).some(holdsNul);
+  return false;
+}
+
 /**
  * A codec for one list's sort key, e.g. `Type.Tuple([Type.String({format:'date-time'}), Type.String()])`.
  * `tag` binds the cursor to its list and sort order (e.g. `petitions:popular`): a cursor issued
  * under another tag is refused, however well it would decode. Everything that is not a cursor this
  * codec issued is a 400 invalid-cursor, whatever its bytes, before any query runs.
  */
-export function createCursorCodec<S extends TSchema>(positionSchema: S, tag?: string): CursorCodec<S> {
+export function createCursorCodec<S extends TSchema>(positionSchema: S, tag: string): CursorCodec<S> {
+  if (codecs.has(tag)) throw new Error(`Two lists share the cursor tag ${tag}: each would accept the other's cursors.`);
   const check = cursorAjv.compile(withDatabaseBounds(JSON.parse(JSON.stringify(positionSchema))) as object);
   const invalid = () => new DomainError('invalid-cursor', 'The cursor is not one this list issued. Request the first page again without a cursor.');
-  return {
-    encode: (position) => Buffer.from(JSON.stringify(tag === undefined ? position : { t: tag, p: position }), 'utf8').toString('base64url'),
+  const codec: CursorCodec<S> = {
+    tag,
+    positionSchema,
+    encode: (position) => Buffer.from(JSON.stringify({ t: tag, p: position }), 'utf8').toString('base64url'),
     decode(cursor) {
       if (cursor === undefined) return undefined;
       if (cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw invalid();
@@ -64,16 +87,15 @@ export function createCursorCodec<S extends TSchema>(positionSchema: S, tag?: st
       } catch {
         throw invalid();
       }
-      let position = decoded;
-      if (tag !== undefined) {
-        const envelope = decoded as { t?: unknown; p?: unknown } | null;
-        if (typeof envelope !== 'object' || envelope === null || envelope.t !== tag) throw invalid();
-        position = envelope.p;
-      }
-      if (!check(position)) throw invalid();
+      const envelope = decoded as { t?: unknown; p?: unknown } | null;
+      if (typeof envelope !== 'object' || envelope === null || envelope.t !== tag) throw invalid();
+      const position = envelope.p;
+      if (!check(position) || holdsNul(position)) throw invalid();
       return position as Static<S>;
     },
   };
+  codecs.set(tag, codec as unknown as CursorCodec<TSchema>);
+  return codec;
 }
 
 /** Fetch `limit + 1` rows, then call this: it trims the extra row and builds the pagination block. */

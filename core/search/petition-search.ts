@@ -16,8 +16,8 @@ import { FACET_CELLS, FACET_ROWS, facetColumns, PASSES_ALL_FILTERS, toFacets, ty
 import { PUBLICLY_LISTED } from './publicly-listed.ts';
 
 // The cursor carries the sort key of the last row and its id; relevance's key is the rank itself.
-const numberCursor = createCursorCodec(Type.Tuple([Type.Number(), Type.String({ format: 'uuid' })]));
-const timeCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]));
+const numberCursor = createCursorCodec(Type.Tuple([Type.Number(), Type.String({ format: 'uuid' })]), 'search:ranked');
+const timeCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'search:recent');
 
 // Text rank scaled by up to ~2x for popular petitions: wording decides, signatures break near-ties.
 function relevance(q: string | undefined): FragmentSqlToken {

@@ -39,7 +39,7 @@ async function assertAnotherActiveAdmin(tx: CommonQueryMethods, userId: string):
   if (!others.some((id) => id !== userId)) throw new Conflict('This is the last active administrator; make another administrator first.', { code: 'last_admin' });
 }
 
-export type Suspension = { userId: string; reason: string; until: string | null };
+export type Suspension = { userId: string; reason: string | null; until: string | null };
 
 export async function suspendUser(db: DatabasePool, suspension: Suspension, audit: AuditContext): Promise<AdminUserRow> {
   if (audit.actorId === suspension.userId) throw new Conflict('Administrators cannot suspend themselves.', { code: 'cannot_suspend_self' });

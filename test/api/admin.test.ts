@@ -216,6 +216,23 @@ describe('admin API', function () {
       expect(entries.body.data.find((each: { target_id: string }) => each.target_id === user.id)).to.include({ actor_type: 'system', credential: 'system' });
     });
 
+    it('suspends with no body, an empty body or a reason: the spec’s request has no body', async () => {
+      const suspend = async (init: { body?: string; headers?: Record<string, string> }) => {
+        const user = await createTestUser();
+        const response = await fetch(`${api.baseUrl}/v1/admin/users/${user.id}/suspend`, { method: 'POST', ...init, headers: { ...bearer(admin.token), ...init.headers } });
+        return { status: response.status, body: await json(response) };
+      };
+      const bare = await suspend({});
+      expect(bare.status, JSON.stringify(bare.body)).to.equal(200);
+      expect(bare.body.data).to.include({ suspended: true, suspension_reason: null, suspended_until: null });
+      const empty = await suspend({ body: '{}', headers: { 'content-type': 'application/json' } });
+      expect(empty.status, JSON.stringify(empty.body)).to.equal(200);
+      expect(empty.body.data).to.include({ suspended: true, suspension_reason: null });
+      const reasoned = await suspend({ body: JSON.stringify({ reason: 'Spam' }), headers: { 'content-type': 'application/json' } });
+      expect(reasoned.status).to.equal(200);
+      expect(reasoned.body.data).to.include({ suspended: true, suspension_reason: 'Spam' });
+    });
+
     it('refuses an admin suspending themselves (409), an until in the past (422) and an unknown user (404)', async () => {
       const self = await call('POST', `/v1/admin/users/${admin.id}/suspend`, admin.token, { reason: 'Oops' });
       expect([self.status, self.body.code]).to.deep.equal([409, 'cannot_suspend_self']);

@@ -5,7 +5,7 @@ import { sql } from '../../db/sql.ts';
 import { createSecretBox } from '../../core/webhooks/signing-secrets.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { testEnvironment } from '../support/environment.ts';
-import { json } from '../support/http.ts';
+import { cursorWithNul, json } from '../support/http.ts';
 import { bearer } from '../support/identity.ts';
 import { DESCRIPTION } from '../support/petitions.ts';
 import { authorize, tokenRequest } from '../support/oauth.ts';
@@ -194,6 +194,20 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
       expect((await json(refreshed)).error).to.equal('invalid_grant');
       const again = await fetch(`${f.api.baseUrl}/v1/users/me/authorizations/${f.app.client_id}`, { method: 'DELETE', headers: bearer(f.userToken) });
       expect(again.status).to.equal(404);
+    });
+
+    it('pages by cursor, and a forged cursor is 400 invalid-cursor', async () => {
+      await f.tokensFor();
+      const { code, verifier } = await f.codeFor({ client_id: f.publicApp.client_id });
+      const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: f.publicApp.client_id };
+      expect((await tokenRequest(f.api.baseUrl, exchange)).status).to.equal(200);
+      const list = (query: string) => fetch(`${f.api.baseUrl}/v1/users/me/authorizations?${query}`, { headers: bearer(f.userToken) });
+      const first = await json(await list('limit=1'));
+      expect(first.pagination).to.include({ has_more: true });
+      const second = await json(await list(`limit=1&cursor=${first.pagination.next_cursor}`));
+      expect([...first.data, ...second.data].map((row: { client_id: string }) => row.client_id).sort()).to.deep.equal([f.app.client_id, f.publicApp.client_id].sort());
+      const forged = await list(`cursor=${cursorWithNul(first.pagination.next_cursor)}`);
+      expect([forged.status, (await json(forged)).code]).to.deep.equal([400, 'invalid_cursor']);
     });
   });
 });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { testEnvironment } from '../support/environment.ts';
-import { json } from '../support/http.ts';
+import { cursorWithNul, json } from '../support/http.ts';
 import { bearer, createTestUser, createTokenUsers, login, type TestUser } from '../support/identity.ts';
 import { createPetition, publishedPetition, transition } from '../support/petitions.ts';
 import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
@@ -135,6 +135,23 @@ describe('signatures', function () {
       expect(points.data).to.have.length(1);
       expect(points.data[0]).to.include({ city: 'Lyon', country: 'FR', count: 3 });
       expect((await fetch(`${api.baseUrl}/v1/petitions/global/signatures/geo?hours=500`)).status).to.equal(422);
+    });
+
+    it('answers the spec’s list envelope {data, pagination, meta}, paged by cursor; a forged cursor is 400 invalid-cursor', async () => {
+      const petition = await publishedPetition(api.baseUrl, creatorToken);
+      const signers = await createTokenUsers(3);
+      for (const [index, signer] of signers.entries()) await sign(petition.id, signer.access_token, { display_location: index < 2 ? 'Lyon, France' : 'Paris, France' });
+      const geo = (query: string) => fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures/geo?hours=1&${query}`);
+      const first = await json(await geo('limit=1'));
+      expect(Object.keys(first).sort()).to.deep.equal(['data', 'meta', 'pagination']);
+      expect(first.data.map((point: { city: string }) => point.city)).to.deep.equal(['Lyon']);
+      expect(first.pagination).to.include({ has_more: true }).and.have.property('next_cursor').that.is.a('string');
+      expect(first.meta).to.have.property('request_id').that.is.a('string');
+      const second = await json(await geo(`limit=1&cursor=${first.pagination.next_cursor}`));
+      expect(second.data.map((point: { city: string }) => point.city)).to.deep.equal(['Paris']);
+      expect(second.pagination).to.deep.equal({ next_cursor: null, has_more: false });
+      const forged = await geo(`limit=1&cursor=${cursorWithNul(first.pagination.next_cursor)}`);
+      expect([forged.status, (await json(forged)).code]).to.deep.equal([400, 'invalid_cursor']);
     });
 
     it('counts in the global map only signatures of public, published petitions with public signatures', async () => {

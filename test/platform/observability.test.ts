@@ -114,6 +114,22 @@ describe('Observability (metrics, traces, logs)', function () {
       }
     });
 
+    it('answers scrapes within a second from one collection, on the API and the worker, still only with the token', async () => {
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      for (const url of [`${api.baseUrl}/metrics`, workerMetricsUrl]) {
+        await pause(1_100);
+        // A collection reads the process's CPU time and, on the API, counts the scrape before it:
+        // a second collection could not give the same bytes.
+        const storm = await Promise.all(Array.from({ length: 5 }, () => scrape(url)));
+        const again = await scrape(url);
+        const bodies = await Promise.all([...storm, again].map((response) => response.text()));
+        expect(new Set(bodies).size, `${url}: one collection for six scrapes within a second`).to.equal(1);
+        expect((await scrape(url, 'not-the-token')).status).to.equal(401);
+        await pause(1_100);
+        expect(await (await scrape(url)).text(), `${url}: collected again after a second`).to.not.equal(bodies[0]);
+      }
+    });
+
     it('shows the API requests by route template, signatures, rate-limit refusals, WebSockets, the pool and the dependencies', async () => {
       const socket = new WebSocket(`${api.baseUrl.replace('http', 'ws')}/v1/realtime`);
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));

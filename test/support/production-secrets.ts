@@ -3,4 +3,5 @@ export const PRODUCTION_SECRETS = {
   NODE_ENV: 'production',
   RALLY_MEDIA_SIGNING_KEY: 'media-key-of-our-own',
   RALLY_ENCRYPTION_KEY: 'ab'.repeat(32),
+  RALLY_METRICS_TOKEN: 'metrics-token-of-our-own',
 };

@@ -4,7 +4,7 @@ import { createCursorCodec, paginate } from '../../../core/pagination/keyset.ts'
 import { DomainError } from '../../../core/errors/domain-error.ts';
 
 describe('keyset cursors (core/pagination/keyset.ts)', () => {
-  const codec = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String()]));
+  const codec = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String()]), 'keyset-test:plain');
 
   it('round-trips a position as URL-safe base64', () => {
     const cursor = codec.encode(['2026-01-01T00:00:00.000Z', 'abc']);
@@ -23,8 +23,10 @@ describe('keyset cursors (core/pagination/keyset.ts)', () => {
   }
 
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const tagged = (tag: string, position: unknown) => encode({ t: tag, p: position });
   for (const [label, cursor] of [
-    ['year 0000 in a date', encode(['0000-01-01T00:00:00.000Z', 'abc'])],
+    ['year 0000 in a date', tagged('keyset-test:plain', ['0000-01-01T00:00:00.000Z', 'abc'])],
+    ['a NUL byte inside a decoded value', tagged('keyset-test:plain', ['2026-01-01T00:00:00.000Z', 'a\u0000b'])],
     ['characters outside base64url', 'abc*def'],
     ['a NUL byte', 'abc\u0000'],
     ['an over-long cursor', 'A'.repeat(5000)],
@@ -43,11 +45,15 @@ describe('keyset cursors (core/pagination/keyset.ts)', () => {
   });
 
   it('refuses numbers beyond what the column holds: 2^63 and 1e308 for an integer key', () => {
-    const counted = createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0 }), Type.String()]));
-    expect(counted.decode(encode([5, 'x']))).to.deep.equal([5, 'x']);
+    const counted = createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0 }), Type.String()]), 'keyset-test:counted');
+    expect(counted.decode(tagged('keyset-test:counted', [5, 'x']))).to.deep.equal([5, 'x']);
     for (const value of [2 ** 63, 1e308]) {
-      expect(() => counted.decode(encode([value, 'x']))).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+      expect(() => counted.decode(tagged('keyset-test:counted', [value, 'x']))).to.throw(DomainError).with.property('kind', 'invalid-cursor');
     }
+  });
+
+  it('refuses a second list under a tag already taken', () => {
+    expect(() => createCursorCodec(Type.Tuple([Type.String()]), 'keyset-test:plain')).to.throw(/share the cursor tag/);
   });
 
   it('binds a tagged cursor to its list and sort', () => {

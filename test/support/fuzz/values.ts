@@ -163,9 +163,9 @@ export function hostileText(schema: Schema): fc.Arbitrary<string> {
 
 /**
  * Cursors that decode: base64url of JSON arrays holding values a database column would refuse
- * (year 0, 2^63, 1e308, a date where a number belongs). Real cursors are opaque; these test that
+ * (year 0, 2^63, 1e308, a NUL byte, a date where a number belongs). Real cursors are opaque; these test that
  * whatever decodes is still checked before it reaches a query.
  */
 export const forgedCursors: fc.Arbitrary<string> = fc
-  .array(fc.oneof(hostileNumbers, fc.constantFrom('0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', 'popular', 'new'), fc.uuid(), fc.jsonValue({ maxDepth: 1 })), { maxLength: 4 })
+  .array(fc.oneof(hostileNumbers, fc.constantFrom('0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', 'popular', 'new', 'a\u0000b', '\u0000'), fc.uuid(), fc.jsonValue({ maxDepth: 1 })), { maxLength: 4 })
   .map((parts) => Buffer.from(JSON.stringify(parts)).toString('base64url'));
