@@ -6,7 +6,7 @@ import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { withReplies, findComment } from '../../core/comments/queries.ts';
 import { ensure, NotFound } from '../../core/errors/domain-error.ts';
-import { resolveReportsOfRestored } from '../../core/moderation/direct-restore.ts';
+import { resolveReportsOfRestored } from '../../core/moderation/restoring.ts';
 import { movePetition, PETITION_MOVES, removeSignatureByAdmin, setCommentHidden } from '../../core/moderation/effects.ts';
 import type { ModerationTarget } from '../../core/moderation/reports.ts';
 import { signalReport } from '../../core/moderation/workflow-client.ts';

@@ -4,7 +4,7 @@
 // established people reported it. Reports per user are rate limited; organization keys cannot report.
 import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
-import { fileReport } from '../../core/moderation/file-report.ts';
+import { fileReport } from '../../core/moderation/reporters.ts';
 import { presentReport } from '../../core/moderation/reports.ts';
 import { signalReport, type ModerationWorkflowDependencies } from '../../core/moderation/workflow-client.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';

@@ -9,7 +9,7 @@ import { findAdminUser } from '../users/admin-queries.ts';
 import { suspendUser } from '../users/suspension.ts';
 import type { ModerationAction } from '../vocabulary.ts';
 import { authorOf, hideTarget, movePetition, PETITION_MOVES, removeComment, restoreTarget, type EffectDependencies } from './effects.ts';
-import { isAutoHidden, isHidden } from './hidden-state.ts';
+import { isAutoHidden, isHidden } from './restoring.ts';
 import { countCountingReporters } from './reporters.ts';
 import { countOpenReporters, findReport, presentReport, resolveOpenReports, type ModerationTarget, type ReportRow } from './reports.ts';
 import { createWarning } from './warnings.ts';

@@ -1,4 +1,4 @@
-// Whose reports count (issue 24). A report is made by a person: an organization key acts as the
+// Filing a report and whose reports count (issue 24). A report is made by a person: an organization key acts as the
 // organization's service user, which is nobody, so it cannot report at all (a personal key or an
 // OAuth app acts for its human user and counts as that user). Auto-hide then counts distinct people
 // whose reports say something a reviewer has not already heard:
@@ -7,12 +7,14 @@
 // - the person has no earlier report on the target that a reviewer closed (dismissed, restored or
 //   otherwise decided): after a restore or a dismissal, only the threshold of NEW people hides it again;
 // - the report's network block was not found brigading the target (core/moderation/brigading.ts).
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
 import { Forbidden } from '../errors/domain-error.ts';
 import { ORGANIZATION_ISSUER } from '../organizations/api-keys.ts';
-import type { ModerationTarget } from './reports.ts';
+import { watchForBrigading } from './brigading.ts';
+import { createReport, type ModerationTarget, type NewReport, type ReportRow } from './reports.ts';
 
 /** Refuses a reporter that is not a person: an organization's service user (its API keys). */
 export async function assertReporterIsPerson(db: CommonQueryMethods, reporterId: string): Promise<void> {
@@ -22,6 +24,25 @@ export async function assertReporterIsPerson(db: CommonQueryMethods, reporterId:
   if (organization) {
     throw new Forbidden('Reports are made by people: an organization API key cannot report. Report with your own login, personal API key or an app you authorized.');
   }
+}
+
+/**
+ * Files a report in one transaction: the reporter must be a person; the report is stored with its
+ * network block's hash, audited (`report.created`, so the audit log shows every report of a
+ * campaign) and checked for brigading, whose alert commits with the report that raised it. The
+ * caller then signals the target's moderation workflow.
+ */
+export async function fileReport(db: DatabasePool, report: NewReport, settings: { brigadeThreshold: number }, audit: AuditContext): Promise<ReportRow> {
+  return db.transaction(async (tx) => {
+    await assertReporterIsPerson(tx, report.reporterId);
+    const row = await createReport(tx, report);
+    await recordAudit(tx, {
+      context: audit, action: 'report.created', target: { type: 'report', id: row.id },
+      after: { target_type: row.target_type, target_id: row.target_id, reason: row.reason, network_block: report.networkHash?.toString('hex') ?? null },
+    });
+    await watchForBrigading(tx, { id: row.id, target: report.target, networkHash: report.networkHash }, settings.brigadeThreshold);
+    return row;
+  });
 }
 
 /** Distinct people whose open reports on the target count toward hiding it (see above). */
