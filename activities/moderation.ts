@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { SYSTEM_AUDIT, type AuditContext } from '../core/audit/audit-log.ts';
-import { applyModerationDecision, hideIfReportedEnough, type ModerationDecision } from '../core/moderation/actions.ts';
+import { applyModerationDecision, hideIfReportedEnough, type AutoHideSettings, type ModerationDecision } from '../core/moderation/actions.ts';
 import { countOpenReporters, type ModerationTarget } from '../core/moderation/reports.ts';
 import { markWarningEmailed, pendingWarningEmail } from '../core/moderation/warnings.ts';
 import { finishInvalidation, invalidateBatch, type BatchInput } from '../core/signatures/invalidation.ts';
@@ -15,7 +15,9 @@ import type { Config } from '../platform/config.ts';
 import { createMailer, type Mailer } from '../platform/mailer.ts';
 import { asActivity } from './failures.ts';
 
-export type ModerationActivityDependencies = { db: DatabasePool; temporal: Client | undefined; taskQueue: string; threshold: number; mailer: Mailer; publicUrl: string };
+export type ModerationActivityDependencies = {
+  db: DatabasePool; temporal: Client | undefined; taskQueue: string; autoHide: AutoHideSettings; mailer: Mailer; publicUrl: string;
+};
 
 export function createModerationActivities(deps: ModerationActivityDependencies) {
   const effects = () => {
@@ -24,7 +26,7 @@ export function createModerationActivities(deps: ModerationActivityDependencies)
   };
   return {
     hideIfReportedEnough({ target }: { target: ModerationTarget }) {
-      return asActivity(() => hideIfReportedEnough({ ...effects(), threshold: deps.threshold }, target));
+      return asActivity(() => hideIfReportedEnough({ ...effects(), ...deps.autoHide }, target));
     },
     applyModerationDecision(decision: ModerationDecision) {
       return asActivity(() => applyModerationDecision(effects(), decision));
@@ -63,5 +65,5 @@ export function createModerationActivities(deps: ModerationActivityDependencies)
 export type ModerationActivities = ReturnType<typeof createModerationActivities>;
 
 export function moderationDependencies(db: DatabasePool, config: Config, temporal: Client | undefined): ModerationActivityDependencies {
-  return { db, temporal, taskQueue: config.temporal.taskQueue, threshold: config.moderation.autohideThreshold, mailer: createMailer(config.mail), publicUrl: config.publicUrl };
+  return { db, temporal, taskQueue: config.temporal.taskQueue, autoHide: { threshold: config.moderation.autohideThreshold, minAccountAgeMs: config.moderation.minAccountAgeMs }, mailer: createMailer(config.mail), publicUrl: config.publicUrl };
 }

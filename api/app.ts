@@ -159,7 +159,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createOrganizationApiKeyRoutes(rotation),
     ...createInvitationRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, invitationTtlMs: config.invitationTtlMs }),
     ...createOrganizationRoutes({ db }),
-    ...createReportRoutes(moderation),
+    ...createReportRoutes({ ...moderation, networkKey, brigadeThreshold: config.moderation.brigadeThreshold }),
     ...createAdminReportRoutes(moderation),
     ...createAdminUserRoutes(moderation),
     ...createAdminContentRoutes({ ...moderation, feed }),

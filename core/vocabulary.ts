@@ -37,6 +37,8 @@ export const EVENT_TYPES = [
   'payment.completed',
   // Emitted by the fraud watch when a signing rate jumps past its baseline; platform-wide endpoints only.
   'fraud.suspected',
+  // Emitted when many reports against one target come from one network block; platform-wide endpoints only.
+  'report.brigading_suspected',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -60,6 +62,8 @@ export const NOTIFICATION_TYPES = [
   'moderation.warning',
   // To platform administrators, beside the fraud.suspected event.
   'moderation.fraud_suspected',
+  // To platform administrators, beside the report.brigading_suspected event of the same name.
+  'report.brigading_suspected',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -95,7 +99,9 @@ export type FraudSubjectType = (typeof FRAUD_SUBJECT_TYPES)[number];
 
 /** The audit log's action names (GET /v1/admin/audit-logs?action=…). */
 export const AUDIT_ACTIONS = [
+  'report.created',
   'report.actioned',
+  'report.brigading_suspected',
   'moderation.auto_hidden',
   'comment.hidden',
   'comment.unhidden',

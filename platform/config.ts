@@ -62,8 +62,12 @@ export type Config = Readonly<{
   fraudWatch: Readonly<{ windowMs: number; baselineMs: number; multiple: number; minSignatures: number }>;
   /** Which X-Forwarded-For entries to believe: none, the last `hops` ones, or those added by proxies in `cidrs`. */
   trustProxy: TrustProxy;
-  /** Reports: distinct reporters before a target is hidden pending review; reports per user per hour. */
-  moderation: Readonly<{ autohideThreshold: number; reportsPerHour: number }>;
+  /**
+   * Reports: distinct established reporters before a target is hidden pending review; reports per
+   * user per hour; how old an account must be for its reports to count; reports against one target
+   * from one network block within an hour that alert the administrators and stop counting.
+   */
+  moderation: Readonly<{ autohideThreshold: number; reportsPerHour: number; minAccountAgeMs: number; brigadeThreshold: number }>;
   bodyLimitBytes: number;
   /** Open /v1/realtime connections per client address. */
   realtimeMaxPerAddress: number;
@@ -428,6 +432,8 @@ function readConfig(env: Env): Config {
     moderation: Object.freeze({
       autohideThreshold: positiveInteger(env, 'RALLY_REPORT_AUTOHIDE_THRESHOLD', 5, 1_000),
       reportsPerHour: positiveInteger(env, 'RALLY_REPORT_LIMIT_PER_HOUR', 20),
+      minAccountAgeMs: duration(env, 'RALLY_REPORT_MIN_ACCOUNT_AGE', '24h'),
+      brigadeThreshold: positiveInteger(env, 'RALLY_REPORT_BRIGADE_THRESHOLD', 5, 1_000),
     }),
     bodyLimitBytes: 1024 * 1024,
     realtimeMaxPerAddress: positiveInteger(env, 'RALLY_WS_MAX_PER_ADDRESS', 50, 100_000),

@@ -18,6 +18,7 @@ describe('configuration (platform/config.ts)', () => {
     expect(config.signingThrottle.openDomains).to.include.members(['gmail.com', 'outlook.com', 'yahoo.com']);
     expect(config.fraudWatch).to.deep.equal({ windowMs: 300_000, baselineMs: 86_400_000, multiple: 5, minSignatures: 50 });
     expect(config.webhooks.hostConcurrency).to.equal(200);
+    expect(config.moderation).to.deep.equal({ autohideThreshold: 5, reportsPerHour: 20, minAccountAgeMs: 24 * 3_600_000, brigadeThreshold: 5 });
     expect(config.observability).to.deep.equal({ metricsToken: undefined, workerMetricsPort: undefined, otlpEndpoint: undefined, otlpProtocol: 'http/protobuf', logLevel: 'info' });
   });
 
@@ -46,6 +47,8 @@ describe('configuration (platform/config.ts)', () => {
     ['RALLY_WORKER_METRICS_PORT', '99999'],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318'],
     ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+    ['RALLY_REPORT_MIN_ACCOUNT_AGE', '1 day'],
+    ['RALLY_REPORT_BRIGADE_THRESHOLD', '0'],
   ];
   for (const [name, value] of malformed) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

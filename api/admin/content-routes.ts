@@ -1,11 +1,15 @@
 // Admin actions on content: hide and unhide comments, move a petition into or out of review or
 // close it (through the petition's workflow, which owns its state machine), and remove a signature.
+// Unhiding a comment or restoring a petition also resolves its open reports as restored.
 import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { withReplies, findComment } from '../../core/comments/queries.ts';
 import { ensure, NotFound } from '../../core/errors/domain-error.ts';
+import { resolveReportsOfRestored } from '../../core/moderation/restoring.ts';
 import { movePetition, PETITION_MOVES, removeSignatureByAdmin, setCommentHidden } from '../../core/moderation/effects.ts';
+import type { ModerationTarget } from '../../core/moderation/reports.ts';
+import { signalReport } from '../../core/moderation/workflow-client.ts';
 import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
@@ -19,6 +23,10 @@ const tag = 'Admin';
 
 export function createAdminContentRoutes(deps: { db: DatabasePool; temporal: Client; taskQueue: string; feed: SignatureFeed }): AnyRouteSpec[] {
   const { db } = deps;
+  // The target's moderation workflow recounts and, with no report left open, ends.
+  const recount = async (target: ModerationTarget, resolved: readonly string[]) => {
+    if (resolved.length > 0) await signalReport(deps, target, resolved[0]!);
+  };
   const commentRoute = (verb: 'hide' | 'unhide') =>
     defineRoute({
       method: 'post', path: `/v1/admin/comments/:id/${verb}`, operationId: `adminComment${verb === 'hide' ? 'Hide' : 'Unhide'}`, tag, auth: 'required', permission: 'admin',
@@ -27,7 +35,12 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; temporal: Cli
       async handler(ctx, { params }) {
         const audit = auditContextOf(ctx.state.principal!, ctx.state.requestId);
         ensure(await findComment(db, params.id), NotFound, 'There is no such comment.');
-        await db.transaction((tx) => setCommentHidden(tx, params.id, verb === 'hide', audit));
+        const target = { type: 'comment' as const, id: params.id };
+        const resolved = await db.transaction(async (tx) => {
+          await setCommentHidden(tx, params.id, verb === 'hide', audit);
+          return verb === 'unhide' ? resolveReportsOfRestored(tx, target, audit) : [];
+        });
+        await recount(target, resolved);
         sendData(ctx, (await withReplies(db, [(await findComment(db, params.id))!]))[0]);
       },
     });
@@ -39,7 +52,12 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; temporal: Cli
       responses: { 200: { description: 'The petition in its new state', schema: PetitionEnvelope }, 404: { description: 'No such petition' }, 409: { description: 'Not in a state this move starts from' } },
       async handler(ctx, { params }) {
         const move = verb === 'close' ? PETITION_MOVES.close : verb === 'review' ? PETITION_MOVES.hold : PETITION_MOVES.release;
-        await movePetition(deps, params.id, move, auditContextOf(ctx.state.principal!, ctx.state.requestId), true);
+        const audit = auditContextOf(ctx.state.principal!, ctx.state.requestId);
+        await movePetition(deps, params.id, move, audit, true);
+        if (verb === 'restore') {
+          const target = { type: 'petition' as const, id: params.id };
+          await recount(target, await db.transaction((tx) => resolveReportsOfRestored(tx, target, audit)));
+        }
         sendData(ctx, toPetitionSummary((await findPetitionById(db, params.id))!, undefined));
       },
     });

@@ -30,11 +30,12 @@ export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & {
       method: 'post', path: '/v1/admin/reports/:id/action', operationId: 'adminActOnReport', tag, auth: 'required', permission: 'admin',
       summary: 'Decide on a report: dismiss, hide, remove, suspend_user, warn_user or restore; every open report on the same target is resolved with it',
       params: IdParams, body: ReportActionBody,
-      responses: { 200: { description: 'The resolved report', schema: ReportActionResult }, 404: { description: 'No such report' }, 409: { description: 'The report is already resolved' } },
+      responses: { 200: { description: 'The resolved report', schema: ReportActionResult }, 404: { description: 'No such report' }, 409: { description: 'The report is already resolved (for `restore`: and its target is not hidden)' } },
       async handler(ctx, { params, body }) {
         const report = await findReport(deps.db, params.id);
         ensure(report, NotFound, 'There is no such report.');
-        ensure(report.status === 'open', Conflict, `This report is already ${report.status}.`, { code: 'report_not_open' });
+        // `restore` may still act on a closed report whose target stayed hidden; the workflow decides.
+        ensure(report.status === 'open' || body.action === 'restore', Conflict, `This report is already ${report.status}.`, { code: 'report_not_open' });
         const outcome = await decide(deps, { type: report.target_type, id: report.target_id }, {
           reportId: report.id, action: body.action, note: body.note ?? null, audit: auditContextOf(ctx.state.principal!, ctx.state.requestId),
         });

@@ -1,6 +1,7 @@
 // The two things the moderation workflow (workflows/moderation.ts) does to the database: hide a
-// target once enough distinct users reported it, and apply a reviewer's decision on a report. Both
-// are safe to repeat: a retried activity finds the work done and changes nothing twice.
+// target once enough established people reported it (core/moderation/reporters.ts says who counts),
+// and apply a reviewer's decision on a report. Both are safe to repeat: a retried activity finds the
+// work done and changes nothing twice.
 import type { DatabasePool } from 'slonik';
 import { recordAudit, SYSTEM_AUDIT, type AuditContext } from '../audit/audit-log.ts';
 import { Conflict, NotFound } from '../errors/domain-error.ts';
@@ -8,20 +9,26 @@ import { findAdminUser } from '../users/admin-queries.ts';
 import { suspendUser } from '../users/suspension.ts';
 import type { ModerationAction } from '../vocabulary.ts';
 import { authorOf, hideTarget, movePetition, PETITION_MOVES, removeComment, restoreTarget, type EffectDependencies } from './effects.ts';
-import { countOpenReporters, findReport, presentReport, resolveOpenReports, type ModerationTarget } from './reports.ts';
+import { isAutoHidden, isHidden } from './restoring.ts';
+import { countCountingReporters } from './reporters.ts';
+import { countOpenReporters, findReport, presentReport, resolveOpenReports, type ModerationTarget, type ReportRow } from './reports.ts';
 import { createWarning } from './warnings.ts';
 
-export type AutoHideOutcome = { reporters: number; threshold: number; hidden: boolean };
+/** `reporters`: everyone with an open report (the workflow runs while there are any); `counted`: those who count. */
+export type AutoHideOutcome = { reporters: number; counted: number; threshold: number; hidden: boolean };
+export type AutoHideSettings = { threshold: number; minAccountAgeMs: number };
 
-/** Hides the target pending review when `threshold` distinct users have an open report on it. */
-export async function hideIfReportedEnough(deps: EffectDependencies & { threshold: number }, target: ModerationTarget): Promise<AutoHideOutcome> {
+/** Hides the target pending review when `threshold` people who count have an open report on it. */
+export async function hideIfReportedEnough(deps: EffectDependencies & AutoHideSettings, target: ModerationTarget): Promise<AutoHideOutcome> {
   const reporters = await countOpenReporters(deps.db, target);
-  if (reporters < deps.threshold) return { reporters, threshold: deps.threshold, hidden: false };
+  const counted = await countCountingReporters(deps.db, target, deps.minAccountAgeMs);
+  const outcome = { reporters, counted, threshold: deps.threshold };
+  if (counted < deps.threshold) return { ...outcome, hidden: false };
   const hidden = await hideTarget(deps, target, SYSTEM_AUDIT);
   if (hidden) {
-    await recordAudit(deps.db, { context: SYSTEM_AUDIT, action: 'moderation.auto_hidden', target, after: { reporters, threshold: deps.threshold } });
+    await recordAudit(deps.db, { context: SYSTEM_AUDIT, action: 'moderation.auto_hidden', target, after: { reporters: counted, open_reporters: reporters, threshold: deps.threshold } });
   }
-  return { reporters, threshold: deps.threshold, hidden };
+  return { ...outcome, hidden };
 }
 
 export type ModerationDecision = { reportId: string; action: ModerationAction; note: string | null; audit: AuditContext };
@@ -31,6 +38,8 @@ async function applyEffect(deps: EffectDependencies, target: ModerationTarget, d
   const { audit } = decision;
   switch (decision.action) {
     case 'dismiss':
+      // "Not abusive": what auto-hide hid comes back; what a reviewer hid stays hidden.
+      if (await isAutoHidden(deps.db, target)) await restoreTarget(deps, target, audit);
       return;
     case 'hide':
       await hideTarget(deps, target, audit);
@@ -63,12 +72,13 @@ async function suspendUnlessSuspended(db: DatabasePool, userId: string, reason: 
 export async function applyModerationDecision(deps: EffectDependencies, decision: ModerationDecision): Promise<DecisionOutcome> {
   const report = await findReport(deps.db, decision.reportId);
   if (!report) throw new NotFound('There is no such report.');
+  const target: ModerationTarget = { type: report.target_type, id: report.target_id };
   if (report.status !== 'open') {
     // A retry of the decision that closed it answers as the first run did.
     if (report.action === decision.action && report.resolved_by === decision.audit.actorId) return { report: presentReport(report), warning: null };
+    if (decision.action === 'restore' && (await isHidden(deps.db, target))) return restoreAfterClosing(deps, report, target, decision);
     throw new Conflict(`This report is already ${report.status}.`, { code: 'report_not_open' });
   }
-  const target: ModerationTarget = { type: report.target_type, id: report.target_id };
   await applyEffect(deps, target, decision, report.reason);
   const warning = await deps.db.transaction(async (tx) => {
     let warned: DecisionOutcome['warning'] = null;
@@ -86,4 +96,20 @@ export async function applyModerationDecision(deps: EffectDependencies, decision
     return warned;
   });
   return { report: presentReport((await findReport(deps.db, decision.reportId))!), warning };
+}
+
+/**
+ * `restore` on a report closed while its target stayed hidden (dismissed before dismissal restored,
+ * or hidden again by a reviewer since): the target comes back; the closed report keeps its decision.
+ */
+async function restoreAfterClosing(deps: EffectDependencies, report: ReportRow, target: ModerationTarget, decision: ModerationDecision): Promise<DecisionOutcome> {
+  await restoreTarget(deps, target, decision.audit);
+  await deps.db.transaction(async (tx) => {
+    const count = await resolveOpenReports(tx, target, { action: 'restore', note: decision.note, resolvedBy: decision.audit.actorId });
+    await recordAudit(tx, {
+      context: decision.audit, action: 'report.actioned', target: { type: 'report', id: report.id },
+      before: { status: report.status }, after: { action: 'restore', note: decision.note, target_type: target.type, target_id: target.id, reports_resolved: count },
+    });
+  });
+  return { report: presentReport(report), warning: null };
 }

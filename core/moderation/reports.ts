@@ -41,14 +41,16 @@ async function assertReportable(db: CommonQueryMethods, reporterId: string, targ
   if (!found) throw new NotFound(`There is no such ${target.type}.`);
 }
 
-export type NewReport = { reporterId: string; target: ModerationTarget; reason: string; description: string | null };
+/** `networkHash`: the keyed hash of the reporter's network block (core/signatures/network-block.ts), never the address. */
+export type NewReport = { reporterId: string; target: ModerationTarget; reason: string; description: string | null; networkHash: Buffer | null };
 
 export async function createReport(db: CommonQueryMethods, report: NewReport): Promise<ReportRow> {
   await assertReportable(db, report.reporterId, report.target);
   // A duplicate open report breaks reports_one_open_per_reporter: 409 through core/errors/constraints.ts.
   return db.one(sql.type(ReportRow)`
-    INSERT INTO reports (reporter_id, target_type, target_id, reason, description)
-    VALUES (${report.reporterId}, ${report.target.type}, ${report.target.id}, ${report.reason}, ${report.description})
+    INSERT INTO reports (reporter_id, target_type, target_id, reason, description, network_hash)
+    VALUES (${report.reporterId}, ${report.target.type}, ${report.target.id}, ${report.reason}, ${report.description},
+      ${report.networkHash ? sql.binary(report.networkHash) : null})
     RETURNING ${REPORT_COLUMNS}
   `);
 }
@@ -73,7 +75,7 @@ export function listReports(db: CommonQueryMethods, filters: ReportFilters, afte
   `);
 }
 
-/** Distinct users with an open report on the target: what the auto-hide threshold counts. */
+/** Distinct users with an open report on the target: the moderation workflow runs while there are any. */
 export function countOpenReporters(db: CommonQueryMethods, target: ModerationTarget) {
   return db.oneFirst(sql.type(z.object({ reporters: z.number() }))`
     SELECT count(DISTINCT reporter_id)::int AS reporters FROM reports WHERE target_type = ${target.type} AND target_id = ${target.id} AND status = 'open'

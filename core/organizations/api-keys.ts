@@ -13,6 +13,9 @@ import { lockOrganization } from './queries.ts';
 import { ADMINS, assertOrganizationRole, noSuchOrganization } from './roles.ts';
 import { tierLimits } from './tiers.ts';
 
+/** The identity issuer of organizations' service users: no identity provider's, so nobody logs in as one. */
+export const ORGANIZATION_ISSUER = 'rally:organization';
+
 const ServiceUser = z.object({ service_user_id: z.string().nullable(), slug: z.string(), name: z.string() });
 
 /** The user that holds the organization's keys, for an owner or admin; null while it has no keys. */
@@ -33,10 +36,9 @@ export async function requireKeyHolder(db: CommonQueryMethods, orgId: string, ca
 async function ensureServiceUser(tx: CommonQueryMethods, orgId: string): Promise<string> {
   const org = await tx.one(sql.type(ServiceUser)`SELECT service_user_id, slug, name FROM organizations WHERE id = ${orgId}`);
   if (org.service_user_id) return org.service_user_id;
-  // Its identity issuer is no identity provider's, so nobody can ever log in as it.
   const userId = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`
     INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, email_verified)
-    VALUES ('rally:organization', ${orgId}, ${`org-${orgId}@organizations.rally.invalid`}, ${org.name}, ${withRandomSuffix(`org-${org.slug}`)}, true)
+    VALUES (${ORGANIZATION_ISSUER}, ${orgId}, ${`org-${orgId}@organizations.rally.invalid`}, ${org.name}, ${withRandomSuffix(`org-${org.slug}`)}, true)
     RETURNING id
   `);
   await tx.query(sql.typeAlias('void')`UPDATE organizations SET service_user_id = ${userId} WHERE id = ${orgId}`);

@@ -1,11 +1,13 @@
 // POST /v1/reports and what reports do on their own: the moderation workflow hides a target once
 // RALLY_REPORT_AUTOHIDE_THRESHOLD distinct users reported it (3 here), even when they report at once.
+// Reporters who should count are established (verified, old enough) and report from networks of
+// their own (X-Forwarded-For, trusted here); test/api/report-abuse.test.ts tests who counts.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
-import { bearer, createTestUser, createTokenUsers, login } from '../support/identity.ts';
+import { bearer, createEstablishedUsers, createTestUser, createTokenUsers, login } from '../support/identity.ts';
 import { createPetition, publishedPetition } from '../support/petitions.ts';
 import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
@@ -18,7 +20,7 @@ describe('reports', function () {
   let worker: RallyProcess;
   let creatorToken: string;
   const taskQueue = uniqueTaskQueue('reports');
-  const env = { RALLY_TASK_QUEUE: taskQueue, RALLY_REPORT_AUTOHIDE_THRESHOLD: String(THRESHOLD), RALLY_REPORT_LIMIT_PER_HOUR: '5' };
+  const env = { RALLY_TASK_QUEUE: taskQueue, RALLY_REPORT_AUTOHIDE_THRESHOLD: String(THRESHOLD), RALLY_REPORT_LIMIT_PER_HOUR: '5', RALLY_TRUST_PROXY: '1' };
 
   before(async () => {
     api = await startApi(env);
@@ -29,9 +31,12 @@ describe('reports', function () {
     await Promise.all([api?.stop(), worker?.stop()]);
   });
 
-  const post = (path: string, token: string | undefined, body: unknown) =>
-    fetch(`${api.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) }, body: JSON.stringify(body) });
-  const report = (token: string, body: Record<string, unknown>) => post('/v1/reports', token, { reason: 'spam', ...body });
+  const post = (path: string, token: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${api.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}), ...headers }, body: JSON.stringify(body) });
+  // Each report from a /24 of its own, so no report here looks like brigading.
+  let network = 0;
+  const report = (token: string, body: Record<string, unknown>) =>
+    post('/v1/reports', token, { reason: 'spam', ...body }, { 'X-Forwarded-For': `10.${Math.floor(++network / 256) % 256}.${network % 256}.7` });
   const commentOn = async (petitionId: string, token: string) => (await json(await post(`/v1/petitions/${petitionId}/comments`, token, { body: 'Buy cheap watches here' }))).data;
   const db = () => testEnvironment().db;
   const eventually = async (check: () => Promise<boolean>, what: string) => {
@@ -96,7 +101,8 @@ describe('reports', function () {
   describe('auto-hide after the threshold of distinct reporters', () => {
     it('hides a comment reported by the threshold of users at once, and not before', async () => {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
-      const [author, ...reporters] = await createTokenUsers(THRESHOLD + 1);
+      const [author] = await createTokenUsers(1);
+      const reporters = await createEstablishedUsers(THRESHOLD);
       const comment = await commentOn(petition.id, author!.access_token);
       const isHidden = () => db().oneFirst(sql.type(z.object({ is_hidden: z.boolean() }))`SELECT is_hidden FROM comments WHERE id = ${comment.id}`);
 
@@ -113,7 +119,8 @@ describe('reports', function () {
 
     it('puts a petition under review when its reports arrive concurrently: no new signatures, out of listings, signatures kept', async () => {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
-      const [signer, later, ...reporters] = await createTokenUsers(THRESHOLD + 4);
+      const [signer, later] = await createTokenUsers(2);
+      const reporters = await createEstablishedUsers(THRESHOLD + 2);
       expect((await post(`/v1/petitions/${petition.id}/signatures`, signer!.access_token, {})).status).to.equal(201);
       const statuses = await Promise.all(reporters.map((reporter) => report(reporter.access_token, { target_type: 'petition', target_id: petition.id }).then((response) => response.status)));
       expect(statuses).to.deep.equal(reporters.map(() => 201));
@@ -130,7 +137,8 @@ describe('reports', function () {
     });
 
     it('flags a reported user for review, without suspending them', async () => {
-      const [target, ...reporters] = await createTokenUsers(THRESHOLD + 1);
+      const [target] = await createTokenUsers(1);
+      const reporters = await createEstablishedUsers(THRESHOLD);
       await Promise.all(reporters.map((reporter) => report(reporter.access_token, { target_type: 'user', target_id: target!.id, reason: 'harassment' })));
       const flagged = () => db().oneFirst(sql.type(z.object({ flagged: z.boolean() }))`SELECT flagged_for_review_at IS NOT NULL AS flagged FROM users WHERE id = ${target!.id}`);
       await eventually(flagged, 'the user to be flagged');

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { createIdentityAccount } from '../../identity-provider/accounts.ts';
 import { upsertUserFromClaims } from '../../core/users/queries.ts';
+import { sql } from '../../db/sql.ts';
 import { testEnvironment } from './environment.ts';
 import { json } from './http.ts';
 import { runRallyCli } from './processes.ts';
@@ -51,4 +52,22 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export async function createTokenUsers(count: number): Promise<{ id: string; access_token: string }[]> {
   const { stdout } = await runRallyCli(['loadtest', 'users', '--count', String(count)]);
   return stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; access_token: string });
+}
+
+/**
+ * Makes users established for reports (issue 24): email verified, and an account two days old, older
+ * than RALLY_REPORT_MIN_ACCOUNT_AGE (24h by default, shorter in the report tests).
+ */
+export async function establishUsers(ids: readonly string[], ageMs = 2 * 86_400_000): Promise<void> {
+  const { db } = testEnvironment();
+  await db.query(sql.typeAlias('void')`
+    UPDATE users SET email_verified = true, created_at = now() - make_interval(secs => ${ageMs / 1000}) WHERE id = ANY(${sql.array([...ids], 'uuid')})
+  `);
+}
+
+/** `count` token users who count toward auto-hide (see establishUsers). */
+export async function createEstablishedUsers(count: number): Promise<{ id: string; access_token: string }[]> {
+  const users = await createTokenUsers(count);
+  await establishUsers(users.map((user) => user.id));
+  return users;
 }

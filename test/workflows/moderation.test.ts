@@ -9,7 +9,7 @@ import {
 } from '../../workflows/index.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { createPetitionRow } from '../support/events.ts';
-import { createTestUser } from '../support/identity.ts';
+import { createTestUser, establishUsers } from '../support/identity.ts';
 import { captureHistory, createTestWorker, uniqueTaskQueue } from '../support/workflows.ts';
 
 describe('moderation workflows', function () {
@@ -27,6 +27,8 @@ describe('moderation workflows', function () {
     `);
     const target = { type: 'comment' as const, id: commentId };
     const reporters = await Promise.all(Array.from({ length: 5 }, () => createTestUser()));
+    // People whose reports count: verified and older than RALLY_REPORT_MIN_ACCOUNT_AGE.
+    await establishUsers(reporters.map((reporter) => reporter.id));
     const worker = await createTestWorker(taskQueue);
     await worker.runUntil(async () => {
       let handle;

@@ -1483,7 +1483,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Report a petition, comment or user (once per target while your report is open; RALLY_REPORT_LIMIT_PER_HOUR per user) */
+        /** Report a petition, comment or user (once per target while your report is open; RALLY_REPORT_LIMIT_PER_HOUR per user; people only, not organization keys) */
         post: operations["createReport"];
         delete?: never;
         options?: never;
@@ -3585,7 +3585,7 @@ export interface operations {
                      * @description https (http and private addresses only with RALLY_WEBHOOK_ALLOW_PRIVATE outside production).
                      */
                     url: string;
-                    events: ("petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed" | "fraud.suspected")[];
+                    events: ("petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed" | "fraud.suspected" | "report.brigading_suspected")[];
                 };
             };
         };
@@ -3764,7 +3764,7 @@ export interface operations {
                      * @description https (http and private addresses only with RALLY_WEBHOOK_ALLOW_PRIVATE outside production).
                      */
                     url?: string;
-                    events?: ("petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed" | "fraud.suspected")[];
+                    events?: ("petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed" | "fraud.suspected" | "report.brigading_suspected")[];
                     is_active?: boolean;
                 };
             };
@@ -4319,7 +4319,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected. */
+                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected, report.brigading_suspected. */
                             type: string;
                             title: string;
                             body: string;
@@ -4543,6 +4543,12 @@ export interface operations {
                                 /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                                 email: boolean;
                             };
+                            "report.brigading_suspected": {
+                                /** @description Create the notification at all. */
+                                in_app: boolean;
+                                /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                                email: boolean;
+                            };
                         };
                         meta: {
                             request_id: string;
@@ -4636,6 +4642,12 @@ export interface operations {
                         /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                         email?: boolean;
                     };
+                    "report.brigading_suspected"?: {
+                        /** @description Create the notification at all. */
+                        in_app?: boolean;
+                        /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                        email?: boolean;
+                    };
                 };
             };
         };
@@ -4703,6 +4715,12 @@ export interface operations {
                                 /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                                 email: boolean;
                             };
+                            "report.brigading_suspected": {
+                                /** @description Create the notification at all. */
+                                in_app: boolean;
+                                /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                                email: boolean;
+                            };
                         };
                         meta: {
                             request_id: string;
@@ -4753,7 +4771,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected. */
+                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected, report.brigading_suspected. */
                             type: string;
                             title: string;
                             body: string;
@@ -9566,6 +9584,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description An organization API key: reports are made by people */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such target, or one you cannot see */
             404: {
                 headers: {
@@ -9734,7 +9759,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The report is already resolved */
+            /** @description The report is already resolved (for `restore`: and its target is not hidden) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10741,7 +10766,7 @@ export interface operations {
         parameters: {
             query: {
                 actor_id?: string;
-                action?: "report.actioned" | "moderation.auto_hidden" | "comment.hidden" | "comment.unhidden" | "comment.removed" | "petition.under_review" | "petition.restored" | "petition.closed_by_admin" | "user.flagged" | "user.unflagged" | "user.suspended" | "user.unsuspended" | "user.role_changed" | "user.warned" | "signature.removed_by_admin" | "signatures.invalidated";
+                action?: "report.created" | "report.actioned" | "report.brigading_suspected" | "moderation.auto_hidden" | "comment.hidden" | "comment.unhidden" | "comment.removed" | "petition.under_review" | "petition.restored" | "petition.closed_by_admin" | "user.flagged" | "user.unflagged" | "user.suspended" | "user.unsuspended" | "user.role_changed" | "user.warned" | "signature.removed_by_admin" | "signatures.invalidated";
                 target_type?: string;
                 since?: string;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page. */
