@@ -60,6 +60,8 @@ export const NOTIFICATION_TYPES = [
   'moderation.warning',
   // To platform administrators, beside the fraud.suspected event.
   'moderation.fraud_suspected',
+  // To an organization's owner and admins: someone who created live organization keys left or is no longer an admin.
+  'organization.key_creator_left',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -111,5 +113,7 @@ export const AUDIT_ACTIONS = [
   'user.warned',
   'signature.removed_by_admin',
   'signatures.invalidated',
+  // Beside the organization.key_creator_left notification: whose keys were left behind, and which.
+  'organization.key_creator_left',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
