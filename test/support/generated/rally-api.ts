@@ -3221,6 +3221,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description An organization key: create organization keys with POST /v1/organizations/{id}/api-keys */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A problem caused by the request */
             "4XX": {
                 headers: {
@@ -3475,6 +3482,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description An organization key: rotate the organization's keys with POST /v1/organizations/{id}/api-keys/{key_id}/rotate */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem caused by the request */
             "4XX": {
@@ -4319,7 +4333,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected. */
+                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected, organization.key_creator_left. */
                             type: string;
                             title: string;
                             body: string;
@@ -4543,6 +4557,12 @@ export interface operations {
                                 /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                                 email: boolean;
                             };
+                            "organization.key_creator_left": {
+                                /** @description Create the notification at all. */
+                                in_app: boolean;
+                                /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                                email: boolean;
+                            };
                         };
                         meta: {
                             request_id: string;
@@ -4636,6 +4656,12 @@ export interface operations {
                         /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                         email?: boolean;
                     };
+                    "organization.key_creator_left"?: {
+                        /** @description Create the notification at all. */
+                        in_app?: boolean;
+                        /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                        email?: boolean;
+                    };
                 };
             };
         };
@@ -4703,6 +4729,12 @@ export interface operations {
                                 /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                                 email: boolean;
                             };
+                            "organization.key_creator_left": {
+                                /** @description Create the notification at all. */
+                                in_app: boolean;
+                                /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                                email: boolean;
+                            };
                         };
                         meta: {
                             request_id: string;
@@ -4753,7 +4785,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected. */
+                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected, organization.key_creator_left. */
                             type: string;
                             title: string;
                             body: string;
@@ -8373,6 +8405,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not allowed to your role, or an organization key: membership changes need a person */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Already a member */
             409: {
                 headers: {
@@ -8414,6 +8453,13 @@ export interface operations {
         responses: {
             /** @description Removed */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed to your role, or an organization key: membership changes need a person */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8494,6 +8540,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not allowed to your role, or an organization key: membership changes need a person */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The target is the owner */
             409: {
                 headers: {
@@ -8565,6 +8618,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not allowed to your role, or an organization key: membership changes need a person */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The target is not an admin */
             409: {
                 headers: {
@@ -8608,7 +8668,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Keys (never the raw secrets) */
+            /** @description Keys (never the raw secrets), each with who created it */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8630,6 +8690,8 @@ export interface operations {
                             expires_at: string | null;
                             revoked_at: string | null;
                             replaced_by: string | null;
+                            /** @description The user who created the key; null when unknown (made before this was recorded). */
+                            created_by: string | null;
                         }[];
                         pagination: {
                             next_cursor: string | null;
@@ -8711,6 +8773,8 @@ export interface operations {
                             replaced_by: string | null;
                             /** @description The raw key. Shown once; store it now. */
                             key: string;
+                            /** @description The user who created the key; null when unknown (made before this was recorded). */
+                            created_by: string | null;
                         };
                         meta: {
                             request_id: string;
@@ -8826,6 +8890,8 @@ export interface operations {
                                 replaced_by: string | null;
                                 /** @description The raw key. Shown once; store it now. */
                                 key: string;
+                                /** @description The user who created the key; null when unknown (made before this was recorded). */
+                                created_by: string | null;
                             };
                             old_key: {
                                 /** Format: uuid */
@@ -8842,6 +8908,8 @@ export interface operations {
                                 expires_at: string | null;
                                 revoked_at: string | null;
                                 replaced_by: string | null;
+                                /** @description The user who created the key; null when unknown (made before this was recorded). */
+                                created_by: string | null;
                             };
                         };
                         meta: {
@@ -8922,6 +8990,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not an owner or admin, or an organization key: membership changes need a person */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Already a member, or an open invitation exists */
             409: {
                 headers: {
@@ -8995,6 +9070,13 @@ export interface operations {
             };
             /** @description The tier's member limit is reached */
             402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invitation_email_mismatch: you are not the invited address (the invitation stays open); or an organization key */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10741,7 +10823,7 @@ export interface operations {
         parameters: {
             query: {
                 actor_id?: string;
-                action?: "report.actioned" | "moderation.auto_hidden" | "comment.hidden" | "comment.unhidden" | "comment.removed" | "petition.under_review" | "petition.restored" | "petition.closed_by_admin" | "user.flagged" | "user.unflagged" | "user.suspended" | "user.unsuspended" | "user.role_changed" | "user.warned" | "signature.removed_by_admin" | "signatures.invalidated";
+                action?: "report.actioned" | "moderation.auto_hidden" | "comment.hidden" | "comment.unhidden" | "comment.removed" | "petition.under_review" | "petition.restored" | "petition.closed_by_admin" | "user.flagged" | "user.unflagged" | "user.suspended" | "user.unsuspended" | "user.role_changed" | "user.warned" | "signature.removed_by_admin" | "signatures.invalidated" | "organization.key_creator_left";
                 target_type?: string;
                 since?: string;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page. */
