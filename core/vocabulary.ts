@@ -64,6 +64,8 @@ export const NOTIFICATION_TYPES = [
   'moderation.fraud_suspected',
   // To platform administrators, beside the report.brigading_suspected event of the same name.
   'report.brigading_suspected',
+  // To an organization's owner and admins: someone who created live organization keys left or is no longer an admin.
+  'organization.key_creator_left',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -117,5 +119,7 @@ export const AUDIT_ACTIONS = [
   'user.warned',
   'signature.removed_by_admin',
   'signatures.invalidated',
+  // Beside the organization.key_creator_left notification: whose keys were left behind, and which.
+  'organization.key_creator_left',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,5 +1,6 @@
 // /v1/api-keys: create, list, get, rename or re-scope, delete (revoke for good), rotate.
-// A key may only create or widen keys up to its own scope, so a key never exceeds its maker.
+// A key may only create or widen keys up to its own scope, so a key never exceeds its maker. An
+// organization key creates or rotates none here: its organization's keys have routes of their own.
 import { Type } from '@sinclair/typebox';
 import { sendData, sendList, type RallyContext } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
@@ -8,6 +9,7 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { generateApiKey } from '../../core/api-keys/secrets.ts';
 import { findApiKey, insertApiKeyWithinCap, listApiKeys, updateApiKey } from '../../core/api-keys/queries.ts';
 import { deleteApiKey, rotateApiKey, type RotationDependencies } from '../../core/api-keys/rotation.ts';
+import { assertNotOrganizationKey } from '../../core/organizations/roles.ts';
 import {
   ApiKeyCreate, ApiKeyEnvelope, ApiKeyList, ApiKeyListQuery, ApiKeyParams, ApiKeyUpdate, ApiKeyWithSecretEnvelope,
   broadestScope, RotatedKeyEnvelope, scopeRank, toApiKey, type ScopeLevel,
@@ -36,8 +38,12 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
     defineRoute({
       ...base, method: 'post', path: '/v1/api-keys', operationId: 'createApiKey', revealsSecret: true, permission: 'write', summary: 'Create a key (at most 25 live ones per account); the raw key is in this answer only',
       body: ApiKeyCreate,
-      responses: { 201: { description: 'The key, with its raw secret', schema: ApiKeyWithSecretEnvelope } },
+      responses: {
+        201: { description: 'The key, with its raw secret', schema: ApiKeyWithSecretEnvelope },
+        403: { description: 'An organization key: create organization keys with POST /v1/organizations/{id}/api-keys' },
+      },
       async handler(ctx, { body }) {
+        assertNotOrganizationKey(ctx.state.principal!, 'create personal API keys', 'POST /v1/organizations/{id}/api-keys');
         const scope = broadestScope(body.scopes ?? ['read']);
         assertWithinCallerScope(ctx, scope);
         const key = generateApiKey(body.environment ?? 'live');
@@ -81,8 +87,12 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
       ...base, method: 'post', path: '/v1/api-keys/:id/rotate', operationId: 'rotateApiKey', revealsSecret: true, permission: 'destroy',
       summary: 'Issue a replacement; the old key keeps working for RALLY_KEY_GRACE_PERIOD (24h), then is revoked by a workflow',
       params: ApiKeyParams,
-      responses: { 200: { description: 'The new key with its raw secret, and the old key with its grace end', schema: RotatedKeyEnvelope } },
+      responses: {
+        200: { description: 'The new key with its raw secret, and the old key with its grace end', schema: RotatedKeyEnvelope },
+        403: { description: "An organization key: rotate the organization's keys with POST /v1/organizations/{id}/api-keys/{key_id}/rotate" },
+      },
       async handler(ctx, { params }) {
+        assertNotOrganizationKey(ctx.state.principal!, 'rotate keys here', 'POST /v1/organizations/{id}/api-keys/{key_id}/rotate');
         const { newKey, raw, oldKey } = await rotateApiKey(deps, ctx.state.principal!.userId, params.id);
         sendData(ctx, { new_key: { ...toApiKey(newKey), key: raw }, old_key: toApiKey(oldKey) });
       },

@@ -39,6 +39,16 @@ export const ApiKeyWithSecretEnvelope = Type.Object({ data: ApiKeyWithSecret, me
 export const RotatedKeyEnvelope = Type.Object({ data: Type.Object({ new_key: ApiKeyWithSecret, old_key: ApiKey }), meta: Meta });
 export const ApiKeyList = Type.Object({ data: Type.Array(ApiKey), pagination: PaginationSchema, meta: Meta });
 
+// An organization's keys also name the person who created each, to know which to rotate when they leave.
+const CreatedBy = Type.Object({
+  created_by: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The user who created the key; null when unknown (made before this was recorded).' }),
+});
+export const OrganizationApiKey = Type.Composite([ApiKey, CreatedBy]);
+const OrganizationApiKeyWithSecret = Type.Composite([ApiKeyWithSecret, CreatedBy]);
+export const OrganizationApiKeyWithSecretEnvelope = Type.Object({ data: OrganizationApiKeyWithSecret, meta: Meta });
+export const OrganizationRotatedKeyEnvelope = Type.Object({ data: Type.Object({ new_key: OrganizationApiKeyWithSecret, old_key: OrganizationApiKey }), meta: Meta });
+export const OrganizationApiKeyList = Type.Object({ data: Type.Array(OrganizationApiKey), pagination: PaginationSchema, meta: Meta });
+
 export const ApiKeyParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const ApiKeyListQuery = Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
 
@@ -54,3 +64,5 @@ export function toApiKey(row: ApiKeyRow) {
     created_at: row.created_at, expires_at: row.expires_at, revoked_at: row.revoked_at, replaced_by: row.replaced_by,
   };
 }
+
+export const toOrganizationApiKey = (row: ApiKeyRow) => ({ ...toApiKey(row), created_by: row.created_by });

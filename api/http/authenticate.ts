@@ -14,6 +14,8 @@ import type { UserDirectory } from '../../core/users/directory.ts';
 
 const unauthorized = (detail: string, code = 'invalid_token') => new RallyError('unauthorized', detail, { code, headers: { 'WWW-Authenticate': 'Bearer' } });
 const suspended = () => new RallyError('forbidden', 'This account is suspended.', { code: 'account_suspended' });
+const creatorSuspended = () =>
+  new RallyError('forbidden', 'The person who created this organization key is suspended; its other admins can create a new one.', { code: 'account_suspended' });
 
 const ApiKeyCredential = z.object({
   id: z.string().uuid(),
@@ -23,6 +25,9 @@ const ApiKeyCredential = z.object({
   usable: z.boolean(),
   role: z.enum(['user', 'admin']),
   suspended: z.boolean(),
+  organization_id: z.string().uuid().nullable(),
+  created_by: z.string().uuid().nullable(),
+  creator_suspended: z.boolean(),
 });
 
 export type Authenticator = (ctx: RallyContext) => Promise<Principal | undefined>;
@@ -76,8 +81,11 @@ export function createAuthenticator(deps: { db: DatabasePool; verifyAccessToken:
     const key = await deps.db.maybeOne(sql.type(ApiKeyCredential)`
       SELECT k.id, k.user_id, k.scope, k.secret_hash,
              (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS usable,
-             u.role, u.suspended_at IS NOT NULL AS suspended
+             u.role, u.suspended_at IS NOT NULL AS suspended,
+             o.id AS organization_id, k.created_by, c.suspended_at IS NOT NULL AS creator_suspended
       FROM api_keys k JOIN users u ON u.id = k.user_id
+      LEFT JOIN organizations o ON o.service_user_id = k.user_id
+      LEFT JOIN users c ON c.id = k.created_by
       WHERE k.secret_hash = ${sql.binary(presented)}
     `);
     if (!key || !sameHash(key.secret_hash, presented) || !key.usable) {
@@ -85,7 +93,11 @@ export function createAuthenticator(deps: { db: DatabasePool; verifyAccessToken:
       throw unauthorized('The API key is not valid, or has been revoked.', 'invalid_api_key');
     }
     if (key.suspended) throw suspended();
-    return { kind: 'api_key', userId: key.user_id, role: key.role, scope: key.scope, apiKeyId: key.id };
+    // Read with the key on every request, like the owner's suspension: lifting it restores the key at once.
+    if (key.creator_suspended) throw creatorSuspended();
+    const principal: Principal = { kind: 'api_key', userId: key.user_id, role: key.role, scope: key.scope, apiKeyId: key.id };
+    if (key.organization_id) principal.organizationKey = { organizationId: key.organization_id, createdBy: key.created_by };
+    return principal;
   }
 
   return async function authenticate(ctx) {

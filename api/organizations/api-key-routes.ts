@@ -1,16 +1,19 @@
 // /v1/organizations/{org_id}/api-keys: keys that act for the organization (owner and admins manage
-// them). Same shapes, prefixes, scopes and grace-period rotation as personal keys (/v1/api-keys).
+// them). Same shapes, prefixes, scopes and grace-period rotation as personal keys (/v1/api-keys), plus
+// `created_by`: the person who created (or rotated) the key, or who created the organization key that did.
 import { Type } from '@sinclair/typebox';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { listApiKeys } from '../../core/api-keys/queries.ts';
 import { deleteApiKey, rotateApiKey, type RotationDependencies } from '../../core/api-keys/rotation.ts';
 import { generateApiKey } from '../../core/api-keys/secrets.ts';
 import { createOrganizationKey, organizationKeyHolder, requireKeyHolder } from '../../core/organizations/api-keys.ts';
+import { accountablePerson } from '../../core/organizations/roles.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import {
-  ApiKeyCreate, ApiKeyList, ApiKeyListQuery, ApiKeyWithSecretEnvelope, broadestScope, RotatedKeyEnvelope, scopeRank, toApiKey,
+  ApiKeyCreate, ApiKeyListQuery, broadestScope, OrganizationApiKeyList, OrganizationApiKeyWithSecretEnvelope, OrganizationRotatedKeyEnvelope, scopeRank,
+  toOrganizationApiKey,
 } from '../api-keys/schemas.ts';
 import { OrgParams } from './schemas.ts';
 
@@ -24,28 +27,30 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
       ...base, method: 'get', path: '/v1/organizations/:org_id/api-keys', operationId: 'listOrganizationApiKeys', permission: 'read',
       summary: "The organization's API keys, newest first (owner and admins)",
       params: OrgParams, query: ApiKeyListQuery,
-      responses: { 200: { description: 'Keys (never the raw secrets)', schema: ApiKeyList } },
+      responses: { 200: { description: 'Keys (never the raw secrets), each with who created it', schema: OrganizationApiKeyList } },
       async handler(ctx, { params, query }) {
         const holder = await organizationKeyHolder(deps.db, params.org_id, ctx.state.principal!.userId);
         const rows = holder ? await listApiKeys(deps.db, holder, cursor.decode(query.cursor), query.limit) : [];
         const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map(toApiKey), pagination);
+        sendList(ctx, page.map(toOrganizationApiKey), pagination);
       },
     }),
     defineRoute({
       ...base, method: 'post', path: '/v1/organizations/:org_id/api-keys', operationId: 'createOrganizationApiKey', permission: 'write',
       summary: "Create a key that acts for the organization; the raw key is in this answer only. 402 beyond the tier's api_key_limit",
       params: OrgParams, body: ApiKeyCreate,
-      responses: { 201: { description: 'The key, with its raw secret', schema: ApiKeyWithSecretEnvelope }, 402: { description: 'api_key_limit_reached' } },
+      responses: { 201: { description: 'The key, with its raw secret', schema: OrganizationApiKeyWithSecretEnvelope }, 402: { description: 'api_key_limit_reached' } },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
         const scope = broadestScope(body.scopes ?? ['read']);
         assertThat(scopeRank(scope) <= scopeRank(principal.scope), 'forbidden', `A "${principal.scope}" key cannot grant "${scope}".`, { code: 'insufficient_scope' });
         const environment = body.environment ?? 'live';
         const key = generateApiKey(environment);
-        const row = await createOrganizationKey(deps.db, params.org_id, principal.userId, { name: body.name, scope, environment, key });
+        const row = await createOrganizationKey(deps.db, params.org_id, principal.userId, {
+          name: body.name, scope, environment, key, createdBy: accountablePerson(principal),
+        });
         ctx.set('Location', `/v1/organizations/${params.org_id}/api-keys/${row.id}`);
-        sendData(ctx, { ...toApiKey(row), key: key.raw }, 201);
+        sendData(ctx, { ...toOrganizationApiKey(row), key: key.raw }, 201);
       },
     }),
     defineRoute({
@@ -62,11 +67,12 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
       ...base, method: 'post', path: '/v1/organizations/:org_id/api-keys/:id/rotate', operationId: 'rotateOrganizationApiKey', permission: 'destroy',
       summary: 'Issue a replacement; the old key keeps working for RALLY_KEY_GRACE_PERIOD, then the rotation workflow revokes it',
       params: OrgKeyParams,
-      responses: { 200: { description: 'The new key with its raw secret, and the old key with its grace end', schema: RotatedKeyEnvelope } },
+      responses: { 200: { description: 'The new key with its raw secret, and the old key with its grace end', schema: OrganizationRotatedKeyEnvelope } },
       async handler(ctx, { params }) {
-        const holder = await requireKeyHolder(deps.db, params.org_id, ctx.state.principal!.userId, params.id);
-        const { newKey, raw, oldKey } = await rotateApiKey(deps, holder, params.id);
-        sendData(ctx, { new_key: { ...toApiKey(newKey), key: raw }, old_key: toApiKey(oldKey) });
+        const principal = ctx.state.principal!;
+        const holder = await requireKeyHolder(deps.db, params.org_id, principal.userId, params.id);
+        const { newKey, raw, oldKey } = await rotateApiKey(deps, holder, params.id, accountablePerson(principal));
+        sendData(ctx, { new_key: { ...toOrganizationApiKey(newKey), key: raw }, old_key: toOrganizationApiKey(oldKey) });
       },
     }),
   ];

@@ -1,6 +1,6 @@
 // Invitations by email: an owner or admin invites an address with a role; the email carries a
-// single-use token that the invitee accepts while logged in. The organizationInvitation workflow
-// reminds once and expires the invitation after RALLY_INVITATION_TTL.
+// single-use token that the invitee accepts while logged in as the invited address. The
+// organizationInvitation workflow reminds once and expires the invitation after RALLY_INVITATION_TTL.
 import { Type } from '@sinclair/typebox';
 import { acceptInvitation, inviteByEmail, type InvitationDependencies, type InvitationRow } from '../../core/organizations/invitations.ts';
 import { sendData } from '../http/context.ts';
@@ -35,9 +35,13 @@ export function createInvitationRoutes(deps: InvitationDependencies): AnyRouteSp
       ...base, method: 'post', path: '/v1/organizations/:org_id/invitations', operationId: 'inviteToOrganization', permission: 'write',
       summary: 'Invite an email address as admin or member (owner or admin); the token goes out by email, valid RALLY_INVITATION_TTL',
       params: OrgParams, body: InvitationCreate,
-      responses: { 201: { description: 'The invitation (never its token)', schema: Type.Object({ data: Invitation, meta: Meta }) }, 409: { description: 'Already a member, or an open invitation exists' } },
+      responses: {
+        201: { description: 'The invitation (never its token)', schema: Type.Object({ data: Invitation, meta: Meta }) },
+        403: { description: 'Not an owner or admin, or an organization key: membership changes need a person' },
+        409: { description: 'Already a member, or an open invitation exists' },
+      },
       async handler(ctx, { params, body }) {
-        const invitation = await inviteByEmail(deps, params.org_id, ctx.state.principal!.userId, { email: body.email, role: body.role });
+        const invitation = await inviteByEmail(deps, params.org_id, ctx.state.principal!, { email: body.email, role: body.role });
         sendData(ctx, toInvitation(invitation), 201);
       },
     }),
@@ -48,11 +52,12 @@ export function createInvitationRoutes(deps: InvitationDependencies): AnyRouteSp
       responses: {
         201: { description: 'Your membership', schema: MembershipEnvelope },
         402: { description: "The tier's member limit is reached" },
+        403: { description: 'invitation_email_mismatch: you are not the invited address (the invitation stays open); or an organization key' },
         409: { description: 'Already used, or you are already a member' },
         410: { description: 'Expired' },
       },
       async handler(ctx, { params }) {
-        sendData(ctx, toMembership(await acceptInvitation(deps, params.token, ctx.state.principal!.userId)), 201);
+        sendData(ctx, toMembership(await acceptInvitation(deps, params.token, ctx.state.principal!)), 201);
       },
     }),
   ];

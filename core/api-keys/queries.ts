@@ -17,15 +17,19 @@ export const ApiKeyRow = z.object({
   expires_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
   replaced_by: z.string().uuid().nullable(),
+  /** Organization keys: the person who created it (null when unknown); null for personal keys. */
+  created_by: z.string().uuid().nullable(),
 });
 export type ApiKeyRow = z.infer<typeof ApiKeyRow>;
 
-const COLUMNS = sql.fragment`id, name, scope, environment, display_prefix, created_at, expires_at, revoked_at, replaced_by`;
+const COLUMNS = sql.fragment`id, name, scope, environment, display_prefix, created_at, expires_at, revoked_at, replaced_by, created_by`;
 
-export function insertApiKey(db: CommonQueryMethods, input: { userId: string; name: string; scope: string; environment: string; key: NewApiKey }) {
+export type ApiKeyInsert = { userId: string; name: string; scope: string; environment: string; key: NewApiKey; createdBy?: string | null };
+
+export function insertApiKey(db: CommonQueryMethods, input: ApiKeyInsert) {
   return db.one(sql.type(ApiKeyRow)`
-    INSERT INTO api_keys (user_id, name, scope, environment, display_prefix, secret_hash)
-    VALUES (${input.userId}, ${input.name}, ${input.scope}, ${input.environment}, ${input.key.displayPrefix}, ${sql.binary(input.key.secretHash)})
+    INSERT INTO api_keys (user_id, name, scope, environment, display_prefix, secret_hash, created_by)
+    VALUES (${input.userId}, ${input.name}, ${input.scope}, ${input.environment}, ${input.key.displayPrefix}, ${sql.binary(input.key.secretHash)}, ${input.createdBy ?? null})
     RETURNING ${COLUMNS}
   `);
 }
@@ -34,7 +38,7 @@ export function insertApiKey(db: CommonQueryMethods, input: { userId: string; na
 export const MAX_LIVE_API_KEYS_PER_USER = 25;
 
 /** Creates a key unless its owner already has MAX_LIVE_API_KEYS_PER_USER live ones (422 limit_reached). */
-export function insertApiKeyWithinCap(db: DatabasePool, input: Parameters<typeof insertApiKey>[1]) {
+export function insertApiKeyWithinCap(db: DatabasePool, input: ApiKeyInsert) {
   return db.transaction(async (tx) => {
     // The owner's row serialises concurrent creates, so the cap holds.
     await tx.query(sql.typeAlias('void')`SELECT FROM users WHERE id = ${input.userId} FOR UPDATE`);

@@ -15,14 +15,15 @@ export type RotationDependencies = { db: DatabasePool; temporal: Client; taskQue
 
 const temporalUnavailable = (cause: unknown) => new Unavailable('The workflow service cannot be reached; nothing was changed. Retry shortly.', { cause });
 
-export async function rotateApiKey(deps: RotationDependencies, userId: string, keyId: string) {
+/** `createdBy`: for an organization's key, the person who now holds the replacement's secret. */
+export async function rotateApiKey(deps: RotationDependencies, userId: string, keyId: string, createdBy: string | null = null) {
   return deps.db.transaction(async (tx) => {
     const old = await findApiKey(tx, userId, keyId);
     ensure(old, NotFound, `You have no API key ${keyId}.`);
     ensure(!old.revoked_at, Conflict, 'This key is revoked; create a new one instead.', { code: 'api_key_revoked' });
     ensure(!old.expires_at, Conflict, 'This key was already rotated; rotate its replacement instead.', { code: 'api_key_already_rotated' });
     const key = generateApiKey(old.environment);
-    const created = await insertApiKey(tx, { userId, name: old.name, scope: old.scope, environment: old.environment, key });
+    const created = await insertApiKey(tx, { userId, name: old.name, scope: old.scope, environment: old.environment, key, createdBy });
     const rotated = await beginRotation(tx, userId, keyId, created.id, deps.gracePeriodMs);
     ensure(rotated, Conflict, 'This key was rotated or revoked at the same moment; reload it.', { code: 'api_key_already_rotated' });
     await deps.temporal.workflow

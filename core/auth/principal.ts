@@ -10,6 +10,11 @@ export type Principal = {
   role: 'user' | 'admin';
   /** For API keys: the key's id and scope; for users, full. */
   apiKeyId?: string;
+  /**
+   * For an organization's own keys: the organization, and the person who created the key (null for
+   * keys made before that was recorded). Such a key acts for the organization, never as a person.
+   */
+  organizationKey?: { organizationId: string; createdBy: string | null };
   /** For access tokens: the JWT id, so the token can be revoked. */
   tokenId?: string;
   scope: 'read' | 'read_write' | 'full';

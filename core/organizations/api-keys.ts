@@ -1,7 +1,9 @@
 // An organization's API keys. They belong to the organization's service user (made with the first
 // key), so they act for the organization as an admin of it, whoever created them: removing that
-// admin breaks nothing, and deleting the organization revokes them. Shapes, prefixes, scopes and
-// rotation are those of personal keys (core/api-keys), called with the service user's id.
+// admin breaks nothing, and deleting the organization revokes them. Each records the person who
+// created it (created_by): the owner and admins are told to rotate it when that person leaves or stops
+// being an admin (key-creators.ts), and it is refused while that person is suspended. Shapes,
+// prefixes, scopes and rotation are those of personal keys (core/api-keys), called with the service user's id.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -50,7 +52,7 @@ export async function createOrganizationKey(
   db: DatabasePool,
   orgId: string,
   callerId: string,
-  input: { name: string; scope: string; environment: string; key: NewApiKey },
+  input: { name: string; scope: string; environment: string; key: NewApiKey; createdBy: string | null },
 ) {
   return db.transaction(async (tx) => {
     const org = await lockOrganization(tx, orgId);

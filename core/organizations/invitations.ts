@@ -1,6 +1,8 @@
 // Invitations by email. Creating one commits the row together with the start of its workflow
 // (org-invite-<id>), which emails the single-use token, reminds once and expires it. Accepting
-// creates the membership through the tier check, under the organization's row lock.
+// creates the membership through the tier check, under the organization's row lock. The token alone
+// is not enough (an email is easily forwarded): only the user whose email is the invited address may
+// accept it, and only a person, never an organization key, may invite or accept.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
@@ -8,10 +10,11 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from '../../workflows/organization-invitation.ts';
 import { RallyEntityType, RallyOrganizationId } from '../../workflows/search-attributes.ts';
-import { Conflict, Gone, NotFound, Unavailable } from '../errors/domain-error.ts';
+import type { Principal } from '../auth/principal.ts';
+import { Conflict, Forbidden, Gone, NotFound, Unavailable } from '../errors/domain-error.ts';
 import { addWithinTier } from './members.ts';
 import { lockOrganization } from './queries.ts';
-import { ADMINS, assertOrganizationRole, noSuchOrganization } from './roles.ts';
+import { ADMINS, assertOrganizationRole, assertPerson, noSuchOrganization } from './roles.ts';
 
 export type InvitationDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; invitationTtlMs: number };
 
@@ -34,7 +37,9 @@ export const InvitationRow = z.object({
 export type InvitationRow = z.infer<typeof InvitationRow>;
 const COLUMNS = sql.fragment`id, org_id, email, role, created_at, expires_at, sent_at, accepted_at, expired_at`;
 
-export async function inviteByEmail(deps: InvitationDependencies, orgId: string, callerId: string, input: { email: string; role: 'admin' | 'member' }) {
+export async function inviteByEmail(deps: InvitationDependencies, orgId: string, caller: Principal, input: { email: string; role: 'admin' | 'member' }) {
+  // An invitation makes a member when accepted: a membership change, so a person's.
+  const callerId = assertPerson(caller, 'invite people');
   return deps.db.transaction(async (tx) => {
     // Locked, as every write under an organization is: its deletion waits, or has happened (404).
     if (!(await lockOrganization(tx, orgId))) throw noSuchOrganization(orgId);
@@ -67,8 +72,12 @@ export async function inviteByEmail(deps: InvitationDependencies, orgId: string,
   });
 }
 
-/** Single use: 404 unknown token, 410 expired, 409 already used or already a member, 402 tier full. */
-export async function acceptInvitation(deps: InvitationDependencies, rawToken: string, userId: string) {
+/**
+ * Single use: 404 unknown token, 410 expired, 409 already used or already a member, 402 tier full,
+ * 403 invitation_email_mismatch for another user than the invited address (the invitation stays open).
+ */
+export async function acceptInvitation(deps: InvitationDependencies, rawToken: string, caller: Principal) {
+  const userId = assertPerson(caller, 'accept invitations');
   if (!TOKEN_PATTERN.test(rawToken)) throw new NotFound('There is no such invitation.');
   const membership = await deps.db.transaction(async (tx) => {
     const invitation = await tx.maybeOne(sql.type(InvitationRow)`
@@ -77,6 +86,10 @@ export async function acceptInvitation(deps: InvitationDependencies, rawToken: s
     if (!invitation) throw new NotFound('There is no such invitation.');
     if (invitation.accepted_at) throw new Conflict('This invitation was already used.', { code: 'invitation_used' });
     if (invitation.expired_at || Date.parse(invitation.expires_at) <= Date.now()) throw new Gone('This invitation has expired; ask for a new one.', { code: 'invitation_expired' });
+    const email = await tx.oneFirst(sql.type(z.object({ email: z.string() }))`SELECT email FROM users WHERE id = ${userId}`);
+    if (email.toLowerCase() !== invitation.email.toLowerCase()) {
+      throw new Forbidden('This invitation was sent to another email address; log in as that address to accept it.', { code: 'invitation_email_mismatch' });
+    }
     const org = await lockOrganization(tx, invitation.org_id);
     if (!org) throw new NotFound('There is no such invitation.');
     const created = await addWithinTier(tx, org.id, org.tier, userId, invitation.role);

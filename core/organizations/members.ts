@@ -1,13 +1,17 @@
 // Memberships and their rules. Every change runs in a transaction that first locks the
 // organization's row, so concurrent additions queue and the tier's member limit holds exactly
-// (10 parallel adds into 2 free slots: 2 succeed, 8 get 402).
+// (10 parallel adds into 2 free slots: 2 succeed, 8 get 402). Only people change memberships, never
+// an organization key (assertPerson).
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { auditContextOf } from '../audit/audit-log.ts';
+import type { Principal } from '../auth/principal.ts';
 import { Conflict, NotFound, PaymentRequired } from '../errors/domain-error.ts';
 import type { OrganizationRole } from '../vocabulary.ts';
+import { warnOfKeysLeftBehind } from './key-creators.ts';
 import { lockOrganization } from './queries.ts';
-import { ADMINS, ANY_MEMBER, OWNER, assertOrganizationRole, noSuchOrganization } from './roles.ts';
+import { ADMINS, ANY_MEMBER, OWNER, assertOrganizationRole, assertPerson, noSuchOrganization } from './roles.ts';
 import { tierLimits } from './tiers.ts';
 
 export const MembershipRow = z.object({
@@ -60,7 +64,11 @@ export async function addWithinTier(tx: CommonQueryMethods, orgId: string, tier:
   return insertMembership(tx, orgId, userId, role);
 }
 
-export async function addMember(db: DatabasePool, orgId: string, callerId: string, input: { userId: string; role: 'admin' | 'member' }) {
+/** Who asks for a membership change: their credentials, and their request's id for the audit log. */
+export type MembershipCaller = { principal: Principal; requestId: string };
+
+export async function addMember(db: DatabasePool, orgId: string, caller: MembershipCaller, input: { userId: string; role: 'admin' | 'member' }) {
+  const callerId = assertPerson(caller.principal, 'add members');
   return db.transaction(async (tx) => {
     const org = await lockOrganization(tx, orgId);
     if (!org) throw noSuchOrganization(orgId);
@@ -98,28 +106,38 @@ async function lockedTarget(tx: CommonQueryMethods, orgId: string, membershipId:
 const ownerIsFixed = () =>
   new Conflict("The owner's membership cannot be changed or removed: move ownership to an admin with transfer-ownership first.", { code: 'sole_owner' });
 
-export async function changeRole(db: DatabasePool, orgId: string, callerId: string, membershipId: string, role: 'admin' | 'member') {
+export async function changeRole(db: DatabasePool, orgId: string, caller: MembershipCaller, membershipId: string, role: 'admin' | 'member') {
+  const callerId = assertPerson(caller.principal, 'change roles');
   return db.transaction(async (tx) => {
     const target = await lockedTarget(tx, orgId, membershipId);
     await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'change roles');
     if (target.role === 'owner') throw ownerIsFixed();
     await tx.query(sql.typeAlias('void')`UPDATE organization_members SET role = ${role} WHERE id = ${membershipId}`);
+    if (target.role === 'admin' && role === 'member') {
+      await warnOfKeysLeftBehind(tx, { orgId, userId: target.user_id, reason: 'demoted', audit: auditContextOf(caller.principal, caller.requestId) });
+    }
     return (await findMembership(tx, orgId, membershipId))!;
   });
 }
 
 /** Admins and the owner remove anyone but the owner; every member may remove themselves. */
-export async function removeMember(db: DatabasePool, orgId: string, callerId: string, membershipId: string): Promise<void> {
+export async function removeMember(db: DatabasePool, orgId: string, caller: MembershipCaller, membershipId: string): Promise<void> {
+  const callerId = assertPerson(caller.principal, 'remove members');
   await db.transaction(async (tx) => {
     const target = await lockedTarget(tx, orgId, membershipId);
-    if (target.user_id !== callerId) await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'remove other members');
+    const leaving = target.user_id === callerId;
+    if (!leaving) await assertOrganizationRole(tx, orgId, callerId, ADMINS, 'remove other members');
     if (target.role === 'owner') throw ownerIsFixed();
     await tx.query(sql.typeAlias('void')`DELETE FROM organization_members WHERE id = ${membershipId}`);
+    await warnOfKeysLeftBehind(tx, {
+      orgId, userId: target.user_id, reason: leaving ? 'left' : 'removed', audit: auditContextOf(caller.principal, caller.requestId),
+    });
   });
 }
 
-/** The owner hands ownership to an admin and becomes an admin. */
-export async function transferOwnership(db: DatabasePool, orgId: string, callerId: string, membershipId: string) {
+/** The owner hands ownership to an admin and becomes an admin (so keeps the admin role: no keys to rotate). */
+export async function transferOwnership(db: DatabasePool, orgId: string, caller: MembershipCaller, membershipId: string) {
+  const callerId = assertPerson(caller.principal, 'transfer ownership');
   return db.transaction(async (tx) => {
     const target = await lockedTarget(tx, orgId, membershipId);
     await assertOrganizationRole(tx, orgId, callerId, OWNER, 'transfer ownership');

@@ -3,6 +3,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import type { Principal } from '../auth/principal.ts';
 import { Forbidden, NotFound } from '../errors/domain-error.ts';
 import type { OrganizationRole } from '../vocabulary.ts';
 
@@ -65,6 +66,35 @@ export async function assertOrganizationRole(
   }
   return role;
 }
+
+/**
+ * Who is in an organization is for people to decide. An organization key acts for the organization as
+ * an admin, but whoever holds one (a departed admin, a leaked CI secret) must not add themselves or
+ * others, remove anyone, change roles, invite, accept an invitation or move ownership. Answers the
+ * person's user id.
+ */
+export function assertPerson(principal: Principal, action: string): string {
+  if (principal.organizationKey) {
+    throw new Forbidden(`An organization API key cannot ${action}: membership changes need a person (log in, or use a personal API key).`);
+  }
+  return principal.userId;
+}
+
+/**
+ * Personal keys are a person's. Made with an organization key they would belong to the organization's
+ * service user: more keys acting as its admin, past its tier's api_key_limit and with nobody recorded
+ * as their creator. `instead` names the organization route that does the job.
+ */
+export function assertNotOrganizationKey(principal: Principal, action: string, instead: string): void {
+  if (principal.organizationKey) throw new Forbidden(`An organization API key cannot ${action}; use ${instead} for the organization's keys.`);
+}
+
+/**
+ * The person accountable for what a principal does: the user, or for an organization key the person
+ * who created it (null when unknown). A key an organization key creates is that person's too.
+ */
+export const accountablePerson = (principal: Principal): string | null =>
+  principal.organizationKey ? principal.organizationKey.createdBy : principal.userId;
 
 export const ANY_MEMBER: readonly OrganizationRole[] = ['owner', 'admin', 'member'];
 export const ADMINS: readonly OrganizationRole[] = ['owner', 'admin'];

@@ -76,6 +76,27 @@ describe('organization invitations', function () {
     expect(stored.toString('latin1')).to.not.include(link.split('/')[3]);
   });
 
+  it('refuses an invitation accepted by a user with another email; the invited user can still accept it', async () => {
+    const org = await organization();
+    // The invited address differs from the account's only in case: it is the same address.
+    const invitee = await createTestUser({ email: `Invitee-${randomUUID().slice(0, 8)}@Example.test` });
+    const inviteeToken = (await login(api.baseUrl, invitee)).accessToken;
+    const forwardedTo = await person();
+    const invited = invitee.email.toLowerCase();
+    expect((await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: invited, role: 'admin' })).status).to.equal(201);
+    const link = acceptLink(await mail.waitFor(invited, /invited to join/));
+
+    const refused = await post(link, forwardedTo.token);
+    expect(refused.status).to.equal(403);
+    expect((await json(refused)).code).to.equal('invitation_email_mismatch');
+    const members = await json(await fetch(`${api.baseUrl}/v1/organizations/${org.id}/members`, { headers: bearer(owner.token) }));
+    expect(members.data.map((entry: { user_id: string }) => entry.user_id)).to.not.include(forwardedTo.id);
+
+    const accepted = await post(link, inviteeToken);
+    expect(accepted.status).to.equal(201);
+    expect((await json(accepted)).data).to.include({ user_id: invitee.id, role: 'admin' });
+  });
+
   it('answers 403 to a plain member, 409 for an open invitation to the same address and 404 for an unknown token', async () => {
     const org = await organization();
     const member = await person();

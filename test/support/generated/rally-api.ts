@@ -3221,6 +3221,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description An organization key: create organization keys with POST /v1/organizations/{id}/api-keys */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A problem caused by the request */
             "4XX": {
                 headers: {
@@ -3475,6 +3482,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description An organization key: rotate the organization's keys with POST /v1/organizations/{id}/api-keys/{key_id}/rotate */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A problem caused by the request */
             "4XX": {
@@ -4319,7 +4333,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected, report.brigading_suspected. */
+                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected, report.brigading_suspected, organization.key_creator_left. */
                             type: string;
                             title: string;
                             body: string;
@@ -4549,6 +4563,12 @@ export interface operations {
                                 /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                                 email: boolean;
                             };
+                            "organization.key_creator_left": {
+                                /** @description Create the notification at all. */
+                                in_app: boolean;
+                                /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                                email: boolean;
+                            };
                         };
                         meta: {
                             request_id: string;
@@ -4648,6 +4668,12 @@ export interface operations {
                         /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                         email?: boolean;
                     };
+                    "organization.key_creator_left"?: {
+                        /** @description Create the notification at all. */
+                        in_app?: boolean;
+                        /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                        email?: boolean;
+                    };
                 };
             };
         };
@@ -4721,6 +4747,12 @@ export interface operations {
                                 /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
                                 email: boolean;
                             };
+                            "organization.key_creator_left": {
+                                /** @description Create the notification at all. */
+                                in_app: boolean;
+                                /** @description Also by email (stored for the mail sender; in-app is what is honoured today). */
+                                email: boolean;
+                            };
                         };
                         meta: {
                             request_id: string;
@@ -4771,7 +4803,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected, report.brigading_suspected. */
+                            /** @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected, report.brigading_suspected, organization.key_creator_left. */
                             type: string;
                             title: string;
                             body: string;
@@ -5354,6 +5386,15 @@ export interface operations {
                             country: string;
                             count: number;
                         }[];
+                        pagination: {
+                            next_cursor: string | null;
+                            has_more: boolean;
+                        };
+                        meta: {
+                            request_id: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                        };
                     };
                 };
             };
@@ -8391,6 +8432,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not allowed to your role, or an organization key: membership changes need a person */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Already a member */
             409: {
                 headers: {
@@ -8432,6 +8480,13 @@ export interface operations {
         responses: {
             /** @description Removed */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed to your role, or an organization key: membership changes need a person */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8512,6 +8567,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not allowed to your role, or an organization key: membership changes need a person */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The target is the owner */
             409: {
                 headers: {
@@ -8583,6 +8645,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not allowed to your role, or an organization key: membership changes need a person */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The target is not an admin */
             409: {
                 headers: {
@@ -8626,7 +8695,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Keys (never the raw secrets) */
+            /** @description Keys (never the raw secrets), each with who created it */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8648,6 +8717,8 @@ export interface operations {
                             expires_at: string | null;
                             revoked_at: string | null;
                             replaced_by: string | null;
+                            /** @description The user who created the key; null when unknown (made before this was recorded). */
+                            created_by: string | null;
                         }[];
                         pagination: {
                             next_cursor: string | null;
@@ -8729,6 +8800,8 @@ export interface operations {
                             replaced_by: string | null;
                             /** @description The raw key. Shown once; store it now. */
                             key: string;
+                            /** @description The user who created the key; null when unknown (made before this was recorded). */
+                            created_by: string | null;
                         };
                         meta: {
                             request_id: string;
@@ -8844,6 +8917,8 @@ export interface operations {
                                 replaced_by: string | null;
                                 /** @description The raw key. Shown once; store it now. */
                                 key: string;
+                                /** @description The user who created the key; null when unknown (made before this was recorded). */
+                                created_by: string | null;
                             };
                             old_key: {
                                 /** Format: uuid */
@@ -8860,6 +8935,8 @@ export interface operations {
                                 expires_at: string | null;
                                 revoked_at: string | null;
                                 replaced_by: string | null;
+                                /** @description The user who created the key; null when unknown (made before this was recorded). */
+                                created_by: string | null;
                             };
                         };
                         meta: {
@@ -8940,6 +9017,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not an owner or admin, or an organization key: membership changes need a person */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Already a member, or an open invitation exists */
             409: {
                 headers: {
@@ -9013,6 +9097,13 @@ export interface operations {
             };
             /** @description The tier's member limit is reached */
             402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invitation_email_mismatch: you are not the invited address (the invitation stays open); or an organization key */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9876,7 +9967,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    reason: string;
+                    reason?: string;
                     /**
                      * Format: date-time
                      * @description When the suspension ends by itself; none: until lifted.
@@ -10766,7 +10857,7 @@ export interface operations {
         parameters: {
             query: {
                 actor_id?: string;
-                action?: "report.created" | "report.actioned" | "report.brigading_suspected" | "moderation.auto_hidden" | "comment.hidden" | "comment.unhidden" | "comment.removed" | "petition.under_review" | "petition.restored" | "petition.closed_by_admin" | "user.flagged" | "user.unflagged" | "user.suspended" | "user.unsuspended" | "user.role_changed" | "user.warned" | "signature.removed_by_admin" | "signatures.invalidated";
+                action?: "report.created" | "report.actioned" | "report.brigading_suspected" | "moderation.auto_hidden" | "comment.hidden" | "comment.unhidden" | "comment.removed" | "petition.under_review" | "petition.restored" | "petition.closed_by_admin" | "user.flagged" | "user.unflagged" | "user.suspended" | "user.unsuspended" | "user.role_changed" | "user.warned" | "signature.removed_by_admin" | "signatures.invalidated" | "organization.key_creator_left";
                 target_type?: string;
                 since?: string;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page. */
