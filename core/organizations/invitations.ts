@@ -74,7 +74,8 @@ export async function inviteByEmail(deps: InvitationDependencies, orgId: string,
 
 /**
  * Single use: 404 unknown token, 410 expired, 409 already used or already a member, 402 tier full,
- * 403 invitation_email_mismatch for another user than the invited address (the invitation stays open).
+ * 403 invitation_email_mismatch for another user than the invited address, 403 email_not_verified while
+ * the invitee's address is unproven (the invitation stays open either way).
  */
 export async function acceptInvitation(deps: InvitationDependencies, rawToken: string, caller: Principal) {
   const userId = assertPerson(caller, 'accept invitations');
@@ -86,9 +87,14 @@ export async function acceptInvitation(deps: InvitationDependencies, rawToken: s
     if (!invitation) throw new NotFound('There is no such invitation.');
     if (invitation.accepted_at) throw new Conflict('This invitation was already used.', { code: 'invitation_used' });
     if (invitation.expired_at || Date.parse(invitation.expires_at) <= Date.now()) throw new Gone('This invitation has expired; ask for a new one.', { code: 'invitation_expired' });
-    const email = await tx.oneFirst(sql.type(z.object({ email: z.string() }))`SELECT email FROM users WHERE id = ${userId}`);
-    if (email.toLowerCase() !== invitation.email.toLowerCase()) {
+    const account = await tx.one(sql.type(z.object({ email: z.string(), email_verified: z.boolean() }))`SELECT email, email_verified FROM users WHERE id = ${userId}`);
+    if (account.email.toLowerCase() !== invitation.email.toLowerCase()) {
       throw new Forbidden('This invitation was sent to another email address; log in as that address to accept it.', { code: 'invitation_email_mismatch' });
+    }
+    // The address must be proven, or an account that merely claims it (an identity provider that
+    // does not verify) would take the invitation.
+    if (!account.email_verified) {
+      throw new Forbidden('Verify your email address before accepting an invitation sent to it.', { code: 'email_not_verified' });
     }
     const org = await lockOrganization(tx, invitation.org_id);
     if (!org) throw new NotFound('There is no such invitation.');

@@ -97,6 +97,25 @@ describe('organization invitations', function () {
     expect((await json(accepted)).data).to.include({ user_id: invitee.id, role: 'admin' });
   });
 
+  it('refuses an invitation accepted from an account whose email is not verified; it stays open until it is', async () => {
+    const org = await organization();
+    const invitee = await person();
+    const setVerified = (verified: boolean) =>
+      testEnvironment().db.query(sql.typeAlias('void')`UPDATE users SET email_verified = ${verified} WHERE id = ${invitee.id}`);
+    expect((await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: invitee.email, role: 'admin' })).status).to.equal(201);
+    const link = acceptLink(await mail.waitFor(invitee.email, /invited to join/));
+
+    await setVerified(false);
+    const refused = await post(link, invitee.token);
+    expect(refused.status).to.equal(403);
+    expect((await json(refused)).code).to.equal('email_not_verified');
+
+    await setVerified(true);
+    const accepted = await post(link, invitee.token);
+    expect(accepted.status).to.equal(201);
+    expect((await json(accepted)).data).to.include({ user_id: invitee.id, role: 'admin' });
+  });
+
   it('answers 403 to a plain member, 409 for an open invitation to the same address and 404 for an unknown token', async () => {
     const org = await organization();
     const member = await person();

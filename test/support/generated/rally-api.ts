@@ -9102,7 +9102,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invitation_email_mismatch: you are not the invited address (the invitation stays open); or an organization key */
+            /** @description invitation_email_mismatch: you are not the invited address; email_not_verified: your address is not verified yet (the invitation stays open); or an organization key */
             403: {
                 headers: {
                     [name: string]: unknown;
