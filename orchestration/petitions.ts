@@ -9,10 +9,13 @@ import type { DecisionMakerWorkflows } from '../core/decision-makers/queries.ts'
 import { Conflict, NotFound } from '../core/errors/domain-error.ts';
 import type { LifecycleUpdate, PetitionWorkflows, TransitionRequest } from '../core/petitions/lifecycle.ts';
 import type { PetitionStatus, TransitionResult } from '../core/petitions/transitions.ts';
+// Each from its own module, not workflows/index.ts: the moderation activities transition petitions
+// through this file, and the index would lead back to them through the moderation workflows' types.
+import { decisionMakerInvitationWorkflowId, inviteDecisionMakers } from '../workflows/decision-maker-invitations.ts';
 import {
-  adminCloseUpdate, closeUpdate, decisionMakerInvitationWorkflowId, holdForReviewUpdate, inviteDecisionMakers, petitionDeletedSignal, petitionLifecycle,
-  petitionWorkflowId, publishUpdate, releaseFromReviewUpdate, respondedSignal, responseTokenWorkflowId, victoryUpdate,
-} from '../workflows/index.ts';
+  adminCloseUpdate, closeUpdate, holdForReviewUpdate, petitionDeletedSignal, petitionLifecycle, petitionWorkflowId, publishUpdate, releaseFromReviewUpdate, victoryUpdate,
+} from '../workflows/petition-lifecycle.ts';
+import { respondedSignal, responseTokenWorkflowId } from '../workflows/response-token.ts';
 import { RallyEntityType, RallyPetitionId } from '../workflows/search-attributes.ts';
 import type { Temporal } from './client.ts';
 import { applicationFailureOf } from './failures.ts';
