@@ -11,6 +11,7 @@ import { markWarningEmailed, pendingWarningEmail } from '../core/moderation/warn
 import { finishInvalidation, invalidateBatch, type BatchInput } from '../core/signatures/invalidation.ts';
 import { unsuspendUser } from '../core/users/suspension.ts';
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
+import { petitionWorkflows } from '../orchestration/petitions.ts';
 import type { Config } from '../platform/config.ts';
 import { createMailer, type Mailer } from '../platform/mailer.ts';
 import { asActivity } from './failures.ts';
@@ -22,7 +23,7 @@ export type ModerationActivityDependencies = {
 export function createModerationActivities(deps: ModerationActivityDependencies) {
   const effects = () => {
     if (!deps.temporal) throw ApplicationFailure.retryable('This worker has no Temporal client for petition transitions', 'NoTemporalClient');
-    return { db: deps.db, temporal: deps.temporal, taskQueue: deps.taskQueue };
+    return { db: deps.db, workflows: petitionWorkflows({ client: deps.temporal, taskQueue: deps.taskQueue }) };
   };
   return {
     hideIfReportedEnough({ target }: { target: ModerationTarget }) {

@@ -9,7 +9,7 @@
 // already recorded is not sent twice, and one already waiting for its retries is handed back again.
 import { loadDeliveryContexts, nextDeliveryWindow, recordBatchAttempts, type BatchDeliveryContext } from '../core/webhooks/delivery-batches.ts';
 import { finishDeliveryFailed, type AttemptRecord } from '../core/webhooks/delivery-attempts.ts';
-import { deliverySummary } from '../core/workflow-client/summaries.ts';
+import { deliverySummary } from '../orchestration/summaries.ts';
 import { observeAttempt, outcomeOf, retryDelayMs, sendAttempt, type WebhookActivityDependencies } from './webhooks.ts';
 
 export type BatchInput = { endpointId: string; deliveryIds: string[]; timeoutMs: number; retryInitialMs: number; maxAttempts: number };

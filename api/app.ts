@@ -3,7 +3,6 @@
 // then enforces its own declaration (http/route-guard.ts): credentials, rate limit class, permission,
 // body limit, Idempotency-Key; and its answers are held to its response schemas (http/response-check.ts).
 import { createHmac } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../db/notifications.ts';
@@ -16,6 +15,7 @@ import { createRevocationList } from '../core/auth/revocation-list.ts';
 import { createAuthRoutes } from './auth/routes.ts';
 import { createUserDirectory } from '../core/users/directory.ts';
 import type { Config } from '../platform/config.ts';
+import type { Orchestration } from '../orchestration/index.ts';
 import { createHealthRoutes, createReadiness, type Readiness } from './health/routes.ts';
 import { createRequestContextMiddleware, type RallyContext, type RallyState } from './http/context.ts';
 import { createErrorMiddleware } from './http/error-middleware.ts';
@@ -78,7 +78,8 @@ import { createHttpMetricsMiddleware, createMetricsEndpoint, observeDependencies
 export type AppDependencies = {
   config: Config;
   db: DatabasePool;
-  temporal: { connection: Connection; client: Client };
+  /** Every workflow start, signal, update and query (orchestration/). */
+  workflows: Orchestration;
   notifications: NotificationListener;
   identity: IdentityClient;
   log: Logger;
@@ -120,13 +121,14 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const signatures = createSignBatcher(db, { ...config.signBatch, log: deps.log });
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
   const networkKey = networkBlockKey(config.encryptionKey);
-  const moderation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue };
-  const rotation = { db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, gracePeriodMs: config.keyGracePeriodMs };
+  const { workflows } = deps;
+  const moderation = { db, workflows };
+  const rotation = { db, workflows, gracePeriodMs: config.keyGracePeriodMs };
 
   const readiness = createReadiness();
   let document: Record<string, unknown> | undefined;
   const routes = [
-    ...createHealthRoutes({ db, temporal: deps.temporal.connection, readiness }),
+    ...createHealthRoutes({ db, temporal: workflows, readiness }),
     ...createReferenceRoutes(() => document!, config.publicUrl),
     ...createAuthRoutes({
       db, identity: deps.identity, verifyAccessToken, revocations,
@@ -141,7 +143,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createWebhookRoutes({ db, config }),
     ...createUnsubscribeRoutes({ db, config }),
     ...createNotificationRoutes({ db }),
-    ...createTransitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue }),
+    ...createTransitionRoutes({ db, workflows }),
     ...createSignatureRoutes({ db, signatures, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed, networkKey }),
     ...createCommentRoutes({ db }),
     ...createPetitionUpdateRoutes({ db }),
@@ -149,15 +151,15 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createLeaderboardRoutes({ db }),
     ...createPetitionExportRoutes({ db }),
     ...createAnalyticsRoutes({ db, petitions: petitionCache, petitionAnalytics: await createCachedPetitionAnalytics({ db, notifications, log: deps.log }) }),
-    ...createPetitionRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, accessCodeGuard: createAccessCodeGuard({ db }), pageViews, cache: petitionCache, httpsOnly: config.nodeEnv === 'production' }),
-    ...createMediaRoutes({ db, temporal: deps.temporal.client, config }),
-    ...createDecisionMakerRoutes({ db, temporal: deps.temporal.client, config }),
+    ...createPetitionRoutes({ db, workflows, accessCodeGuard: createAccessCodeGuard({ db }), pageViews, cache: petitionCache, httpsOnly: config.nodeEnv === 'production' }),
+    ...createMediaRoutes({ db, workflows, config }),
+    ...createDecisionMakerRoutes({ db, workflows, config }),
     ...createSearchRoutes({ search: await createPetitionSearch({ db, timeoutMs: config.search.timeoutMs, notifications, log: deps.log }) }),
     ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews }),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
     ...createMemberRoutes({ db }),
     ...createOrganizationApiKeyRoutes(rotation),
-    ...createInvitationRoutes({ db, temporal: deps.temporal.client, taskQueue: config.temporal.taskQueue, invitationTtlMs: config.invitationTtlMs }),
+    ...createInvitationRoutes({ db, workflows, invitationTtlMs: config.invitationTtlMs }),
     ...createOrganizationRoutes({ db }),
     ...createReportRoutes({ ...moderation, networkKey, brigadeThreshold: config.moderation.brigadeThreshold }),
     ...createAdminReportRoutes(moderation),
@@ -177,7 +179,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   });
   const dispatcher = createRouteDispatcher(routes, guard, createResponseCheck({ strict: config.nodeEnv === 'test', log: deps.log }));
 
-  observeDependencies({ db, temporal: deps.temporal.connection });
+  observeDependencies({ db, temporal: workflows });
   const app = new Koa<RallyState>();
   app.silent = true;
   app.use(createHttpMetricsMiddleware(deps.log));

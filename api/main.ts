@@ -1,7 +1,6 @@
 // `npm run api`: the API process. Needs DATABASE_URL and TEMPORAL_ADDRESS (npm start provides both)
 // and an identity provider: OIDC_ISSUER, or the embedded one on 127.0.0.1:RALLY_IDP_PORT.
 import './telemetry.ts';
-import { Client, Connection } from '@temporalio/client';
 import { createDatabasePool } from '../db/pool.ts';
 import { createNotificationListener } from '../db/notifications.ts';
 import { createApp } from './app.ts';
@@ -9,12 +8,11 @@ import { API_VERSION } from './http/error-middleware.ts';
 import { createIdentityClient } from '../core/auth/identity-client.ts';
 import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
-import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
 import { listen } from '../platform/http-server.ts';
 import { attachRealtime } from './realtime/websocket.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
-import { currentTracing, tracingClientInterceptors } from '../platform/telemetry.ts';
-import { SummaryMemoInterceptor } from '../core/workflow-client/summaries.ts';
+import { currentTracing } from '../platform/telemetry.ts';
+import { connectOrchestration } from '../orchestration/index.ts';
 
 const config = loadConfigOrExit(process.env, 'api');
 const log = createLogger('api');
@@ -25,10 +23,9 @@ if (!config.databaseUrl || !config.temporal.address) {
 
 const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 20 });
 const notifications = await createNotificationListener(config.databaseUrl, log);
-const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
-const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });
+const workflows = await connectOrchestration(config.temporal);
 const identity = createIdentityClient({ issuer: config.identity.issuer ?? embeddedIssuer(config), clientId: config.identity.clientId, clientSecret: config.identity.clientSecret });
-const rally = await createApp({ config, db, temporal: { connection, client }, notifications, identity, log });
+const rally = await createApp({ config, db, workflows, notifications, identity, log });
 const running = await listen(rally.app, config.port, undefined, { problemTypeBase: `${config.publicUrl}/problems/`, headers: { 'X-API-Version': API_VERSION } });
 const realtime = attachRealtime(running.server, {
   db, feed: rally.feed, maxPerAddress: config.realtimeMaxPerAddress, clientAddress: createClientAddressResolver(config.trustProxy),
@@ -48,7 +45,7 @@ async function shutdown(signal: string) {
   await running.close();
   await rally.stop();
   await notifications.close();
-  await connection.close();
+  await workflows.close();
   await db.end();
   log.info('stopped');
   await currentTracing()?.shutdown();

@@ -29,7 +29,7 @@ import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookE
 import { claimDeliveryBatches, dispatchEventBatch, forgetStartedBatches, unstartedBatches, type DeliveryBatch } from '../core/events/dispatch-queries.ts';
 import { withTraceCarrier } from '../platform/trace-context.ts';
 import { metrics } from '../platform/metrics.ts';
-import { deliveryBatchSummary, petitionSummary } from '../core/workflow-client/summaries.ts';
+import { deliveryBatchSummary, petitionSummary } from '../orchestration/summaries.ts';
 
 // Large batches: the outbox is first in, first out, so a burst must be turned into rows quickly for the
 // events behind it (10,000 events take well under a second in batches of 2,000).

@@ -1,6 +1,5 @@
 // `npm run worker`: the Temporal worker process. Needs DATABASE_URL and TEMPORAL_ADDRESS.
 import './telemetry.ts';
-import { Client, Connection } from '@temporalio/client';
 import { GracefulShutdownPeriodExpiredError, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit } from '../platform/config.ts';
@@ -11,8 +10,8 @@ import { createRallyWorker, preparedBundle } from './create-worker.ts';
 import { ensureSchedules } from './schedules.ts';
 import { startEventDispatcher } from './event-dispatcher.ts';
 import { installTemporalRuntime, serveWorkerMetrics, workerObservabilityOptions } from './observability.ts';
-import { currentTracing, tracingClientInterceptors } from '../platform/telemetry.ts';
-import { SummaryMemoInterceptor } from '../core/workflow-client/summaries.ts';
+import { currentTracing } from '../platform/telemetry.ts';
+import { connectTemporal } from '../orchestration/client.ts';
 
 const config = loadConfigOrExit(process.env, 'worker');
 const log = createLogger('worker');
@@ -25,8 +24,7 @@ const coreMetricsUrl = await installTemporalRuntime(config);
 const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 10 });
 const metricsServer = await serveWorkerMetrics(config, db, coreMetricsUrl);
 const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
-const clientConnection = await Connection.connect(temporalConnectionOptions(config.temporal));
-const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });
+const { connection: clientConnection, client } = await connectTemporal(config.temporal);
 await ensureSchedules(client, config.temporal.taskQueue);
 
 const observability = workerObservabilityOptions();

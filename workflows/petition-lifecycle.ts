@@ -8,7 +8,8 @@
 // Moderation adds, behind the patch MODERATION_TRANSITIONS (histories recorded before it replay
 // unchanged): active → under_review (hold for review), under_review → active (release), and an
 // admin close from active or under_review.
-import { FAILURE_TYPES, type ActorType, type AuditAction } from '../core/vocabulary.ts';
+import { FAILURE_TYPES } from '../core/vocabulary.ts';
+import type { TransitionRequest } from '../core/petitions/lifecycle.ts';
 import {
   ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, patched, proxyActivities, setHandler, startChild,
   allHandlersFinished, workflowInfo,
@@ -22,14 +23,6 @@ const { transitionPetition } = proxyActivities<PetitionActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: [FAILURE_TYPES.petitionNotFound, FAILURE_TYPES.invalidTransition] },
 });
-
-export type Actor = { type: ActorType; id: string | null };
-/** For admin transitions: the audit row the activity writes in the transition's own transaction. */
-export type TransitionAudit = {
-  context: { actorType: 'user' | 'api_key' | 'system' | 'cli'; actorId: string | null; credential: string; requestId: string | null };
-  action: AuditAction;
-};
-export type TransitionRequest = { actor: Actor; victoryMessage?: string; audit?: TransitionAudit };
 
 export const publishUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('publish');
 export const closeUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('close');

@@ -1,28 +1,23 @@
 // The audit log, platform metrics and bulk signature invalidation for administrators.
 import { Type } from '@sinclair/typebox';
-import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { auditContextOf, listAuditLogs, presentAuditRow } from '../../core/audit/audit-log.ts';
-import { ensure, NotFound, Unavailable } from '../../core/errors/domain-error.ts';
-import { platformMetrics } from '../../core/moderation/metrics.ts';
+import { ensure, NotFound } from '../../core/errors/domain-error.ts';
+import { platformMetrics, type RunningWorkflows } from '../../core/moderation/metrics.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
-import { createInvalidation, findInvalidation, type ResolvedFilter } from '../../core/signatures/invalidation.ts';
+import { createInvalidation, findInvalidation, type InvalidationWorkflows, type ResolvedFilter } from '../../core/signatures/invalidation.ts';
 import { networkBlockHashesOf } from '../../core/signatures/network-block.ts';
-import { RallyEntityType, RallyPetitionId } from '../../workflows/search-attributes.ts';
-import * as workflows from '../../workflows/index.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { AuditList, AuditQuery, IdParams, InvalidationBody, InvalidationEnvelope, MetricsEnvelope } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'audit-logs');
 const tag = 'Admin';
-// Workflow functions, not the id helpers exported beside them.
-const WORKFLOW_TYPES = Object.entries(workflows).filter(([name, value]) => typeof value === 'function' && !name.endsWith('WorkflowId')).map(([name]) => name);
 // A dry run (or a small real one) usually ends within this; otherwise the answer is 202 and the
 // invalidation is polled at its Location.
 const WAIT_FOR_RESULT_MS = 10_000;
 
-export function createAdminAuditRoutes(deps: { db: DatabasePool; temporal: Client; taskQueue: string; networkKey: Buffer }): AnyRouteSpec[] {
+export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: RunningWorkflows & InvalidationWorkflows; networkKey: Buffer }): AnyRouteSpec[] {
   const { db } = deps;
   return [
     defineRoute({
@@ -40,7 +35,7 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; temporal: Clien
       summary: 'Platform counts: users, petitions by status, signatures, open reports, failed deliveries, running workflows',
       responses: { 200: { description: 'The counts', schema: MetricsEnvelope } },
       async handler(ctx) {
-        sendData(ctx, await platformMetrics(db, deps.temporal, WORKFLOW_TYPES));
+        sendData(ctx, await platformMetrics(db, deps.workflows));
       },
     }),
     defineRoute({
@@ -61,16 +56,8 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; temporal: Clien
           until: body.filter.until ?? null,
         };
         const invalidationId = await createInvalidation(db, { petitionId: params.id, filter: body.filter, dryRun: body.dry_run, requestedBy: principal.userId });
-        const handle = await deps.temporal.workflow
-          .start(workflows.invalidateSignatures, {
-            workflowId: `signature-invalidation-${invalidationId}`, taskQueue: deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
-            args: [{ invalidationId, petitionId: params.id, filter, dryRun: body.dry_run, audit: auditContextOf(principal, ctx.state.requestId) }],
-            typedSearchAttributes: [{ key: RallyPetitionId, value: params.id }, { key: RallyEntityType, value: 'signature_invalidation' }],
-          })
-          .catch((error: unknown) => {
-            throw new Unavailable('The workflow service cannot be reached right now; nothing was changed. Retry shortly.', { cause: error });
-          });
-        const finished = await Promise.race([handle.result().then(() => true, () => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), WAIT_FOR_RESULT_MS).unref())]);
+        const run = await deps.workflows.invalidateSignatures({ invalidationId, petitionId: params.id, filter, dryRun: body.dry_run, audit: auditContextOf(principal, ctx.state.requestId) });
+        const finished = await Promise.race([run.ended.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), WAIT_FOR_RESULT_MS).unref())]);
         ctx.set('Location', `/v1/admin/signature-invalidations/${invalidationId}`);
         sendData(ctx, await findInvalidation(db, invalidationId), finished ? 200 : 202);
       },

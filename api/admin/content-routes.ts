@@ -1,7 +1,6 @@
 // Admin actions on content: hide and unhide comments, move a petition into or out of review or
 // close it (through the petition's workflow, which owns its state machine), and remove a signature.
 // Unhiding a comment or restoring a petition also resolves its open reports as restored.
-import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { withReplies, findComment } from '../../core/comments/queries.ts';
@@ -9,7 +8,8 @@ import { ensure, NotFound } from '../../core/errors/domain-error.ts';
 import { resolveReportsOfRestored } from '../../core/moderation/restoring.ts';
 import { movePetition, PETITION_MOVES, removeSignatureByAdmin, setCommentHidden } from '../../core/moderation/effects.ts';
 import type { ModerationTarget } from '../../core/moderation/reports.ts';
-import { signalReport } from '../../core/moderation/workflow-client.ts';
+import type { ModerationWorkflows } from '../../core/moderation/workflow-port.ts';
+import type { PetitionWorkflows } from '../../core/petitions/lifecycle.ts';
 import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
@@ -21,11 +21,11 @@ import { IdParams, SignatureParams } from './schemas.ts';
 
 const tag = 'Admin';
 
-export function createAdminContentRoutes(deps: { db: DatabasePool; temporal: Client; taskQueue: string; feed: SignatureFeed }): AnyRouteSpec[] {
+export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: ModerationWorkflows & PetitionWorkflows; feed: SignatureFeed }): AnyRouteSpec[] {
   const { db } = deps;
   // The target's moderation workflow recounts and, with no report left open, ends.
   const recount = async (target: ModerationTarget, resolved: readonly string[]) => {
-    if (resolved.length > 0) await signalReport(deps, target, resolved[0]!);
+    if (resolved.length > 0) await deps.workflows.reportFiled(target, resolved[0]!);
   };
   const commentRoute = (verb: 'hide' | 'unhide') =>
     defineRoute({

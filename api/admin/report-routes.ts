@@ -5,7 +5,7 @@ import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { ensure, NotFound, Conflict } from '../../core/errors/domain-error.ts';
 import { findReport, listReports, presentReport } from '../../core/moderation/reports.ts';
-import { decide, type ModerationWorkflowDependencies } from '../../core/moderation/workflow-client.ts';
+import type { ModerationWorkflowDependencies } from '../../core/moderation/workflow-port.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
@@ -36,7 +36,7 @@ export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & {
         ensure(report, NotFound, 'There is no such report.');
         // `restore` may still act on a closed report whose target stayed hidden; the workflow decides.
         ensure(report.status === 'open' || body.action === 'restore', Conflict, `This report is already ${report.status}.`, { code: 'report_not_open' });
-        const outcome = await decide(deps, { type: report.target_type, id: report.target_id }, {
+        const outcome = await deps.workflows.decide({ type: report.target_type, id: report.target_id }, {
           reportId: report.id, action: body.action, note: body.note ?? null, audit: auditContextOf(ctx.state.principal!, ctx.state.requestId),
         });
         sendData(ctx, outcome.report);

@@ -1,14 +1,13 @@
 // Users for administrators: search, suspend (optionally until a time, lifted by a workflow timer),
 // unsuspend, and warnings (a notification at once and an email through a workflow).
 import { Type } from '@sinclair/typebox';
-import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
-import { ensure, invalidField, NotFound, Unavailable } from '../../core/errors/domain-error.ts';
-import { createWarning, listWarnings, presentWarning, startWarningEmail } from '../../core/moderation/warnings.ts';
+import { ensure, invalidField, NotFound } from '../../core/errors/domain-error.ts';
+import { createWarning, listWarnings, presentWarning, type WarningWorkflows } from '../../core/moderation/warnings.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { presentAdminUser, searchUsers } from '../../core/users/admin-queries.ts';
-import { scheduleSuspensionEnd, suspendUser, unsuspendUser } from '../../core/users/suspension.ts';
+import { scheduleSuspensionEnd, suspendUser, unsuspendUser, type SuspensionWorkflows } from '../../core/users/suspension.ts';
 import { findAdminUser } from '../../core/users/admin-queries.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
@@ -17,9 +16,8 @@ import { AdminUserEnvelope, AdminUserList, IdParams, SuspendBody, UserSearchQuer
 const userCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-users');
 const warningCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-warnings');
 const tag = 'Admin';
-const unavailable = (cause: unknown) => new Unavailable('The workflow service cannot be reached right now. Retry shortly.', { cause });
 
-export function createAdminUserRoutes(deps: { db: DatabasePool; temporal: Client; taskQueue: string }): AnyRouteSpec[] {
+export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: SuspensionWorkflows & WarningWorkflows }): AnyRouteSpec[] {
   const { db } = deps;
   return [
     defineRoute({
@@ -40,9 +38,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; temporal: Client
       async handler(ctx, { params, body }) {
         if (body.until !== undefined && Date.parse(body.until) <= Date.now()) throw invalidField('until', 'not_in_future', 'must be in the future');
         const user = await suspendUser(db, { userId: params.id, reason: body.reason ?? null, until: body.until ?? null }, auditContextOf(ctx.state.principal!, ctx.state.requestId));
-        await scheduleSuspensionEnd(deps, user).catch((error: unknown) => {
-          throw unavailable(error);
-        });
+        await scheduleSuspensionEnd(deps, user);
         sendData(ctx, presentAdminUser(user));
       },
     }),
@@ -75,9 +71,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; temporal: Client
         const principal = ctx.state.principal!;
         const warning = await db.transaction((tx) =>
           createWarning(tx, { userId: body.user_id, issuedBy: principal.userId, reason: body.reason, message: body.message }, auditContextOf(principal, ctx.state.requestId)));
-        await startWarningEmail(deps, warning).catch((error: unknown) => {
-          throw unavailable(error);
-        });
+        await deps.workflows.emailWarning(warning.id, warning.user_id);
         sendData(ctx, presentWarning(warning), 201);
       },
     }),

@@ -2,12 +2,11 @@
 // credential (core/decision-makers/portal.ts): unknown 404, expired 410, answered once (201), then 409.
 import { openPortal, submitPortalResponse } from '../../core/decision-makers/portal.ts';
 import type { DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
-import { respondedSignal, responseTokenWorkflowId } from '../../workflows/index.ts';
 import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { PortalContextEnvelope, PortalParams, PortalResponseCreate, ResponseEnvelope, summarize, toResponse } from './schemas.ts';
 
-export function createPortalRoutes({ db, temporal, publicUrl }: DecisionMakerDependencies): AnyRouteSpec[] {
+export function createPortalRoutes({ db, workflows, publicUrl }: DecisionMakerDependencies): AnyRouteSpec[] {
   const base = { tag: 'Response portal', auth: 'none', params: PortalParams } as const;
   return [
     defineRoute({
@@ -34,7 +33,7 @@ export function createPortalRoutes({ db, temporal, publicUrl }: DecisionMakerDep
         const response = await submitPortalResponse(db, params.token, body);
         // Ends the expiry workflow early. Best effort: a missed signal only means the workflow finds
         // the token answered at its deadline and expires nothing.
-        await temporal.workflow.getHandle(responseTokenWorkflowId(response.tokenId)).signal(respondedSignal).catch(() => undefined);
+        await workflows.responseGiven(response.tokenId);
         ctx.set('Cache-Control', 'no-store');
         sendData(ctx, toResponse(response.created), 201);
       },

@@ -3,9 +3,7 @@
 // once (core/decision-makers/manage.ts); before publish, the petition's lifecycle invites everyone
 // when it is published.
 import { loadViewer } from '../../core/petitions/viewer.ts';
-import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
-import { responseTokenWorkflowId } from '../../workflows/index.ts';
 import { addDecisionMaker } from '../../core/decision-makers/manage.ts';
 import type { Config } from '../../platform/config.ts';
 import { sendData, sendList } from '../http/context.ts';
@@ -13,12 +11,12 @@ import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { viewerOf } from '../../core/petitions/policy.ts';
 import { createPortalRoutes } from './portal-routes.ts';
-import { assertCreator, deleteDecisionMaker, listDecisionMakers, type DecisionMakerDependencies } from '../../core/decision-makers/queries.ts';
+import { assertCreator, deleteDecisionMaker, listDecisionMakers, type DecisionMakerDependencies, type DecisionMakerWorkflows } from '../../core/decision-makers/queries.ts';
 import { createResponseRoutes } from './response-routes.ts';
 import { DecisionMakerCreate, DecisionMakerEnvelope, DecisionMakerList, DecisionMakerParams, PetitionParams, toDecisionMaker } from './schemas.ts';
 
-export function createDecisionMakerRoutes({ db, temporal, config }: { db: DatabasePool; temporal: Client; config: Config }): AnyRouteSpec[] {
-  const deps: DecisionMakerDependencies = { db, temporal, taskQueue: config.temporal.taskQueue, publicUrl: config.publicUrl };
+export function createDecisionMakerRoutes({ db, workflows, config }: { db: DatabasePool; workflows: DecisionMakerWorkflows; config: Config }): AnyRouteSpec[] {
+  const deps: DecisionMakerDependencies = { db, workflows, publicUrl: config.publicUrl };
   const base = { tag: 'Decision makers', auth: 'required', params: PetitionParams } as const;
   return [
     defineRoute({
@@ -55,7 +53,7 @@ export function createDecisionMakerRoutes({ db, temporal, config }: { db: Databa
         const removed = await deleteDecisionMaker(db, params.id, params.decision_maker_id);
         assertThat(removed, 'not-found', `This petition has no decision maker ${params.decision_maker_id}.`);
         // Best effort: if the cancel fails, the expiry finds no token and changes nothing.
-        if (removed.token_id) await temporal.workflow.getHandle(responseTokenWorkflowId(removed.token_id)).cancel().catch(() => undefined);
+        if (removed.token_id) await workflows.responseTokenWithdrawn(removed.token_id);
         ctx.status = 204;
       },
     }),

@@ -8,7 +8,6 @@
 //   before it stops accepting connections.
 // Dependency status is cached for up to a second (dependency-status.ts).
 import { Type } from '@sinclair/typebox';
-import type { Connection } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { pingDatabase } from '../../db/pool.ts';
 import { defineRoute } from '../http/route.ts';
@@ -49,9 +48,9 @@ function answer(ctx: RallyContext, healthy: boolean, body: object): void {
   ctx.body = { ...body, timestamp: new Date().toISOString() };
 }
 
-export function createHealthRoutes(deps: { db: DatabasePool; temporal: Connection; readiness: Readiness }) {
+export function createHealthRoutes(deps: { db: DatabasePool; temporal: { ping(): Promise<unknown> }; readiness: Readiness }) {
   const dependencies = createDependencyStatus({
-    checks: { database: () => pingDatabase(deps.db), temporal: () => deps.temporal.healthService.check({}) },
+    checks: { database: () => pingDatabase(deps.db), temporal: () => deps.temporal.ping() },
   });
   const common = { tag: 'Health', auth: 'none', rateLimit: 'none' } as const;
   return [

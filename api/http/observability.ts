@@ -2,7 +2,6 @@
 // raw path, whose ids would make a series per petition), the server span named after the route, and
 // GET /metrics in Prometheus text format, behind RALLY_METRICS_TOKEN when that is set.
 import { trace } from '@opentelemetry/api';
-import type { Connection } from '@temporalio/client';
 import type { Middleware } from 'koa';
 import type { DatabasePool } from 'slonik';
 import { pingDatabase } from '../../db/pool.ts';
@@ -72,9 +71,9 @@ async function answers(check: () => Promise<unknown>): Promise<number> {
 }
 
 /** rally_dependency_up{dependency="database"|"temporal"}, checked at each scrape (bounded). */
-export function observeDependencies(deps: { db: DatabasePool; temporal: Connection }): void {
+export function observeDependencies(deps: { db: DatabasePool; temporal: { ping(): Promise<unknown> } }): void {
   observeLabelledGauge('rally_dependency_up', async () => {
-    const [database, temporal] = await Promise.all([answers(() => pingDatabase(deps.db)), answers(() => deps.temporal.healthService.check({}))]);
+    const [database, temporal] = await Promise.all([answers(() => pingDatabase(deps.db)), answers(() => deps.temporal.ping())]);
     return { database, temporal };
   });
 }

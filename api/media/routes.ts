@@ -1,20 +1,19 @@
 // /v1/media: ask for an upload URL, confirm the upload (which starts processing), read its state.
 // Maximum upload size: RALLY_MEDIA_MAX_BYTES, 10 MiB by default, returned as max_size_bytes.
-import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../../platform/config.ts';
 import { sendData } from '../http/context.ts';
 import { assertThat, fieldError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { confirmUpload, type MediaDependencies } from '../../core/media/confirm.ts';
+import { confirmUpload, type MediaDependencies, type MediaWorkflows } from '../../core/media/confirm.ts';
 import { createLocalMediaRoutes } from './local-routes.ts';
 import { findMedia, insertMedia } from '../../core/media/queries.ts';
 import { ConfirmRequest, extensionAgrees, MediaEnvelope, MediaParams, toMedia, UploadUrlEnvelope, UploadUrlRequest } from './schemas.ts';
 import { createMediaStorage } from '../../platform/storage/media-storage.ts';
 
-export function createMediaRoutes({ db, temporal, config }: { db: DatabasePool; temporal: Client; config: Config }): AnyRouteSpec[] {
+export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool; workflows: MediaWorkflows; config: Config }): AnyRouteSpec[] {
   const deps: MediaDependencies = {
-    db, temporal, taskQueue: config.temporal.taskQueue, storage: createMediaStorage(config),
+    db, workflows, storage: createMediaStorage(config),
     maxBytes: config.media.maxBytes, uploadUrlTtlMs: config.uploadUrlTtlMs, mediaDir: config.media.dir,
   };
   const base = { tag: 'Media', auth: 'required' } as const;

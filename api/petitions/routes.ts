@@ -3,7 +3,6 @@
 import type { PageViewCounter } from '../../core/analytics/page-views.ts';
 import { loadViewer } from '../../core/petitions/viewer.ts';
 import { Type } from '@sinclair/typebox';
-import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
 import { sendData, sendList } from '../http/context.ts';
@@ -14,6 +13,7 @@ import { viewerOf } from '../../core/petitions/policy.ts';
 import type { AccessCodeGuard } from '../../core/petitions/access-code-guard.ts';
 import type { PublicPetitionCache } from '../../core/petitions/read-cache.ts';
 import type { PetitionRow } from '../../core/petitions/queries.ts';
+import type { PetitionWorkflows } from '../../core/petitions/lifecycle.ts';
 import { markViewerSpecific, notModified } from '../http/conditional.ts';
 import { presentedOnce } from '../http/presented.ts';
 import { createPetition } from '../../core/petitions/create.ts';
@@ -24,10 +24,9 @@ import { listCategories } from '../../core/petitions/queries.ts';
 import {
   AccessBody, Category, PetitionCreate, PetitionEnvelope, PetitionIdParams, PetitionList, PetitionListQuery, PetitionReadQuery, PetitionRefParams, PetitionUpdate,
 } from './schemas.ts';
-import { petitionDeletedSignal, petitionWorkflowId } from '../../workflows/petition-lifecycle.ts';
 
 export type PetitionRouteDependencies = {
-  db: DatabasePool; temporal: Client; taskQueue: string; accessCodeGuard: AccessCodeGuard; pageViews?: PageViewCounter;
+  db: DatabasePool; workflows: PetitionWorkflows; accessCodeGuard: AccessCodeGuard; pageViews?: PageViewCounter;
   /** Anonymous reads of public petitions and public list pages (core/petitions/read-cache.ts). */
   cache: PublicPetitionCache;
   /** Production: imageUrl must be https (http/web-urls.ts). */
@@ -123,7 +122,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
         const principal = ctx.state.principal!;
         await deletePetition(deps.db, await loadViewer(deps.db, principal), params.id);
         // Best effort: a workflow that misses this only waits; its transitions already refuse a deleted petition.
-        await deps.temporal.workflow.getHandle(petitionWorkflowId(params.id)).signal(petitionDeletedSignal).catch(() => undefined);
+        await deps.workflows.petitionDeleted(params.id);
         ctx.status = 204;
       },
     }),

@@ -1,25 +1,23 @@
 // POST /v1/petitions/{id}/publish | close | victory. Each goes through the petition's workflow, which
 // owns the state machine: two concurrent publishes give one 200 and one 409.
 import { loadViewer } from '../../core/petitions/viewer.ts';
-import type { UpdateDefinition } from '@temporalio/common';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
-import { closeUpdate, publishUpdate, victoryUpdate, type TransitionRequest } from '../../workflows/petition-lifecycle.ts';
-import type { TransitionResult } from '../../core/petitions/transitions.ts';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertCanManage, viewerOf } from '../../core/petitions/policy.ts';
-import { transition, type LifecycleDependencies } from '../../core/petitions/lifecycle.ts';
+import type { LifecycleDependencies } from '../../core/petitions/lifecycle.ts';
 import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import { PetitionEnvelope, PetitionIdParams, VictoryBody } from './schemas.ts';
 
-type Transition = { verb: 'publish' | 'close' | 'victory'; update: UpdateDefinition<TransitionResult, [TransitionRequest]>; summary: string; from: string };
+// Each verb is also the name of the lifecycle workflow's update.
+type Transition = { verb: 'publish' | 'close' | 'victory'; summary: string; from: string };
 
 const TRANSITIONS: Transition[] = [
-  { verb: 'publish', update: publishUpdate, summary: 'Publish a draft: it becomes active and public (creator or organization admin)', from: 'draft' },
-  { verb: 'close', update: closeUpdate, summary: 'Close an active petition (creator or organization admin)', from: 'active' },
-  { verb: 'victory', update: victoryUpdate, summary: 'Mark an active petition a victory, with an optional message (creator or organization admin)', from: 'active' },
+  { verb: 'publish', summary: 'Publish a draft: it becomes active and public (creator or organization admin)', from: 'draft' },
+  { verb: 'close', summary: 'Close an active petition (creator or organization admin)', from: 'active' },
+  { verb: 'victory', summary: 'Mark an active petition a victory, with an optional message (creator or organization admin)', from: 'active' },
 ];
 
 export function createTransitionRoutes(deps: LifecycleDependencies & { db: DatabasePool }): AnyRouteSpec[] {
@@ -27,7 +25,7 @@ export function createTransitionRoutes(deps: LifecycleDependencies & { db: Datab
     const principal = ctx.state.principal!;
     const petition = await findPetitionById(deps.db, petitionId);
     assertCanManage(await loadViewer(deps.db, principal, petition), petition);
-    await transition(deps, definition.update, petitionId, petition.status, { actor: actorOf(principal), victoryMessage });
+    await deps.workflows.transitionPetition(definition.verb, petitionId, petition.status, { actor: actorOf(principal), victoryMessage });
     sendData(ctx, toPetitionSummary((await findPetitionById(deps.db, petitionId))!, principal.userId));
   }
 

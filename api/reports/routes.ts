@@ -6,7 +6,7 @@ import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { fileReport } from '../../core/moderation/reporters.ts';
 import { presentReport } from '../../core/moderation/reports.ts';
-import { signalReport, type ModerationWorkflowDependencies } from '../../core/moderation/workflow-client.ts';
+import type { ModerationWorkflowDependencies } from '../../core/moderation/workflow-port.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
 import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
@@ -34,7 +34,7 @@ export function createReportRoutes(deps: ReportRouteDependencies): AnyRouteSpec[
           networkHash: networkBlockHash(deps.networkKey, ctx.state.clientIp),
         }, { brigadeThreshold: deps.brigadeThreshold }, auditContextOf(principal, ctx.state.requestId));
         // The report is the record; the workflow recounts open reports from the database on each signal.
-        await signalReport(deps, target, report.id);
+        await deps.workflows.reportFiled(target, report.id);
         sendData(ctx, presentReport(report), 201);
       },
     }),

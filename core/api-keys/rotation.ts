@@ -1,19 +1,24 @@
 // Rotating a key: the new key and the old key's grace window commit together with the start of the
 // workflow that ends the window. The workflow starts inside the transaction: if the commit then
 // fails, the workflow finds no rotation and revokes nothing; if the start fails, nothing commits.
-import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { apiKeyRotation, apiKeyRotationWorkflowId } from '../../workflows/index.ts';
-import { RallyApiKeyId, RallyEntityType } from '../../workflows/search-attributes.ts';
 import { generateApiKey } from './secrets.ts';
-import { Conflict, NotFound, Unavailable, ensure } from '../errors/domain-error.ts';
+import { Conflict, NotFound, ensure } from '../errors/domain-error.ts';
 import { beginRotation, findApiKey, insertApiKey, revokeApiKey } from './queries.ts';
 
-export type RotationDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; gracePeriodMs: number };
+/**
+ * The workflow that ends a rotated key's grace window (started by orchestration/, once per key). A
+ * failed start is a 503; the cancel is best effort: most keys were never rotated (no workflow), and
+ * a workflow that misses it later "revokes" an already revoked key, which changes nothing.
+ */
+export type KeyRotationWorkflows = {
+  startKeyRotation(keyId: string, gracePeriodMs: number): Promise<void>;
+  cancelKeyRotation(keyId: string): Promise<void>;
+};
 
-const temporalUnavailable = (cause: unknown) => new Unavailable('The workflow service cannot be reached; nothing was changed. Retry shortly.', { cause });
+export type RotationDependencies = { db: DatabasePool; workflows: KeyRotationWorkflows; gracePeriodMs: number };
 
 /** `createdBy`: for an organization's key, the person who now holds the replacement's secret. */
 export async function rotateApiKey(deps: RotationDependencies, userId: string, keyId: string, createdBy: string | null = null) {
@@ -26,20 +31,7 @@ export async function rotateApiKey(deps: RotationDependencies, userId: string, k
     const created = await insertApiKey(tx, { userId, name: old.name, scope: old.scope, environment: old.environment, key, createdBy });
     const rotated = await beginRotation(tx, userId, keyId, created.id, deps.gracePeriodMs);
     ensure(rotated, Conflict, 'This key was rotated or revoked at the same moment; reload it.', { code: 'api_key_already_rotated' });
-    await deps.temporal.workflow
-      .start(apiKeyRotation, {
-        workflowId: apiKeyRotationWorkflowId(keyId),
-        taskQueue: deps.taskQueue,
-        args: [{ keyId, gracePeriodMs: deps.gracePeriodMs }],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: RallyApiKeyId, value: keyId },
-          { key: RallyEntityType, value: 'api_key' },
-        ],
-      })
-      .catch((error: unknown) => {
-        throw temporalUnavailable(error);
-      });
+    await deps.workflows.startKeyRotation(keyId, deps.gracePeriodMs);
     return { newKey: created, raw: key.raw, oldKey: rotated };
   });
 }
@@ -48,12 +40,7 @@ export async function rotateApiKey(deps: RotationDependencies, userId: string, k
 export async function deleteApiKey(deps: RotationDependencies, userId: string, keyId: string): Promise<void> {
   const revoked = await revokeApiKey(deps.db, userId, keyId);
   ensure(revoked, NotFound, `You have no active API key ${keyId}.`);
-  // Best effort by design: most keys were never rotated (no workflow), and if the cancel fails the
-  // workflow later "revokes" an already revoked key, which changes nothing.
-  await deps.temporal.workflow
-    .getHandle(apiKeyRotationWorkflowId(keyId))
-    .cancel()
-    .catch(() => undefined);
+  await deps.workflows.cancelKeyRotation(keyId);
 }
 
 /**

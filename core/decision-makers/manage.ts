@@ -2,11 +2,8 @@
 // petition is active: workflow `decision-maker-invitation-<id>`, started inside the insert's
 // transaction, so a failed start adds nothing; within the budgets of invitation-budget.ts), remove
 // one, publish a response they gave.
-import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
-import { decisionMakerInvitationWorkflowId, inviteDecisionMakers } from '../../workflows/index.ts';
-import { RallyEntityType, RallyPetitionId } from '../../workflows/search-attributes.ts';
-import { Conflict, ensure, NotFound, Unavailable } from '../errors/domain-error.ts';
+import { Conflict, ensure, NotFound } from '../errors/domain-error.ts';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import type { Viewer } from '../petitions/policy.ts';
 import { assertInvitationBudget, logInvitation } from './invitation-budget.ts';
@@ -25,26 +22,10 @@ export async function addDecisionMaker(deps: DecisionMakerDependencies, viewer: 
     const row = await insertDecisionMaker(tx, petitionId, person);
     if (petition.status === 'active') {
       await logInvitation(tx, row.id);
-      await startInvitation(deps, petitionId, row.id);
+      await deps.workflows.inviteDecisionMaker(petitionId, row.id);
     }
     return row;
   });
-}
-
-async function startInvitation(deps: { temporal: Client; taskQueue: string }, petitionId: string, decisionMakerId: string) {
-  await deps.temporal.workflow
-    .start(inviteDecisionMakers, {
-      workflowId: decisionMakerInvitationWorkflowId(decisionMakerId),
-      taskQueue: deps.taskQueue,
-      args: [{ petitionId, decisionMakerIds: [decisionMakerId] }],
-      typedSearchAttributes: [
-        { key: RallyPetitionId, value: petitionId },
-        { key: RallyEntityType, value: 'petition' },
-      ],
-    })
-    .catch((error: unknown) => {
-      throw new Unavailable('The workflow service cannot be reached; nothing was added. Retry shortly.', { cause: error });
-    });
 }
 
 /** Publishes a response on the petition page; emits response.published. */

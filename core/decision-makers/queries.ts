@@ -1,6 +1,5 @@
 // SQL for decision makers, their portal tokens and their responses, and the managers-only check
 // every decision-maker route makes.
-import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -9,7 +8,18 @@ import { Forbidden, NotFound, ensure } from '../errors/domain-error.ts';
 import { canManage, type Viewer } from '../petitions/policy.ts';
 import { findPetitionAccess } from '../petitions/queries.ts';
 
-export type DecisionMakerDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; publicUrl: string };
+/**
+ * The decision makers' workflows (started by orchestration/): the invitation email, and the expiry
+ * of a portal token, which a response ends early and a removal cancels. The last two are best
+ * effort: a missed one only means the expiry finds the token answered or gone and changes nothing.
+ */
+export type DecisionMakerWorkflows = {
+  inviteDecisionMaker(petitionId: string, decisionMakerId: string): Promise<void>;
+  responseGiven(tokenId: string): Promise<void>;
+  responseTokenWithdrawn(tokenId: string): Promise<void>;
+};
+
+export type DecisionMakerDependencies = { db: DatabasePool; workflows: DecisionMakerWorkflows; publicUrl: string };
 
 export const DecisionMakerRow = z.object({
   id: z.string().uuid(),

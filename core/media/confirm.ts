@@ -3,20 +3,19 @@
 // confirmed_at set and starts nothing, so confirming twice processes once. The workflow is started
 // last inside the transaction, as for API key rotation: if the start fails, nothing is confirmed.
 import { isOrganizationAdmin, organizationExists } from '../organizations/roles.ts';
-import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
-import { mediaProcessing, mediaProcessingWorkflowId } from '../../workflows/index.ts';
-import { RallyEntityType, RallyMediaId } from '../../workflows/search-attributes.ts';
-import { Conflict, Forbidden, NotFound, TooLarge, Unavailable, ensure } from '../errors/domain-error.ts';
+import { Conflict, Forbidden, NotFound, TooLarge, ensure } from '../errors/domain-error.ts';
 import { findMedia, markConfirmed, markTooLarge, type MediaRow } from './queries.ts';
 import { canManage, viewerOf } from '../petitions/policy.ts';
 import { findPetitionAccess } from '../petitions/queries.ts';
 import { originalKey, type MediaStorage } from '../../platform/storage/media-storage.ts';
 
+/** The image's processing workflow (started by orchestration/, once per upload); a failed start is a 503 and rolls the confirm back. */
+export type MediaWorkflows = { processMedia(mediaId: string): Promise<void> };
+
 export type MediaDependencies = {
   db: DatabasePool;
-  temporal: Client;
-  taskQueue: string;
+  workflows: MediaWorkflows;
   storage: MediaStorage;
   maxBytes: number;
   uploadUrlTtlMs: number;
@@ -58,20 +57,7 @@ export async function confirmUpload(deps: MediaDependencies, ownerId: string, in
     }
     const entityId = await resolveEntity(tx, media, input.entity_id);
     const confirmed = await markConfirmed(tx, media.id, { sizeBytes: size, entityId });
-    await deps.temporal.workflow
-      .start(mediaProcessing, {
-        workflowId: mediaProcessingWorkflowId(media.id),
-        taskQueue: deps.taskQueue,
-        args: [{ mediaId: media.id }],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: RallyMediaId, value: media.id },
-          { key: RallyEntityType, value: 'media' },
-        ],
-      })
-      .catch((error: unknown) => {
-        throw new Unavailable('The workflow service cannot be reached; nothing was confirmed. Retry shortly.', { cause: error });
-      });
+    await deps.workflows.processMedia(media.id);
     return { media: confirmed };
   });
   if ('tooLarge' in outcome) {

@@ -1,7 +1,6 @@
 // What hiding, restoring and removing mean for each kind of target. Comments and users change in
 // the caller's transaction; a petition changes only through its lifecycle workflow, which owns the
 // state machine (core/petitions/lifecycle.ts), and is audited in that transition's transaction.
-import type { UpdateDefinition } from '@temporalio/common';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -9,12 +8,10 @@ import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
 import { softDeleteComment } from '../comments/queries.ts';
 import { Conflict, NotFound } from '../errors/domain-error.ts';
 import type { Actor } from '../events/record-event.ts';
-import { transition, type LifecycleDependencies } from '../petitions/lifecycle.ts';
-import type { TransitionResult } from '../petitions/transitions.ts';
+import type { LifecycleDependencies, LifecycleUpdate } from '../petitions/lifecycle.ts';
 import { flagUserForReview } from '../users/suspension.ts';
 import { removeSignature } from '../signatures/queries.ts';
 import type { AuditAction, PetitionStatus } from '../vocabulary.ts';
-import { adminCloseUpdate, holdForReviewUpdate, releaseFromReviewUpdate, type TransitionRequest } from '../../workflows/petition-lifecycle.ts';
 import type { ModerationTarget } from './reports.ts';
 
 /** The events' `triggered_by` for an audited actor. */
@@ -45,11 +42,11 @@ export async function removeComment(tx: CommonQueryMethods, commentId: string, a
 
 const PetitionStatusRow = z.object({ status: z.string() });
 
-type PetitionMove = { update: UpdateDefinition<TransitionResult, [TransitionRequest]>; from: readonly string[]; action: AuditAction };
+type PetitionMove = { update: LifecycleUpdate; from: readonly string[]; action: AuditAction };
 export const PETITION_MOVES = {
-  hold: { update: holdForReviewUpdate, from: ['active'], action: 'petition.under_review' },
-  release: { update: releaseFromReviewUpdate, from: ['under_review'], action: 'petition.restored' },
-  close: { update: adminCloseUpdate, from: ['active', 'under_review'], action: 'petition.closed_by_admin' },
+  hold: { update: 'holdForReview', from: ['active'], action: 'petition.under_review' },
+  release: { update: 'releaseFromReview', from: ['under_review'], action: 'petition.restored' },
+  close: { update: 'adminClose', from: ['active', 'under_review'], action: 'petition.closed_by_admin' },
 } as const satisfies Record<string, PetitionMove>;
 
 /**
@@ -70,7 +67,7 @@ export async function movePetition(
     return false;
   }
   try {
-    await transition(deps, move.update, petitionId, current.status as PetitionStatus, { actor: eventActorOf(audit), audit: { context: audit, action: move.action } });
+    await deps.workflows.transitionPetition(move.update, petitionId, current.status as PetitionStatus, { actor: eventActorOf(audit), audit: { context: audit, action: move.action } });
     return true;
   } catch (error) {
     // Another transition won the race: as above, only the admin routes report it.

@@ -1,6 +1,5 @@
 // GET /v1/admin/metrics: platform counts in one database round trip, each on an index, plus the
 // running workflows per type from Temporal's visibility store (null when it cannot be reached).
-import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -10,7 +9,10 @@ const Counts = z.object({
   signatures_today: z.number(), signatures_7d: z.number(), signatures_total: z.number(), open_reports: z.number(), deliveries_failed: z.number(),
 });
 
-export async function platformMetrics(db: CommonQueryMethods, temporal: Client, workflowTypes: readonly string[]) {
+/** Running workflows per type (only types with any); null when Temporal cannot be reached. */
+export type RunningWorkflows = { countRunningWorkflows(): Promise<Record<string, number> | null> };
+
+export async function platformMetrics(db: CommonQueryMethods, workflows: RunningWorkflows) {
   const counts = await db.one(sql.type(Counts)`
     SELECT
       (SELECT count(*) FROM users)::int AS users,
@@ -29,17 +31,6 @@ export async function platformMetrics(db: CommonQueryMethods, temporal: Client, 
     signatures: { today: counts.signatures_today, last_7_days: counts.signatures_7d, total: counts.signatures_total },
     open_reports: counts.open_reports,
     webhook_deliveries_failed_24h: counts.deliveries_failed,
-    workflows_running: await runningWorkflows(temporal, workflowTypes),
+    workflows_running: await workflows.countRunningWorkflows(),
   };
-}
-
-async function runningWorkflows(temporal: Client, workflowTypes: readonly string[]): Promise<Record<string, number> | null> {
-  try {
-    const counts = await Promise.all(
-      workflowTypes.map(async (type) => [type, (await temporal.workflow.count(`WorkflowType = "${type}" AND ExecutionStatus = "Running"`)).count] as const),
-    );
-    return Object.fromEntries(counts.filter(([, count]) => count > 0));
-  } catch {
-    return null;
-  }
 }

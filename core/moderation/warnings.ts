@@ -1,13 +1,11 @@
 // Warnings from administrators: stored, shown to the user as a notification at once, and emailed
 // by a workflow (workflows/warning-email.ts) so a mail server that is down delays but never loses it.
-import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
 import { NotFound } from '../errors/domain-error.ts';
 import { notifyUsers } from '../notifications/create.ts';
-import { RallyEntityType, RallyUserId } from '../../workflows/search-attributes.ts';
 
 export const WarningRow = z.object({
   id: z.string(),
@@ -63,21 +61,8 @@ export function presentWarning(row: WarningRow) {
   return warning;
 }
 
-export const warningEmailWorkflowId = (warningId: string) => `warning-email-${warningId}`;
-
-export async function startWarningEmail(deps: { temporal: Client; taskQueue: string }, warning: Pick<WarningRow, 'id' | 'user_id'>): Promise<void> {
-  await deps.temporal.workflow.start('deliverWarningEmail', {
-    workflowId: warningEmailWorkflowId(warning.id),
-    taskQueue: deps.taskQueue,
-    args: [{ warningId: warning.id }],
-    // One email per warning, ever: a second start of the same id is refused.
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: [
-      { key: RallyUserId, value: warning.user_id },
-      { key: RallyEntityType, value: 'warning' },
-    ],
-  });
-}
+/** The warning's email, sent by a workflow (workflows/warning-email.ts, started by orchestration/), once per warning. */
+export type WarningWorkflows = { emailWarning(warningId: string, userId: string): Promise<void> };
 
 /** For the email activity: the warning and its recipient, unless it was already emailed. */
 export function pendingWarningEmail(db: CommonQueryMethods, warningId: string) {

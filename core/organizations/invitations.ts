@@ -4,19 +4,26 @@
 // is not enough (an email is easily forwarded): only the user whose email is the invited address may
 // accept it, and only a person, never an organization key, may invite or accept.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from '../../workflows/organization-invitation.ts';
-import { RallyEntityType, RallyOrganizationId } from '../../workflows/search-attributes.ts';
 import type { Principal } from '../auth/principal.ts';
-import { Conflict, Forbidden, Gone, NotFound, Unavailable } from '../errors/domain-error.ts';
+import { Conflict, Forbidden, Gone, NotFound } from '../errors/domain-error.ts';
 import { addWithinTier } from './members.ts';
 import { lockOrganization } from './queries.ts';
 import { ADMINS, assertOrganizationRole, assertPerson, noSuchOrganization } from './roles.ts';
 
-export type InvitationDependencies = { db: DatabasePool; temporal: Client; taskQueue: string; invitationTtlMs: number };
+/**
+ * The invitation's workflow (started by orchestration/, once per invitation): it emails the token,
+ * reminds once and expires it. A failed start is a 503; the acceptance signal is best effort, as a
+ * workflow that misses it finds the invitation accepted at its deadline.
+ */
+export type InvitationWorkflows = {
+  startInvitation(invitation: { invitationId: string; organizationId: string; issuedAt: string; expiresAt: string }): Promise<void>;
+  invitationAccepted(invitationId: string): Promise<void>;
+};
+
+export type InvitationDependencies = { db: DatabasePool; workflows: InvitationWorkflows; invitationTtlMs: number };
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -54,20 +61,7 @@ export async function inviteByEmail(deps: InvitationDependencies, orgId: string,
       RETURNING ${COLUMNS}
     `);
     // Last, so a failed start rolls the invitation back instead of leaving one nobody sends.
-    await deps.temporal.workflow
-      .start(organizationInvitation, {
-        workflowId: organizationInvitationWorkflowId(invitation.id),
-        taskQueue: deps.taskQueue,
-        args: [{ invitationId: invitation.id, organizationId: orgId, issuedAt: invitation.created_at, expiresAt: invitation.expires_at }],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: RallyOrganizationId, value: orgId },
-          { key: RallyEntityType, value: 'organization_invitation' },
-        ],
-      })
-      .catch((error: unknown) => {
-        throw new Unavailable('The workflow service cannot be reached; nothing was changed. Retry shortly.', { cause: error });
-      });
+    await deps.workflows.startInvitation({ invitationId: invitation.id, organizationId: orgId, issuedAt: invitation.created_at, expiresAt: invitation.expires_at });
     return invitation;
   });
 }
@@ -102,7 +96,6 @@ export async function acceptInvitation(deps: InvitationDependencies, rawToken: s
     await tx.query(sql.typeAlias('void')`UPDATE organization_invitations SET accepted_at = now(), accepted_by = ${userId} WHERE id = ${invitation.id}`);
     return { created, invitationId: invitation.id };
   });
-  // Best effort: a workflow that misses the signal finds the invitation accepted at its deadline.
-  await deps.temporal.workflow.getHandle(organizationInvitationWorkflowId(membership.invitationId)).signal(invitationAcceptedSignal).catch(() => undefined);
+  await deps.workflows.invitationAccepted(membership.invitationId);
   return membership.created;
 }

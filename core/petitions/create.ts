@@ -8,7 +8,7 @@ import { Forbidden, invalidField } from '../errors/domain-error.ts';
 import { findOrganizationById } from '../organizations/queries.ts';
 import { roleIn } from '../organizations/roles.ts';
 import { slugify, withRandomSuffix } from '../users/slugs.ts';
-import { startPetitionWorkflow, type LifecycleDependencies } from './lifecycle.ts';
+import type { LifecycleDependencies } from './lifecycle.ts';
 import { toPetitionSummary } from './presenter.ts';
 import { findPetitionById, insertDecisionMakers, insertPetition } from './queries.ts';
 import type { PetitionVisibility, SignaturePrivacy } from '../vocabulary.ts';
@@ -69,7 +69,7 @@ export async function createPetition(deps: LifecycleDependencies & { db: Databas
         const petition = (await findPetitionById(tx, id))!;
         await recordEvent(tx, { type: 'petition.created', actor, petitionId: id, data: toPetitionSummary(petition, undefined) });
         // Last, so that a failed start rolls the petition back rather than leaving it without a workflow.
-        await startPetitionWorkflow(deps, id, body.title);
+        await deps.workflows.startPetition(id, body.title);
         return petition;
       });
     } catch (error) {

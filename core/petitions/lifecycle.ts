@@ -1,57 +1,28 @@
-// The API side of the petition workflow: start it at create, and send each transition as a
-// Temporal Update. Update-with-start means a petition whose workflow is missing (imported data, a
-// lost start) still transitions; the workflow's validator or activity answers a wrong state.
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import { RallyPetitionId, RallyEntityType } from '../../workflows/search-attributes.ts';
-import { petitionLifecycle, petitionWorkflowId, type TransitionRequest } from '../../workflows/petition-lifecycle.ts';
+// What the domain asks of a petition's workflow (one per petition, owner of its state machine; the
+// Temporal side is orchestration/petitions.ts): start it at create, send each transition as an
+// update, and tell it the petition was deleted. A transition the workflow refuses comes back as a
+// domain error (409 invalid_transition, 404); an unreachable workflow service as a 503.
+import type { ActorType, AuditAction } from '../vocabulary.ts';
 import type { PetitionStatus, TransitionResult } from './transitions.ts';
-import type { UpdateDefinition } from '@temporalio/common';
-import { Conflict, NotFound, Unavailable } from '../errors/domain-error.ts';
-import { applicationFailureOf } from '../workflow-client/failures.ts';
-import { petitionSummary } from '../workflow-client/summaries.ts';
 
-export type LifecycleDependencies = { temporal: Client; taskQueue: string };
+export type Actor = { type: ActorType; id: string | null };
+/** For admin transitions: the audit row the activity writes in the transition's own transaction. */
+export type TransitionAudit = {
+  context: { actorType: 'user' | 'api_key' | 'system' | 'cli'; actorId: string | null; credential: string; requestId: string | null };
+  action: AuditAction;
+};
+export type TransitionRequest = { actor: Actor; victoryMessage?: string; audit?: TransitionAudit };
 
-function startOptions(deps: LifecycleDependencies, petitionId: string, status: PetitionStatus) {
-  return {
-    workflowId: petitionWorkflowId(petitionId),
-    taskQueue: deps.taskQueue,
-    args: [{ petitionId, status }] as [{ petitionId: string; status: PetitionStatus }],
-    typedSearchAttributes: [
-      { key: RallyPetitionId, value: petitionId },
-      { key: RallyEntityType, value: 'petition' },
-    ],
-  };
-}
+/** The workflow's updates, by name: the creator's three, then moderation's. */
+export type LifecycleUpdate = 'publish' | 'close' | 'victory' | 'holdForReview' | 'releaseFromReview' | 'adminClose';
 
-const unavailable = (cause: unknown) => new Unavailable('The workflow service cannot be reached right now; nothing was changed. Retry shortly.', { cause });
+export type PetitionWorkflows = {
+  /** `title` names the petition in the Web UI; a workflow started later shows its id. */
+  startPetition(petitionId: string, title: string): Promise<void>;
+  /** `currentStatus` starts the workflow in that state if it is missing (imported data, a lost start). */
+  transitionPetition(update: LifecycleUpdate, petitionId: string, currentStatus: PetitionStatus, request: TransitionRequest): Promise<TransitionResult>;
+  /** Best effort: the petition is already deleted; the signal only lets its workflow finish. */
+  petitionDeleted(petitionId: string): Promise<void>;
+};
 
-/** `title` names the petition in the Web UI (memo summary); a workflow started later shows its id. */
-export async function startPetitionWorkflow(deps: LifecycleDependencies, petitionId: string, title: string): Promise<void> {
-  await deps.temporal.workflow
-    .start(petitionLifecycle, { ...startOptions(deps, petitionId, 'draft'), workflowIdReusePolicy: 'REJECT_DUPLICATE', memo: { summary: petitionSummary(title) } })
-    .catch((error: unknown) => {
-      throw unavailable(error);
-    });
-}
-
-export async function transition(
-  deps: LifecycleDependencies,
-  update: UpdateDefinition<TransitionResult, [TransitionRequest]>,
-  petitionId: string,
-  currentStatus: PetitionStatus,
-  request: TransitionRequest,
-): Promise<TransitionResult> {
-  const startWorkflowOperation = new WithStartWorkflowOperation(petitionLifecycle, {
-    ...startOptions(deps, petitionId, currentStatus),
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
-  try {
-    return await deps.temporal.workflow.executeUpdateWithStart(update, { args: [request], startWorkflowOperation });
-  } catch (error) {
-    const failure = applicationFailureOf(error);
-    if (failure?.type === 'InvalidTransition') throw new Conflict(failure.message, { code: 'invalid_transition' });
-    if (failure?.type === 'PetitionNotFound') throw new NotFound('There is no such petition.');
-    throw unavailable(error);
-  }
-}
+export type LifecycleDependencies = { workflows: PetitionWorkflows };

@@ -19,6 +19,14 @@ export type InvalidationFilter = { ip_block?: string; email_domain?: string; sin
 /** What the batches match on: ip_block resolved to network hashes (hex), the domain lower-cased. */
 export type ResolvedFilter = { networkHashes: string[] | null; emailDomain: string | null; since: string | null; until: string | null };
 
+/**
+ * The run that does the work (workflows/signature-invalidation.ts, started by orchestration/): in
+ * batches, then reconciled and audited. `ended` settles when it ends, however it ends.
+ */
+export type InvalidationWorkflows = {
+  invalidateSignatures(input: { invalidationId: string; petitionId: string; filter: ResolvedFilter; dryRun: boolean; audit: AuditContext }): Promise<{ ended: Promise<void> }>;
+};
+
 export async function createInvalidation(db: CommonQueryMethods, input: { petitionId: string; filter: InvalidationFilter; dryRun: boolean; requestedBy: string }): Promise<string> {
   const exists = await db.exists(sql.type(z.object({}))`SELECT 1 FROM petitions WHERE id = ${input.petitionId} AND deleted_at IS NULL`);
   if (!exists) throw new NotFound('There is no such petition.');

@@ -3,7 +3,6 @@
 // the user from its directory cache at commit and refuses their tokens at once (API keys are
 // checked against the database on every request). A timed suspension ends through a workflow timer
 // (workflows/user-suspension.ts), never an in-process one.
-import type { Client } from '@temporalio/client';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -11,7 +10,6 @@ import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
 import { Conflict, NotFound } from '../errors/domain-error.ts';
 import { USER_CHANGED_CHANNEL } from './directory.ts';
 import { findAdminUser, type AdminUserRow } from './admin-queries.ts';
-import { RallyEntityType, RallyUserId } from '../../workflows/search-attributes.ts';
 
 const announce = (tx: CommonQueryMethods, userId: string) => tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${USER_CHANGED_CHANNEL}, ${userId})`);
 
@@ -105,23 +103,11 @@ export async function flagUserForReview(tx: CommonQueryMethods, userId: string, 
   return true;
 }
 
-export const suspensionWorkflowId = (userId: string) => `user-suspension-${userId}`;
+/** The timer that lifts a timed suspension (workflows/user-suspension.ts, started by orchestration/). */
+export type SuspensionWorkflows = { endSuspensionAt(suspension: { userId: string; suspendedAt: string; until: string }): Promise<void> };
 
-/**
- * Starts the timer that lifts a timed suspension. A newer suspension replaces the older timer
- * (TERMINATE_EXISTING); the timer's own call is a no-op if the suspension changed meanwhile.
- */
-export async function scheduleSuspensionEnd(deps: { temporal: Client; taskQueue: string }, user: AdminUserRow): Promise<void> {
+/** Starts the timer that lifts a timed suspension; an indefinite one has none. */
+export async function scheduleSuspensionEnd(deps: { workflows: SuspensionWorkflows }, user: AdminUserRow): Promise<void> {
   if (!user.suspended_until || !user.suspended_at) return;
-  await deps.temporal.workflow.start('userSuspension', {
-    workflowId: suspensionWorkflowId(user.id),
-    taskQueue: deps.taskQueue,
-    args: [{ userId: user.id, suspendedAt: user.suspended_at, until: user.suspended_until }],
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    workflowIdConflictPolicy: 'TERMINATE_EXISTING',
-    typedSearchAttributes: [
-      { key: RallyUserId, value: user.id },
-      { key: RallyEntityType, value: 'user' },
-    ],
-  });
+  await deps.workflows.endSuspensionAt({ userId: user.id, suspendedAt: user.suspended_at, until: user.suspended_until });
 }

@@ -38,6 +38,49 @@ describe('import rules (scripts/eslint.config.js)', function () {
     expect(errors.join('\n')).to.include('no-restricted-imports').and.include('deterministic sandbox');
   });
 
+  it('reports core/ importing workflows/, even for a type', async () => {
+    const value = await lintThrowaway('core', "import { petitionWorkflowId } from '../workflows/petition-lifecycle.ts';\nexport const probe = petitionWorkflowId;\n");
+    expect(value.join('\n')).to.include('no-restricted-imports').and.include('core/ is the domain');
+    const type = await lintThrowaway('core', "import type { InvalidationInput } from '../workflows/signature-invalidation.ts';\nexport type Probe = InvalidationInput;\n");
+    expect(type.join('\n')).to.include('no-restricted-imports').and.include('core/ is the domain');
+  });
+
+  it('reports core/ importing the Temporal client or its client-side helpers', async () => {
+    const client = await lintThrowaway('core', "import type { Client } from '@temporalio/client';\nexport type Probe = Client;\n");
+    expect(client.join('\n')).to.include('no-restricted-imports').and.include('no Temporal');
+    const common = await lintThrowaway('core', "import type { UpdateDefinition } from '@temporalio/common';\nexport type Probe = UpdateDefinition<unknown, []>;\n");
+    expect(common.join('\n')).to.include('no-restricted-imports').and.include('no Temporal');
+  });
+
+  it('reports core/ importing orchestration/', async () => {
+    const errors = await lintThrowaway('core', "import { orUnavailable } from '../orchestration/unavailable.ts';\nexport const probe = orUnavailable;\n");
+    expect(errors.join('\n')).to.include('no-restricted-imports').and.include('core/ is the domain');
+  });
+
+  it('reports api/ importing workflows/ or the Temporal client', async () => {
+    const workflows = await lintThrowaway('api', "import { petitionWorkflowId } from '../workflows/petition-lifecycle.ts';\nexport const probe = petitionWorkflowId;\n");
+    expect(workflows.join('\n')).to.include('no-restricted-imports').and.include('api/ is HTTP only');
+    const client = await lintThrowaway('api', "import type { Client } from '@temporalio/client';\nexport type Probe = Client;\n");
+    expect(client.join('\n')).to.include('no-restricted-imports').and.include('api/ is HTTP only');
+    const http = await lintThrowaway('api/http', "import type { Connection } from '@temporalio/client';\nexport type Probe = Connection;\n");
+    expect(http.join('\n')).to.include('no-restricted-imports').and.include('api/ is HTTP only');
+  });
+
+  it('reports orchestration/ importing the API', async () => {
+    const errors = await lintThrowaway('orchestration', "import { sendData } from '../api/http/context.ts';\nexport const probe = sendData;\n");
+    expect(errors.join('\n')).to.include('no-restricted-imports').and.include('orchestration/ implements the ports');
+  });
+
+  it('accepts api/ reaching Temporal through orchestration/, and workflows/ importing a type of core/', async () => {
+    expect(await lintThrowaway('api', "import type { Orchestration } from '../orchestration/index.ts';\nexport type Probe = Orchestration;\n")).to.deep.equal([]);
+    expect(await lintThrowaway('workflows', "import type { TransitionRequest } from '../core/petitions/lifecycle.ts';\nexport type Probe = TransitionRequest;\n")).to.deep.equal([]);
+  });
+
+  it('reports workflows/ importing a value of core/ other than the vocabulary', async () => {
+    const errors = await lintThrowaway('workflows', "import { ensure } from '../core/errors/domain-error.ts';\nexport const probe = ensure;\n");
+    expect(errors.join('\n')).to.include('no-restricted-imports').and.include('Workflows reach nothing with I/O');
+  });
+
   it('accepts core/ importing the ground floor', async () => {
     expect(await lintThrowaway('core', "import { sql } from '../db/sql.ts';\nexport const probe = sql;\n")).to.deep.equal([]);
   });

@@ -1,0 +1,16 @@
+// The Temporal client of a process that starts, signals, updates and queries workflows (the API, and
+// the worker's dispatcher and activities): every start gets a Web UI summary and carries the trace.
+import { Client, Connection } from '@temporalio/client';
+import type { Config } from '../platform/config.ts';
+import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
+import { tracingClientInterceptors } from '../platform/telemetry.ts';
+import { SummaryMemoInterceptor } from './summaries.ts';
+
+/** What every start needs: the client, and the task queue the workers poll. */
+export type Temporal = { client: Client; taskQueue: string };
+
+export async function connectTemporal(settings: Config['temporal']): Promise<{ connection: Connection; client: Client }> {
+  const connection = await Connection.connect(temporalConnectionOptions(settings));
+  const client = new Client({ connection, namespace: settings.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });
+  return { connection, client };
+}
