@@ -11,7 +11,7 @@ export const databaseVariables = {
       'PostgreSQL connection string (`postgres:` or `postgresql:`). `npm start` creates the database if it is missing. `npm run api`, `worker` and `migrate` require this variable.',
   })),
   RALLY_DB_POOL_SIZE: Type.Optional(integer(1_000, {
-    defaultText: '20 for the API, 10 for the worker and the identity provider',
+    defaultText: '`20` for the API, `10` for the worker and the identity provider',
     description: 'connections one process\'s PostgreSQL pool may open',
   })),
   RALLY_DATA_DIR: text({
