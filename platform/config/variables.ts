@@ -29,6 +29,7 @@ export function oneOf<const T extends string>(values: readonly T[], docs: Defaul
   return Type.Union(values.map((value) => Type.Literal(value)), docs);
 }
 
+// TypeBox asks every Transform for an Encode too; configuration is only ever decoded.
 function formatted<T>(format: FormatName, options: Omit<SchemaOptions, 'format'>, decode: (raw: string) => T) {
   return Type.Transform(Type.String({ format, ...options }))
     .Decode(decode)
