@@ -119,3 +119,49 @@ describe('configuration fails closed', () => {
     });
   });
 });
+
+describe('configuration errors, one per bad variable', () => {
+  it('names every bad variable at once, one sentence each', () => {
+    const failure = (() => {
+      try {
+        loadConfig({ PORT: 'x', NODE_ENV: 'staging', RALLY_WEBHOOK_TIMEOUT: 'soon' });
+      } catch (error) {
+        return error as Error;
+      }
+      return expect.fail('the configuration was accepted');
+    })();
+    expect(failure).to.be.instanceOf(ConfigError);
+    const named = failure.message.split('\n').map((line) => /^([A-Z_]+) must be /.exec(line)?.[1]);
+    expect(named).to.have.members(['NODE_ENV', 'PORT', 'RALLY_WEBHOOK_TIMEOUT']);
+  });
+
+  it('stops a process at start with one line per bad variable and exit code 78', async () => {
+    const run = promisify(execFile);
+    const failure = await run(process.execPath, ['worker/main.ts'], { env: { ...process.env, RALLY_SIGN_BATCH_MAX: '0', LOG_LEVEL: 'loud' } }).then(
+      () => expect.fail('the worker started'), (error: { code: number; stderr: string }) => error);
+    expect(failure.code).to.equal(78);
+    const lines = failure.stderr.trim().split('\n').sort();
+    expect(lines).to.have.length(2);
+    expect(lines[0]).to.match(/^rally: configuration error: LOG_LEVEL must be debug, info, warn or error/);
+    expect(lines[1]).to.match(/^rally: configuration error: RALLY_SIGN_BATCH_MAX must be a whole number between 1 and 1000/);
+  });
+
+  it('never echoes a value that may hold a secret', () => {
+    for (const env of [{ DATABASE_URL: 'mysql://rally:hunter2@db/rally' }, { SMTP_URL: 'http://rally:hunter2@mail' }, { RALLY_ENCRYPTION_KEY: 'hunter2' }]) {
+      expect(() => loadConfig(env)).to.throw(ConfigError, Object.keys(env)[0]!).that.satisfies((error: Error) => !error.message.includes('hunter2'));
+    }
+  });
+
+  it('reads an empty value as unset, durations and lists included', () => {
+    const config = loadConfig({ RALLY_KEY_GRACE_PERIOD: '', RALLY_WEBHOOK_TIMEOUT: '', RALLY_API_SHUTDOWN_DELAY: '', RALLY_SIGN_LIMIT_OPEN_DOMAINS: '', PORT: '' });
+    expect(config.keyGracePeriodMs).to.equal(24 * 3_600_000);
+    expect(config.webhookTimeoutMs).to.equal(10_000);
+    expect(config.port).to.equal(3000);
+    expect(config.signingThrottle.openDomains).to.include('gmail.com');
+  });
+
+  it('refuses the public development encryption key in production, even written out', () => {
+    const developmentKey = '52414c4c59'.padEnd(64, '0'); // "RALLY" in hex: the key the repository ships for development
+    expect(() => loadConfig({ ...PRODUCTION_SECRETS, OIDC_CLIENT_SECRET: 'client-secret-of-our-own', RALLY_ENCRYPTION_KEY: developmentKey })).to.throw(ConfigError, 'RALLY_ENCRYPTION_KEY');
+  });
+});

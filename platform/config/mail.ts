@@ -1,0 +1,30 @@
+// Outgoing email: an SMTP server, or .eml files in a folder; and how notifications gather.
+
+import { Type, type StaticDecode } from '@sinclair/typebox';
+import type { Config } from './types.ts';
+import { duration, text, url } from './variables.ts';
+
+export const mailVariables = {
+  SMTP_URL: Type.Optional(url('smtp-url', {
+    description: '`smtp://` or `smtps://` server for outgoing email. When unset, messages are written as `.eml` files (see `RALLY_MAIL_DIR`).',
+  })),
+  RALLY_MAIL_DIR: Type.Optional(text({ defaultText: '`$RALLY_DATA_DIR/mail`', description: 'folder for `.eml` files when `SMTP_URL` is unset' })),
+  RALLY_MAIL_FROM: Type.Optional(text({ defaultText: '`Rally <no-reply@<host of PUBLIC_URL>>`', description: 'sender of outgoing email' })),
+  RALLY_NOTIFICATION_EMAIL_WINDOW: duration('RALLY_NOTIFICATION_EMAIL_WINDOW', {
+    default: '5m',
+    description: 'notification emails gather this long before going out; more than 3 in one window become one digest',
+  }),
+};
+
+type Values = StaticDecode<ReturnType<typeof Type.Object<typeof mailVariables>>>;
+
+export function mailSettings(values: Values, dataDir: string, publicUrl: string) {
+  return {
+    mail: Object.freeze({
+      smtpUrl: values.SMTP_URL,
+      dir: values.RALLY_MAIL_DIR ?? `${dataDir}/mail`,
+      from: values.RALLY_MAIL_FROM ?? `Rally <no-reply@${new URL(publicUrl).hostname}>`,
+    }),
+    notificationEmailWindowMs: values.RALLY_NOTIFICATION_EMAIL_WINDOW,
+  } satisfies Partial<Config>;
+}
