@@ -22,10 +22,9 @@ import { createErrorMiddleware } from './http/error-middleware.ts';
 import { createUnreadBodyDrain } from './http/body.ts';
 import { createSecurityHeadersMiddleware } from './http/security-headers.ts';
 import { createIdempotencyMiddleware } from './http/idempotency.ts';
+import { createRouteLimits, type RouteLimits } from './http/limits.ts';
 import { RallyError } from './http/problem.ts';
-import { chargeGeneral, createRouteGuard } from './http/route-guard.ts';
-import { createRateLimiter, type RateLimiter } from './http/rate-limit.ts';
-import { createSignThrottle } from './http/sign-throttle.ts';
+import { createRouteGuard } from './http/route-guard.ts';
 import { createResponseCheck } from './http/response-check.ts';
 import { createRouteDispatcher } from './http/dispatch.ts';
 import type { AnyRouteSpec } from './http/route.ts';
@@ -90,9 +89,9 @@ export type RallyApp = { app: Koa<RallyState>; routes: AnyRouteSpec[]; feed: Sig
 
 // Unmatched paths and methods become problems; the router leaves them as bare statuses. They cost
 // the caller's address like any request, so probing for routes is limited too.
-const answerUnmatched = (limiter: RateLimiter | undefined) => async function answerUnmatched(ctx: RallyContext, next: Koa.Next) {
+const answerUnmatched = (limits: RouteLimits) => async function answerUnmatched(ctx: RallyContext, next: Koa.Next) {
   await next();
-  if (ctx.status === 405 || ctx.status === 501 || (ctx.status === 404 && ctx.body === undefined)) chargeGeneral(ctx, limiter);
+  if (ctx.status === 405 || ctx.status === 501 || (ctx.status === 404 && ctx.body === undefined)) limits.chargeGeneral(ctx);
   if (ctx.status === 405 || ctx.status === 501) {
     const allow = String(ctx.response.get('Allow'));
     throw new RallyError('method-not-allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}.`, { headers: { Allow: allow } });
@@ -111,13 +110,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const petitionCache = await createPublicPetitionCache({ db, notifications, feed, log: deps.log });
   // Signing places the signer by IP: the database files are opened now (a missing or broken one shows at start), not by the first signature.
   warmGeolocation().catch((error: Error) => deps.log.warn('geolocation database not preloaded', { error: error.message }));
-  const limiters = {
-    general: config.rateLimit.enabled ? createRateLimiter({ db, rps: config.rateLimit.rps, burst: config.rateLimit.burst, log: deps.log }) : undefined,
-    sign: createSignThrottle({ db, limits: { perAddressPerHour: config.rateLimit.signPerHour, ...config.signingThrottle }, log: deps.log }),
-    // The spec's petition export limit: 10 per minute per user.
-    export: createRateLimiter({ db, rps: 10 / 60, burst: 10, log: deps.log }),
-    report: createRateLimiter({ db, rps: config.moderation.reportsPerHour / 3600, burst: config.moderation.reportsPerHour, log: deps.log }),
-  };
+  const limits = createRouteLimits({ db, log: deps.log, config });
   const signatures = createSignBatcher(db, { ...config.signBatch, log: deps.log });
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
   const networkKey = networkBlockKey(config.encryptionKey);
@@ -173,7 +166,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const fingerprintKey = createHmac('sha256', Buffer.from(config.encryptionKey, 'hex')).update('rally idempotency fingerprints').digest();
   const guard = createRouteGuard({
     authenticate,
-    limiters,
+    limits,
     defaultBodyLimit: config.bodyLimitBytes,
     idempotency: (options) => createIdempotencyMiddleware({ db, ttlMs: config.idempotencyTtlMs, fingerprintKey, ...options }),
   });
@@ -189,17 +182,14 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));
   app.use(createRequestContextMiddleware({ trustProxy: config.trustProxy }));
   app.use(createMetricsEndpoint({ token: config.observability.metricsToken }));
-  app.use(answerUnmatched(limiters.general));
+  app.use(answerUnmatched(limits));
   app.use(dispatcher.middleware);
   return {
     app, routes, feed, readiness,
     async stop() {
-      limiters.general?.stop();
-      limiters.sign.stop();
-      limiters.export.stop();
+      limits.stop();
       await pageViews.stop();
       await signatures.stop();
-      limiters.report.stop();
       petitionCache.stop();
       await feed.stop();
     },

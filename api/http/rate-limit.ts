@@ -7,6 +7,7 @@
 import { isIPv6 } from 'node:net';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
+import { networkBlockOf } from '../../core/signatures/network-block.ts';
 import { sql } from '../../db/sql.ts';
 import type { Logger } from '../../platform/logger.ts';
 
@@ -30,13 +31,7 @@ export function addressBucketKey(address: string): string {
   if (!address.includes(':')) return `ip:${address}`;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return `ip:${mapped[1]}`;
-  if (!isIPv6(address)) return `ip:${address}`;
-  const [head = '', tail = ''] = address.toLowerCase().split('::');
-  const headGroups = head ? head.split(':') : [];
-  const tailGroups = tail ? tail.split(':') : [];
-  const zeros = Array.from({ length: Math.max(0, 8 - headGroups.length - tailGroups.length) }, () => '0');
-  const groups = address.includes('::') ? [...headGroups, ...zeros, ...tailGroups] : headGroups;
-  return `ip:${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return isIPv6(address) ? `ip:${networkBlockOf(address)}` : `ip:${address}`;
 }
 
 export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: number; log: Logger }): RateLimiter {

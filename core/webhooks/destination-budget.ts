@@ -8,6 +8,7 @@
 // slow receiver: a failed attempt, retried later. The wait counts towards the attempt's timeout.
 import dns from 'node:dns';
 import { isIP } from 'node:net';
+import { networkBlockOf } from '../signatures/network-block.ts';
 
 export type DestinationBudget = {
   readonly perDestination: number;
@@ -27,12 +28,7 @@ const MAX_CACHED_NAMES = 10_000;
 export function destinationOfAddress(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1]!;
-  if (isIP(address) !== 6) return address;
-  const [head = '', tail] = address.toLowerCase().split('::');
-  const headGroups = head ? head.split(':') : [];
-  const tailGroups = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
-  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return isIP(address) === 6 ? networkBlockOf(address)! : address;
 }
 
 export function createDestinationBudget(perDestination: number, lookup: (host: string) => Promise<string> = async (host) => (await dns.promises.lookup(host)).address): DestinationBudget {
