@@ -5,7 +5,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
 import { closeUpdate, publishUpdate, victoryUpdate, type TransitionRequest } from '../../workflows/petition-lifecycle.ts';
-import type { TransitionResult } from '../../core/petitions/transitions.ts';
+import { sourcesOf, type TransitionResult } from '../../core/petitions/transitions.ts';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertCanManage, viewerOf } from '../../core/petitions/policy.ts';
@@ -14,12 +14,12 @@ import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import { PetitionEnvelope, PetitionIdParams, VictoryBody } from './schemas.ts';
 
-type Transition = { verb: 'publish' | 'close' | 'victory'; update: UpdateDefinition<TransitionResult, [TransitionRequest]>; summary: string; from: string };
+type Transition = { verb: 'publish' | 'close' | 'victory'; update: UpdateDefinition<TransitionResult, [TransitionRequest]>; summary: string };
 
 const TRANSITIONS: Transition[] = [
-  { verb: 'publish', update: publishUpdate, summary: 'Publish a draft: it becomes active and public (creator or organization admin)', from: 'draft' },
-  { verb: 'close', update: closeUpdate, summary: 'Close an active petition (creator or organization admin)', from: 'active' },
-  { verb: 'victory', update: victoryUpdate, summary: 'Mark an active petition a victory, with an optional message (creator or organization admin)', from: 'active' },
+  { verb: 'publish', update: publishUpdate, summary: 'Publish a draft: it becomes active and public (creator or organization admin)' },
+  { verb: 'close', update: closeUpdate, summary: 'Close an active petition (creator or organization admin)' },
+  { verb: 'victory', update: victoryUpdate, summary: 'Mark an active petition a victory, with an optional message (creator or organization admin)' },
 ];
 
 export function createTransitionRoutes(deps: LifecycleDependencies & { db: DatabasePool }): AnyRouteSpec[] {
@@ -37,7 +37,7 @@ export function createTransitionRoutes(deps: LifecycleDependencies & { db: Datab
       auth: 'required', permission: 'write', summary: definition.summary,
       params: PetitionIdParams,
       ...(definition.verb === 'victory' ? { body: VictoryBody } : {}),
-      responses: { 200: { description: 'The petition in its new state', schema: PetitionEnvelope }, 409: { description: `The petition is not ${definition.from}` } },
+      responses: { 200: { description: 'The petition in its new state', schema: PetitionEnvelope }, 409: { description: `The petition is not ${sourcesOf(definition.verb).join(' or ')}` } },
       async handler(ctx, { params, body }) {
         await run(ctx, params.id, definition, (body as { victory_message?: string } | undefined)?.victory_message);
       },

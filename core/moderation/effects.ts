@@ -10,7 +10,7 @@ import { softDeleteComment } from '../comments/queries.ts';
 import { Conflict, NotFound } from '../errors/domain-error.ts';
 import type { Actor } from '../events/record-event.ts';
 import { transition, type LifecycleDependencies } from '../petitions/lifecycle.ts';
-import type { TransitionResult } from '../petitions/transitions.ts';
+import { sourcesOf, type TransitionResult } from '../petitions/transitions.ts';
 import { flagUserForReview } from '../users/suspension.ts';
 import { removeSignature } from '../signatures/queries.ts';
 import type { AuditAction, PetitionStatus } from '../vocabulary.ts';
@@ -47,9 +47,9 @@ const PetitionStatusRow = z.object({ status: z.string() });
 
 type PetitionMove = { update: UpdateDefinition<TransitionResult, [TransitionRequest]>; from: readonly string[]; action: AuditAction };
 export const PETITION_MOVES = {
-  hold: { update: holdForReviewUpdate, from: ['active'], action: 'petition.under_review' },
-  release: { update: releaseFromReviewUpdate, from: ['under_review'], action: 'petition.restored' },
-  close: { update: adminCloseUpdate, from: ['active', 'under_review'], action: 'petition.closed_by_admin' },
+  hold: { update: holdForReviewUpdate, from: sourcesOf('holdForReview'), action: 'petition.under_review' },
+  release: { update: releaseFromReviewUpdate, from: sourcesOf('releaseFromReview'), action: 'petition.restored' },
+  close: { update: adminCloseUpdate, from: sourcesOf('adminClose'), action: 'petition.closed_by_admin' },
 } as const satisfies Record<string, PetitionMove>;
 
 /**
