@@ -3,7 +3,7 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import { Forbidden, invalidField, NotFound } from '../errors/domain-error.ts';
-import { slugify } from '../users/slugs.ts';
+import { slugify } from '../slugs.ts';
 import { SIGNATURE_PRIVACIES, type PetitionVisibility, type SignaturePrivacy } from '../vocabulary.ts';
 import type { AccessCodeGuard } from './access-code-guard.ts';
 import { assertTagLimit, newAccessCode } from './create.ts';

@@ -138,3 +138,10 @@ export function findPetitionAccess(db: CommonQueryMethods, id: string, options: 
     ${options.lock ? sql.fragment`FOR SHARE` : sql.fragment``}
   `);
 }
+
+/** The displayed signature count: the live sum of the petition's counter shards. */
+export function liveSignatureCount(db: CommonQueryMethods, petitionId: string) {
+  return db.oneFirst(sql.type(z.object({ total: z.number() }))`
+    SELECT COALESCE(sum(count), 0)::bigint AS total FROM signature_counters WHERE petition_id = ${petitionId}
+  `);
+}

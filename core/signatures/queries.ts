@@ -6,6 +6,7 @@ import { recordEvent, type Actor } from '../events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { afterPosition, recencyKey } from '../pagination/keyset.ts';
 import { ANONYMOUS, listedTo } from '../petitions/policy.ts';
+import { liveSignatureCount } from '../petitions/queries.ts';
 import { COUNTER_SHARDS } from './sign.ts';
 
 export const SignatureRow = z.object({
@@ -29,12 +30,6 @@ export function listSignatures(db: CommonQueryMethods, petitionId: string, after
       AND ${keyset.where}
     ORDER BY ${keyset.orderBy}
     LIMIT ${limit + 1}
-  `);
-}
-
-export function liveSignatureCount(db: CommonQueryMethods, petitionId: string) {
-  return db.oneFirst(sql.type(z.object({ total: z.number() }))`
-    SELECT COALESCE(sum(count), 0)::bigint AS total FROM signature_counters WHERE petition_id = ${petitionId}
   `);
 }
 
