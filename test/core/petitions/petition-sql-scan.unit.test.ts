@@ -18,7 +18,7 @@ const ALLOWED: readonly { file: string; condition: string; reason: string }[] = 
   {
     file: 'core/analytics/fold.ts',
     condition: "p.visibility = 'public'",
-    reason: 'the rollups keep every public petition whatever its status (statistics filter when read); the queue rows it drops are gone for good',
+    reason: 'what goes into the platform rollups, not who may see: readers choose what to show (platform stats through PUBLICLY_LISTED); the queue rows a fold takes are gone for good, so it cannot wait for a petition to be published',
   },
 ];
 
