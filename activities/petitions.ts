@@ -1,7 +1,8 @@
 // What the petition lifecycle workflow does to the database: one transition per call, through the
 // domain's transitionPetition. Its refusals become the failure types the workflow reads.
 import type { DatabasePool } from 'slonik';
-import { transitionPetition, type TransitionInput, type TransitionResult } from '../core/petitions/transitions.ts';
+import { transitionPetition } from '../core/petitions/status-change.ts';
+import type { TransitionInput, TransitionResult } from '../core/petitions/transitions.ts';
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import { asActivity } from './failures.ts';
 

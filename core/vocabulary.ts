@@ -4,6 +4,13 @@
 
 export const PETITION_STATUSES = ['draft', 'active', 'closed', 'victory', 'under_review'] as const;
 export type PetitionStatus = (typeof PETITION_STATUSES)[number];
+/** Not yet (or no longer) out in the open: only its managers and platform admins may see these. */
+export const UNPUBLISHED_PETITION_STATUSES = ['draft', 'under_review'] as const satisfies readonly PetitionStatus[];
+/** Published petitions: everyone may read them (public lists show the public ones). */
+export const PUBLISHED_PETITION_STATUSES = PETITION_STATUSES.filter(
+  (status): status is Exclude<PetitionStatus, (typeof UNPUBLISHED_PETITION_STATUSES)[number]> => !(UNPUBLISHED_PETITION_STATUSES as readonly string[]).includes(status),
+);
+export type PublishedPetitionStatus = (typeof PUBLISHED_PETITION_STATUSES)[number];
 
 export const PETITION_VISIBILITIES = ['public', 'private', 'unlisted'] as const;
 export type PetitionVisibility = (typeof PETITION_VISIBILITIES)[number];

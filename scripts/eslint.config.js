@@ -77,8 +77,8 @@ export default tseslint.config(
           })),
           patterns: [
             { group: ['../activities/*', '../activities/**'], allowTypeImports: true, message: 'Import activities with `import type` and call them through proxyActivities.' },
-            { group: ['../api/*', '../api/**', '../db/*', '../db/**', '../platform/*', '../platform/**', '../worker/**', '../orchestration/**'], message: 'Workflows reach nothing with I/O: of core/ they import only core/vocabulary.ts and types.' },
-            { group: ['../core/*/**'], allowTypeImports: true, message: 'Workflows reach nothing with I/O: of core/ they import only core/vocabulary.ts and types.' },
+            { group: ['../api/*', '../api/**', '../db/*', '../db/**', '../platform/*', '../platform/**', '../worker/**', '../orchestration/**'], message: 'Workflows reach nothing with I/O: of core/ they import only core/vocabulary.ts, the pure transition table core/petitions/transitions.ts and types.' },
+            { group: ['../core/*/**', '!../core/petitions/transitions.ts'], allowTypeImports: true, message: 'Workflows reach nothing with I/O: of core/ they import only core/vocabulary.ts, the pure transition table core/petitions/transitions.ts and types.' },
           ],
         },
       ],

@@ -15,6 +15,7 @@ import {
   allHandlersFinished, workflowInfo,
 } from '@temporalio/workflow';
 import type { PetitionActivities, PetitionStatus, TransitionResult } from '../activities/petitions.ts';
+import { EVENT_PARTICIPLES, isTerminal, sourcesOf, transitionOf, type PetitionEvent } from '../core/petitions/transitions.ts';
 import { handleMilestoneCrossings } from './petition-milestones.ts';
 import { inviteDecisionMakers } from './decision-maker-invitations.ts';
 import { notifyPetitionSigners } from './signer-notifications.ts';
@@ -36,7 +37,6 @@ export const statusQuery = defineQuery<PetitionStatus>('status');
 export const petitionWorkflowId = (petitionId: string) => `petition-${petitionId}`;
 export const INVALID_TRANSITION = FAILURE_TYPES.invalidTransition;
 
-const TERMINAL: readonly string[] = ['closed', 'victory'];
 const MODERATION_TRANSITIONS = 'moderation-transitions';
 
 export type PetitionLifecycleInput = { petitionId: string; status: PetitionStatus };
@@ -53,13 +53,17 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
   });
 
   // Rejects in the validator, before anything is written to history: a wrong state is the caller's 409.
-  const requireStatus = (from: PetitionStatus | PetitionStatus[], verb: string) => (_request: TransitionRequest) => {
-    const allowed = Array.isArray(from) ? from : [from];
-    if (transitionInFlight || !allowed.includes(status)) {
-      throw ApplicationFailure.create({ type: INVALID_TRANSITION, nonRetryable: true, message: `Only a ${allowed.join(' or ')} petition can be ${verb}; this one is ${transitionInFlight ? 'changing state' : status}.` });
+  // The moves themselves are the table's (core/petitions/transitions.ts).
+  const requireStatus = (event: PetitionEvent) => (_request: TransitionRequest) => {
+    if (transitionInFlight || !transitionOf(event, status)) {
+      const message = `Only a ${sourcesOf(event).join(' or ')} petition can be ${EVENT_PARTICIPLES[event]}; this one is ${transitionInFlight ? 'changing state' : status}.`;
+      throw ApplicationFailure.create({ type: INVALID_TRANSITION, nonRetryable: true, message });
     }
   };
-  const transition = async (from: PetitionStatus, to: PetitionStatus, request: TransitionRequest) => {
+  const transition = async (event: PetitionEvent, request: TransitionRequest) => {
+    // The validator accepted this event from the current status (validators do not run on replay:
+    // the history that accepted it holds the same status here).
+    const { from, to } = transitionOf(event, status)!;
     transitionInFlight = true;
     try {
       const result = await transitionPetition({ petitionId, from, to, actor: request.actor, victoryMessage: request.victoryMessage, audit: request.audit });
@@ -69,20 +73,22 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
       transitionInFlight = false;
     }
   };
-  setHandler(publishUpdate, (request) => transition('draft', 'active', request), { validator: requireStatus('draft', 'published') });
-  setHandler(closeUpdate, (request) => transition('active', 'closed', request), { validator: requireStatus('active', 'closed') });
-  setHandler(victoryUpdate, (request) => transition('active', 'victory', request), { validator: requireStatus('active', 'marked a victory') });
+  const handle = (update: typeof publishUpdate, event: PetitionEvent) =>
+    setHandler(update, (request) => transition(event, request), { validator: requireStatus(event) });
+  handle(publishUpdate, 'publish');
+  handle(closeUpdate, 'close');
+  handle(victoryUpdate, 'victory');
   handleMilestoneCrossings(petitionId, followUp);
   if (patched(MODERATION_TRANSITIONS)) {
-    setHandler(holdForReviewUpdate, (request) => transition('active', 'under_review', request), { validator: requireStatus('active', 'put under review') });
-    setHandler(releaseFromReviewUpdate, (request) => transition('under_review', 'active', request), { validator: requireStatus('under_review', 'released from review') });
-    setHandler(adminCloseUpdate, (request) => transition(status, 'closed', request), { validator: requireStatus(['active', 'under_review'], 'closed') });
+    handle(holdForReviewUpdate, 'holdForReview');
+    handle(releaseFromReviewUpdate, 'releaseFromReview');
+    handle(adminCloseUpdate, 'adminClose');
   }
 
-  await condition(() => status === 'active' || TERMINAL.includes(status) || deleted);
+  await condition(() => status === 'active' || isTerminal(status) || deleted);
   if (status === 'active') {
     await startChild(inviteDecisionMakers, { ...followUp(`decision-maker-invitations-${petitionId}`, `Invite the decision makers of petition ${petitionId}`), args: [{ petitionId }] });
-    await condition(() => TERMINAL.includes(status) || deleted);
+    await condition(() => isTerminal(status) || deleted);
   }
   if (status === 'victory') {
     await startChild(notifyPetitionSigners, {

@@ -3,6 +3,7 @@
 import { loadViewer } from '../../core/petitions/viewer.ts';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
+import { sourcesOf } from '../../core/petitions/transitions.ts';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertCanManage, viewerOf } from '../../core/petitions/policy.ts';
@@ -12,12 +13,12 @@ import { findPetitionById } from '../../core/petitions/queries.ts';
 import { PetitionEnvelope, PetitionIdParams, VictoryBody } from './schemas.ts';
 
 // Each verb is also the name of the lifecycle workflow's update.
-type Transition = { verb: 'publish' | 'close' | 'victory'; summary: string; from: string };
+type Transition = { verb: 'publish' | 'close' | 'victory'; summary: string };
 
 const TRANSITIONS: Transition[] = [
-  { verb: 'publish', summary: 'Publish a draft: it becomes active and public (creator or organization admin)', from: 'draft' },
-  { verb: 'close', summary: 'Close an active petition (creator or organization admin)', from: 'active' },
-  { verb: 'victory', summary: 'Mark an active petition a victory, with an optional message (creator or organization admin)', from: 'active' },
+  { verb: 'publish', summary: 'Publish a draft: it becomes active and public (creator or organization admin)' },
+  { verb: 'close', summary: 'Close an active petition (creator or organization admin)' },
+  { verb: 'victory', summary: 'Mark an active petition a victory, with an optional message (creator or organization admin)' },
 ];
 
 export function createTransitionRoutes(deps: LifecycleDependencies & { db: DatabasePool }): AnyRouteSpec[] {
@@ -35,7 +36,7 @@ export function createTransitionRoutes(deps: LifecycleDependencies & { db: Datab
       auth: 'required', permission: 'write', summary: definition.summary,
       params: PetitionIdParams,
       ...(definition.verb === 'victory' ? { body: VictoryBody } : {}),
-      responses: { 200: { description: 'The petition in its new state', schema: PetitionEnvelope }, 409: { description: `The petition is not ${definition.from}` } },
+      responses: { 200: { description: 'The petition in its new state', schema: PetitionEnvelope }, 409: { description: `The petition is not ${sourcesOf(definition.verb).join(' or ')}` } },
       async handler(ctx, { params, body }) {
         await run(ctx, params.id, definition, (body as { victory_message?: string } | undefined)?.victory_message);
       },

@@ -13,7 +13,8 @@ import { ANONYMOUS, assertCanManage, assertCanRead, canManage, viewerOf, type Vi
 import { findPetitionById, type PetitionRow } from '../../core/petitions/queries.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 import { locateSigner } from '../../core/signatures/geolocation.ts';
-import { exportBatch, geoPoints, listSignatures, liveSignatureCount, removeSignature, type SignatureRow } from '../../core/signatures/queries.ts';
+import { liveSignatureCount } from '../../core/petitions/queries.ts';
+import { exportBatch, geoPoints, listSignatures, removeSignature, type SignatureRow } from '../../core/signatures/queries.ts';
 import type { CaptchaVerifier } from '../../core/signatures/recaptcha.ts';
 import { ExportQuery, GeoParams, GeoPointList, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
 import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';

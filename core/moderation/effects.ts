@@ -9,6 +9,7 @@ import { softDeleteComment } from '../comments/queries.ts';
 import { Conflict, NotFound } from '../errors/domain-error.ts';
 import type { Actor } from '../events/record-event.ts';
 import type { LifecycleDependencies, LifecycleUpdate } from '../petitions/lifecycle.ts';
+import { sourcesOf } from '../petitions/transitions.ts';
 import { flagUserForReview } from '../users/suspension.ts';
 import { removeSignature } from '../signatures/queries.ts';
 import type { AuditAction, PetitionStatus } from '../vocabulary.ts';
@@ -44,9 +45,9 @@ const PetitionStatusRow = z.object({ status: z.string() });
 
 type PetitionMove = { update: LifecycleUpdate; from: readonly string[]; action: AuditAction };
 export const PETITION_MOVES = {
-  hold: { update: 'holdForReview', from: ['active'], action: 'petition.under_review' },
-  release: { update: 'releaseFromReview', from: ['under_review'], action: 'petition.restored' },
-  close: { update: 'adminClose', from: ['active', 'under_review'], action: 'petition.closed_by_admin' },
+  hold: { update: 'holdForReview', from: sourcesOf('holdForReview'), action: 'petition.under_review' },
+  release: { update: 'releaseFromReview', from: sourcesOf('releaseFromReview'), action: 'petition.restored' },
+  close: { update: 'adminClose', from: sourcesOf('adminClose'), action: 'petition.closed_by_admin' },
 } as const satisfies Record<string, PetitionMove>;
 
 /**

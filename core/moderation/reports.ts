@@ -4,6 +4,7 @@ import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { NotFound } from '../errors/domain-error.ts';
+import { knownTo } from '../petitions/policy.ts';
 import { REPORT_STATUSES, REPORT_TARGET_TYPES, type ModerationAction, type ReportStatus, type ReportTargetType } from '../vocabulary.ts';
 
 export type ModerationTarget = { type: ReportTargetType; id: string };
@@ -31,9 +32,11 @@ const REPORT_SELECT = sql.fragment`SELECT ${REPORT_COLUMNS} FROM reports`;
 
 /** The target exists and the reporter may see it; otherwise it is unknown to them (404). */
 async function assertReportable(db: CommonQueryMethods, reporterId: string, target: ModerationTarget): Promise<void> {
+  // Whoever may know of a petition may report it; reporting moderators gain nothing from their role.
+  const reporter = { userId: reporterId, role: 'user', administeredOrganizationIds: [] } as const;
   const visible =
     target.type === 'petition'
-      ? sql.fragment`SELECT 1 FROM petitions WHERE id = ${target.id} AND deleted_at IS NULL AND (status NOT IN ('draft', 'under_review') OR creator_id = ${reporterId})`
+      ? sql.fragment`SELECT 1 FROM petitions p WHERE p.id = ${target.id} AND ${knownTo(reporter)}`
       : target.type === 'comment'
         ? sql.fragment`SELECT 1 FROM comments WHERE id = ${target.id} AND deleted_at IS NULL AND (NOT is_hidden OR user_id = ${reporterId})`
         : sql.fragment`SELECT 1 FROM users WHERE id = ${target.id}`;

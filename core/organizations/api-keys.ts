@@ -10,7 +10,7 @@ import { sql } from '../../db/sql.ts';
 import { insertApiKey } from '../api-keys/queries.ts';
 import type { NewApiKey } from '../api-keys/secrets.ts';
 import { NotFound, PaymentRequired } from '../errors/domain-error.ts';
-import { withRandomSuffix } from '../users/slugs.ts';
+import { withRandomSuffix } from '../slugs.ts';
 import { lockOrganization } from './queries.ts';
 import { ADMINS, assertOrganizationRole, noSuchOrganization } from './roles.ts';
 import { tierLimits } from './tiers.ts';

@@ -1,7 +1,7 @@
 // Creating, changing and deleting an organization. The creator becomes its owner in the same
 // transaction; a name (case-insensitively) or slug already taken is a 409 through the constraint table.
 import type { DatabasePool } from 'slonik';
-import { slugify } from '../users/slugs.ts';
+import { slugify } from '../slugs.ts';
 import { revokeOrganizationKeys } from './api-keys.ts';
 import { addOwner } from './members.ts';
 import { deleteOrganization, findOrganizationById, insertOrganization, updateOrganization, type OrganizationChanges } from './queries.ts';

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { sql } from '../../db/sql.ts';
 import { createCursorCodec } from '../pagination/keyset.ts';
+import { listedTo, type Viewer } from '../petitions/policy.ts';
 import { PETITION_SELECT, PetitionRow } from '../petitions/queries.ts';
 import { isOrganizationAdmin, noSuchOrganization } from './roles.ts';
 import { z } from 'zod';
@@ -15,11 +16,10 @@ export async function listOrganizationPetitions(db: CommonQueryMethods, orgId: s
   const after = organizationPetitionCursor.decode(options.cursor);
   const exists = await db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM organizations WHERE id = ${orgId}`);
   if (!exists) throw noSuchOrganization(orgId);
-  const conditions: FragmentSqlToken[] = [sql.fragment`p.org_id = ${orgId}`, sql.fragment`p.deleted_at IS NULL`];
-  if (!(await isOrganizationAdmin(db, orgId, viewerId))) {
-    const listed = sql.fragment`(p.visibility = 'public' AND p.status IN ('active', 'closed', 'victory'))`;
-    conditions.push(viewerId ? sql.fragment`(${listed} OR p.creator_id = ${viewerId})` : listed);
-  }
+  // The list rule, for a viewer who administers this organization (if they do) and nothing else.
+  const administers = await isOrganizationAdmin(db, orgId, viewerId);
+  const viewer: Viewer = { userId: viewerId ?? null, role: 'user', administeredOrganizationIds: administers ? [orgId] : [] };
+  const conditions: FragmentSqlToken[] = [sql.fragment`p.org_id = ${orgId}`, listedTo(viewer)];
   if (after) conditions.push(sql.fragment`(p.created_at, p.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`);
   return db.any(sql.type(PetitionRow)`
     ${PETITION_SELECT}

@@ -3,6 +3,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { ANONYMOUS, listedTo } from '../petitions/policy.ts';
 
 export const OrganizationRow = z.object({
   id: z.string().uuid(),
@@ -24,8 +25,7 @@ export type OrganizationRow = z.infer<typeof OrganizationRow>;
 const SELECT = sql.fragment`
   SELECT o.id, o.slug, o.name, o.description, o.logo_url, o.website, o.verified, o.tier,
     (SELECT count(*) FROM organization_members m WHERE m.org_id = o.id)::int AS member_count,
-    (SELECT count(*) FROM petitions p WHERE p.org_id = o.id AND p.deleted_at IS NULL AND p.visibility = 'public'
-       AND p.status IN ('active', 'closed', 'victory'))::int AS petition_count,
+    (SELECT count(*) FROM petitions p WHERE p.org_id = o.id AND ${listedTo(ANONYMOUS)})::int AS petition_count,
     o.created_at, o.updated_at
   FROM organizations o`;
 

@@ -7,7 +7,7 @@ import { recordEvent, type Actor } from '../events/record-event.ts';
 import { Forbidden, invalidField } from '../errors/domain-error.ts';
 import { findOrganizationById } from '../organizations/queries.ts';
 import { roleIn } from '../organizations/roles.ts';
-import { slugify, withRandomSuffix } from '../users/slugs.ts';
+import { slugify, withRandomSuffix } from '../slugs.ts';
 import type { LifecycleDependencies } from './lifecycle.ts';
 import { toPetitionSummary } from './presenter.ts';
 import { findPetitionById, insertDecisionMakers, insertPetition } from './queries.ts';

@@ -3,7 +3,7 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import { Forbidden, invalidField, NotFound } from '../errors/domain-error.ts';
-import { slugify } from '../users/slugs.ts';
+import { slugify } from '../slugs.ts';
 import { SIGNATURE_PRIVACIES, type PetitionVisibility, type SignaturePrivacy } from '../vocabulary.ts';
 import type { AccessCodeGuard } from './access-code-guard.ts';
 import { assertTagLimit, newAccessCode } from './create.ts';
@@ -31,7 +31,8 @@ export async function readablePetition(db: CommonQueryMethods, viewer: Viewer, r
  */
 export async function readPetitionByLink(deps: { db: DatabasePool; accessCodeGuard: AccessCodeGuard }, viewer: Viewer, ref: string, request: { accessCode?: string; clientIp: string }) {
   const petition = await findPetitionByRef(deps.db, ref);
-  if (petition && request.accessCode !== undefined && petition.visibility === 'private' && !canRead(viewer, petition)) {
+  // The code decides only where the viewer knows of the petition but may not read it without one.
+  if (petition && request.accessCode !== undefined && knowsOf(viewer, petition) && !canRead(viewer, petition)) {
     await deps.accessCodeGuard.check(petition.id, request.clientIp, accessCodeMatches(petition.access_code, request.accessCode));
   }
   assertCanRead(viewer, petition, request.accessCode);
@@ -43,7 +44,7 @@ export async function checkAccessCode(deps: { db: DatabasePool; accessCodeGuard:
   const petition = await findPetitionById(deps.db, petitionId);
   // Whoever asks, the answer is the one a stranger holding the link gets.
   if (!petition || !knowsOf(ANONYMOUS, petition)) throw new NotFound('There is no such petition.');
-  const valid = petition.visibility !== 'private' || accessCodeMatches(petition.access_code, request.accessCode);
+  const valid = canRead(ANONYMOUS, petition, request.accessCode);
   await deps.accessCodeGuard.check(petition.id, request.clientIp, valid);
   if (!valid) throw new Forbidden('The access code is not valid.', { code: 'invalid_access_code' });
 }

@@ -11,7 +11,7 @@ export const PetitionRow = z.object({
   slug: z.string(),
   title: z.string(),
   description: z.string(),
-  status: z.enum(['draft', 'active', 'closed', 'victory', 'under_review']),
+  status: z.enum(PETITION_STATUSES),
   creator_id: z.string().uuid(),
   org_id: z.string().uuid().nullable(),
   category: z.object({ id: z.string(), slug: z.string(), name: z.string() }).nullable(),
@@ -19,7 +19,7 @@ export const PetitionRow = z.object({
   tags: z.array(z.string()),
   image_url: z.string().nullable(),
   signature_goal: z.number().nullable(),
-  visibility: z.enum(['public', 'private', 'unlisted']),
+  visibility: z.enum(PETITION_VISIBILITIES),
   access_code: z.string().nullable(),
   location_city: z.string().nullable(),
   location_region: z.string().nullable(),
@@ -136,5 +136,12 @@ export function findPetitionAccess(db: CommonQueryMethods, id: string, options: 
   return db.maybeOne(sql.type(PetitionAccessRow)`
     SELECT p.id, p.creator_id, p.org_id, p.status, p.visibility, p.access_code FROM petitions p WHERE p.id = ${id} AND p.deleted_at IS NULL
     ${options.lock ? sql.fragment`FOR SHARE` : sql.fragment``}
+  `);
+}
+
+/** The displayed signature count: the live sum of the petition's counter shards. */
+export function liveSignatureCount(db: CommonQueryMethods, petitionId: string) {
+  return db.oneFirst(sql.type(z.object({ total: z.number() }))`
+    SELECT COALESCE(sum(count), 0)::bigint AS total FROM signature_counters WHERE petition_id = ${petitionId}
   `);
 }

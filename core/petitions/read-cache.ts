@@ -18,12 +18,10 @@ import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
 import { createAnswerCache } from '../../platform/answer-cache.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { SignatureFeed, SignatureFeedEvent } from '../signatures/live-feed.ts';
-import { liveSignatureCount } from '../signatures/queries.ts';
 import { listPetitions, type PetitionListQuery } from './listing.ts';
 import { findPetitionByRef } from './manage.ts';
 import { ANONYMOUS, canRead } from './policy.ts';
-import type { PetitionRow } from './queries.ts';
+import { liveSignatureCount, type PetitionRow } from './queries.ts';
 
 export const PETITION_CHANGED_CHANNEL = 'rally_petition_changed';
 
@@ -46,6 +44,13 @@ export type PublicPetitionCache = {
   stop(): void;
 };
 
+/**
+ * What the cache needs of the live signature feed (core/signatures/live-feed.ts, wired in api/app.ts),
+ * declared here so the petition kernel does not import the signatures aggregate that builds on it.
+ */
+type SignatureCountEvent = { type: 'signature.created' | 'signature.removed'; signature_count: number };
+type SignatureCountFeed = { subscribe(petitionId: string, listener: (event: SignatureCountEvent) => void): () => void };
+
 type Entry = { row: Readonly<PetitionRow>; countReadAt: number; refreshing?: Promise<void>; unsubscribe: () => void };
 
 /** The three kinds of announcement (migration 0020) and what each one touches. */
@@ -55,7 +60,7 @@ const TOUCHES: Record<string, (row: PetitionRow, id: string) => boolean> = {
   category: (row, id) => row.category?.id === id,
 };
 
-export async function createPublicPetitionCache(deps: { db: DatabasePool; notifications: NotificationListener; feed: SignatureFeed; log: Logger; maxPetitions?: number }): Promise<PublicPetitionCache> {
+export async function createPublicPetitionCache(deps: { db: DatabasePool; notifications: NotificationListener; feed: SignatureCountFeed; log: Logger; maxPetitions?: number }): Promise<PublicPetitionCache> {
   const entries = createBoundedLru<string, Entry>(deps.maxPetitions ?? 10_000, { dispose: (entry) => entry.unsubscribe() });
   const lists = createAnswerCache<readonly PetitionRow[]>({ max: 1_000, freshMs: LIST_FRESH_MS, maxAgeMs: LIST_MAX_AGE_MS, name: 'petition list page', log: deps.log });
   const loading = new Map<string, Promise<Readonly<PetitionRow> | undefined>>();
@@ -80,7 +85,7 @@ export async function createPublicPetitionCache(deps: { db: DatabasePool; notifi
     if (count !== entry.row.live_signature_count) entry.row = Object.freeze({ ...entry.row, live_signature_count: count });
   }
 
-  function fold(entry: Entry, event: SignatureFeedEvent): void {
+  function fold(entry: Entry, event: SignatureCountEvent): void {
     // Signing transactions commit out of order, each reporting the count it saw: the largest is the
     // nearest. A removal reports the count after it.
     withCount(entry, event.type === 'signature.created' ? Math.max(entry.row.live_signature_count, event.signature_count) : event.signature_count);

@@ -1,16 +1,13 @@
-// Moving a petition from one status to the next: the status change and its event commit together.
-// Repeating a transition that already happened answers success without a second event, so the
-// workflow's activity retries are safe. Which transitions are allowed is the workflow's to decide
-// (workflows/petition-lifecycle.ts); this only refuses a petition that is not where it is expected.
-import type { DatabasePool } from 'slonik';
-import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
-import { Conflict, NotFound } from '../errors/domain-error.ts';
-import { recordEvent, type Actor } from '../events/record-event.ts';
-import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
-import { PETITION_STATUSES, type AuditAction, type EventType, type PetitionStatus } from '../vocabulary.ts';
-import { toPetitionSummary } from './presenter.ts';
-import { findPetitionById } from './queries.ts';
+// The petition state machine as ONE table of data: from which status each event moves a petition,
+// to which status, and who may ask for it. The lifecycle workflow (workflows/petition-lifecycle.ts)
+// validates and performs its Updates from it, moderation (core/moderation/effects.ts) checks its
+// moves against it, and the transition activity (status-change.ts) refuses a move it does not hold.
+// Pure data, no I/O: the workflow sandbox imports it (the lint rules allow this one core/ file).
+// The spec's lifecycle (States and transitions) is the source; test/core/petitions/transitions.unit.test.ts
+// checks every status × event against it.
+import type { AuditContext } from '../audit/audit-log.ts';
+import type { Actor } from '../events/record-event.ts';
+import type { AuditAction, PetitionStatus } from '../vocabulary.ts';
 
 export type { PetitionStatus };
 export type TransitionInput = {
@@ -20,29 +17,36 @@ export type TransitionInput = {
 };
 export type TransitionResult = { petitionId: string; status: PetitionStatus };
 
-const EVENT_OF: Partial<Record<PetitionStatus, EventType>> = { active: 'petition.published', closed: 'petition.closed', victory: 'petition.victory' };
+/** The workflow's Update names, one per event. */
+export type PetitionEvent = 'publish' | 'close' | 'victory' | 'holdForReview' | 'releaseFromReview' | 'adminClose';
+/** `manager`: the creator or an organization admin (the API's transition routes); `moderator`: a platform admin or the moderation system. */
+export type Mover = 'manager' | 'moderator';
+export type Transition = { readonly from: PetitionStatus; readonly event: PetitionEvent; readonly to: PetitionStatus; readonly by: Mover };
 
-const StatusRow = z.object({ status: z.enum(PETITION_STATUSES) });
+export const TRANSITIONS: readonly Transition[] = [
+  { from: 'draft', event: 'publish', to: 'active', by: 'manager' },
+  { from: 'active', event: 'close', to: 'closed', by: 'manager' },
+  { from: 'active', event: 'victory', to: 'victory', by: 'manager' },
+  // Moderation (behind the workflow's patch MODERATION_TRANSITIONS): hold for review, release, close.
+  { from: 'active', event: 'holdForReview', to: 'under_review', by: 'moderator' },
+  { from: 'under_review', event: 'releaseFromReview', to: 'active', by: 'moderator' },
+  { from: 'active', event: 'adminClose', to: 'closed', by: 'moderator' },
+  { from: 'under_review', event: 'adminClose', to: 'closed', by: 'moderator' },
+];
 
-export async function transitionPetition(db: DatabasePool, input: TransitionInput): Promise<TransitionResult> {
-  return db.transaction(async (tx) => {
-    const current = await tx.maybeOne(sql.type(StatusRow)`SELECT status FROM petitions WHERE id = ${input.petitionId} AND deleted_at IS NULL FOR UPDATE`);
-    if (!current) throw new NotFound(`petition ${input.petitionId} does not exist`, { code: 'petition_not_found' });
-    if (current.status === input.to) return { petitionId: input.petitionId, status: input.to };
-    if (current.status !== input.from) throw new Conflict(`the petition is ${current.status}, not ${input.from}`, { code: 'invalid_transition' });
-    await tx.query(sql.typeAlias('void')`
-      UPDATE petitions SET status = ${input.to}, updated_at = now(),
-        published_at = CASE WHEN ${input.to} = 'active' THEN now() ELSE published_at END,
-        closed_at = CASE WHEN ${input.to} IN ('closed', 'victory') THEN now() ELSE closed_at END,
-        victory_message = CASE WHEN ${input.to} = 'victory' THEN ${input.victoryMessage ?? null} ELSE victory_message END
-      WHERE id = ${input.petitionId}
-    `);
-    const petition = await findPetitionById(tx, input.petitionId);
-    const type = EVENT_OF[input.to];
-    if (petition && type) await recordEvent(tx, { type, actor: input.actor, petitionId: input.petitionId, data: toPetitionSummary(petition, undefined) });
-    if (input.audit) {
-      await recordAudit(tx, { context: input.audit.context, action: input.audit.action, target: { type: 'petition', id: input.petitionId }, before: { status: current.status }, after: { status: input.to } });
-    }
-    return { petitionId: input.petitionId, status: input.to };
-  });
-}
+/** How a refusal names each event: "Only a draft petition can be published". */
+export const EVENT_PARTICIPLES: Readonly<Record<PetitionEvent, string>> = {
+  publish: 'published', close: 'closed', victory: 'marked a victory', holdForReview: 'put under review', releaseFromReview: 'released from review', adminClose: 'closed',
+};
+
+/** The statuses from which `event` moves a petition. */
+export const sourcesOf = (event: PetitionEvent): PetitionStatus[] => TRANSITIONS.filter((row) => row.event === event).map((row) => row.from);
+
+/** The transition `event` makes from `status`, if there is one. */
+export const transitionOf = (event: PetitionEvent, status: PetitionStatus): Transition | undefined => TRANSITIONS.find((row) => row.event === event && row.from === status);
+
+/** Whether some event moves a petition from `from` to `to` (the activity's check). */
+export const isTransition = (from: PetitionStatus, to: PetitionStatus): boolean => TRANSITIONS.some((row) => row.from === from && row.to === to);
+
+/** Statuses no event leaves: the workflow's end states. */
+export const isTerminal = (status: PetitionStatus): boolean => !TRANSITIONS.some((row) => row.from === status);

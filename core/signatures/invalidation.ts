@@ -12,7 +12,7 @@ import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
 import { NotFound } from '../errors/domain-error.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { COUNTER_SHARDS } from './sign.ts';
-import { liveSignatureCount } from './queries.ts';
+import { liveSignatureCount } from '../petitions/queries.ts';
 
 /** As the admin wrote it; stored on the invalidation and in its audit row. */
 export type InvalidationFilter = { ip_block?: string; email_domain?: string; since?: string; until?: string };

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { ANONYMOUS, listedTo } from '../petitions/policy.ts';
+import { liveSignatureCount } from '../petitions/queries.ts';
 import { COUNTER_SHARDS } from './sign.ts';
 
 export const SignatureRow = z.object({
@@ -31,12 +33,6 @@ export function listSignatures(db: CommonQueryMethods, petitionId: string, after
   `);
 }
 
-export function liveSignatureCount(db: CommonQueryMethods, petitionId: string) {
-  return db.oneFirst(sql.type(z.object({ total: z.number() }))`
-    SELECT COALESCE(sum(count), 0)::bigint AS total FROM signature_counters WHERE petition_id = ${petitionId}
-  `);
-}
-
 /** Removes a user's signature with its share of the count and a signature.removed event; the new count, or null. */
 export async function removeSignature(db: DatabasePool, petitionId: string, userId: string, actor: Actor): Promise<number | null> {
   return db.transaction(async (tx) => {
@@ -59,8 +55,7 @@ export const GeoRow = z.object({ lat: z.number(), lng: z.number(), city: z.strin
 // The global map counts only signatures anyone may see: of public, published petitions whose
 // signatures are public (the one-petition map checks its petition instead).
 const GLOBALLY_VISIBLE = sql.fragment`AND EXISTS (
-  SELECT FROM petitions p WHERE p.id = s.petition_id AND p.deleted_at IS NULL AND p.visibility = 'public'
-    AND p.status NOT IN ('draft', 'under_review') AND p.signature_privacy = 'public')`;
+  SELECT FROM petitions p WHERE p.id = s.petition_id AND ${listedTo(ANONYMOUS)} AND p.signature_privacy = 'public')`;
 
 export function geoPoints(db: CommonQueryMethods, petitionId: string | null, hours: number, after: readonly [number, string] | undefined, limit: number) {
   const keyset = afterPosition([[sql.fragment`count`, 'int8'], [sql.fragment`city || '|' || region || '|' || country`, 'text']], after, 'desc');

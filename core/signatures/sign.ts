@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { Actor } from '../events/record-event.ts';
 import { canRead, knowsOf, type PetitionAccessFacts, type Viewer } from '../petitions/policy.ts';
 import { sql } from '../../db/sql.ts';
+import { PETITION_STATUSES, PETITION_VISIBILITIES } from '../vocabulary.ts';
 import { Conflict, DomainError, Forbidden, NotFound } from '../errors/domain-error.ts';
 import { signBatchStatement, type BatchOutcome, type BatchPetition } from './sign-statement.ts';
 import type { RememberAnswer } from '../idempotency/remembered-answers.ts';
@@ -70,8 +71,8 @@ export function rememberedWithSignature(remember: RememberAnswer | undefined): S
 }
 
 const PetitionFacts = z.object({
-  id: z.string(), creator_id: z.string(), org_id: z.string().nullable(), status: z.enum(['draft', 'active', 'closed', 'victory', 'under_review']),
-  visibility: z.enum(['public', 'private', 'unlisted']), access_code: z.string().nullable(), signature_goal: z.number().nullable(),
+  id: z.string(), creator_id: z.string(), org_id: z.string().nullable(), status: z.enum(PETITION_STATUSES),
+  visibility: z.enum(PETITION_VISIBILITIES), access_code: z.string().nullable(), signature_goal: z.number().nullable(),
 });
 
 /** What the policy and the milestones need of the petitions a batch signs (one read per batch). */

@@ -3,7 +3,7 @@ import type { CommonQueryMethods } from 'slonik';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { slugify, withRandomSuffix } from './slugs.ts';
+import { slugify, withRandomSuffix } from '../slugs.ts';
 
 export const UserRow = z.object({
   id: z.string().uuid(),

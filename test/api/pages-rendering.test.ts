@@ -2,7 +2,7 @@
 // escaping rules. A petition under review is not rendered at all (review-notice.ts; test/api/pages.test.ts).
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { PublicPetition } from '../../core/petitions/public-page.ts';
+import type { PublicPetition } from '../../core/pages/public-petition.ts';
 import { paragraphs } from '../../api/pages/html.ts';
 import { renderPetitionPage } from '../../api/pages/petition-page.ts';
 import { renderWidgetPage } from '../../api/pages/widget-page.ts';

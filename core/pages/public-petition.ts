@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { listDecisionMakers, listResponses, type ResponseRow } from '../decision-makers/queries.ts';
 import { MediaVariant } from '../media/queries.ts';
-import { ANONYMOUS, assertCanRead, showsReviewNotice } from './policy.ts';
-import { findPetitionBySlug, type PetitionRow } from './queries.ts';
+import { ANONYMOUS, assertCanRead, showsReviewNotice } from '../petitions/policy.ts';
+import { findPetitionBySlug, type PetitionRow } from '../petitions/queries.ts';
 
 const LATEST_RESPONSES = 5;
 const LATEST_UPDATES = 3;

@@ -1,4 +1,4 @@
-// Readable, URL-safe slugs: "Ada Lovelace" → "ada-lovelace"; a clash gets a short random suffix.
+// Readable, URL-safe slugs for petitions, organizations and keys: "Ada Lovelace" → "ada-lovelace"; a clash gets a short random suffix.
 import { randomBytes } from 'node:crypto';
 
 export function slugify(text: string, maxLength = 60): string {
