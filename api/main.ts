@@ -22,7 +22,8 @@ if (!config.databaseUrl || !config.temporal.address) {
 }
 
 const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 20 });
-const notifications = await createNotificationListener(config.databaseUrl, log);
+// LISTEN needs a session: through a transaction pooler it takes the direct DATABASE_LISTEN_URL.
+const notifications = await createNotificationListener(config.databaseListenUrl ?? config.databaseUrl, log);
 const workflows = await connectOrchestration(config.temporal);
 const identity = createIdentityClient({ issuer: config.identity.issuer ?? embeddedIssuer(config), clientId: config.identity.clientId, clientSecret: config.identity.clientSecret });
 const rally = await createApp({ config, db, workflows, notifications, identity, log });

@@ -6,12 +6,11 @@
 // 5 times within a minute, or PostgreSQL, stops everything (exit 1). Ctrl-C stops them in reverse
 // order: API first (it drains), worker, identity provider, Temporal, PostgreSQL.
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import type { Config } from '../platform/config.ts';
 import { describeExit, spawnPrefixed, stopChild } from './lib/child-process.ts';
-import { createSupervisor, type PartInstance } from './lib/supervisor.ts';
+import { createParts, stopOnSignals } from './lib/parts.ts';
 import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME, ensureDatabaseExists, redactDatabaseUrl, startEmbeddedPostgres } from './lib/embedded-postgres.ts';
 import { resolveTemporalCli } from './lib/temporal-cli.ts';
 import { startTemporalDevServer } from './lib/temporal-dev-server.ts';
@@ -21,52 +20,16 @@ import type { TemporalSettings } from './lib/temporal-settings.ts';
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..');
 const API_STOP_GRACE_MS = 30_000; // in-flight requests finish first
 const WORKER_STOP_GRACE_MS = 30_000; // running activities finish or are handed back
-const API_READY_TIMEOUT_MS = 60_000;
 
 type Env = NodeJS.ProcessEnv;
-type Component = Readonly<{ name: string; stop: () => Promise<void> }>;
 type TemporalTarget = Readonly<{ address: string; namespace: string; taskQueue: string; uiUrl?: string }>;
 
 const log = (line: string): void => {
   process.stdout.write(`rally: ${line}\n`);
 };
 
-/** What is running, in start order; stopped in reverse. */
-const components: Component[] = [];
-let stopping = false;
-
-async function stopEverything(exitCode: number): Promise<void> {
-  if (stopping) return; // npm and the terminal may both deliver the same Ctrl-C
-  stopping = true;
-  for (const component of [...components].reverse()) {
-    try {
-      await component.stop();
-    } catch (error) {
-      log(`could not stop ${component.name}: ${(error as Error).message}`);
-    }
-  }
-  process.exit(exitCode);
-}
-
-/** Registers a component that is not restarted (PostgreSQL): if it ends on its own, everything stops. */
-function supervise(name: string, exited: Promise<unknown>, stop: () => Promise<void>): void {
-  components.push({ name, stop });
-  void exited.then(() => {
-    if (stopping) return;
-    log(`${name} stopped unexpectedly; stopping everything`);
-    void stopEverything(1);
-  });
-}
-
-const supervisor = createSupervisor({
-  log,
-  giveUp: () => { if (!stopping) void stopEverything(1); },
-});
-
-/** Starts a part that is restarted when it crashes; registered for the ordered stop. */
-async function keepRunning(name: string, launch: () => Promise<PartInstance>): Promise<void> {
-  components.push(await supervisor.start(name, launch));
-}
+const parts = createParts(log);
+const { supervise, keepRunning } = parts;
 
 async function resolveDatabase(config: Config): Promise<string> {
   if (config.databaseUrl) {
@@ -91,10 +54,8 @@ async function migrate(databaseUrl: string, env: Env): Promise<void> {
     cwd: REPOSITORY_ROOT,
     env: { ...env, DATABASE_URL: databaseUrl },
   });
-  const component: Component = { name: 'migrate', stop: async () => { await stopChild(migration); } };
-  components.push(component);
+  parts.add('migrate', async () => { await stopChild(migration); });
   const exit = await migration.exited;
-  components.splice(components.indexOf(component), 1);
   if (exit.code !== 0) throw new Error(`database migrations failed (${describeExit(exit)})`);
 }
 
@@ -148,29 +109,6 @@ async function resolveTemporal(config: Config, settings: TemporalSettings, env: 
   return { address: server.address, namespace, taskQueue, uiUrl: server.uiUrl };
 }
 
-const ENTRY_POINTS = { api: 'api/main.ts', worker: 'worker/main.ts', identity: 'identity-provider/main.ts' } as const;
-
-function startServiceProcess(name: keyof typeof ENTRY_POINTS, env: Env, graceMs: number): Promise<void> {
-  return keepRunning(name, async () => {
-    const child = spawnPrefixed({ name, command: process.execPath, args: [ENTRY_POINTS[name]], cwd: REPOSITORY_ROOT, env });
-    return { pid: child.process.pid, exited: child.exited.then(describeExit), async stop() { await stopChild(child, graceMs); } };
-  });
-}
-
-/** Waits for GET /health to answer at all (a "degraded" answer still means the API is up). */
-async function waitForApi(port: number): Promise<boolean> {
-  const deadline = Date.now() + API_READY_TIMEOUT_MS;
-  while (Date.now() < deadline && !stopping) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) });
-      return true;
-    } catch {
-      await sleep(300);
-    }
-  }
-  return false;
-}
-
 function printSummary(config: Config, temporal: TemporalTarget, databaseUrl: string): void {
   const lines = [
     '',
@@ -202,25 +140,20 @@ async function main(env: Env): Promise<void> {
     RALLY_TASK_QUEUE: temporal.taskQueue,
   };
   // The embedded OpenID Connect provider, unless an external one is configured (OIDC_ISSUER).
-  if (!config.identity.issuer) await startServiceProcess('identity', serviceEnv, API_STOP_GRACE_MS);
-  await startServiceProcess('worker', serviceEnv, WORKER_STOP_GRACE_MS);
-  await startServiceProcess('api', serviceEnv, API_STOP_GRACE_MS);
-  if (await waitForApi(config.port)) printSummary(config, temporal, databaseUrl);
-  else if (!stopping) log(`the API did not answer on port ${config.port} within ${API_READY_TIMEOUT_MS / 1000} s; still waiting`);
+  if (!config.identity.issuer) await parts.startServiceProcess('identity', serviceEnv, API_STOP_GRACE_MS);
+  await parts.startServiceProcess('worker', serviceEnv, WORKER_STOP_GRACE_MS);
+  await parts.startServiceProcess('api', serviceEnv, API_STOP_GRACE_MS);
+  if (await parts.waitForApi(config.port)) printSummary(config, temporal, databaseUrl);
+  else if (!parts.isStopping()) log(`the API did not answer on port ${config.port} within a minute; still waiting`);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(signal, () => {
-    if (!stopping) log(`${signal} received; stopping…`);
-    void stopEverything(0);
-  });
-}
+stopOnSignals(parts, log);
 
 try {
   await main(process.env);
 } catch (error) {
-  if (!stopping) {
+  if (!parts.isStopping()) {
     log(`start-up failed: ${error instanceof Error ? error.message : String(error)}`);
-    await stopEverything(1);
+    await parts.stopEverything(1);
   }
 }

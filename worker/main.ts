@@ -46,7 +46,7 @@ const worker = await createRallyWorker({
   observability,
 });
 // The outbox dispatcher runs beside the worker: events → webhook deliveries and notifications.
-const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseUrl, temporal: client, log });
+const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseListenUrl ?? config.databaseUrl, temporal: client, log });
 log.info('polling', { task_queue: config.temporal.taskQueue, namespace: config.temporal.namespace, ...(metricsServer ? { metrics_port: metricsServer.port } : {}) });
 // Worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers) once shutdown drains.
 try {

@@ -10,6 +10,11 @@ export const databaseVariables = {
     description:
       'PostgreSQL connection string (`postgres:` or `postgresql:`). `npm start` creates the database if it is missing. `npm run api`, `worker` and `migrate` require this variable.',
   })),
+  DATABASE_LISTEN_URL: Type.Optional(url('postgres-url', {
+    defaultText: '`DATABASE_URL`',
+    description:
+      'a direct PostgreSQL connection string for the one `LISTEN` connection of each API and worker, for when `DATABASE_URL` goes through PgBouncer in transaction mode (`npm run cluster` sets both)',
+  })),
   RALLY_DB_POOL_SIZE: Type.Optional(integer(1_000, {
     defaultText: '`20` for the API, `10` for the worker and the identity provider',
     description: 'connections one process\'s PostgreSQL pool may open',
@@ -26,6 +31,7 @@ type Values = StaticDecode<ReturnType<typeof Type.Object<typeof databaseVariable
 export function databaseSettings(values: Values) {
   return {
     databaseUrl: values.DATABASE_URL,
+    databaseListenUrl: values.DATABASE_LISTEN_URL,
     databasePoolSize: values.RALLY_DB_POOL_SIZE,
     dataDir: values.RALLY_DATA_DIR,
   } satisfies Partial<Config>;

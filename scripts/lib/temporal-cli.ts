@@ -30,11 +30,11 @@ export class TemporalCliUnavailableError extends Error {
   override name = 'TemporalCliUnavailableError';
 }
 
-async function isExecutable(file: string): Promise<boolean> {
+export async function isExecutable(file: string): Promise<boolean> {
   return access(file, fsConstants.X_OK).then(() => true, () => false);
 }
 
-async function findOnPath(command: string, env: Env): Promise<string | undefined> {
+export async function findOnPath(command: string, env: Env): Promise<string | undefined> {
   for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
     const candidate = path.join(dir, command);
     if (await isExecutable(candidate)) return candidate;
@@ -81,12 +81,13 @@ async function tryTakeBuildLock(lockFile: string): Promise<boolean> {
   return tryTakeBuildLock(lockFile);
 }
 
-function runGoInstall(go: string, binDir: string, env: Env, log: Log): Promise<void> {
+/** `go install <modules>` with GOBIN=binDir, logging progress every 15 s; rejects on failure. */
+export function runGoInstall(go: string, modules: readonly string[], binDir: string, env: Env, log: Log): Promise<void> {
   const started = Date.now();
   const progress = setInterval(() => {
-    log(`still building the Temporal CLI (${Math.round((Date.now() - started) / 1000)} s)…`);
+    log(`still building ${modules.join(' ')} (${Math.round((Date.now() - started) / 1000)} s)…`);
   }, PROGRESS_EVERY_MS);
-  const child = spawn(go, ['install', TEMPORAL_CLI_MODULE], {
+  const child = spawn(go, ['install', ...modules], {
     env: { ...env, GOBIN: binDir },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -94,39 +95,63 @@ function runGoInstall(go: string, binDir: string, env: Env, log: Log): Promise<v
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       if (code === 0) resolve();
-      else reject(new Error(`go install ${TEMPORAL_CLI_MODULE} failed (${signal ?? `exit code ${code}`})`));
+      else reject(new Error(`go install ${modules.join(' ')} failed (${signal ?? `exit code ${code}`})`));
     });
   }).finally(() => clearInterval(progress));
 }
 
-async function waitForOtherBuild(lockFile: string, log: Log): Promise<void> {
-  log('another process is building the Temporal CLI; waiting for it…');
+async function waitForOtherBuild(lockFile: string, what: string, log: Log): Promise<void> {
+  log(`another process is building ${what}; waiting for it…`);
   const started = Date.now();
   let lastReport = started;
   while (await buildLockIsHeld(lockFile)) {
     if (Date.now() - lastReport >= PROGRESS_EVERY_MS) {
       lastReport = Date.now();
-      log(`still waiting for the Temporal CLI build (${Math.round((lastReport - started) / 1000)} s)…`);
+      log(`still waiting for the build of ${what} (${Math.round((lastReport - started) / 1000)} s)…`);
     }
     await sleep(1000);
   }
 }
 
-async function buildIntoCache(go: string, binDir: string, cli: string, env: Env, log: Log): Promise<string> {
-  await mkdir(binDir, { recursive: true });
-  const lockFile = path.join(binDir, BUILD_LOCK_NAME);
+export type CachedBuild = Readonly<{
+  binDir: string;
+  /** Named in log lines: "the Temporal CLI". */
+  what: string;
+  /** Lock file name inside binDir; one per thing built, so different builds do not wait on each other. */
+  lockName: string;
+  /** True when what the build makes is already there and runs. */
+  isBuilt: () => Promise<boolean>;
+  build: () => Promise<void>;
+}>;
+
+/** Runs `build` once per machine: concurrent callers wait for the first one (a lock file holding its pid). */
+export async function buildOnceIntoCache(target: CachedBuild, log: Log): Promise<void> {
+  await mkdir(target.binDir, { recursive: true });
+  const lockFile = path.join(target.binDir, target.lockName);
   while (!(await tryTakeBuildLock(lockFile))) {
-    await waitForOtherBuild(lockFile, log);
-    if (await isExecutable(cli) && cliRuns(cli)) return cli;
+    await waitForOtherBuild(lockFile, target.what, log);
+    if (await target.isBuilt()) return;
   }
   try {
-    if (await isExecutable(cli) && cliRuns(cli)) return cli; // another caller finished just before us
-    log(`building the Temporal CLI with ${go} install ${TEMPORAL_CLI_MODULE} into ${binDir} (this takes a few minutes, once)…`);
-    await runGoInstall(go, binDir, env, log);
+    if (await target.isBuilt()) return; // another caller finished just before us
+    await target.build();
   } finally {
     await rm(lockFile, { force: true });
   }
-  if (!cliRuns(cli)) throw new Error(`the freshly built ${cli} does not run`);
+  if (!(await target.isBuilt())) throw new Error(`the freshly built ${target.what} does not run`);
+}
+
+async function buildIntoCache(go: string, binDir: string, cli: string, env: Env, log: Log): Promise<string> {
+  await buildOnceIntoCache({
+    binDir,
+    what: 'the Temporal CLI',
+    lockName: BUILD_LOCK_NAME,
+    isBuilt: async () => (await isExecutable(cli)) && cliRuns(cli),
+    build: async () => {
+      log(`building the Temporal CLI with ${go} install ${TEMPORAL_CLI_MODULE} into ${binDir} (this takes a few minutes, once)…`);
+      await runGoInstall(go, [TEMPORAL_CLI_MODULE], binDir, env, log);
+    },
+  }, log);
   return cli;
 }
 
@@ -135,8 +160,8 @@ export type LookupOutcome = { path: string } | { skipped: string };
 export type LookupStep = Readonly<{ label: string; find: () => Promise<LookupOutcome> }>;
 
 /** Tries each step in order, logging the order first and then every outcome; the first path wins. */
-export async function chooseTemporalCli(steps: readonly LookupStep[], log: Log): Promise<string> {
-  log(`looking for the Temporal CLI, in this order: ${steps.map((step, index) => `(${index + 1}) ${step.label}`).join('; ')}`);
+export async function chooseTemporalCli(steps: readonly LookupStep[], log: Log, what = 'the Temporal CLI'): Promise<string> {
+  log(`looking for ${what}, in this order: ${steps.map((step, index) => `(${index + 1}) ${step.label}`).join('; ')}`);
   const outcomes: string[] = [];
   for (const [index, step] of steps.entries()) {
     let outcome: LookupOutcome;
@@ -153,7 +178,7 @@ export async function chooseTemporalCli(steps: readonly LookupStep[], log: Log):
     outcomes.push(`${step.label}: ${outcome.skipped}`);
   }
   throw new TemporalCliUnavailableError(
-    `the Temporal CLI could not be had (${outcomes.join('; ')}). ` +
+    `${what} could not be had (${outcomes.join('; ')}). ` +
       'Install it (https://docs.temporal.io/cli), install Go, or set TEMPORAL_ADDRESS to an existing Temporal server.',
   );
 }
@@ -170,6 +195,11 @@ async function findCached(binDir: string): Promise<LookupOutcome> {
   return { skipped: `nothing usable in ${binDir}` };
 }
 
+/** Go on PATH, then /usr/local/go/bin/go; undefined when neither is there. */
+export async function findGo(env: Env): Promise<string | undefined> {
+  return (await findOnPath('go', env)) ?? ((await isExecutable(GO_FALLBACK_PATH)) ? GO_FALLBACK_PATH : undefined);
+}
+
 export async function resolveTemporalCli(log: Log, env: Env = process.env): Promise<string> {
   const binDir = temporalCacheBinDir(env);
   return chooseTemporalCli([
@@ -182,7 +212,7 @@ export async function resolveTemporalCli(log: Log, env: Env = process.env): Prom
     {
       label: `a build from Go modules (go install ${TEMPORAL_CLI_MODULE})`,
       async find() {
-        const go = (await findOnPath('go', env)) ?? ((await isExecutable(GO_FALLBACK_PATH)) ? GO_FALLBACK_PATH : undefined);
+        const go = await findGo(env);
         if (!go) return { skipped: 'Go is not installed (looked on PATH and at /usr/local/go/bin/go)' };
         return { path: await buildIntoCache(go, binDir, path.join(binDir, 'temporal'), env, log) };
       },

@@ -52,7 +52,7 @@ function devServerArgs(options: TemporalDevServerOptions, ip: string): string[] 
 }
 
 /** Polls the frontend until GetSystemInfo succeeds; fails early if the server process exits. */
-async function waitForFrontend(address: string, server: PrefixedChild, timeoutMs: number): Promise<void> {
+export async function waitForFrontend(address: string, server: PrefixedChild, timeoutMs: number): Promise<void> {
   let exit: string | undefined;
   void server.exited.then((info) => { exit = describeExit(info); });
   const deadline = Date.now() + timeoutMs;

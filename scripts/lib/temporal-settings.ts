@@ -107,3 +107,26 @@ export async function applyWorkflowRetention(connection: Connection, namespace: 
     config: { workflowExecutionRetentionTtl: msNumberToTs(retentionMs) },
   });
 }
+
+/**
+ * Registers the namespace on a real server (the dev server creates its own at start-up); true when
+ * it was created. A new namespace reaches every service's cache within about 10 s, so this waits until
+ * the frontend lists its search attributes.
+ */
+export async function ensureNamespace(connection: Connection, namespace: string, retentionMs: number): Promise<boolean> {
+  try {
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msNumberToTs(retentionMs) });
+  } catch (error) {
+    if (isGrpcServiceError(error) && error.code === GRPC_ALREADY_EXISTS) return false;
+    throw error;
+  }
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await connection.operatorService.listSearchAttributes({ namespace });
+      return true;
+    } catch (error) {
+      if (attempt >= 60) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}

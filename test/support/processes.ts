@@ -3,7 +3,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { testEnvironment } from './environment.ts';
+import { processDatabaseEnv, testEnvironment } from './environment.ts';
 import { freePort } from '../../scripts/lib/free-port.ts';
 export { freePort };
 
@@ -20,14 +20,15 @@ export type RunningApi = RallyProcess & { baseUrl: string };
 export type SpawnOptions = { onOutput?: (chunk: string) => void };
 
 function spawnRally(entry: string, env: Record<string, string>, options: SpawnOptions = {}): RallyProcess {
-  const { databaseUrl, temporal, identityProviderPort } = testEnvironment();
+  const { temporal, identityProviderPort } = testEnvironment();
   const child = spawn(process.execPath, [entry], {
     cwd: ROOT,
     env: {
       ...process.env,
       NODE_ENV: 'test',
-      DATABASE_URL: databaseUrl,
+      ...processDatabaseEnv(),
       TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace ?? 'default',
       PUBLIC_URL,
       RALLY_IDP_PORT: String(identityProviderPort),
       // Every test signs from 127.0.0.1 with an address at example.test; the signing throttle has tests of its own.

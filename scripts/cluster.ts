@@ -1,0 +1,162 @@
+// `npm run cluster`: Rally's production topology on one machine, without Docker. The real Temporal
+// server (built once from Go modules, lib/temporal-server.ts) on PostgreSQL persistence, PgBouncer in
+// transaction mode in front of PostgreSQL for Rally's processes (lib/pgbouncer.ts says why), the
+// identity provider, two workers, and two APIs behind a round-robin proxy on PORT. PostgreSQL is the
+// one of DATABASE_URL (default the local server on 127.0.0.1:5432, database `rally`); the Temporal
+// databases `temporal` and `temporal_visibility` are created beside Rally's. A second run reuses the
+// databases, schemas and namespace. Ctrl-C stops everything in reverse order.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import pg from 'pg';
+import { runMigrations } from '../db/migrate.ts';
+import { loadConfigOrExit } from '../platform/config.ts';
+import { describeExit, spawnPrefixed, stopChild } from './lib/child-process.ts';
+import { ensureDatabaseExists, redactDatabaseUrl } from './lib/embedded-postgres.ts';
+import { freePort } from './lib/free-port.ts';
+import { createParts, stopOnSignals } from './lib/parts.ts';
+import { startPgBouncer, throughPgBouncer } from './lib/pgbouncer.ts';
+import { startRoundRobinProxy } from './lib/round-robin-proxy.ts';
+import { waitForFrontend } from './lib/temporal-dev-server.ts';
+import { resolveTemporalServer } from './lib/temporal-server.ts';
+import { ensureNamespace, loadTemporalSettings, registerSearchAttributes } from './lib/temporal-settings.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const TEMPLATE = path.join(ROOT, 'ops', 'temporal', 'config-template.yaml');
+const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432/rally';
+const GRACE_MS = 30_000;
+// Beside the dev server's 7233/8233 and PostgreSQL's 5432, so `npm start` can run at the same time.
+const PORTS = {
+  FRONTEND_PORT: 7333, FRONTEND_HTTP_PORT: 7343, HISTORY_PORT: 7334, MATCHING_PORT: 7335, WORKER_PORT: 7339,
+  FRONTEND_MEMBERSHIP_PORT: 7933, HISTORY_MEMBERSHIP_PORT: 7934, MATCHING_MEMBERSHIP_PORT: 7935, WORKER_MEMBERSHIP_PORT: 7939,
+} as const;
+const PGBOUNCER_PORT = 6433; // Debian's own pgbouncer service takes 6432
+
+const log = (line: string): void => { process.stdout.write(`rally: ${line}\n`); };
+const parts = createParts(log);
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/** Creates temporal/temporal_visibility when missing, then applies the schema tool's versions (both steps are no-ops when current). */
+async function prepareTemporalDatabases(databaseUrl: string, sqlTool: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const connection = ['--ep', url.hostname, '-p', url.port || '5432', '-u', decodeURIComponent(url.username), '--pl', 'postgres12'];
+  const env = { ...process.env, SQL_PASSWORD: decodeURIComponent(url.password) };
+  for (const [database, schema] of [['temporal', 'temporal'], ['temporal_visibility', 'visibility']] as const) {
+    if (await ensureDatabaseExists(withDatabase(databaseUrl, database))) log(`created database ${database}`);
+    const versioned = await hasSchemaVersionTable(withDatabase(databaseUrl, database));
+    const steps = [...(versioned ? [] : [['setup-schema', '-v', '0.0']]), ['update-schema', '--schema-name', `postgresql/v12/${schema}`]];
+    for (const step of steps) {
+      const result = spawnSync(sqlTool, [...connection, '--db', database, ...step], { env, encoding: 'utf8' });
+      if (result.status !== 0) throw new Error(`temporal-sql-tool ${step[0]} on ${database} failed: ${result.stderr || result.stdout}`);
+    }
+    log(`database ${database}: schema ${versioned ? 'updated where needed' : 'set up'} (postgresql/v12/${schema})`);
+  }
+}
+
+async function hasSchemaVersionTable(databaseUrl: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query(`SELECT to_regclass('public.schema_version') IS NOT NULL AS present`);
+    return result.rows[0].present === true;
+  } finally {
+    await client.end();
+  }
+}
+
+async function writeServerConfig(databaseUrl: string, dataDir: string): Promise<string> {
+  const url = new URL(databaseUrl);
+  const values: Record<string, string> = {
+    ...Object.fromEntries(Object.entries(PORTS).map(([name, port]) => [name, String(port)])),
+    BIND_IP: '127.0.0.1', POSTGRES_HOST: url.hostname, POSTGRES_PORT: url.port || '5432',
+    POSTGRES_USER: decodeURIComponent(url.username), POSTGRES_PASSWORD: decodeURIComponent(url.password),
+  };
+  const text = (await readFile(TEMPLATE, 'utf8')).replace(/\$\{([A-Z_]+)\}/g, (_, name: string) => {
+    if (values[name] === undefined) throw new Error(`${TEMPLATE}: unknown placeholder ${name}`);
+    return values[name];
+  });
+  const configDir = path.join(dataDir, 'config');
+  await mkdir(configDir, { recursive: true });
+  await writeFile(path.join(configDir, 'development.yaml'), text, { mode: 0o600 });
+  return dataDir;
+}
+
+async function startTemporalServer(server: string, root: string, address: string): Promise<void> {
+  await parts.keepRunning('temporal-server', async () => {
+    const child = spawnPrefixed({ name: 'temporal-server', command: server, args: ['--root', root, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'] });
+    await waitForFrontend(address, child, 120_000).catch(async (error: unknown) => { await stopChild(child); throw error; });
+    return { pid: child.process.pid, exited: child.exited.then(describeExit), async stop() { child.silence(); await stopChild(child, 15_000); } };
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit(process.env);
+  const settings = loadTemporalSettings();
+  const databaseUrl = config.databaseUrl ?? LOCAL_SERVER;
+  const dataDir = path.resolve(ROOT, config.dataDir, 'cluster');
+  log(`PostgreSQL ${redactDatabaseUrl(databaseUrl)}`);
+  if (await ensureDatabaseExists(databaseUrl)) log(`created database ${new URL(databaseUrl).pathname.slice(1)}`);
+  const applied = await runMigrations(databaseUrl); // direct: migrations hold a session advisory lock
+  log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'migrations up to date');
+
+  const tools = await resolveTemporalServer(log);
+  await prepareTemporalDatabases(databaseUrl, tools.sqlTool);
+  const root = await writeServerConfig(databaseUrl, path.join(dataDir, 'temporal'));
+  const address = `127.0.0.1:${PORTS.FRONTEND_PORT}`;
+  log(`starting the Temporal server (frontend, history, matching, worker) on ${address}…`);
+  await startTemporalServer(tools.server, root, address);
+  const connection = await Connection.connect({ address });
+  try {
+    if (await ensureNamespace(connection, settings.namespace, settings.workflowRetentionMs)) log(`registered namespace ${settings.namespace}`);
+    const added = await registerSearchAttributes(connection, settings.namespace, settings.searchAttributes);
+    log(added.length ? `registered search attributes: ${added.join(', ')}` : 'search attributes already registered');
+  } finally {
+    await connection.close();
+  }
+
+  const bouncer = await startPgBouncer({ upstreamUrl: databaseUrl, dataDir: path.join(dataDir, 'pgbouncer'), port: PGBOUNCER_PORT, log });
+  parts.supervise('pgbouncer', bouncer.child.exited, bouncer.stop);
+  const apiPorts = [await freePort(), await freePort()];
+  const env = {
+    ...process.env,
+    DATABASE_URL: throughPgBouncer(databaseUrl, PGBOUNCER_PORT),
+    DATABASE_LISTEN_URL: databaseUrl,
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_NAMESPACE: settings.namespace,
+    RALLY_TASK_QUEUE: settings.taskQueue,
+    PUBLIC_URL: config.publicUrl,
+  };
+  if (!config.identity.issuer) await parts.startServiceProcess('identity', env, GRACE_MS);
+  for (const n of [1, 2]) await parts.startServiceProcess('worker', env, GRACE_MS, `worker-${n}`);
+  for (const [index, port] of apiPorts.entries()) await parts.startServiceProcess('api', { ...env, PORT: String(port) }, GRACE_MS, `api-${index + 1}`);
+  const proxy = await startRoundRobinProxy('0.0.0.0', config.port, apiPorts);
+  parts.add('proxy', proxy.close);
+  if (!(await parts.waitForApi(config.port))) throw new Error(`the APIs did not answer on port ${config.port}`);
+  process.stdout.write([
+    '',
+    `  API            ${config.publicUrl}  (port ${config.port}, round-robin over APIs on ${apiPorts.join(' and ')})`,
+    `  Workers        2, task queue ${settings.taskQueue}`,
+    `  Temporal       ${address}, namespace ${settings.namespace} (PostgreSQL persistence; config ${path.join(root, 'config', 'development.yaml')})`,
+    `  PgBouncer      127.0.0.1:${PGBOUNCER_PORT}, pool_mode transaction (DATABASE_URL of the APIs and workers)`,
+    `  Database       ${redactDatabaseUrl(databaseUrl)} (direct: LISTEN, migrations, Temporal)`,
+    '',
+    '  Press Ctrl-C to stop.',
+    '',
+  ].join('\n') + '\n');
+}
+
+stopOnSignals(parts, log);
+try {
+  await main();
+} catch (error) {
+  if (!parts.isStopping()) {
+    log(`start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+    await parts.stopEverything(1);
+  }
+}
