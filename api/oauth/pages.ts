@@ -2,6 +2,7 @@
 // cannot safely go back to the app. No scripts; every value is escaped; the page may not be framed
 // (clickjacking) and its form may only post here and follow our redirect to the app.
 import type { RallyContext } from '../http/context.ts';
+import { htmlPolicies } from '../http/security-headers.ts';
 import { html, trusted, type SafeHtml } from '../pages/html.ts';
 
 const STYLE = trusted(`body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}
@@ -13,9 +14,8 @@ function send(ctx: RallyContext, status: number, title: string, body: SafeHtml, 
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'${formTarget ? ` ${formTarget}` : ''}`);
+  // Framing and referrer headers come from the security headers middleware, like every answer's.
+  ctx.set('Content-Security-Policy', htmlPolicies.oauthConsent(formTarget));
   ctx.body = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title}</title><style>${STYLE}</style></head><body>${body}</body></html>`.value;
 }
