@@ -56,7 +56,6 @@ import { createAnalyticsRoutes } from './analytics/routes.ts';
 import { createCachedPetitionAnalytics } from '../core/analytics/analytics-cache.ts';
 import { createPageViewCounter } from '../core/analytics/page-views.ts';
 import { createEmbedRoutes } from './embeds/routes.ts';
-import { createFramingPolicy } from './pages/framing.ts';
 import { createPageRoutes } from './pages/routes.ts';
 import { loadOAuthSigner } from '../core/oauth/signing-key.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
@@ -176,7 +175,6 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const app = new Koa<RallyState>();
   app.silent = true;
   app.use(createHttpMetricsMiddleware(deps.log));
-  app.use(createFramingPolicy());
   app.use(createSecurityHeadersMiddleware({ publicUrl: config.publicUrl }));
   app.use(createUnreadBodyDrain());
   app.use(createErrorMiddleware({ publicUrl: config.publicUrl, log: deps.log }));

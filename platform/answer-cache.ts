@@ -1,10 +1,13 @@
 // A bounded in-process cache of computed answers (a search page, a petition's analytics) for reads
-// that many clients repeat and that may lag their sources by a stated moment. Each key is computed by
-// one load at a time however many requests ask for it; an answer older than `freshMs` is still served
-// while one refresh runs in the background, so a busy key never makes its callers wait on the
-// database; one older than `maxAgeMs` (a key nobody asked for lately) is loaded again before it is
-// served. `forgetAll()` drops everything at once, and a load that started before it stores nothing.
-// Failed loads are never stored: the next request tries again.
+// that many clients repeat and that may lag their sources by a stated moment, on lru-cache's
+// fetchMethod: each key is computed by one load at a time however many requests ask for it; an
+// answer older than `freshMs` is still served while one refresh runs in the background
+// (allowStale), so a busy key never makes its callers wait on the database; one older than
+// `maxAgeMs` (a key nobody asked for lately) is loaded again before it is served (forceRefresh).
+// `forgetAll()` drops everything at once, and a load that started before it still answers its
+// callers but stores nothing (clear() aborts it; ignoreFetchAbort lets it finish). Failed loads are
+// never stored: the next request tries again; a failed background refresh keeps the stale answer.
+import { LRUCache } from 'lru-cache';
 import { createBoundedLru } from './bounded-lru.ts';
 import type { Logger } from './logger.ts';
 
@@ -29,45 +32,30 @@ export type AnswerCacheOptions = {
   now?: () => number;
 };
 
-type Entry<V> = { value: V; loadedAt: number };
+type Load<V> = () => Promise<V>;
 
 export function createAnswerCache<V extends object>(options: AnswerCacheOptions): AnswerCache<V> {
-  const entries = createBoundedLru<string, Entry<V>>(options.max);
-  const loading = new Map<string, Promise<V>>();
-  const now = options.now ?? Date.now;
-  let generation = 0;
-
-  function loadOnce(key: string, load: () => Promise<V>): Promise<V> {
-    const pending = loading.get(key);
-    if (pending) return pending;
-    const startedIn = generation;
-    const loadedAt = now();
-    const promise: Promise<V> = load()
-      .then((value) => {
-        if (startedIn === generation) entries.set(key, { value, loadedAt });
-        return value;
-      })
-      .finally(() => {
-        if (loading.get(key) === promise) loading.delete(key);
-      });
-    loading.set(key, promise);
-    return promise;
-  }
+  const answers: LRUCache<string, V, Load<V>> = createBoundedLru<string, V, Load<V>>(options.max, {
+    ttl: options.freshMs,
+    // A hand-turned clock must be read on every check, not once a millisecond.
+    ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
+    allowStale: true,
+    noDeleteOnFetchRejection: true,
+    ignoreFetchAbort: true,
+    fetchMethod: (_key, stale, { context: load }) =>
+      stale === undefined ? load() : load().catch((error: Error) => {
+        options.log.warn(`${options.name} refresh failed`, { error: error.message });
+        throw error;
+      }),
+  });
 
   return {
     async get(key, load) {
-      const entry = entries.get(key);
-      const age = entry ? now() - entry.loadedAt : Infinity;
-      if (!entry || age > options.maxAgeMs) return loadOnce(key, load);
-      if (age > options.freshMs && !loading.has(key)) {
-        loadOnce(key, load).catch((error: Error) => options.log.warn(`${options.name} refresh failed`, { error: error.message }));
-      }
-      return entry.value;
+      const tooOld = answers.getRemainingTTL(key) < options.freshMs - options.maxAgeMs;
+      return (await answers.fetch(key, { context: load, forceRefresh: tooOld, allowStale: !tooOld }))!;
     },
     forgetAll() {
-      generation += 1;
-      entries.clear();
-      loading.clear();
+      answers.clear();
     },
   };
 }

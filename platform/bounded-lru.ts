@@ -6,10 +6,10 @@
 // entries arrive.
 import { LRUCache } from 'lru-cache';
 
-type Options<K extends {}, V extends {}> = Omit<LRUCache.Options<K, V, unknown>, 'max' | 'maxSize' | 'sizeCalculation' | 'maxEntrySize'>;
+type Options<K extends {}, V extends {}, FC> = Omit<LRUCache.Options<K, V, FC>, 'max' | 'maxSize' | 'sizeCalculation' | 'maxEntrySize'>;
 
 const countsOne = () => 1;
 
-export function createBoundedLru<K extends {}, V extends {}>(maxEntries: number, options: Options<K, V> = {}): LRUCache<K, V> {
-  return new LRUCache<K, V>({ ...options, maxSize: maxEntries, sizeCalculation: countsOne } as LRUCache.Options<K, V, unknown>);
+export function createBoundedLru<K extends {}, V extends {}, FC = unknown>(maxEntries: number, options: Options<K, V, FC> = {}): LRUCache<K, V, FC> {
+  return new LRUCache<K, V, FC>({ ...options, maxSize: maxEntries, sizeCalculation: countsOne } as LRUCache.Options<K, V, FC>);
 }

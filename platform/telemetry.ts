@@ -1,10 +1,12 @@
-// OpenTelemetry tracing for the API and the worker, exporting OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT.
-// Without that variable nothing is started: no spans, no instrumentation cost, no trace ids in logs.
-// Each process imports its `telemetry.ts` before anything else (api/telemetry.ts, worker/telemetry.ts),
-// so the HTTP, pg and undici instrumentations are in place before those modules are first used.
-// The standard OTel variables still apply (OTEL_BSP_SCHEDULE_DELAY, OTEL_EXPORTER_OTLP_HEADERS, …).
-// The SDK, exporters and instrumentations (about 30 MB) are required only when tracing is on, and
-// synchronously, so they are in place before the modules imported after this one are evaluated.
+// OpenTelemetry tracing for the API and the worker. NodeSDK configures the exporter from the standard
+// variables: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf by default, or
+// http/json), OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_SCHEDULE_DELAY, …
+// Without OTEL_EXPORTER_OTLP_ENDPOINT nothing is started: no spans, no instrumentation cost, no trace
+// ids in logs. Each process imports its `telemetry.ts` before anything else (api/telemetry.ts,
+// worker/telemetry.ts), so the HTTP, pg and undici instrumentations are in place before those
+// modules are first used. The SDK, exporters and instrumentations (about 30 MB) are required only
+// when tracing is on, and synchronously, so they are in place before the modules imported after this
+// one are evaluated.
 import { createRequire } from 'node:module';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -41,19 +43,14 @@ export function startTracing(service: string, config: Config): Tracing | undefin
   if (tracing || !endpoint) return tracing;
   const { Resource } = load('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { NodeSDK } = load('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { BatchSpanProcessor } = load('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { BasicTracerProvider } = load('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { HttpInstrumentation } = load('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
   const { PgInstrumentation } = load('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   const { UndiciInstrumentation } = load('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
+  const { trace, ProxyTracerProvider } = load('@opentelemetry/api') as typeof import('@opentelemetry/api');
   const resource = new Resource({ 'service.name': service, 'service.namespace': 'rally' });
-  const url = `${endpoint}/v1/traces`;
-  const exporter = config.observability.otlpProtocol === 'http/json'
-    ? new (load('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url })
-    : new (load('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({ url });
-  const spanProcessor = new BatchSpanProcessor(exporter);
   const sdk = new NodeSDK({
     resource,
-    spanProcessors: [spanProcessor],
     // Rally sends no OTel logs or metrics (logs are JSON lines, metrics are Prometheus).
     logRecordProcessors: [],
     instrumentations: [
@@ -67,7 +64,15 @@ export function startTracing(service: string, config: Config): Tracing | undefin
     ],
   });
   sdk.start();
-  tracing = { resource, spanProcessor, shutdown: () => sdk.shutdown() };
+  // The processors NodeSDK made from the environment, which the worker also hands Temporal's workflow
+  // span exporter; none when OTEL_TRACES_EXPORTER=none.
+  const registered = trace.getTracerProvider();
+  const provider = registered instanceof ProxyTracerProvider ? registered.getDelegate() : registered;
+  if (!(provider instanceof BasicTracerProvider)) {
+    void sdk.shutdown();
+    return undefined;
+  }
+  tracing = { resource, spanProcessor: provider.getActiveSpanProcessor(), shutdown: () => sdk.shutdown() };
   return tracing;
 }
 

@@ -1,16 +1,60 @@
-// Headers every answer carries, errors included (this middleware runs outside the error handler):
-// no MIME sniffing, no referrer leaking paths to other sites, HSTS when Rally is served over https,
-// and for HTML without a policy of its own (the /docs reference, the problem pages) a CSP that allows
-// only their own inline style: they run no script and load nothing.
+// Every security header Rally sends, in one place. The middleware gives every answer, errors
+// included (it runs outside the error handler and is outermost but for metrics): no MIME sniffing,
+// no referrer leaking paths to other sites, HSTS when Rally is served over https, the static HTML
+// policy to HTML that set none, and the framing rule. Routes that send HTML with scripts or forms
+// set one of the named policies below (`htmlPolicies`); nothing else writes these headers.
 import type { Middleware } from 'koa';
 import type { RallyState } from './context.ts';
 
-const HTML_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 // Two years, the preload list's minimum (https://hstspreload.org).
 const HSTS = 'max-age=63072000; includeSubDomains';
+
+export type PagePolicy = { styleHash: string; imageOrigins?: string[] };
+
+function originsOf(urls: string[]): string[] {
+  const origins = new Set<string>();
+  for (const url of urls) {
+    try {
+      origins.add(new URL(url).origin);
+    } catch {
+      // Not an absolute address: nothing to allow.
+    }
+  }
+  return [...origins];
+}
+
+// Same-origin script only, the inline stylesheet by its hash, WebSocket back to us.
+function scriptedPage(publicUrl: string, policy: PagePolicy, frameAncestors: string): string {
+  const socketOrigin = publicUrl.replace(/^http/, 'ws');
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src ${policy.styleHash}`,
+    `img-src 'self' ${originsOf(policy.imageOrigins ?? []).join(' ')}`.trim(),
+    `connect-src 'self' ${socketOrigin}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${frameAncestors}`,
+  ].join('; ');
+}
+
+/** The Content-Security-Policy of each kind of HTML answer. */
+export const htmlPolicies = {
+  /** HTML that runs no script and loads nothing (the /docs reference, problem pages): its own inline style only. */
+  static: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  /** The petition page (and its 404 and review notice): never framed. */
+  page: (publicUrl: string, policy: PagePolicy) => scriptedPage(publicUrl, policy, "'none'"),
+  /** The widget (/embed/…): framed by any site, which is its purpose. */
+  widget: (publicUrl: string, policy: PagePolicy) => scriptedPage(publicUrl, policy, '*'),
+  /** The OAuth consent screen: no script; its form posts here and is then redirected to the app's origin. */
+  oauthConsent: (redirectOrigin?: string) =>
+    `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}`,
+} as const;
+
 // Read from the header itself: Koa's `is('html')` parses the content type and looks up MIME tables,
 // a measurable cost on every answer of the lightest routes.
 const isHtml = (contentType: unknown) => typeof contentType === 'string' && /^\s*text\/html\s*(?:;|$)/i.test(contentType);
+const isWidget = (path: string) => path.startsWith('/embed/');
 
 export function createSecurityHeadersMiddleware(options: { publicUrl: string }): Middleware<RallyState> {
   const https = new URL(options.publicUrl).protocol === 'https:';
@@ -21,9 +65,18 @@ export function createSecurityHeadersMiddleware(options: { publicUrl: string }):
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.set('Referrer-Policy', 'no-referrer');
       if (https) ctx.set('Strict-Transport-Security', HSTS);
-      // Pages that run scripts of their own (the petition page, the widget) set their own policy;
-      // who may frame what is decided once, in api/pages/framing.ts.
-      if (isHtml(ctx.response.get('Content-Type')) && !ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', HTML_POLICY);
+      if (isHtml(ctx.response.get('Content-Type')) && !ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', htmlPolicies.static);
+      // Only the widget may be framed; nothing else, neither pages nor the API (X-Frame-Options for
+      // old browsers, CSP frame-ancestors for the rest).
+      if (isWidget(ctx.path)) {
+        ctx.remove('X-Frame-Options');
+        if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', 'frame-ancestors *');
+      } else {
+        ctx.set('X-Frame-Options', 'DENY');
+        const csp = String(ctx.response.get('Content-Security-Policy') ?? '');
+        if (!csp) ctx.set('Content-Security-Policy', "frame-ancestors 'none'");
+        else if (!csp.includes('frame-ancestors')) ctx.set('Content-Security-Policy', `${csp}; frame-ancestors 'none'`);
+      }
     }
   };
 }

@@ -63,7 +63,6 @@ export function createLocalMediaRoutes(deps: MediaDependencies & { signingKey: s
         const found = await stat(file).catch(() => null);
         assertThat(found && found.isFile(), 'not-found', 'There is no such image.');
         ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-        ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.type = 'image/webp';
         ctx.length = found.size;
         ctx.body = createReadStream(file);

@@ -15,7 +15,7 @@ export class SafeHtml {
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function escapeHtml(text: unknown): string {
+function escapeHtml(text: unknown): string {
   return String(text ?? '').replace(/[&<>"']/g, (char) => ENTITIES[char]!);
 }
 

@@ -12,7 +12,8 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { LIVE_SCRIPT, LIVE_SCRIPT_ETAG } from './live-script.ts';
 import { renderPetitionPage } from './petition-page.ts';
 import { renderReviewNoticePage, renderReviewNoticeWidget } from './review-notice.ts';
-import { contentSecurityPolicy, sendCacheable, sendNotFoundPage } from './respond.ts';
+import { sendCacheable, sendNotFoundPage } from './respond.ts';
+import { htmlPolicies } from '../http/security-headers.ts';
 import { PAGE_CSS_HASH, WIDGET_CSS_HASH } from './styles.ts';
 import { renderWidgetPage, widgetTheme } from './widget-page.ts';
 
@@ -25,12 +26,12 @@ const WidgetQuery = Type.Object({
 const HTML = 'text/html; charset=utf-8';
 
 /** The petition, or null after answering the 404 page (unknown, draft, private, deleted…). */
-async function loadOrNotFound(ctx: RallyContext, load: () => Promise<PublicPetition | ReviewNotice>, publicUrl: string, frameAncestors: string) {
+async function loadOrNotFound(ctx: RallyContext, load: () => Promise<PublicPetition | ReviewNotice>, notFoundCsp: string) {
   try {
     return await load();
   } catch (error) {
     if (error instanceof DomainError && (error.kind === 'not-found' || error.kind === 'forbidden')) {
-      sendNotFoundPage(ctx, publicUrl, frameAncestors);
+      sendNotFoundPage(ctx, notFoundCsp);
       return null;
     }
     throw error;
@@ -50,11 +51,11 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
       params: SlugParams,
       responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 304: { description: 'Not modified (If-None-Match matched the ETag)' }, 404: { description: 'HTML page: no such public petition' } },
       async handler(ctx, { params }) {
-        const data = await loadOrNotFound(ctx, () => loadPublicPage(db, params.slug, { details: true }), publicUrl, "'none'");
+        const data = await loadOrNotFound(ctx, () => loadPublicPage(db, params.slug, { details: true }), htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH }));
         if (!data) return;
-        if ('notice' in data) return sendCacheable(ctx, renderReviewNoticePage(), HTML, contentSecurityPolicy(publicUrl, { styleHash: PAGE_CSS_HASH, frameAncestors: "'none'" }));
+        if ('notice' in data) return sendCacheable(ctx, renderReviewNoticePage(), HTML, htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH }));
         deps.pageViews?.record(data.petition.id, 'page');
-        const csp = contentSecurityPolicy(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins: imageOrigins(data), frameAncestors: "'none'" });
+        const csp = htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins: imageOrigins(data) });
         sendCacheable(ctx, renderPetitionPage(data, publicUrl), HTML, csp);
       },
     }),
@@ -64,9 +65,9 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
       params: SlugParams, query: WidgetQuery,
       responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 304: { description: 'Not modified (If-None-Match matched the ETag)' }, 404: { description: 'HTML page: no such public petition' } },
       async handler(ctx, { params, query }) {
-        const data = await loadOrNotFound(ctx, () => loadPublicPage(db, params.slug, { details: false }), publicUrl, '*');
+        const data = await loadOrNotFound(ctx, () => loadPublicPage(db, params.slug, { details: false }), htmlPolicies.widget(publicUrl, { styleHash: PAGE_CSS_HASH }));
         if (!data) return;
-        const widgetCsp = contentSecurityPolicy(publicUrl, { styleHash: WIDGET_CSS_HASH, frameAncestors: '*' });
+        const widgetCsp = htmlPolicies.widget(publicUrl, { styleHash: WIDGET_CSS_HASH });
         if ('notice' in data) return sendCacheable(ctx, renderReviewNoticeWidget(widgetTheme(query.theme)), HTML, widgetCsp);
         deps.pageViews?.record(data.petition.id, 'widget');
         const body = renderWidgetPage(data, publicUrl, { theme: widgetTheme(query.theme), showDescription: query.description === '1' });
@@ -80,7 +81,6 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
       async handler(ctx) {
         // Linked with a version in its query string: a new script is a new address.
         ctx.set('Cache-Control', 'public, max-age=86400');
-        ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.etag = LIVE_SCRIPT_ETAG;
         ctx.status = 200;
         if (ctx.fresh) {

@@ -1,15 +1,13 @@
 // Server-rendered HTML for the reference pages. Everything interpolated is escaped.
+import { html, trusted, type SafeHtml } from '../pages/html.ts';
 
-const escapeHtml = (text: unknown) =>
-  String(text ?? '').replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
-
-const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+const STYLE = trusted(`body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 code,pre{font:13px ui-monospace,monospace;background:#f4f4f4;padding:.1rem .3rem}pre{padding:.6rem;overflow:auto}
 .op{border-top:1px solid #ddd;padding:.6rem 0}.method{font-weight:700;text-transform:uppercase;display:inline-block;width:4.5rem}
-.dep{color:#a40}details{margin:.3rem 0}`;
+.dep{color:#a40}details{margin:.3rem 0}`);
 
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+function page(title: string, body: SafeHtml): string {
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>${STYLE}</style></head><body>${body}</body></html>`.value;
 }
 
 type Operation = {
@@ -24,26 +22,26 @@ type Operation = {
   responses: Record<string, { description: string }>;
 };
 
-function renderOperation(method: string, path: string, operation: Operation): string {
+function renderOperation(method: string, path: string, operation: Operation): SafeHtml {
   const auth = operation.security?.length ? `auth: ${operation.security.some((entry) => Object.keys(entry).length === 0) ? 'optional' : 'required'}` : 'auth: none';
-  const permission = operation['x-rally-permission'] ? `, permission: <code>${escapeHtml(operation['x-rally-permission'])}</code>` : '';
-  const params = (operation.parameters ?? [])
-    .map((param) => `<li><code>${escapeHtml(param.name)}</code> (${escapeHtml(param.in)}${param.required ? ', required' : ''}) ${escapeHtml(param.description)}</li>`)
-    .join('');
+  const permission = operation['x-rally-permission'] ? html`, permission: <code>${operation['x-rally-permission']}</code>` : '';
+  const params = (operation.parameters ?? []).map(
+    (param) => html`<li><code>${param.name}</code> (${param.in}${param.required ? ', required' : ''}) ${param.description}</li>`,
+  );
   const body = operation.requestBody
-    ? `<details><summary>Request body</summary><pre>${escapeHtml(JSON.stringify(operation.requestBody.content['application/json']?.schema, null, 2))}</pre></details>`
+    ? html`<details><summary>Request body</summary><pre>${JSON.stringify(operation.requestBody.content['application/json']?.schema, null, 2)}</pre></details>`
     : '';
-  const responses = Object.entries(operation.responses)
-    .map(([status, response]) => `<code>${escapeHtml(status)}</code> ${escapeHtml(response.description)}`)
-    .join(' · ');
-  return `<div class="op" id="${escapeHtml(operation.operationId)}"><span class="method">${escapeHtml(method)}</span><code>${escapeHtml(path)}</code>
- ${operation.deprecated ? '<span class="dep">deprecated</span>' : ''}<div>${escapeHtml(operation.summary)} <small>(${auth}${permission})</small></div>
- ${params ? `<ul>${params}</ul>` : ''}${body}<div><small>${responses}</small></div></div>`;
+  const responses = Object.entries(operation.responses).map(
+    ([status, response], index) => html`${index ? ' · ' : ''}<code>${status}</code> ${response.description}`,
+  );
+  return html`<div class="op" id="${operation.operationId}"><span class="method">${method}</span><code>${path}</code>
+ ${operation.deprecated ? html`<span class="dep">deprecated</span>` : ''}<div>${operation.summary} <small>(${auth}${permission})</small></div>
+ ${params.length ? html`<ul>${params}</ul>` : ''}${body}<div><small>${responses}</small></div></div>`;
 }
 
 export function renderDocsPage(document: Record<string, unknown>): string {
   const paths = document.paths as Record<string, Record<string, Operation>>;
-  const byTag = new Map<string, string[]>();
+  const byTag = new Map<string, SafeHtml[]>();
   for (const [path, methods] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(methods)) {
       const tag = operation.tags[0] ?? 'Other';
@@ -51,14 +49,14 @@ export function renderDocsPage(document: Record<string, unknown>): string {
     }
   }
   const info = document.info as { title: string; version: string; description: string };
-  const sections = [...byTag.entries()].map(([tag, operations]) => `<h2 id="${escapeHtml(tag)}">${escapeHtml(tag)}</h2>${operations.join('')}`).join('');
-  const scopes = Object.entries(document['x-rally-api-key-scopes'] as Record<string, { permissions: string[]; description: string }>)
-    .map(([scope, entry]) => `<tr><td><code>${escapeHtml(scope)}</code></td><td>${entry.permissions.map(escapeHtml).join(', ')}</td><td>${escapeHtml(entry.description)}</td></tr>`)
-    .join('');
-  const toc = [...byTag.keys()].map((tag) => `<a href="#${escapeHtml(tag)}">${escapeHtml(tag)}</a>`).join(' · ');
+  const sections = [...byTag.entries()].map(([tag, operations]) => html`<h2 id="${tag}">${tag}</h2>${operations}`);
+  const scopes = Object.entries(document['x-rally-api-key-scopes'] as Record<string, { permissions: string[]; description: string }>).map(
+    ([scope, entry]) => html`<tr><td><code>${scope}</code></td><td>${entry.permissions.join(', ')}</td><td>${entry.description}</td></tr>`,
+  );
+  const toc = [...byTag.keys()].map((tag, index) => html`${index ? ' · ' : ''}<a href="#${tag}">${tag}</a>`);
   return page(
     `${info.title} reference`,
-    `<h1>${escapeHtml(info.title)} <small>${escapeHtml(info.version)}</small></h1><p>${escapeHtml(info.description)}</p>
+    html`<h1>${info.title} <small>${info.version}</small></h1><p>${info.description}</p>
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a>. Errors are RFC 7807 problems; each <code>type</code> links to its explanation under <a href="/problems/not-found">/problems/</a>.</p>
 <h2 id="authentication">Authentication and API key scopes</h2>
 <p>Send <code>Authorization: Bearer &lt;access token or API key&gt;</code> (<code>X-API-Key</code> still works, deprecated). Each route below names the permission it needs; an API key grants:</p>
@@ -69,5 +67,8 @@ export function renderDocsPage(document: Record<string, unknown>): string {
 }
 
 export function renderProblemPage(slug: string, problem: { status: number; title: string; about: string }): string {
-  return page(`${problem.title} (${problem.status})`, `<h1>${escapeHtml(problem.title)}</h1><p>HTTP status <code>${problem.status}</code>, type slug <code>${escapeHtml(slug)}</code>.</p><p>${escapeHtml(problem.about)}</p><p><a href="/docs">API reference</a></p>`);
+  return page(
+    `${problem.title} (${problem.status})`,
+    html`<h1>${problem.title}</h1><p>HTTP status <code>${problem.status}</code>, type slug <code>${slug}</code>.</p><p>${problem.about}</p><p><a href="/docs">API reference</a></p>`,
+  );
 }

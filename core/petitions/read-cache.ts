@@ -9,7 +9,8 @@
 //   a change on rally_petition_changed (migration 0020; triggers, so no writer can forget it);
 // - its live count: folded from the signature feed as signatures arrive (every API process hears
 //   every other's), and re-read from the counter shards once it is a second old, so a count is never
-//   more than a second behind whatever the feed missed (invalidations, a lost connection);
+//   more than a second behind whatever the feed missed (invalidations, a lost connection); lru-cache
+//   times the re-reads (fetchMethod: one at a time, in the background past half a second);
 // - list pages: fresh for a second, then served while one refresh runs (a page nobody asked for in
 //   ten seconds is read again first), and dropped at once on any announced change
 //   (platform/answer-cache.ts, as search answers are).
@@ -51,7 +52,7 @@ export type PublicPetitionCache = {
 type SignatureCountEvent = { type: 'signature.created' | 'signature.removed'; signature_count: number };
 type SignatureCountFeed = { subscribe(petitionId: string, listener: (event: SignatureCountEvent) => void): () => void };
 
-type Entry = { row: Readonly<PetitionRow>; countReadAt: number; refreshing?: Promise<void>; unsubscribe: () => void };
+type Entry = { row: Readonly<PetitionRow>; unsubscribe: () => void };
 
 /** The three kinds of announcement (migration 0020) and what each one touches. */
 const TOUCHES: Record<string, (row: PetitionRow, id: string) => boolean> = {
@@ -61,7 +62,29 @@ const TOUCHES: Record<string, (row: PetitionRow, id: string) => boolean> = {
 };
 
 export async function createPublicPetitionCache(deps: { db: DatabasePool; notifications: NotificationListener; feed: SignatureCountFeed; log: Logger; maxPetitions?: number }): Promise<PublicPetitionCache> {
-  const entries = createBoundedLru<string, Entry>(deps.maxPetitions ?? 10_000, { dispose: (entry) => entry.unsubscribe() });
+  const maxPetitions = deps.maxPetitions ?? 10_000;
+  // The count each entry last read from the counter shards, by the same key: stale after
+  // COUNT_REFRESH_AFTER_MS (read again in the background), forced past COUNT_MAX_AGE_MS. A read
+  // updates its entry's row; one cut off by the entry's removal still answers (ignoreFetchAbort).
+  const countReads = createBoundedLru<string, number, Entry>(maxPetitions, {
+    ttl: COUNT_REFRESH_AFTER_MS, allowStale: true, noDeleteOnFetchRejection: true, ignoreFetchAbort: true,
+    fetchMethod: async (_ref, stale, { context: entry }) => {
+      try {
+        const count = await liveSignatureCount(deps.db, entry.row.id);
+        withCount(entry, count);
+        return count;
+      } catch (error) {
+        if (stale !== undefined) deps.log.warn('petition count refresh failed', { error: (error as Error).message });
+        throw error;
+      }
+    },
+  });
+  const entries = createBoundedLru<string, Entry>(maxPetitions, {
+    dispose: (entry, ref) => {
+      entry.unsubscribe();
+      countReads.delete(ref);
+    },
+  });
   const lists = createAnswerCache<readonly PetitionRow[]>({ max: 1_000, freshMs: LIST_FRESH_MS, maxAgeMs: LIST_MAX_AGE_MS, name: 'petition list page', log: deps.log });
   const loading = new Map<string, Promise<Readonly<PetitionRow> | undefined>>();
   // Bumped by every announced change: a load that started before it does not store what it read.
@@ -91,28 +114,16 @@ export async function createPublicPetitionCache(deps: { db: DatabasePool; notifi
     withCount(entry, event.type === 'signature.created' ? Math.max(entry.row.live_signature_count, event.signature_count) : event.signature_count);
   }
 
-  function refreshCount(entry: Entry): Promise<void> {
-    const startedAt = Date.now();
-    return (entry.refreshing ??= liveSignatureCount(deps.db, entry.row.id)
-      .then((count) => {
-        withCount(entry, count);
-        entry.countReadAt = startedAt;
-      })
-      .finally(() => {
-        entry.refreshing = undefined;
-      }));
-  }
-
   async function load(ref: string): Promise<Readonly<PetitionRow> | undefined> {
     const startedIn = generation;
-    const startedAt = Date.now();
     const found = await findPetitionByRef(deps.db, ref);
     if (!found || !canRead(ANONYMOUS, found)) return undefined;
     const row = Object.freeze(found);
     if (startedIn !== generation || entries.has(ref)) return row;
-    const entry: Entry = { row, countReadAt: startedAt, unsubscribe: () => undefined };
+    const entry: Entry = { row, unsubscribe: () => undefined };
     entry.unsubscribe = deps.feed.subscribe(row.id, (event) => fold(entry, event));
     entries.set(ref, entry);
+    countReads.set(ref, row.live_signature_count);
     return row;
   }
 
@@ -129,9 +140,8 @@ export async function createPublicPetitionCache(deps: { db: DatabasePool; notifi
     async read(ref) {
       const entry = entries.get(ref);
       if (!entry) return once(loading, ref, () => load(ref));
-      const age = Date.now() - entry.countReadAt;
-      if (age > COUNT_MAX_AGE_MS) await refreshCount(entry);
-      else if (age > COUNT_REFRESH_AFTER_MS) refreshCount(entry).catch((error: Error) => deps.log.warn('petition count refresh failed', { error: error.message }));
+      const tooOld = countReads.getRemainingTTL(ref) < COUNT_REFRESH_AFTER_MS - COUNT_MAX_AGE_MS;
+      await countReads.fetch(ref, { context: entry, forceRefresh: tooOld, allowStale: !tooOld });
       return entry.row;
     },
     list(query) {

