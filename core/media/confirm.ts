@@ -2,7 +2,8 @@
 // starts its processing workflow, inside one transaction with the row locked. A second confirm finds
 // confirmed_at set and starts nothing, so confirming twice processes once. The workflow is started
 // last inside the transaction, as for API key rotation: if the start fails, nothing is confirmed.
-import { isOrganizationAdmin, organizationExists } from '../organizations/roles.ts';
+import { organizationExists } from '../memberships.ts';
+import { isOrganizationAdmin } from '../organizations/roles.ts';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { Conflict, Forbidden, NotFound, TooLarge, ensure } from '../errors/domain-error.ts';
 import { findMedia, markConfirmed, markTooLarge, type MediaRow } from './queries.ts';

@@ -5,8 +5,7 @@ import type { DatabasePool } from 'slonik';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import { Forbidden, invalidField } from '../errors/domain-error.ts';
-import { findOrganizationById } from '../organizations/queries.ts';
-import { roleIn } from '../organizations/roles.ts';
+import { organizationExists, roleIn } from '../memberships.ts';
 import { slugify, withRandomSuffix } from '../slugs.ts';
 import type { LifecycleDependencies } from './lifecycle.ts';
 import { toPetitionSummary } from './presenter.ts';
@@ -36,7 +35,7 @@ export const MAX_TAGS = 10;
 async function assertMayFileUnder(db: DatabasePool, orgId: string, creatorId: string): Promise<void> {
   const role = await roleIn(db, orgId, creatorId);
   if (role) return;
-  if (!(await findOrganizationById(db, orgId))) throw invalidField('orgId', 'unknown_organization', 'There is no organization with this id.');
+  if (!(await organizationExists(db, orgId))) throw invalidField('orgId', 'unknown_organization', 'There is no organization with this id.');
   throw new Forbidden('Only members of this organization may start petitions in its name.', { code: 'not_a_member' });
 }
 
