@@ -58,7 +58,8 @@ export const metrics = {
     labelNames: ['outcome', 'reason'], registers: [registry],
   }),
   rateLimitRejections: new client.Counter({
-    name: 'rally_rate_limit_rejections_total', help: 'Requests refused with 429 by a rate limit, by limit (general, sign_limit, sign_block_limit, sign_domain_limit, export_limit, report_limit, login, websocket_per_address).',
+    name: 'rally_rate_limit_rejections_total', help: 'Requests refused with 429 by a rate limit, by limit (general, sign_limit, sign_block_limit, ' +
+      'sign_domain_limit, export_limit, report_limit, login, websocket_per_address).',
     labelNames: ['limit'], registers: [registry],
   }),
   websocketConnections: new client.Gauge({

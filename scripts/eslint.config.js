@@ -29,6 +29,8 @@ const LAYERS = [
 ];
 
 const layerPatterns = (folders) => [{ group: folders.flatMap((folder) => [`**/${folder}/*`, `**/${folder}/**`]) }];
+const WORKFLOW_CORE =
+  'Workflows reach nothing with I/O: of core/ they import only core/vocabulary.ts, the pure transition table core/petitions/transitions.ts and types.';
 const NO_SQL = 'Routes and activities never hold SQL: put the query in a core/ service or query module and call that.';
 
 export default tseslint.config(
@@ -77,8 +79,8 @@ export default tseslint.config(
           })),
           patterns: [
             { group: ['../activities/*', '../activities/**'], allowTypeImports: true, message: 'Import activities with `import type` and call them through proxyActivities.' },
-            { group: ['../api/*', '../api/**', '../db/*', '../db/**', '../platform/*', '../platform/**', '../worker/**', '../orchestration/**'], message: 'Workflows reach nothing with I/O: of core/ they import only core/vocabulary.ts, the pure transition table core/petitions/transitions.ts and types.' },
-            { group: ['../core/*/**', '!../core/petitions/transitions.ts'], allowTypeImports: true, message: 'Workflows reach nothing with I/O: of core/ they import only core/vocabulary.ts, the pure transition table core/petitions/transitions.ts and types.' },
+            { group: ['../api/*', '../api/**', '../db/*', '../db/**', '../platform/*', '../platform/**', '../worker/**', '../orchestration/**'], message: WORKFLOW_CORE },
+            { group: ['../core/*/**', '!../core/petitions/transitions.ts'], allowTypeImports: true, message: WORKFLOW_CORE },
           ],
         },
       ],

@@ -51,12 +51,13 @@ if (!config.databaseUrl) {
 const cliPath = await resolveTemporalCli(say);
 
 // `npm test -- test/api/petitions.test.ts` runs the files named; `npm test -- --grep X` filters the
-// whole suite. RALLY_SKIP_CHECKS=1 leaves out tsc and ESLint while iterating on one file.
+// whole suite. RALLY_SKIP_CHECKS=1 leaves out tsc, ESLint and Prettier while iterating on one file.
 const args = process.argv.slice(2);
 const files = args.filter((arg) => arg.endsWith('.ts'));
 if (process.env.RALLY_SKIP_CHECKS !== '1') {
   await run('type-checking (tsc --noEmit)', `${BIN}tsc`, ['--noEmit', '-p', '.']);
   await run('linting (eslint)', `${BIN}eslint`, ['--config', 'scripts/eslint.config.js', '.']);
+  await run('checking formatting (prettier --check)', `${BIN}prettier`, ['--check', '.']);
 }
 await run(
   'running the test suite (mocha)',

@@ -56,7 +56,8 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
   // The moves themselves are the table's (core/petitions/transitions.ts).
   const requireStatus = (event: PetitionEvent) => (_request: TransitionRequest) => {
     if (transitionInFlight || !transitionOf(event, status)) {
-      const message = `Only a ${sourcesOf(event).join(' or ')} petition can be ${EVENT_PARTICIPLES[event]}; this one is ${transitionInFlight ? 'changing state' : status}.`;
+      const message = `Only a ${sourcesOf(event).join(' or ')} petition can be ${EVENT_PARTICIPLES[event]}; this one is ` +
+        `${transitionInFlight ? 'changing state' : status}.`;
       throw ApplicationFailure.create({ type: INVALID_TRANSITION, nonRetryable: true, message });
     }
   };

@@ -35,7 +35,8 @@ export function createDecisionMakerRoutes({ db, workflows, config }: { db: Datab
       body: DecisionMakerCreate,
       responses: {
         201: { description: 'The decision maker', schema: DecisionMakerEnvelope },
-        429: { description: 'An invitation budget is spent (code invitation_limit: 50 per petition, 200 per creator a day; address_recently_invited: one per address per petition a week)' },
+        429: { description: 'An invitation budget is spent (code invitation_limit: 50 per petition, 200 per creator a day; ' +
+          'address_recently_invited: one per address per petition a week)' },
       },
       async handler(ctx, { params, body }) {
         const created = await addDecisionMaker(deps, await loadViewer(deps.db, ctx.state.principal), params.id, body);

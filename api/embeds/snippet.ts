@@ -18,5 +18,7 @@ export type EmbedOptions = WidgetOptions & { width: number; height: number };
 
 export function widgetIframe(publicUrl: string, petition: { slug: string; title: string }, options: EmbedOptions): string {
   const src = widgetUrl(publicUrl, petition.slug, options);
-  return html`<iframe data-rally-embed src="${src}" title="Petition: ${petition.title}" width="${options.width}" height="${options.height}" style="border:0;width:100%;max-width:${options.width}px" loading="lazy" sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"></iframe>`.value;
+  const size = html`width="${options.width}" height="${options.height}" style="border:0;width:100%;max-width:${options.width}px"`;
+  const sandbox = html`sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"`;
+  return html`<iframe data-rally-embed src="${src}" title="Petition: ${petition.title}" ${size} loading="lazy" ${sandbox}></iframe>`.value;
 }

@@ -40,7 +40,12 @@ function frozenData(body: object): object | undefined {
 }
 
 function describe(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperty?: string }).additionalProperty)})` : ''}`).join('; ');
+  return (errors ?? [])
+    .map((error) => {
+      const extra = error.keyword === 'additionalProperties' ? ` (${String((error.params as { additionalProperty?: string }).additionalProperty)})` : '';
+      return `${error.instancePath || '/'} ${error.message ?? 'is invalid'}${extra}`;
+    })
+    .join('; ');
 }
 
 export function createResponseCheck(options: { strict: boolean; log: Logger }): ResponseCheck {

@@ -21,7 +21,8 @@ export function createUnsubscribeRoutes(deps: { db: DatabasePool; config: Config
       async handler(ctx) {
         ctx.type = 'text/html; charset=utf-8';
         ctx.set('Cache-Control', 'no-store');
-        ctx.body = '<!doctype html><title>Unsubscribe</title><form method="post"><p>Stop these notification emails?</p><button type="submit">Unsubscribe</button></form>';
+        ctx.body = '<!doctype html><title>Unsubscribe</title><form method="post"><p>Stop these notification ' +
+          'emails?</p><button type="submit">Unsubscribe</button></form>';
       },
     }),
     defineRoute({

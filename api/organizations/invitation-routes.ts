@@ -52,7 +52,8 @@ export function createInvitationRoutes(deps: InvitationDependencies): AnyRouteSp
       responses: {
         201: { description: 'Your membership', schema: MembershipEnvelope },
         402: { description: "The tier's member limit is reached" },
-        403: { description: 'invitation_email_mismatch: you are not the invited address; email_not_verified: your address is not verified yet (the invitation stays open); or an organization key' },
+        403: { description: 'invitation_email_mismatch: you are not the invited address; email_not_verified: your address is not ' +
+          'verified yet (the invitation stays open); or an organization key' },
         409: { description: 'Already used, or you are already a member' },
         410: { description: 'Expired' },
       },

@@ -9,11 +9,19 @@ import { oembedUrl, petitionPageUrl } from './urls.ts';
 
 const RESPONSE_STATUS: Record<string, string> = { acknowledged: 'Acknowledged', supportive: 'Supportive', opposed: 'Opposed', neutral: 'Neutral' };
 
+const HOW_TO_SIGN = trusted(
+  '<p>Signing needs a Rally account: sign in to Rally first, then sign from the Rally app or any app connected to your account. ' +
+    'You are not signed in on this page.</p>',
+);
+
 export function tally(petition: PublicPetition['petition']): SafeHtml {
   const count = petition.live_signature_count;
   const goal = petition.signature_goal;
-  return html`<p><span class="count" data-count>${formatNumber(count)}</span> <span class="mu">${count === 1 ? 'signature' : 'signatures'}${goal ? html` of a goal of ${formatNumber(goal)}` : ''}</span></p>
-${goal ? html`<progress data-progress max="${goal}" value="${Math.min(count, goal)}" aria-label="Signatures towards the goal">${formatNumber(count)} of ${formatNumber(goal)}</progress>` : ''}`;
+  const ofGoal = goal ? html` of a goal of ${formatNumber(goal)}` : '';
+  const bar = (of: number) => html`data-progress max="${of}" value="${Math.min(count, of)}" aria-label="Signatures towards the goal"`;
+  const progress = goal ? html`<progress ${bar(goal)}>${formatNumber(count)} of ${formatNumber(goal)}</progress>` : '';
+  return html`<p><span class="count" data-count>${formatNumber(count)}</span> <span class="mu">${count === 1 ? 'signature' : 'signatures'}${ofGoal}</span></p>
+${progress}`;
 }
 
 /** What a visitor can do now: sign (through the sign-in flow), or why not. A petition under review never gets here (review-notice.ts). */
@@ -31,7 +39,14 @@ function image(data: PublicPetition): SafeHtml {
   const largest = picture.variants.at(-1);
   if (!largest) return html`<figure><img src="${picture.url}" alt="${picture.alt}"></figure>`;
   const srcset = picture.variants.map((variant) => `${variant.url} ${variant.width}w`).join(', ');
-  return html`<figure><img src="${largest.url}" srcset="${srcset}" sizes="(max-width: 46rem) 100vw, 46rem" width="${largest.width}" height="${largest.height}" alt="${picture.alt}"></figure>`;
+  const sizes = html`sizes="(max-width: 46rem) 100vw, 46rem" width="${largest.width}" height="${largest.height}"`;
+  return html`<figure><img src="${largest.url}" srcset="${srcset}" ${sizes} alt="${picture.alt}"></figure>`;
+}
+
+function responseEntry(response: PublicPetition['responses'][number]): SafeHtml {
+  const status = RESPONSE_STATUS[response.status] ?? response.status;
+  return html`<article class="entry"><h3>${response.decision_maker_name}<span class="mu">, ${response.decision_maker_title}</span></h3>
+<p class="mu">${status} · ${formatDate(response.published_at ?? response.created_at)}</p>${paragraphs(response.body)}</article>`;
 }
 
 function decisionMakers(data: PublicPetition): SafeHtml {
@@ -39,8 +54,7 @@ function decisionMakers(data: PublicPetition): SafeHtml {
   return html`<section aria-labelledby="decision-makers"><h2 id="decision-makers">Decision makers</h2><ul>${data.decisionMakers.map(
     (person) => html`<li>${person.name}<span class="mu">, ${person.title}</span></li>`,
   )}</ul>${data.responses.length ? html`<h2>Their responses</h2>${data.responses.map(
-    (response) => html`<article class="entry"><h3>${response.decision_maker_name}<span class="mu">, ${response.decision_maker_title}</span></h3>
-<p class="mu">${RESPONSE_STATUS[response.status] ?? response.status} · ${formatDate(response.published_at ?? response.created_at)}</p>${paragraphs(response.body)}</article>`,
+    responseEntry,
   )}` : ''}</section>`;
 }
 
@@ -56,13 +70,17 @@ function metaTags(data: PublicPetition, publicUrl: string): SafeHtml {
   const url = petitionPageUrl(publicUrl, petition.slug);
   const summary = excerpt(petition.description, 200);
   const preview = data.image?.variants.at(-1) ?? (data.image ? { url: data.image.url, width: null, height: null } : null);
+  const previewSize = preview?.width
+    ? html`<meta property="og:image:width" content="${preview.width}"><meta property="og:image:height" content="${preview.height}">`
+    : '';
+  const twitterCard = html`<meta name="twitter:card" content="${preview ? 'summary_large_image' : 'summary'}">`;
   return html`<meta name="description" content="${summary}">
 <link rel="canonical" href="${url}">
 <link rel="alternate" type="application/json+oembed" href="${oembedUrl(publicUrl, petition.slug)}" title="${petition.title}">
 <meta property="og:type" content="website"><meta property="og:site_name" content="Rally"><meta property="og:url" content="${url}">
 <meta property="og:title" content="${petition.title}"><meta property="og:description" content="${summary}">
-${preview ? html`<meta property="og:image" content="${preview.url}">${preview.width ? html`<meta property="og:image:width" content="${preview.width}"><meta property="og:image:height" content="${preview.height}">` : ''}<meta property="og:image:alt" content="${petition.title}">` : ''}
-<meta name="twitter:card" content="${preview ? 'summary_large_image' : 'summary'}"><meta name="twitter:title" content="${petition.title}"><meta name="twitter:description" content="${summary}">
+${preview ? html`<meta property="og:image" content="${preview.url}">${previewSize}<meta property="og:image:alt" content="${petition.title}">` : ''}
+${twitterCard}<meta name="twitter:title" content="${petition.title}"><meta name="twitter:description" content="${summary}">
 ${preview ? html`<meta name="twitter:image" content="${preview.url}"><meta name="twitter:image:alt" content="${petition.title}">` : ''}`;
 }
 
@@ -83,7 +101,7 @@ ${image(data)}
 ${petition.victory_message ? html`<section aria-labelledby="victory"><h2 id="victory">Victory</h2>${paragraphs(petition.victory_message)}</section>` : ''}
 ${decisionMakers(data)}${updates(data)}
 <section id="sign" aria-labelledby="how-to-sign"><h2 id="how-to-sign">How to sign</h2>
-<p>Signing needs a Rally account: sign in to Rally first, then sign from the Rally app or any app connected to your account. You are not signed in on this page.</p></section>
+${HOW_TO_SIGN}</section>
 </article>
 <footer class="mu">Hosted on Rally, the open petition platform.</footer></main></body></html>`;
   return page.value;

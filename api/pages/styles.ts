@@ -28,7 +28,8 @@ footer{border-top:1px solid var(--tr);margin-top:2rem;padding-top:1rem}`;
 export const WIDGET_CSS = `${THEMES}${COMMON}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}.w{padding:1rem;border:1px solid var(--tr);border-radius:.5rem}
 .t{font-size:1.1rem;line-height:1.3;margin:0 0 .5rem}.t a{color:var(--fg);text-decoration:none}.t a:hover{text-decoration:underline}
-.d{margin:0 0 .6rem}.c{margin:.3rem 0 .5rem}.c .count{font-size:1.25rem;font-weight:700}.w .btn,.w .notice{margin-top:.8rem}.by{margin:.6rem 0 0;font-size:.85rem}`;
+.d{margin:0 0 .6rem}.c{margin:.3rem 0 .5rem}.c .count{font-size:1.25rem;font-weight:700}.w .btn,.w .notice{margin-top:.8rem}` +
+  `.by{margin:.6rem 0 0;font-size:.85rem}`;
 
 const hashOf = (css: string) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
 export const PAGE_CSS_HASH = hashOf(PAGE_CSS);

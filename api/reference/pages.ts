@@ -39,6 +39,16 @@ function renderOperation(method: string, path: string, operation: Operation): Sa
  ${params.length ? html`<ul>${params}</ul>` : ''}${body}<div><small>${responses}</small></div></div>`;
 }
 
+// Static paragraphs of the reference page, written apart so that no source line outgrows the formatter's width.
+const MACHINE_READABLE = trusted(
+  '<p>Machine-readable: <a href="/openapi.json">/openapi.json</a>. Errors are RFC 7807 problems; each <code>type</code> links to its explanation ' +
+    'under <a href="/problems/not-found">/problems/</a>.</p>',
+);
+const AUTHENTICATION = trusted(
+  '<p>Send <code>Authorization: Bearer &lt;access token or API key&gt;</code> (<code>X-API-Key</code> still works, deprecated). ' +
+    'Each route below names the permission it needs; an API key grants:</p>',
+);
+
 export function renderDocsPage(document: Record<string, unknown>): string {
   const paths = document.paths as Record<string, Record<string, Operation>>;
   const byTag = new Map<string, SafeHtml[]>();
@@ -57,9 +67,9 @@ export function renderDocsPage(document: Record<string, unknown>): string {
   return page(
     `${info.title} reference`,
     html`<h1>${info.title} <small>${info.version}</small></h1><p>${info.description}</p>
-<p>Machine-readable: <a href="/openapi.json">/openapi.json</a>. Errors are RFC 7807 problems; each <code>type</code> links to its explanation under <a href="/problems/not-found">/problems/</a>.</p>
+${MACHINE_READABLE}
 <h2 id="authentication">Authentication and API key scopes</h2>
-<p>Send <code>Authorization: Bearer &lt;access token or API key&gt;</code> (<code>X-API-Key</code> still works, deprecated). Each route below names the permission it needs; an API key grants:</p>
+${AUTHENTICATION}
 <table><tr><th>scope</th><th>permissions</th><th></th></tr>${scopes}</table>
 <p>The <code>admin</code> permission also needs the key's owner to be an administrator.</p>
 <p>${toc}</p>${sections}`,
@@ -67,8 +77,6 @@ export function renderDocsPage(document: Record<string, unknown>): string {
 }
 
 export function renderProblemPage(slug: string, problem: { status: number; title: string; about: string }): string {
-  return page(
-    `${problem.title} (${problem.status})`,
-    html`<h1>${problem.title}</h1><p>HTTP status <code>${problem.status}</code>, type slug <code>${slug}</code>.</p><p>${problem.about}</p><p><a href="/docs">API reference</a></p>`,
-  );
+  const heading = html`<h1>${problem.title}</h1><p>HTTP status <code>${problem.status}</code>, type slug <code>${slug}</code>.</p>`;
+  return page(`${problem.title} (${problem.status})`, html`${heading}<p>${problem.about}</p><p><a href="/docs">API reference</a></p>`);
 }

@@ -18,7 +18,8 @@ export function createReportRoutes(deps: ReportRouteDependencies): AnyRouteSpec[
   return [
     defineRoute({
       method: 'post', path: '/v1/reports', operationId: 'createReport', tag: 'Reports', auth: 'required', permission: 'write', rateLimit: 'report',
-      summary: 'Report a petition, comment or user (once per target while your report is open; RALLY_REPORT_LIMIT_PER_HOUR per user; people only, not organization keys)',
+      summary: 'Report a petition, comment or user (once per target while your report is open; ' +
+        'RALLY_REPORT_LIMIT_PER_HOUR per user; people only, not organization keys)',
       body: ReportCreate,
       responses: {
         201: { description: 'The report, open', schema: ReportEnvelope },

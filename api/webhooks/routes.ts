@@ -43,7 +43,8 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
     }),
     defineRoute({
       ...base, method: 'post', path: '/v1/webhooks', operationId: 'createWebhook', revealsSecret: true, permission: 'write',
-      summary: 'Register an endpoint for events of your petitions (an administrator\'s, made with a full credential, get every event); at most 20 per account; the signing secret is in this answer only',
+      summary: 'Register an endpoint for events of your petitions (an administrator\'s, made with a full credential, ' +
+        'get every event); at most 20 per account; the signing secret is in this answer only',
       body: WebhookCreate,
       responses: { 201: { description: 'The endpoint with its secret', schema: WebhookWithSecretEnvelope } },
       async handler(ctx, { body }) {

@@ -9,7 +9,8 @@ const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
 
 export const EventName = Type.Union(EVENT_TYPES.map((name) => Type.Literal(name)), {
-  description: "An event of the Events table. payment.completed is emitted when an operator upgrades an organization's tier (rally orgs set-tier); its data names the organization and both tiers.",
+  description: "An event of the Events table. payment.completed is emitted when an operator upgrades an " +
+    "organization's tier (rally orgs set-tier); its data names the organization and both tiers.",
 });
 const Events = Type.Array(EventName, { minItems: 1, maxItems: 20, uniqueItems: true });
 const Url = Type.String({ format: 'uri', maxLength: 2048, description: 'https (http and private addresses only with RALLY_WEBHOOK_ALLOW_PRIVATE outside production).' });

@@ -16,8 +16,10 @@ const Span = z.object({ covered: z.boolean() });
 async function coversAllSignatures(db: CommonQueryMethods, petitionId: string, range: DateRange): Promise<boolean> {
   return db.oneFirst(sql.type(Span)`
     SELECT COALESCE(
-      (SELECT hour FROM petition_signatures_hourly WHERE petition_id = ${petitionId} ORDER BY hour LIMIT 1) >= (${range.start}::date::timestamp AT TIME ZONE 'UTC')
-      AND (SELECT hour FROM petition_signatures_hourly WHERE petition_id = ${petitionId} ORDER BY hour DESC LIMIT 1) < ((${range.end}::date + 1)::timestamp AT TIME ZONE 'UTC'),
+      (SELECT hour FROM petition_signatures_hourly WHERE petition_id = ${petitionId} ORDER BY hour LIMIT 1) >=
+      (${range.start}::date::timestamp AT TIME ZONE 'UTC')
+      AND (SELECT hour FROM petition_signatures_hourly WHERE petition_id = ${petitionId} ORDER BY hour DESC LIMIT 1)
+      < ((${range.end}::date + 1)::timestamp AT TIME ZONE 'UTC'),
       true) AS covered
   `);
 }

@@ -45,7 +45,8 @@ export async function petitionAnalytics(db: CommonQueryMethods, petitionId: stri
   const until = sql.fragment`((${range.end}::date + 1)::timestamp AT TIME ZONE 'UTC')`;
   const series = await db.any(sql.type(Period)`
     WITH periods AS (
-      SELECT generate_series(date_trunc(${granularity}, ${range.start}::date::timestamp), ${range.end}::date::timestamp, ${`1 ${granularity}`}::interval)::date AS period_start
+      SELECT generate_series(date_trunc(${granularity}, ${range.start}::date::timestamp),
+      ${range.end}::date::timestamp, ${`1 ${granularity}`}::interval)::date AS period_start
     ), counts AS (
       SELECT date_trunc(${granularity}, hour AT TIME ZONE 'UTC')::date AS period_start, sum(signatures)::bigint AS signatures
       FROM petition_signatures_hourly WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until}
@@ -64,8 +65,10 @@ export async function petitionAnalytics(db: CommonQueryMethods, petitionId: stri
     -- The series' last cumulative figure already counts everything up to the range's end: only later hours are added.
     SELECT (${series.at(-1)?.cumulative ?? 0}::bigint
       + (SELECT COALESCE(sum(signatures), 0) FROM petition_signatures_hourly WHERE petition_id = ${petitionId} AND hour >= ${until}))::bigint AS total,
-      (SELECT COALESCE(sum(views), 0) FROM petition_page_views_hourly WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until})::bigint AS page_views,
-      (SELECT COALESCE(sum(widget_views), 0) FROM petition_page_views_hourly WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until})::bigint AS widget_views,
+      (SELECT COALESCE(sum(views), 0) FROM petition_page_views_hourly
+       WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until})::bigint AS page_views,
+      (SELECT COALESCE(sum(widget_views), 0) FROM petition_page_views_hourly
+       WHERE petition_id = ${petitionId} AND hour >= ${from} AND hour < ${until})::bigint AS widget_views,
       (SELECT folded_at FROM analytics_fold_state WHERE name = 'signatures') AS as_of
   `);
   return {

@@ -35,8 +35,10 @@ export async function platformStats(db: CommonQueryMethods, query: StatsQuery) {
   const from = sql.fragment`(${query.start}::date::timestamp AT TIME ZONE 'UTC')`;
   const until = sql.fragment`((${query.end}::date + 1)::timestamp AT TIME ZONE 'UTC')`;
   const signaturesPerDay = one
-    ? sql.fragment`SELECT (hour AT TIME ZONE 'UTC')::date AS day, sum(signatures)::bigint AS n FROM petition_signatures_hourly WHERE petition_id = ${one.id} AND hour >= ${from} AND hour < ${until} GROUP BY 1`
-    : sql.fragment`SELECT day, sum(signatures)::bigint AS n FROM signatures_country_daily WHERE day BETWEEN ${query.start}::date AND ${query.end}::date GROUP BY 1`;
+    ? sql.fragment`SELECT (hour AT TIME ZONE 'UTC')::date AS day, sum(signatures)::bigint AS n FROM petition_signatures_hourly
+      WHERE petition_id = ${one.id} AND hour >= ${from} AND hour < ${until} GROUP BY 1`
+    : sql.fragment`SELECT day, sum(signatures)::bigint AS n FROM signatures_country_daily
+      WHERE day BETWEEN ${query.start}::date AND ${query.end}::date GROUP BY 1`;
   const daily = await db.any(sql.type(Day)`
     WITH days AS (SELECT generate_series(${query.start}::date, ${query.end}::date, '1 day')::date AS day),
     signed AS (${signaturesPerDay}),
@@ -50,7 +52,8 @@ export async function platformStats(db: CommonQueryMethods, query: StatsQuery) {
     ORDER BY days.day
   `);
   const trending = await db.any(sql.type(Trending)`
-    SELECT p.id, p.slug, p.title, COALESCE((SELECT sum(sc.count) FROM signature_counters sc WHERE sc.petition_id = p.id), 0)::bigint AS signature_count, p.trending_score
+    SELECT p.id, p.slug, p.title,
+      COALESCE((SELECT sum(sc.count) FROM signature_counters sc WHERE sc.petition_id = p.id), 0)::bigint AS signature_count, p.trending_score
     FROM petitions p WHERE ${PUBLICLY_LISTED} AND p.trending_score > 0 ${onlyPetition}
     ORDER BY p.trending_score DESC, p.id DESC LIMIT ${query.limit}
   `);

@@ -29,7 +29,8 @@ export type ApiKeyInsert = { userId: string; name: string; scope: string; enviro
 export function insertApiKey(db: CommonQueryMethods, input: ApiKeyInsert) {
   return db.one(sql.type(ApiKeyRow)`
     INSERT INTO api_keys (user_id, name, scope, environment, display_prefix, secret_hash, created_by)
-    VALUES (${input.userId}, ${input.name}, ${input.scope}, ${input.environment}, ${input.key.displayPrefix}, ${sql.binary(input.key.secretHash)}, ${input.createdBy ?? null})
+    VALUES (${input.userId}, ${input.name}, ${input.scope}, ${input.environment}, ${input.key.displayPrefix},
+    ${sql.binary(input.key.secretHash)}, ${input.createdBy ?? null})
     RETURNING ${COLUMNS}
   `);
 }

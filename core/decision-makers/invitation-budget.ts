@@ -42,7 +42,8 @@ export async function assertInvitationBudget(tx: CommonQueryMethods, invitation:
     )
     SELECT
       (SELECT count(*)::int FROM petition WHERE invited_at > now() - interval '1 day') AS petition_count,
-      (SELECT ceil(extract(epoch FROM min(invited_at) + interval '1 day' - now()))::int FROM petition WHERE invited_at > now() - interval '1 day') AS petition_retry,
+      (SELECT ceil(extract(epoch FROM min(invited_at) + interval '1 day' - now()))::int
+       FROM petition WHERE invited_at > now() - interval '1 day') AS petition_retry,
       (SELECT count(*)::int FROM creator) AS creator_count,
       (SELECT ceil(extract(epoch FROM min(invited_at) + interval '1 day' - now()))::int FROM creator) AS creator_retry,
       (SELECT ceil(extract(epoch FROM max(invited_at) + make_interval(days => ${DAYS_BETWEEN_INVITATIONS_OF_AN_ADDRESS}) - now()))::int

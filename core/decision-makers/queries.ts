@@ -112,7 +112,8 @@ export function markResponsePublished(db: CommonQueryMethods, id: string) {
 export function insertResponse(db: CommonQueryMethods, input: { tokenId: string; decisionMaker: { id: string; petition_id: string; name: string; title: string }; status: string; body: string }) {
   return db.one(sql.type(ResponseRow)`
     INSERT INTO decision_maker_responses (petition_id, decision_maker_id, token_id, decision_maker_name, decision_maker_title, status, body)
-    VALUES (${input.decisionMaker.petition_id}, ${input.decisionMaker.id}, ${input.tokenId}, ${input.decisionMaker.name}, ${input.decisionMaker.title}, ${input.status}, ${input.body})
+    VALUES (${input.decisionMaker.petition_id}, ${input.decisionMaker.id}, ${input.tokenId},
+    ${input.decisionMaker.name}, ${input.decisionMaker.title}, ${input.status}, ${input.body})
     RETURNING ${RESPONSE_COLUMNS}
   `);
 }

@@ -27,7 +27,8 @@ export function rememberAnswerStatement(
 ): FragmentSqlToken {
   return sql.fragment`
     UPDATE idempotency_keys
-    SET response_status = ${answer.status}, response_headers = ${sql.jsonb(answer.headers)}, response_body = (${answer.envelope(sql.fragment`answer.data`)})::text
+    SET response_status = ${answer.status}, response_headers = ${sql.jsonb(answer.headers)}, response_body =
+    (${answer.envelope(sql.fragment`answer.data`)})::text
     FROM (SELECT ${answer.data} AS data) AS answer
     WHERE caller_key = ${ticket.callerKey} AND idempotency_key = ${ticket.key} AND answer.data IS NOT NULL`;
 }

@@ -50,7 +50,8 @@ async function raise(tx: CommonQueryMethods, candidate: Candidate, window: Windo
   await notifyUsers(tx, admins.map((userId) => ({
     userId, type: 'moderation.fraud_suspected', data, dedupeKey: `fraud-alert:${alertId}`,
     title: `Signing rate jump: ${describe(candidate)}`,
-    body: `${candidate.signatures} signatures in ${(settings.windowMs / 60_000).toLocaleString('en-US')} min, against ${data.baseline_per_window} in an average window. ` +
+    body: `${candidate.signatures} signatures in ${(settings.windowMs / 60_000).toLocaleString('en-US')} min, ` +
+      `against ${data.baseline_per_window} in an average window. ` +
       'Review them; POST /v1/admin/petitions/{id}/invalidate-signatures can take fraudulent ones off.',
   })));
   return true;

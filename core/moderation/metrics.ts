@@ -18,7 +18,8 @@ export async function platformMetrics(db: CommonQueryMethods, workflows: Running
       (SELECT count(*) FROM users)::int AS users,
       (SELECT count(*) FROM users WHERE suspended_at IS NOT NULL)::int AS suspended,
       (SELECT count(*) FROM users WHERE role = 'admin')::int AS admins,
-      (SELECT COALESCE(jsonb_object_agg(status, n), '{}'::jsonb) FROM (SELECT status, count(*)::int AS n FROM petitions WHERE deleted_at IS NULL GROUP BY status) AS s) AS petitions_by_status,
+      (SELECT COALESCE(jsonb_object_agg(status, n), '{}'::jsonb)
+       FROM (SELECT status, count(*)::int AS n FROM petitions WHERE deleted_at IS NULL GROUP BY status) AS s) AS petitions_by_status,
       (SELECT count(*) FROM signatures WHERE created_at >= date_trunc('day', now()))::int AS signatures_today,
       (SELECT count(*) FROM signatures WHERE created_at >= now() - interval '7 days')::int AS signatures_7d,
       (SELECT COALESCE(sum(count), 0) FROM signature_counters)::bigint AS signatures_total,

@@ -93,7 +93,8 @@ export async function resolveOpenReports(
 ): Promise<number> {
   const status: ReportStatus = decision.action === 'dismiss' ? 'dismissed' : 'resolved';
   const result = await tx.query(sql.typeAlias('void')`
-    UPDATE reports SET status = ${status}, action = ${decision.action}, resolution_note = ${decision.note}, resolved_by = ${decision.resolvedBy}, resolved_at = now()
+    UPDATE reports SET status = ${status}, action = ${decision.action}, resolution_note = ${decision.note},
+    resolved_by = ${decision.resolvedBy}, resolved_at = now()
     WHERE target_type = ${target.type} AND target_id = ${target.id} AND status = 'open'
   `);
   return result.rowCount;

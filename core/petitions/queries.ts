@@ -40,7 +40,8 @@ export type PetitionRow = z.infer<typeof PetitionRow>;
 export const PETITION_SELECT = sql.fragment`
   SELECT p.id, p.slug, p.title, p.description, p.status, p.creator_id, p.org_id,
     CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'slug', c.slug, 'name', c.name) END AS category,
-    json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'bio', u.bio, 'avatar_url', u.avatar_url, 'petition_count', u.petition_count) AS creator,
+    json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'bio', u.bio,
+      'avatar_url', u.avatar_url, 'petition_count', u.petition_count) AS creator,
     p.tags, p.image_url, p.signature_goal, p.visibility, p.access_code, p.location_city, p.location_region, p.location_country,
     p.signature_privacy, p.victory_message,
     COALESCE((SELECT sum(sc.count) FROM signature_counters sc WHERE sc.petition_id = p.id), 0)::bigint AS live_signature_count,

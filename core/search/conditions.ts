@@ -31,7 +31,8 @@ export function ownLanguageQuery(q: string): FragmentSqlToken {
  */
 export function textMatch(q: string | undefined): FragmentSqlToken {
   if (!q) return sql.fragment`TRUE`;
-  return sql.fragment`((p.search_document @@ ${queryIn('english', q)} OR p.search_document @@ ${queryIn('french', q)} OR p.search_document @@ ${queryIn('simple', q)})
+  return sql.fragment`((p.search_document @@ ${queryIn('english', q)} OR p.search_document @@
+  ${queryIn('french', q)} OR p.search_document @@ ${queryIn('simple', q)})
     AND p.search_document @@ ${ownLanguageQuery(q)})`;
 }
 

@@ -58,7 +58,8 @@ export function searchPetitions(deps: SearchDependencies, query: PetitionSearchQ
   return boundedSearch(deps, async (tx) => {
     const found = await tx.any(sql.type(SearchRow)`
       WITH matches AS MATERIALIZED (
-        SELECT p.id, ${facetColumns(query)}, CASE WHEN ${sql.join(Object.values(filterConditions(query)), sql.fragment` AND `)} THEN ${sortKey(query)} END AS sort_key
+        SELECT p.id, ${facetColumns(query)}, CASE WHEN
+        ${sql.join(Object.values(filterConditions(query)), sql.fragment` AND `)} THEN ${sortKey(query)} END AS sort_key
         FROM petitions p
         WHERE ${PUBLICLY_LISTED} AND ${textMatch(query.q)}
       ), page AS (

@@ -43,7 +43,8 @@ export const InvalidationRow = z.object({
 
 export function findInvalidation(db: CommonQueryMethods, id: string) {
   return db.maybeOne(sql.type(InvalidationRow)`
-    SELECT id, petition_id, filter, dry_run, status, matched, signature_count_after, requested_by, created_at, finished_at FROM signature_invalidations WHERE id = ${id}
+    SELECT id, petition_id, filter, dry_run, status, matched, signature_count_after, requested_by, created_at, finished_at
+    FROM signature_invalidations WHERE id = ${id}
   `);
 }
 

@@ -86,7 +86,8 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
       INSERT INTO petition_milestones (petition_id, threshold, signature_id)
       SELECT m.petition_id, m.threshold,
         (SELECT r.id FROM ranked r WHERE r.petition_id = m.petition_id AND r.signature_count >= m.threshold ORDER BY r.signature_count LIMIT 1)
-      FROM schedule m JOIN (SELECT petition_id, min(signature_count) AS low, max(signature_count) AS high FROM ranked GROUP BY petition_id) reached USING (petition_id)
+      FROM schedule m JOIN (SELECT petition_id, min(signature_count) AS low, max(signature_count) AS high
+      FROM ranked GROUP BY petition_id) reached USING (petition_id)
       WHERE m.threshold <= reached.high AND m.threshold > reached.low - ${MILESTONE_LOOKBACK}
       ORDER BY m.petition_id, m.threshold
       ON CONFLICT ON CONSTRAINT petition_milestones_pkey DO NOTHING

@@ -113,7 +113,9 @@ export async function deactivateIfFailingTooLong(tx: CommonQueryMethods, endpoin
     userId: deactivated.user_id,
     type: 'webhook.deactivated',
     title: 'A webhook endpoint was turned off',
-    body: `Deliveries to ${deactivated.url} kept failing, so it was deactivated. Fix the receiver, then set is_active to true; waiting deliveries will go out and POST /v1/webhooks/${endpointId}/replay re-sends failed ones.`,
+    body: `Deliveries to ${deactivated.url} kept failing, so it was deactivated. Fix the receiver, then set ` +
+      `is_active to true; waiting deliveries will go out and POST /v1/webhooks/${endpointId}/replay ` +
+      `re-sends failed ones.`,
     data: { webhook_id: endpointId, url: deactivated.url },
     dedupeKey: `webhook-deactivated:${endpointId}:${deactivated.deactivated_at}`,
   }]);

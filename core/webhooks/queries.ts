@@ -20,7 +20,8 @@ export const EndpointRow = z.object({
 });
 export type EndpointRow = z.infer<typeof EndpointRow>;
 
-const COLUMNS = sql.fragment`id, url, events, is_active, created_at, updated_at, deactivated_at, deactivation_reason, previous_secret_expires_at, platform_wide`;
+const COLUMNS = sql.fragment`id, url, events, is_active, created_at, updated_at, deactivated_at,
+  deactivation_reason, previous_secret_expires_at, platform_wide`;
 
 /** Endpoints one user may have: each one multiplies every event into deliveries. */
 export const MAX_ENDPOINTS_PER_USER = 20;

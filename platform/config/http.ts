@@ -8,7 +8,11 @@ export const httpVariables = {
   NODE_ENV: oneOf(['development', 'test', 'production'], {
     default: 'development',
     description:
-      '`development`, `test` or `production`. Unset is only accepted when `PUBLIC_URL` is a loopback address. Production refuses `RALLY_WEBHOOK_ALLOW_PRIVATE=true` and refuses the built-in development secrets (`OIDC_CLIENT_SECRET`, `RALLY_ENCRYPTION_KEY`, `RALLY_MEDIA_SIGNING_KEY`), requires `RALLY_METRICS_TOKEN` where `/metrics` is served, requires `https` webhook URLs and refuses `rally loadtest users`.',
+      '`development`, `test` or `production`. Unset is only accepted when `PUBLIC_URL` is a loopback ' +
+        'address. Production refuses `RALLY_WEBHOOK_ALLOW_PRIVATE=true` and refuses the built-in development ' +
+        'secrets (`OIDC_CLIENT_SECRET`, `RALLY_ENCRYPTION_KEY`, `RALLY_MEDIA_SIGNING_KEY`), requires ' +
+        '`RALLY_METRICS_TOKEN` where `/metrics` is served, requires `https` webhook URLs and refuses `rally ' +
+        'loadtest users`.',
   }),
   PORT: integer(65_535, { default: 3000, description: 'HTTP port of the API (listens on all interfaces)' }),
   PUBLIC_URL: Type.Optional(url('http-url', {
@@ -22,12 +26,16 @@ export const httpVariables = {
   RALLY_TRUST_PROXY: custom('trust-proxy', {
     default: 'false',
     description:
-      'how many proxies stand in front of Rally (`1`, `2`, …; `true` means `1`), or a comma-separated list of their addresses/CIDR ranges (`10.0.0.0/8,2001:db8::/32`). The client address is read from the right of `X-Forwarded-For`, past trusted hops only.',
+      'how many proxies stand in front of Rally (`1`, `2`, …; `true` means `1`), or a comma-separated list ' +
+        'of their addresses/CIDR ranges (`10.0.0.0/8,2001:db8::/32`). The client address is read from the ' +
+        'right of `X-Forwarded-For`, past trusted hops only.',
   }, readTrustProxy),
   RALLY_WS_MAX_PER_ADDRESS: integer(100_000, {
     default: 50,
     description:
-      'open `/v1/realtime` WebSocket connections per client address; more are refused with 429. Each connection may follow 50 petitions and send 20 messages a second (close 1008 beyond), and must answer a ping every 30 s.',
+      'open `/v1/realtime` WebSocket connections per client address; more are refused with 429. Each ' +
+        'connection may follow 50 petitions and send 20 messages a second (close 1008 beyond), and must ' +
+        'answer a ping every 30 s.',
   }),
   RALLY_SEARCH_TIMEOUT: duration('RALLY_SEARCH_TIMEOUT', { default: '2s', description: 'a search or suggestion slower than this answers 503 `search-unavailable` with `Retry-After`' }),
   RALLY_PAGE_VIEW_FLUSH_INTERVAL: duration('RALLY_PAGE_VIEW_FLUSH_INTERVAL', {

@@ -29,7 +29,9 @@ export const identityVariables = {
   RALLY_REFRESH_TOKEN_TTL: duration('RALLY_REFRESH_TOKEN_TTL', {
     default: '30d',
     description:
-      'refresh-token lifetime in the embedded provider, counted from login. Rally also records each refresh token with this lifetime so it can answer `token_expired`, so match it to an external provider\'s setting.',
+      'refresh-token lifetime in the embedded provider, counted from login. Rally also records each refresh ' +
+        'token with this lifetime so it can answer `token_expired`, so match it to an external provider\'s ' +
+        'setting.',
   }),
   RALLY_KEY_GRACE_PERIOD: duration('RALLY_KEY_GRACE_PERIOD', { default: '24h', description: 'how long a rotated API key stays valid' }),
   RALLY_RESPONSE_TOKEN_TTL: duration('RALLY_RESPONSE_TOKEN_TTL', { default: '30d', description: 'validity of a decision-maker portal token' }),

@@ -41,7 +41,9 @@ export const limitVariables = {
   RALLY_LOGIN_FAILURE_LIMIT: countPerWindow('RALLY_LOGIN_FAILURE_LIMIT', {
     default: '10/15m',
     description:
-      'login attempts per (email, client address) per window before 429; one address gets five times as many across emails; past ten times as many for one email from anywhere, attempts are slowed, never refused. Attempts slow down from the third.',
+      'login attempts per (email, client address) per window before 429; one address gets five times as ' +
+        'many across emails; past ten times as many for one email from anywhere, attempts are slowed, never ' +
+        'refused. Attempts slow down from the third.',
   }),
   RECAPTCHA_SECRET: Type.Optional(text({
     defaultText: 'unset (no check)',

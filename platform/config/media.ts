@@ -19,7 +19,9 @@ export const mediaVariables = {
   S3_ENDPOINT: Type.Optional(url('http-url', {
     defaultText: 'unset (local storage)',
     description:
-      'any S3-compatible store, addressed path-style, through AWS\'s SDK (`@aws-sdk/client-s3`, pre-signed upload URLs by `@aws-sdk/s3-request-presigner`; loaded only when set). `S3_BUCKET`, `S3_ACCESS_KEY_ID` and `S3_SECRET_ACCESS_KEY` are then required.',
+      'any S3-compatible store, addressed path-style, through AWS\'s SDK (`@aws-sdk/client-s3`, pre-signed ' +
+        'upload URLs by `@aws-sdk/s3-request-presigner`; loaded only when set). `S3_BUCKET`, ' +
+        '`S3_ACCESS_KEY_ID` and `S3_SECRET_ACCESS_KEY` are then required.',
   })),
   S3_BUCKET: Type.Optional(text({ defaultText: '—', description: 'the bucket; required with `S3_ENDPOINT`' })),
   S3_ACCESS_KEY_ID: Type.Optional(text({ defaultText: '—', description: 'access key id; required with `S3_ENDPOINT`' })),

@@ -26,7 +26,8 @@ export const moderationVariables = {
   RALLY_REPORT_BRIGADE_THRESHOLD: integer(1_000, {
     default: 5,
     description:
-      'reports against one target from one network block (/24, /64) within an hour that alert the administrators (`report.brigading_suspected`) and stop counting toward auto-hide',
+      'reports against one target from one network block (/24, /64) within an hour that alert the ' +
+        'administrators (`report.brigading_suspected`) and stop counting toward auto-hide',
   }),
   RALLY_REPORT_LIMIT_PER_HOUR: integer(1_000_000_000, { default: 20, description: 'reports one user may file per hour (`POST /v1/reports`)' }),
 };

@@ -12,7 +12,9 @@ export const observabilityVariables = {
   RALLY_METRICS_TOKEN: Type.Optional(text({
     defaultText: 'unset (open; production requires it)',
     description:
-      '`GET /metrics` on the API and the worker needs `Authorization: Bearer <token>` (compared in constant time; 401 problem otherwise). With `NODE_ENV=production` the API, and the worker when `RALLY_WORKER_METRICS_PORT` is set, refuse to start without it.',
+      '`GET /metrics` on the API and the worker needs `Authorization: Bearer <token>` (compared in constant ' +
+        'time; 401 problem otherwise). With `NODE_ENV=production` the API, and the worker when ' +
+        '`RALLY_WORKER_METRICS_PORT` is set, refuse to start without it.',
   })),
   RALLY_WORKER_METRICS_PORT: Type.Optional(integer(65_535, {
     defaultText: 'unset (no worker metrics)',
@@ -21,7 +23,9 @@ export const observabilityVariables = {
   OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(url('http-url', {
     defaultText: 'unset (no tracing)',
     description:
-      'base URL of an OpenTelemetry collector\'s OTLP/HTTP receiver, e.g. `http://otel-collector:4318`; spans go to `<endpoint>/v1/traces`. The other standard `OTEL_*` variables (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_SCHEDULE_DELAY`, …) apply as usual.',
+      'base URL of an OpenTelemetry collector\'s OTLP/HTTP receiver, e.g. `http://otel-collector:4318`; ' +
+        'spans go to `<endpoint>/v1/traces`. The other standard `OTEL_*` variables ' +
+        '(`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_SCHEDULE_DELAY`, …) apply as usual.',
   })),
   OTEL_EXPORTER_OTLP_PROTOCOL: oneOf(['http/protobuf', 'http/json'], { default: 'http/protobuf', description: 'or `http/json`' }),
 };

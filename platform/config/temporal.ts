@@ -26,7 +26,8 @@ export const temporalVariables = {
   RALLY_WORKFLOW_BUNDLE: Type.Optional(text({
     defaultText: '`dist/workflow-bundle.js` in production, unset otherwise',
     description:
-      'a workflow bundle prepared by `npm run build:workflows`; the worker starts from it instead of bundling with webpack (when the file is missing it bundles, and logs so)',
+      'a workflow bundle prepared by `npm run build:workflows`; the worker starts from it instead of ' +
+        'bundling with webpack (when the file is missing it bundles, and logs so)',
   })),
   RALLY_WORKER_SHUTDOWN_GRACE: duration('RALLY_WORKER_SHUTDOWN_GRACE', {
     default: '10s',

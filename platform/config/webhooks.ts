@@ -19,14 +19,16 @@ export const webhookVariables = {
   RALLY_WEBHOOK_ENDPOINT_CONCURRENCY: integer(1_000, {
     default: 200,
     description:
-      'ceiling of a webhook endpoint\'s adaptive delivery window (first attempts in flight at once), and of its unfinished deliveries retries included (1 to 1000)',
+      'ceiling of a webhook endpoint\'s adaptive delivery window (first attempts in flight at once), and of ' +
+        'its unfinished deliveries retries included (1 to 1000)',
   }),
   // Per destination address across every endpoint, from one worker process (core/webhooks/destination-budget.ts):
   // together they get no more than one endpoint's ceiling.
   RALLY_WEBHOOK_HOST_CONCURRENCY: integer(10_000, {
     default: 200,
     description:
-      'requests in flight from one worker process to one destination address, across every endpoint that leads there, so Rally cannot be made an amplifier (1 to 10000)',
+      'requests in flight from one worker process to one destination address, across every endpoint that ' +
+        'leads there, so Rally cannot be made an amplifier (1 to 10000)',
   }),
   RALLY_WEBHOOK_DEACTIVATE_AFTER: duration('RALLY_WEBHOOK_DEACTIVATE_AFTER', { default: '3d', description: 'an endpoint that keeps failing for this long is deactivated' }),
   RALLY_WEBHOOK_SECRET_GRACE_PERIOD: duration('RALLY_WEBHOOK_SECRET_GRACE_PERIOD', {

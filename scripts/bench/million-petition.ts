@@ -48,9 +48,11 @@ const COUNTERS = `
 const RESTORE = `
   WITH moved AS (
     DELETE FROM invalidated_signatures WHERE petition_id = ${PETITION_ID}
-    RETURNING id, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, email_key, network_hash, created_at
+    RETURNING id, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude,
+    longitude, referrer_id, email_key, network_hash, created_at
   )
-  INSERT INTO signatures (id, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, email_key, network_hash, created_at)
+  INSERT INTO signatures (id, petition_id, user_id, comment, is_anonymous, display_location, city, region,
+  country, latitude, longitude, referrer_id, email_key, network_hash, created_at)
   SELECT * FROM moved`;
 const RECOUNT = `
   WITH cleared AS (DELETE FROM signature_counters WHERE petition_id = ${PETITION_ID} RETURNING 1)

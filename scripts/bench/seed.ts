@@ -101,7 +101,8 @@ const PLAN_PETITIONS = `
     CASE WHEN r_privacy < 0.90 THEN 'public' WHEN r_privacy < 0.95 THEN 'creator_only' ELSE 'count_only' END AS signature_privacy,
     CASE WHEN r_goal < 0.6 THEN (1000 * (1 + floor(r_goal * 100)))::int END AS signature_goal,
     CASE WHEN status = 'draft' THEN NULL ELSE LEAST(now(), created_at + interval '1 hour') END AS published_at,
-    CASE WHEN status IN ('closed', 'victory') THEN LEAST(now(), created_at + interval '1 hour') + (now() - LEAST(now(), created_at + interval '1 hour')) * r_closed END AS closed_at,
+    CASE WHEN status IN ('closed', 'victory') THEN LEAST(now(), created_at + interval '1 hour')
+      + (now() - LEAST(now(), created_at + interval '1 hour')) * r_closed END AS closed_at,
     0::integer AS signature_count, 0::bigint AS cum_start
   FROM shaped`;
 
@@ -218,7 +219,9 @@ export async function ensureSeeded(databaseUrl: string, log: Log): Promise<SeedO
     const done = await client.query('SELECT 1 FROM bench_seed WHERE version = $1 AND completed_at IS NOT NULL', [SEED.version]);
     if (done.rowCount) return { seeded: false, seconds: 0 };
 
-    log(`seeding ${SEED.petitions.toLocaleString('en-US')} petitions and ${SEED.signatures.toLocaleString('en-US')} signatures of ${SEED.users.toLocaleString('en-US')} users (once; kept in the bench database)`);
+    log(`seeding ${SEED.petitions.toLocaleString('en-US')} petitions and ` +
+      `${SEED.signatures.toLocaleString('en-US')} signatures of ${SEED.users.toLocaleString('en-US')} users ` +
+      `(once; kept in the bench database)`);
     const progress = createProgress('seed');
     // Session-level lock: a second bench run waits here, then finds the marker.
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [LOCK_KEY]);

@@ -47,7 +47,9 @@ export function pgBouncerIni(options: PgBouncerOptions): string {
   return [
     '[databases]',
     // Every database of the upstream server, under its own name (tests make one per run).
-    `* = host=${upstream.hostname} port=${upstream.port || 5432} connect_query='SET statement_timeout = ${STATEMENT_TIMEOUT_MS}; SET idle_in_transaction_session_timeout = ${IDLE_IN_TRANSACTION_TIMEOUT_MS}'`,
+    `* = host=${upstream.hostname} port=${upstream.port || 5432} connect_query='SET statement_timeout = ` +
+      `${STATEMENT_TIMEOUT_MS}; SET idle_in_transaction_session_timeout = ` +
+      `${IDLE_IN_TRANSACTION_TIMEOUT_MS}'`,
     '[pgbouncer]',
     `listen_addr = 127.0.0.1`,
     `listen_port = ${options.port}`,

@@ -59,7 +59,8 @@ describe('analytics', function () {
     const dated = [['2026-01-01T10:00:00Z', 'DE', 'Berlin', null], ['2026-01-01T23:30:00Z', 'DE', 'Hamburg', null], ['2026-01-03T08:00:00Z', 'FR', 'Paris', 'embed']] as const;
     for (const [index, [day, country, city, source]] of dated.entries()) {
       await testEnvironment().db.query(sql.typeAlias('void')`
-        INSERT INTO signatures (petition_id, user_id, created_at, country, city, source) VALUES (${history.id}, ${past[index]!.id}, ${day}, ${country}, ${city}, ${source})`);
+        INSERT INTO signatures (petition_id, user_id, created_at, country, city, source)
+        VALUES (${history.id}, ${past[index]!.id}, ${day}, ${country}, ${city}, ${source})`);
     }
     await foldAll();
   });

@@ -34,7 +34,8 @@ describe('petition page rendering', () => {
 
   it('keeps user text to paragraphs, line breaks and http(s) links', () => {
     expect(paragraphs('One <b>bold</b>\nline\n\nhttps://a.example/x?y=1&z=2. javascript:alert(1) <a href="javascript:x">y</a>').value).to.equal(
-      '<p>One &lt;b&gt;bold&lt;/b&gt;<br>line</p><p><a href="https://a.example/x?y=1&amp;z=2" rel="nofollow ugc noopener">https://a.example/x?y=1&amp;z=2</a>. ' +
+      '<p>One &lt;b&gt;bold&lt;/b&gt;<br>line</p><p><a href="https://a.example/x?y=1&amp;z=2" ' +
+        'rel="nofollow ugc noopener">https://a.example/x?y=1&amp;z=2</a>. ' +
         'javascript:alert(1) &lt;a href=&quot;javascript:x&quot;&gt;y&lt;/a&gt;</p>',
     );
   });

@@ -65,11 +65,13 @@ describe('POST /v1/admin/petitions/{id}/invalidate-signatures', function () {
     await db().query(sql.typeAlias('void')`
       WITH signers AS (
         INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
-        SELECT 'bulk', ${tag} || '-' || g, 'Signer.' || g || CASE WHEN g % ${fraudEvery} = 0 THEN '+x@Fraud.test' ELSE '@example.test' END, 'Signer ' || g, 'bulk-' || ${tag} || '-' || g
+        SELECT 'bulk', ${tag} || '-' || g, 'Signer.' || g || CASE WHEN g % ${fraudEvery} = 0 THEN '+x@Fraud.test' ELSE
+        '@example.test' END, 'Signer ' || g, 'bulk-' || ${tag} || '-' || g
         FROM generate_series(1, ${count}) AS g
         RETURNING id, email
       )
-      INSERT INTO signatures (petition_id, user_id, email_key, created_at) SELECT ${petitionId}, id, rally_email_key(email), now() - random() * interval '2 days' FROM signers
+      INSERT INTO signatures (petition_id, user_id, email_key, created_at)
+      SELECT ${petitionId}, id, rally_email_key(email), now() - random() * interval '2 days' FROM signers
     `);
     await db().query(sql.typeAlias('void')`
       INSERT INTO signature_counters (petition_id, shard, count) VALUES (${petitionId}, 5, ${count})

@@ -54,7 +54,7 @@ describe('POST /v1/petitions/{id}/signatures: the signing throttle per network b
     return tokens;
   }
 
-  it('answers 429 sign_block_limit with Retry-After past RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR from addresses of one /24, while another /24 still signs', async () => {
+  it('answers 429 sign_block_limit with Retry-After past RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR from one /24, while another /24 still signs', async () => {
     const petition = await activePetition();
     const [a, b, c, d] = await signers(4);
     const block = freshIpv4Block();
@@ -79,7 +79,7 @@ describe('POST /v1/petitions/{id}/signatures: the signing throttle per network b
     expect((await sign(petition.id, d!, `${freshIpv6Block()}::1`)).status).to.equal(201);
   });
 
-  it('answers 429 sign_domain_limit past RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR for accounts of one email domain, whatever its case, from any network', async () => {
+  it('answers 429 sign_domain_limit past RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR for accounts of one email domain (any case) from any network', async () => {
     const petition = await activePetition();
     const domain = `farm-${randomUUID().slice(0, 8)}.test`;
     const [a, b] = await signers(2, domain);

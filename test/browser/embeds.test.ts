@@ -130,7 +130,9 @@ describe('petitions on other sites, in Chromium', function () {
     const authorToken = (await login(api.baseUrl, author)).accessToken;
     const petition = await publishedPetition(api.baseUrl, authorToken, {
       title: `<script>window.rallyPwned=2</script>"'><img src=x onerror="window.rallyPwned=3">`,
-      description: `Read javascript:window.rallyPwned=4 or <a href="javascript:window.rallyPwned=5">this</a>.\n\n"><script>window.rallyPwned=6</script> ' onmouseover='window.rallyPwned=7`,
+      description: `Read javascript:window.rallyPwned=4 or <a ` +
+        `href="javascript:window.rallyPwned=5">this</a>.\n\n"><script>window.rallyPwned=6</script> ' ` +
+        `onmouseover='window.rallyPwned=7`,
       decisionMakers: [{ name: '<img src=x onerror="window.rallyPwned=8">', title: '"><svg onload="window.rallyPwned=9">', email: 'dm@example.test' }],
     });
     const page = await newPage();
@@ -151,7 +153,7 @@ describe('petitions on other sites, in Chromium', function () {
     await Promise.all([page.close(), widget.close()]);
   });
 
-  it('passes the page checks in light and dark: no console errors, lang, title, description, alt text, contrast, a keyboard-reachable sign button', async () => {
+  it('passes the page checks in light and dark: no console error, lang, title, description, alt text, contrast, a keyboard-reachable sign button', async () => {
     const petition = await publishedPetition(api.baseUrl, token, {
       title: 'Save the Saturday market', signatureGoal: 1000, imageUrl: `${host.origin}/picture.png`,
       decisionMakers: [{ name: 'Councillor Reed', title: 'Chair of the markets committee', email: 'reed@example.test' }],

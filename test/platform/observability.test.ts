@@ -189,7 +189,7 @@ describe('Observability (metrics, traces, logs)', function () {
   });
 
   describe('traces', () => {
-    it('link the sign request through the outbox, the batch workflow and its local activity to the first attempt, and the retry child workflow to the second', async () => {
+    it('link the sign request via the outbox, the batch workflow and its local activity to the first attempt, and the retry child to the second', async () => {
       const spansOfSign = (): ReceivedSpan[] => {
         const server = otlp.spans().find((span) => span.service === 'rally-api' && span.kind === 2 && span.attributes['http.route'] === '/v1/petitions/:id/signatures'
           && span.attributes['rally.request_id'] === deliveryRequestId);
@@ -233,7 +233,7 @@ describe('Observability (metrics, traces, logs)', function () {
   });
 
   describe('Temporal Web UI', () => {
-    it('shows a memo summary naming the petition and the endpoint host on the batch and the retry workflow, and finds them by business id and delivery outcome', async () => {
+    it('shows a memo naming the petition and the endpoint host on the batch and retry workflows, findable by business id and delivery outcome', async () => {
       const { client } = testEnvironment().temporal;
       const summary = `Webhook signature.created for "Plant trees along the river" to ${new URL(receiver.url('/hook')).host}`;
       const retry = client.workflow.getHandle(deliveryId);

@@ -4,6 +4,10 @@
 import { createServer, type Server } from 'node:http';
 import { makePng } from './media.ts';
 
+const RESIZE_LISTENER =
+  "window.rallyResizes = []; addEventListener('message', function (e) { if (e.data && e.data.type === 'rally:resize') " +
+  'window.rallyResizes.push({ origin: e.origin, height: e.data.height }); });';
+
 export type HostSite = { origin: string; show(embedHtml: string): string; stop(): Promise<void> };
 
 export async function startHostSite(): Promise<HostSite> {
@@ -36,7 +40,7 @@ export async function startHostSite(): Promise<HostSite> {
       const pathname = `/post-${pages.size + 1}`;
       pages.set(pathname, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A blog post</title></head><body>
 <h1>Why our town needs this</h1><p>Please sign below.</p>
-<script>window.rallyResizes = []; addEventListener('message', function (e) { if (e.data && e.data.type === 'rally:resize') window.rallyResizes.push({ origin: e.origin, height: e.data.height }); });</script>
+<script>${RESIZE_LISTENER}</script>
 ${embedHtml}
 <p>Thanks for reading.</p></body></html>`);
       return `${origin}${pathname}`;

@@ -23,7 +23,8 @@ export async function withProductionApi<T>(env: Record<string, string>, use: (ap
       for (const row of setAside) {
         await tx.query(sql.typeAlias('void')`
           INSERT INTO oauth_signing_keys (kid, sealed_jwk, private_jwk, created_at)
-          VALUES (${row.kid}, ${row.sealed_jwk ? sql.binary(row.sealed_jwk) : null}, ${row.private_jwk === null ? null : sql.jsonb(row.private_jwk as never)}, ${row.created_at})`);
+          VALUES (${row.kid}, ${row.sealed_jwk ? sql.binary(row.sealed_jwk) : null},
+          ${row.private_jwk === null ? null : sql.jsonb(row.private_jwk as never)}, ${row.created_at})`);
       }
     });
   }

@@ -103,7 +103,10 @@ describe('crashes under load', function () {
     try {
       for (const delivery of waiting.filter((each) => each.started).slice(0, 3)) {
         const described = await new Client({ connection }).workflow.getHandle(delivery.id).describe().then(
-          (description) => `${description.status.name}, pending activities ${JSON.stringify(description.raw.pendingActivities?.map((activity) => ({ state: activity.state, attempt: activity.attempt, lastFailure: activity.lastFailure?.message })))}`,
+          (description) => {
+            const pending = description.raw.pendingActivities?.map((activity) => ({ state: activity.state, attempt: activity.attempt, lastFailure: activity.lastFailure?.message }));
+            return `${description.status.name}, pending activities ${JSON.stringify(pending)}`;
+          },
           (failure: Error) => failure.message,
         );
         lines.push(`${delivery.id} (${delivery.status}): ${described}`);

@@ -67,7 +67,8 @@ describe('moderation workflows', function () {
       INSERT INTO signatures (petition_id, user_id) SELECT ${petitionId}, id FROM signers
     `);
     const invalidationId = await db().oneFirst(sql.type(z.object({ id: z.string() }))`
-      INSERT INTO signature_invalidations (petition_id, filter, dry_run, requested_by) VALUES (${petitionId}, '{"email_domain":"spam.test"}', true, ${admin.id}) RETURNING id
+      INSERT INTO signature_invalidations (petition_id, filter, dry_run, requested_by) VALUES (${petitionId},
+      '{"email_domain":"spam.test"}', true, ${admin.id}) RETURNING id
     `);
     const worker = await createTestWorker(taskQueue);
     await worker.runUntil(async () => {

@@ -15,7 +15,8 @@ describe('workflow purgeOAuthArtifacts', function () {
     const user = await createTestUser();
     const clientId = `app_purge_${randomBytes(4).toString('hex')}`;
     await db.query(sql.typeAlias('void')`
-      INSERT INTO oauth_clients (client_id, name, redirect_uris, scopes, confidential) VALUES (${clientId}, 'Purge', ARRAY['https://p.example/cb'], ARRAY['read:profile'], false)
+      INSERT INTO oauth_clients (client_id, name, redirect_uris, scopes, confidential) VALUES (${clientId}, 'Purge',
+      ARRAY['https://p.example/cb'], ARRAY['read:profile'], false)
     `);
     const familyId = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
       INSERT INTO oauth_token_families (client_id, user_id, scopes) VALUES (${clientId}, ${user.id}, ARRAY['read:profile']) RETURNING id
@@ -25,11 +26,13 @@ describe('workflow purgeOAuthArtifacts', function () {
         (${sql.binary(randomBytes(32))}, ${familyId}, now() - interval '1 minute'), (${sql.binary(randomBytes(32))}, ${familyId}, now() + interval '1 day')
     `);
     await db.query(sql.typeAlias('void')`
-      INSERT INTO oauth_access_tokens (jti, family_id, expires_at) VALUES (${`expired-${familyId}`}, ${familyId}, now() - interval '1 minute'), (${`live-${familyId}`}, ${familyId}, now() + interval '1 hour')
+      INSERT INTO oauth_access_tokens (jti, family_id, expires_at) VALUES (${`expired-${familyId}`}, ${familyId},
+      now() - interval '1 minute'), (${`live-${familyId}`}, ${familyId}, now() + interval '1 hour')
     `);
     await db.query(sql.typeAlias('void')`
       INSERT INTO oauth_authorization_codes (code_hash, ticket_id, client_id, user_id, redirect_uri, scopes, expires_at)
-      VALUES (${sql.binary(randomBytes(32))}, ${`old-${familyId}`}, ${clientId}, ${user.id}, 'https://p.example/cb', ARRAY['read:profile'], now() - interval '2 days')
+      VALUES (${sql.binary(randomBytes(32))}, ${`old-${familyId}`}, ${clientId}, ${user.id}, 'https://p.example/cb',
+      ARRAY['read:profile'], now() - interval '2 days')
     `);
 
     const taskQueue = uniqueTaskQueue('purge-oauth');

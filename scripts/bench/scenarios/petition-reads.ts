@@ -95,7 +95,9 @@ async function measureHotRead(env: BenchEnvironment): Promise<ResultRow[]> {
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `GET /v1/petitions/{slug} of a petition being signed ≥ ${MIN_SLUG_RATE.toLocaleString('en-US')} req/s with its count ≤ 1 s behind; GET /v1/petitions?limit=${PAGE_SIZE} page 1 and page ${PAGE} ≥ ${MIN_LIST_RATE.toLocaleString('en-US')} req/s each`,
+  goal: `GET /v1/petitions/{slug} of a petition being signed ≥ ${MIN_SLUG_RATE.toLocaleString('en-US')} req/s ` +
+    `with its count ≤ 1 s behind; GET /v1/petitions?limit=${PAGE_SIZE} page 1 and page ${PAGE} ≥ ` +
+    `${MIN_LIST_RATE.toLocaleString('en-US')} req/s each`,
   async run(env): Promise<ResultRow[]> {
     await ensureSeeded(env.databaseUrl, env.log);
     const deepCursor = await cursorOfPage(env, PAGE);

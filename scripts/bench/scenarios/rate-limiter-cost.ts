@@ -22,12 +22,14 @@ async function assertLimiter(env: BenchEnvironment, url: string, token: string, 
   await response.arrayBuffer();
   const on = response.headers.has('x-ratelimit-limit');
   if (response.status !== 200) env.log(`warning: GET ${ROUTE} with a token answered ${response.status}; the ratio will be INVALID`);
-  if (on !== expectOn) throw new Error(`the API at ${url} ${on ? 'sends' : 'does not send'} X-RateLimit-* headers, so the limiter is ${on ? 'on' : 'off'} where it should be ${expectOn ? 'on' : 'off'}`);
+  if (on !== expectOn) throw new Error(`the API at ${url} ${on ? 'sends' : 'does not send'} X-RateLimit-* headers, so the limiter is ` +
+    `${on ? 'on' : 'off'} where it should be ${expectOn ? 'on' : 'off'}`);
 }
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `GET ${ROUTE} with ${KEYS.toLocaleString('en-US')} users' tokens, rate limiter on (limits never reached), keeps ≥ ${MIN_RATIO.toFixed(2)} × its req/s with the limiter off`,
+  goal: `GET ${ROUTE} with ${KEYS.toLocaleString('en-US')} users' tokens, rate limiter on (limits never ` +
+    `reached), keeps ≥ ${MIN_RATIO.toFixed(2)} × its req/s with the limiter off`,
   async run(env): Promise<ResultRow[]> {
     // Both processes verify tokens for the same audience from the same identity provider.
     const limited = await startSigningApi(env, 'api-limiter-on', { RALLY_RATE_LIMIT_ENABLED: 'true', RALLY_RATE_LIMIT_RPS: HUGE, RALLY_RATE_LIMIT_BURST: HUGE });

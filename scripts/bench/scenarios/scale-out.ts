@@ -90,11 +90,14 @@ async function measureCounts(env: BenchEnvironment, client: pg.Client, urls: rea
   }
   const exact = outcome.failed === 0 && [counts.table, counts.shards, counts.events, counts.servedA, counts.servedB].every((value) => value === outcome.signed);
   const seconds = (performance.now() - began) / 1000;
-  env.log(`${NAME}: ${outcome.signed} signatures answered 201 (${outcome.failed} failed); table ${counts.table}, shards ${counts.shards}, events ${counts.events}, served ${counts.servedA} / ${counts.servedB}`);
+  env.log(`${NAME}: ${outcome.signed} signatures answered 201 (${outcome.failed} failed); table ` +
+    `${counts.table}, shards ${counts.shards}, events ${counts.events}, served ${counts.servedA} / ` +
+    `${counts.servedB}`);
   return {
     requestsPerSecond: outcome.signed / seconds, p50Ms: 0, p99Ms: 0, errors: outcome.failed, timeouts: 0, non2xx: 0, requests: outcome.sent, durationSec: seconds,
     scenario: NAME,
-    target: `counts after ${outcome.signed} signatures via 2 APIs: table ${counts.table}, shards ${counts.shards}, events ${counts.events}, served ${counts.servedA} / ${counts.servedB}`,
+    target: `counts after ${outcome.signed} signatures via 2 APIs: table ${counts.table}, shards ` +
+      `${counts.shards}, events ${counts.events}, served ${counts.servedA} / ${counts.servedB}`,
     ratio: outcome.signed > 0 ? Math.min(counts.table, counts.shards, counts.events, counts.servedA, counts.servedB) / outcome.signed : 0,
     goal: 'all = 201s', verdict: outcome.signed === 0 ? 'INVALID' : exact ? 'PASS' : 'MISS',
   };
@@ -102,7 +105,9 @@ async function measureCounts(env: BenchEnvironment, client: pg.Client, urls: rea
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `2 API processes + 2 workers on one PostgreSQL and Temporal: reads reach ≥ ${MIN_SCALE.toFixed(2)} × one process, and counts stay exact after ${SIGNATURES.toLocaleString('en-US')} signatures through both`,
+  goal: `2 API processes + 2 workers on one PostgreSQL and Temporal: reads reach ≥ ${MIN_SCALE.toFixed(2)} × ` +
+    `one process, and counts stay exact after ${SIGNATURES.toLocaleString('en-US')} signatures through ` +
+    `both`,
   async run(env): Promise<ResultRow[]> {
     const client = new pg.Client({ connectionString: env.databaseUrl });
     await client.connect();

@@ -25,7 +25,8 @@ const SUGGEST_PATH = '/v1/search/suggest?q=wetlamds';
 export const scenario: Scenario = {
   name: NAME,
   goal: `GET /v1/search/petitions p99 < ${SEARCH_P99_MS} ms and GET /v1/search/suggest p99 < ${SUGGEST_P99_MS} ms on 100,000 petitions; ` +
-    `the fold ≥ ${FOLD_PER_SECOND.toLocaleString('en-US')} signatures/s; analytics of a 1,000,000-signature petition, 2 years by day, p99 < ${ANALYTICS_P99_MS} ms`,
+    `the fold ≥ ${FOLD_PER_SECOND.toLocaleString('en-US')} signatures/s; analytics of a ` +
+      `1,000,000-signature petition, 2 years by day, p99 < ${ANALYTICS_P99_MS} ms`,
   async run(env): Promise<ResultRow[]> {
     await ensureSeeded(env.databaseUrl, env.log);
     for (const path of [SEARCH_PATH, SUGGEST_PATH]) {

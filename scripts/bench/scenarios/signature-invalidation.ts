@@ -71,7 +71,8 @@ async function callJson<T>(url: string, token: string, body?: unknown): Promise<
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `invalidate ${INVALIDATED.toLocaleString('en-US')} of a petition's ${MILLION.toLocaleString('en-US')} signatures while it is signed through the API: signing p99 < ${SIGN_P99_MS} ms during it`,
+  goal: `invalidate ${INVALIDATED.toLocaleString('en-US')} of a petition's ${MILLION.toLocaleString('en-US')} ` +
+    `signatures while it is signed through the API: signing p99 < ${SIGN_P99_MS} ms during it`,
   async run(env): Promise<ResultRow[]> {
     const petitionId = await ensureMillionPetition(env.databaseUrl, env.log);
     const taskQueue = `bench-invalidation-${randomUUID().slice(0, 8)}`;
@@ -103,7 +104,8 @@ export const scenario: Scenario = {
       const longestWaitMs = await locks.stop();
       if (cursor.next > signers.length) env.log(`warning: ${NAME} ran out of fresh signers; its signing rows are INVALID`);
       const overlap = Math.min(1, (signingEnded - began) / 1000 / seconds);
-      env.log(`${NAME}: ${invalidation.matched ?? 0} invalidated in ${seconds.toFixed(1)} s; signing load covered ${(overlap * 100).toFixed(0)}% of it; longest lock wait ${longestWaitMs.toFixed(0)} ms`);
+      env.log(`${NAME}: ${invalidation.matched ?? 0} invalidated in ${seconds.toFixed(1)} s; signing load covered ` +
+        `${(overlap * 100).toFixed(0)}% of it; longest lock wait ${longestWaitMs.toFixed(0)} ms`);
       const complete = invalidation.status === 'completed' && invalidation.matched === INVALIDATED;
       const figures: LoadResult = {
         requestsPerSecond: (invalidation.matched ?? 0) / seconds, p50Ms: 0, p99Ms: longestWaitMs, errors: complete ? 0 : 1, timeouts: 0, non2xx: 0, requests: invalidation.matched ?? 0, durationSec: seconds,

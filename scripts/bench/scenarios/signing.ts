@@ -126,7 +126,8 @@ async function measureRaw(env: BenchEnvironment, setup: pg.Client, clients: pg.C
   env.log(`${label}: measuring for ${load.durationSec} s (${clients.length} connections)`);
   const { result, exhausted } = await rawLoop(clients, users, warm.next, load.durationSec, petitionFor);
   if (exhausted) env.log(`warning: ${label} ran out of users after ${result.durationSec.toFixed(1)} s`);
-  env.log(`${label}: ${Math.round(result.requestsPerSecond)} signatures/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, ${result.non2xx} failed`);
+  env.log(`${label}: ${Math.round(result.requestsPerSecond)} signatures/s, p50 ${result.p50Ms.toFixed(1)} ms, ` +
+    `p99 ${result.p99Ms.toFixed(1)} ms, ${result.non2xx} failed`);
   return result;
 }
 
@@ -155,8 +156,10 @@ function row(target: string, load: LoadResult, extra: Partial<ResultRow> = {}): 
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `POST /v1/petitions/{id}/signatures (a new user each) on 1 hot petition and on ${SPREAD_PETITIONS.toLocaleString('en-US')}: each ≥ ${MIN_RATE.toLocaleString('en-US')}/s, ` +
-    `hot p99 < ${MAX_P99_MS} ms, hot ≥ ${MIN_API_TO_RAW.toFixed(2)} × the same statements in a raw pg loop, hot ≥ ${MIN_HOT_TO_SPREAD.toFixed(2)} × spread, API RSS ≤ ${MAX_RSS_MB} MB`,
+  goal: `POST /v1/petitions/{id}/signatures (a new user each) on 1 hot petition and on ` +
+    `${SPREAD_PETITIONS.toLocaleString('en-US')}: each ≥ ${MIN_RATE.toLocaleString('en-US')}/s, ` +
+    `hot p99 < ${MAX_P99_MS} ms, hot ≥ ${MIN_API_TO_RAW.toFixed(2)} × the same statements in a raw pg ` +
+      `loop, hot ≥ ${MIN_HOT_TO_SPREAD.toFixed(2)} × spread, API RSS ≤ ${MAX_RSS_MB} MB`,
   async run(env): Promise<ResultRow[]> {
     await ensureSeeded(env.databaseUrl, env.log);
     const setup = new pg.Client({ connectionString: env.databaseUrl });
@@ -167,7 +170,8 @@ export const scenario: Scenario = {
     try {
       const chosen = await pickTargets(setup);
       targets = chosen;
-      env.log(`${NAME}: hot petition ${chosen.hot.slug} (${chosen.hot.signatures.toLocaleString('en-US')} signatures); spread over ${chosen.spread.length.toLocaleString('en-US')} petitions`);
+      env.log(`${NAME}: hot petition ${chosen.hot.slug} (${chosen.hot.signatures.toLocaleString('en-US')} ` +
+        `signatures); spread over ${chosen.spread.length.toLocaleString('en-US')} petitions`);
       const idpPort = String(await freePort());
       const api = await startExtraApi(env, { RALLY_IDP_PORT: idpPort, OIDC_ISSUER: '', RALLY_SIGN_LIMIT_PER_HOUR: SIGN_LIMIT }, 'api-sign');
       stops.push(api.stop);
@@ -184,6 +188,7 @@ export const scenario: Scenario = {
       const spread = await measureSigning(env, api, pool, `API sign, ${SPREAD_PETITIONS.toLocaleString('en-US')} petitions`, (index) => chosen.spread[index % SPREAD_PETITIONS]!);
       const rssMb = await residentMegabytes(api.pid);
       const heap = await heapMegabytes(api.url);
+      const heapNote = heap ? ` (V8 heap: ${Math.round(heap.used)} MB in use of ${Math.round(heap.total)} MB held)` : '';
       await api.stop();
       // The same tokens are valid there: same audience (PUBLIC_URL) and the same identity provider.
       const single = await startExtraApi(env, { RALLY_IDP_PORT: idpPort, OIDC_ISSUER: '', RALLY_SIGN_LIMIT_PER_HOUR: SIGN_LIMIT, PUBLIC_URL: api.url, RALLY_SIGN_BATCH_MAX: '1' }, 'api-sign-single');
@@ -213,7 +218,7 @@ export const scenario: Scenario = {
         row('API sign, hot ÷ raw pg loop (same statements, same concurrency)', hot, { ratio: hotToRaw, goal: `≥ ${MIN_API_TO_RAW.toFixed(2)}`, verdict: verdictFor(hotToRaw >= MIN_API_TO_RAW, hot, rawHot) }),
         row(`API sign, ${SPREAD_PETITIONS.toLocaleString('en-US')} petitions`, spread, { ratio: spread.requestsPerSecond / MIN_RATE, goal: rate, verdict: verdictFor(spread.requestsPerSecond >= MIN_RATE, spread) }),
         row('API sign, hot ÷ spread', hot, { ratio: hotToSpread, goal: `≥ ${MIN_HOT_TO_SPREAD.toFixed(2)}`, verdict: verdictFor(hotToSpread >= MIN_HOT_TO_SPREAD, hot, spread) }),
-        row(`API RSS after signing: ${rssMb === null ? 'unknown' : `${Math.round(rssMb)} MB`}${heap ? ` (V8 heap: ${Math.round(heap.used)} MB in use of ${Math.round(heap.total)} MB held)` : ''}`, memory, {
+        row(`API RSS after signing: ${rssMb === null ? 'unknown' : `${Math.round(rssMb)} MB`}${heapNote}`, memory, {
           ratio: rssMb === null ? null : rssMb / MAX_RSS_MB, goal: `≤ ${MAX_RSS_MB} MB`, verdict: rssMb === null ? 'INVALID' : rssMb <= MAX_RSS_MB ? 'PASS' : 'MISS',
         }),
         row('before: one statement per request (RALLY_SIGN_BATCH_MAX=1), 2nd hot petition; ratio = grouped ÷ this', before, { ratio: ratio(hot, before) }),
@@ -225,7 +230,8 @@ export const scenario: Scenario = {
       // The outbox rows of these signatures concern petitions without webhook endpoints; marked
       // dispatched here, they do not queue ahead of the events of scenarios that run a dispatcher.
       if (targets) {
-        await setup.query(`UPDATE events SET dispatched_at = now() WHERE position > $1 AND dispatched_at IS NULL AND type = 'signature.created' AND petition_id = ANY($2::uuid[])`,
+        await setup.query(`UPDATE events SET dispatched_at = now() WHERE position > $1 AND dispatched_at IS NULL AND type = ` +
+          `'signature.created' AND petition_id = ANY($2::uuid[])`,
           [firstPosition, [targets.hot.id, targets.before.id, ...targets.spread]]);
       }
       await setup.end();

@@ -52,7 +52,8 @@ async function collect(receiver: Receiver, eventIds: readonly string[], firstEve
 /** The signature.created events of a petition and when (performance clock) the first of them happened. */
 async function signingEvents(db: Awaited<ReturnType<typeof createDatabasePool>>, petitionId: string) {
   const rows = await db.any(sql.type(z.object({ id: z.string(), age_ms: z.number() }))`
-    SELECT id, (extract(epoch FROM clock_timestamp() - occurred_at) * 1000)::float8 AS age_ms FROM events WHERE petition_id = ${petitionId} AND type = 'signature.created'`);
+    SELECT id, (extract(epoch FROM clock_timestamp() - occurred_at) * 1000)::float8 AS age_ms
+    FROM events WHERE petition_id = ${petitionId} AND type = 'signature.created'`);
   const oldest = Math.max(0, ...rows.map((event) => event.age_ms));
   return { ids: rows.map((event) => event.id), firstAt: performance.now() - oldest };
 }
@@ -80,7 +81,8 @@ async function whileSigning(env: BenchEnvironment, db: Awaited<ReturnType<typeof
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `signature.created deliveries to one healthy endpoint while signing at full speed: ≥ ${MIN_RATE.toLocaleString('en-US')}/s sustained, p99 event→receipt < ${MAX_P99_MS} ms, ` +
+  goal: `signature.created deliveries to one healthy endpoint while signing at full speed: ≥ ` +
+    `${MIN_RATE.toLocaleString('en-US')}/s sustained, p99 event→receipt < ${MAX_P99_MS} ms, ` +
     `all delivered; < 2 s for another endpoint during a ${BURST.toLocaleString('en-US')}-event burst to a slow one`,
   async run(env: BenchEnvironment): Promise<ResultRow[]> {
     const seconds = env.load.durationSec;

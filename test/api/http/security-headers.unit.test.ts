@@ -23,10 +23,12 @@ describe('security headers (api/http/security-headers.ts)', () => {
   it('names the policy of static HTML, the page, the widget and the OAuth consent screen with the values they had', () => {
     expect(htmlPolicies.static).to.equal("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
     expect(htmlPolicies.page('https://rally.example', { styleHash: "'sha256-x'", imageOrigins: ['https://cdn.example/a.webp', 'not a url'] })).to.equal(
-      "default-src 'none'; script-src 'self'; style-src 'sha256-x'; img-src 'self' https://cdn.example; connect-src 'self' wss://rally.example; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'self'; style-src 'sha256-x'; img-src 'self' https://cdn.example; " +
+        "connect-src 'self' wss://rally.example; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     expect(htmlPolicies.widget('http://localhost:3000', { styleHash: "'sha256-y'" })).to.equal(
-      "default-src 'none'; script-src 'self'; style-src 'sha256-y'; img-src 'self'; connect-src 'self' ws://localhost:3000; base-uri 'none'; form-action 'none'; frame-ancestors *",
+      "default-src 'none'; script-src 'self'; style-src 'sha256-y'; img-src 'self'; connect-src 'self' " +
+        "ws://localhost:3000; base-uri 'none'; form-action 'none'; frame-ancestors *",
     );
     expect(htmlPolicies.oauthConsent('https://app.example')).to.equal(
       "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'self' https://app.example",
