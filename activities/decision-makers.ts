@@ -5,7 +5,12 @@ import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import {
-  expireResponseToken, findInvitee, listUninvitedDecisionMakers, markInvitationFailed, markInvitationSent, storeUnsentToken,
+  expireResponseToken,
+  findInvitee,
+  listUninvitedDecisionMakers,
+  markInvitationFailed,
+  markInvitationSent,
+  storeUnsentToken,
 } from '../core/decision-makers/invitations.ts';
 import { claimInvitation } from '../core/decision-makers/invitation-budget.ts';
 import { newPortalToken, portalUrl } from '../core/decision-makers/portal-tokens.ts';
@@ -20,7 +25,8 @@ export type IssuedToken = { tokenId: string; issuedAt: string; expiresAt: string
 /** A refusal of the message itself (5xx, e.g. an unknown mailbox) will not change on retry. */
 function classifyMailError(error: unknown): never {
   const { responseCode, response } = error as { responseCode?: number; response?: string };
-  if (responseCode && responseCode >= 500) throw ApplicationFailure.nonRetryable(`The mail server refused the invitation: ${response ?? responseCode}`, FAILURE_TYPES.mailRejected);
+  if (responseCode && responseCode >= 500)
+    throw ApplicationFailure.nonRetryable(`The mail server refused the invitation: ${response ?? responseCode}`, FAILURE_TYPES.mailRejected);
   throw error;
 }
 
@@ -51,7 +57,8 @@ export function createDecisionMakerActivities({ db, mailer, publicUrl, responseT
       return { tokenId: issued.id, issuedAt: issued.created_at, expiresAt: issued.expires_at };
     },
 
-    markInvitationFailed: ({ decisionMakerId, reason }: { decisionMakerId: string; reason: string }): Promise<void> => markInvitationFailed(db, decisionMakerId, reason),
+    markInvitationFailed: ({ decisionMakerId, reason }: { decisionMakerId: string; reason: string }): Promise<void> =>
+      markInvitationFailed(db, decisionMakerId, reason),
 
     /** Sends the one reminder, unless the token was answered, expired or removed meanwhile. */
     async sendResponseReminder({ tokenId }: { tokenId: string }): Promise<boolean> {

@@ -20,7 +20,11 @@ import type { Client } from '@temporalio/client';
 import { createModerationActivities, moderationDependencies } from './moderation.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */
-export type ActivityDependencies = { db: DatabasePool; config?: Config; /** For activities that drive other workflows (moderation → petition lifecycle). */ temporal?: Client };
+export type ActivityDependencies = {
+  db: DatabasePool;
+  config?: Config;
+  /** For activities that drive other workflows (moderation → petition lifecycle). */ temporal?: Client;
+};
 
 export function createActivities(deps: ActivityDependencies) {
   const config = deps.config ?? loadConfig({});

@@ -21,16 +21,29 @@ export type VariantPlan = { name: string; width: number; height?: number; fit: '
 // Petition images: a large one for the page and a small one for cards and lists. Avatars: always a
 // 256px square, cropped around the most interesting part. Logos are never cropped.
 export const VARIANT_PLANS: Record<EntityType, VariantPlan[]> = {
-  petition_image: [{ name: 'large', width: 1200, fit: 'inside' }, { name: 'small', width: 400, fit: 'inside' }],
-  petition_update_image: [{ name: 'large', width: 1200, fit: 'inside' }, { name: 'small', width: 400, fit: 'inside' }],
+  petition_image: [
+    { name: 'large', width: 1200, fit: 'inside' },
+    { name: 'small', width: 400, fit: 'inside' },
+  ],
+  petition_update_image: [
+    { name: 'large', width: 1200, fit: 'inside' },
+    { name: 'small', width: 400, fit: 'inside' },
+  ],
   user_avatar: [{ name: 'avatar', width: 256, height: 256, fit: 'cover' }],
-  org_logo: [{ name: 'logo', width: 512, height: 512, fit: 'inside' }, { name: 'logo_small', width: 128, height: 128, fit: 'inside' }],
+  org_logo: [
+    { name: 'logo', width: 512, height: 512, fit: 'inside' },
+    { name: 'logo_small', width: 128, height: 128, fit: 'inside' },
+  ],
   org_cover: [{ name: 'cover', width: 1500, height: 500, fit: 'cover' }],
 };
 
 /** The variant whose address is written onto the entity (petitions.image_url, users.avatar_url). */
 export const PRIMARY_VARIANT: Record<EntityType, string> = {
-  petition_image: 'large', petition_update_image: 'large', user_avatar: 'avatar', org_logo: 'logo', org_cover: 'cover',
+  petition_image: 'large',
+  petition_update_image: 'large',
+  user_avatar: 'avatar',
+  org_logo: 'logo',
+  org_cover: 'cover',
 };
 
 export type RenderedVariant = { name: string; body: Buffer; width: number; height: number };

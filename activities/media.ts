@@ -46,7 +46,10 @@ export function createMediaActivities({ db, storage }: { db: DatabasePool; stora
       const actual = sniffImageType(original.subarray(0, 16));
       if (actual === null) throw ApplicationFailure.nonRetryable('The file is not a JPEG, PNG, GIF or WebP image.', IMAGE_REJECTED);
       if (actual !== media.content_type) {
-        throw ApplicationFailure.nonRetryable(`The file is a ${TYPE_NAMES[actual]} image but was declared as ${media.content_type} ("${media.filename}").`, IMAGE_REJECTED);
+        throw ApplicationFailure.nonRetryable(
+          `The file is a ${TYPE_NAMES[actual]} image but was declared as ${media.content_type} ("${media.filename}").`,
+          IMAGE_REJECTED,
+        );
       }
       try {
         return await readDimensions(original);
@@ -77,8 +80,23 @@ export function createMediaActivities({ db, storage }: { db: DatabasePool; stora
      * Marks the media ready and writes its primary variant onto its entity, in one transaction. Only
      * a petition the uploader manages, or their own avatar, is ever changed.
      */
-    async attachMedia({ mediaId, width, height, variants }: { mediaId: string; width: number; height: number; variants: MediaVariant[] }): Promise<string | null> {
-      return attachMediaVariants(db, mediaId, { width, height, variants }, (media) => variants.find((variant) => variant.name === PRIMARY_VARIANT[media.entity_type])?.url ?? null);
+    async attachMedia({
+      mediaId,
+      width,
+      height,
+      variants,
+    }: {
+      mediaId: string;
+      width: number;
+      height: number;
+      variants: MediaVariant[];
+    }): Promise<string | null> {
+      return attachMediaVariants(
+        db,
+        mediaId,
+        { width, height, variants },
+        (media) => variants.find((variant) => variant.name === PRIMARY_VARIANT[media.entity_type])?.url ?? null,
+      );
     },
 
     async markMediaFailed({ mediaId, reason }: { mediaId: string; reason: string }): Promise<void> {

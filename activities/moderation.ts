@@ -17,7 +17,12 @@ import { createMailer, type Mailer } from '../platform/mailer.ts';
 import { asActivity } from './failures.ts';
 
 export type ModerationActivityDependencies = {
-  db: DatabasePool; temporal: Client | undefined; taskQueue: string; autoHide: AutoHideSettings; mailer: Mailer; publicUrl: string;
+  db: DatabasePool;
+  temporal: Client | undefined;
+  taskQueue: string;
+  autoHide: AutoHideSettings;
+  mailer: Mailer;
+  publicUrl: string;
 };
 
 export function createModerationActivities(deps: ModerationActivityDependencies) {
@@ -43,14 +48,19 @@ export function createModerationActivities(deps: ModerationActivityDependencies)
     async sendWarningEmail({ warningId }: { warningId: string }): Promise<boolean> {
       const warning = await pendingWarningEmail(deps.db, warningId);
       if (!warning) return false;
-      await deps.mailer.send({
-        to: warning.email,
-        subject: 'A warning from the Rally moderators',
-        text: [`Hello ${warning.display_name},`, '', warning.message, '', `Reason: ${warning.reason}`, '', `Your notifications: ${deps.publicUrl}`].join('\n'),
-      }).catch((error: { responseCode?: number; message?: string }) => {
-        if (error.responseCode && error.responseCode >= 500) throw ApplicationFailure.nonRetryable(`The mail server refused the warning: ${error.message ?? ''}`, FAILURE_TYPES.mailRejected);
-        throw error;
-      });
+      await deps.mailer
+        .send({
+          to: warning.email,
+          subject: 'A warning from the Rally moderators',
+          text: [`Hello ${warning.display_name},`, '', warning.message, '', `Reason: ${warning.reason}`, '', `Your notifications: ${deps.publicUrl}`].join(
+            '\n',
+          ),
+        })
+        .catch((error: { responseCode?: number; message?: string }) => {
+          if (error.responseCode && error.responseCode >= 500)
+            throw ApplicationFailure.nonRetryable(`The mail server refused the warning: ${error.message ?? ''}`, FAILURE_TYPES.mailRejected);
+          throw error;
+        });
       await markWarningEmailed(deps.db, warningId);
       return true;
     },
@@ -66,5 +76,12 @@ export function createModerationActivities(deps: ModerationActivityDependencies)
 export type ModerationActivities = ReturnType<typeof createModerationActivities>;
 
 export function moderationDependencies(db: DatabasePool, config: Config, temporal: Client | undefined): ModerationActivityDependencies {
-  return { db, temporal, taskQueue: config.temporal.taskQueue, autoHide: { threshold: config.moderation.autohideThreshold, minAccountAgeMs: config.moderation.minAccountAgeMs }, mailer: createMailer(config.mail), publicUrl: config.publicUrl };
+  return {
+    db,
+    temporal,
+    taskQueue: config.temporal.taskQueue,
+    autoHide: { threshold: config.moderation.autohideThreshold, minAccountAgeMs: config.moderation.minAccountAgeMs },
+    mailer: createMailer(config.mail),
+    publicUrl: config.publicUrl,
+  };
 }

@@ -33,28 +33,34 @@ export function createNotificationEmailActivities({ db, mailer, publicUrl, encry
 
   function single(userId: string, item: PendingEmail): MailMessage {
     const link = unsubscribeLink(userId, item.type);
-    return withUnsubscribe({
-      to: item.email,
-      subject: item.title,
-      text: [item.body, '', `See all your notifications at ${publicUrl}.`, `Stop these emails (${item.type}): ${link}`].join('\n'),
-    }, link);
+    return withUnsubscribe(
+      {
+        to: item.email,
+        subject: item.title,
+        text: [item.body, '', `See all your notifications at ${publicUrl}.`, `Stop these emails (${item.type}): ${link}`].join('\n'),
+      },
+      link,
+    );
   }
 
   function digest(userId: string, items: PendingEmail[]): MailMessage {
     const link = unsubscribeLink(userId, '*');
     const types = [...new Set(items.map((item) => item.type))];
-    return withUnsubscribe({
-      to: items[0]!.email,
-      subject: `${items.length} new notifications on Rally`,
-      text: [
-        `Hello ${items[0]!.display_name}, here is what happened:`,
-        '',
-        ...items.map((item) => `- ${item.title}`),
-        '',
-        ...types.map((type) => `Stop ${type} emails: ${unsubscribeLink(userId, type)}`),
-        `Stop all notification emails: ${link}`,
-      ].join('\n'),
-    }, link);
+    return withUnsubscribe(
+      {
+        to: items[0]!.email,
+        subject: `${items.length} new notifications on Rally`,
+        text: [
+          `Hello ${items[0]!.display_name}, here is what happened:`,
+          '',
+          ...items.map((item) => `- ${item.title}`),
+          '',
+          ...types.map((type) => `Stop ${type} emails: ${unsubscribeLink(userId, type)}`),
+          `Stop all notification emails: ${link}`,
+        ].join('\n'),
+      },
+      link,
+    );
   }
 
   /** Safe to repeat: what was mailed is marked in the same transaction that locked it. */
@@ -65,7 +71,10 @@ export function createNotificationEmailActivities({ db, mailer, publicUrl, encry
       const isDigest = wanted.length > DIGEST_THRESHOLD;
       const messages = isDigest ? [digest(userId, wanted)] : wanted.map((item) => single(userId, item));
       for (const message of messages) await mailer.send(message);
-      await markEmailed(tx, pending.map((item) => item.id));
+      await markEmailed(
+        tx,
+        pending.map((item) => item.id),
+      );
       return { emails: messages.length, notifications: wanted.length, digest: isDigest };
     });
   }
@@ -82,7 +91,11 @@ export function createNotificationEmailActivities({ db, mailer, publicUrl, encry
      * server is down) it throws, for Temporal's backed-off retry; a refused address alone must not
      * stretch that backoff over everyone else's mail.
      */
-    async deliverDueNotificationEmails({ windowMs }: { windowMs: number }): Promise<{ recipients: number; emails: number; failed: number; nextDueMs: number | null }> {
+    async deliverDueNotificationEmails({
+      windowMs,
+    }: {
+      windowMs: number;
+    }): Promise<{ recipients: number; emails: number; failed: number; nextDueMs: number | null }> {
       const due = await dueRecipients(db, windowMs, RECIPIENTS_PER_CALL);
       let emails = 0;
       const failures: unknown[] = [];
@@ -95,7 +108,11 @@ export function createNotificationEmailActivities({ db, mailer, publicUrl, encry
       }
       if (failures.length > 0 && failures.length === due.userIds.length && !failures.every(isRecipientRefused)) throw failures[0];
       // The mail server's message often names the address, so only the kind of failure is logged.
-      if (failures.length > 0) log.warn('notification emails failed for some recipients; retrying them later', { failed: failures.length, error: failures[0] instanceof Error ? failures[0].name : typeof failures[0] });
+      if (failures.length > 0)
+        log.warn('notification emails failed for some recipients; retrying them later', {
+          failed: failures.length,
+          error: failures[0] instanceof Error ? failures[0].name : typeof failures[0],
+        });
       const retryMs = Math.min(RETRY_FAILED_MS, windowMs);
       const nextDueMs = failures.length > 0 ? Math.min(due.nextDueMs ?? retryMs, retryMs) : due.nextDueMs;
       return { recipients: due.userIds.length, emails, failed: failures.length, nextDueMs };

@@ -3,7 +3,12 @@
 // it is never returned, logged or stored (only its SHA-256 is).
 import type { DatabasePool } from 'slonik';
 import {
-  expireInvitation, findInvitationForEmail, markInvitationReminded, markInvitationSent, storeInvitationToken, type InvitationForEmail,
+  expireInvitation,
+  findInvitationForEmail,
+  markInvitationReminded,
+  markInvitationSent,
+  storeInvitationToken,
+  type InvitationForEmail,
 } from '../core/organizations/invitation-delivery.ts';
 import { invitationAcceptUrl, newInvitationToken } from '../core/organizations/invitations.ts';
 import type { Config } from '../platform/config.ts';

@@ -25,10 +25,13 @@ export function createWebhookBatchActivities(deps: WebhookActivityDependencies) 
     async sendDeliveryBatch(input: BatchInput): Promise<BatchOutcome> {
       const contexts = await loadDeliveryContexts(db, input.deliveryIds);
       const outcome: BatchOutcome = { delivered: 0, failed: 0, gone: input.deliveryIds.length - contexts.length, retrying: [] };
-      const retryLater = (context: BatchDeliveryContext) => outcome.retrying.push({
-        deliveryId: context.id, delayMs: retryDelayMs(input.retryInitialMs, FIRST_ATTEMPT), petitionId: context.petition_id,
-        summary: deliverySummary({ event_type: context.type, endpoint_url: context.url, petition_title: context.petition_title }),
-      });
+      const retryLater = (context: BatchDeliveryContext) =>
+        outcome.retrying.push({
+          deliveryId: context.id,
+          delayMs: retryDelayMs(input.retryInitialMs, FIRST_ATTEMPT),
+          petitionId: context.petition_id,
+          summary: deliverySummary({ event_type: context.type, endpoint_url: context.url, petition_title: context.petition_title }),
+        });
       const pending: BatchDeliveryContext[] = [];
       for (const context of contexts) {
         if (context.status === 'delivered') outcome.delivered += 1;
@@ -46,17 +49,35 @@ export function createWebhookBatchActivities(deps: WebhookActivityDependencies) 
       const records: AttemptRecord[] = pending.map((context, index) => {
         const report = reports[index]!;
         return {
-          deliveryId: context.id, endpointId: context.endpoint_id, attempt: FIRST_ATTEMPT, attemptedAt, outcome: outcomeOf(report, FIRST_ATTEMPT, input.maxAttempts),
-          statusCode: report.statusCode, latencyMs: report.latencyMs, error: report.error, excerpt: report.excerpt,
+          deliveryId: context.id,
+          endpointId: context.endpoint_id,
+          attempt: FIRST_ATTEMPT,
+          attemptedAt,
+          outcome: outcomeOf(report, FIRST_ATTEMPT, input.maxAttempts),
+          statusCode: report.statusCode,
+          latencyMs: report.latencyMs,
+          error: report.error,
+          excerpt: report.excerpt,
         };
       });
       const from = pending[0]!.delivery_window;
       // A refused address says nothing about how much the receiver can take.
       const answers = reports.filter((report) => !report.refused).map((report) => ({ ok: report.error === null, latencyMs: report.latencyMs }));
-      await recordBatchAttempts(db, { endpointId: input.endpointId, attempts: records, window: { from, to: nextDeliveryWindow(from, answers, deps.endpointConcurrency) } }, deps.deactivateAfterMs);
-      records.forEach((record, index) => observeAttempt({
-        deliveryId: record.deliveryId, endpointId: record.endpointId, url: pending[index]!.url, attempt: FIRST_ATTEMPT, outcome: record.outcome, report: reports[index]!,
-      }));
+      await recordBatchAttempts(
+        db,
+        { endpointId: input.endpointId, attempts: records, window: { from, to: nextDeliveryWindow(from, answers, deps.endpointConcurrency) } },
+        deps.deactivateAfterMs,
+      );
+      records.forEach((record, index) =>
+        observeAttempt({
+          deliveryId: record.deliveryId,
+          endpointId: record.endpointId,
+          url: pending[index]!.url,
+          attempt: FIRST_ATTEMPT,
+          outcome: record.outcome,
+          report: reports[index]!,
+        }),
+      );
       records.forEach((record, index) => {
         if (record.outcome === 'delivered') outcome.delivered += 1;
         else if (record.outcome === 'failed') outcome.failed += 1;
@@ -68,4 +89,3 @@ export function createWebhookBatchActivities(deps: WebhookActivityDependencies) 
 }
 
 export type WebhookBatchActivities = ReturnType<typeof createWebhookBatchActivities>;
-

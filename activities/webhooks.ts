@@ -30,8 +30,13 @@ export type WebhookActivityDependencies = {
 export function webhookDependencies(db: DatabasePool, config: Config): WebhookActivityDependencies {
   const { allowPrivate, deactivateAfterMs, hostConcurrency, endpointConcurrency } = config.webhooks;
   return {
-    db, http: createWebhookAgent({ allowPrivate }), secrets: createSecretBox(config.encryptionKey), allowPrivate, deactivateAfterMs,
-    destinations: createDestinationBudget(hostConcurrency), endpointConcurrency,
+    db,
+    http: createWebhookAgent({ allowPrivate }),
+    secrets: createSecretBox(config.encryptionKey),
+    allowPrivate,
+    deactivateAfterMs,
+    destinations: createDestinationBudget(hostConcurrency),
+    endpointConcurrency,
   };
 }
 
@@ -87,7 +92,13 @@ function signedHeaders(context: DeliveryContext, body: string, secrets: SecretBo
 /** No slot of the destination freed in time (destination-budget.ts): a failed attempt, as if the receiver were slow. */
 function busyAsReport(destinations: DestinationBudget, outcome: AttemptReport | 'busy'): AttemptReport {
   if (outcome !== 'busy') return outcome;
-  return { statusCode: null, latencyMs: 0, error: `${destinations.perDestination} deliveries were already in flight to this destination`, excerpt: null, refused: false };
+  return {
+    statusCode: null,
+    latencyMs: 0,
+    error: `${destinations.perDestination} deliveries were already in flight to this destination`,
+    excerpt: null,
+    refused: false,
+  };
 }
 
 /**
@@ -99,9 +110,16 @@ export async function sendAttempt(deps: WebhookActivityDependencies, context: De
   // Within the destination's budget across endpoints (core/webhooks/destination-budget.ts).
   // The receiver gets what is left of RALLY_WEBHOOK_TIMEOUT after any wait for a slot; a timeout is
   // reported against the whole setting, which is what the endpoint's owner configured against.
-  const outcome = await deps.destinations.withSlot(context.url, timeoutMs, (remainingMs) => postWebhook(deps.http, {
-    url: context.url, body, headers: signedHeaders(context, body, deps.secrets), timeoutMs: remainingMs, allowedMs: timeoutMs, allowPrivate: deps.allowPrivate,
-  }));
+  const outcome = await deps.destinations.withSlot(context.url, timeoutMs, (remainingMs) =>
+    postWebhook(deps.http, {
+      url: context.url,
+      body,
+      headers: signedHeaders(context, body, deps.secrets),
+      timeoutMs: remainingMs,
+      allowedMs: timeoutMs,
+      allowPrivate: deps.allowPrivate,
+    }),
+  );
   return busyAsReport(deps.destinations, outcome);
 }
 
@@ -112,13 +130,26 @@ export function outcomeOf(report: AttemptReport, attempt: number, maxAttempts: n
 }
 
 /** An attempt as operators see it: counted in the metrics and logged (a final failure as a warning). */
-export function observeAttempt(seen: { deliveryId: string; endpointId: string; url: string; attempt: number; outcome: 'delivered' | 'retrying' | 'failed'; report: AttemptReport }): void {
+export function observeAttempt(seen: {
+  deliveryId: string;
+  endpointId: string;
+  url: string;
+  attempt: number;
+  outcome: 'delivered' | 'retrying' | 'failed';
+  report: AttemptReport;
+}): void {
   const { report, outcome } = seen;
   countWebhookAttempt(outcome, seen.attempt, report.latencyMs / 1000);
   (outcome === 'failed' ? log.warn : log.debug)('webhook attempt', {
     // `attempt` in the line is the activity's own (from the log context); the delivery counts its attempts over its whole life.
-    delivery_id: seen.deliveryId, delivery_attempt: seen.attempt, endpoint_id: seen.endpointId, host: endpointHost(seen.url), outcome, status_code: report.statusCode,
-    latency_ms: report.latencyMs, error: report.error,
+    delivery_id: seen.deliveryId,
+    delivery_attempt: seen.attempt,
+    endpoint_id: seen.endpointId,
+    host: endpointHost(seen.url),
+    outcome,
+    status_code: report.statusCode,
+    latency_ms: report.latencyMs,
+    error: report.error,
   });
 }
 
@@ -143,10 +174,21 @@ export function createWebhookActivities(deps: WebhookActivityDependencies) {
       const outcome = outcomeOf(report, attempt, input.maxAttempts);
       const delivered = outcome === 'delivered';
       const final = outcome !== 'retrying';
-      await recordAttempt(db, {
-        deliveryId: input.deliveryId, endpointId: context.endpoint_id, attempt, attemptedAt, outcome,
-        statusCode: report.statusCode, latencyMs: report.latencyMs, error: report.error, excerpt: report.excerpt,
-      }, deps.deactivateAfterMs);
+      await recordAttempt(
+        db,
+        {
+          deliveryId: input.deliveryId,
+          endpointId: context.endpoint_id,
+          attempt,
+          attemptedAt,
+          outcome,
+          statusCode: report.statusCode,
+          latencyMs: report.latencyMs,
+          error: report.error,
+          excerpt: report.excerpt,
+        },
+        deps.deactivateAfterMs,
+      );
       observeAttempt({ deliveryId: input.deliveryId, endpointId: context.endpoint_id, url: context.url, attempt, outcome, report });
       if (delivered) return 'delivered';
       if (report.refused) throw ApplicationFailure.nonRetryable(report.error ?? 'address refused', WEBHOOK_FAILURES.addressRefused);

@@ -88,20 +88,25 @@ export type RallyApp = { app: Koa<RallyState>; routes: AnyRouteSpec[]; feed: Sig
 
 // Unmatched paths and methods become problems; the router leaves them as bare statuses. They cost
 // the caller's address like any request, so probing for routes is limited too.
-const answerUnmatched = (limits: RouteLimits) => async function answerUnmatched(ctx: RallyContext, next: Koa.Next) {
-  await next();
-  if (ctx.status === 405 || ctx.status === 501 || (ctx.status === 404 && ctx.body === undefined)) limits.chargeGeneral(ctx);
-  if (ctx.status === 405 || ctx.status === 501) {
-    const allow = String(ctx.response.get('Allow'));
-    throw new RallyError('method-not-allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}.`, { headers: { Allow: allow } });
-  }
-  if (ctx.status === 404 && ctx.body === undefined) throw new RallyError('not-found', `There is no route ${ctx.method} ${ctx.path}.`);
-};
+const answerUnmatched = (limits: RouteLimits) =>
+  async function answerUnmatched(ctx: RallyContext, next: Koa.Next) {
+    await next();
+    if (ctx.status === 405 || ctx.status === 501 || (ctx.status === 404 && ctx.body === undefined)) limits.chargeGeneral(ctx);
+    if (ctx.status === 405 || ctx.status === 501) {
+      const allow = String(ctx.response.get('Allow'));
+      throw new RallyError('method-not-allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}.`, { headers: { Allow: allow } });
+    }
+    if (ctx.status === 404 && ctx.body === undefined) throw new RallyError('not-found', `There is no route ${ctx.method} ${ctx.path}.`);
+  };
 
 export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const { config, db, notifications } = deps;
   const oauthSigner = await loadOAuthSigner(db, config.publicUrl, config.encryptionKey);
-  const verifyAccessToken = createAccessTokenVerifier({ identity: deps.identity, audience: config.publicUrl, apps: { issuer: oauthSigner.issuer, keySet: oauthSigner.keySet } });
+  const verifyAccessToken = createAccessTokenVerifier({
+    identity: deps.identity,
+    audience: config.publicUrl,
+    apps: { issuer: oauthSigner.issuer, keySet: oauthSigner.keySet },
+  });
   const revocations = await createRevocationList({ db, notifications });
   const users = await createUserDirectory({ db, notifications });
   const authenticate = createAuthenticator({ db, verifyAccessToken, revocations, users });
@@ -123,7 +128,10 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createHealthRoutes({ db, temporal: workflows, readiness }),
     ...createReferenceRoutes(() => document!, config.publicUrl),
     ...createAuthRoutes({
-      db, identity: deps.identity, verifyAccessToken, revocations,
+      db,
+      identity: deps.identity,
+      verifyAccessToken,
+      revocations,
       throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
       refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
     }),
@@ -143,7 +151,14 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createLeaderboardRoutes({ db }),
     ...createPetitionExportRoutes({ db }),
     ...createAnalyticsRoutes({ db, petitions: petitionCache, petitionAnalytics: await createCachedPetitionAnalytics({ db, notifications, log: deps.log }) }),
-    ...createPetitionRoutes({ db, workflows, accessCodeGuard: createAccessCodeGuard({ db }), pageViews, cache: petitionCache, httpsOnly: config.nodeEnv === 'production' }),
+    ...createPetitionRoutes({
+      db,
+      workflows,
+      accessCodeGuard: createAccessCodeGuard({ db }),
+      pageViews,
+      cache: petitionCache,
+      httpsOnly: config.nodeEnv === 'production',
+    }),
     ...createMediaRoutes({ db, workflows, config }),
     ...createDecisionMakerRoutes({ db, workflows, config }),
     ...createSearchRoutes({ search: await createPetitionSearch({ db, timeoutMs: config.search.timeoutMs, notifications, log: deps.log }) }),
@@ -183,7 +198,10 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   app.use(answerUnmatched(limits));
   app.use(dispatcher.middleware);
   return {
-    app, routes, feed, readiness,
+    app,
+    routes,
+    feed,
+    readiness,
     async stop() {
       limits.stop();
       await pageViews.stop();

@@ -25,11 +25,21 @@ const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: confi
 // LISTEN needs a session: through a transaction pooler it takes the direct DATABASE_LISTEN_URL.
 const notifications = await createNotificationListener(config.databaseListenUrl ?? config.databaseUrl, log);
 const workflows = await connectOrchestration(config.temporal);
-const identity = createIdentityClient({ issuer: config.identity.issuer ?? embeddedIssuer(config), clientId: config.identity.clientId, clientSecret: config.identity.clientSecret });
+const identity = createIdentityClient({
+  issuer: config.identity.issuer ?? embeddedIssuer(config),
+  clientId: config.identity.clientId,
+  clientSecret: config.identity.clientSecret,
+});
 const rally = await createApp({ config, db, workflows, notifications, identity, log });
-const running = await listen(rally.app, config.port, undefined, { problemTypeBase: `${config.publicUrl}/problems/`, headers: { 'X-API-Version': API_VERSION } });
+const running = await listen(rally.app, config.port, undefined, {
+  problemTypeBase: `${config.publicUrl}/problems/`,
+  headers: { 'X-API-Version': API_VERSION },
+});
 const realtime = attachRealtime(running.server, {
-  db, feed: rally.feed, maxPerAddress: config.realtimeMaxPerAddress, clientAddress: createClientAddressResolver(config.trustProxy),
+  db,
+  feed: rally.feed,
+  maxPerAddress: config.realtimeMaxPerAddress,
+  clientAddress: createClientAddressResolver(config.trustProxy),
 });
 log.info('listening', { port: running.port, public_url: config.publicUrl, docs: `${config.publicUrl}/docs` });
 

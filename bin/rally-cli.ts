@@ -37,7 +37,8 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfigOrExit();
   const [group, action, ...rest] = argv;
   const command = `${group ?? ''} ${action ?? ''}`;
-  const known = command === 'users create' || command === 'users set-role' || command === 'loadtest users' || command === 'orgs set-tier' || group === 'oauth-clients';
+  const known =
+    command === 'users create' || command === 'users set-role' || command === 'loadtest users' || command === 'orgs set-tier' || group === 'oauth-clients';
   if (!known) throw new CommandError(USAGE);
   const db = await createDatabasePool(databaseUrlFor(config), { maximumPoolSize: 4 });
   try {

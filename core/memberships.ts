@@ -34,4 +34,3 @@ export async function administeredOrganizationIds(db: CommonQueryMethods, userId
     SELECT id AS org_id FROM organizations WHERE service_user_id = ${userId}
   `);
 }
-

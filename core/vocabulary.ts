@@ -8,7 +8,8 @@ export type PetitionStatus = (typeof PETITION_STATUSES)[number];
 export const UNPUBLISHED_PETITION_STATUSES = ['draft', 'under_review'] as const satisfies readonly PetitionStatus[];
 /** Published petitions: everyone may read them (public lists show the public ones). */
 export const PUBLISHED_PETITION_STATUSES = PETITION_STATUSES.filter(
-  (status): status is Exclude<PetitionStatus, (typeof UNPUBLISHED_PETITION_STATUSES)[number]> => !(UNPUBLISHED_PETITION_STATUSES as readonly string[]).includes(status),
+  (status): status is Exclude<PetitionStatus, (typeof UNPUBLISHED_PETITION_STATUSES)[number]> =>
+    !(UNPUBLISHED_PETITION_STATUSES as readonly string[]).includes(status),
 );
 export type PublishedPetitionStatus = (typeof PUBLISHED_PETITION_STATUSES)[number];
 

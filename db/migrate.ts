@@ -26,9 +26,7 @@ export async function runMigrations(databaseUrl: string, log: MigrationLog = () 
       name text PRIMARY KEY,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const applied = new Set(
-      (await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name),
-    );
+    const applied = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name));
     const newlyApplied: string[] = [];
     for (const name of await listMigrations()) {
       if (applied.has(name)) continue;

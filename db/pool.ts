@@ -1,13 +1,6 @@
 // The one way to get a database pool. The result-parser interceptor checks every row of a
 // `sql.type(schema)` query against its schema: without it Slonik would trust the database blindly.
-import {
-  createPool,
-  createNumericTypeParser,
-  SchemaValidationError,
-  type DatabasePool,
-  type Interceptor,
-  type QueryResultRow,
-} from 'slonik';
+import { createPool, createNumericTypeParser, SchemaValidationError, type DatabasePool, type Interceptor, type QueryResultRow } from 'slonik';
 import { sql } from './sql.ts';
 import { observeLabelledGauge } from '../platform/metrics.ts';
 

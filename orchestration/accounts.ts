@@ -6,7 +6,13 @@ import type { KeyRotationWorkflows } from '../core/api-keys/rotation.ts';
 import type { MediaWorkflows } from '../core/media/confirm.ts';
 import type { InvitationWorkflows } from '../core/organizations/invitations.ts';
 import {
-  apiKeyRotation, apiKeyRotationWorkflowId, invitationAcceptedSignal, mediaProcessing, mediaProcessingWorkflowId, organizationInvitation, organizationInvitationWorkflowId,
+  apiKeyRotation,
+  apiKeyRotationWorkflowId,
+  invitationAcceptedSignal,
+  mediaProcessing,
+  mediaProcessingWorkflowId,
+  organizationInvitation,
+  organizationInvitationWorkflowId,
 } from '../workflows/index.ts';
 import { RallyApiKeyId, RallyEntityType, RallyMediaId, RallyOrganizationId } from '../workflows/search-attributes.ts';
 import type { Temporal } from './client.ts';
@@ -15,16 +21,19 @@ import { bestEffort, orUnavailable } from './unavailable.ts';
 export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & InvitationWorkflows & MediaWorkflows {
   return {
     async startKeyRotation(keyId, gracePeriodMs) {
-      await orUnavailable(temporal.client.workflow.start(apiKeyRotation, {
-        workflowId: apiKeyRotationWorkflowId(keyId),
-        taskQueue: temporal.taskQueue,
-        args: [{ keyId, gracePeriodMs }],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: RallyApiKeyId, value: keyId },
-          { key: RallyEntityType, value: 'api_key' },
-        ],
-      }), 'nothing was changed');
+      await orUnavailable(
+        temporal.client.workflow.start(apiKeyRotation, {
+          workflowId: apiKeyRotationWorkflowId(keyId),
+          taskQueue: temporal.taskQueue,
+          args: [{ keyId, gracePeriodMs }],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [
+            { key: RallyApiKeyId, value: keyId },
+            { key: RallyEntityType, value: 'api_key' },
+          ],
+        }),
+        'nothing was changed',
+      );
     },
 
     async cancelKeyRotation(keyId) {
@@ -32,16 +41,19 @@ export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & Inv
     },
 
     async startInvitation(invitation) {
-      await orUnavailable(temporal.client.workflow.start(organizationInvitation, {
-        workflowId: organizationInvitationWorkflowId(invitation.invitationId),
-        taskQueue: temporal.taskQueue,
-        args: [invitation],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: RallyOrganizationId, value: invitation.organizationId },
-          { key: RallyEntityType, value: 'organization_invitation' },
-        ],
-      }), 'nothing was changed');
+      await orUnavailable(
+        temporal.client.workflow.start(organizationInvitation, {
+          workflowId: organizationInvitationWorkflowId(invitation.invitationId),
+          taskQueue: temporal.taskQueue,
+          args: [invitation],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [
+            { key: RallyOrganizationId, value: invitation.organizationId },
+            { key: RallyEntityType, value: 'organization_invitation' },
+          ],
+        }),
+        'nothing was changed',
+      );
     },
 
     async invitationAccepted(invitationId) {
@@ -49,16 +61,19 @@ export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & Inv
     },
 
     async processMedia(mediaId) {
-      await orUnavailable(temporal.client.workflow.start(mediaProcessing, {
-        workflowId: mediaProcessingWorkflowId(mediaId),
-        taskQueue: temporal.taskQueue,
-        args: [{ mediaId }],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: RallyMediaId, value: mediaId },
-          { key: RallyEntityType, value: 'media' },
-        ],
-      }), 'nothing was confirmed');
+      await orUnavailable(
+        temporal.client.workflow.start(mediaProcessing, {
+          workflowId: mediaProcessingWorkflowId(mediaId),
+          taskQueue: temporal.taskQueue,
+          args: [{ mediaId }],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [
+            { key: RallyMediaId, value: mediaId },
+            { key: RallyEntityType, value: 'media' },
+          ],
+        }),
+        'nothing was confirmed',
+      );
     },
   };
 }

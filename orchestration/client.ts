@@ -11,6 +11,10 @@ export type Temporal = { client: Client; taskQueue: string };
 
 export async function connectTemporal(settings: Config['temporal']): Promise<{ connection: Connection; client: Client }> {
   const connection = await Connection.connect(temporalConnectionOptions(settings));
-  const client = new Client({ connection, namespace: settings.namespace, interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] } });
+  const client = new Client({
+    connection,
+    namespace: settings.namespace,
+    interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] },
+  });
   return { connection, client };
 }

@@ -11,14 +11,24 @@ import type { ModerationWorkflows } from '../core/moderation/workflow-port.ts';
 import type { InvalidationWorkflows } from '../core/signatures/invalidation.ts';
 import type { SuspensionWorkflows } from '../core/users/suspension.ts';
 import * as workflows from '../workflows/index.ts';
-import { decideUpdate, deliverWarningEmail, invalidateSignatures, moderateTarget, moderationWorkflowId, reportedSignal, userSuspension } from '../workflows/index.ts';
+import {
+  decideUpdate,
+  deliverWarningEmail,
+  invalidateSignatures,
+  moderateTarget,
+  moderationWorkflowId,
+  reportedSignal,
+  userSuspension,
+} from '../workflows/index.ts';
 import { RallyEntityType, RallyModerationTarget, RallyPetitionId, RallyUserId } from '../workflows/search-attributes.ts';
 import { applicationFailureOf } from './failures.ts';
 import type { Temporal } from './client.ts';
 import { orUnavailable, workflowServiceUnavailable } from './unavailable.ts';
 
 // Workflow functions, not the id helpers exported beside them.
-const WORKFLOW_TYPES = Object.entries(workflows).filter(([name, value]) => typeof value === 'function' && !name.endsWith('WorkflowId')).map(([name]) => name);
+const WORKFLOW_TYPES = Object.entries(workflows)
+  .filter(([name, value]) => typeof value === 'function' && !name.endsWith('WorkflowId'))
+  .map(([name]) => name);
 
 function moderationOptions(temporal: Temporal, target: ModerationTarget) {
   return {
@@ -35,10 +45,18 @@ function moderationOptions(temporal: Temporal, target: ModerationTarget) {
   };
 }
 
-export function moderationWorkflows(temporal: Temporal): ModerationWorkflows & SuspensionWorkflows & WarningWorkflows & InvalidationWorkflows & RunningWorkflows {
+export function moderationWorkflows(
+  temporal: Temporal,
+): ModerationWorkflows & SuspensionWorkflows & WarningWorkflows & InvalidationWorkflows & RunningWorkflows {
   return {
     async reportFiled(target, reportId) {
-      await orUnavailable(temporal.client.workflow.signalWithStart(moderateTarget, { ...moderationOptions(temporal, target), signal: reportedSignal, signalArgs: [{ reportId }] }));
+      await orUnavailable(
+        temporal.client.workflow.signalWithStart(moderateTarget, {
+          ...moderationOptions(temporal, target),
+          signal: reportedSignal,
+          signalArgs: [{ reportId }],
+        }),
+      );
     },
 
     async decide(target, decision) {
@@ -57,47 +75,66 @@ export function moderationWorkflows(temporal: Temporal): ModerationWorkflows & S
     // A newer suspension replaces the older timer (TERMINATE_EXISTING); the timer's own call is a
     // no-op if the suspension changed meanwhile.
     async endSuspensionAt({ userId, suspendedAt, until }) {
-      await orUnavailable(temporal.client.workflow.start(userSuspension, {
-        workflowId: `user-suspension-${userId}`,
-        taskQueue: temporal.taskQueue,
-        args: [{ userId, suspendedAt, until }],
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        workflowIdConflictPolicy: 'TERMINATE_EXISTING',
-        typedSearchAttributes: [
-          { key: RallyUserId, value: userId },
-          { key: RallyEntityType, value: 'user' },
-        ],
-      }));
+      await orUnavailable(
+        temporal.client.workflow.start(userSuspension, {
+          workflowId: `user-suspension-${userId}`,
+          taskQueue: temporal.taskQueue,
+          args: [{ userId, suspendedAt, until }],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+          typedSearchAttributes: [
+            { key: RallyUserId, value: userId },
+            { key: RallyEntityType, value: 'user' },
+          ],
+        }),
+      );
     },
 
     async emailWarning(warningId, userId) {
-      await orUnavailable(temporal.client.workflow.start(deliverWarningEmail, {
-        workflowId: `warning-email-${warningId}`,
-        taskQueue: temporal.taskQueue,
-        args: [{ warningId }],
-        // One email per warning, ever: a second start of the same id is refused.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: RallyUserId, value: userId },
-          { key: RallyEntityType, value: 'warning' },
-        ],
-      }));
+      await orUnavailable(
+        temporal.client.workflow.start(deliverWarningEmail, {
+          workflowId: `warning-email-${warningId}`,
+          taskQueue: temporal.taskQueue,
+          args: [{ warningId }],
+          // One email per warning, ever: a second start of the same id is refused.
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [
+            { key: RallyUserId, value: userId },
+            { key: RallyEntityType, value: 'warning' },
+          ],
+        }),
+      );
     },
 
     async invalidateSignatures(input) {
-      const handle = await orUnavailable(temporal.client.workflow.start(invalidateSignatures, {
-        workflowId: `signature-invalidation-${input.invalidationId}`, taskQueue: temporal.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        args: [input],
-        typedSearchAttributes: [{ key: RallyPetitionId, value: input.petitionId }, { key: RallyEntityType, value: 'signature_invalidation' }],
-      }), 'nothing was changed');
-      return { ended: handle.result().then(() => undefined, () => undefined) };
+      const handle = await orUnavailable(
+        temporal.client.workflow.start(invalidateSignatures, {
+          workflowId: `signature-invalidation-${input.invalidationId}`,
+          taskQueue: temporal.taskQueue,
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          args: [input],
+          typedSearchAttributes: [
+            { key: RallyPetitionId, value: input.petitionId },
+            { key: RallyEntityType, value: 'signature_invalidation' },
+          ],
+        }),
+        'nothing was changed',
+      );
+      return {
+        ended: handle.result().then(
+          () => undefined,
+          () => undefined,
+        ),
+      };
     },
 
     /** Null when Temporal's visibility store cannot be reached: the other counts still answer. */
     async countRunningWorkflows() {
       try {
         const counts = await Promise.all(
-          WORKFLOW_TYPES.map(async (type) => [type, (await temporal.client.workflow.count(`WorkflowType = "${type}" AND ExecutionStatus = "Running"`)).count] as const),
+          WORKFLOW_TYPES.map(
+            async (type) => [type, (await temporal.client.workflow.count(`WorkflowType = "${type}" AND ExecutionStatus = "Running"`)).count] as const,
+          ),
         );
         return Object.fromEntries(counts.filter(([, count]) => count > 0));
       } catch {

@@ -13,7 +13,15 @@ import type { PetitionStatus, TransitionResult } from '../core/petitions/transit
 // through this file, and the index would lead back to them through the moderation workflows' types.
 import { decisionMakerInvitationWorkflowId, inviteDecisionMakers } from '../workflows/decision-maker-invitations.ts';
 import {
-  adminCloseUpdate, closeUpdate, holdForReviewUpdate, petitionDeletedSignal, petitionLifecycle, petitionWorkflowId, publishUpdate, releaseFromReviewUpdate, victoryUpdate,
+  adminCloseUpdate,
+  closeUpdate,
+  holdForReviewUpdate,
+  petitionDeletedSignal,
+  petitionLifecycle,
+  petitionWorkflowId,
+  publishUpdate,
+  releaseFromReviewUpdate,
+  victoryUpdate,
 } from '../workflows/petition-lifecycle.ts';
 import { respondedSignal, responseTokenWorkflowId } from '../workflows/response-token.ts';
 import { RallyEntityType, RallyPetitionId } from '../workflows/search-attributes.ts';
@@ -23,8 +31,12 @@ import { petitionSummary } from './summaries.ts';
 import { bestEffort, orUnavailable, workflowServiceUnavailable } from './unavailable.ts';
 
 const UPDATES = {
-  publish: publishUpdate, close: closeUpdate, victory: victoryUpdate,
-  holdForReview: holdForReviewUpdate, releaseFromReview: releaseFromReviewUpdate, adminClose: adminCloseUpdate,
+  publish: publishUpdate,
+  close: closeUpdate,
+  victory: victoryUpdate,
+  holdForReview: holdForReviewUpdate,
+  releaseFromReview: releaseFromReviewUpdate,
+  adminClose: adminCloseUpdate,
 } as const satisfies Record<LifecycleUpdate, UpdateDefinition<TransitionResult, [TransitionRequest]>>;
 
 function lifecycleOptions(temporal: Temporal, petitionId: string, status: PetitionStatus) {
@@ -43,7 +55,11 @@ export function petitionWorkflows(temporal: Temporal): PetitionWorkflows {
   return {
     async startPetition(petitionId, title) {
       await orUnavailable(
-        temporal.client.workflow.start(petitionLifecycle, { ...lifecycleOptions(temporal, petitionId, 'draft'), workflowIdReusePolicy: 'REJECT_DUPLICATE', memo: { summary: petitionSummary(title) } }),
+        temporal.client.workflow.start(petitionLifecycle, {
+          ...lifecycleOptions(temporal, petitionId, 'draft'),
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          memo: { summary: petitionSummary(title) },
+        }),
         'nothing was changed',
       );
     },

@@ -43,10 +43,12 @@ export function createAnswerCache<V extends object>(options: AnswerCacheOptions)
     noDeleteOnFetchRejection: true,
     ignoreFetchAbort: true,
     fetchMethod: (_key, stale, { context: load }) =>
-      stale === undefined ? load() : load().catch((error: Error) => {
-        options.log.warn(`${options.name} refresh failed`, { error: error.message });
-        throw error;
-      }),
+      stale === undefined
+        ? load()
+        : load().catch((error: Error) => {
+            options.log.warn(`${options.name} refresh failed`, { error: error.message });
+            throw error;
+          }),
   });
 
   return {

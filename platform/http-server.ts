@@ -21,7 +21,9 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, ans
     : [400, 'bad-request', 'Bad request', 'The request could not be parsed as HTTP/1.1.'];
   const body = JSON.stringify({ type: `${answers.problemTypeBase}${slug}`, title, status, code: slug.replaceAll('-', '_'), detail, message: detail });
   const headers = { ...answers.headers, 'Content-Type': 'application/problem+json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${status} ${title}\r\n${head}\r\n${body}`);
 }
 

@@ -26,7 +26,10 @@ function lazyTransport(options: Record<string, unknown>): { sendMail(message: Se
       return (await open()).sendMail(message);
     },
     close() {
-      void transport?.then((opened) => opened.close(), () => {});
+      void transport?.then(
+        (opened) => opened.close(),
+        () => {},
+      );
     },
   };
 }

@@ -22,8 +22,12 @@ export type MetricsServerOptions = {
 };
 
 const UNAUTHORIZED = JSON.stringify({
-  type: 'about:blank', title: 'Unauthorized', status: 401, code: 'unauthorized',
-  detail: 'GET /metrics needs Authorization: Bearer <RALLY_METRICS_TOKEN>.', message: 'GET /metrics needs Authorization: Bearer <RALLY_METRICS_TOKEN>.',
+  type: 'about:blank',
+  title: 'Unauthorized',
+  status: 401,
+  code: 'unauthorized',
+  detail: 'GET /metrics needs Authorization: Bearer <RALLY_METRICS_TOKEN>.',
+  message: 'GET /metrics needs Authorization: Bearer <RALLY_METRICS_TOKEN>.',
 });
 
 export async function startMetricsServer(options: MetricsServerOptions): Promise<{ port: number; close(): Promise<void> }> {

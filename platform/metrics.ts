@@ -28,7 +28,9 @@ export function observeLabelledGauge(name: string, source: LabelledSource): void
 
 function scrapedGauge(name: string, help: string) {
   return new client.Gauge({
-    name, help, registers: [registry],
+    name,
+    help,
+    registers: [registry],
     async collect() {
       const value = await sources.get(name)?.();
       if (value === undefined) this.reset();
@@ -39,7 +41,10 @@ function scrapedGauge(name: string, help: string) {
 
 function labelledGauge<Label extends string>(name: string, help: string, label: Label) {
   return new client.Gauge({
-    name, help, labelNames: [label], registers: [registry],
+    name,
+    help,
+    labelNames: [label],
+    registers: [registry],
     async collect() {
       const source = labelledSources.get(name);
       if (!source) return;
@@ -54,41 +59,69 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 export const metrics = {
   http: createRequestMetrics(registry, { buckets: LATENCY_BUCKETS }),
   signatures: new client.Counter({
-    name: 'rally_signatures_total', help: 'Sign requests by outcome (accepted or refused) and, for refusals, the problem code.',
-    labelNames: ['outcome', 'reason'], registers: [registry],
+    name: 'rally_signatures_total',
+    help: 'Sign requests by outcome (accepted or refused) and, for refusals, the problem code.',
+    labelNames: ['outcome', 'reason'],
+    registers: [registry],
   }),
   rateLimitRejections: new client.Counter({
-    name: 'rally_rate_limit_rejections_total', help: 'Requests refused with 429 by a rate limit, by limit (general, sign_limit, sign_block_limit, ' +
+    name: 'rally_rate_limit_rejections_total',
+    help:
+      'Requests refused with 429 by a rate limit, by limit (general, sign_limit, sign_block_limit, ' +
       'sign_domain_limit, export_limit, report_limit, login, websocket_per_address).',
-    labelNames: ['limit'], registers: [registry],
+    labelNames: ['limit'],
+    registers: [registry],
   }),
   websocketConnections: new client.Gauge({
-    name: 'rally_websocket_connections', help: 'Open /v1/realtime WebSocket connections.', registers: [registry],
+    name: 'rally_websocket_connections',
+    help: 'Open /v1/realtime WebSocket connections.',
+    registers: [registry],
   }),
   webhookAttempts: new client.Counter({
-    name: 'rally_webhook_delivery_attempts_total', help: 'Webhook HTTP attempts by outcome: delivered, retrying (a retry follows) or failed (the last one).',
-    labelNames: ['outcome'], registers: [registry],
+    name: 'rally_webhook_delivery_attempts_total',
+    help: 'Webhook HTTP attempts by outcome: delivered, retrying (a retry follows) or failed (the last one).',
+    labelNames: ['outcome'],
+    registers: [registry],
   }),
   webhookAttemptDuration: new client.Histogram({
-    name: 'rally_webhook_attempt_duration_seconds', help: 'Duration of webhook HTTP attempts, by outcome.',
-    labelNames: ['outcome'], buckets: LATENCY_BUCKETS, registers: [registry],
+    name: 'rally_webhook_attempt_duration_seconds',
+    help: 'Duration of webhook HTTP attempts, by outcome.',
+    labelNames: ['outcome'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
   }),
   webhookDeliveries: new client.Counter({
-    name: 'rally_webhook_deliveries_total', help: 'Finished webhook deliveries by outcome: delivered or failed.',
-    labelNames: ['outcome'], registers: [registry],
+    name: 'rally_webhook_deliveries_total',
+    help: 'Finished webhook deliveries by outcome: delivered or failed.',
+    labelNames: ['outcome'],
+    registers: [registry],
   }),
   webhookAttemptsPerDelivery: new client.Histogram({
-    name: 'rally_webhook_delivery_attempts', help: 'Attempts a finished webhook delivery took, by outcome.',
-    labelNames: ['outcome'], buckets: [1, 2, 3, 4, 5, 6], registers: [registry],
+    name: 'rally_webhook_delivery_attempts',
+    help: 'Attempts a finished webhook delivery took, by outcome.',
+    labelNames: ['outcome'],
+    buckets: [1, 2, 3, 4, 5, 6],
+    registers: [registry],
   }),
   dispatchFailures: new client.Counter({
-    name: 'rally_outbox_dispatch_failures_total', help: 'Outbox dispatcher rounds that failed (database or Temporal unreachable); the round is retried.',
+    name: 'rally_outbox_dispatch_failures_total',
+    help: 'Outbox dispatcher rounds that failed (database or Temporal unreachable); the round is retried.',
     registers: [registry],
   }),
   outboxLag: scrapedGauge('rally_outbox_lag_seconds', 'Age of the oldest outbox event not yet dispatched (0 when none waits).'),
-  deliveriesWaiting: scrapedGauge('rally_webhook_deliveries_waiting', 'Webhook deliveries whose workflow has not started yet (queued behind their endpoint\'s concurrency).'),
-  endpointsFailing: scrapedGauge('rally_webhook_endpoints_failing', 'Active webhook endpoints whose attempts have failed without a success for more than 15 minutes.'),
-  dbPool: labelledGauge('rally_db_pool_connections', 'PostgreSQL pool connections of this process by state: in_use, idle, waiting (callers queued for a connection), max.', 'state'),
+  deliveriesWaiting: scrapedGauge(
+    'rally_webhook_deliveries_waiting',
+    "Webhook deliveries whose workflow has not started yet (queued behind their endpoint's concurrency).",
+  ),
+  endpointsFailing: scrapedGauge(
+    'rally_webhook_endpoints_failing',
+    'Active webhook endpoints whose attempts have failed without a success for more than 15 minutes.',
+  ),
+  dbPool: labelledGauge(
+    'rally_db_pool_connections',
+    'PostgreSQL pool connections of this process by state: in_use, idle, waiting (callers queued for a connection), max.',
+    'state',
+  ),
   dependencyUp: labelledGauge('rally_dependency_up', 'Whether a dependency answered its health check at scrape time (1) or not (0).', 'dependency'),
 };
 

@@ -15,12 +15,17 @@ export type RequestMetrics = {
 
 export function createRequestMetrics(registry: client.Registry, options: { buckets: readonly number[] }): RequestMetrics {
   const requests = new client.Counter({
-    name: 'rally_http_requests_total', help: 'HTTP requests answered by the API, by route template, method and status.',
-    labelNames: LABEL_NAMES, registers: [registry],
+    name: 'rally_http_requests_total',
+    help: 'HTTP requests answered by the API, by route template, method and status.',
+    labelNames: LABEL_NAMES,
+    registers: [registry],
   });
   const duration = new client.Histogram({
-    name: 'rally_http_request_duration_seconds', help: 'Time from receiving a request to sending its answer, by route template, method and status.',
-    labelNames: LABEL_NAMES, buckets: [...options.buckets], registers: [registry],
+    name: 'rally_http_request_duration_seconds',
+    help: 'Time from receiving a request to sending its answer, by route template, method and status.',
+    labelNames: LABEL_NAMES,
+    buckets: [...options.buckets],
+    registers: [registry],
   });
   return {
     record(route, method, status, seconds) {

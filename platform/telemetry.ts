@@ -34,7 +34,11 @@ function incomingUrlAttributes(request: IncomingMessage): Record<string, string>
 
 function outgoingUrlAttributes(request: { origin: string; path: string }): Record<string, string> {
   const [path = '/', query] = redactSecretUrls(request.path).split(/\?(.*)/s);
-  return { 'url.full': `${request.origin}${path}${query === undefined ? '' : `?${query}`}`, 'url.path': path, 'url.query': query === undefined ? '' : `?${query}` };
+  return {
+    'url.full': `${request.origin}${path}${query === undefined ? '' : `?${query}`}`,
+    'url.path': path,
+    'url.query': query === undefined ? '' : `?${query}`,
+  };
 }
 
 /** Starts tracing once per process when an OTLP endpoint is configured; later calls return the same. */
@@ -90,6 +94,8 @@ export function currentTracing(): Tracing | undefined {
 /** For every Temporal Client: starts, signals and updates carry the caller's trace to the workflow. */
 export function tracingClientInterceptors(): WorkflowClientInterceptor[] {
   if (!tracing) return [];
-  const { OpenTelemetryWorkflowClientInterceptor } = load('@temporalio/interceptors-opentelemetry/lib/client/index.js') as typeof import('@temporalio/interceptors-opentelemetry/lib/client/index.js');
+  const { OpenTelemetryWorkflowClientInterceptor } = load(
+    '@temporalio/interceptors-opentelemetry/lib/client/index.js',
+  ) as typeof import('@temporalio/interceptors-opentelemetry/lib/client/index.js');
   return [new OpenTelemetryWorkflowClientInterceptor()];
 }

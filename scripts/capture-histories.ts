@@ -33,7 +33,9 @@ for await (const execution of client.workflow.list({ query })) {
   const { outcome } = await writeHistoryOnce(HISTORIES_DIR, name, historyToJSON(history));
   if (outcome === 'exists') {
     refused.push(`${name}.json`);
-    process.stderr.write(`refusing to overwrite test/histories/${name}.json: histories are append-only; start a workflow with a new id to capture another run\n`);
+    process.stderr.write(
+      `refusing to overwrite test/histories/${name}.json: histories are append-only; start a workflow with a new id to capture another run\n`,
+    );
     continue;
   }
   process.stdout.write(`captured ${name}.json (${execution.status.name})\n`);

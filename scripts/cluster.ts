@@ -28,12 +28,21 @@ const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432/rally';
 const GRACE_MS = 30_000;
 // Beside the dev server's 7233/8233 and PostgreSQL's 5432, so `npm start` can run at the same time.
 const PORTS = {
-  FRONTEND_PORT: 7333, FRONTEND_HTTP_PORT: 7343, HISTORY_PORT: 7334, MATCHING_PORT: 7335, WORKER_PORT: 7339,
-  FRONTEND_MEMBERSHIP_PORT: 7933, HISTORY_MEMBERSHIP_PORT: 7934, MATCHING_MEMBERSHIP_PORT: 7935, WORKER_MEMBERSHIP_PORT: 7939,
+  FRONTEND_PORT: 7333,
+  FRONTEND_HTTP_PORT: 7343,
+  HISTORY_PORT: 7334,
+  MATCHING_PORT: 7335,
+  WORKER_PORT: 7339,
+  FRONTEND_MEMBERSHIP_PORT: 7933,
+  HISTORY_MEMBERSHIP_PORT: 7934,
+  MATCHING_MEMBERSHIP_PORT: 7935,
+  WORKER_MEMBERSHIP_PORT: 7939,
 } as const;
 const PGBOUNCER_PORT = 6433; // Debian's own pgbouncer service takes 6432
 
-const log = (line: string): void => { process.stdout.write(`rally: ${line}\n`); };
+const log = (line: string): void => {
+  process.stdout.write(`rally: ${line}\n`);
+};
 const parts = createParts(log);
 
 function withDatabase(url: string, name: string): string {
@@ -47,7 +56,10 @@ async function prepareTemporalDatabases(databaseUrl: string, sqlTool: string): P
   const url = new URL(databaseUrl);
   const connection = ['--ep', url.hostname, '-p', url.port || '5432', '-u', decodeURIComponent(url.username), '--pl', 'postgres12'];
   const env = { ...process.env, SQL_PASSWORD: decodeURIComponent(url.password) };
-  for (const [database, schema] of [['temporal', 'temporal'], ['temporal_visibility', 'visibility']] as const) {
+  for (const [database, schema] of [
+    ['temporal', 'temporal'],
+    ['temporal_visibility', 'visibility'],
+  ] as const) {
     if (await ensureDatabaseExists(withDatabase(databaseUrl, database))) log(`created database ${database}`);
     const versioned = await hasSchemaVersionTable(withDatabase(databaseUrl, database));
     const steps = [...(versioned ? [] : [['setup-schema', '-v', '0.0']]), ['update-schema', '--schema-name', `postgresql/v12/${schema}`]];
@@ -74,8 +86,11 @@ async function writeServerConfig(databaseUrl: string, dataDir: string): Promise<
   const url = new URL(databaseUrl);
   const values: Record<string, string> = {
     ...Object.fromEntries(Object.entries(PORTS).map(([name, port]) => [name, String(port)])),
-    BIND_IP: '127.0.0.1', POSTGRES_HOST: url.hostname, POSTGRES_PORT: url.port || '5432',
-    POSTGRES_USER: decodeURIComponent(url.username), POSTGRES_PASSWORD: decodeURIComponent(url.password),
+    BIND_IP: '127.0.0.1',
+    POSTGRES_HOST: url.hostname,
+    POSTGRES_PORT: url.port || '5432',
+    POSTGRES_USER: decodeURIComponent(url.username),
+    POSTGRES_PASSWORD: decodeURIComponent(url.password),
   };
   const text = (await readFile(TEMPLATE, 'utf8')).replace(/\$\{([A-Z_]+)\}/g, (_, name: string) => {
     if (values[name] === undefined) throw new Error(`${TEMPLATE}: unknown placeholder ${name}`);
@@ -89,9 +104,23 @@ async function writeServerConfig(databaseUrl: string, dataDir: string): Promise<
 
 async function startTemporalServer(server: string, root: string, address: string): Promise<void> {
   await parts.keepRunning('temporal-server', async () => {
-    const child = spawnPrefixed({ name: 'temporal-server', command: server, args: ['--root', root, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'] });
-    await waitForFrontend(address, child, 120_000).catch(async (error: unknown) => { await stopChild(child); throw error; });
-    return { pid: child.process.pid, exited: child.exited.then(describeExit), async stop() { child.silence(); await stopChild(child, 15_000); } };
+    const child = spawnPrefixed({
+      name: 'temporal-server',
+      command: server,
+      args: ['--root', root, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'],
+    });
+    await waitForFrontend(address, child, 120_000).catch(async (error: unknown) => {
+      await stopChild(child);
+      throw error;
+    });
+    return {
+      pid: child.process.pid,
+      exited: child.exited.then(describeExit),
+      async stop() {
+        child.silence();
+        await stopChild(child, 15_000);
+      },
+    };
   });
 }
 
@@ -138,17 +167,19 @@ async function main(): Promise<void> {
   const proxy = await startRoundRobinProxy('0.0.0.0', config.port, apiPorts);
   parts.add('proxy', proxy.close);
   if (!(await parts.waitForApi(config.port))) throw new Error(`the APIs did not answer on port ${config.port}`);
-  process.stdout.write([
-    '',
-    `  API            ${config.publicUrl}  (port ${config.port}, round-robin over APIs on ${apiPorts.join(' and ')})`,
-    `  Workers        2, task queue ${settings.taskQueue}`,
-    `  Temporal       ${address}, namespace ${settings.namespace} (PostgreSQL persistence; config ${path.join(root, 'config', 'development.yaml')})`,
-    `  PgBouncer      127.0.0.1:${PGBOUNCER_PORT}, pool_mode transaction (DATABASE_URL of the APIs and workers)`,
-    `  Database       ${redactDatabaseUrl(databaseUrl)} (direct: LISTEN, migrations, Temporal)`,
-    '',
-    '  Press Ctrl-C to stop.',
-    '',
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      '',
+      `  API            ${config.publicUrl}  (port ${config.port}, round-robin over APIs on ${apiPorts.join(' and ')})`,
+      `  Workers        2, task queue ${settings.taskQueue}`,
+      `  Temporal       ${address}, namespace ${settings.namespace} (PostgreSQL persistence; config ${path.join(root, 'config', 'development.yaml')})`,
+      `  PgBouncer      127.0.0.1:${PGBOUNCER_PORT}, pool_mode transaction (DATABASE_URL of the APIs and workers)`,
+      `  Database       ${redactDatabaseUrl(databaseUrl)} (direct: LISTEN, migrations, Temporal)`,
+      '',
+      '  Press Ctrl-C to stop.',
+      '',
+    ].join('\n') + '\n',
+  );
 }
 
 stopOnSignals(parts, log);

@@ -11,7 +11,13 @@ import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import type { Config } from '../platform/config.ts';
 import { describeExit, spawnPrefixed, stopChild } from './lib/child-process.ts';
 import { createParts, stopOnSignals } from './lib/parts.ts';
-import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME, ensureDatabaseExists, redactDatabaseUrl, startEmbeddedPostgres } from './lib/embedded-postgres.ts';
+import {
+  DEFAULT_EMBEDDED_POSTGRES_PORT,
+  EMBEDDED_DATABASE_NAME,
+  ensureDatabaseExists,
+  redactDatabaseUrl,
+  startEmbeddedPostgres,
+} from './lib/embedded-postgres.ts';
 import { resolveTemporalCli } from './lib/temporal-cli.ts';
 import { startTemporalDevServer } from './lib/temporal-dev-server.ts';
 import { applyWorkflowRetention, loadTemporalSettings, registerSearchAttributes } from './lib/temporal-settings.ts';
@@ -54,7 +60,9 @@ async function migrate(databaseUrl: string, env: Env): Promise<void> {
     cwd: REPOSITORY_ROOT,
     env: { ...env, DATABASE_URL: databaseUrl },
   });
-  parts.add('migrate', async () => { await stopChild(migration); });
+  parts.add('migrate', async () => {
+    await stopChild(migration);
+  });
   const exit = await migration.exited;
   if (exit.code !== 0) throw new Error(`database migrations failed (${describeExit(exit)})`);
 }
@@ -67,8 +75,10 @@ async function prepareExistingTemporal(address: string, namespace: string, setti
     const added = await registerSearchAttributes(connection, namespace, settings.searchAttributes);
     if (added.length > 0) log(`registered search attributes: ${added.join(', ')}`);
   } catch (error) {
-    log(`warning: could not register search attributes (${(error as Error).message}); ` +
-      'create them with `temporal operator search-attribute create` (see temporal.yaml)');
+    log(
+      `warning: could not register search attributes (${(error as Error).message}); ` +
+        'create them with `temporal operator search-attribute create` (see temporal.yaml)',
+    );
   } finally {
     await connection.close();
   }

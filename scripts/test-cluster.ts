@@ -22,13 +22,25 @@ const FILES = [
 ];
 const say = (line: string) => process.stdout.write(`[test:cluster] ${line}\n`);
 
-const cluster = spawnPrefixed({ name: 'cluster', command: process.execPath, args: ['scripts/cluster.ts'], cwd: ROOT, env: { ...process.env, PORT: String(await freePort()) } });
+const cluster = spawnPrefixed({
+  name: 'cluster',
+  command: process.execPath,
+  args: ['scripts/cluster.ts'],
+  cwd: ROOT,
+  env: { ...process.env, PORT: String(await freePort()) },
+});
 const ready = await new Promise<boolean>((resolve) => {
   const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
   cluster.process.stdout?.on('data', (chunk: Buffer) => {
-    if (String(chunk).includes(READY_LINE)) { clearTimeout(timer); resolve(true); }
+    if (String(chunk).includes(READY_LINE)) {
+      clearTimeout(timer);
+      resolve(true);
+    }
   });
-  void cluster.exited.then(() => { clearTimeout(timer); resolve(false); });
+  void cluster.exited.then(() => {
+    clearTimeout(timer);
+    resolve(false);
+  });
 });
 // Once up, its chatter would bury the test output; its own failures still end the run.
 cluster.silence();
@@ -37,7 +49,8 @@ if (!ready) say('the cluster did not come up');
 else {
   say(`running ${FILES.length} test files against the cluster`);
   const tests = spawn(process.execPath, ['scripts/test.ts', ...FILES, ...process.argv.slice(2)], {
-    cwd: ROOT, stdio: 'inherit',
+    cwd: ROOT,
+    stdio: 'inherit',
     env: { ...process.env, RALLY_SKIP_CHECKS: '1', RALLY_TEST_TEMPORAL_ADDRESS: '127.0.0.1:7333', RALLY_TEST_PGBOUNCER_PORT: '6433' },
   });
   status = await new Promise<number>((resolve) => tests.once('exit', (code) => resolve(code ?? 1)));

@@ -19,13 +19,23 @@ describe('configuration (platform/config.ts)', () => {
     expect(config.fraudWatch).to.deep.equal({ windowMs: 300_000, baselineMs: 86_400_000, multiple: 5, minSignatures: 50 });
     expect(config.webhooks.hostConcurrency).to.equal(200);
     expect(config.moderation).to.deep.equal({ autohideThreshold: 5, reportsPerHour: 20, minAccountAgeMs: 24 * 3_600_000, brigadeThreshold: 5 });
-    expect(config.observability).to.deep.equal({ metricsToken: undefined, workerMetricsPort: undefined, otlpEndpoint: undefined, otlpProtocol: 'http/protobuf', logLevel: 'info' });
+    expect(config.observability).to.deep.equal({
+      metricsToken: undefined,
+      workerMetricsPort: undefined,
+      otlpEndpoint: undefined,
+      otlpProtocol: 'http/protobuf',
+      logLevel: 'info',
+    });
   });
 
   it('reads durations written as 500ms, 10s, 15m, 24h, 30d', () => {
-    expect([parseDuration('X', '500ms'), parseDuration('X', '10s'), parseDuration('X', '15m'), parseDuration('X', '24h'), parseDuration('X', '30d')]).to.deep.equal([
-      500, 10_000, 900_000, 86_400_000, 2_592_000_000,
-    ]);
+    expect([
+      parseDuration('X', '500ms'),
+      parseDuration('X', '10s'),
+      parseDuration('X', '15m'),
+      parseDuration('X', '24h'),
+      parseDuration('X', '30d'),
+    ]).to.deep.equal([500, 10_000, 900_000, 86_400_000, 2_592_000_000]);
   });
 
   const malformed: [string, string][] = [
@@ -60,8 +70,10 @@ describe('configuration (platform/config.ts)', () => {
 describe('configuration of Temporal Cloud and shutdown', () => {
   it('reads a client certificate pair, an API key and the namespace for Temporal Cloud', () => {
     const config = loadConfig({
-      TEMPORAL_ADDRESS: 'rally.a1b2c.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'rally.a1b2c',
-      TEMPORAL_TLS_CERT: '/run/secrets/client.pem', TEMPORAL_TLS_KEY: '/run/secrets/client.key',
+      TEMPORAL_ADDRESS: 'rally.a1b2c.tmprl.cloud:7233',
+      TEMPORAL_NAMESPACE: 'rally.a1b2c',
+      TEMPORAL_TLS_CERT: '/run/secrets/client.pem',
+      TEMPORAL_TLS_KEY: '/run/secrets/client.key',
     });
     expect(config.temporal).to.deep.include({ address: 'rally.a1b2c.tmprl.cloud:7233', namespace: 'rally.a1b2c', apiKey: undefined });
     expect(config.temporal.tls).to.deep.equal({ cert: '/run/secrets/client.pem', key: '/run/secrets/client.key', ca: undefined, serverName: undefined });
@@ -74,7 +86,10 @@ describe('configuration of Temporal Cloud and shutdown', () => {
   });
 
   it('reads the shutdown delays, and waits 5 s for load balancers in production by default', () => {
-    expect(loadConfig({ RALLY_WORKER_SHUTDOWN_GRACE: '45s', RALLY_API_SHUTDOWN_DELAY: '2s' }).shutdown).to.deep.equal({ apiReadinessDelayMs: 2_000, workerGraceMs: 45_000 });
+    expect(loadConfig({ RALLY_WORKER_SHUTDOWN_GRACE: '45s', RALLY_API_SHUTDOWN_DELAY: '2s' }).shutdown).to.deep.equal({
+      apiReadinessDelayMs: 2_000,
+      workerGraceMs: 45_000,
+    });
     const production = loadConfig({ NODE_ENV: 'production', RALLY_ENCRYPTION_KEY: 'ab'.repeat(32), RALLY_MEDIA_SIGNING_KEY: 'k', OIDC_CLIENT_SECRET: 's' });
     expect(production.shutdown.apiReadinessDelayMs).to.equal(5_000);
   });
@@ -88,7 +103,12 @@ describe('configuration fails closed', () => {
   });
 
   it('refuses RALLY_WEBHOOK_ALLOW_PRIVATE=true in production', () => {
-    const production = { NODE_ENV: 'production', RALLY_MEDIA_SIGNING_KEY: 'media-key-of-our-own', RALLY_ENCRYPTION_KEY: 'ab'.repeat(32), OIDC_CLIENT_SECRET: 'client-secret-of-our-own' };
+    const production = {
+      NODE_ENV: 'production',
+      RALLY_MEDIA_SIGNING_KEY: 'media-key-of-our-own',
+      RALLY_ENCRYPTION_KEY: 'ab'.repeat(32),
+      OIDC_CLIENT_SECRET: 'client-secret-of-our-own',
+    };
     expect(loadConfig(production).webhooks.allowPrivate).to.equal(false);
     expect(() => loadConfig({ ...production, RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' })).to.throw(ConfigError, 'RALLY_WEBHOOK_ALLOW_PRIVATE');
   });
@@ -99,9 +119,14 @@ describe('configuration fails closed', () => {
 
     it('is required to start the API, and the worker when it serves metrics', () => {
       expect(() => loadConfig(production, 'api')).to.throw(ConfigError, /^RALLY_METRICS_TOKEN must be set in production/);
-      expect(() => loadConfig({ ...production, RALLY_WORKER_METRICS_PORT: '9464' }, 'worker')).to.throw(ConfigError, /^RALLY_METRICS_TOKEN must be set in production/);
+      expect(() => loadConfig({ ...production, RALLY_WORKER_METRICS_PORT: '9464' }, 'worker')).to.throw(
+        ConfigError,
+        /^RALLY_METRICS_TOKEN must be set in production/,
+      );
       expect(loadConfig({ ...production, RALLY_METRICS_TOKEN: 'a-token' }, 'api').observability.metricsToken).to.equal('a-token');
-      expect(loadConfig({ ...production, RALLY_METRICS_TOKEN: 'a-token', RALLY_WORKER_METRICS_PORT: '9464' }, 'worker').observability.metricsToken).to.equal('a-token');
+      expect(loadConfig({ ...production, RALLY_METRICS_TOKEN: 'a-token', RALLY_WORKER_METRICS_PORT: '9464' }, 'worker').observability.metricsToken).to.equal(
+        'a-token',
+      );
     });
 
     it('is not asked of a worker without a metrics port, of other processes, or outside production', () => {
@@ -113,9 +138,13 @@ describe('configuration fails closed', () => {
     it('stops the API process at start with one line naming the variable and exit code 78', async () => {
       const run = promisify(execFile);
       const failure = await run(process.execPath, ['api/main.ts'], { env: { ...process.env, ...production } }).then(
-        () => expect.fail('the API started'), (error: { code: number; stderr: string }) => error);
+        () => expect.fail('the API started'),
+        (error: { code: number; stderr: string }) => error,
+      );
       expect(failure.code).to.equal(78);
-      expect(failure.stderr.trim().split('\n')).to.deep.equal(['rally: configuration error: RALLY_METRICS_TOKEN must be set in production: the API serves GET /metrics, which would otherwise be open to anyone']);
+      expect(failure.stderr.trim().split('\n')).to.deep.equal([
+        'rally: configuration error: RALLY_METRICS_TOKEN must be set in production: the API serves GET /metrics, which would otherwise be open to anyone',
+      ]);
     });
   });
 });
@@ -138,7 +167,9 @@ describe('configuration errors, one per bad variable', () => {
   it('stops a process at start with one line per bad variable and exit code 78', async () => {
     const run = promisify(execFile);
     const failure = await run(process.execPath, ['worker/main.ts'], { env: { ...process.env, RALLY_SIGN_BATCH_MAX: '0', LOG_LEVEL: 'loud' } }).then(
-      () => expect.fail('the worker started'), (error: { code: number; stderr: string }) => error);
+      () => expect.fail('the worker started'),
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(failure.code).to.equal(78);
     const lines = failure.stderr.trim().split('\n').sort();
     expect(lines).to.have.length(2);
@@ -148,12 +179,20 @@ describe('configuration errors, one per bad variable', () => {
 
   it('never echoes a value that may hold a secret', () => {
     for (const env of [{ DATABASE_URL: 'mysql://rally:hunter2@db/rally' }, { SMTP_URL: 'http://rally:hunter2@mail' }, { RALLY_ENCRYPTION_KEY: 'hunter2' }]) {
-      expect(() => loadConfig(env)).to.throw(ConfigError, Object.keys(env)[0]!).that.satisfies((error: Error) => !error.message.includes('hunter2'));
+      expect(() => loadConfig(env))
+        .to.throw(ConfigError, Object.keys(env)[0]!)
+        .that.satisfies((error: Error) => !error.message.includes('hunter2'));
     }
   });
 
   it('reads an empty value as unset, durations and lists included', () => {
-    const config = loadConfig({ RALLY_KEY_GRACE_PERIOD: '', RALLY_WEBHOOK_TIMEOUT: '', RALLY_API_SHUTDOWN_DELAY: '', RALLY_SIGN_LIMIT_OPEN_DOMAINS: '', PORT: '' });
+    const config = loadConfig({
+      RALLY_KEY_GRACE_PERIOD: '',
+      RALLY_WEBHOOK_TIMEOUT: '',
+      RALLY_API_SHUTDOWN_DELAY: '',
+      RALLY_SIGN_LIMIT_OPEN_DOMAINS: '',
+      PORT: '',
+    });
     expect(config.keyGracePeriodMs).to.equal(24 * 3_600_000);
     expect(config.webhookTimeoutMs).to.equal(10_000);
     expect(config.port).to.equal(3000);
@@ -162,6 +201,9 @@ describe('configuration errors, one per bad variable', () => {
 
   it('refuses the public development encryption key in production, even written out', () => {
     const developmentKey = '52414c4c59'.padEnd(64, '0'); // "RALLY" in hex: the key the repository ships for development
-    expect(() => loadConfig({ ...PRODUCTION_SECRETS, OIDC_CLIENT_SECRET: 'client-secret-of-our-own', RALLY_ENCRYPTION_KEY: developmentKey })).to.throw(ConfigError, 'RALLY_ENCRYPTION_KEY');
+    expect(() => loadConfig({ ...PRODUCTION_SECRETS, OIDC_CLIENT_SECRET: 'client-secret-of-our-own', RALLY_ENCRYPTION_KEY: developmentKey })).to.throw(
+      ConfigError,
+      'RALLY_ENCRYPTION_KEY',
+    );
   });
 });

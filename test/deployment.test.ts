@@ -9,14 +9,31 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const SECRETS = { POSTGRES_PASSWORD: 'pw', RALLY_ENCRYPTION_KEY: 'ab'.repeat(32), RALLY_MEDIA_SIGNING_KEY: 'k', OIDC_CLIENT_SECRET: 's', RALLY_METRICS_TOKEN: 'm' };
+const SECRETS = {
+  POSTGRES_PASSWORD: 'pw',
+  RALLY_ENCRYPTION_KEY: 'ab'.repeat(32),
+  RALLY_MEDIA_SIGNING_KEY: 'k',
+  OIDC_CLIENT_SECRET: 's',
+  RALLY_METRICS_TOKEN: 'm',
+};
 
-type Service = { image?: string; build?: unknown; command?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; network_mode?: string; deploy?: { replicas?: number } };
+type Service = {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+  network_mode?: string;
+  deploy?: { replicas?: number };
+};
 
 /** `docker compose config` output, or why it could not run here. */
 async function composeConfig(): Promise<{ services: Record<string, Service> } | string> {
   const run = promisify(execFile);
-  const plugin = await run('docker', ['compose', 'version'], { cwd: ROOT }).then(() => undefined, (error: { stderr?: string; message: string }) => (error.stderr || error.message).trim().split('\n')[0]);
+  const plugin = await run('docker', ['compose', 'version'], { cwd: ROOT }).then(
+    () => undefined,
+    (error: { stderr?: string; message: string }) => (error.stderr || error.message).trim().split('\n')[0],
+  );
   if (plugin !== undefined) return `docker compose is not installed here: ${plugin}`;
   try {
     const { stdout } = await run('docker', ['compose', '-f', 'compose.yaml', 'config', '--format', 'json'], { cwd: ROOT, env: { ...process.env, ...SECRETS } });
@@ -56,9 +73,14 @@ describe('deployment (Dockerfile, compose.yaml)', function () {
     const stages = dockerfile.match(/^FROM\s+\S+/gm) ?? [];
     expect(stages.length).to.be.greaterThan(1);
     expect(stages.every((line) => /node:24\b/.test(line))).to.equal(true);
-    expect(dockerfile).to.match(/npm ci --omit=dev/).and.match(/build-workflows\.ts/).and.match(/RALLY_WORKFLOW_BUNDLE=/);
+    expect(dockerfile)
+      .to.match(/npm ci --omit=dev/)
+      .and.match(/build-workflows\.ts/)
+      .and.match(/RALLY_WORKFLOW_BUNDLE=/);
     const users = dockerfile.match(/^USER\s+(\S+)/gm) ?? [];
     expect(users.at(-1)).to.match(/USER\s+node$/);
-    expect(await readFile(`${ROOT}.dockerignore`, 'utf8')).to.match(/^node_modules$/m).and.match(/^\.data$/m);
+    expect(await readFile(`${ROOT}.dockerignore`, 'utf8'))
+      .to.match(/^node_modules$/m)
+      .and.match(/^\.data$/m);
   });
 });

@@ -13,7 +13,14 @@ describe('configuration of media storage and mail', () => {
 
   it('reads a complete S3 configuration, public URL defaulting to the bucket', () => {
     const { media } = loadConfig({ S3_ENDPOINT: 'http://127.0.0.1:9000/', S3_BUCKET: 'media', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' });
-    expect(media.s3).to.deep.equal({ endpoint: 'http://127.0.0.1:9000', bucket: 'media', region: 'us-east-1', accessKeyId: 'id', secretAccessKey: 'secret', publicUrl: 'http://127.0.0.1:9000/media' });
+    expect(media.s3).to.deep.equal({
+      endpoint: 'http://127.0.0.1:9000',
+      bucket: 'media',
+      region: 'us-east-1',
+      accessKeyId: 'id',
+      secretAccessKey: 'secret',
+      publicUrl: 'http://127.0.0.1:9000/media',
+    });
   });
 
   const refused: [string, Record<string, string>][] = [

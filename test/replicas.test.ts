@@ -48,7 +48,8 @@ describe('2 API and 2 worker replicas on one Temporal server and one PostgreSQL'
     const petition = await createPetition(a.baseUrl, owner);
     expect((await transition(b.baseUrl, owner, petition.id, 'publish')).status).to.equal(200);
     const hook = await fetch(`${b.baseUrl}/v1/webhooks`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(owner) },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(owner) },
       body: JSON.stringify({ url: receiver.url('/replicas'), events: ['signature.created'] }),
     });
     expect(hook.status).to.equal(201);
@@ -58,9 +59,15 @@ describe('2 API and 2 worker replicas on one Temporal server and one PostgreSQL'
     // wave is its own delivery work for whichever worker polls first.
     const signers = await createTokenUsers(SIGNERS);
     for (let wave = 0; wave < SIGNERS / WAVE; wave += 1) {
-      const answers = await Promise.all(signers.slice(wave * WAVE, (wave + 1) * WAVE).map((signer, index) => fetch(`${apis[index % 2]!.baseUrl}/v1/petitions/${petition.id}/signatures`, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signer.access_token) }, body: '{}',
-      })));
+      const answers = await Promise.all(
+        signers.slice(wave * WAVE, (wave + 1) * WAVE).map((signer, index) =>
+          fetch(`${apis[index % 2]!.baseUrl}/v1/petitions/${petition.id}/signatures`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...bearer(signer.access_token) },
+            body: '{}',
+          }),
+        ),
+      );
       expect(answers.map((answer) => answer.status)).to.deep.equal(answers.map(() => 201));
       await receiver.waitFor('/replicas', (wave + 1) * WAVE, 60_000);
     }
@@ -70,14 +77,21 @@ describe('2 API and 2 worker replicas on one Temporal server and one PostgreSQL'
 
     // Every delivery done, then the receiver's view: each delivery id once, one delivery per event.
     const { db } = testEnvironment();
-    const deliveries = await eventually(async () => {
-      const rows = await db.any(sql.type(z.object({ id: z.string(), status: z.string(), attempt_count: z.number() }))`
+    const deliveries = await eventually(
+      async () => {
+        const rows = await db.any(sql.type(z.object({ id: z.string(), status: z.string(), attempt_count: z.number() }))`
         SELECT id, status, attempt_count FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`);
-      return rows.length === SIGNERS && rows.every((row) => row.status === 'delivered') ? rows : undefined;
-    }, 120_000, 'every delivery delivered');
+        return rows.length === SIGNERS && rows.every((row) => row.status === 'delivered') ? rows : undefined;
+      },
+      120_000,
+      'every delivery delivered',
+    );
     const received = receiver.received('/replicas');
     const receivedIds = received.map((request) => String(request.headers['x-rally-delivery-id']));
-    expect(deliveries.filter((delivery) => delivery.attempt_count !== 1), 'deliveries that needed a second attempt').to.deep.equal([]);
+    expect(
+      deliveries.filter((delivery) => delivery.attempt_count !== 1),
+      'deliveries that needed a second attempt',
+    ).to.deep.equal([]);
     expect(receivedIds).to.have.length(SIGNERS);
     expect(new Set(receivedIds).size).to.equal(SIGNERS);
     expect([...receivedIds].sort()).to.deep.equal(deliveries.map((delivery) => delivery.id).sort());

@@ -19,8 +19,14 @@ import type { Logger } from '../platform/logger.ts';
 import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
 import {
-  milestoneReachedSignal, notificationEmailDigests, notificationEmailDigestsWorkflowId, notificationsPendingSignal, petitionLifecycle, petitionWorkflowId,
-  webhookBatchWorkflowId, webhookDeliveryBatch,
+  milestoneReachedSignal,
+  notificationEmailDigests,
+  notificationEmailDigestsWorkflowId,
+  notificationsPendingSignal,
+  petitionLifecycle,
+  petitionWorkflowId,
+  webhookBatchWorkflowId,
+  webhookDeliveryBatch,
 } from '../workflows/index.ts';
 import { claimUnsignalledMilestones, markMilestoneSignalled } from '../core/organizations/milestone-notifications.ts';
 import type { PetitionStatus } from '../core/vocabulary.ts';
@@ -70,29 +76,35 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   listener.onReconnect(nudge);
 
   const input = (batch: DeliveryBatch) => ({
-    batchId: batch.id, endpointId: batch.endpoint_id, deliveryIds: batch.delivery_ids,
-    timeoutMs: config.webhookTimeoutMs, retryInitialMs: config.webhookRetryInitialMs, maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+    batchId: batch.id,
+    endpointId: batch.endpoint_id,
+    deliveryIds: batch.delivery_ids,
+    timeoutMs: config.webhookTimeoutMs,
+    retryInitialMs: config.webhookRetryInitialMs,
+    maxAttempts: WEBHOOK_MAX_ATTEMPTS,
   });
   // The start calls run while batch rows are locked: a Temporal that hangs must not hold them long.
   // Started inside the trace of the request that wrote the first event, so the delivery joins that trace.
   async function start(batch: DeliveryBatch): Promise<void> {
-    await withTraceCarrier(batch.trace_context, () => options.temporal
-      .withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.start(webhookDeliveryBatch, {
-        workflowId: webhookBatchWorkflowId(batch.id),
-        taskQueue: config.temporal.taskQueue,
-        args: [input(batch)],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        memo: { summary: deliveryBatchSummary(batch) },
-        typedSearchAttributes: [
-          { key: RallyWebhookEndpointId, value: batch.endpoint_id },
-          { key: RallyWebhookDeliveryId, value: batch.delivery_ids },
-          { key: RallyEntityType, value: 'webhook_delivery_batch' },
-          ...(batch.petition_id ? [{ key: RallyPetitionId, value: batch.petition_id }] : []),
-        ],
-      })))
-      .catch((error: unknown) => {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      });
+    await withTraceCarrier(batch.trace_context, () =>
+      options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+        options.temporal.workflow.start(webhookDeliveryBatch, {
+          workflowId: webhookBatchWorkflowId(batch.id),
+          taskQueue: config.temporal.taskQueue,
+          args: [input(batch)],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          memo: { summary: deliveryBatchSummary(batch) },
+          typedSearchAttributes: [
+            { key: RallyWebhookEndpointId, value: batch.endpoint_id },
+            { key: RallyWebhookDeliveryId, value: batch.delivery_ids },
+            { key: RallyEntityType, value: 'webhook_delivery_batch' },
+            ...(batch.petition_id ? [{ key: RallyPetitionId, value: batch.petition_id }] : []),
+          ],
+        }),
+      ),
+    ).catch((error: unknown) => {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    });
   }
 
   // (2) and (3): returns whether either step left work for another round.
@@ -120,14 +132,16 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   // marked queued only after Temporal accepted the signal (core/notifications/emails.ts).
   async function queueNotificationEmails(): Promise<boolean> {
     const { more } = await queuePendingEmails(db, EMAIL_QUEUE_BATCH, async () => {
-      await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.signalWithStart(notificationEmailDigests, {
-        workflowId: notificationEmailDigestsWorkflowId(config.temporal.taskQueue),
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        taskQueue: config.temporal.taskQueue,
-        args: [{ windowMs: config.notificationEmailWindowMs }],
-        signal: notificationsPendingSignal,
-        typedSearchAttributes: [{ key: RallyEntityType, value: 'notification_emails' }],
-      }));
+      await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+        options.temporal.workflow.signalWithStart(notificationEmailDigests, {
+          workflowId: notificationEmailDigestsWorkflowId(config.temporal.taskQueue),
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          taskQueue: config.temporal.taskQueue,
+          args: [{ windowMs: config.notificationEmailWindowMs }],
+          signal: notificationsPendingSignal,
+          typedSearchAttributes: [{ key: RallyEntityType, value: 'notification_emails' }],
+        }),
+      );
     });
     return more;
   }
@@ -144,15 +158,20 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
       const found = await db.transaction(async (tx) => {
         const [crossing] = await claimUnsignalledMilestones(tx, 1);
         if (!crossing) return false;
-        await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () => options.temporal.workflow.signalWithStart(petitionLifecycle, {
-          workflowId: petitionWorkflowId(crossing.petition_id),
-          taskQueue: config.temporal.taskQueue,
-          args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
-          signal: milestoneReachedSignal,
-          signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
-          memo: { summary: petitionSummary(crossing.title) },
-          typedSearchAttributes: [{ key: RallyPetitionId, value: crossing.petition_id }, { key: RallyEntityType, value: 'petition' }],
-        }));
+        await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+          options.temporal.workflow.signalWithStart(petitionLifecycle, {
+            workflowId: petitionWorkflowId(crossing.petition_id),
+            taskQueue: config.temporal.taskQueue,
+            args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
+            signal: milestoneReachedSignal,
+            signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
+            memo: { summary: petitionSummary(crossing.title) },
+            typedSearchAttributes: [
+              { key: RallyPetitionId, value: crossing.petition_id },
+              { key: RallyEntityType, value: 'petition' },
+            ],
+          }),
+        );
         await markMilestoneSignalled(tx, crossing.petition_id, crossing.threshold);
         return true;
       });

@@ -33,7 +33,11 @@ const observability = workerObservabilityOptions();
 const tracingWorkflows = Boolean(observability.interceptors?.workflowModules?.length);
 const workflowBundle = tracingWorkflows ? undefined : preparedBundle(config.workflowBundlePath);
 if (config.workflowBundlePath) {
-  const why = tracingWorkflows ? 'tracing is on: bundling the workflows with its interceptors now' : workflowBundle ? 'using the prepared workflow bundle' : 'no prepared workflow bundle; bundling the workflows now';
+  const why = tracingWorkflows
+    ? 'tracing is on: bundling the workflows with its interceptors now'
+    : workflowBundle
+      ? 'using the prepared workflow bundle'
+      : 'no prepared workflow bundle; bundling the workflows now';
   log.info(why, { path: config.workflowBundlePath });
 }
 const worker = await createRallyWorker({
@@ -47,7 +51,11 @@ const worker = await createRallyWorker({
 });
 // The outbox dispatcher runs beside the worker: events → webhook deliveries and notifications.
 const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseListenUrl ?? config.databaseUrl, temporal: client, log });
-log.info('polling', { task_queue: config.temporal.taskQueue, namespace: config.temporal.namespace, ...(metricsServer ? { metrics_port: metricsServer.port } : {}) });
+log.info('polling', {
+  task_queue: config.temporal.taskQueue,
+  namespace: config.temporal.namespace,
+  ...(metricsServer ? { metrics_port: metricsServer.port } : {}),
+});
 // Worker.run() resolves after SIGINT/SIGTERM (the SDK installs those handlers) once shutdown drains.
 try {
   await worker.run();

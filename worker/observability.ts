@@ -23,7 +23,7 @@ function logFields(meta: LogMetadata | undefined): Record<string, unknown> {
   const { workflowId, runId, workflowRunId, activityType, attempt, workflowType, taskToken: _token, sdkComponent, ...rest } = meta as Record<string, unknown>;
   return {
     ...(workflowId !== undefined ? { workflow_id: workflowId } : {}),
-    ...(runId ?? workflowRunId ? { run_id: runId ?? workflowRunId } : {}),
+    ...((runId ?? workflowRunId) ? { run_id: runId ?? workflowRunId } : {}),
     ...(activityType !== undefined ? { activity: activityType } : {}),
     ...(attempt !== undefined ? { attempt } : {}),
     ...(workflowType !== undefined ? { workflow_type: workflowType } : {}),
@@ -68,9 +68,16 @@ export async function serveWorkerMetrics(config: Config, db: DatabasePool, coreM
 const activityLogContext: NonNullable<WorkerOptions['interceptors']>['activity'] = [
   (ctx) => ({
     inbound: {
-      execute: (input, next) => withLogContext({
-        workflow_id: ctx.info.workflowExecution?.workflowId, run_id: ctx.info.workflowExecution?.runId, activity: ctx.info.activityType, attempt: ctx.info.attempt,
-      }, () => next(input)),
+      execute: (input, next) =>
+        withLogContext(
+          {
+            workflow_id: ctx.info.workflowExecution?.workflowId,
+            run_id: ctx.info.workflowExecution?.runId,
+            activity: ctx.info.activityType,
+            attempt: ctx.info.attempt,
+          },
+          () => next(input),
+        ),
     },
   }),
 ];
@@ -82,8 +89,9 @@ export function workerObservabilityOptions(): Pick<WorkerOptions, 'interceptors'
   const tracing = currentTracing();
   if (!tracing) return { interceptors: { activity: activityLogContext } };
   // Loaded only with tracing on, like the SDK itself (platform/telemetry.ts).
-  const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
-    load('@temporalio/interceptors-opentelemetry/lib/worker/index.js') as typeof import('@temporalio/interceptors-opentelemetry/lib/worker/index.js');
+  const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } = load(
+    '@temporalio/interceptors-opentelemetry/lib/worker/index.js',
+  ) as typeof import('@temporalio/interceptors-opentelemetry/lib/worker/index.js');
   const sinks: InjectedSinks<{ exporter: OpenTelemetryWorkflowExporter }> = { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) };
   return {
     interceptors: {

@@ -21,7 +21,11 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
         scheduleId: schedule.scheduleId,
         spec: { intervals: [{ every: schedule.every }] },
         action: {
-          type: 'startWorkflow', workflowType: schedule.workflowType, workflowId: schedule.scheduleId, taskQueue, args: [],
+          type: 'startWorkflow',
+          workflowType: schedule.workflowType,
+          workflowId: schedule.scheduleId,
+          taskQueue,
+          args: [],
           memo: { summary: `${schedule.workflowType}, every ${schedule.every} (schedule ${schedule.scheduleId})` },
         },
         // A run still going when the next is due is not doubled; a missed run is made up once.

@@ -2,7 +2,16 @@
 // (and the signals, queries and updates exported beside each workflow) from here.
 export { purgeIdempotencyKeys } from './purge-idempotency-keys.ts';
 export { apiKeyRotation, apiKeyRotationWorkflowId, rotationStatusQuery } from './api-key-rotation.ts';
-export { petitionLifecycle, petitionWorkflowId, publishUpdate, closeUpdate, victoryUpdate, petitionDeletedSignal, statusQuery, INVALID_TRANSITION } from './petition-lifecycle.ts';
+export {
+  petitionLifecycle,
+  petitionWorkflowId,
+  publishUpdate,
+  closeUpdate,
+  victoryUpdate,
+  petitionDeletedSignal,
+  statusQuery,
+  INVALID_TRANSITION,
+} from './petition-lifecycle.ts';
 export { holdForReviewUpdate, releaseFromReviewUpdate, adminCloseUpdate } from './petition-lifecycle.ts';
 export { moderateTarget, moderationWorkflowId, reportedSignal, decideUpdate } from './moderation.ts';
 export { userSuspension } from './user-suspension.ts';

@@ -5,8 +5,17 @@
 // reads the database (the reports are the record), so a lost or repeated signal changes nothing.
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import {
-  allHandlersFinished, condition, continueAsNew, defineSignal, defineUpdate, ParentClosePolicy, proxyActivities, setHandler, startChild,
-  upsertSearchAttributes, workflowInfo,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineSignal,
+  defineUpdate,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { ModerationActivities } from '../activities/moderation.ts';
 import { RallyModerationState, RallyUserId, RallyEntityType } from './search-attributes.ts';

@@ -11,8 +11,18 @@
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import type { TransitionRequest } from '../core/petitions/lifecycle.ts';
 import {
-  ApplicationFailure, condition, defineQuery, defineSignal, defineUpdate, ParentClosePolicy, patched, proxyActivities, setHandler, startChild,
-  allHandlersFinished, workflowInfo,
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  setHandler,
+  startChild,
+  allHandlersFinished,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { PetitionActivities, PetitionStatus, TransitionResult } from '../activities/petitions.ts';
 import { EVENT_PARTICIPLES, isTerminal, sourcesOf, transitionOf, type PetitionEvent } from '../core/petitions/transitions.ts';
@@ -22,7 +32,11 @@ import { notifyPetitionSigners } from './signer-notifications.ts';
 
 const { transitionPetition } = proxyActivities<PetitionActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', nonRetryableErrorTypes: [FAILURE_TYPES.petitionNotFound, FAILURE_TYPES.invalidTransition] },
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: [FAILURE_TYPES.petitionNotFound, FAILURE_TYPES.invalidTransition],
+  },
 });
 
 export const publishUpdate = defineUpdate<TransitionResult, [TransitionRequest]>('publish');
@@ -56,7 +70,8 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
   // The moves themselves are the table's (core/petitions/transitions.ts).
   const requireStatus = (event: PetitionEvent) => (_request: TransitionRequest) => {
     if (transitionInFlight || !transitionOf(event, status)) {
-      const message = `Only a ${sourcesOf(event).join(' or ')} petition can be ${EVENT_PARTICIPLES[event]}; this one is ` +
+      const message =
+        `Only a ${sourcesOf(event).join(' or ')} petition can be ${EVENT_PARTICIPLES[event]}; this one is ` +
         `${transitionInFlight ? 'changing state' : status}.`;
       throw ApplicationFailure.create({ type: INVALID_TRANSITION, nonRetryable: true, message });
     }
@@ -88,13 +103,25 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
 
   await condition(() => status === 'active' || isTerminal(status) || deleted);
   if (status === 'active') {
-    await startChild(inviteDecisionMakers, { ...followUp(`decision-maker-invitations-${petitionId}`, `Invite the decision makers of petition ${petitionId}`), args: [{ petitionId }] });
+    await startChild(inviteDecisionMakers, {
+      ...followUp(`decision-maker-invitations-${petitionId}`, `Invite the decision makers of petition ${petitionId}`),
+      args: [{ petitionId }],
+    });
     await condition(() => isTerminal(status) || deleted);
   }
   if (status === 'victory') {
     await startChild(notifyPetitionSigners, {
       ...followUp(`signer-notifications-victory-${petitionId}`, `Tell the signers of petition ${petitionId} it won`),
-      args: [{ petitionId, type: 'petition.victory', title: 'A petition you signed won', body: 'The petition you signed has been marked a victory.', data: { petition_id: petitionId }, dedupeKey: `victory:${petitionId}` }],
+      args: [
+        {
+          petitionId,
+          type: 'petition.victory',
+          title: 'A petition you signed won',
+          body: 'The petition you signed has been marked a victory.',
+          data: { petition_id: petitionId },
+          dedupeKey: `victory:${petitionId}`,
+        },
+      ],
     });
   }
   await condition(allHandlersFinished);

@@ -22,7 +22,10 @@ export type MilestoneCrossing = { threshold: number; title: string };
 export const milestoneReachedSignal = defineSignal<[MilestoneCrossing]>('milestoneReached');
 
 /** The options of an abandoned follow-up child, as the lifecycle workflow starts them. */
-type FollowUpOptions = (workflowId: string, summary: string) => { workflowId: string; parentClosePolicy: ParentClosePolicy; taskQueue: string; memo: { summary: string } };
+type FollowUpOptions = (
+  workflowId: string,
+  summary: string,
+) => { workflowId: string; parentClosePolicy: ParentClosePolicy; taskQueue: string; memo: { summary: string } };
 
 export function handleMilestoneCrossings(petitionId: string, followUp: FollowUpOptions): void {
   const handled = new Set<number>();
@@ -33,11 +36,17 @@ export function handleMilestoneCrossings(petitionId: string, followUp: FollowUpO
     if (patched(SKIP_UNHEARD_PATCH) && !(await petitionHasMilestoneSubscribers({ petitionId }))) return;
     await startChild(notifyPetitionSigners, {
       ...followUp(`signer-notifications-milestone-${petitionId}-${threshold}`, `Tell the signers of “${title}” it reached ${threshold} signatures`),
-      args: [{
-        petitionId, type: 'petition.milestone', optedInOnly: true,
-        title: `“${title}” reached ${threshold.toLocaleString('en-US')} signatures`, body: 'A petition you signed keeps growing. Share it again!',
-        data: { petition_id: petitionId, threshold }, dedupeKey: `milestone:${petitionId}:${threshold}`,
-      }],
+      args: [
+        {
+          petitionId,
+          type: 'petition.milestone',
+          optedInOnly: true,
+          title: `“${title}” reached ${threshold.toLocaleString('en-US')} signatures`,
+          body: 'A petition you signed keeps growing. Share it again!',
+          data: { petition_id: petitionId, threshold },
+          dedupeKey: `milestone:${petitionId}:${threshold}`,
+        },
+      ],
     });
   });
 }

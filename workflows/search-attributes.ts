@@ -15,4 +15,16 @@ export const RallyModerationTarget = defineSearchAttributeKey('RallyModerationTa
 export const RallyModerationState = defineSearchAttributeKey('RallyModerationState', SearchAttributeType.KEYWORD);
 export const RallyDeliveryOutcome = defineSearchAttributeKey('RallyDeliveryOutcome', SearchAttributeType.KEYWORD);
 
-export const ALL_SEARCH_ATTRIBUTES = [RallyPetitionId, RallyApiKeyId, RallyWebhookEndpointId, RallyWebhookDeliveryId, RallyEntityType, RallyMediaId, RallyOrganizationId, RallyUserId, RallyModerationTarget, RallyModerationState, RallyDeliveryOutcome];
+export const ALL_SEARCH_ATTRIBUTES = [
+  RallyPetitionId,
+  RallyApiKeyId,
+  RallyWebhookEndpointId,
+  RallyWebhookDeliveryId,
+  RallyEntityType,
+  RallyMediaId,
+  RallyOrganizationId,
+  RallyUserId,
+  RallyModerationTarget,
+  RallyModerationState,
+  RallyDeliveryOutcome,
+];

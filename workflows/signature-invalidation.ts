@@ -32,7 +32,14 @@ export async function invalidateSignatures(input: InvalidationInput): Promise<{ 
   let after = input.after ?? null;
   let matched = input.matched ?? 0;
   for (;;) {
-    const batch = await invalidateSignatureBatch({ invalidationId: input.invalidationId, petitionId: input.petitionId, filter: input.filter, after, size, dryRun: input.dryRun });
+    const batch = await invalidateSignatureBatch({
+      invalidationId: input.invalidationId,
+      petitionId: input.petitionId,
+      filter: input.filter,
+      after,
+      size,
+      dryRun: input.dryRun,
+    });
     matched += batch.matched;
     if (batch.scanned < size || !batch.after) break;
     after = batch.after;

@@ -40,8 +40,14 @@ export async function notifyPetitionSigners(input: NotifyPetitionSignersInput): 
   let notified = input.notified ?? 0;
   for (let batch = 0; batch < (input.batchesPerRun ?? DEFAULT_BATCHES_PER_RUN); batch += 1) {
     const result = await notifySignerBatch({
-      petitionId: input.petitionId, afterUserId, limit,
-      type: input.type, title: input.title, body: input.body, data: input.data, dedupeKey: input.dedupeKey,
+      petitionId: input.petitionId,
+      afterUserId,
+      limit,
+      type: input.type,
+      title: input.title,
+      body: input.body,
+      data: input.data,
+      dedupeKey: input.dedupeKey,
       ...(input.optedInOnly ? { optedInOnly: true } : {}),
     });
     notified += result.inserted;

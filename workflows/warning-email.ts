@@ -6,7 +6,13 @@ import { FAILURE_TYPES } from '../core/vocabulary.ts';
 
 const { sendWarningEmail } = proxyActivities<ModerationActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 10, nonRetryableErrorTypes: [FAILURE_TYPES.mailRejected] },
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 minutes',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: [FAILURE_TYPES.mailRejected],
+  },
 });
 
 export async function deliverWarningEmail({ warningId }: { warningId: string }): Promise<'sent' | 'skipped'> {

@@ -33,18 +33,31 @@ export async function webhookDeliveryBatch(input: WebhookBatchInput): Promise<We
   });
   const { batchId, ...batch } = input;
   const sent = await sendDeliveryBatch(batch);
-  await Promise.all(sent.retrying.map(({ deliveryId, delayMs, petitionId, summary }) => startChild(webhookDelivery, {
-    workflowId: deliveryId,
-    args: [{ deliveryId, timeoutMs: input.timeoutMs, retryInitialMs: input.retryInitialMs, maxAttempts: input.maxAttempts, priorAttempts: 1, firstRetryDelayMs: delayMs }],
-    parentClosePolicy: ParentClosePolicy.ABANDON,
-    taskQueue: workflowInfo().taskQueue,
-    ...(summary ? { memo: { summary } } : {}),
-    typedSearchAttributes: [
-      { key: RallyWebhookEndpointId, value: input.endpointId },
-      { key: RallyWebhookDeliveryId, value: [deliveryId] },
-      { key: RallyEntityType, value: 'webhook_delivery' },
-      ...(petitionId ? [{ key: RallyPetitionId, value: petitionId }] : []),
-    ],
-  })));
+  await Promise.all(
+    sent.retrying.map(({ deliveryId, delayMs, petitionId, summary }) =>
+      startChild(webhookDelivery, {
+        workflowId: deliveryId,
+        args: [
+          {
+            deliveryId,
+            timeoutMs: input.timeoutMs,
+            retryInitialMs: input.retryInitialMs,
+            maxAttempts: input.maxAttempts,
+            priorAttempts: 1,
+            firstRetryDelayMs: delayMs,
+          },
+        ],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        taskQueue: workflowInfo().taskQueue,
+        ...(summary ? { memo: { summary } } : {}),
+        typedSearchAttributes: [
+          { key: RallyWebhookEndpointId, value: input.endpointId },
+          { key: RallyWebhookDeliveryId, value: [deliveryId] },
+          { key: RallyEntityType, value: 'webhook_delivery' },
+          ...(petitionId ? [{ key: RallyPetitionId, value: petitionId }] : []),
+        ],
+      }),
+    ),
+  );
   return { batchId, delivered: sent.delivered, failed: sent.failed, gone: sent.gone, retrying: sent.retrying.length };
 }

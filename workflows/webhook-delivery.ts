@@ -29,7 +29,7 @@ const { markDeliveryFailed } = proxyActivities<WebhookActivities>({
 });
 
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  const priorAttempts = patched(RETRIES_AFTER_BATCH_PATCH) ? input.priorAttempts ?? 0 : 0;
+  const priorAttempts = patched(RETRIES_AFTER_BATCH_PATCH) ? (input.priorAttempts ?? 0) : 0;
   const { attemptDelivery } = proxyActivities<WebhookActivities>({
     startToCloseTimeout: input.timeoutMs + ATTEMPT_MARGIN_MS,
     // The activity sets each delay itself (nextRetryDelay, with jitter); these are the fallbacks for

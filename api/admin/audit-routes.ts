@@ -21,17 +21,33 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
   const { db } = deps;
   return [
     defineRoute({
-      method: 'get', path: '/v1/admin/audit-logs', operationId: 'adminAuditLogs', tag, auth: 'required', permission: 'admin',
-      summary: 'The append-only audit log, newest first, by actor, action, target type and time', query: AuditQuery,
+      method: 'get',
+      path: '/v1/admin/audit-logs',
+      operationId: 'adminAuditLogs',
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary: 'The append-only audit log, newest first, by actor, action, target type and time',
+      query: AuditQuery,
       responses: { 200: { description: 'A page of audit entries', schema: AuditList } },
       async handler(ctx, { query }) {
-        const rows = await listAuditLogs(db, { actorId: query.actor_id, action: query.action, targetType: query.target_type, since: query.since }, cursor.decode(query.cursor), query.limit);
+        const rows = await listAuditLogs(
+          db,
+          { actorId: query.actor_id, action: query.action, targetType: query.target_type, since: query.since },
+          cursor.decode(query.cursor),
+          query.limit,
+        );
         const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.position_at, row.id]));
         sendList(ctx, page.map(presentAuditRow), pagination);
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/admin/metrics', operationId: 'adminMetrics', tag, auth: 'required', permission: 'admin',
+      method: 'get',
+      path: '/v1/admin/metrics',
+      operationId: 'adminMetrics',
+      tag,
+      auth: 'required',
+      permission: 'admin',
       summary: 'Platform counts: users, petitions by status, signatures, open reports, failed deliveries, running workflows',
       responses: { 200: { description: 'The counts', schema: MetricsEnvelope } },
       async handler(ctx) {
@@ -39,9 +55,15 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/admin/petitions/:id/invalidate-signatures', operationId: 'adminInvalidateSignatures', tag, auth: 'required', permission: 'admin',
+      method: 'post',
+      path: '/v1/admin/petitions/:id/invalidate-signatures',
+      operationId: 'adminInvalidateSignatures',
+      tag,
+      auth: 'required',
+      permission: 'admin',
       summary: 'Invalidate (or with dry_run, count) the signatures matching a filter, in batches; invalidated signatures are kept but no longer counted',
-      params: IdParams, body: InvalidationBody,
+      params: IdParams,
+      body: InvalidationBody,
       responses: {
         200: { description: 'Finished: the count matched (and the new signature count)', schema: InvalidationEnvelope },
         202: { description: 'Still running: poll the Location', schema: InvalidationEnvelope },
@@ -55,16 +77,36 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
           since: body.filter.since ?? null,
           until: body.filter.until ?? null,
         };
-        const invalidationId = await createInvalidation(db, { petitionId: params.id, filter: body.filter, dryRun: body.dry_run, requestedBy: principal.userId });
-        const run = await deps.workflows.invalidateSignatures({ invalidationId, petitionId: params.id, filter, dryRun: body.dry_run, audit: auditContextOf(principal, ctx.state.requestId) });
-        const finished = await Promise.race([run.ended.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), WAIT_FOR_RESULT_MS).unref())]);
+        const invalidationId = await createInvalidation(db, {
+          petitionId: params.id,
+          filter: body.filter,
+          dryRun: body.dry_run,
+          requestedBy: principal.userId,
+        });
+        const run = await deps.workflows.invalidateSignatures({
+          invalidationId,
+          petitionId: params.id,
+          filter,
+          dryRun: body.dry_run,
+          audit: auditContextOf(principal, ctx.state.requestId),
+        });
+        const finished = await Promise.race([
+          run.ended.then(() => true),
+          new Promise<false>((resolve) => setTimeout(() => resolve(false), WAIT_FOR_RESULT_MS).unref()),
+        ]);
         ctx.set('Location', `/v1/admin/signature-invalidations/${invalidationId}`);
         sendData(ctx, await findInvalidation(db, invalidationId), finished ? 200 : 202);
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/admin/signature-invalidations/:id', operationId: 'adminGetInvalidation', tag, auth: 'required', permission: 'admin',
-      summary: 'One signature invalidation: running or completed, with the count matched', params: IdParams,
+      method: 'get',
+      path: '/v1/admin/signature-invalidations/:id',
+      operationId: 'adminGetInvalidation',
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary: 'One signature invalidation: running or completed, with the count matched',
+      params: IdParams,
       responses: { 200: { description: 'The invalidation', schema: InvalidationEnvelope }, 404: { description: 'No such invalidation' } },
       async handler(ctx, { params }) {
         const invalidation = await findInvalidation(db, params.id);

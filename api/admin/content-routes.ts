@@ -29,8 +29,14 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
   };
   const commentRoute = (verb: 'hide' | 'unhide') =>
     defineRoute({
-      method: 'post', path: `/v1/admin/comments/:id/${verb}`, operationId: `adminComment${verb === 'hide' ? 'Hide' : 'Unhide'}`, tag, auth: 'required', permission: 'admin',
-      summary: verb === 'hide' ? 'Hide a comment: it leaves the public lists at once' : 'Show a hidden comment again', params: IdParams,
+      method: 'post',
+      path: `/v1/admin/comments/:id/${verb}`,
+      operationId: `adminComment${verb === 'hide' ? 'Hide' : 'Unhide'}`,
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary: verb === 'hide' ? 'Hide a comment: it leaves the public lists at once' : 'Show a hidden comment again',
+      params: IdParams,
       responses: { 200: { description: 'The comment', schema: CommentEnvelope }, 404: { description: 'No such comment' } },
       async handler(ctx, { params }) {
         const audit = auditContextOf(ctx.state.principal!, ctx.state.requestId);
@@ -47,9 +53,19 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
 
   const petitionRoute = (verb: 'close' | 'review' | 'restore', summary: string) =>
     defineRoute({
-      method: 'post', path: `/v1/admin/petitions/:id/${verb}`, operationId: `adminPetition${verb[0]!.toUpperCase()}${verb.slice(1)}`, tag, auth: 'required', permission: 'admin',
-      summary, params: IdParams,
-      responses: { 200: { description: 'The petition in its new state', schema: PetitionEnvelope }, 404: { description: 'No such petition' }, 409: { description: 'Not in a state this move starts from' } },
+      method: 'post',
+      path: `/v1/admin/petitions/:id/${verb}`,
+      operationId: `adminPetition${verb[0]!.toUpperCase()}${verb.slice(1)}`,
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary,
+      params: IdParams,
+      responses: {
+        200: { description: 'The petition in its new state', schema: PetitionEnvelope },
+        404: { description: 'No such petition' },
+        409: { description: 'Not in a state this move starts from' },
+      },
       async handler(ctx, { params }) {
         const move = verb === 'close' ? PETITION_MOVES.close : verb === 'review' ? PETITION_MOVES.hold : PETITION_MOVES.release;
         const audit = auditContextOf(ctx.state.principal!, ctx.state.requestId);
@@ -69,8 +85,14 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
     petitionRoute('review', 'Put an active petition under review: it stops taking signatures and leaves listings and search, keeping its signatures'),
     petitionRoute('restore', 'Release a petition from review: it is active again'),
     defineRoute({
-      method: 'delete', path: '/v1/admin/petitions/:id/signatures/:signature_id', operationId: 'adminRemoveSignature', tag, auth: 'required', permission: 'admin',
-      summary: 'Remove one signature (signature.removed is emitted; the count drops)', params: SignatureParams,
+      method: 'delete',
+      path: '/v1/admin/petitions/:id/signatures/:signature_id',
+      operationId: 'adminRemoveSignature',
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary: 'Remove one signature (signature.removed is emitted; the count drops)',
+      params: SignatureParams,
       responses: { 204: { description: 'Removed' }, 404: { description: 'No such signature on this petition' } },
       async handler(ctx, { params }) {
         const audit = auditContextOf(ctx.state.principal!, ctx.state.requestId);

@@ -17,8 +17,14 @@ const tag = 'Admin';
 export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & { db: DatabasePool }): AnyRouteSpec[] {
   return [
     defineRoute({
-      method: 'get', path: '/v1/admin/reports', operationId: 'adminListReports', tag, auth: 'required', permission: 'admin',
-      summary: 'Reports, newest first, by status and target type', query: ReportListQuery,
+      method: 'get',
+      path: '/v1/admin/reports',
+      operationId: 'adminListReports',
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary: 'Reports, newest first, by status and target type',
+      query: ReportListQuery,
       responses: { 200: { description: 'A page of reports', schema: ReportList } },
       async handler(ctx, { query }) {
         const rows = await listReports(deps.db, { status: query.status, targetType: query.target_type }, cursor.decode(query.cursor), query.limit);
@@ -27,18 +33,34 @@ export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & {
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/admin/reports/:id/action', operationId: 'adminActOnReport', tag, auth: 'required', permission: 'admin',
+      method: 'post',
+      path: '/v1/admin/reports/:id/action',
+      operationId: 'adminActOnReport',
+      tag,
+      auth: 'required',
+      permission: 'admin',
       summary: 'Decide on a report: dismiss, hide, remove, suspend_user, warn_user or restore; every open report on the same target is resolved with it',
-      params: IdParams, body: ReportActionBody,
-      responses: { 200: { description: 'The resolved report', schema: ReportActionResult }, 404: { description: 'No such report' }, 409: { description: 'The report is already resolved (for `restore`: and its target is not hidden)' } },
+      params: IdParams,
+      body: ReportActionBody,
+      responses: {
+        200: { description: 'The resolved report', schema: ReportActionResult },
+        404: { description: 'No such report' },
+        409: { description: 'The report is already resolved (for `restore`: and its target is not hidden)' },
+      },
       async handler(ctx, { params, body }) {
         const report = await findReport(deps.db, params.id);
         ensure(report, NotFound, 'There is no such report.');
         // `restore` may still act on a closed report whose target stayed hidden; the workflow decides.
         ensure(report.status === 'open' || body.action === 'restore', Conflict, `This report is already ${report.status}.`, { code: 'report_not_open' });
-        const outcome = await deps.workflows.decide({ type: report.target_type, id: report.target_id }, {
-          reportId: report.id, action: body.action, note: body.note ?? null, audit: auditContextOf(ctx.state.principal!, ctx.state.requestId),
-        });
+        const outcome = await deps.workflows.decide(
+          { type: report.target_type, id: report.target_id },
+          {
+            reportId: report.id,
+            action: body.action,
+            note: body.note ?? null,
+            audit: auditContextOf(ctx.state.principal!, ctx.state.requestId),
+          },
+        );
         sendData(ctx, outcome.report);
       },
     }),

@@ -26,9 +26,20 @@ export const ReportActionBody = Type.Object(
 export const ReportActionResult = Type.Object({ data: Report, meta: Meta });
 
 export const AdminUser = Type.Object({
-  id: Uuid, email: Type.String(), display_name: Type.String(), slug: Type.String(), role: Type.Union([Type.Literal('user'), Type.Literal('admin')]),
-  suspended: Type.Boolean(), suspended_at: NullableDateTime, suspended_until: NullableDateTime, suspension_reason: NullableString,
-  flagged_for_review: Type.Boolean(), flagged_for_review_at: NullableDateTime, email_verified: Type.Boolean(), petition_count: Type.Integer(), created_at: DateTime,
+  id: Uuid,
+  email: Type.String(),
+  display_name: Type.String(),
+  slug: Type.String(),
+  role: Type.Union([Type.Literal('user'), Type.Literal('admin')]),
+  suspended: Type.Boolean(),
+  suspended_at: NullableDateTime,
+  suspended_until: NullableDateTime,
+  suspension_reason: NullableString,
+  flagged_for_review: Type.Boolean(),
+  flagged_for_review_at: NullableDateTime,
+  email_verified: Type.Boolean(),
+  petition_count: Type.Integer(),
+  created_at: DateTime,
 });
 export const AdminUserEnvelope = Type.Object({ data: AdminUser, meta: Meta });
 export const AdminUserList = Type.Object({ data: Type.Array(AdminUser), pagination: PaginationSchema, meta: Meta });
@@ -44,23 +55,45 @@ export const UserSearchQuery = Type.Object(
 );
 export const SuspendBody = Type.Object(
   // The spec's request has no body: a suspension needs no stated reason, and without `until` it lasts until lifted.
-  { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })), until: Type.Optional(Type.String({ format: 'date-time', description: 'When the suspension ends by itself; none: until lifted.' })) },
+  {
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'When the suspension ends by itself; none: until lifted.' })),
+  },
   { additionalProperties: false },
 );
 
-export const Warning = Type.Object({ id: Uuid, user_id: Uuid, issued_by: Uuid, reason: Type.String(), message: Type.String(), emailed_at: NullableDateTime, created_at: DateTime });
+export const Warning = Type.Object({
+  id: Uuid,
+  user_id: Uuid,
+  issued_by: Uuid,
+  reason: Type.String(),
+  message: Type.String(),
+  emailed_at: NullableDateTime,
+  created_at: DateTime,
+});
 export const WarningCreate = Type.Object(
   { user_id: Uuid, reason: Type.String({ minLength: 1, maxLength: 200 }), message: Type.String({ minLength: 1, maxLength: 5000 }) },
   { additionalProperties: false },
 );
 export const WarningEnvelope = Type.Object({ data: Warning, meta: Meta });
 export const WarningList = Type.Object({ data: Type.Array(Warning), pagination: PaginationSchema, meta: Meta });
-export const WarningListQuery = Type.Object({ user_id: Type.Optional(Uuid), cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
+export const WarningListQuery = Type.Object(
+  { user_id: Type.Optional(Uuid), cursor: Type.Optional(CursorQuery), limit: LimitQuery() },
+  { additionalProperties: false },
+);
 
 export const AuditEntry = Type.Object({
-  id: Uuid, actor_type: Type.String(), actor_id: Type.Union([Uuid, Type.Null()]), credential: Type.String(), action: Type.String(),
-  target_type: Type.String(), target_id: Type.String(), before: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
-  after: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]), request_id: NullableString, created_at: DateTime,
+  id: Uuid,
+  actor_type: Type.String(),
+  actor_id: Type.Union([Uuid, Type.Null()]),
+  credential: Type.String(),
+  action: Type.String(),
+  target_type: Type.String(),
+  target_id: Type.String(),
+  before: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  after: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  request_id: NullableString,
+  created_at: DateTime,
 });
 export const AuditList = Type.Object({ data: Type.Array(AuditEntry), pagination: PaginationSchema, meta: Meta });
 export const AuditQuery = Type.Object(
@@ -81,7 +114,9 @@ export const Metrics = Type.Object({
   signatures: Type.Object({ today: Type.Integer(), last_7_days: Type.Integer(), total: Type.Integer() }),
   open_reports: Type.Integer(),
   webhook_deliveries_failed_24h: Type.Integer(),
-  workflows_running: Type.Union([Type.Record(Type.String(), Type.Integer()), Type.Null()], { description: 'Per workflow type; null when Temporal cannot be reached.' }),
+  workflows_running: Type.Union([Type.Record(Type.String(), Type.Integer()), Type.Null()], {
+    description: 'Per workflow type; null when Temporal cannot be reached.',
+  }),
 });
 export const MetricsEnvelope = Type.Object({ data: Metrics, meta: Meta });
 
@@ -101,7 +136,15 @@ export const InvalidationBody = Type.Object(
   { additionalProperties: false },
 );
 export const Invalidation = Type.Object({
-  id: Uuid, petition_id: Uuid, filter: Type.Record(Type.String(), Type.Unknown()), dry_run: Type.Boolean(), status: Type.String(),
-  matched: Type.Integer(), signature_count_after: Type.Union([Type.Integer(), Type.Null()]), requested_by: Uuid, created_at: DateTime, finished_at: NullableDateTime,
+  id: Uuid,
+  petition_id: Uuid,
+  filter: Type.Record(Type.String(), Type.Unknown()),
+  dry_run: Type.Boolean(),
+  status: Type.String(),
+  matched: Type.Integer(),
+  signature_count_after: Type.Union([Type.Integer(), Type.Null()]),
+  requested_by: Uuid,
+  created_at: DateTime,
+  finished_at: NullableDateTime,
 });
 export const InvalidationEnvelope = Type.Object({ data: Invalidation, meta: Meta });

@@ -11,7 +11,17 @@ import { scheduleSuspensionEnd, suspendUser, unsuspendUser, type SuspensionWorkf
 import { findAdminUser } from '../../core/users/admin-queries.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { AdminUserEnvelope, AdminUserList, IdParams, SuspendBody, UserSearchQuery, WarningCreate, WarningEnvelope, WarningList, WarningListQuery } from './schemas.ts';
+import {
+  AdminUserEnvelope,
+  AdminUserList,
+  IdParams,
+  SuspendBody,
+  UserSearchQuery,
+  WarningCreate,
+  WarningEnvelope,
+  WarningList,
+  WarningListQuery,
+} from './schemas.ts';
 
 const userCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-users');
 const warningCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-warnings');
@@ -21,8 +31,14 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
   const { db } = deps;
   return [
     defineRoute({
-      method: 'get', path: '/v1/admin/users', operationId: 'adminSearchUsers', tag, auth: 'required', permission: 'admin',
-      summary: 'Users by email (prefix or exact, case-insensitive), role and suspension, newest first', query: UserSearchQuery,
+      method: 'get',
+      path: '/v1/admin/users',
+      operationId: 'adminSearchUsers',
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary: 'Users by email (prefix or exact, case-insensitive), role and suspension, newest first',
+      query: UserSearchQuery,
       responses: { 200: { description: 'A page of users', schema: AdminUserList } },
       async handler(ctx, { query }) {
         const rows = await searchUsers(db, { email: query.email, role: query.role, suspended: query.suspended }, userCursor.decode(query.cursor), query.limit);
@@ -31,20 +47,40 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/admin/users/:id/suspend', operationId: 'adminSuspendUser', tag, auth: 'required', permission: 'admin',
-      summary: "Suspend a user: their tokens and API keys are refused with 403 at once; with `until`, the suspension ends by itself",
-      params: IdParams, body: SuspendBody,
-      responses: { 200: { description: 'The user', schema: AdminUserEnvelope }, 404: { description: 'No such user' }, 409: { description: 'Yourself, or the last active administrator' } },
+      method: 'post',
+      path: '/v1/admin/users/:id/suspend',
+      operationId: 'adminSuspendUser',
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary: 'Suspend a user: their tokens and API keys are refused with 403 at once; with `until`, the suspension ends by itself',
+      params: IdParams,
+      body: SuspendBody,
+      responses: {
+        200: { description: 'The user', schema: AdminUserEnvelope },
+        404: { description: 'No such user' },
+        409: { description: 'Yourself, or the last active administrator' },
+      },
       async handler(ctx, { params, body }) {
         if (body.until !== undefined && Date.parse(body.until) <= Date.now()) throw invalidField('until', 'not_in_future', 'must be in the future');
-        const user = await suspendUser(db, { userId: params.id, reason: body.reason ?? null, until: body.until ?? null }, auditContextOf(ctx.state.principal!, ctx.state.requestId));
+        const user = await suspendUser(
+          db,
+          { userId: params.id, reason: body.reason ?? null, until: body.until ?? null },
+          auditContextOf(ctx.state.principal!, ctx.state.requestId),
+        );
         await scheduleSuspensionEnd(deps, user);
         sendData(ctx, presentAdminUser(user));
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/admin/users/:id/unsuspend', operationId: 'adminUnsuspendUser', tag, auth: 'required', permission: 'admin',
-      summary: 'Lift a suspension (a user who is not suspended is answered as is)', params: IdParams,
+      method: 'post',
+      path: '/v1/admin/users/:id/unsuspend',
+      operationId: 'adminUnsuspendUser',
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary: 'Lift a suspension (a user who is not suspended is answered as is)',
+      params: IdParams,
       responses: { 200: { description: 'The user', schema: AdminUserEnvelope }, 404: { description: 'No such user' } },
       async handler(ctx, { params }) {
         const lifted = await unsuspendUser(db, params.id, auditContextOf(ctx.state.principal!, ctx.state.requestId));
@@ -54,8 +90,14 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/admin/warnings', operationId: 'adminListWarnings', tag, auth: 'required', permission: 'admin',
-      summary: 'Warnings sent, newest first (all, or one user’s)', query: WarningListQuery,
+      method: 'get',
+      path: '/v1/admin/warnings',
+      operationId: 'adminListWarnings',
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary: 'Warnings sent, newest first (all, or one user’s)',
+      query: WarningListQuery,
       responses: { 200: { description: 'A page of warnings', schema: WarningList } },
       async handler(ctx, { query }) {
         const rows = await listWarnings(db, query.user_id, warningCursor.decode(query.cursor), query.limit);
@@ -64,13 +106,24 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/admin/warnings', operationId: 'adminWarnUser', tag, auth: 'required', permission: 'admin',
-      summary: 'Warn a user: an in-app notification at once, and an email', body: WarningCreate,
+      method: 'post',
+      path: '/v1/admin/warnings',
+      operationId: 'adminWarnUser',
+      tag,
+      auth: 'required',
+      permission: 'admin',
+      summary: 'Warn a user: an in-app notification at once, and an email',
+      body: WarningCreate,
       responses: { 201: { description: 'The warning', schema: WarningEnvelope }, 404: { description: 'No such user' } },
       async handler(ctx, { body }) {
         const principal = ctx.state.principal!;
         const warning = await db.transaction((tx) =>
-          createWarning(tx, { userId: body.user_id, issuedBy: principal.userId, reason: body.reason, message: body.message }, auditContextOf(principal, ctx.state.requestId)));
+          createWarning(
+            tx,
+            { userId: body.user_id, issuedBy: principal.userId, reason: body.reason, message: body.message },
+            auditContextOf(principal, ctx.state.requestId),
+          ),
+        );
         await deps.workflows.emailWarning(warning.id, warning.user_id);
         sendData(ctx, presentWarning(warning), 201);
       },

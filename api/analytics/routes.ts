@@ -19,10 +19,20 @@ export function createAnalyticsRoutes(deps: { db: DatabasePool; petitions: Publi
   const presentAnalytics = presentedOnce<PetitionAnalyticsAnswer, PetitionAnalyticsAnswer>();
   return [
     defineRoute({
-      method: 'get', path: '/v1/petitions/:id/analytics', operationId: 'petitionAnalytics', tag, auth: 'required', permission: 'read',
+      method: 'get',
+      path: '/v1/petitions/:id/analytics',
+      operationId: 'petitionAnalytics',
+      tag,
+      auth: 'required',
+      permission: 'read',
       summary: 'Signature growth, signers’ places, traffic sources and page views of a petition (its creator or an administrator)',
-      params: PetitionAnalyticsParams, query: PetitionAnalyticsQuery,
-      responses: { 200: { description: 'The petition’s analytics', schema: PetitionAnalytics }, 403: { description: 'Not the creator' }, 404: { description: 'No such petition' } },
+      params: PetitionAnalyticsParams,
+      query: PetitionAnalyticsQuery,
+      responses: {
+        200: { description: 'The petition’s analytics', schema: PetitionAnalytics },
+        403: { description: 'Not the creator' },
+        404: { description: 'No such petition' },
+      },
       async handler(ctx, { params, query }) {
         // A public petition's facts (creator, organization, first day) come from the read cache, which
         // forgets them the moment they change; any other petition is read from the database.
@@ -35,7 +45,11 @@ export function createAnalyticsRoutes(deps: { db: DatabasePool; petitions: Publi
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/analytics/stats', operationId: 'platformStats', tag, auth: 'none',
+      method: 'get',
+      path: '/v1/analytics/stats',
+      operationId: 'platformStats',
+      tag,
+      auth: 'none',
       summary: 'Daily platform totals, trending petitions and signatures by country (publicly listed petitions only)',
       query: StatsQuery,
       responses: { 200: { description: 'Platform statistics', schema: PlatformStats }, 404: { description: 'petition_id is not a publicly listed petition' } },

@@ -12,7 +12,10 @@ export const PetitionAnalyticsQuery = Type.Object(
   {
     start_date: DateQuery('First day (UTC), default the petition’s first day within two years.'),
     end_date: DateQuery('Last day (UTC), default today; at most two years after start_date.'),
-    granularity: Type.Union(GRANULARITIES.map((value) => Type.Literal(value)), { default: 'day' }),
+    granularity: Type.Union(
+      GRANULARITIES.map((value) => Type.Literal(value)),
+      { default: 'day' },
+    ),
   },
   { additionalProperties: false },
 );
@@ -27,10 +30,13 @@ export const PetitionAnalytics = Type.Object({
     series: Type.Array(Type.Object({ period_start: Type.String({ format: 'date' }), signatures: Type.Integer(), cumulative: Type.Integer() }), {
       description: 'One entry per period, empty ones included; cumulative counts every signature before the period’s end.',
     }),
-    geography: Type.Object({
-      countries: Type.Array(Type.Object({ country: Nullable(Type.String()), signatures: Type.Integer() })),
-      cities: Type.Array(Type.Object({ city: Type.String(), country: Nullable(Type.String()), signatures: Type.Integer() })),
-    }, { description: 'All-time top 20 each.' }),
+    geography: Type.Object(
+      {
+        countries: Type.Array(Type.Object({ country: Nullable(Type.String()), signatures: Type.Integer() })),
+        cities: Type.Array(Type.Object({ city: Type.String(), country: Nullable(Type.String()), signatures: Type.Integer() })),
+      },
+      { description: 'All-time top 20 each.' },
+    ),
     traffic_sources: Type.Array(Type.Object({ source: Type.String(), signatures: Type.Integer() }), {
       description: 'The sign request’s `source`, else share:<sharer slug> for a ?ref= link, else direct. All-time top 20.',
     }),
@@ -56,8 +62,18 @@ export const PlatformStats = Type.Object({
     petition_id: Nullable(Type.String({ format: 'uuid' })),
     start_date: Type.String({ format: 'date' }),
     end_date: Type.String({ format: 'date' }),
-    daily: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), signatures: Type.Integer(), new_petitions: Type.Integer(), victories: Type.Integer() })),
-    trending: Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), slug: Type.String(), title: Type.String(), signature_count: Type.Integer(), trending_score: Type.Number() })),
+    daily: Type.Array(
+      Type.Object({ date: Type.String({ format: 'date' }), signatures: Type.Integer(), new_petitions: Type.Integer(), victories: Type.Integer() }),
+    ),
+    trending: Type.Array(
+      Type.Object({
+        id: Type.String({ format: 'uuid' }),
+        slug: Type.String(),
+        title: Type.String(),
+        signature_count: Type.Integer(),
+        trending_score: Type.Number(),
+      }),
+    ),
     geography: Type.Array(Type.Object({ country: Nullable(Type.String()), signatures: Type.Integer() })),
   }),
   meta: Meta,

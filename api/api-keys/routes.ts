@@ -11,22 +11,39 @@ import { findApiKey, insertApiKeyWithinCap, listApiKeys, updateApiKey } from '..
 import { deleteApiKey, rotateApiKey, type RotationDependencies } from '../../core/api-keys/rotation.ts';
 import { assertNotOrganizationKey } from '../../core/organizations/roles.ts';
 import {
-  ApiKeyCreate, ApiKeyEnvelope, ApiKeyList, ApiKeyListQuery, ApiKeyParams, ApiKeyUpdate, ApiKeyWithSecretEnvelope,
-  broadestScope, RotatedKeyEnvelope, scopeRank, toApiKey, type ScopeLevel,
+  ApiKeyCreate,
+  ApiKeyEnvelope,
+  ApiKeyList,
+  ApiKeyListQuery,
+  ApiKeyParams,
+  ApiKeyUpdate,
+  ApiKeyWithSecretEnvelope,
+  broadestScope,
+  RotatedKeyEnvelope,
+  scopeRank,
+  toApiKey,
+  type ScopeLevel,
 } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'api-keys');
 
 function assertWithinCallerScope(ctx: RallyContext, scope: ScopeLevel) {
   const principal = ctx.state.principal!;
-  assertThat(scopeRank(scope) <= scopeRank(principal.scope), 'forbidden', `A "${principal.scope}" key cannot grant "${scope}".`, { code: 'insufficient_scope' });
+  assertThat(scopeRank(scope) <= scopeRank(principal.scope), 'forbidden', `A "${principal.scope}" key cannot grant "${scope}".`, {
+    code: 'insufficient_scope',
+  });
 }
 
 export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
   const base = { tag: 'API keys', auth: 'required' } as const;
   return [
     defineRoute({
-      ...base, method: 'get', path: '/v1/api-keys', operationId: 'listApiKeys', permission: 'read', summary: 'Your API keys, newest first',
+      ...base,
+      method: 'get',
+      path: '/v1/api-keys',
+      operationId: 'listApiKeys',
+      permission: 'read',
+      summary: 'Your API keys, newest first',
       query: ApiKeyListQuery,
       responses: { 200: { description: 'Keys (never the raw secrets)', schema: ApiKeyList } },
       async handler(ctx, { query }) {
@@ -36,7 +53,13 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/api-keys', operationId: 'createApiKey', revealsSecret: true, permission: 'write', summary: 'Create a key (at most 25 live ones per account); the raw key is in this answer only',
+      ...base,
+      method: 'post',
+      path: '/v1/api-keys',
+      operationId: 'createApiKey',
+      revealsSecret: true,
+      permission: 'write',
+      summary: 'Create a key (at most 25 live ones per account); the raw key is in this answer only',
       body: ApiKeyCreate,
       responses: {
         201: { description: 'The key, with its raw secret', schema: ApiKeyWithSecretEnvelope },
@@ -47,13 +70,24 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
         const scope = broadestScope(body.scopes ?? ['read']);
         assertWithinCallerScope(ctx, scope);
         const key = generateApiKey(body.environment ?? 'live');
-        const row = await insertApiKeyWithinCap(deps.db, { userId: ctx.state.principal!.userId, name: body.name, scope, environment: body.environment ?? 'live', key });
+        const row = await insertApiKeyWithinCap(deps.db, {
+          userId: ctx.state.principal!.userId,
+          name: body.name,
+          scope,
+          environment: body.environment ?? 'live',
+          key,
+        });
         ctx.set('Location', `/v1/api-keys/${row.id}`);
         sendData(ctx, { ...toApiKey(row), key: key.raw }, 201);
       },
     }),
     defineRoute({
-      ...base, method: 'get', path: '/v1/api-keys/:id', operationId: 'getApiKey', permission: 'read', summary: 'One of your keys',
+      ...base,
+      method: 'get',
+      path: '/v1/api-keys/:id',
+      operationId: 'getApiKey',
+      permission: 'read',
+      summary: 'One of your keys',
       params: ApiKeyParams,
       responses: { 200: { description: 'The key', schema: ApiKeyEnvelope } },
       async handler(ctx, { params }) {
@@ -63,8 +97,14 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      ...base, method: 'patch', path: '/v1/api-keys/:id', operationId: 'updateApiKey', permission: 'write', summary: 'Rename a key or change its scope',
-      params: ApiKeyParams, body: ApiKeyUpdate,
+      ...base,
+      method: 'patch',
+      path: '/v1/api-keys/:id',
+      operationId: 'updateApiKey',
+      permission: 'write',
+      summary: 'Rename a key or change its scope',
+      params: ApiKeyParams,
+      body: ApiKeyUpdate,
       responses: { 200: { description: 'The key', schema: ApiKeyEnvelope } },
       async handler(ctx, { params, body }) {
         const scope = body.scopes ? broadestScope(body.scopes) : undefined;
@@ -75,7 +115,12 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      ...base, method: 'delete', path: '/v1/api-keys/:id', operationId: 'deleteApiKey', permission: 'destroy', summary: 'Revoke a key at once and for good',
+      ...base,
+      method: 'delete',
+      path: '/v1/api-keys/:id',
+      operationId: 'deleteApiKey',
+      permission: 'destroy',
+      summary: 'Revoke a key at once and for good',
       params: ApiKeyParams,
       responses: { 204: { description: 'Revoked' } },
       async handler(ctx, { params }) {
@@ -84,7 +129,12 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/api-keys/:id/rotate', operationId: 'rotateApiKey', revealsSecret: true, permission: 'destroy',
+      ...base,
+      method: 'post',
+      path: '/v1/api-keys/:id/rotate',
+      operationId: 'rotateApiKey',
+      revealsSecret: true,
+      permission: 'destroy',
       summary: 'Issue a replacement; the old key keeps working for RALLY_KEY_GRACE_PERIOD (24h), then is revoked by a workflow',
       params: ApiKeyParams,
       responses: {

@@ -17,7 +17,10 @@ export const ApiKeyCreate = Type.Object(
   { additionalProperties: false },
 );
 
-export const ApiKeyUpdate = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), scopes: Type.Optional(Scopes) }, { additionalProperties: false, minProperties: 1 });
+export const ApiKeyUpdate = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), scopes: Type.Optional(Scopes) },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 export const ApiKey = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -41,12 +44,17 @@ export const ApiKeyList = Type.Object({ data: Type.Array(ApiKey), pagination: Pa
 
 // An organization's keys also name the person who created each, to know which to rotate when they leave.
 const CreatedBy = Type.Object({
-  created_by: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The user who created the key; null when unknown (made before this was recorded).' }),
+  created_by: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The user who created the key; null when unknown (made before this was recorded).',
+  }),
 });
 export const OrganizationApiKey = Type.Composite([ApiKey, CreatedBy]);
 const OrganizationApiKeyWithSecret = Type.Composite([ApiKeyWithSecret, CreatedBy]);
 export const OrganizationApiKeyWithSecretEnvelope = Type.Object({ data: OrganizationApiKeyWithSecret, meta: Meta });
-export const OrganizationRotatedKeyEnvelope = Type.Object({ data: Type.Object({ new_key: OrganizationApiKeyWithSecret, old_key: OrganizationApiKey }), meta: Meta });
+export const OrganizationRotatedKeyEnvelope = Type.Object({
+  data: Type.Object({ new_key: OrganizationApiKeyWithSecret, old_key: OrganizationApiKey }),
+  meta: Meta,
+});
 export const OrganizationApiKeyList = Type.Object({ data: Type.Array(OrganizationApiKey), pagination: PaginationSchema, meta: Meta });
 
 export const ApiKeyParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
@@ -60,8 +68,16 @@ export const scopeRank = (scope: ScopeLevel) => SCOPE_ORDER.indexOf(scope);
 export function toApiKey(row: ApiKeyRow) {
   const status = row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= Date.now()) ? 'revoked' : row.expires_at ? 'rotating' : 'active';
   return {
-    id: row.id, name: row.name, scopes: [row.scope], environment: row.environment, prefix: row.display_prefix, status,
-    created_at: row.created_at, expires_at: row.expires_at, revoked_at: row.revoked_at, replaced_by: row.replaced_by,
+    id: row.id,
+    name: row.name,
+    scopes: [row.scope],
+    environment: row.environment,
+    prefix: row.display_prefix,
+    status,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+    replaced_by: row.replaced_by,
   };
 }
 

@@ -32,25 +32,47 @@ const tokenPair = ({ tokens, refreshToken }: Session) => ({
 export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/v1/auth/login', operationId: 'login', idempotent: false, tag: 'Authentication', auth: 'none',
+      method: 'post',
+      path: '/v1/auth/login',
+      operationId: 'login',
+      idempotent: false,
+      tag: 'Authentication',
+      auth: 'none',
       summary: 'Exchange an email and password for tokens (checked by the identity provider)',
       body: LoginBody,
-      responses: { 200: { description: 'Tokens', schema: TokenPairEnvelope }, 401: { description: 'Wrong email or password (never says which)' }, 429: { description: 'Too many failures' } },
+      responses: {
+        200: { description: 'Tokens', schema: TokenPairEnvelope },
+        401: { description: 'Wrong email or password (never says which)' },
+        429: { description: 'Too many failures' },
+      },
       async handler(ctx, { body }) {
         sendData(ctx, tokenPair(await logIn(deps, body, ctx.state.clientIp)));
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/auth/refresh', operationId: 'refreshTokens', idempotent: false, tag: 'Authentication', auth: 'none',
+      method: 'post',
+      path: '/v1/auth/refresh',
+      operationId: 'refreshTokens',
+      idempotent: false,
+      tag: 'Authentication',
+      auth: 'none',
       summary: 'Exchange a refresh token for a new token pair',
       body: RefreshBody,
-      responses: { 200: { description: 'New tokens', schema: TokenPairEnvelope }, 401: { description: 'Invalid, revoked or expired (code token_expired) refresh token' } },
+      responses: {
+        200: { description: 'New tokens', schema: TokenPairEnvelope },
+        401: { description: 'Invalid, revoked or expired (code token_expired) refresh token' },
+      },
       async handler(ctx, { body }) {
         sendData(ctx, tokenPair(await refreshSession(deps, body.refresh_token)));
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/auth/logout', operationId: 'logout', idempotent: false, tag: 'Authentication', auth: 'none',
+      method: 'post',
+      path: '/v1/auth/logout',
+      operationId: 'logout',
+      idempotent: false,
+      tag: 'Authentication',
+      auth: 'none',
       summary: 'Revoke a refresh token',
       body: RefreshBody,
       responses: { 204: { description: 'Revoked (also when it was already dead)' } },
@@ -61,7 +83,13 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/auth/revoke', operationId: 'revokeToken', idempotent: false, tag: 'Authentication', auth: 'required', permission: 'destroy',
+      method: 'post',
+      path: '/v1/auth/revoke',
+      operationId: 'revokeToken',
+      idempotent: false,
+      tag: 'Authentication',
+      auth: 'required',
+      permission: 'destroy',
       summary: "Invalidate one of the caller's access or refresh tokens at once, on every API process",
       body: RevokeBody,
       responses: { 204: { description: 'Revoked; a token that is not the caller’s is left alone (RFC 7009)' } },

@@ -35,9 +35,15 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
 
   return [
     defineRoute({
-      method: 'get', path: '/v1/petitions/:id/comments', operationId: 'listComments', tag, auth: 'optional', permission: 'read',
+      method: 'get',
+      path: '/v1/petitions/:id/comments',
+      operationId: 'listComments',
+      tag,
+      auth: 'optional',
+      permission: 'read',
       summary: 'Top-level comments with their replies (oldest first, up to 5 levels and 500 replies per page); hidden comments left out',
-      params: PetitionParams, query: CommentListQuery,
+      params: PetitionParams,
+      query: CommentListQuery,
       responses: { 200: { description: 'A page of threads', schema: CommentList } },
       async handler(ctx, { params, query }) {
         assertCanRead(viewerOf(ctx.state.principal), await findPetitionById(db, params.id));
@@ -52,20 +58,38 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/petitions/:id/comments', operationId: 'createComment', tag, auth: 'required', permission: 'write',
+      method: 'post',
+      path: '/v1/petitions/:id/comments',
+      operationId: 'createComment',
+      tag,
+      auth: 'required',
+      permission: 'write',
       summary: 'Comment on a petition, or reply to a comment on it with parent_id',
-      params: PetitionParams, body: CommentCreate,
-      responses: { 201: { description: 'The comment', schema: CommentEnvelope }, 422: { description: 'Invalid body, parent_id is not a comment on this petition, or is already 5 levels deep (max_depth)' } },
+      params: PetitionParams,
+      body: CommentCreate,
+      responses: {
+        201: { description: 'The comment', schema: CommentEnvelope },
+        422: { description: 'Invalid body, parent_id is not a comment on this petition, or is already 5 levels deep (max_depth)' },
+      },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
-        const comment = await postComment(db, { ...viewerOf(principal), userId: principal.userId }, params.id, { parentId: body.parent_id ?? null, body: body.body });
+        const comment = await postComment(db, { ...viewerOf(principal), userId: principal.userId }, params.id, {
+          parentId: body.parent_id ?? null,
+          body: body.body,
+        });
         ctx.set('Location', `/v1/comments/${comment.id}`);
         sendData(ctx, comment, 201);
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/comments/:id', operationId: 'getComment', tag, auth: 'optional', permission: 'read',
-      summary: 'A comment with its replies', params: CommentParams,
+      method: 'get',
+      path: '/v1/comments/:id',
+      operationId: 'getComment',
+      tag,
+      auth: 'optional',
+      permission: 'read',
+      summary: 'A comment with its replies',
+      params: CommentParams,
       responses: { 200: { description: 'The comment', schema: CommentEnvelope } },
       async handler(ctx, { params }) {
         const viewerId = ctx.state.principal?.userId;
@@ -75,8 +99,15 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       },
     }),
     defineRoute({
-      method: 'patch', path: '/v1/comments/:id', operationId: 'updateComment', tag, auth: 'required', permission: 'write',
-      summary: 'Edit your comment', params: CommentParams, body: CommentUpdate,
+      method: 'patch',
+      path: '/v1/comments/:id',
+      operationId: 'updateComment',
+      tag,
+      auth: 'required',
+      permission: 'write',
+      summary: 'Edit your comment',
+      params: CommentParams,
+      body: CommentUpdate,
       responses: { 200: { description: 'The comment', schema: CommentEnvelope }, 403: { description: 'Not your comment' } },
       async handler(ctx, { params, body }) {
         const userId = ctx.state.principal!.userId;
@@ -87,8 +118,14 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       },
     }),
     defineRoute({
-      method: 'delete', path: '/v1/comments/:id', operationId: 'deleteComment', tag, auth: 'required', permission: 'destroy',
-      summary: 'Delete your comment (soft: while it has replies it stays in its thread as [deleted])', params: CommentParams,
+      method: 'delete',
+      path: '/v1/comments/:id',
+      operationId: 'deleteComment',
+      tag,
+      auth: 'required',
+      permission: 'destroy',
+      summary: 'Delete your comment (soft: while it has replies it stays in its thread as [deleted])',
+      params: CommentParams,
       responses: { 204: { description: 'Deleted' }, 403: { description: 'Not your comment' } },
       async handler(ctx, { params }) {
         const userId = ctx.state.principal!.userId;

@@ -6,7 +6,6 @@ import { DELETED_BODY } from '../../core/comments/presenter.ts';
 
 import { Meta } from '../http/envelopes.ts';
 
-
 const CommentBody = Type.String({ minLength: 1, maxLength: 2000 });
 
 export const CommentCreate = Type.Object(
@@ -33,7 +32,12 @@ export type CommentListQuery = Static<typeof CommentListQuery>;
 export const CommentParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const PetitionParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
-const Author = Type.Object({ id: Type.String({ format: 'uuid' }), display_name: Type.String(), slug: Type.String(), avatar_url: Type.Union([Type.String(), Type.Null()]) });
+const Author = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  display_name: Type.String(),
+  slug: Type.String(),
+  avatar_url: Type.Union([Type.String(), Type.Null()]),
+});
 
 const commentFields = {
   id: Type.String({ format: 'uuid' }),
@@ -50,9 +54,11 @@ const commentFields = {
 };
 // Written out two levels deep rather than as a recursive schema: the API reference inlines every
 // schema, and a recursive one would repeat its $id there.
-const Reply = Type.Object({ ...commentFields, replies: Type.Array(Type.Unknown(), { description: 'Replies to this reply, in the same shape, oldest first.' }) });
+const Reply = Type.Object({
+  ...commentFields,
+  replies: Type.Array(Type.Unknown(), { description: 'Replies to this reply, in the same shape, oldest first.' }),
+});
 export const Comment = Type.Object({ ...commentFields, replies: Type.Array(Reply, { description: 'Oldest first.' }) });
 
 export const CommentEnvelope = Type.Object({ data: Comment, meta: Meta });
 export const CommentList = Type.Object({ data: Type.Array(Comment), pagination: PaginationSchema, meta: Meta });
-

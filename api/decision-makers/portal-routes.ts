@@ -10,14 +10,25 @@ export function createPortalRoutes({ db, workflows, publicUrl }: DecisionMakerDe
   const base = { tag: 'Response portal', auth: 'none', params: PortalParams } as const;
   return [
     defineRoute({
-      ...base, method: 'get', path: '/respond/:token', operationId: 'getResponsePortal',
+      ...base,
+      method: 'get',
+      path: '/respond/:token',
+      operationId: 'getResponsePortal',
       summary: 'What the decision maker is asked to answer: the petition, its signature count, the deadline',
       responses: { 200: { description: 'Portal context', schema: PortalContextEnvelope } },
       async handler(ctx, { params }) {
         const row = await openPortal(db, params.token);
         ctx.set('Cache-Control', 'no-store');
         sendData(ctx, {
-          petition: { id: row.petition_id, slug: row.slug, title: row.petition_title, summary: summarize(row.description), signature_count: row.signature_count, status: row.status, url: `${publicUrl}/p/${row.slug}` },
+          petition: {
+            id: row.petition_id,
+            slug: row.slug,
+            title: row.petition_title,
+            summary: summarize(row.description),
+            signature_count: row.signature_count,
+            status: row.status,
+            url: `${publicUrl}/p/${row.slug}`,
+          },
           decision_maker: { name: row.name, title: row.title },
           response_deadline: row.expires_at,
           responded_at: row.responded_at,
@@ -25,7 +36,10 @@ export function createPortalRoutes({ db, workflows, publicUrl }: DecisionMakerDe
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/respond/:token', operationId: 'submitDecisionMakerResponse',
+      ...base,
+      method: 'post',
+      path: '/respond/:token',
+      operationId: 'submitDecisionMakerResponse',
       summary: 'Answer the petition once; emits response.submitted. The creator then decides to publish it',
       body: PortalResponseCreate,
       responses: { 201: { description: 'The response', schema: ResponseEnvelope } },

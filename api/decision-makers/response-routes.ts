@@ -17,22 +17,36 @@ const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }
 export function createResponseRoutes({ db }: DecisionMakerDependencies): AnyRouteSpec[] {
   return [
     defineRoute({
-      method: 'get', path: '/v1/petitions/:id/responses', operationId: 'listDecisionMakerResponses', tag: 'Decision makers', auth: 'optional', permission: 'read',
+      method: 'get',
+      path: '/v1/petitions/:id/responses',
+      operationId: 'listDecisionMakerResponses',
+      tag: 'Decision makers',
+      auth: 'optional',
+      permission: 'read',
       summary: "Decision makers' published responses, newest first (the creator also sees unpublished ones)",
-      params: PetitionParams, query: ResponseListQuery,
+      params: PetitionParams,
+      query: ResponseListQuery,
       responses: { 200: { description: 'Responses', schema: ResponseList } },
       async handler(ctx, { params, query }) {
         const viewer = await loadViewer(db, ctx.state.principal);
         const petition = await findPetitionById(db, params.id);
         assertCanRead(viewer, petition, query.access_code);
-        const rows = await listResponses(db, params.id, { includeUnpublished: canManage(viewer, petition), after: cursor.decode(query.cursor), limit: query.limit });
+        const rows = await listResponses(db, params.id, {
+          includeUnpublished: canManage(viewer, petition),
+          after: cursor.decode(query.cursor),
+          limit: query.limit,
+        });
         const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
         sendList(ctx, page.map(toResponse), pagination);
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/petitions/:id/responses/:response_id/publish', operationId: 'publishDecisionMakerResponse', tag: 'Decision makers',
-      auth: 'required', permission: 'write',
+      method: 'post',
+      path: '/v1/petitions/:id/responses/:response_id/publish',
+      operationId: 'publishDecisionMakerResponse',
+      tag: 'Decision makers',
+      auth: 'required',
+      permission: 'write',
       summary: 'Publish a response on the petition page (creator only); emits response.published',
       params: ResponseParams,
       responses: { 200: { description: 'The published response', schema: ResponseEnvelope } },

@@ -11,7 +11,13 @@ import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { viewerOf } from '../../core/petitions/policy.ts';
 import { createPortalRoutes } from './portal-routes.ts';
-import { assertCreator, deleteDecisionMaker, listDecisionMakers, type DecisionMakerDependencies, type DecisionMakerWorkflows } from '../../core/decision-makers/queries.ts';
+import {
+  assertCreator,
+  deleteDecisionMaker,
+  listDecisionMakers,
+  type DecisionMakerDependencies,
+  type DecisionMakerWorkflows,
+} from '../../core/decision-makers/queries.ts';
 import { createResponseRoutes } from './response-routes.ts';
 import { DecisionMakerCreate, DecisionMakerEnvelope, DecisionMakerList, DecisionMakerParams, PetitionParams, toDecisionMaker } from './schemas.ts';
 
@@ -20,7 +26,11 @@ export function createDecisionMakerRoutes({ db, workflows, config }: { db: Datab
   const base = { tag: 'Decision makers', auth: 'required', params: PetitionParams } as const;
   return [
     defineRoute({
-      ...base, method: 'get', path: '/v1/petitions/:id/decision-makers', operationId: 'listDecisionMakers', permission: 'read',
+      ...base,
+      method: 'get',
+      path: '/v1/petitions/:id/decision-makers',
+      operationId: 'listDecisionMakers',
+      permission: 'read',
       summary: 'The decision makers of your petition, each with the delivery state of their portal invitation',
       responses: { 200: { description: 'Decision makers, oldest first (at most 50)', schema: DecisionMakerList } },
       async handler(ctx, { params }) {
@@ -30,13 +40,20 @@ export function createDecisionMakerRoutes({ db, workflows, config }: { db: Datab
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/petitions/:id/decision-makers', operationId: 'addDecisionMaker', permission: 'write',
+      ...base,
+      method: 'post',
+      path: '/v1/petitions/:id/decision-makers',
+      operationId: 'addDecisionMaker',
+      permission: 'write',
       summary: 'Address the petition to one more person; on an active petition they are invited at once',
       body: DecisionMakerCreate,
       responses: {
         201: { description: 'The decision maker', schema: DecisionMakerEnvelope },
-        429: { description: 'An invitation budget is spent (code invitation_limit: 50 per petition, 200 per creator a day; ' +
-          'address_recently_invited: one per address per petition a week)' },
+        429: {
+          description:
+            'An invitation budget is spent (code invitation_limit: 50 per petition, 200 per creator a day; ' +
+            'address_recently_invited: one per address per petition a week)',
+        },
       },
       async handler(ctx, { params, body }) {
         const created = await addDecisionMaker(deps, await loadViewer(deps.db, ctx.state.principal), params.id, body);
@@ -45,7 +62,11 @@ export function createDecisionMakerRoutes({ db, workflows, config }: { db: Datab
       },
     }),
     defineRoute({
-      ...base, method: 'delete', path: '/v1/petitions/:id/decision-makers/:decision_maker_id', operationId: 'removeDecisionMaker', permission: 'destroy',
+      ...base,
+      method: 'delete',
+      path: '/v1/petitions/:id/decision-makers/:decision_maker_id',
+      operationId: 'removeDecisionMaker',
+      permission: 'destroy',
       summary: 'Remove a decision maker; their portal link stops working at once (a response they gave stays)',
       params: DecisionMakerParams,
       responses: { 204: { description: 'Removed' } },

@@ -12,7 +12,11 @@ export const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'viewed', 'respon
 export const RESPONSE_STATUSES = ['acknowledged', 'supportive', 'opposed', 'neutral'] as const;
 
 export const DecisionMakerCreate = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }), title: Type.String({ minLength: 1, maxLength: 200 }), email: Type.String({ format: 'email', maxLength: 320 }) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    email: Type.String({ format: 'email', maxLength: 320 }),
+  },
   { additionalProperties: false },
 );
 
@@ -21,7 +25,10 @@ export const DecisionMaker = Type.Object({
   name: Type.String(),
   title: Type.String(),
   email: Type.String(),
-  delivery_status: Type.Union(DELIVERY_STATUSES.map((value) => Type.Literal(value)), { description: 'pending until invited; then sent or failed; viewed, responded, expired.' }),
+  delivery_status: Type.Union(
+    DELIVERY_STATUSES.map((value) => Type.Literal(value)),
+    { description: 'pending until invited; then sent or failed; viewed, responded, expired.' },
+  ),
   delivery_error: Type.Union([Type.String(), Type.Null()]),
   invited_at: MaybeTimestamp,
   viewed_at: MaybeTimestamp,
@@ -61,7 +68,15 @@ export const PortalResponseCreate = Type.Object(
 );
 export const PortalContextEnvelope = Type.Object({
   data: Type.Object({
-    petition: Type.Object({ id: Uuid, slug: Type.String(), title: Type.String(), summary: Type.String(), signature_count: Type.Integer(), status: Type.String(), url: Type.String({ format: 'uri' }) }),
+    petition: Type.Object({
+      id: Uuid,
+      slug: Type.String(),
+      title: Type.String(),
+      summary: Type.String(),
+      signature_count: Type.Integer(),
+      status: Type.String(),
+      url: Type.String({ format: 'uri' }),
+    }),
     decision_maker: Type.Object({ name: Type.String(), title: Type.String() }),
     response_deadline: Timestamp,
     responded_at: MaybeTimestamp,
@@ -71,9 +86,18 @@ export const PortalContextEnvelope = Type.Object({
 
 export function toDecisionMaker(row: DecisionMakerRow) {
   return {
-    id: row.id, name: row.name, title: row.title, email: row.email, delivery_status: row.delivery_status, delivery_error: row.delivery_error,
-    invited_at: row.invited_at, viewed_at: row.viewed_at, responded_at: row.responded_at, expired_at: row.expired_at,
-    response_deadline: row.expires_at, created_at: row.created_at,
+    id: row.id,
+    name: row.name,
+    title: row.title,
+    email: row.email,
+    delivery_status: row.delivery_status,
+    delivery_error: row.delivery_error,
+    invited_at: row.invited_at,
+    viewed_at: row.viewed_at,
+    responded_at: row.responded_at,
+    expired_at: row.expired_at,
+    response_deadline: row.expires_at,
+    created_at: row.created_at,
   };
 }
 

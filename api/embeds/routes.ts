@@ -30,7 +30,11 @@ export function createEmbedRoutes(deps: { db: DatabasePool; publicUrl: string })
   const tag = 'Embeds';
   return [
     defineRoute({
-      method: 'get', path: '/v1/oembed', operationId: 'getOEmbed', tag, auth: 'none',
+      method: 'get',
+      path: '/v1/oembed',
+      operationId: 'getOEmbed',
+      tag,
+      auth: 'none',
       summary: 'oEmbed (rich) for a petition page address: an iframe of the widget and its resize script',
       query: OEmbedQuery,
       responses: {
@@ -76,19 +80,33 @@ export function createEmbedRoutes(deps: { db: DatabasePool; publicUrl: string })
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/petitions/:id/embed', operationId: 'createPetitionEmbedCode', tag, auth: 'required', permission: 'read',
+      method: 'post',
+      path: '/v1/petitions/:id/embed',
+      operationId: 'createPetitionEmbedCode',
+      tag,
+      auth: 'required',
+      permission: 'read',
       summary: 'Embed code for your petition (creator only): an iframe of the widget and a tiny resize script',
-      params: PetitionIdParams, body: EmbedCodeRequest,
-      responses: { 200: { description: 'The embed code', schema: EmbedCodeEnvelope }, 403: { description: 'Not your petition' }, 409: { description: 'A private petition cannot be embedded' } },
+      params: PetitionIdParams,
+      body: EmbedCodeRequest,
+      responses: {
+        200: { description: 'The embed code', schema: EmbedCodeEnvelope },
+        403: { description: 'Not your petition' },
+        409: { description: 'A private petition cannot be embedded' },
+      },
       async handler(ctx, { params, body }) {
         const petition = await findPetitionById(db, params.id);
         assertCanManage(await loadViewer(db, ctx.state.principal, petition), petition);
         if (petition.visibility === 'private') {
-          throw new RallyError('conflict', 'A private petition cannot be embedded: its widget is public. Make it public or unlisted first.', { code: 'petition_private' });
+          throw new RallyError('conflict', 'A private petition cannot be embedded: its widget is public. Make it public or unlisted first.', {
+            code: 'petition_private',
+          });
         }
         const options = {
-          theme: body.theme ?? 'light', showDescription: body.show_description ?? false,
-          width: body.width ?? DEFAULT_WIDGET_SIZE.width, height: body.height ?? DEFAULT_WIDGET_SIZE.height,
+          theme: body.theme ?? 'light',
+          showDescription: body.show_description ?? false,
+          width: body.width ?? DEFAULT_WIDGET_SIZE.width,
+          height: body.height ?? DEFAULT_WIDGET_SIZE.height,
         };
         const script = hostScript(publicUrl);
         sendData(ctx, {

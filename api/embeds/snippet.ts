@@ -9,9 +9,11 @@ export const DEFAULT_WIDGET_SIZE = { width: 400, height: 240 };
 export function hostScript(publicUrl: string): string {
   // The origin is ours (configuration), but is still written as a JSON string with '<' escaped.
   const origin = JSON.stringify(new URL(publicUrl).origin).replace(/</g, '\\u003c');
-  return `<script>(function(){var o=${origin};addEventListener("message",function(e){var d=e.data;if(e.origin!==o||!d||d.type!=="rally:resize")return;` +
+  return (
+    `<script>(function(){var o=${origin};addEventListener("message",function(e){var d=e.data;if(e.origin!==o||!d||d.type!=="rally:resize")return;` +
     `var h=Math.ceil(Number(d.height));if(!(h>0&&h<10000))return;var f=document.querySelectorAll("iframe[data-rally-embed]");` +
-    `for(var i=0;i<f.length;i++)if(f[i].contentWindow===e.source)f[i].style.height=h+"px"})})();</script>`;
+    `for(var i=0;i<f.length;i++)if(f[i].contentWindow===e.source)f[i].style.height=h+"px"})})();</script>`
+  );
 }
 
 export type EmbedOptions = WidgetOptions & { width: number; height: number };

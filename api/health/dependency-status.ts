@@ -47,10 +47,7 @@ export function createDependencyStatus(options: DependencyStatusOptions): Depend
   async function check(): Promise<DependencySnapshot> {
     // The age counts from when the check started: an answer describes the dependency as it was then.
     const startedAt = now();
-    const [database, temporal] = await Promise.all([
-      reachable(options.checks.database, timeoutMs),
-      reachable(options.checks.temporal, timeoutMs),
-    ]);
+    const [database, temporal] = await Promise.all([reachable(options.checks.database, timeoutMs), reachable(options.checks.temporal, timeoutMs)]);
     last = { checks: { database, temporal }, checkedAt: startedAt };
     return last;
   }
@@ -58,7 +55,9 @@ export function createDependencyStatus(options: DependencyStatusOptions): Depend
   return {
     current() {
       if (last && now() - last.checkedAt < maxAgeMs) return Promise.resolve(last);
-      inFlight ??= check().finally(() => { inFlight = undefined; });
+      inFlight ??= check().finally(() => {
+        inFlight = undefined;
+      });
       return inFlight;
     },
   };

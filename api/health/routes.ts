@@ -20,8 +20,12 @@ export type Readiness = { readonly draining: boolean; drain(): void };
 export function createReadiness(): Readiness {
   let draining = false;
   return {
-    get draining() { return draining; },
-    drain() { draining = true; },
+    get draining() {
+      return draining;
+    },
+    drain() {
+      draining = true;
+    },
   };
 }
 
@@ -60,7 +64,10 @@ export function createHealthRoutes(deps: { db: DatabasePool; temporal: { ping():
       path: '/health',
       operationId: 'getHealth',
       summary: 'Service health, with the reachability of PostgreSQL and Temporal',
-      responses: { 200: { description: 'Everything reachable', schema: HealthSchema }, 503: { description: 'A dependency is down or restarting', schema: HealthSchema } },
+      responses: {
+        200: { description: 'Everything reachable', schema: HealthSchema },
+        503: { description: 'A dependency is down or restarting', schema: HealthSchema },
+      },
       async handler(ctx) {
         const { checks } = await dependencies.current();
         const healthy = allReachable(checks);

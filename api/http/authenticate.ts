@@ -15,7 +15,9 @@ import type { UserDirectory } from '../../core/users/directory.ts';
 const unauthorized = (detail: string, code = 'invalid_token') => new RallyError('unauthorized', detail, { code, headers: { 'WWW-Authenticate': 'Bearer' } });
 const suspended = () => new RallyError('forbidden', 'This account is suspended.', { code: 'account_suspended' });
 const creatorSuspended = () =>
-  new RallyError('forbidden', 'The person who created this organization key is suspended; its other admins can create a new one.', { code: 'account_suspended' });
+  new RallyError('forbidden', 'The person who created this organization key is suspended; its other admins can create a new one.', {
+    code: 'account_suspended',
+  });
 
 const ApiKeyCredential = z.object({
   id: z.string().uuid(),
@@ -70,7 +72,12 @@ function createInvalidKeyCache() {
   };
 }
 
-export function createAuthenticator(deps: { db: DatabasePool; verifyAccessToken: AccessTokenVerifier; revocations: RevocationList; users: UserDirectory }): Authenticator {
+export function createAuthenticator(deps: {
+  db: DatabasePool;
+  verifyAccessToken: AccessTokenVerifier;
+  revocations: RevocationList;
+  users: UserDirectory;
+}): Authenticator {
   const invalidKeys = createInvalidKeyCache();
 
   async function authenticateApiKey(raw: string): Promise<Principal> {

@@ -63,7 +63,9 @@ function discardRest(req: IncomingMessage): Promise<void> {
 async function tooLarge(req: IncomingMessage, limitBytes: number, declared?: number): Promise<never> {
   await discardRest(req);
   const size = declared === undefined ? 'larger than that' : `${declared} bytes`;
-  throw new RallyError('payload-too-large', `The request body is ${size}; this route accepts at most ${limitBytes} bytes.`, { headers: { Connection: 'close' } });
+  throw new RallyError('payload-too-large', `The request body is ${size}; this route accepts at most ${limitBytes} bytes.`, {
+    headers: { Connection: 'close' },
+  });
 }
 
 /** Parses a JSON body for a route taking at most `limitBytes`; leaves requests without one alone. */
@@ -81,11 +83,16 @@ export function createJsonBodyMiddleware(options: { limitBytes: number }): Middl
   return async function readJsonBody(ctx, next) {
     if (!METHODS_WITH_BODIES.has(ctx.method) || !hasBody(ctx)) return next();
     if (!ctx.is('application/json', '+json')) {
-      throw new RallyError('unsupported-media-type', `Request bodies must be JSON (Content-Type: application/json), not ${ctx.get('Content-Type') || 'untyped'}.`);
+      throw new RallyError(
+        'unsupported-media-type',
+        `Request bodies must be JSON (Content-Type: application/json), not ${ctx.get('Content-Type') || 'untyped'}.`,
+      );
     }
     const encoding = (ctx.get('Content-Encoding') || 'identity').trim().toLowerCase();
     if (!ACCEPTED_ENCODINGS.has(encoding)) {
-      throw new RallyError('unsupported-media-type', `Content-Encoding ${encoding} is not accepted; send identity, gzip, deflate or br.`, { code: 'unsupported_encoding' });
+      throw new RallyError('unsupported-media-type', `Content-Encoding ${encoding} is not accepted; send identity, gzip, deflate or br.`, {
+        code: 'unsupported_encoding',
+      });
     }
     ctx.req.headers['content-encoding'] = encoding;
     const declared = Number(ctx.get('Content-Length'));

@@ -27,7 +27,14 @@ export function createClientAddressResolver(trust: TrustProxy): (socketAddress: 
     const socket = normalise(socketAddress ?? 'unknown');
     if (!trust) return socket;
     // Nearest hop first: the socket peer, then X-Forwarded-For from the right.
-    const hops = [socket, ...forwardedFor.split(',').map((entry) => normalise(entry.trim())).filter(Boolean).reverse()];
+    const hops = [
+      socket,
+      ...forwardedFor
+        .split(',')
+        .map((entry) => normalise(entry.trim()))
+        .filter(Boolean)
+        .reverse(),
+    ];
     let index = 0;
     for (;;) {
       const believed = 'hops' in trust ? index < trust.hops : isTrusted(hops[index]!);

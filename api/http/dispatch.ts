@@ -31,8 +31,7 @@ export function createRouteDispatcher(routes: AnyRouteSpec[], guard: RouteGuard,
     methods.add(method);
     if (method === 'GET') methods.add('HEAD');
   }
-  const allowedOn = (path: string): string[] =>
-    [...methods].filter((method) => router.find((method === 'HEAD' ? 'GET' : method) as HTTPMethod, path) !== null);
+  const allowedOn = (path: string): string[] => [...methods].filter((method) => router.find((method === 'HEAD' ? 'GET' : method) as HTTPMethod, path) !== null);
 
   return {
     middleware(ctx, next) {

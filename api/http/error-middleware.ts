@@ -28,7 +28,11 @@ export function toRallyError(error: unknown): RallyError | undefined {
   const status = (error as { status?: unknown; expose?: unknown })?.status;
   if (typeof status === 'number' && LIBRARY_STATUS_TO_SLUG[status]) {
     const detail =
-      status === 400 ? 'The request body is not valid JSON.' : status === 413 ? 'The request body is larger than this route accepts.' : 'Request bodies must be JSON.';
+      status === 400
+        ? 'The request body is not valid JSON.'
+        : status === 413
+          ? 'The request body is larger than this route accepts.'
+          : 'Request bodies must be JSON.';
     return new RallyError(LIBRARY_STATUS_TO_SLUG[status]!, detail);
   }
   return undefined;
@@ -55,7 +59,11 @@ export function createErrorMiddleware(options: { publicUrl: string; log: Logger 
         error = new RallyError('internal-error', 'An unexpected error occurred. Quote the request id when reporting it.');
       } else if (error.status >= 500) {
         // A dependency's failure (a 503): not a bug, but an operator wants to see it.
-        options.log.warn('request failed on a dependency', { request_id: ctx.state.requestId, code: error.code, error: thrown instanceof Error ? thrown.message : String(thrown) });
+        options.log.warn('request failed on a dependency', {
+          request_id: ctx.state.requestId,
+          code: error.code,
+          error: thrown instanceof Error ? thrown.message : String(thrown),
+        });
       }
       const problem = PROBLEM_TYPES[error.slug];
       ctx.status = error.status;

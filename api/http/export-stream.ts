@@ -12,7 +12,11 @@ function csvCell(value: unknown): string {
   return /[",\r\n]/.test(safe) || safe !== text ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-export function exportStream<Row extends Record<string, unknown>>(format: ExportFormat, columns: readonly (keyof Row & string)[], batches: AsyncIterable<readonly Row[]>): Readable {
+export function exportStream<Row extends Record<string, unknown>>(
+  format: ExportFormat,
+  columns: readonly (keyof Row & string)[],
+  batches: AsyncIterable<readonly Row[]>,
+): Readable {
   async function* lines() {
     if (format === 'csv') yield `${columns.join(',')}\r\n`;
     else yield '[';
@@ -30,7 +34,11 @@ export function exportStream<Row extends Record<string, unknown>>(format: Export
 }
 
 /** Pages through a keyset query until a batch comes back short. */
-export async function* keysetBatches<Row, Key>(fetch: (after: Key | undefined) => Promise<readonly Row[]>, keyOf: (row: Row) => Key, size: number): AsyncIterable<readonly Row[]> {
+export async function* keysetBatches<Row, Key>(
+  fetch: (after: Key | undefined) => Promise<readonly Row[]>,
+  keyOf: (row: Row) => Key,
+  size: number,
+): AsyncIterable<readonly Row[]> {
   let after: Key | undefined;
   for (;;) {
     const batch = await fetch(after);

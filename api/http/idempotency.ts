@@ -35,7 +35,9 @@ const ClaimRow = z.object({ claimed: z.literal(true) });
 const REPLAYED_HEADERS = ['location', 'content-type', 'deprecation'];
 
 function fingerprint(key: Buffer | string, method: string, path: string, body: unknown): string {
-  return createHmac('sha256', key).update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest('hex');
+  return createHmac('sha256', key)
+    .update(`${method} ${path}\n${JSON.stringify(body ?? null)}`)
+    .digest('hex');
 }
 
 export type IdempotencyOptions = { revealsSecret: boolean };
@@ -52,7 +54,9 @@ function callerKey(ctx: RallyContext): string {
   return principal.apiKeyId ? `api_key:${principal.apiKeyId}` : `user:${principal.userId}`;
 }
 
-export function createIdempotencyMiddleware(deps: { db: DatabasePool; ttlMs: number; fingerprintKey: Buffer | string } & Partial<IdempotencyOptions>): Middleware<RallyState> {
+export function createIdempotencyMiddleware(
+  deps: { db: DatabasePool; ttlMs: number; fingerprintKey: Buffer | string } & Partial<IdempotencyOptions>,
+): Middleware<RallyState> {
   const ttlSeconds = Math.round(deps.ttlMs / 1000);
 
   return async function applyIdempotencyKey(ctx, next) {
@@ -84,7 +88,8 @@ export function createIdempotencyMiddleware(deps: { db: DatabasePool; ttlMs: num
     ctx.state.idempotency = { callerKey: caller, key };
     // A failed request may be retried with the same key: release the claim, unless the write
     // committed its answer before the failure (that answer is what the retry must get).
-    const release = () => deps.db.query(sql.typeAlias('void')`
+    const release = () =>
+      deps.db.query(sql.typeAlias('void')`
       DELETE FROM idempotency_keys WHERE caller_key = ${caller} AND idempotency_key = ${key} AND response_status IS NULL`);
     try {
       await next();
@@ -117,9 +122,13 @@ export function rememberAnswer(ctx: RallyContext, status: number): RememberAnswe
   const ticket = ctx.state.idempotency;
   if (!ticket) return undefined;
   const envelopeMeta = meta(ctx);
-  return (data) => rememberAnswerStatement(ticket, {
-    status, headers: {}, data, envelope: (stored) => sql.fragment`jsonb_build_object('data', ${stored}, 'meta', ${sql.jsonb(envelopeMeta)})`,
-  });
+  return (data) =>
+    rememberAnswerStatement(ticket, {
+      status,
+      headers: {},
+      data,
+      envelope: (stored) => sql.fragment`jsonb_build_object('data', ${stored}, 'meta', ${sql.jsonb(envelopeMeta)})`,
+    });
 }
 
 async function replayStoredResponse(ctx: RallyContext, db: DatabasePool, caller: string, key: string, requestFingerprint: string) {

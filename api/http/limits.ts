@@ -68,7 +68,9 @@ export function createRouteLimits(deps: { db: DatabasePool; log: Logger; config:
     ctx.set('X-RateLimit-Reset', String(decision.resetAt));
     if (!decision.allowed) {
       metrics.rateLimitRejections.inc({ limit: 'general' });
-      throw new RallyError('rate-limited', `Too many requests: at most ${general.rps} per second with bursts of ${general.burst}.`, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+      throw new RallyError('rate-limited', `Too many requests: at most ${general.rps} per second with bursts of ${general.burst}.`, {
+        headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+      });
     }
   }
 
@@ -80,7 +82,10 @@ export function createRouteLimits(deps: { db: DatabasePool; log: Logger; config:
     if (network) spend(sign.block, `sign-block:${network}`, { detail: 'Too many signatures from this network; try again later.', code: 'sign_block_limit' });
     const mailDomain = principal?.userId ? await domains.domainOf(principal.userId) : null;
     if (mailDomain && !openDomains.has(mailDomain)) {
-      spend(sign.domain, `sign-domain:${mailDomain}`, { detail: 'Too many signatures from accounts of this email domain; try again later.', code: 'sign_domain_limit' });
+      spend(sign.domain, `sign-domain:${mailDomain}`, {
+        detail: 'Too many signatures from accounts of this email domain; try again later.',
+        code: 'sign_domain_limit',
+      });
     }
   }
 
@@ -90,8 +95,13 @@ export function createRouteLimits(deps: { db: DatabasePool; log: Logger; config:
       if (rateClass === 'none') return;
       chargeGeneral(ctx);
       if (rateClass === 'sign') await chargeSignature(ctx);
-      else if (rateClass === 'report') spend(report, `report:${personBucketKey(ctx)}`, { detail: 'You have filed too many reports; try again later.', code: 'report_limit' });
-      else if (rateClass === 'export') spend(exports, `export:${personBucketKey(ctx)}`, { detail: `At most ${EXPORTS_PER_MINUTE} exports per minute; wait before the next one.`, code: 'export_limit' });
+      else if (rateClass === 'report')
+        spend(report, `report:${personBucketKey(ctx)}`, { detail: 'You have filed too many reports; try again later.', code: 'report_limit' });
+      else if (rateClass === 'export')
+        spend(exports, `export:${personBucketKey(ctx)}`, {
+          detail: `At most ${EXPORTS_PER_MINUTE} exports per minute; wait before the next one.`,
+          code: 'export_limit',
+        });
     },
     stop() {
       for (const limiter of [general, sign.address, sign.block, sign.domain, report, exports]) limiter?.stop();

@@ -65,7 +65,6 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
     };
   }
 
-
   async function sync() {
     const now = Date.now();
     const keys: string[] = [];

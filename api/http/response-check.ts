@@ -108,7 +108,8 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
         if (options.strict) throw new ResponseContractError(`${route.operationId} answered ${status} with a body its schema refuses: ${problems}`);
         options.log.warn('response does not match its schema', { operation: route.operationId, status, errors: problems });
       }
-      if (valid && data) checkedOf(status).set(data, { bytes: Buffer.from(JSON.stringify((answer as { data: unknown }).data)), envelope: Object.keys(answer as object) });
+      if (valid && data)
+        checkedOf(status).set(data, { bytes: Buffer.from(JSON.stringify((answer as { data: unknown }).data)), envelope: Object.keys(answer as object) });
       const type = ctx.type;
       ctx.body = answer;
       if (type) ctx.type = type;

@@ -39,7 +39,9 @@ export function createRouteGuard(deps: RouteGuardDependencies): RouteGuard {
         await deps.limits.chargeClass(ctx, route.rateLimit ?? 'default');
         const principal = ctx.state.principal;
         if (route.auth === 'required' && !principal) {
-          throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', { headers: { 'WWW-Authenticate': 'Bearer' } });
+          throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', {
+            headers: { 'WWW-Authenticate': 'Bearer' },
+          });
         }
         // OAuth apps reach only the routes their scopes name (core/auth/scopes.ts), never one without a permission.
         if (principal?.kind === 'oauth_app') assertAppPermitted(principal, route);

@@ -48,7 +48,10 @@ const KEYWORD_CODES: Record<string, FieldErrorCode> = {
 };
 
 function fieldPath(error: ErrorObject): string {
-  const segments = error.instancePath.split('/').slice(1).map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
   const params = error.params as { missingProperty?: string; additionalProperty?: string };
   if (error.keyword === 'required' && params.missingProperty) segments.push(params.missingProperty);
   if (error.keyword === 'additionalProperties' && params.additionalProperty) segments.push(params.additionalProperty);
@@ -109,7 +112,11 @@ function rejectNul(value: unknown, location: InputLocation): void {
   const fields = fieldsWithNul(value).filter((field) => !(location === 'query' && field === 'cursor'));
   if (fields.length === 0) return;
   const errors = fields.map((field) => ({ field: field || location, code: 'invalid_characters', message: 'must not contain the NUL character (\\u0000)' }));
-  throw new RallyError('validation-failed', `The ${location === 'params' ? 'path' : location} is invalid: ${errors.map((error) => error.field).join(', ')} must not contain NUL characters.`, { errors });
+  throw new RallyError(
+    'validation-failed',
+    `The ${location === 'params' ? 'path' : location} is invalid: ${errors.map((error) => error.field).join(', ')} must not contain NUL characters.`,
+    { errors },
+  );
 }
 
 /**

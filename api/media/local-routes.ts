@@ -17,9 +17,15 @@ export function createLocalMediaRoutes(deps: MediaDependencies & { signingKey: s
   const tooLarge = () => new RallyError('payload-too-large', `Uploads are limited to ${deps.maxBytes} bytes.`, { code: 'file_too_large' });
   return [
     defineRoute({
-      method: 'put', path: '/v1/media/uploads/:id', operationId: 'uploadMediaFile', tag: 'Media', auth: 'none', rawBody: true,
+      method: 'put',
+      path: '/v1/media/uploads/:id',
+      operationId: 'uploadMediaFile',
+      tag: 'Media',
+      auth: 'none',
+      rawBody: true,
       summary: 'Upload the file through the signed upload_url (body: the image bytes, Content-Type as declared)',
-      params: UploadParams, query: UploadQuery,
+      params: UploadParams,
+      query: UploadQuery,
       responses: { 200: { description: 'Stored; now call POST /v1/media/confirm', schema: UploadReceipt } },
       async handler(ctx, { params, query }) {
         const check = checkUploadSignature(deps.signingKey, params.id, query.expires, query.signature);
@@ -30,7 +36,12 @@ export function createLocalMediaRoutes(deps: MediaDependencies & { signingKey: s
         assertThat(declared, 'not-found', `There is no upload ${params.id}.`);
         if (declared.confirmed_at) throw alreadyConfirmed();
         const sent = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
-        assertThat(sent === declared.content_type, 'unsupported-media-type', `This upload was declared as ${declared.content_type}; it was sent as ${sent || 'untyped'}.`, { code: 'content_type_mismatch' });
+        assertThat(
+          sent === declared.content_type,
+          'unsupported-media-type',
+          `This upload was declared as ${declared.content_type}; it was sent as ${sent || 'untyped'}.`,
+          { code: 'content_type_mismatch' },
+        );
         const length = Number(ctx.get('Content-Length') || Number.NaN);
         if (length > deps.maxBytes) throw tooLarge();
 
@@ -53,7 +64,11 @@ export function createLocalMediaRoutes(deps: MediaDependencies & { signingKey: s
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/media/:id/:file', operationId: 'getMediaVariantFile', tag: 'Media', auth: 'none',
+      method: 'get',
+      path: '/v1/media/:id/:file',
+      operationId: 'getMediaVariantFile',
+      tag: 'Media',
+      auth: 'none',
       summary: 'A processed image variant (WebP, no metadata), as linked from image_url and avatar_url',
       params: VariantFileParams,
       responses: { 200: { description: 'The image' } },

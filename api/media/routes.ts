@@ -13,13 +13,21 @@ import { createMediaStorage } from '../../platform/storage/media-storage.ts';
 
 export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool; workflows: MediaWorkflows; config: Config }): AnyRouteSpec[] {
   const deps: MediaDependencies = {
-    db, workflows, storage: createMediaStorage(config),
-    maxBytes: config.media.maxBytes, uploadUrlTtlMs: config.uploadUrlTtlMs, mediaDir: config.media.dir,
+    db,
+    workflows,
+    storage: createMediaStorage(config),
+    maxBytes: config.media.maxBytes,
+    uploadUrlTtlMs: config.uploadUrlTtlMs,
+    mediaDir: config.media.dir,
   };
   const base = { tag: 'Media', auth: 'required' } as const;
   return [
     defineRoute({
-      ...base, method: 'post', path: '/v1/media/upload-url', operationId: 'createMediaUploadUrl', permission: 'write',
+      ...base,
+      method: 'post',
+      path: '/v1/media/upload-url',
+      operationId: 'createMediaUploadUrl',
+      permission: 'write',
       summary: 'A pre-signed URL to PUT one image to, valid RALLY_UPLOAD_URL_TTL (15 minutes)',
       body: UploadUrlRequest,
       responses: { 201: { description: 'Where and how to upload', schema: UploadUrlEnvelope } },
@@ -28,22 +36,34 @@ export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool;
           throw fieldError('filename', 'extension_mismatch', `the extension does not match content_type ${body.content_type}`);
         }
         const media = await insertMedia(deps.db, {
-          ownerId: ctx.state.principal!.userId, entityType: body.entity_type, filename: body.filename, contentType: body.content_type, ttlMs: deps.uploadUrlTtlMs,
+          ownerId: ctx.state.principal!.userId,
+          entityType: body.entity_type,
+          filename: body.filename,
+          contentType: body.content_type,
+          ttlMs: deps.uploadUrlTtlMs,
         });
         const expiresAt = new Date(media.upload_expires_at);
         ctx.set('Location', `/v1/media/${media.id}`);
-        sendData(ctx, {
-          media_id: media.id,
-          upload_url: await deps.storage.uploadUrl({ mediaId: media.id, contentType: media.content_type, expiresAt }),
-          upload_method: 'PUT',
-          upload_headers: { 'Content-Type': media.content_type },
-          expires_at: media.upload_expires_at,
-          max_size_bytes: deps.maxBytes,
-        }, 201);
+        sendData(
+          ctx,
+          {
+            media_id: media.id,
+            upload_url: await deps.storage.uploadUrl({ mediaId: media.id, contentType: media.content_type, expiresAt }),
+            upload_method: 'PUT',
+            upload_headers: { 'Content-Type': media.content_type },
+            expires_at: media.upload_expires_at,
+            max_size_bytes: deps.maxBytes,
+          },
+          201,
+        );
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/media/confirm', operationId: 'confirmMediaUpload', permission: 'write',
+      ...base,
+      method: 'post',
+      path: '/v1/media/confirm',
+      operationId: 'confirmMediaUpload',
+      permission: 'write',
       summary: 'Confirm an upload: checks its size and starts processing (the media-<id> workflow)',
       body: ConfirmRequest,
       responses: { 200: { description: 'Confirmed; follow its status at GET /v1/media/{id}', schema: MediaEnvelope } },
@@ -52,7 +72,11 @@ export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool;
       },
     }),
     defineRoute({
-      ...base, method: 'get', path: '/v1/media/:id', operationId: 'getMedia', permission: 'read',
+      ...base,
+      method: 'get',
+      path: '/v1/media/:id',
+      operationId: 'getMedia',
+      permission: 'read',
       summary: 'One of your uploads: pending_upload, uploaded, processing, ready (with its variants) or failed (with the reason)',
       params: MediaParams,
       responses: { 200: { description: 'The upload', schema: MediaEnvelope } },

@@ -8,7 +8,6 @@ const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-
 export const UploadUrlRequest = Type.Object(
   {
     entity_type: Type.Union(ENTITY_TYPES.map((value) => Type.Literal(value))),
@@ -60,9 +59,20 @@ export const UploadReceipt = Type.Object({ data: Type.Object({ media_id: Uuid, s
 
 export function toMedia(row: MediaRow) {
   return {
-    id: row.id, entity_type: row.entity_type, entity_id: row.entity_id, filename: row.filename, content_type: row.content_type,
-    status: row.status, size_bytes: row.size_bytes, width: row.width, height: row.height, variants: row.variants,
-    failure_reason: row.failure_reason, upload_expires_at: row.upload_expires_at, created_at: row.created_at, processed_at: row.processed_at,
+    id: row.id,
+    entity_type: row.entity_type,
+    entity_id: row.entity_id,
+    filename: row.filename,
+    content_type: row.content_type,
+    status: row.status,
+    size_bytes: row.size_bytes,
+    width: row.width,
+    height: row.height,
+    variants: row.variants,
+    failure_reason: row.failure_reason,
+    upload_expires_at: row.upload_expires_at,
+    created_at: row.created_at,
+    processed_at: row.processed_at,
   };
 }
 

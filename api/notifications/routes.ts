@@ -7,10 +7,27 @@ import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { countNotifications, countUnread, findNotification, listNotifications, markRead, mergePreferences, readPreferences } from '../../core/notifications/queries.ts';
 import {
-  effectivePreferences, MarkReadRequest, MarkReadResult, NotificationEnvelope, NotificationList, NotificationListQuery, NotificationParams,
-  PreferencesEnvelope, PreferencesPatch, toNotification, UnreadCountEnvelope,
+  countNotifications,
+  countUnread,
+  findNotification,
+  listNotifications,
+  markRead,
+  mergePreferences,
+  readPreferences,
+} from '../../core/notifications/queries.ts';
+import {
+  effectivePreferences,
+  MarkReadRequest,
+  MarkReadResult,
+  NotificationEnvelope,
+  NotificationList,
+  NotificationListQuery,
+  NotificationParams,
+  PreferencesEnvelope,
+  PreferencesPatch,
+  toNotification,
+  UnreadCountEnvelope,
 } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'notifications');
@@ -20,7 +37,12 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
   const base = { tag: 'Notifications', auth: 'required' } as const;
   return [
     defineRoute({
-      ...base, method: 'get', path: '/v1/notifications', operationId: 'listNotifications', permission: 'read', summary: 'Your notifications, newest first, with total and unread counts',
+      ...base,
+      method: 'get',
+      path: '/v1/notifications',
+      operationId: 'listNotifications',
+      permission: 'read',
+      summary: 'Your notifications, newest first, with total and unread counts',
       query: NotificationListQuery,
       responses: { 200: { description: 'Notifications', schema: NotificationList } },
       async handler(ctx, { query }) {
@@ -34,14 +56,23 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       },
     }),
     defineRoute({
-      ...base, method: 'get', path: '/v1/notifications/unread-count', operationId: 'countUnreadNotifications', permission: 'read', summary: 'How many of your notifications are unread',
+      ...base,
+      method: 'get',
+      path: '/v1/notifications/unread-count',
+      operationId: 'countUnreadNotifications',
+      permission: 'read',
+      summary: 'How many of your notifications are unread',
       responses: { 200: { description: 'The count', schema: UnreadCountEnvelope } },
       async handler(ctx) {
         sendData(ctx, { unread_count: await countUnread(db, ctx.state.principal!.userId) });
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/notifications/mark-read', operationId: 'markNotificationsRead', permission: 'write',
+      ...base,
+      method: 'post',
+      path: '/v1/notifications/mark-read',
+      operationId: 'markNotificationsRead',
+      permission: 'write',
       summary: 'Mark the given notifications read, or all of them with mark_all: true (exactly one of the two)',
       body: MarkReadRequest,
       responses: { 200: { description: 'How many changed, and what is left unread', schema: MarkReadResult } },
@@ -59,7 +90,11 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       },
     }),
     defineRoute({
-      ...base, method: 'get', path: '/v1/notifications/preferences', operationId: 'getNotificationPreferences', permission: 'read',
+      ...base,
+      method: 'get',
+      path: '/v1/notifications/preferences',
+      operationId: 'getNotificationPreferences',
+      permission: 'read',
       summary: 'Per notification type, whether it is made in-app and by email',
       responses: { 200: { description: 'Preferences', schema: PreferencesEnvelope } },
       async handler(ctx) {
@@ -69,7 +104,11 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       },
     }),
     defineRoute({
-      ...base, method: 'patch', path: '/v1/notifications/preferences', operationId: 'updateNotificationPreferences', permission: 'write',
+      ...base,
+      method: 'patch',
+      path: '/v1/notifications/preferences',
+      operationId: 'updateNotificationPreferences',
+      permission: 'write',
       summary: 'Change any part of the preferences; merged per type',
       body: PreferencesPatch,
       responses: { 200: { description: 'Preferences after the change', schema: PreferencesEnvelope } },
@@ -79,7 +118,12 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       },
     }),
     defineRoute({
-      ...base, method: 'get', path: '/v1/notifications/:id', operationId: 'getNotification', permission: 'read', summary: 'One of your notifications',
+      ...base,
+      method: 'get',
+      path: '/v1/notifications/:id',
+      operationId: 'getNotification',
+      permission: 'read',
+      summary: 'One of your notifications',
       params: NotificationParams,
       responses: { 200: { description: 'The notification', schema: NotificationEnvelope } },
       async handler(ctx, { params }) {

@@ -18,7 +18,10 @@ export const Notification = Type.Object({
 const Counts = Type.Object({ total: Type.Integer(), unread: Type.Integer() });
 
 const Channels = Type.Object(
-  { in_app: Type.Boolean({ description: 'Create the notification at all.' }), email: Type.Boolean({ description: 'Also by email (stored for the mail sender; in-app is what is honoured today).' }) },
+  {
+    in_app: Type.Boolean({ description: 'Create the notification at all.' }),
+    email: Type.Boolean({ description: 'Also by email (stored for the mail sender; in-app is what is honoured today).' }),
+  },
   { additionalProperties: false },
 );
 const ChannelsPatch = Type.Partial(Channels, { additionalProperties: false, minProperties: 1 });
@@ -57,8 +60,10 @@ export function toNotification(row: NotificationRow) {
 
 /** Every known type with both channels, as stored or on by default. */
 export function effectivePreferences(stored: Record<string, unknown>) {
-  return Object.fromEntries(NOTIFICATION_TYPES.map((type) => {
-    const saved = (stored[type] ?? {}) as { in_app?: unknown; email?: unknown };
-    return [type, { in_app: saved.in_app !== false, email: saved.email !== false }];
-  }));
+  return Object.fromEntries(
+    NOTIFICATION_TYPES.map((type) => {
+      const saved = (stored[type] ?? {}) as { in_app?: unknown; email?: unknown };
+      return [type, { in_app: saved.in_app !== false, email: saved.email !== false }];
+    }),
+  );
 }

@@ -15,22 +15,35 @@ export function createUnsubscribeRoutes(deps: { db: DatabasePool; config: Config
   const base = { tag: 'Notifications', auth: 'none', params: TokenParams } as const;
   return [
     defineRoute({
-      ...base, method: 'get', path: '/v1/notifications/unsubscribe/:token', operationId: 'unsubscribePage',
+      ...base,
+      method: 'get',
+      path: '/v1/notifications/unsubscribe/:token',
+      operationId: 'unsubscribePage',
       summary: 'A page with a button that unsubscribes (changes nothing by itself)',
       responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
       async handler(ctx) {
         ctx.type = 'text/html; charset=utf-8';
         ctx.set('Cache-Control', 'no-store');
-        ctx.body = '<!doctype html><title>Unsubscribe</title><form method="post"><p>Stop these notification ' +
+        ctx.body =
+          '<!doctype html><title>Unsubscribe</title><form method="post"><p>Stop these notification ' +
           'emails?</p><button type="submit">Unsubscribe</button></form>';
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/notifications/unsubscribe/:token', operationId: 'unsubscribeOneClick',
+      ...base,
+      method: 'post',
+      path: '/v1/notifications/unsubscribe/:token',
+      operationId: 'unsubscribeOneClick',
       // Mail clients post `List-Unsubscribe=One-Click` as a form; the body carries nothing we need.
       rawBody: true,
       summary: "One-click unsubscribe (RFC 8058): turns off the email channel of the link's notification type (all types from a digest)",
-      responses: { 200: { description: 'The types whose email is now off', schema: Type.Object({ data: Type.Object({ email_off: Type.Array(Type.String()) }), meta: Meta }) }, 404: { description: 'Not a valid link' } },
+      responses: {
+        200: {
+          description: 'The types whose email is now off',
+          schema: Type.Object({ data: Type.Object({ email_off: Type.Array(Type.String()) }), meta: Meta }),
+        },
+        404: { description: 'Not a valid link' },
+      },
       async handler(ctx, { params }) {
         sendData(ctx, { email_off: await unsubscribe(deps.db, deps.config.encryptionKey, params.token) });
       },

@@ -21,7 +21,11 @@ export function createAppAuthorizationRoutes(deps: { db: DatabasePool }): AnyRou
   const base = { tag: 'OAuth 2.0', auth: 'required' } as const;
   return [
     defineRoute({
-      ...base, method: 'get', path: '/v1/users/me/authorizations', operationId: 'listAppAuthorizations', permission: 'read',
+      ...base,
+      method: 'get',
+      path: '/v1/users/me/authorizations',
+      operationId: 'listAppAuthorizations',
+      permission: 'read',
       summary: 'The apps you authorized, most recently approved first',
       query: AppAuthorizationListQuery,
       responses: { 200: { description: 'Your authorizations', schema: AppAuthorizationList } },
@@ -32,7 +36,11 @@ export function createAppAuthorizationRoutes(deps: { db: DatabasePool }): AnyRou
       },
     }),
     defineRoute({
-      ...base, method: 'delete', path: '/v1/users/me/authorizations/:client_id', operationId: 'revokeAppAuthorization', permission: 'destroy',
+      ...base,
+      method: 'delete',
+      path: '/v1/users/me/authorizations/:client_id',
+      operationId: 'revokeAppAuthorization',
+      permission: 'destroy',
       summary: "Take an app's access back: every token it holds for you stops working at once",
       params: AppAuthorizationParams,
       responses: { 204: { description: 'Revoked' } },

@@ -21,7 +21,11 @@ function send(ctx: RallyContext, status: number, title: string, body: SafeHtml, 
 }
 
 export function sendConsentPage(ctx: RallyContext, view: { appName: string; scopeDescriptions: string[]; ticket: string; redirectOrigin: string }) {
-  send(ctx, 200, `Authorize ${view.appName}`, html`<main>
+  send(
+    ctx,
+    200,
+    `Authorize ${view.appName}`,
+    html`<main>
 <h1><strong>${view.appName}</strong> wants to use your Rally account</h1>
 <p>If you approve, ${view.appName} will be able to:</p>
 <ul>${view.scopeDescriptions.map((text) => html`<li>${text}</li>`)}</ul>
@@ -30,10 +34,17 @@ export function sendConsentPage(ctx: RallyContext, view: { appName: string; scop
 <input type="hidden" name="consent_ticket" value="${view.ticket}">
 <div class="actions"><button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button></div>
-</form></main>`, view.redirectOrigin);
+</form></main>`,
+    view.redirectOrigin,
+  );
 }
 
 export function sendErrorPage(ctx: RallyContext, message: string) {
-  send(ctx, 400, 'Authorization failed', html`<main><h1>This authorization request cannot be completed</h1><p>${message}</p>
-<p>Nothing was shared. Return to the app and try again, or tell its developer.</p></main>`);
+  send(
+    ctx,
+    400,
+    'Authorization failed',
+    html`<main><h1>This authorization request cannot be completed</h1><p>${message}</p>
+<p>Nothing was shared. Return to the app and try again, or tell its developer.</p></main>`,
+  );
 }

@@ -7,7 +7,15 @@ import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { OAUTH_SCOPE_PERMISSIONS } from '../../core/auth/scopes.ts';
 import { OAUTH_SCOPES, type OAuthScope } from '../../core/vocabulary.ts';
-import { alreadyGranted, approve, checkAuthorizationRequest, redirectWith, signConsentTicket, ticketOf, verifyConsentTicket } from '../../core/oauth/authorization.ts';
+import {
+  alreadyGranted,
+  approve,
+  checkAuthorizationRequest,
+  redirectWith,
+  signConsentTicket,
+  ticketOf,
+  verifyConsentTicket,
+} from '../../core/oauth/authorization.ts';
 import { authenticateClient, clientCredentials, exchangeCode, refresh, type GrantDependencies } from '../../core/oauth/grants.ts';
 import { OAuthError } from '../../core/oauth/token-errors.ts';
 import { BodyError, readParameters } from './request-body.ts';
@@ -31,7 +39,10 @@ function clientCredentialsOf(ctx: RallyContext, params: Record<string, string>) 
   let clientId: string;
   let clientSecret: string;
   try {
-    [clientId, clientSecret] = [decoded.slice(0, colon), decoded.slice(colon + 1)].map((part) => decodeURIComponent(part.replace(/\+/g, ' '))) as [string, string];
+    [clientId, clientSecret] = [decoded.slice(0, colon), decoded.slice(colon + 1)].map((part) => decodeURIComponent(part.replace(/\+/g, ' '))) as [
+      string,
+      string,
+    ];
   } catch {
     throw new OAuthError('invalid_client', 'The Basic credentials are not form-encoded correctly.', 401);
   }
@@ -58,7 +69,11 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
 
   return [
     defineRoute({
-      method: 'get', path: '/.well-known/oauth-authorization-server', operationId: 'getOAuthMetadata', tag, auth: 'none',
+      method: 'get',
+      path: '/.well-known/oauth-authorization-server',
+      operationId: 'getOAuthMetadata',
+      tag,
+      auth: 'none',
       summary: 'Authorization server metadata (RFC 8414), so OAuth clients configure themselves',
       responses: { 200: { description: 'The metadata' } },
       async handler(ctx) {
@@ -66,7 +81,11 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       },
     }),
     defineRoute({
-      method: 'get', path: '/oauth/jwks', operationId: 'getOAuthKeys', tag, auth: 'none',
+      method: 'get',
+      path: '/oauth/jwks',
+      operationId: 'getOAuthKeys',
+      tag,
+      auth: 'none',
       summary: 'The public keys app access tokens are signed with',
       responses: { 200: { description: 'A JSON Web Key Set' } },
       async handler(ctx) {
@@ -74,7 +93,11 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       },
     }),
     defineRoute({
-      method: 'get', path: '/oauth/authorize', operationId: 'authorizeApp', tag, auth: 'required',
+      method: 'get',
+      path: '/oauth/authorize',
+      operationId: 'authorizeApp',
+      tag,
+      auth: 'required',
       summary: 'Ask the logged-in user to let an app act for them (consent screen), or answer a repeat grant at once',
       responses: {
         200: { description: 'The consent screen', contentType: 'text/html' },
@@ -83,7 +106,8 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       },
       async handler(ctx) {
         const principal = ctx.state.principal!;
-        if (principal.kind !== 'user') throw new RallyError('forbidden', 'Only a user logged in with their own access token can authorize apps.', { code: 'user_token_required' });
+        if (principal.kind !== 'user')
+          throw new RallyError('forbidden', 'Only a user logged in with their own access token can authorize apps.', { code: 'user_token_required' });
         const checked = await checkAuthorizationRequest(db, ctx.query);
         if (checked.kind === 'show_error') return sendErrorPage(ctx, checked.message);
         if (checked.kind === 'redirect_error') {
@@ -103,9 +127,18 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       },
     }),
     defineRoute({
-      method: 'post', path: '/oauth/authorize', operationId: 'decideAppAuthorization', idempotent: false, tag, auth: 'none', rawBody: true,
+      method: 'post',
+      path: '/oauth/authorize',
+      operationId: 'decideAppAuthorization',
+      idempotent: false,
+      tag,
+      auth: 'none',
+      rawBody: true,
       summary: "The consent form's answer: approve or deny, carried by the signed consent ticket (no cookie needed)",
-      responses: { 302: { description: 'Back to the app with a code, or error=access_denied' }, 400: { description: 'No valid consent ticket', contentType: 'text/html' } },
+      responses: {
+        302: { description: 'Back to the app with a code, or error=access_denied' },
+        400: { description: 'No valid consent ticket', contentType: 'text/html' },
+      },
       async handler(ctx) {
         let form: Record<string, string>;
         try {
@@ -117,7 +150,10 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
         const ticket = form.consent_ticket ? await verifyConsentTicket(signer, form.consent_ticket) : undefined;
         if (!ticket) return sendErrorPage(ctx, 'The consent form has expired or was not issued by Rally. Start again from the app.');
         if (form.decision === 'deny') {
-          return redirect(ctx, redirectWith(ticket.redirect_uri, { error: 'access_denied', error_description: 'The user denied the request.', state: ticket.state }));
+          return redirect(
+            ctx,
+            redirectWith(ticket.redirect_uri, { error: 'access_denied', error_description: 'The user denied the request.', state: ticket.state }),
+          );
         }
         if (form.decision !== 'approve') return sendErrorPage(ctx, 'Choose Approve or Deny.');
         const code = await approve(db, ticket);
@@ -126,9 +162,19 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       },
     }),
     defineRoute({
-      method: 'post', path: '/oauth/token', operationId: 'issueAppTokens', idempotent: false, tag, auth: 'none', rawBody: true,
+      method: 'post',
+      path: '/oauth/token',
+      operationId: 'issueAppTokens',
+      idempotent: false,
+      tag,
+      auth: 'none',
+      rawBody: true,
       summary: 'Exchange a code, a refresh token or client credentials for tokens (form-encoded or JSON)',
-      responses: { 200: { description: '{access_token, token_type, expires_in, refresh_token, scope}' }, 400: { description: 'RFC 6749 error' }, 401: { description: 'Client authentication failed, or token_expired' } },
+      responses: {
+        200: { description: '{access_token, token_type, expires_in, refresh_token, scope}' },
+        400: { description: 'RFC 6749 error' },
+        401: { description: 'Client authentication failed, or token_expired' },
+      },
       async handler(ctx) {
         ctx.set('Cache-Control', 'no-store');
         ctx.set('Pragma', 'no-cache');
@@ -138,7 +184,8 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
           });
           const grant = GRANTS[params.grant_type as keyof typeof GRANTS];
           if (!params.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
-          if (!Object.hasOwn(GRANTS, params.grant_type) || !grant) throw new OAuthError('unsupported_grant_type', `grant_type must be one of ${Object.keys(GRANTS).join(', ')}.`);
+          if (!Object.hasOwn(GRANTS, params.grant_type) || !grant)
+            throw new OAuthError('unsupported_grant_type', `grant_type must be one of ${Object.keys(GRANTS).join(', ')}.`);
           const client = await authenticateClient(db, clientCredentialsOf(ctx, params));
           ctx.body = await grant(deps, client, params);
         } catch (error) {

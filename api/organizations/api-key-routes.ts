@@ -12,7 +12,13 @@ import { sendData, sendList } from '../http/context.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import {
-  ApiKeyCreate, ApiKeyListQuery, broadestScope, OrganizationApiKeyList, OrganizationApiKeyWithSecretEnvelope, OrganizationRotatedKeyEnvelope, scopeRank,
+  ApiKeyCreate,
+  ApiKeyListQuery,
+  broadestScope,
+  OrganizationApiKeyList,
+  OrganizationApiKeyWithSecretEnvelope,
+  OrganizationRotatedKeyEnvelope,
+  scopeRank,
   toOrganizationApiKey,
 } from '../api-keys/schemas.ts';
 import { OrgParams } from './schemas.ts';
@@ -24,9 +30,14 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
   const base = { tag: 'Organizations', auth: 'required' } as const;
   return [
     defineRoute({
-      ...base, method: 'get', path: '/v1/organizations/:org_id/api-keys', operationId: 'listOrganizationApiKeys', permission: 'read',
+      ...base,
+      method: 'get',
+      path: '/v1/organizations/:org_id/api-keys',
+      operationId: 'listOrganizationApiKeys',
+      permission: 'read',
       summary: "The organization's API keys, newest first (owner and admins)",
-      params: OrgParams, query: ApiKeyListQuery,
+      params: OrgParams,
+      query: ApiKeyListQuery,
       responses: { 200: { description: 'Keys (never the raw secrets), each with who created it', schema: OrganizationApiKeyList } },
       async handler(ctx, { params, query }) {
         const holder = await organizationKeyHolder(deps.db, params.org_id, ctx.state.principal!.userId);
@@ -36,25 +47,43 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/organizations/:org_id/api-keys', operationId: 'createOrganizationApiKey', permission: 'write',
+      ...base,
+      method: 'post',
+      path: '/v1/organizations/:org_id/api-keys',
+      operationId: 'createOrganizationApiKey',
+      permission: 'write',
       summary: "Create a key that acts for the organization; the raw key is in this answer only. 402 beyond the tier's api_key_limit",
-      params: OrgParams, body: ApiKeyCreate,
-      responses: { 201: { description: 'The key, with its raw secret', schema: OrganizationApiKeyWithSecretEnvelope }, 402: { description: 'api_key_limit_reached' } },
+      params: OrgParams,
+      body: ApiKeyCreate,
+      responses: {
+        201: { description: 'The key, with its raw secret', schema: OrganizationApiKeyWithSecretEnvelope },
+        402: { description: 'api_key_limit_reached' },
+      },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
         const scope = broadestScope(body.scopes ?? ['read']);
-        assertThat(scopeRank(scope) <= scopeRank(principal.scope), 'forbidden', `A "${principal.scope}" key cannot grant "${scope}".`, { code: 'insufficient_scope' });
+        assertThat(scopeRank(scope) <= scopeRank(principal.scope), 'forbidden', `A "${principal.scope}" key cannot grant "${scope}".`, {
+          code: 'insufficient_scope',
+        });
         const environment = body.environment ?? 'live';
         const key = generateApiKey(environment);
         const row = await createOrganizationKey(deps.db, params.org_id, principal.userId, {
-          name: body.name, scope, environment, key, createdBy: accountablePerson(principal),
+          name: body.name,
+          scope,
+          environment,
+          key,
+          createdBy: accountablePerson(principal),
         });
         ctx.set('Location', `/v1/organizations/${params.org_id}/api-keys/${row.id}`);
         sendData(ctx, { ...toOrganizationApiKey(row), key: key.raw }, 201);
       },
     }),
     defineRoute({
-      ...base, method: 'delete', path: '/v1/organizations/:org_id/api-keys/:id', operationId: 'deleteOrganizationApiKey', permission: 'destroy',
+      ...base,
+      method: 'delete',
+      path: '/v1/organizations/:org_id/api-keys/:id',
+      operationId: 'deleteOrganizationApiKey',
+      permission: 'destroy',
       summary: "Revoke one of the organization's keys at once and for good",
       params: OrgKeyParams,
       responses: { 204: { description: 'Revoked' } },
@@ -64,7 +93,11 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/organizations/:org_id/api-keys/:id/rotate', operationId: 'rotateOrganizationApiKey', permission: 'destroy',
+      ...base,
+      method: 'post',
+      path: '/v1/organizations/:org_id/api-keys/:id/rotate',
+      operationId: 'rotateOrganizationApiKey',
+      permission: 'destroy',
       summary: 'Issue a replacement; the old key keeps working for RALLY_KEY_GRACE_PERIOD, then the rotation workflow revokes it',
       params: OrgKeyParams,
       responses: { 200: { description: 'The new key with its raw secret, and the old key with its grace end', schema: OrganizationRotatedKeyEnvelope } },

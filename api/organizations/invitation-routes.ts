@@ -32,9 +32,14 @@ export function createInvitationRoutes(deps: InvitationDependencies): AnyRouteSp
   const base = { tag: 'Organizations', auth: 'required' } as const;
   return [
     defineRoute({
-      ...base, method: 'post', path: '/v1/organizations/:org_id/invitations', operationId: 'inviteToOrganization', permission: 'write',
+      ...base,
+      method: 'post',
+      path: '/v1/organizations/:org_id/invitations',
+      operationId: 'inviteToOrganization',
+      permission: 'write',
       summary: 'Invite an email address as admin or member (owner or admin); the token goes out by email, valid RALLY_INVITATION_TTL',
-      params: OrgParams, body: InvitationCreate,
+      params: OrgParams,
+      body: InvitationCreate,
       responses: {
         201: { description: 'The invitation (never its token)', schema: Type.Object({ data: Invitation, meta: Meta }) },
         403: { description: 'Not an owner or admin, or an organization key: membership changes need a person' },
@@ -46,14 +51,21 @@ export function createInvitationRoutes(deps: InvitationDependencies): AnyRouteSp
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/invitations/:token/accept', operationId: 'acceptOrganizationInvitation', permission: 'write',
+      ...base,
+      method: 'post',
+      path: '/v1/invitations/:token/accept',
+      operationId: 'acceptOrganizationInvitation',
+      permission: 'write',
       summary: "Accept an invitation: you become a member with the invited role, within the tier's member limit",
       params: TokenParams,
       responses: {
         201: { description: 'Your membership', schema: MembershipEnvelope },
         402: { description: "The tier's member limit is reached" },
-        403: { description: 'invitation_email_mismatch: you are not the invited address; email_not_verified: your address is not ' +
-          'verified yet (the invitation stays open); or an organization key' },
+        403: {
+          description:
+            'invitation_email_mismatch: you are not the invited address; email_not_verified: your address is not ' +
+            'verified yet (the invitation stays open); or an organization key',
+        },
         409: { description: 'Already used, or you are already a member' },
         410: { description: 'Expired' },
       },

@@ -18,20 +18,34 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const base = { tag: 'Organizations', auth: 'required' } as const;
   return [
     defineRoute({
-      ...base, method: 'get', path: '/v1/organizations/:org_id/members', operationId: 'listOrganizationMembers', permission: 'read',
+      ...base,
+      method: 'get',
+      path: '/v1/organizations/:org_id/members',
+      operationId: 'listOrganizationMembers',
+      permission: 'read',
       summary: 'Members of the organization, oldest first (members only)',
-      params: OrgParams, query: MemberListQuery,
+      params: OrgParams,
+      query: MemberListQuery,
       responses: { 200: { description: 'A page of memberships', schema: MembershipList } },
       async handler(ctx, { params, query }) {
-        const rows = await listMembers(db, params.org_id, ctx.state.principal!.userId, { role: query.role, after: cursor.decode(query.cursor), limit: query.limit });
+        const rows = await listMembers(db, params.org_id, ctx.state.principal!.userId, {
+          role: query.role,
+          after: cursor.decode(query.cursor),
+          limit: query.limit,
+        });
         const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
         sendList(ctx, page.map(toMembership), pagination);
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/organizations/:org_id/members', operationId: 'addOrganizationMember', permission: 'write',
+      ...base,
+      method: 'post',
+      path: '/v1/organizations/:org_id/members',
+      operationId: 'addOrganizationMember',
+      permission: 'write',
       summary: "Add a user as admin or member (owner or admin); 402 when the tier's member limit is reached",
-      params: OrgParams, body: MemberAdd,
+      params: OrgParams,
+      body: MemberAdd,
       responses: {
         201: { description: 'The membership', schema: MembershipEnvelope },
         403: NEEDS_PERSON,
@@ -45,16 +59,25 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      ...base, method: 'patch', path: '/v1/organizations/:org_id/members/:membership_id', operationId: 'updateOrganizationMember', permission: 'write',
+      ...base,
+      method: 'patch',
+      path: '/v1/organizations/:org_id/members/:membership_id',
+      operationId: 'updateOrganizationMember',
+      permission: 'write',
       summary: "Change a member's role (owner or admin); the owner's role changes only by transfer",
-      params: MembershipParams, body: MemberUpdate,
+      params: MembershipParams,
+      body: MemberUpdate,
       responses: { 200: { description: 'The membership', schema: MembershipEnvelope }, 403: NEEDS_PERSON, 409: { description: 'The target is the owner' } },
       async handler(ctx, { params, body }) {
         sendData(ctx, toMembership(await changeRole(db, params.org_id, callerOf(ctx), params.membership_id, body.role)));
       },
     }),
     defineRoute({
-      ...base, method: 'delete', path: '/v1/organizations/:org_id/members/:membership_id', operationId: 'removeOrganizationMember', permission: 'write',
+      ...base,
+      method: 'delete',
+      path: '/v1/organizations/:org_id/members/:membership_id',
+      operationId: 'removeOrganizationMember',
+      permission: 'write',
       summary: 'Remove a member (owner or admin), or leave (any member); the sole owner cannot be removed',
       params: MembershipParams,
       responses: { 204: { description: 'Removed' }, 403: NEEDS_PERSON, 409: { description: 'The target is the sole owner' } },
@@ -64,10 +87,18 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/organizations/:org_id/members/:membership_id/transfer-ownership', operationId: 'transferOrganizationOwnership',
-      permission: 'destroy', summary: 'Make an admin member the owner (current owner only); you become an admin',
+      ...base,
+      method: 'post',
+      path: '/v1/organizations/:org_id/members/:membership_id/transfer-ownership',
+      operationId: 'transferOrganizationOwnership',
+      permission: 'destroy',
+      summary: 'Make an admin member the owner (current owner only); you become an admin',
       params: MembershipParams,
-      responses: { 200: { description: "The new owner's membership", schema: MembershipEnvelope }, 403: NEEDS_PERSON, 409: { description: 'The target is not an admin' } },
+      responses: {
+        200: { description: "The new owner's membership", schema: MembershipEnvelope },
+        403: NEEDS_PERSON,
+        409: { description: 'The target is not an admin' },
+      },
       async handler(ctx, { params }) {
         sendData(ctx, toMembership(await transferOwnership(db, params.org_id, callerOf(ctx), params.membership_id)));
       },

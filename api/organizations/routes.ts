@@ -14,8 +14,15 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { PetitionList } from '../petitions/schemas.ts';
 import { CursorQuery, LimitQuery } from '../http/pagination.ts';
 import {
-  OrganizationCreate, OrganizationEnvelope, OrganizationList, OrganizationListQuery, OrganizationUpdate, OrgParams, OrgRefParams,
-  SubscriptionEnvelope, toOrganization,
+  OrganizationCreate,
+  OrganizationEnvelope,
+  OrganizationList,
+  OrganizationListQuery,
+  OrganizationUpdate,
+  OrgParams,
+  OrgRefParams,
+  SubscriptionEnvelope,
+  toOrganization,
 } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'organizations');
@@ -26,7 +33,12 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
   const tag = 'Organizations';
   return [
     defineRoute({
-      method: 'get', path: '/v1/organizations', operationId: 'listOrganizations', tag, auth: 'none', summary: 'Organizations, newest first',
+      method: 'get',
+      path: '/v1/organizations',
+      operationId: 'listOrganizations',
+      tag,
+      auth: 'none',
+      summary: 'Organizations, newest first',
       query: OrganizationListQuery,
       responses: { 200: { description: 'A page of organizations', schema: OrganizationList } },
       async handler(ctx, { query }) {
@@ -36,20 +48,33 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/organizations', operationId: 'createOrganization', tag, auth: 'required', permission: 'write',
+      method: 'post',
+      path: '/v1/organizations',
+      operationId: 'createOrganization',
+      tag,
+      auth: 'required',
+      permission: 'write',
       summary: 'Create an organization; you become its owner. Its slug comes from the name.',
       body: OrganizationCreate,
       responses: { 201: { description: 'The organization', schema: OrganizationEnvelope }, 409: { description: 'The name or slug is taken' } },
       async handler(ctx, { body }) {
         const org = await createOrganization(db, ctx.state.principal!.userId, {
-          name: body.name.trim(), description: body.description, logoUrl: body.logo_url, website: body.website,
+          name: body.name.trim(),
+          description: body.description,
+          logoUrl: body.logo_url,
+          website: body.website,
         });
         ctx.set('Location', `/v1/organizations/${org.slug}`);
         sendData(ctx, toOrganization(org), 201);
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/organizations/:org_id', operationId: 'getOrganization', tag, auth: 'none', summary: 'The public profile of an organization, by slug (or id)',
+      method: 'get',
+      path: '/v1/organizations/:org_id',
+      operationId: 'getOrganization',
+      tag,
+      auth: 'none',
+      summary: 'The public profile of an organization, by slug (or id)',
       params: OrgRefParams,
       responses: { 200: { description: 'The organization', schema: OrganizationEnvelope } },
       async handler(ctx, { params }) {
@@ -59,20 +84,34 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       },
     }),
     defineRoute({
-      method: 'patch', path: '/v1/organizations/:org_id', operationId: 'updateOrganization', tag, auth: 'required', permission: 'write',
+      method: 'patch',
+      path: '/v1/organizations/:org_id',
+      operationId: 'updateOrganization',
+      tag,
+      auth: 'required',
+      permission: 'write',
       summary: 'Change an organization (owner or admin); null clears an optional field',
-      params: OrgParams, body: OrganizationUpdate,
+      params: OrgParams,
+      body: OrganizationUpdate,
       responses: { 200: { description: 'The organization', schema: OrganizationEnvelope } },
       async handler(ctx, { params, body }) {
         const org = await changeOrganization(db, params.org_id, ctx.state.principal!.userId, {
-          name: body.name?.trim(), description: body.description, logoUrl: body.logo_url, website: body.website,
+          name: body.name?.trim(),
+          description: body.description,
+          logoUrl: body.logo_url,
+          website: body.website,
         });
         sendData(ctx, toOrganization(org));
       },
     }),
     defineRoute({
-      method: 'delete', path: '/v1/organizations/:org_id', operationId: 'deleteOrganization', tag, auth: 'required', permission: 'destroy',
-      summary: "Delete an organization (owner only): its petitions stay with their creators, its API keys are revoked",
+      method: 'delete',
+      path: '/v1/organizations/:org_id',
+      operationId: 'deleteOrganization',
+      tag,
+      auth: 'required',
+      permission: 'destroy',
+      summary: 'Delete an organization (owner only): its petitions stay with their creators, its API keys are revoked',
       params: OrgParams,
       responses: { 204: { description: 'Deleted' } },
       async handler(ctx, { params }) {
@@ -81,7 +120,12 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/organizations/:org_id/petitions', operationId: 'listOrganizationPetitions', tag, auth: 'optional', permission: 'read',
+      method: 'get',
+      path: '/v1/organizations/:org_id/petitions',
+      operationId: 'listOrganizationPetitions',
+      tag,
+      auth: 'optional',
+      permission: 'read',
       summary: "The organization's petitions you may read, newest first (its owner and admins see all of them)",
       params: OrgParams,
       query: Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false }),
@@ -90,11 +134,20 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
         const viewer = ctx.state.principal?.userId;
         const rows = await listOrganizationPetitions(db, params.org_id, viewer, query);
         const { page, pagination } = paginate(rows, query.limit, (row) => organizationPetitionCursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map((row) => toPetitionSummary(row, viewer)), pagination);
+        sendList(
+          ctx,
+          page.map((row) => toPetitionSummary(row, viewer)),
+          pagination,
+        );
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/organizations/:org_id/subscription', operationId: 'getOrganizationSubscription', tag, auth: 'required', permission: 'read',
+      method: 'get',
+      path: '/v1/organizations/:org_id/subscription',
+      operationId: 'getOrganizationSubscription',
+      tag,
+      auth: 'required',
+      permission: 'read',
       summary: "The organization's tier, its limits and what is used (members only)",
       params: OrgParams,
       responses: { 200: { description: 'The subscription', schema: SubscriptionEnvelope } },

@@ -53,7 +53,9 @@ export const OrgParams = Type.Object({ org_id: Uuid });
 export const OrgRefParams = Type.Object({ org_id: Type.String({ minLength: 1, maxLength: 100, description: 'The organization id, or its slug.' }) });
 export const MembershipParams = Type.Object({ org_id: Uuid, membership_id: Uuid });
 
-const AssignableRole = Type.Union([Type.Literal('admin'), Type.Literal('member')], { description: 'owner is never assigned: ownership moves by transfer-ownership.' });
+const AssignableRole = Type.Union([Type.Literal('admin'), Type.Literal('member')], {
+  description: 'owner is never assigned: ownership moves by transfer-ownership.',
+});
 export const MemberAdd = Type.Object({ user_id: Uuid, role: AssignableRole }, { additionalProperties: false });
 export const MemberUpdate = Type.Object({ role: AssignableRole }, { additionalProperties: false });
 
@@ -84,8 +86,16 @@ export const SubscriptionEnvelope = Type.Object({ data: Subscription, meta: Meta
 
 export function toOrganization(row: OrganizationRow) {
   return {
-    id: row.id, slug: row.slug, name: row.name, description: row.description, website: row.website, logo_url: row.logo_url,
-    verified: row.verified, member_count: row.member_count, petition_count: row.petition_count, created_at: row.created_at,
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    website: row.website,
+    logo_url: row.logo_url,
+    verified: row.verified,
+    member_count: row.member_count,
+    petition_count: row.petition_count,
+    created_at: row.created_at,
   };
 }
 

@@ -67,7 +67,11 @@ function linkify(line: string): SafeHtml {
 
 /** User text as paragraphs (blank lines), line breaks and links: nothing else of it is markup. */
 export function paragraphs(text: string): SafeHtml {
-  const blocks = text.replace(/\r\n?/g, '\n').split(/\n\s*\n/).map((block) => block.trim()).filter(Boolean);
+  const blocks = text
+    .replace(/\r\n?/g, '\n')
+    .split(/\n\s*\n/)
+    .map((block) => block.trim())
+    .filter(Boolean);
   return html`${blocks.map((block) => html`<p>${block.split('\n').map((line, index) => html`${index ? html`<br>` : ''}${linkify(line)}`)}</p>`)}`;
 }
 

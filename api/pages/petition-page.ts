@@ -27,7 +27,8 @@ ${progress}`;
 /** What a visitor can do now: sign (through the sign-in flow), or why not. A petition under review never gets here (review-notice.ts). */
 export function callToAction(petition: PublicPetition['petition'], signHref: string, opensTab: boolean): SafeHtml {
   if (petition.status === 'victory') return html`<p class="notice" role="status">Victory! This petition has won and is no longer collecting signatures.</p>`;
-  if (petition.status === 'closed') return html`<p class="notice" role="status">This petition is closed${petition.closed_at ? ` since ${formatDate(petition.closed_at)}` : ''}.</p>`;
+  if (petition.status === 'closed')
+    return html`<p class="notice" role="status">This petition is closed${petition.closed_at ? ` since ${formatDate(petition.closed_at)}` : ''}.</p>`;
   return opensTab
     ? html`<a class="btn" href="${signHref}" target="_blank" rel="noopener">Sign this petition</a>`
     : html`<a class="btn" id="sign-button" href="${signHref}">Sign this petition</a>`;
@@ -53,9 +54,7 @@ function decisionMakers(data: PublicPetition): SafeHtml {
   if (data.decisionMakers.length === 0) return html``;
   return html`<section aria-labelledby="decision-makers"><h2 id="decision-makers">Decision makers</h2><ul>${data.decisionMakers.map(
     (person) => html`<li>${person.name}<span class="mu">, ${person.title}</span></li>`,
-  )}</ul>${data.responses.length ? html`<h2>Their responses</h2>${data.responses.map(
-    responseEntry,
-  )}` : ''}</section>`;
+  )}</ul>${data.responses.length ? html`<h2>Their responses</h2>${data.responses.map(responseEntry)}` : ''}</section>`;
 }
 
 function updates(data: PublicPetition): SafeHtml {

@@ -46,12 +46,24 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
   const tag = 'Pages';
   return [
     defineRoute({
-      method: 'get', path: '/p/:slug', operationId: 'getPetitionPage', tag, auth: 'none',
+      method: 'get',
+      path: '/p/:slug',
+      operationId: 'getPetitionPage',
+      tag,
+      auth: 'none',
       summary: 'The public petition page (HTML): works without JavaScript; with it the count is live',
       params: SlugParams,
-      responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 304: { description: 'Not modified (If-None-Match matched the ETag)' }, 404: { description: 'HTML page: no such public petition' } },
+      responses: {
+        200: { description: 'HTML page', contentType: 'text/html' },
+        304: { description: 'Not modified (If-None-Match matched the ETag)' },
+        404: { description: 'HTML page: no such public petition' },
+      },
       async handler(ctx, { params }) {
-        const data = await loadOrNotFound(ctx, () => loadPublicPage(db, params.slug, { details: true }), htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH }));
+        const data = await loadOrNotFound(
+          ctx,
+          () => loadPublicPage(db, params.slug, { details: true }),
+          htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH }),
+        );
         if (!data) return;
         if ('notice' in data) return sendCacheable(ctx, renderReviewNoticePage(), HTML, htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH }));
         deps.pageViews?.record(data.petition.id, 'page');
@@ -60,12 +72,25 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
       },
     }),
     defineRoute({
-      method: 'get', path: '/embed/p/:slug', operationId: 'getPetitionWidget', tag, auth: 'none',
+      method: 'get',
+      path: '/embed/p/:slug',
+      operationId: 'getPetitionWidget',
+      tag,
+      auth: 'none',
       summary: 'The embeddable widget (HTML for an iframe, frameable by any site); posts rally:resize to its parent',
-      params: SlugParams, query: WidgetQuery,
-      responses: { 200: { description: 'HTML page', contentType: 'text/html' }, 304: { description: 'Not modified (If-None-Match matched the ETag)' }, 404: { description: 'HTML page: no such public petition' } },
+      params: SlugParams,
+      query: WidgetQuery,
+      responses: {
+        200: { description: 'HTML page', contentType: 'text/html' },
+        304: { description: 'Not modified (If-None-Match matched the ETag)' },
+        404: { description: 'HTML page: no such public petition' },
+      },
       async handler(ctx, { params, query }) {
-        const data = await loadOrNotFound(ctx, () => loadPublicPage(db, params.slug, { details: false }), htmlPolicies.widget(publicUrl, { styleHash: PAGE_CSS_HASH }));
+        const data = await loadOrNotFound(
+          ctx,
+          () => loadPublicPage(db, params.slug, { details: false }),
+          htmlPolicies.widget(publicUrl, { styleHash: PAGE_CSS_HASH }),
+        );
         if (!data) return;
         const widgetCsp = htmlPolicies.widget(publicUrl, { styleHash: WIDGET_CSS_HASH });
         if ('notice' in data) return sendCacheable(ctx, renderReviewNoticeWidget(widgetTheme(query.theme)), HTML, widgetCsp);
@@ -75,7 +100,11 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
       },
     }),
     defineRoute({
-      method: 'get', path: '/assets/live.js', operationId: 'getLiveScript', tag, auth: 'none',
+      method: 'get',
+      path: '/assets/live.js',
+      operationId: 'getLiveScript',
+      tag,
+      auth: 'none',
       summary: 'The script of the page and the widget: live count over /v1/realtime, rally:resize',
       responses: { 200: { description: 'JavaScript', contentType: 'text/javascript' }, 304: { description: 'Not modified' } },
       async handler(ctx) {

@@ -25,7 +25,8 @@ img{display:block;max-width:100%;height:auto;border-radius:.4rem}figure{margin:1
 .count{font-size:1.6rem;font-weight:700}.entry{border-left:3px solid var(--tr);padding-left:.8rem;margin:1rem 0}
 footer{border-top:1px solid var(--tr);margin-top:2rem;padding-top:1rem}`;
 
-export const WIDGET_CSS = `${THEMES}${COMMON}
+export const WIDGET_CSS =
+  `${THEMES}${COMMON}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}.w{padding:1rem;border:1px solid var(--tr);border-radius:.5rem}
 .t{font-size:1.1rem;line-height:1.3;margin:0 0 .5rem}.t a{color:var(--fg);text-decoration:none}.t a:hover{text-decoration:underline}
 .d{margin:0 0 .6rem}.c{margin:.3rem 0 .5rem}.c .count{font-size:1.25rem;font-weight:700}.w .btn,.w .notice{margin-top:.8rem}` +

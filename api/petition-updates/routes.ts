@@ -39,19 +39,32 @@ export function createPetitionUpdateRoutes(deps: { db: DatabasePool }): AnyRoute
   const tag = 'Updates';
   return [
     defineRoute({
-      method: 'post', path: '/v1/petitions/:id/updates', operationId: 'createPetitionUpdate', tag, auth: 'required', permission: 'write',
+      method: 'post',
+      path: '/v1/petitions/:id/updates',
+      operationId: 'createPetitionUpdate',
+      tag,
+      auth: 'required',
+      permission: 'write',
       summary: 'Post an update to your petition (creator only); emits update.created',
-      params: PetitionParams, body: PetitionUpdateCreate,
+      params: PetitionParams,
+      body: PetitionUpdateCreate,
       responses: { 201: { description: 'The update', schema: PetitionUpdateEnvelope }, 403: { description: 'Not your petition' } },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
-        const update = await postPetitionUpdate(db, { ...await loadViewer(db, principal), userId: principal.userId }, actorOf(principal), params.id, body);
+        const update = await postPetitionUpdate(db, { ...(await loadViewer(db, principal)), userId: principal.userId }, actorOf(principal), params.id, body);
         sendData(ctx, update, 201);
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/petitions/:id/updates', operationId: 'listPetitionUpdates', tag, auth: 'optional', permission: 'read',
-      summary: "A petition's updates, newest first", params: PetitionParams, query: PetitionUpdateListQuery,
+      method: 'get',
+      path: '/v1/petitions/:id/updates',
+      operationId: 'listPetitionUpdates',
+      tag,
+      auth: 'optional',
+      permission: 'read',
+      summary: "A petition's updates, newest first",
+      params: PetitionParams,
+      query: PetitionUpdateListQuery,
       responses: { 200: { description: 'A page of updates', schema: PetitionUpdateList } },
       async handler(ctx, { params, query }) {
         const rows = await listPetitionUpdates(db, viewerOf(ctx.state.principal), params.id, cursor.decode(query.cursor), query.limit);

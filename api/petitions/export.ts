@@ -30,12 +30,21 @@ const ExportQuery = Type.Object(
 type ExportQuery = Static<typeof ExportQuery>;
 
 // The kind is part of the position, so a cursor of one kind of export is refused by the other.
-const exportCursor = createCursorCodec(Type.Tuple([Type.Union([Type.Literal('petitions'), Type.Literal('signatures')]), Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'exports');
+const exportCursor = createCursorCodec(
+  Type.Tuple([Type.Union([Type.Literal('petitions'), Type.Literal('signatures')]), Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]),
+  'exports',
+);
 
 export function createPetitionExportRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   return [
     defineRoute({
-      method: 'get', path: '/v1/petitions/export', operationId: 'exportPetitions', tag: 'Petitions', auth: 'required', permission: 'read', rateLimit: 'export',
+      method: 'get',
+      path: '/v1/petitions/export',
+      operationId: 'exportPetitions',
+      tag: 'Petitions',
+      auth: 'required',
+      permission: 'read',
+      rateLimit: 'export',
       summary: 'A page of petitions (or of their signatures) as CSV or JSON; the next page is named by the X-Next-Cursor and Link headers. 10 per minute.',
       query: ExportQuery,
       responses: { 200: { description: 'The rows, streamed', contentType: 'text/csv' }, 429: { description: 'More than 10 exports in a minute' } },
@@ -44,7 +53,8 @@ export function createPetitionExportRoutes(deps: { db: DatabasePool }): AnyRoute
         const callerId = principal.userId;
         const kind = query.includeSignatures ? 'signatures' : 'petitions';
         const after = exportCursor.decode(query.cursor);
-        if (after && after[0] !== kind) throw new RallyError('invalid-cursor', `This cursor belongs to an export of ${after[0]}; request the first page again without a cursor.`);
+        if (after && after[0] !== kind)
+          throw new RallyError('invalid-cursor', `This cursor belongs to an export of ${after[0]}; request the first page again without a cursor.`);
         const pageRequest = { after: after && ([after[1], after[2]] as const), limit: query.limit };
         const viewer = viewerOf(principal);
         if (kind === 'signatures') {

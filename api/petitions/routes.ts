@@ -22,11 +22,23 @@ import { checkAccessCode, deletePetition, readPetitionByLink, updatePetition } f
 import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { listCategories } from '../../core/petitions/queries.ts';
 import {
-  AccessBody, Category, PetitionCreate, PetitionEnvelope, PetitionIdParams, PetitionList, PetitionListQuery, PetitionReadQuery, PetitionRefParams, PetitionUpdate,
+  AccessBody,
+  Category,
+  PetitionCreate,
+  PetitionEnvelope,
+  PetitionIdParams,
+  PetitionList,
+  PetitionListQuery,
+  PetitionReadQuery,
+  PetitionRefParams,
+  PetitionUpdate,
 } from './schemas.ts';
 
 export type PetitionRouteDependencies = {
-  db: DatabasePool; workflows: PetitionWorkflows; accessCodeGuard: AccessCodeGuard; pageViews?: PageViewCounter;
+  db: DatabasePool;
+  workflows: PetitionWorkflows;
+  accessCodeGuard: AccessCodeGuard;
+  pageViews?: PageViewCounter;
   /** Anonymous reads of public petitions and public list pages (core/petitions/read-cache.ts). */
   cache: PublicPetitionCache;
   /** Production: imageUrl must be https (http/web-urls.ts). */
@@ -36,20 +48,36 @@ export type PetitionRouteDependencies = {
 export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteSpec[] {
   const tag = 'Petitions';
   const publicSummary = presentedOnce<Readonly<PetitionRow>, ReturnType<typeof toPetitionSummary>>();
-  const publicPage = presentedOnce<readonly PetitionRow[], { page: ReturnType<typeof toPetitionSummary>[]; pagination: ReturnType<typeof paginate>['pagination'] }>();
+  const publicPage = presentedOnce<
+    readonly PetitionRow[],
+    { page: ReturnType<typeof toPetitionSummary>[]; pagination: ReturnType<typeof paginate>['pagination'] }
+  >();
   return [
     defineRoute({
-      method: 'get', path: '/v1/categories', operationId: 'listCategories', tag, auth: 'none', summary: 'The categories petitions can be filed under',
+      method: 'get',
+      path: '/v1/categories',
+      operationId: 'listCategories',
+      tag,
+      auth: 'none',
+      summary: 'The categories petitions can be filed under',
       responses: { 200: { description: 'Categories', schema: Type.Object({ data: Type.Array(Category) }) } },
       async handler(ctx) {
         sendData(ctx, await listCategories(deps.db));
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/petitions', operationId: 'listPetitions', tag, auth: 'optional', permission: 'read',
+      method: 'get',
+      path: '/v1/petitions',
+      operationId: 'listPetitions',
+      tag,
+      auth: 'optional',
+      permission: 'read',
       summary: 'Public petitions (your own, all of them, with creatorId = your id)',
       query: PetitionListQuery,
-      responses: { 200: { description: 'A page of petitions', schema: PetitionList }, 304: { description: 'Not modified (If-None-Match matched the ETag of an anonymous answer)' } },
+      responses: {
+        200: { description: 'A page of petitions', schema: PetitionList },
+        304: { description: 'Not modified (If-None-Match matched the ETag of an anonymous answer)' },
+      },
       async handler(ctx, { query }) {
         const viewer = ctx.state.principal?.userId;
         // Without creatorId the list is the public one, whoever asks (listing.ts); only the access
@@ -67,11 +95,21 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
         const rows = query.creatorId === undefined ? await deps.cache.list(query) : await listPetitions(deps.db, query, viewerOf(ctx.state.principal));
         const { page, pagination } = paginate(rows, query.limit, (row) => positionOf(query.sort, row));
         markViewerSpecific(ctx);
-        sendList(ctx, page.map((row) => toPetitionSummary(row, viewer)), pagination);
+        sendList(
+          ctx,
+          page.map((row) => toPetitionSummary(row, viewer)),
+          pagination,
+        );
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/petitions', operationId: 'createPetition', tag, auth: 'required', permission: 'write', summary: 'Start a petition (as a draft)',
+      method: 'post',
+      path: '/v1/petitions',
+      operationId: 'createPetition',
+      tag,
+      auth: 'required',
+      permission: 'write',
+      summary: 'Start a petition (as a draft)',
       body: PetitionCreate,
       responses: { 201: { description: 'The draft petition', schema: PetitionEnvelope } },
       async handler(ctx, { body }) {
@@ -83,10 +121,19 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/petitions/:id', operationId: 'getPetition', tag, auth: 'optional', permission: 'read',
+      method: 'get',
+      path: '/v1/petitions/:id',
+      operationId: 'getPetition',
+      tag,
+      auth: 'optional',
+      permission: 'read',
       summary: 'A petition by slug or id; a private one needs its creator or ?access_code=',
-      params: PetitionRefParams, query: PetitionReadQuery,
-      responses: { 200: { description: 'The petition', schema: PetitionEnvelope }, 304: { description: 'Not modified (If-None-Match matched the ETag of an anonymous answer)' } },
+      params: PetitionRefParams,
+      query: PetitionReadQuery,
+      responses: {
+        200: { description: 'The petition', schema: PetitionEnvelope },
+        304: { description: 'Not modified (If-None-Match matched the ETag of an anonymous answer)' },
+      },
       async handler(ctx, { params, query }) {
         if (!ctx.state.principal && query.access_code === undefined) {
           const row = await deps.cache.read(params.id);
@@ -98,14 +145,24 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
           }
         }
         markViewerSpecific(ctx);
-        const petition = await readPetitionByLink(deps, await loadViewer(deps.db, ctx.state.principal), params.id, { accessCode: query.access_code, clientIp: ctx.state.clientIp });
+        const petition = await readPetitionByLink(deps, await loadViewer(deps.db, ctx.state.principal), params.id, {
+          accessCode: query.access_code,
+          clientIp: ctx.state.clientIp,
+        });
         deps.pageViews?.record(petition.id);
         sendData(ctx, toPetitionSummary(petition, ctx.state.principal?.userId));
       },
     }),
     defineRoute({
-      method: 'patch', path: '/v1/petitions/:id', operationId: 'updatePetition', tag, auth: 'required', permission: 'write', summary: 'Change a petition (creator only)',
-      params: PetitionIdParams, body: PetitionUpdate,
+      method: 'patch',
+      path: '/v1/petitions/:id',
+      operationId: 'updatePetition',
+      tag,
+      auth: 'required',
+      permission: 'write',
+      summary: 'Change a petition (creator only)',
+      params: PetitionIdParams,
+      body: PetitionUpdate,
       responses: { 200: { description: 'The petition', schema: PetitionEnvelope } },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
@@ -115,7 +172,13 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       },
     }),
     defineRoute({
-      method: 'delete', path: '/v1/petitions/:id', operationId: 'deletePetition', tag, auth: 'required', permission: 'destroy', summary: 'Delete a petition (soft; creator only)',
+      method: 'delete',
+      path: '/v1/petitions/:id',
+      operationId: 'deletePetition',
+      tag,
+      auth: 'required',
+      permission: 'destroy',
+      summary: 'Delete a petition (soft; creator only)',
       params: PetitionIdParams,
       responses: { 204: { description: 'Deleted' } },
       async handler(ctx, { params }) {
@@ -127,9 +190,18 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       },
     }),
     defineRoute({
-      method: 'post', path: '/v1/petitions/:id/access', operationId: 'checkPetitionAccessCode', tag, auth: 'none', summary: 'Check an access code of a private petition',
-      params: PetitionIdParams, body: AccessBody,
-      responses: { 200: { description: '{valid: true}', schema: Type.Object({ data: Type.Object({ valid: Type.Boolean() }) }) }, 403: { description: 'Wrong code' } },
+      method: 'post',
+      path: '/v1/petitions/:id/access',
+      operationId: 'checkPetitionAccessCode',
+      tag,
+      auth: 'none',
+      summary: 'Check an access code of a private petition',
+      params: PetitionIdParams,
+      body: AccessBody,
+      responses: {
+        200: { description: '{valid: true}', schema: Type.Object({ data: Type.Object({ valid: Type.Boolean() }) }) },
+        403: { description: 'Wrong code' },
+      },
       async handler(ctx, { params, body }) {
         await checkAccessCode(deps, params.id, { accessCode: body.accessCode, clientIp: ctx.state.clientIp });
         sendData(ctx, { valid: true });

@@ -21,7 +21,11 @@ const Description = Type.String({ minLength: 50, maxLength: 50000 });
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { description: 'At most 10.' });
 
 export const DecisionMakerInput = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }), title: Type.String({ minLength: 1, maxLength: 200 }), email: Type.String({ format: 'email', maxLength: 320 }) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    email: Type.String({ format: 'email', maxLength: 320 }),
+  },
   { additionalProperties: false },
 );
 
@@ -76,7 +80,9 @@ export const PetitionSummary = Type.Object({
   image_url: Nullable(Type.String()),
   category: Type.Union([Category, Type.Null()]),
   creator: PublicProfile,
-  org_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'The organization the petition runs under; null once that organization is deleted.' }),
+  org_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The organization the petition runs under; null once that organization is deleted.',
+  }),
   tags: Type.Array(Type.String()),
   visibility: Visibility,
   signature_privacy: SignaturePrivacy,
@@ -111,5 +117,7 @@ export type PetitionListQuery = Static<typeof PetitionListQuery>;
 
 export const PetitionIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 // One path parameter for a petition wherever its routes share a path: an id, or (where the route says so) its slug.
-export const PetitionRefParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$', description: 'The petition id, or its slug.' }) });
+export const PetitionRefParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$', description: 'The petition id, or its slug.' }),
+});
 export const PetitionReadQuery = Type.Object({ access_code: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });

@@ -32,11 +32,19 @@ export function createTransitionRoutes(deps: LifecycleDependencies & { db: Datab
 
   return TRANSITIONS.map((definition) =>
     defineRoute({
-      method: 'post', path: `/v1/petitions/:id/${definition.verb}`, operationId: `${definition.verb}Petition`, tag: 'Petitions',
-      auth: 'required', permission: 'write', summary: definition.summary,
+      method: 'post',
+      path: `/v1/petitions/:id/${definition.verb}`,
+      operationId: `${definition.verb}Petition`,
+      tag: 'Petitions',
+      auth: 'required',
+      permission: 'write',
+      summary: definition.summary,
       params: PetitionIdParams,
       ...(definition.verb === 'victory' ? { body: VictoryBody } : {}),
-      responses: { 200: { description: 'The petition in its new state', schema: PetitionEnvelope }, 409: { description: `The petition is not ${sourcesOf(definition.verb).join(' or ')}` } },
+      responses: {
+        200: { description: 'The petition in its new state', schema: PetitionEnvelope },
+        409: { description: `The petition is not ${sourcesOf(definition.verb).join(' or ')}` },
+      },
       async handler(ctx, { params, body }) {
         await run(ctx, params.id, definition, (body as { victory_message?: string } | undefined)?.victory_message);
       },

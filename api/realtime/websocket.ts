@@ -33,7 +33,12 @@ const send = (socket: WebSocket, message: object) => {
 // broadcast (the socket has no credentials).
 const isSubscribable = (db: DatabasePool, petitionId: string) => isVisibleTo(db, ANONYMOUS, petitionId);
 
-export type RealtimeOptions = { db: DatabasePool; feed: SignatureFeed; maxPerAddress: number; clientAddress: (socketAddress: string | undefined, forwardedFor: string) => string };
+export type RealtimeOptions = {
+  db: DatabasePool;
+  feed: SignatureFeed;
+  maxPerAddress: number;
+  clientAddress: (socketAddress: string | undefined, forwardedFor: string) => string;
+};
 
 export function attachRealtime(server: Server, deps: RealtimeOptions): WebSocketServer {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 4096 });
@@ -103,7 +108,11 @@ export function attachRealtime(server: Server, deps: RealtimeOptions): WebSocket
       if (unsubscribers.has(petitionId)) return send(ws, { type: 'subscribed', petition_id: petitionId });
       if (unsubscribers.size >= MAX_SUBSCRIPTIONS) return send(ws, { type: 'error', message: `At most ${MAX_SUBSCRIPTIONS} subscriptions per connection.` });
       if (!(await isSubscribable(deps.db, petitionId))) return send(ws, { type: 'error', message: 'There is no such public petition.' });
-      if (!unsubscribers.has(petitionId)) unsubscribers.set(petitionId, deps.feed.subscribe(petitionId, (event) => send(ws, event)));
+      if (!unsubscribers.has(petitionId))
+        unsubscribers.set(
+          petitionId,
+          deps.feed.subscribe(petitionId, (event) => send(ws, event)),
+        );
       send(ws, { type: 'subscribed', petition_id: petitionId });
     };
     ws.on('message', (raw) => {

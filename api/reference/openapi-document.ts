@@ -41,7 +41,8 @@ const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable).',
+  description:
+    'Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable).',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
@@ -96,7 +97,9 @@ export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUr
       'x-rally-permission': route.permission,
       'x-rally-rate-limit': route.rateLimit ?? 'default',
       parameters: parameters(route),
-      requestBody: route.body ? { required: true, content: { 'application/json': { schema: plain(route.body) } }, 'x-rally-body-limit': route.bodyLimit } : undefined,
+      requestBody: route.body
+        ? { required: true, content: { 'application/json': { schema: plain(route.body) } }, 'x-rally-body-limit': route.bodyLimit }
+        : undefined,
       responses: responses(route),
     };
   }
@@ -121,7 +124,10 @@ export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUr
       },
       // The API key scope table: which route permissions (x-rally-permission) each scope grants.
       'x-rally-api-key-scopes': Object.fromEntries(
-        Object.entries(SCOPE_PERMISSIONS).map(([scope, permissions]) => [scope, { permissions, description: SCOPE_DESCRIPTIONS[scope as keyof typeof SCOPE_DESCRIPTIONS] }]),
+        Object.entries(SCOPE_PERMISSIONS).map(([scope, permissions]) => [
+          scope,
+          { permissions, description: SCOPE_DESCRIPTIONS[scope as keyof typeof SCOPE_DESCRIPTIONS] },
+        ]),
       ),
       'x-problem-types': Object.fromEntries(Object.entries(PROBLEM_TYPES).map(([slug, type]) => [slug, { status: type.status, title: type.title }])),
     }),

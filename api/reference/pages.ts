@@ -7,7 +7,8 @@ code,pre{font:13px ui-monospace,monospace;background:#f4f4f4;padding:.1rem .3rem
 .dep{color:#a40}details{margin:.3rem 0}`);
 
 function page(title: string, body: SafeHtml): string {
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>${STYLE}</style></head><body>${body}</body></html>`.value;
+  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>${STYLE}</style></head><body>${body}</body></html>`
+    .value;
 }
 
 type Operation = {
@@ -23,7 +24,9 @@ type Operation = {
 };
 
 function renderOperation(method: string, path: string, operation: Operation): SafeHtml {
-  const auth = operation.security?.length ? `auth: ${operation.security.some((entry) => Object.keys(entry).length === 0) ? 'optional' : 'required'}` : 'auth: none';
+  const auth = operation.security?.length
+    ? `auth: ${operation.security.some((entry) => Object.keys(entry).length === 0) ? 'optional' : 'required'}`
+    : 'auth: none';
   const permission = operation['x-rally-permission'] ? html`, permission: <code>${operation['x-rally-permission']}</code>` : '';
   const params = (operation.parameters ?? []).map(
     (param) => html`<li><code>${param.name}</code> (${param.in}${param.required ? ', required' : ''}) ${param.description}</li>`,

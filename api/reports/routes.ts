@@ -17,8 +17,15 @@ export type ReportRouteDependencies = ModerationWorkflowDependencies & { db: Dat
 export function createReportRoutes(deps: ReportRouteDependencies): AnyRouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/v1/reports', operationId: 'createReport', tag: 'Reports', auth: 'required', permission: 'write', rateLimit: 'report',
-      summary: 'Report a petition, comment or user (once per target while your report is open; ' +
+      method: 'post',
+      path: '/v1/reports',
+      operationId: 'createReport',
+      tag: 'Reports',
+      auth: 'required',
+      permission: 'write',
+      rateLimit: 'report',
+      summary:
+        'Report a petition, comment or user (once per target while your report is open; ' +
         'RALLY_REPORT_LIMIT_PER_HOUR per user; people only, not organization keys)',
       body: ReportCreate,
       responses: {
@@ -30,10 +37,18 @@ export function createReportRoutes(deps: ReportRouteDependencies): AnyRouteSpec[
       async handler(ctx, { body }) {
         const principal = ctx.state.principal!;
         const target = { type: body.target_type, id: body.target_id };
-        const report = await fileReport(deps.db, {
-          reporterId: principal.userId, target, reason: body.reason, description: body.description ?? null,
-          networkHash: networkBlockHash(deps.networkKey, ctx.state.clientIp),
-        }, { brigadeThreshold: deps.brigadeThreshold }, auditContextOf(principal, ctx.state.requestId));
+        const report = await fileReport(
+          deps.db,
+          {
+            reporterId: principal.userId,
+            target,
+            reason: body.reason,
+            description: body.description ?? null,
+            networkHash: networkBlockHash(deps.networkKey, ctx.state.clientIp),
+          },
+          { brigadeThreshold: deps.brigadeThreshold },
+          auditContextOf(principal, ctx.state.requestId),
+        );
         // The report is the record; the workflow recounts open reports from the database on each signal.
         await deps.workflows.reportFiled(target, report.id);
         sendData(ctx, presentReport(report), 201);

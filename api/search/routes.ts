@@ -22,7 +22,11 @@ async function unlessUnavailable<T>(search: Promise<T>): Promise<T> {
     return await search;
   } catch (error) {
     if (error instanceof DomainError && error.code === SEARCH_UNAVAILABLE) {
-      throw new RallyError('search-unavailable', error.message, { code: SEARCH_UNAVAILABLE, headers: { 'Retry-After': String(error.retryAfterSeconds ?? 5) }, cause: error });
+      throw new RallyError('search-unavailable', error.message, {
+        code: SEARCH_UNAVAILABLE,
+        headers: { 'Retry-After': String(error.retryAfterSeconds ?? 5) },
+        cause: error,
+      });
     }
     throw error;
   }
@@ -35,7 +39,11 @@ export function createSearchRoutes(deps: SearchRouteDependencies): AnyRouteSpec[
   const presentSuggestions = presentedOnce<readonly Suggestion[], readonly Suggestion[]>();
   return [
     defineRoute({
-      method: 'get', path: '/v1/search/petitions', operationId: 'searchPetitions', tag, auth: 'none',
+      method: 'get',
+      path: '/v1/search/petitions',
+      operationId: 'searchPetitions',
+      tag,
+      auth: 'none',
       summary: 'Search publicly listed petitions, with facet counts',
       query: PetitionSearchQuery,
       responses: {
@@ -44,7 +52,8 @@ export function createSearchRoutes(deps: SearchRouteDependencies): AnyRouteSpec[
         503: { description: 'Search unavailable (timed out); retry after Retry-After seconds' },
       },
       async handler(ctx, { query }) {
-        if (query.country !== undefined && !isIsoCountryCode(query.country)) throw invalidField('country', 'invalid_country', 'must be an ISO 3166-1 alpha-2 country code');
+        if (query.country !== undefined && !isIsoCountryCode(query.country))
+          throw invalidField('country', 'invalid_country', 'must be an ISO 3166-1 alpha-2 country code');
         const q = query.q?.trim() || undefined;
         const result = await unlessUnavailable(deps.search.search({ ...query, q, country: query.country?.toUpperCase() }));
         const { data, etag } = presentPage(result, () => ({
@@ -57,7 +66,11 @@ export function createSearchRoutes(deps: SearchRouteDependencies): AnyRouteSpec[
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/search/suggest', operationId: 'suggestPetitions', tag, auth: 'none',
+      method: 'get',
+      path: '/v1/search/suggest',
+      operationId: 'suggestPetitions',
+      tag,
+      auth: 'none',
       summary: 'Petition titles for a typed prefix (typo-tolerant)',
       query: SuggestQuery,
       responses: {

@@ -13,7 +13,10 @@ export const PetitionSearchQuery = Type.Object(
     country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2 code of the petition’s location.' })),
     status: Type.Optional(Type.Union(PUBLICLY_LISTED_STATUSES.map((status) => Type.Literal(status)))),
     tag: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
-    sort: Type.Union(SEARCH_SORTS.map((sort) => Type.Literal(sort)), { default: 'relevance' }),
+    sort: Type.Union(
+      SEARCH_SORTS.map((sort) => Type.Literal(sort)),
+      { default: 'relevance' },
+    ),
     cursor: Type.Optional(CursorQuery),
     limit: LimitQuery(),
   },
@@ -25,9 +28,12 @@ const FacetValues = Type.Array(Type.Object({ value: Type.String(), count: Type.I
 
 export const PetitionSearchResult = Type.Object({
   data: Type.Array(PetitionSummary),
-  facets: Type.Object({ status: FacetValues, category: FacetValues, country: FacetValues, tags: FacetValues }, {
-    description: 'Matches per value, each counted without its own filter (category values are category ids).',
-  }),
+  facets: Type.Object(
+    { status: FacetValues, category: FacetValues, country: FacetValues, tags: FacetValues },
+    {
+      description: 'Matches per value, each counted without its own filter (category values are category ids).',
+    },
+  ),
   pagination: PaginationSchema,
   meta: Meta,
 });

@@ -16,13 +16,29 @@ import { locateSigner } from '../../core/signatures/geolocation.ts';
 import { liveSignatureCount } from '../../core/petitions/queries.ts';
 import { exportBatch, geoPoints, listSignatures, removeSignature, type SignatureRow } from '../../core/signatures/queries.ts';
 import type { CaptchaVerifier } from '../../core/signatures/recaptcha.ts';
-import { ExportQuery, GeoParams, GeoPointList, GeoQuery, PetitionParams, SignatureCreate, SignatureCreated, SignatureList, SignatureListQuery } from './schemas.ts';
+import {
+  ExportQuery,
+  GeoParams,
+  GeoPointList,
+  GeoQuery,
+  PetitionParams,
+  SignatureCreate,
+  SignatureCreated,
+  SignatureList,
+  SignatureListQuery,
+} from './schemas.ts';
 import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';
 import { rememberedWithSignature } from '../../core/signatures/sign.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
 import { metrics } from '../../platform/metrics.ts';
 
-export type SignatureRouteDependencies = { db: DatabasePool; signatures: SignBatcher; verifyCaptcha: CaptchaVerifier; feed: SignatureFeed; networkKey?: Buffer };
+export type SignatureRouteDependencies = {
+  db: DatabasePool;
+  signatures: SignBatcher;
+  verifyCaptcha: CaptchaVerifier;
+  feed: SignatureFeed;
+  networkKey?: Buffer;
+};
 
 const listCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'signatures');
 const geoCursor = createCursorCodec(Type.Tuple([Type.Integer(), Type.String({ maxLength: 700 })]), 'signatures:geo');
@@ -56,10 +72,20 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
 
   return [
     defineRoute({
-      method: 'post', path: '/v1/petitions/:id/signatures', operationId: 'signPetition', tag, auth: 'required', permission: 'write', rateLimit: 'sign',
+      method: 'post',
+      path: '/v1/petitions/:id/signatures',
+      operationId: 'signPetition',
+      tag,
+      auth: 'required',
+      permission: 'write',
+      rateLimit: 'sign',
       summary: 'Sign an active petition (once per person; at most RALLY_SIGN_LIMIT_PER_HOUR signatures per client IP per hour)',
-      params: PetitionParams, body: SignatureCreate,
-      responses: { 201: { description: 'Signed; milestone_reached is true for the signature that claimed a milestone', schema: SignatureCreated }, 409: { description: 'Already signed, or the petition is not active' } },
+      params: PetitionParams,
+      body: SignatureCreate,
+      responses: {
+        201: { description: 'Signed; milestone_reached is true for the signature that claimed a milestone', schema: SignatureCreated },
+        409: { description: 'Already signed, or the petition is not active' },
+      },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
         const result = await countedSignature(async () => {
@@ -68,9 +94,18 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
           // with the Idempotency-Key answer committed in the same transaction.
           return deps.signatures.sign({
             input: {
-              petitionId: params.id, userId: principal.userId, viewer: viewerOf(principal), actor: actorOf(principal), comment: body.comment ?? null, isAnonymous: body.is_anonymous ?? false,
-              displayLocation: body.display_location ?? null, place: locateSigner(ctx.state.clientIp, body.display_location ?? null), referrerSlug: body.ref ?? null,
-              accessCode: body.access_code ?? null, source: body.source ?? null, networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
+              petitionId: params.id,
+              userId: principal.userId,
+              viewer: viewerOf(principal),
+              actor: actorOf(principal),
+              comment: body.comment ?? null,
+              isAnonymous: body.is_anonymous ?? false,
+              displayLocation: body.display_location ?? null,
+              place: locateSigner(ctx.state.clientIp, body.display_location ?? null),
+              referrerSlug: body.ref ?? null,
+              accessCode: body.access_code ?? null,
+              source: body.source ?? null,
+              networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
             },
             withinWrite: rememberedWithSignature(rememberAnswer(ctx, 201)),
           });
@@ -81,8 +116,14 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       },
     }),
     defineRoute({
-      method: 'delete', path: '/v1/petitions/:id/signatures/me', operationId: 'unsignPetition', tag, auth: 'required', permission: 'destroy',
-      summary: 'Remove your signature', params: PetitionParams,
+      method: 'delete',
+      path: '/v1/petitions/:id/signatures/me',
+      operationId: 'unsignPetition',
+      tag,
+      auth: 'required',
+      permission: 'destroy',
+      summary: 'Remove your signature',
+      params: PetitionParams,
       responses: { 204: { description: 'Removed' }, 404: { description: 'You had not signed' } },
       async handler(ctx, { params }) {
         const principal = ctx.state.principal!;
@@ -93,8 +134,15 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/petitions/:id/signatures', operationId: 'listSignatures', tag, auth: 'optional', permission: 'read',
-      summary: 'Who signed, newest first (as the petition’s signature privacy allows)', params: PetitionParams, query: SignatureListQuery,
+      method: 'get',
+      path: '/v1/petitions/:id/signatures',
+      operationId: 'listSignatures',
+      tag,
+      auth: 'optional',
+      permission: 'read',
+      summary: 'Who signed, newest first (as the petition’s signature privacy allows)',
+      params: PetitionParams,
+      query: SignatureListQuery,
       responses: { 200: { description: 'A page of signatures; anonymous ones have user null', schema: SignatureList } },
       async handler(ctx, { params, query }) {
         const petition = await readablePetition(ctx, params.id);
@@ -107,8 +155,14 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/petitions/:id/signatures/geo', operationId: 'signatureMap', tag, auth: 'none',
-      summary: 'Signatures per city over the last hours (of one petition, or global)', params: GeoParams, query: GeoQuery,
+      method: 'get',
+      path: '/v1/petitions/:id/signatures/geo',
+      operationId: 'signatureMap',
+      tag,
+      auth: 'none',
+      summary: 'Signatures per city over the last hours (of one petition, or global)',
+      params: GeoParams,
+      query: GeoQuery,
       responses: { 200: { description: 'Points, busiest first', schema: GeoPointList } },
       async handler(ctx, { params, query }) {
         const petitionId = params.id === 'global' ? null : params.id;
@@ -122,15 +176,30 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/petitions/:id/signatures/export', operationId: 'exportSignatures', tag, auth: 'required', permission: 'read',
-      summary: 'All signatures as CSV or JSON, streamed (creator only)', params: PetitionParams, query: ExportQuery,
+      method: 'get',
+      path: '/v1/petitions/:id/signatures/export',
+      operationId: 'exportSignatures',
+      tag,
+      auth: 'required',
+      permission: 'read',
+      summary: 'All signatures as CSV or JSON, streamed (creator only)',
+      params: PetitionParams,
+      query: ExportQuery,
       responses: { 200: { description: 'The signatures', contentType: 'text/csv' } },
       async handler(ctx, { params, query }) {
         assertCanManage(await loadViewer(deps.db, ctx.state.principal), await findPetitionById(deps.db, params.id));
-        const batches = keysetBatches((after: readonly [string, string] | undefined) => exportBatch(deps.db, params.id, after, EXPORT_BATCH), (row) => [row.created_at, row.id] as const, EXPORT_BATCH);
+        const batches = keysetBatches(
+          (after: readonly [string, string] | undefined) => exportBatch(deps.db, params.id, after, EXPORT_BATCH),
+          (row) => [row.created_at, row.id] as const,
+          EXPORT_BATCH,
+        );
         ctx.type = query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8';
         ctx.set('Content-Disposition', `attachment; filename="signatures-${params.id}.${query.format}"`);
-        ctx.body = exportStream(query.format, ['id', 'signer_name', 'signer_email', 'comment', 'is_anonymous', 'display_location', 'city', 'country', 'created_at'], batches);
+        ctx.body = exportStream(
+          query.format,
+          ['id', 'signer_name', 'signer_email', 'comment', 'is_anonymous', 'display_location', 'city', 'country', 'created_at'],
+          batches,
+        );
       },
     }),
   ];

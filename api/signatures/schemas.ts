@@ -12,9 +12,17 @@ export const SignatureCreate = Type.Object(
     is_anonymous: Type.Optional(Type.Boolean({ default: false })),
     display_location: Type.Optional(Type.String({ maxLength: 200 })),
     recaptchaToken: Type.Optional(Type.String({ maxLength: 4096 })),
-    ref: Type.Optional(Type.String({ maxLength: 80, pattern: '^[a-z0-9-]+$', description: 'The slug of the user who shared the link (?ref=…): credits them a share.' })),
+    ref: Type.Optional(
+      Type.String({ maxLength: 80, pattern: '^[a-z0-9-]+$', description: 'The slug of the user who shared the link (?ref=…): credits them a share.' }),
+    ),
     access_code: Type.Optional(Type.String({ maxLength: 64, description: 'Needed to sign a private petition.' })),
-    source: Type.Optional(Type.String({ maxLength: 80, pattern: '^[a-z0-9][a-z0-9_.:-]*$', description: 'Where the signer came from (utm_source): embed, oembed, page, direct, share:<slug>…; shown in the creator’s analytics.' })),
+    source: Type.Optional(
+      Type.String({
+        maxLength: 80,
+        pattern: '^[a-z0-9][a-z0-9_.:-]*$',
+        description: 'Where the signer came from (utm_source): embed, oembed, page, direct, share:<slug>…; shown in the creator’s analytics.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -49,12 +57,24 @@ export const SignatureList = Type.Object({
 export const SignatureListQuery = Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
 export const PetitionParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
-export const GeoParams = Type.Object({ id: Type.Union([Type.String({ format: 'uuid' }), Type.Literal('global')], { description: 'A petition id, or "global".' }) });
+export const GeoParams = Type.Object({
+  id: Type.Union([Type.String({ format: 'uuid' }), Type.Literal('global')], { description: 'A petition id, or "global".' }),
+});
 export const GeoQuery = Type.Object(
   { hours: Type.Integer({ minimum: 1, maximum: 168, default: 24 }), cursor: Type.Optional(CursorQuery), limit: LimitQuery() },
   { additionalProperties: false },
 );
-export const GeoPoint = Type.Object({ lat: Type.Number(), lng: Type.Number(), city: Type.String(), region: Type.String(), country: Type.String(), count: Type.Integer() });
+export const GeoPoint = Type.Object({
+  lat: Type.Number(),
+  lng: Type.Number(),
+  city: Type.String(),
+  region: Type.String(),
+  country: Type.String(),
+  count: Type.Integer(),
+});
 export const GeoPointList = Type.Object({ data: Type.Array(GeoPoint), pagination: PaginationSchema, meta: Meta });
 
-export const ExportQuery = Type.Object({ format: Type.Union([Type.Literal('csv'), Type.Literal('json')], { default: 'json' }) }, { additionalProperties: false });
+export const ExportQuery = Type.Object(
+  { format: Type.Union([Type.Literal('csv'), Type.Literal('json')], { default: 'json' }) },
+  { additionalProperties: false },
+);

@@ -43,9 +43,15 @@ export function createUserActivityRoutes(deps: { db: DatabasePool }): AnyRouteSp
 
   return [
     defineRoute({
-      method: 'get', path: '/v1/users/:slug/petitions', operationId: 'listUserPetitions', tag: 'Users', auth: 'none', deprecated: true,
+      method: 'get',
+      path: '/v1/users/:slug/petitions',
+      operationId: 'listUserPetitions',
+      tag: 'Users',
+      auth: 'none',
+      deprecated: true,
       summary: "A user's public petitions, newest first (deprecated: use GET /v1/petitions?creatorId=; removed in v2.0)",
-      params: SlugParams, query: ActivityQuery,
+      params: SlugParams,
+      query: ActivityQuery,
       responses: { 200: { description: 'A page of petitions; Deprecation, Sunset and a successor Link header come with it', schema: PetitionList } },
       async handler(ctx, { params, query }) {
         const user = await userNamed(params.slug);
@@ -55,14 +61,25 @@ export function createUserActivityRoutes(deps: { db: DatabasePool }): AnyRouteSp
         // No caller id: even the user themselves sees only the public list here.
         const rows = await listPetitions(db, { sort: 'recent', creatorId: user.id, cursor: query.cursor, limit: query.limit }, ANONYMOUS);
         const { page, pagination } = paginate(rows, query.limit, (row) => positionOf('recent', row));
-        sendList(ctx, page.map((row) => toPetitionSummary(row, undefined)), pagination);
+        sendList(
+          ctx,
+          page.map((row) => toPetitionSummary(row, undefined)),
+          pagination,
+        );
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/users/:slug/signatures', operationId: 'listUserSignatures', tag: 'Users', auth: 'none',
+      method: 'get',
+      path: '/v1/users/:slug/signatures',
+      operationId: 'listUserSignatures',
+      tag: 'Users',
+      auth: 'none',
       summary: "A user's public signatures, newest first (not anonymous ones, nor those on petitions with private signature lists)",
-      params: SlugParams, query: ActivityQuery,
-      responses: { 200: { description: 'A page of signatures', schema: Type.Object({ data: Type.Array(UserSignature), pagination: PaginationSchema, meta: Meta }) } },
+      params: SlugParams,
+      query: ActivityQuery,
+      responses: {
+        200: { description: 'A page of signatures', schema: Type.Object({ data: Type.Array(UserSignature), pagination: PaginationSchema, meta: Meta }) },
+      },
       async handler(ctx, { params, query }) {
         const user = await userNamed(params.slug);
         const rows = await listPublicSignatures(db, user.id, signatureCursor.decode(query.cursor), query.limit);

@@ -14,13 +14,24 @@ export function createUserRoutes(deps: { db: DatabasePool; httpsOnly?: boolean }
     assertThat(user, 'not-found', 'Your user record no longer exists.');
     sendData(ctx, toUser(user));
   }
-  const me = { tag: 'Users', auth: 'required', permission: 'read', responses: { 200: { description: 'Your profile', schema: UserEnvelope } }, handler: showMe } as const;
+  const me = {
+    tag: 'Users',
+    auth: 'required',
+    permission: 'read',
+    responses: { 200: { description: 'Your profile', schema: UserEnvelope } },
+    handler: showMe,
+  } as const;
 
   return [
     defineRoute({ ...me, method: 'get', path: '/v1/users/me', operationId: 'getMe', summary: 'Your own profile' }),
     defineRoute({ ...me, method: 'get', path: '/v1/me', operationId: 'getMeAlias', summary: 'Your own profile (alias of /v1/users/me)' }),
     defineRoute({
-      method: 'patch', path: '/v1/users/me', operationId: 'updateMe', tag: 'Users', auth: 'required', permission: 'write',
+      method: 'patch',
+      path: '/v1/users/me',
+      operationId: 'updateMe',
+      tag: 'Users',
+      auth: 'required',
+      permission: 'write',
       summary: 'Change your display name, bio, avatar or notification preferences (merged)',
       body: UserUpdate,
       responses: { 200: { description: 'The updated profile', schema: UserEnvelope } },
@@ -30,7 +41,11 @@ export function createUserRoutes(deps: { db: DatabasePool; httpsOnly?: boolean }
       },
     }),
     defineRoute({
-      method: 'get', path: '/v1/users/:slug', operationId: 'getUserProfile', tag: 'Users', auth: 'none',
+      method: 'get',
+      path: '/v1/users/:slug',
+      operationId: 'getUserProfile',
+      tag: 'Users',
+      auth: 'none',
       summary: "Someone's public profile",
       params: SlugParams,
       responses: { 200: { description: 'The public profile', schema: PublicProfileEnvelope } },

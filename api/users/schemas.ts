@@ -37,7 +37,9 @@ export const UserUpdate = Type.Object(
   {
     display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     bio: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
-    avatar_url: Type.Optional(Type.Union([Type.String({ format: 'uri', maxLength: 2048, pattern: WEB_URL_PATTERN, description: 'An http(s) URL.' }), Type.Null()])),
+    avatar_url: Type.Optional(
+      Type.Union([Type.String({ format: 'uri', maxLength: 2048, pattern: WEB_URL_PATTERN, description: 'An http(s) URL.' }), Type.Null()]),
+    ),
     notification_prefs: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 50 })),
   },
   { additionalProperties: false },
@@ -47,9 +49,17 @@ export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLen
 
 export function toUser(row: UserRow) {
   return {
-    id: row.id, email: row.email, display_name: row.display_name, slug: row.slug, bio: row.bio, avatar_url: row.avatar_url,
-    role: row.role, email_verified: row.email_verified, phone_verified: row.phone_verified,
-    notification_prefs: row.notification_prefs, created_at: row.created_at,
+    id: row.id,
+    email: row.email,
+    display_name: row.display_name,
+    slug: row.slug,
+    bio: row.bio,
+    avatar_url: row.avatar_url,
+    role: row.role,
+    email_verified: row.email_verified,
+    phone_verified: row.phone_verified,
+    notification_prefs: row.notification_prefs,
+    created_at: row.created_at,
   };
 }
 

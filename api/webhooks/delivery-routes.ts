@@ -7,7 +7,17 @@ import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { findDelivery, findEndpoint, listAttempts, listDeliveries } from '../../core/webhooks/queries.ts';
 import { redeliver, replaySince } from '../../core/webhooks/redelivery.ts';
-import { DeliveryEnvelope, DeliveryList, DeliveryListQuery, DeliveryParams, ReplayEnvelope, ReplayRequest, toAttempt, toDelivery, WebhookParams } from './schemas.ts';
+import {
+  DeliveryEnvelope,
+  DeliveryList,
+  DeliveryListQuery,
+  DeliveryParams,
+  ReplayEnvelope,
+  ReplayRequest,
+  toAttempt,
+  toDelivery,
+  WebhookParams,
+} from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'webhook-deliveries');
 
@@ -23,9 +33,14 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
 
   return [
     defineRoute({
-      ...base, method: 'get', path: '/v1/webhooks/:id/deliveries', operationId: 'listWebhookDeliveries', permission: 'read',
+      ...base,
+      method: 'get',
+      path: '/v1/webhooks/:id/deliveries',
+      operationId: 'listWebhookDeliveries',
+      permission: 'read',
       summary: 'Deliveries to an endpoint, newest first, optionally by status',
-      params: WebhookParams, query: DeliveryListQuery,
+      params: WebhookParams,
+      query: DeliveryListQuery,
       responses: { 200: { description: 'Deliveries', schema: DeliveryList } },
       async handler(ctx, { params, query }) {
         await ownEndpoint(ctx, params.id);
@@ -35,7 +50,11 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
       },
     }),
     defineRoute({
-      ...base, method: 'get', path: '/v1/webhooks/:id/deliveries/:delivery_id', operationId: 'getWebhookDelivery', permission: 'read',
+      ...base,
+      method: 'get',
+      path: '/v1/webhooks/:id/deliveries/:delivery_id',
+      operationId: 'getWebhookDelivery',
+      permission: 'read',
       summary: 'One delivery with every attempt: time, status code, latency, error, first bytes of the answer',
       params: DeliveryParams,
       responses: { 200: { description: 'The delivery', schema: DeliveryEnvelope } },
@@ -47,8 +66,12 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/webhooks/:id/deliveries/:delivery_id/redeliver', operationId: 'redeliverWebhookDelivery', permission: 'write',
-      summary: 'Send a delivery\'s event again, as a new delivery with its own id',
+      ...base,
+      method: 'post',
+      path: '/v1/webhooks/:id/deliveries/:delivery_id/redeliver',
+      operationId: 'redeliverWebhookDelivery',
+      permission: 'write',
+      summary: "Send a delivery's event again, as a new delivery with its own id",
       params: DeliveryParams,
       responses: { 202: { description: 'The new delivery, queued', schema: DeliveryEnvelope } },
       async handler(ctx, { params }) {
@@ -61,10 +84,18 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/webhooks/:id/replay', operationId: 'replayWebhookEvents', permission: 'write',
+      ...base,
+      method: 'post',
+      path: '/v1/webhooks/:id/replay',
+      operationId: 'replayWebhookEvents',
+      permission: 'write',
       summary: 'Re-send every subscribed event since a time (after an outage of your receiver), up to 10,000 per call and 10 calls per endpoint per hour',
-      params: WebhookParams, body: ReplayRequest,
-      responses: { 202: { description: 'How many deliveries were queued', schema: ReplayEnvelope }, 429: { description: 'Replayed 10 times within the last hour (code replay_limit)' } },
+      params: WebhookParams,
+      body: ReplayRequest,
+      responses: {
+        202: { description: 'How many deliveries were queued', schema: ReplayEnvelope },
+        429: { description: 'Replayed 10 times within the last hour (code replay_limit)' },
+      },
       async handler(ctx, { params, body }) {
         const endpoint = await ownEndpoint(ctx, params.id);
         assertThat(endpoint.is_active, 'conflict', inactive, { code: 'webhook_inactive' });

@@ -10,7 +10,14 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { createDeliveryRoutes } from './delivery-routes.ts';
 import { deleteEndpoint, findEndpoint, insertEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../../core/webhooks/queries.ts';
 import {
-  toWebhookEndpoint, WebhookCreate, WebhookEnvelope, WebhookList, WebhookListQuery, WebhookParams, WebhookUpdate, WebhookWithSecretEnvelope,
+  toWebhookEndpoint,
+  WebhookCreate,
+  WebhookEnvelope,
+  WebhookList,
+  WebhookListQuery,
+  WebhookParams,
+  WebhookUpdate,
+  WebhookWithSecretEnvelope,
 } from './schemas.ts';
 import { createSecretBox, generateSigningSecret } from '../../core/webhooks/signing-secrets.ts';
 import { refuseWebhookUrl } from '../../core/webhooks/url-guard.ts';
@@ -32,7 +39,12 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
 
   return [
     defineRoute({
-      ...base, method: 'get', path: '/v1/webhooks', operationId: 'listWebhooks', permission: 'read', summary: 'Your webhook endpoints, newest first',
+      ...base,
+      method: 'get',
+      path: '/v1/webhooks',
+      operationId: 'listWebhooks',
+      permission: 'read',
+      summary: 'Your webhook endpoints, newest first',
       query: WebhookListQuery,
       responses: { 200: { description: 'Endpoints (never their secrets)', schema: WebhookList } },
       async handler(ctx, { query }) {
@@ -42,8 +54,14 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/webhooks', operationId: 'createWebhook', revealsSecret: true, permission: 'write',
-      summary: 'Register an endpoint for events of your petitions (an administrator\'s, made with a full credential, ' +
+      ...base,
+      method: 'post',
+      path: '/v1/webhooks',
+      operationId: 'createWebhook',
+      revealsSecret: true,
+      permission: 'write',
+      summary:
+        "Register an endpoint for events of your petitions (an administrator's, made with a full credential, " +
         'get every event); at most 20 per account; the signing secret is in this answer only',
       body: WebhookCreate,
       responses: { 201: { description: 'The endpoint with its secret', schema: WebhookWithSecretEnvelope } },
@@ -53,13 +71,24 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
         const principal = ctx.state.principal!;
         // Every platform event is an administrator's to receive, and only through a full credential.
         const platformWide = principal.role === 'admin' && principal.scope === 'full';
-        const row = await insertEndpoint(db, { userId: principal.userId, url: body.url, events: body.events, sealedSecret: secrets.seal(secret), platformWide });
+        const row = await insertEndpoint(db, {
+          userId: principal.userId,
+          url: body.url,
+          events: body.events,
+          sealedSecret: secrets.seal(secret),
+          platformWide,
+        });
         ctx.set('Location', `/v1/webhooks/${row.id}`);
         sendData(ctx, { ...toWebhookEndpoint(row), secret }, 201);
       },
     }),
     defineRoute({
-      ...base, method: 'get', path: '/v1/webhooks/:id', operationId: 'getWebhook', permission: 'read', summary: 'One of your endpoints',
+      ...base,
+      method: 'get',
+      path: '/v1/webhooks/:id',
+      operationId: 'getWebhook',
+      permission: 'read',
+      summary: 'One of your endpoints',
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint', schema: WebhookEnvelope } },
       async handler(ctx, { params }) {
@@ -69,9 +98,14 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       },
     }),
     defineRoute({
-      ...base, method: 'patch', path: '/v1/webhooks/:id', operationId: 'updateWebhook', permission: 'write',
+      ...base,
+      method: 'patch',
+      path: '/v1/webhooks/:id',
+      operationId: 'updateWebhook',
+      permission: 'write',
       summary: 'Change the URL or events, or switch the endpoint off and on (on again sends what waited)',
-      params: WebhookParams, body: WebhookUpdate,
+      params: WebhookParams,
+      body: WebhookUpdate,
       responses: { 200: { description: 'The endpoint', schema: WebhookEnvelope } },
       async handler(ctx, { params, body }) {
         if (body.url !== undefined) await assertAllowedUrl(body.url);
@@ -81,7 +115,12 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       },
     }),
     defineRoute({
-      ...base, method: 'delete', path: '/v1/webhooks/:id', operationId: 'deleteWebhook', permission: 'destroy', summary: 'Delete an endpoint with its delivery history',
+      ...base,
+      method: 'delete',
+      path: '/v1/webhooks/:id',
+      operationId: 'deleteWebhook',
+      permission: 'destroy',
+      summary: 'Delete an endpoint with its delivery history',
       params: WebhookParams,
       responses: { 204: { description: 'Deleted' } },
       async handler(ctx, { params }) {
@@ -90,8 +129,14 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       },
     }),
     defineRoute({
-      ...base, method: 'post', path: '/v1/webhooks/:id/rotate-secret', operationId: 'rotateWebhookSecret', revealsSecret: true, permission: 'destroy',
-      summary: 'Issue a new signing secret; for RALLY_WEBHOOK_SECRET_GRACE_PERIOD (24h) deliveries also carry X-Rally-Signature-Previous, signed with the old one',
+      ...base,
+      method: 'post',
+      path: '/v1/webhooks/:id/rotate-secret',
+      operationId: 'rotateWebhookSecret',
+      revealsSecret: true,
+      permission: 'destroy',
+      summary:
+        'Issue a new signing secret; for RALLY_WEBHOOK_SECRET_GRACE_PERIOD (24h) deliveries also carry X-Rally-Signature-Previous, signed with the old one',
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint with its new secret', schema: WebhookWithSecretEnvelope } },
       async handler(ctx, { params }) {

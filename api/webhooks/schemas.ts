@@ -8,19 +8,30 @@ const Meta = Type.Object({ request_id: Type.String(), timestamp: Type.String({ f
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
 
-export const EventName = Type.Union(EVENT_TYPES.map((name) => Type.Literal(name)), {
-  description: "An event of the Events table. payment.completed is emitted when an operator upgrades an " +
-    "organization's tier (rally orgs set-tier); its data names the organization and both tiers.",
-});
+export const EventName = Type.Union(
+  EVENT_TYPES.map((name) => Type.Literal(name)),
+  {
+    description:
+      'An event of the Events table. payment.completed is emitted when an operator upgrades an ' +
+      "organization's tier (rally orgs set-tier); its data names the organization and both tiers.",
+  },
+);
 const Events = Type.Array(EventName, { minItems: 1, maxItems: 20, uniqueItems: true });
-const Url = Type.String({ format: 'uri', maxLength: 2048, description: 'https (http and private addresses only with RALLY_WEBHOOK_ALLOW_PRIVATE outside production).' });
+const Url = Type.String({
+  format: 'uri',
+  maxLength: 2048,
+  description: 'https (http and private addresses only with RALLY_WEBHOOK_ALLOW_PRIVATE outside production).',
+});
 
 export const WebhookCreate = Type.Object({ url: Url, events: Events }, { additionalProperties: false });
 export const WebhookUpdate = Type.Object(
   { url: Type.Optional(Url), events: Type.Optional(Events), is_active: Type.Optional(Type.Boolean()) },
   { additionalProperties: false, minProperties: 1 },
 );
-export const ReplayRequest = Type.Object({ since: Type.String({ format: 'date-time', description: 'Re-send every subscribed event that occurred at or after this time.' }) }, { additionalProperties: false });
+export const ReplayRequest = Type.Object(
+  { since: Type.String({ format: 'date-time', description: 'Re-send every subscribed event that occurred at or after this time.' }) },
+  { additionalProperties: false },
+);
 
 export const WebhookEndpoint = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -29,10 +40,16 @@ export const WebhookEndpoint = Type.Object({
   is_active: Type.Boolean(),
   created_at: DateTime,
   updated_at: DateTime,
-  deactivated_at: Type.Union([DateTime, Type.Null()], { description: 'Set when Rally switched the endpoint off after failing for RALLY_WEBHOOK_DEACTIVATE_AFTER.' }),
+  deactivated_at: Type.Union([DateTime, Type.Null()], {
+    description: 'Set when Rally switched the endpoint off after failing for RALLY_WEBHOOK_DEACTIVATE_AFTER.',
+  }),
   deactivation_reason: Type.Union([Type.String(), Type.Null()]),
-  previous_secret_expires_at: Type.Union([DateTime, Type.Null()], { description: 'Until then, deliveries also carry X-Rally-Signature-Previous, signed with the previous secret.' }),
-  platform_wide: Type.Boolean({ description: 'Receives every platform event: made by an administrator with a full credential. Otherwise only events of your own petitions.' }),
+  previous_secret_expires_at: Type.Union([DateTime, Type.Null()], {
+    description: 'Until then, deliveries also carry X-Rally-Signature-Previous, signed with the previous secret.',
+  }),
+  platform_wide: Type.Boolean({
+    description: 'Receives every platform event: made by an administrator with a full credential. Otherwise only events of your own petitions.',
+  }),
 });
 const WithSecret = Type.Composite([WebhookEndpoint, Type.Object({ secret: Type.String({ description: 'The signing secret. Shown once; store it now.' }) })]);
 
@@ -76,21 +93,40 @@ export const ReplayEnvelope = Type.Object({
 export const WebhookParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const DeliveryParams = Type.Object({ id: Type.String({ format: 'uuid' }), delivery_id: Type.String({ format: 'uuid' }) });
 export const WebhookListQuery = Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
-export const DeliveryListQuery = Type.Object({ status: Type.Optional(DeliveryStatus), cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
+export const DeliveryListQuery = Type.Object(
+  { status: Type.Optional(DeliveryStatus), cursor: Type.Optional(CursorQuery), limit: LimitQuery() },
+  { additionalProperties: false },
+);
 
 export function toWebhookEndpoint(row: EndpointRow) {
   return {
-    id: row.id, url: row.url, events: row.events, is_active: row.is_active, created_at: row.created_at, updated_at: row.updated_at,
-    deactivated_at: row.deactivated_at, deactivation_reason: row.deactivation_reason,
-    previous_secret_expires_at: row.previous_secret_expires_at && Date.parse(row.previous_secret_expires_at) > Date.now() ? row.previous_secret_expires_at : null,
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    is_active: row.is_active,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    deactivated_at: row.deactivated_at,
+    deactivation_reason: row.deactivation_reason,
+    previous_secret_expires_at:
+      row.previous_secret_expires_at && Date.parse(row.previous_secret_expires_at) > Date.now() ? row.previous_secret_expires_at : null,
     platform_wide: row.platform_wide,
   };
 }
 
 export function toDelivery(row: DeliveryRow) {
   return {
-    id: row.id, webhook_id: row.endpoint_id, event_id: row.event_id, event_type: row.event_type, cause: row.cause, status: row.status,
-    attempt_count: row.attempt_count, last_status_code: row.last_status_code, last_error: row.last_error, created_at: row.created_at, finished_at: row.finished_at,
+    id: row.id,
+    webhook_id: row.endpoint_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    cause: row.cause,
+    status: row.status,
+    attempt_count: row.attempt_count,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    created_at: row.created_at,
+    finished_at: row.finished_at,
   };
 }
 

@@ -16,7 +16,9 @@ export async function createUser(db: DatabasePool, config: Config, args: string[
   });
   if (!values.email || !values.password) throw new CommandError('users create needs --email and --password');
   if (config.identity.issuer) {
-    throw new CommandError(`accounts live in your identity provider (${config.identity.issuer}): create the account there; Rally creates the user at first login`);
+    throw new CommandError(
+      `accounts live in your identity provider (${config.identity.issuer}): create the account there; Rally creates the user at first login`,
+    );
   }
   const displayName = values.name ?? values.email.split('@')[0] ?? 'user';
   return db.transaction(async (tx) => {

@@ -21,8 +21,18 @@ const MAX_ANSWERS = 300;
 export type PetitionAnalytics = Awaited<ReturnType<typeof petitionAnalytics>>;
 export type CachedPetitionAnalytics = (petitionId: string, range: { start: string; end: string }, granularity: Granularity) => Promise<PetitionAnalytics>;
 
-export async function createCachedPetitionAnalytics(deps: { db: DatabasePool; notifications: NotificationListener; log: Logger }): Promise<CachedPetitionAnalytics> {
-  const answers = createAnswerCache<PetitionAnalytics>({ max: MAX_ANSWERS, freshMs: FRESH_MS, maxAgeMs: MAX_AGE_MS, name: 'petition analytics', log: deps.log });
+export async function createCachedPetitionAnalytics(deps: {
+  db: DatabasePool;
+  notifications: NotificationListener;
+  log: Logger;
+}): Promise<CachedPetitionAnalytics> {
+  const answers = createAnswerCache<PetitionAnalytics>({
+    max: MAX_ANSWERS,
+    freshMs: FRESH_MS,
+    maxAgeMs: MAX_AGE_MS,
+    name: 'petition analytics',
+    log: deps.log,
+  });
   await deps.notifications.listen(ROLLUPS_CHANGED_CHANNEL, () => answers.forgetAll());
   deps.notifications.onReconnect(() => answers.forgetAll());
   return (petitionId, range, granularity) =>

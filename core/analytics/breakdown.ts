@@ -29,12 +29,13 @@ export type Breakdown = (dimension: Dimension, limit: number) => Promise<readonl
 /** The top `limit` values of a dimension in the range, busiest first. */
 export async function breakdownFor(db: CommonQueryMethods, petitionId: string, range: DateRange): Promise<Breakdown> {
   const allTime = await coversAllSignatures(db, petitionId, range);
-  return (dimension, limit) => allTime
-    ? db.any(sql.type(Ranked)`
+  return (dimension, limit) =>
+    allTime
+      ? db.any(sql.type(Ranked)`
         SELECT value, context, signatures::bigint AS signatures FROM petition_signature_breakdown
         WHERE petition_id = ${petitionId} AND dimension = ${dimension} AND signatures > 0
         ORDER BY signatures DESC, value LIMIT ${limit}`)
-    : db.any(sql.type(Ranked)`
+      : db.any(sql.type(Ranked)`
         SELECT value, context, sum(signatures)::bigint AS signatures FROM petition_signature_breakdown_daily
         WHERE petition_id = ${petitionId} AND dimension = ${dimension} AND day BETWEEN ${range.start}::date AND ${range.end}::date
         GROUP BY value, context HAVING sum(signatures) > 0

@@ -34,7 +34,13 @@ export function createPageViewCounter({ db, flushIntervalMs, log }: { db: Databa
       await db.query(sql.typeAlias('void')`
         INSERT INTO petition_page_views_hourly AS views (petition_id, hour, views, widget_views)
         SELECT petition_id, date_trunc('hour', now()), page, widget
-        FROM unnest(${sql.array([...batch.keys()], 'uuid')}, ${sql.array(counts.map((count) => count.page), 'int8')}, ${sql.array(counts.map((count) => count.widget), 'int8')})
+        FROM unnest(${sql.array([...batch.keys()], 'uuid')}, ${sql.array(
+          counts.map((count) => count.page),
+          'int8',
+        )}, ${sql.array(
+          counts.map((count) => count.widget),
+          'int8',
+        )})
           AS t(petition_id, page, widget)
         ON CONFLICT ON CONSTRAINT petition_page_views_hourly_pkey DO UPDATE SET
           views = views.views + EXCLUDED.views, widget_views = views.widget_views + EXCLUDED.widget_views

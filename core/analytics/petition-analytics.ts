@@ -33,7 +33,8 @@ export function analyticsRange(petition: PetitionRow, startDate: string | undefi
   const earliest = Date.parse(end) - (MAX_RANGE_DAYS - 1) * DAY_MS;
   const start = startDate ?? isoDate(Math.max(Date.parse(petition.created_at.slice(0, 10)), earliest));
   if (Date.parse(end) < Date.parse(start)) throw invalidField('end_date', 'invalid_range', 'must not be before start_date');
-  if ((Date.parse(end) - Date.parse(start)) / DAY_MS + 1 > MAX_RANGE_DAYS) throw invalidField('start_date', 'range_too_long', `the range may cover at most ${MAX_RANGE_DAYS} days (two years)`);
+  if ((Date.parse(end) - Date.parse(start)) / DAY_MS + 1 > MAX_RANGE_DAYS)
+    throw invalidField('start_date', 'range_too_long', `the range may cover at most ${MAX_RANGE_DAYS} days (two years)`);
   return { start, end };
 }
 
@@ -72,7 +73,10 @@ export async function petitionAnalytics(db: CommonQueryMethods, petitionId: stri
       (SELECT folded_at FROM analytics_fold_state WHERE name = 'signatures') AS as_of
   `);
   return {
-    petition_id: petitionId, start_date: range.start, end_date: range.end, granularity,
+    petition_id: petitionId,
+    start_date: range.start,
+    end_date: range.end,
+    granularity,
     signature_count: totals.total,
     series: [...series],
     geography: {

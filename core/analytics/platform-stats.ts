@@ -17,7 +17,8 @@ export function statsRange(startDate: string | undefined, endDate: string | unde
   const end = endDate ?? new Date().toISOString().slice(0, 10);
   const start = startDate ?? new Date(Date.parse(end) - (DEFAULT_DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
   if (Date.parse(end) < Date.parse(start)) throw invalidField('end_date', 'invalid_range', 'must not be before start_date');
-  if ((Date.parse(end) - Date.parse(start)) / DAY_MS + 1 > MAX_RANGE_DAYS) throw invalidField('start_date', 'range_too_long', `the range may cover at most ${MAX_RANGE_DAYS} days (two years)`);
+  if ((Date.parse(end) - Date.parse(start)) / DAY_MS + 1 > MAX_RANGE_DAYS)
+    throw invalidField('start_date', 'range_too_long', `the range may cover at most ${MAX_RANGE_DAYS} days (two years)`);
   return { start, end };
 }
 
@@ -29,7 +30,9 @@ const Listed = z.object({ id: z.string(), signature_privacy: z.string() });
 export type StatsQuery = { petitionId?: string; start: string; end: string; limit: number };
 
 export async function platformStats(db: CommonQueryMethods, query: StatsQuery) {
-  const one = query.petitionId ? await db.maybeOne(sql.type(Listed)`SELECT p.id, p.signature_privacy FROM petitions p WHERE p.id = ${query.petitionId} AND ${PUBLICLY_LISTED}`) : null;
+  const one = query.petitionId
+    ? await db.maybeOne(sql.type(Listed)`SELECT p.id, p.signature_privacy FROM petitions p WHERE p.id = ${query.petitionId} AND ${PUBLICLY_LISTED}`)
+    : null;
   if (query.petitionId && !one) throw new NotFound('There is no such publicly listed petition.');
   const onlyPetition = one ? sql.fragment`AND p.id = ${one.id}` : sql.fragment``;
   const from = sql.fragment`(${query.start}::date::timestamp AT TIME ZONE 'UTC')`;
@@ -59,10 +62,19 @@ export async function platformStats(db: CommonQueryMethods, query: StatsQuery) {
   `);
   // Where one petition's signers live is shown only when its signatures are public.
   const geography = one
-    ? one.signature_privacy !== 'public' ? [] : (await (await breakdownFor(db, one.id, query))('country', query.limit)).map((row) => ({ country: row.value || null, signatures: row.signatures }))
+    ? one.signature_privacy !== 'public'
+      ? []
+      : (await (await breakdownFor(db, one.id, query))('country', query.limit)).map((row) => ({ country: row.value || null, signatures: row.signatures }))
     : await db.any(sql.type(Country)`
         SELECT NULLIF(country, '') AS country, sum(signatures)::bigint AS signatures FROM signatures_country_daily
         WHERE day BETWEEN ${query.start}::date AND ${query.end}::date GROUP BY country HAVING sum(signatures) > 0
         ORDER BY 2 DESC, country LIMIT ${query.limit}`);
-  return { petition_id: query.petitionId ?? null, start_date: query.start, end_date: query.end, daily: [...daily], trending: [...trending], geography: [...geography] };
+  return {
+    petition_id: query.petitionId ?? null,
+    start_date: query.start,
+    end_date: query.end,
+    daily: [...daily],
+    trending: [...trending],
+    geography: [...geography],
+  };
 }

@@ -31,7 +31,14 @@ function toTokenSet(response: oidc.TokenEndpointResponse & oidc.TokenEndpointRes
     refreshToken: response.refresh_token,
     expiresIn: response.expires_in ?? 0,
     tokenType: response.token_type === 'bearer' ? 'Bearer' : response.token_type,
-    claims: claims ? { sub: claims.sub, email: claims.email as string | undefined, name: claims.name as string | undefined, email_verified: claims.email_verified as boolean | undefined } : undefined,
+    claims: claims
+      ? {
+          sub: claims.sub,
+          email: claims.email as string | undefined,
+          name: claims.name as string | undefined,
+          email_verified: claims.email_verified as boolean | undefined,
+        }
+      : undefined,
   };
 }
 
@@ -50,7 +57,13 @@ export function createIdentityClient(settings: IdentityClientSettings): Identity
 
   function discover(): Promise<oidc.Configuration> {
     configuration ??= oidc
-      .discovery(new URL(settings.issuer), settings.clientId, undefined, oidc.ClientSecretPost(settings.clientSecret), insecure ? { execute: [oidc.allowInsecureRequests] } : undefined)
+      .discovery(
+        new URL(settings.issuer),
+        settings.clientId,
+        undefined,
+        oidc.ClientSecretPost(settings.clientSecret),
+        insecure ? { execute: [oidc.allowInsecureRequests] } : undefined,
+      )
       .catch((error: unknown) => {
         configuration = undefined; // try again on the next call instead of caching the failure
         throw error;

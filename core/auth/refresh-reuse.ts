@@ -10,15 +10,18 @@ import type { RevocationList } from './revocation-list.ts';
 export async function endFamilyAfterReuse(deps: { db: DatabasePool; revocations: RevocationList }, token: RefreshTokenState): Promise<void> {
   const accessTokens = await deps.db.transaction(async (tx) => {
     const alive = await revokeFamily(tx, token.family_id);
-    await notifyUsers(tx, [{
-      userId: token.user_id,
-      type: 'account.session_revoked',
-      title: 'A session of yours was ended',
-      body: 'A refresh token that had already been used was presented again, which happens when a token is stolen. '
-        + 'That login was ended on every device; log in again, and change your password if this was not you.',
-      data: { family_id: token.family_id },
-      dedupeKey: `refresh-reuse:${token.family_id}`,
-    }]);
+    await notifyUsers(tx, [
+      {
+        userId: token.user_id,
+        type: 'account.session_revoked',
+        title: 'A session of yours was ended',
+        body:
+          'A refresh token that had already been used was presented again, which happens when a token is stolen. ' +
+          'That login was ended on every device; log in again, and change your password if this was not you.',
+        data: { family_id: token.family_id },
+        dedupeKey: `refresh-reuse:${token.family_id}`,
+      },
+    ]);
     return alive;
   });
   await deps.revocations.revokeMany(accessTokens);

@@ -24,7 +24,11 @@ export type ScopeArea = 'petitions' | 'signatures' | 'profile';
 const APP_WRITE: readonly Permission[] = ['read', 'write', 'destroy'];
 
 export const OAUTH_SCOPE_PERMISSIONS: Record<OAuthScope, { area: ScopeArea; permissions: readonly Permission[]; description: string }> = {
-  'read:petitions': { area: 'petitions', permissions: SCOPE_PERMISSIONS.read, description: 'See petitions, their comments, updates and responses, including your private ones' },
+  'read:petitions': {
+    area: 'petitions',
+    permissions: SCOPE_PERMISSIONS.read,
+    description: 'See petitions, their comments, updates and responses, including your private ones',
+  },
   'write:petitions': { area: 'petitions', permissions: APP_WRITE, description: 'Start, edit, publish, close and delete petitions and comments as you' },
   'read:signatures': { area: 'signatures', permissions: SCOPE_PERMISSIONS.read, description: 'See who signed petitions you can see' },
   'write:signatures': { area: 'signatures', permissions: APP_WRITE, description: 'Sign and unsign petitions as you' },

@@ -9,11 +9,22 @@ import type { IdentityClient, TokenSet } from './identity-client.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import { endFamilyAfterReuse } from './refresh-reuse.ts';
 import {
-  claimForRotation, findRefreshToken, recordFamilyAccessToken, recordRefreshToken, releaseRotationClaim, type RefreshTokenState,
+  claimForRotation,
+  findRefreshToken,
+  recordFamilyAccessToken,
+  recordRefreshToken,
+  releaseRotationClaim,
+  type RefreshTokenState,
 } from './refresh-tokens.ts';
 import type { RevocationList } from './revocation-list.ts';
 
-export type SessionDependencies = { db: DatabasePool; identity: IdentityClient; throttle: LoginThrottle; refreshTokenTtlMs: number; revocations: RevocationList };
+export type SessionDependencies = {
+  db: DatabasePool;
+  identity: IdentityClient;
+  throttle: LoginThrottle;
+  refreshTokenTtlMs: number;
+  revocations: RevocationList;
+};
 
 /** The tokens of a new or refreshed session; refreshToken is the one the client keeps from now on. */
 export type Session = { tokens: TokenSet; refreshToken: string };

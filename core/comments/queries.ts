@@ -40,9 +40,10 @@ export type CommentPage =
  * as [deleted]) while it has live replies.
  */
 export function listTopLevelComments(db: CommonQueryMethods, petitionId: string, page: CommentPage, limit: number) {
-  const keyset = page.sort === 'popular'
-    ? afterPosition([[sql.fragment`c.reply_count`, 'int8'], ...recencyKey('c')], page.after, 'desc')
-    : afterPosition(recencyKey('c'), page.after, 'desc');
+  const keyset =
+    page.sort === 'popular'
+      ? afterPosition([[sql.fragment`c.reply_count`, 'int8'], ...recencyKey('c')], page.after, 'desc')
+      : afterPosition(recencyKey('c'), page.after, 'desc');
   return db.any(sql.type(CommentRow)`
     ${COMMENT_SELECT}
     WHERE c.petition_id = ${petitionId} AND c.parent_id IS NULL AND NOT c.is_hidden
@@ -84,7 +85,10 @@ export function listDescendants(db: CommonQueryMethods, rootIds: readonly string
  * Built without recursion, deepest rows first, so no thread shape can exhaust the stack.
  */
 export async function withReplies(db: CommonQueryMethods, roots: readonly CommentRow[]): Promise<CommentView[]> {
-  const descendants = await listDescendants(db, roots.map((root) => root.id));
+  const descendants = await listDescendants(
+    db,
+    roots.map((root) => root.id),
+  );
   const byDepth = [...descendants].sort((a, b) => b.depth - a.depth);
   // Built replies per parent id; descendants arrive oldest first, and a stable sort keeps that order.
   const built = new Map<string, CommentView[]>();
@@ -120,7 +124,10 @@ export async function countReplyOnParent(tx: CommonQueryMethods, parentId: strin
   `);
 }
 
-export async function insertComment(tx: CommonQueryMethods, comment: { petitionId: string; userId: string; parentId: string | null; depth: number; body: string }) {
+export async function insertComment(
+  tx: CommonQueryMethods,
+  comment: { petitionId: string; userId: string; parentId: string | null; depth: number; body: string },
+) {
   const id = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`
     INSERT INTO comments (petition_id, user_id, parent_id, depth, body)
     VALUES (${comment.petitionId}, ${comment.userId}, ${comment.parentId}, ${comment.depth}, ${comment.body})

@@ -19,8 +19,10 @@ const addressHash = (email: string) => sql.fragment`sha256(convert_to(lower(${em
 const lockPetition = (petitionId: string) => sql.fragment`pg_advisory_xact_lock(hashtextextended('decision-maker-invitations:' || ${petitionId}, 0))`;
 
 const Usage = z.object({
-  petition_count: z.number(), petition_retry: z.number().nullable(),
-  creator_count: z.number(), creator_retry: z.number().nullable(),
+  petition_count: z.number(),
+  petition_retry: z.number().nullable(),
+  creator_count: z.number(),
+  creator_retry: z.number().nullable(),
   address_retry: z.number().nullable(),
 });
 
@@ -51,10 +53,18 @@ export async function assertInvitationBudget(tx: CommonQueryMethods, invitation:
   `);
   const refuse = (detail: string, code: string, retry: number | null) => new RateLimited(detail, { code, retryAfterSeconds: Math.max(1, retry ?? 1) });
   if (usage.address_retry !== null) {
-    throw refuse(`This address was invited to this petition within the last ${DAYS_BETWEEN_INVITATIONS_OF_AN_ADDRESS} days.`, 'address_recently_invited', usage.address_retry);
+    throw refuse(
+      `This address was invited to this petition within the last ${DAYS_BETWEEN_INVITATIONS_OF_AN_ADDRESS} days.`,
+      'address_recently_invited',
+      usage.address_retry,
+    );
   }
   if (usage.petition_count >= INVITATIONS_PER_PETITION_PER_DAY) {
-    throw refuse(`A petition sends at most ${INVITATIONS_PER_PETITION_PER_DAY} invitations a day, removed decision makers included.`, 'invitation_limit', usage.petition_retry);
+    throw refuse(
+      `A petition sends at most ${INVITATIONS_PER_PETITION_PER_DAY} invitations a day, removed decision makers included.`,
+      'invitation_limit',
+      usage.petition_retry,
+    );
   }
   if (usage.creator_count >= INVITATIONS_PER_CREATOR_PER_DAY) {
     throw refuse(`Your petitions send at most ${INVITATIONS_PER_CREATOR_PER_DAY} invitations a day together.`, 'invitation_limit', usage.creator_retry);

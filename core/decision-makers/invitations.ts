@@ -5,10 +5,20 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 
 const Invitee = z.object({
-  name: z.string(), title: z.string(), email: z.string(), petition_title: z.string(), petition_slug: z.string(), signature_count: z.number(),
-  decision_maker_id: z.string(), petition_id: z.string(),
-  token_id: z.string().nullable(), sent_at: z.string().nullable(), issued_at: z.string().nullable(), expires_at: z.string().nullable(),
-  responded_at: z.string().nullable(), expired_at: z.string().nullable(),
+  name: z.string(),
+  title: z.string(),
+  email: z.string(),
+  petition_title: z.string(),
+  petition_slug: z.string(),
+  signature_count: z.number(),
+  decision_maker_id: z.string(),
+  petition_id: z.string(),
+  token_id: z.string().nullable(),
+  sent_at: z.string().nullable(),
+  issued_at: z.string().nullable(),
+  expires_at: z.string().nullable(),
+  responded_at: z.string().nullable(),
+  expired_at: z.string().nullable(),
 });
 export type Invitee = z.infer<typeof Invitee>;
 

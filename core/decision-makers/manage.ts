@@ -13,10 +13,17 @@ import { assertCreator, countDecisionMakers, findResponse, insertDecisionMaker, 
 // As many as a petition may name when it is created.
 export const MAX_DECISION_MAKERS = 50;
 
-export async function addDecisionMaker(deps: DecisionMakerDependencies, viewer: Viewer, petitionId: string, person: { name: string; title: string; email: string }) {
+export async function addDecisionMaker(
+  deps: DecisionMakerDependencies,
+  viewer: Viewer,
+  petitionId: string,
+  person: { name: string; title: string; email: string },
+) {
   return deps.db.transaction(async (tx) => {
     const petition = await assertCreator(tx, viewer, petitionId, { lock: true });
-    ensure((await countDecisionMakers(tx, petitionId)) < MAX_DECISION_MAKERS, Conflict, `A petition names at most ${MAX_DECISION_MAKERS} decision makers.`, { code: 'decision_maker_limit' });
+    ensure((await countDecisionMakers(tx, petitionId)) < MAX_DECISION_MAKERS, Conflict, `A petition names at most ${MAX_DECISION_MAKERS} decision makers.`, {
+      code: 'decision_maker_limit',
+    });
     // Only an active petition mails at once; a draft's decision makers are invited (and logged) at publish.
     if (petition.status === 'active') await assertInvitationBudget(tx, { petitionId, creatorId: petition.creator_id, email: person.email });
     const row = await insertDecisionMaker(tx, petitionId, person);

@@ -11,9 +11,19 @@ import { toResponse } from './presenter.ts';
 import { insertResponse } from './queries.ts';
 
 const PortalRow = z.object({
-  token_id: z.string(), expires_at: z.string(), responded_at: z.string().nullable(), expired: z.boolean(),
-  decision_maker_id: z.string(), name: z.string(), title: z.string(),
-  petition_id: z.string(), slug: z.string(), petition_title: z.string(), description: z.string(), status: z.string(), signature_count: z.number(),
+  token_id: z.string(),
+  expires_at: z.string(),
+  responded_at: z.string().nullable(),
+  expired: z.boolean(),
+  decision_maker_id: z.string(),
+  name: z.string(),
+  title: z.string(),
+  petition_id: z.string(),
+  slug: z.string(),
+  petition_title: z.string(),
+  description: z.string(),
+  status: z.string(),
+  signature_count: z.number(),
 });
 export type PortalRow = z.infer<typeof PortalRow>;
 
@@ -51,14 +61,21 @@ export async function submitPortalResponse(db: DatabasePool, rawToken: string, a
     const row = await findByToken(tx, rawToken, { lock: true });
     if (row.responded_at) throw new Conflict('A response was already given through this link.', { code: 'already_responded' });
     const created = await insertResponse(tx, {
-      tokenId: row.token_id, status: answer.status, body: answer.body,
+      tokenId: row.token_id,
+      status: answer.status,
+      body: answer.body,
       decisionMaker: { id: row.decision_maker_id, petition_id: row.petition_id, name: row.name, title: row.title },
     });
     await tx.query(sql.typeAlias('void')`UPDATE response_tokens SET responded_at = now() WHERE id = ${row.token_id}`);
     await tx.query(sql.typeAlias('void')`
       UPDATE petition_decision_makers SET delivery_status = 'responded', responded_at = now() WHERE id = ${row.decision_maker_id}
     `);
-    await recordEvent(tx, { type: 'response.submitted', actor: { type: 'decision_maker', id: row.decision_maker_id }, petitionId: row.petition_id, data: toResponse(created) });
+    await recordEvent(tx, {
+      type: 'response.submitted',
+      actor: { type: 'decision_maker', id: row.decision_maker_id },
+      petitionId: row.petition_id,
+      data: toResponse(created),
+    });
     return { created, tokenId: row.token_id };
   });
 }

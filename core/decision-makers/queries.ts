@@ -89,7 +89,11 @@ export async function deleteDecisionMaker(db: CommonQueryMethods, petitionId: st
   `);
 }
 
-export function listResponses(db: CommonQueryMethods, petitionId: string, options: { includeUnpublished: boolean; after?: readonly [string, string]; limit: number }) {
+export function listResponses(
+  db: CommonQueryMethods,
+  petitionId: string,
+  options: { includeUnpublished: boolean; after?: readonly [string, string]; limit: number },
+) {
   const keyset = afterPosition(recencyKey(), options.after, 'desc');
   return db.any(sql.type(ResponseRow)`
     SELECT ${RESPONSE_COLUMNS} FROM decision_maker_responses
@@ -102,14 +106,19 @@ export function listResponses(db: CommonQueryMethods, petitionId: string, option
 }
 
 export function findResponse(db: CommonQueryMethods, petitionId: string, id: string) {
-  return db.maybeOne(sql.type(ResponseRow)`SELECT ${RESPONSE_COLUMNS} FROM decision_maker_responses WHERE id = ${id} AND petition_id = ${petitionId} FOR UPDATE`);
+  return db.maybeOne(
+    sql.type(ResponseRow)`SELECT ${RESPONSE_COLUMNS} FROM decision_maker_responses WHERE id = ${id} AND petition_id = ${petitionId} FOR UPDATE`,
+  );
 }
 
 export function markResponsePublished(db: CommonQueryMethods, id: string) {
   return db.one(sql.type(ResponseRow)`UPDATE decision_maker_responses SET published_at = now() WHERE id = ${id} RETURNING ${RESPONSE_COLUMNS}`);
 }
 
-export function insertResponse(db: CommonQueryMethods, input: { tokenId: string; decisionMaker: { id: string; petition_id: string; name: string; title: string }; status: string; body: string }) {
+export function insertResponse(
+  db: CommonQueryMethods,
+  input: { tokenId: string; decisionMaker: { id: string; petition_id: string; name: string; title: string }; status: string; body: string },
+) {
   return db.one(sql.type(ResponseRow)`
     INSERT INTO decision_maker_responses (petition_id, decision_maker_id, token_id, decision_maker_name, decision_maker_title, status, body)
     VALUES (${input.decisionMaker.petition_id}, ${input.decisionMaker.id}, ${input.tokenId},

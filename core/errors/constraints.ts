@@ -15,7 +15,8 @@ const CONSTRAINT_ERRORS: Record<string, (cause: unknown) => DomainError> = {
   petitions_category_id_fkey: () => invalidField('categoryId', 'unknown_category', 'There is no category with this id.'),
   signatures_one_per_user: () => new Conflict('You have already signed this petition.', { code: 'already_signed' }),
   petitions_tags_limit: () => invalidField('tags', 'tag_limit_exceeded', 'A petition has at most 10 tags.'),
-  organizations_name_unique: () => new Conflict('An organization with this name already exists (names are compared case-insensitively).', { code: 'organization_name_taken' }),
+  organizations_name_unique: () =>
+    new Conflict('An organization with this name already exists (names are compared case-insensitively).', { code: 'organization_name_taken' }),
   organizations_slug_unique: () => new Conflict('An organization with this slug already exists; choose a different name.', { code: 'organization_slug_taken' }),
   organizations_name_length: () => invalidField('name', 'too_small', 'The name needs 2 to 100 characters besides surrounding spaces.'),
   organization_members_one_per_user: () => new Conflict('This user is already a member of the organization.', { code: 'already_member' }),

@@ -48,38 +48,60 @@ export class DomainError extends Error {
 type Options = DomainErrorOptions;
 
 export class Invalid extends DomainError {
-  constructor(detail: string, options?: Options) { super('invalid', detail, options); }
+  constructor(detail: string, options?: Options) {
+    super('invalid', detail, options);
+  }
 }
 export class Unauthenticated extends DomainError {
-  constructor(detail: string, options?: Options) { super('unauthenticated', detail, options); }
+  constructor(detail: string, options?: Options) {
+    super('unauthenticated', detail, options);
+  }
 }
 export class Forbidden extends DomainError {
-  constructor(detail: string, options?: Options) { super('forbidden', detail, options); }
+  constructor(detail: string, options?: Options) {
+    super('forbidden', detail, options);
+  }
 }
 export class NotFound extends DomainError {
-  constructor(detail: string, options?: Options) { super('not-found', detail, options); }
+  constructor(detail: string, options?: Options) {
+    super('not-found', detail, options);
+  }
 }
 export class Conflict extends DomainError {
-  constructor(detail: string, options?: Options) { super('conflict', detail, options); }
+  constructor(detail: string, options?: Options) {
+    super('conflict', detail, options);
+  }
 }
 export class Gone extends DomainError {
-  constructor(detail: string, options?: Options) { super('gone', detail, options); }
+  constructor(detail: string, options?: Options) {
+    super('gone', detail, options);
+  }
 }
 export class TooLarge extends DomainError {
-  constructor(detail: string, options?: Options) { super('too-large', detail, options); }
+  constructor(detail: string, options?: Options) {
+    super('too-large', detail, options);
+  }
 }
 export class LimitReached extends DomainError {
-  constructor(detail: string, options?: Options) { super('limit-reached', detail, { code: 'limit_reached', ...options }); }
+  constructor(detail: string, options?: Options) {
+    super('limit-reached', detail, { code: 'limit_reached', ...options });
+  }
 }
 /** A limit of the organization's paid tier: upgrading the tier lifts it (402). */
 export class PaymentRequired extends DomainError {
-  constructor(detail: string, options?: Options) { super('payment-required', detail, options); }
+  constructor(detail: string, options?: Options) {
+    super('payment-required', detail, options);
+  }
 }
 export class RateLimited extends DomainError {
-  constructor(detail: string, options?: Options) { super('rate-limited', detail, options); }
+  constructor(detail: string, options?: Options) {
+    super('rate-limited', detail, options);
+  }
 }
 export class Unavailable extends DomainError {
-  constructor(detail: string, options?: Options) { super('unavailable', detail, options); }
+  constructor(detail: string, options?: Options) {
+    super('unavailable', detail, options);
+  }
 }
 
 /** A 422-style error for one field, for rules JSON Schema cannot express. */

@@ -78,7 +78,13 @@ export async function claimDeliveryBatches(tx: DatabaseTransactionConnection, op
   return tx.oneFirst(sql.type(z.object({ claimed: z.number() }))`
     WITH room AS (
       SELECT w.id, LEAST(w.delivery_window - busy.first_attempts, ${options.ceiling} - busy.unfinished) AS free
-      FROM unnest(${sql.array(endpoints.map((endpoint) => endpoint.id), 'uuid')}, ${sql.array(endpoints.map((endpoint) => endpoint.delivery_window), 'int4')}) AS w(id, delivery_window)
+      FROM unnest(${sql.array(
+        endpoints.map((endpoint) => endpoint.id),
+        'uuid',
+      )}, ${sql.array(
+        endpoints.map((endpoint) => endpoint.delivery_window),
+        'int4',
+      )}) AS w(id, delivery_window)
       CROSS JOIN LATERAL (
         SELECT count(*) FILTER (WHERE f.status = 'pending') AS first_attempts, count(*) AS unfinished FROM webhook_deliveries f
         WHERE f.endpoint_id = w.id AND f.started_at IS NOT NULL AND f.finished_at IS NULL

@@ -16,7 +16,13 @@ export type NewEvent = { type: EventType; actor: Actor; petitionId?: string | nu
 export const EVENTS_CHANNEL = 'rally_events';
 
 /** Each column of an outbox row as SQL: parameters, or expressions over the statement's own rows. */
-export type EventColumns = { type: FragmentSqlToken; actorType: FragmentSqlToken; actorId: FragmentSqlToken; petitionId: FragmentSqlToken; data: FragmentSqlToken };
+export type EventColumns = {
+  type: FragmentSqlToken;
+  actorType: FragmentSqlToken;
+  actorId: FragmentSqlToken;
+  petitionId: FragmentSqlToken;
+  data: FragmentSqlToken;
+};
 
 /**
  * THE outbox insert, as a fragment that statements may embed (the signing statement does, in a CTE,
@@ -36,13 +42,15 @@ export function insertEvent(columns: EventColumns, from?: FragmentSqlToken): Fra
 export const NOTIFY_DISPATCHER = sql.fragment`pg_notify(${EVENTS_CHANNEL}, '')`;
 
 export async function recordEvent(tx: CommonQueryMethods, event: NewEvent): Promise<string> {
-  const id = await tx.oneFirst(sql.type(z.object({ id: z.string() }))`${insertEvent({
-    type: sql.fragment`${event.type}::text`,
-    actorType: sql.fragment`${event.actor.type}::text`,
-    actorId: sql.fragment`${event.actor.id}::text`,
-    petitionId: sql.fragment`${event.petitionId ?? null}::uuid`,
-    data: sql.fragment`${sql.jsonb(event.data as never)}`,
-  })}`);
+  const id = await tx.oneFirst(
+    sql.type(z.object({ id: z.string() }))`${insertEvent({
+      type: sql.fragment`${event.type}::text`,
+      actorType: sql.fragment`${event.actor.type}::text`,
+      actorId: sql.fragment`${event.actor.id}::text`,
+      petitionId: sql.fragment`${event.petitionId ?? null}::uuid`,
+      data: sql.fragment`${sql.jsonb(event.data as never)}`,
+    })}`,
+  );
   await tx.query(sql.typeAlias('void')`SELECT FROM ${NOTIFY_DISPATCHER}`);
   return id;
 }

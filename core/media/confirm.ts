@@ -39,7 +39,9 @@ async function resolveEntity(tx: CommonQueryMethods, media: MediaRow, entityId: 
   }
   if (media.entity_type === 'org_logo' && entityId) {
     ensure(await organizationExists(tx, entityId), NotFound, `There is no organization ${entityId}.`);
-    ensure(await isOrganizationAdmin(tx, entityId, media.owner_id), Forbidden, 'Only an owner or admin of this organization may set its logo.', { code: 'organization_role_required' });
+    ensure(await isOrganizationAdmin(tx, entityId, media.owner_id), Forbidden, 'Only an owner or admin of this organization may set its logo.', {
+      code: 'organization_role_required',
+    });
   }
   // Update images and organization covers are stored as given; their resources link them.
   return entityId ?? null;

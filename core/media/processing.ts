@@ -30,7 +30,12 @@ export async function markMediaFailed(db: CommonQueryMethods, mediaId: string, r
  * administer is ever changed. Returns
  * the id of the entity changed, or null.
  */
-export function attachMediaVariants(db: DatabasePool, mediaId: string, result: { width: number; height: number; variants: MediaVariant[] }, urlOf: (media: MediaRow) => string | null) {
+export function attachMediaVariants(
+  db: DatabasePool,
+  mediaId: string,
+  result: { width: number; height: number; variants: MediaVariant[] },
+  urlOf: (media: MediaRow) => string | null,
+) {
   return db.transaction(async (tx) => {
     const media = await tx.one(sql.type(MediaRow)`
       UPDATE media SET status = 'ready', width = ${result.width}, height = ${result.height}, variants = ${sql.jsonb(result.variants)},

@@ -26,7 +26,12 @@ export async function hideIfReportedEnough(deps: EffectDependencies & AutoHideSe
   if (counted < deps.threshold) return { ...outcome, hidden: false };
   const hidden = await hideTarget(deps, target, SYSTEM_AUDIT);
   if (hidden) {
-    await recordAudit(deps.db, { context: SYSTEM_AUDIT, action: 'moderation.auto_hidden', target, after: { reporters: counted, open_reporters: reporters, threshold: deps.threshold } });
+    await recordAudit(deps.db, {
+      context: SYSTEM_AUDIT,
+      action: 'moderation.auto_hidden',
+      target,
+      after: { reporters: counted, open_reporters: reporters, threshold: deps.threshold },
+    });
   }
   return { ...outcome, hidden };
 }
@@ -90,8 +95,11 @@ export async function applyModerationDecision(deps: EffectDependencies, decision
     }
     const resolved = await resolveOpenReports(tx, target, { action: decision.action, note: decision.note, resolvedBy: decision.audit.actorId });
     await recordAudit(tx, {
-      context: decision.audit, action: 'report.actioned', target: { type: 'report', id: report.id },
-      before: { status: 'open' }, after: { action: decision.action, note: decision.note, target_type: target.type, target_id: target.id, reports_resolved: resolved },
+      context: decision.audit,
+      action: 'report.actioned',
+      target: { type: 'report', id: report.id },
+      before: { status: 'open' },
+      after: { action: decision.action, note: decision.note, target_type: target.type, target_id: target.id, reports_resolved: resolved },
     });
     return warned;
   });
@@ -102,13 +110,21 @@ export async function applyModerationDecision(deps: EffectDependencies, decision
  * `restore` on a report closed while its target stayed hidden (dismissed before dismissal restored,
  * or hidden again by a reviewer since): the target comes back; the closed report keeps its decision.
  */
-async function restoreAfterClosing(deps: EffectDependencies, report: ReportRow, target: ModerationTarget, decision: ModerationDecision): Promise<DecisionOutcome> {
+async function restoreAfterClosing(
+  deps: EffectDependencies,
+  report: ReportRow,
+  target: ModerationTarget,
+  decision: ModerationDecision,
+): Promise<DecisionOutcome> {
   await restoreTarget(deps, target, decision.audit);
   await deps.db.transaction(async (tx) => {
     const count = await resolveOpenReports(tx, target, { action: 'restore', note: decision.note, resolvedBy: decision.audit.actorId });
     await recordAudit(tx, {
-      context: decision.audit, action: 'report.actioned', target: { type: 'report', id: report.id },
-      before: { status: report.status }, after: { action: 'restore', note: decision.note, target_type: target.type, target_id: target.id, reports_resolved: count },
+      context: decision.audit,
+      action: 'report.actioned',
+      target: { type: 'report', id: report.id },
+      before: { status: report.status },
+      after: { action: 'restore', note: decision.note, target_type: target.type, target_id: target.id, reports_resolved: count },
     });
   });
   return { report: presentReport(report), warning: null };

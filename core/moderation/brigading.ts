@@ -39,15 +39,31 @@ export async function watchForBrigading(tx: CommonQueryMethods, report: FiledRep
     RETURNING id
   `);
   if (!alertId) return false;
-  const data = { alert_id: alertId, target_type: target.type, target_id: target.id, network_block: block, reports, threshold, window: '1h', report_id: report.id };
+  const data = {
+    alert_id: alertId,
+    target_type: target.type,
+    target_id: target.id,
+    network_block: block,
+    reports,
+    threshold,
+    window: '1h',
+    report_id: report.id,
+  };
   await recordEvent(tx, { type: 'report.brigading_suspected', actor: { type: 'system', id: null }, petitionId: null, data });
   const admins = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM users WHERE role = 'admin' AND suspended_at IS NULL`);
-  await notifyUsers(tx, admins.map((userId) => ({
-    userId, type: 'report.brigading_suspected', data, dedupeKey: `report-brigade:${alertId}`,
-    title: `Reports from one network block against a ${target.type}`,
-    body: `${reports} reports against ${target.type} ${target.id} came from one network block (${block.slice(0, 12)}…) within an hour. ` +
-      'They no longer count toward hiding it; review them in GET /v1/admin/reports.',
-  })));
+  await notifyUsers(
+    tx,
+    admins.map((userId) => ({
+      userId,
+      type: 'report.brigading_suspected',
+      data,
+      dedupeKey: `report-brigade:${alertId}`,
+      title: `Reports from one network block against a ${target.type}`,
+      body:
+        `${reports} reports against ${target.type} ${target.id} came from one network block (${block.slice(0, 12)}…) within an hour. ` +
+        'They no longer count toward hiding it; review them in GET /v1/admin/reports.',
+    })),
+  );
   await recordAudit(tx, { context: SYSTEM_AUDIT, action: 'report.brigading_suspected', target, after: data });
   return true;
 }

@@ -29,15 +29,24 @@ export async function setCommentHidden(tx: CommonQueryMethods, commentId: string
   `);
   if (!changed) return false;
   await recordAudit(tx, {
-    context: audit, action: hidden ? 'comment.hidden' : 'comment.unhidden', target: { type: 'comment', id: commentId },
-    before: { is_hidden: !hidden }, after: { is_hidden: hidden },
+    context: audit,
+    action: hidden ? 'comment.hidden' : 'comment.unhidden',
+    target: { type: 'comment', id: commentId },
+    before: { is_hidden: !hidden },
+    after: { is_hidden: hidden },
   });
   return true;
 }
 
 export async function removeComment(tx: CommonQueryMethods, commentId: string, audit: AuditContext): Promise<boolean> {
   if (!(await softDeleteComment(tx, commentId))) return false;
-  await recordAudit(tx, { context: audit, action: 'comment.removed', target: { type: 'comment', id: commentId }, before: { is_deleted: false }, after: { is_deleted: true } });
+  await recordAudit(tx, {
+    context: audit,
+    action: 'comment.removed',
+    target: { type: 'comment', id: commentId },
+    before: { is_deleted: false },
+    after: { is_deleted: true },
+  });
   return true;
 }
 
@@ -68,7 +77,10 @@ export async function movePetition(
     return false;
   }
   try {
-    await deps.workflows.transitionPetition(move.update, petitionId, current.status as PetitionStatus, { actor: eventActorOf(audit), audit: { context: audit, action: move.action } });
+    await deps.workflows.transitionPetition(move.update, petitionId, current.status as PetitionStatus, {
+      actor: eventActorOf(audit),
+      audit: { context: audit, action: move.action },
+    });
     return true;
   } catch (error) {
     // Another transition won the race: as above, only the admin routes report it.
@@ -82,13 +94,17 @@ export type EffectDependencies = LifecycleDependencies & { db: DatabasePool };
 /** Hide pending review (auto-hide and the reviewer's `hide`): comment hidden, petition under review, user flagged. */
 export async function hideTarget(deps: EffectDependencies, target: ModerationTarget, audit: AuditContext): Promise<boolean> {
   if (target.type === 'petition') return movePetition(deps, target.id, PETITION_MOVES.hold, audit, false);
-  return deps.db.transaction((tx) => (target.type === 'comment' ? setCommentHidden(tx, target.id, true, audit) : flagUserForReview(tx, target.id, true, audit)));
+  return deps.db.transaction((tx) =>
+    target.type === 'comment' ? setCommentHidden(tx, target.id, true, audit) : flagUserForReview(tx, target.id, true, audit),
+  );
 }
 
 /** Undo of hideTarget (the reviewer's `restore`). */
 export async function restoreTarget(deps: EffectDependencies, target: ModerationTarget, audit: AuditContext): Promise<boolean> {
   if (target.type === 'petition') return movePetition(deps, target.id, PETITION_MOVES.release, audit, false);
-  return deps.db.transaction((tx) => (target.type === 'comment' ? setCommentHidden(tx, target.id, false, audit) : flagUserForReview(tx, target.id, false, audit)));
+  return deps.db.transaction((tx) =>
+    target.type === 'comment' ? setCommentHidden(tx, target.id, false, audit) : flagUserForReview(tx, target.id, false, audit),
+  );
 }
 
 /** Who is answerable for a target: a comment's author, a petition's creator, the user themselves. */
@@ -111,8 +127,11 @@ export async function removeSignatureByAdmin(db: DatabasePool, petitionId: strin
   const count = signer ? await removeSignature(db, petitionId, signer, eventActorOf(audit)) : null;
   if (count === null) throw new NotFound('There is no such signature on this petition.');
   await recordAudit(db, {
-    context: audit, action: 'signature.removed_by_admin', target: { type: 'signature', id: signatureId },
-    before: { petition_id: petitionId, user_id: signer }, after: { signature_count: count },
+    context: audit,
+    action: 'signature.removed_by_admin',
+    target: { type: 'signature', id: signatureId },
+    before: { petition_id: petitionId, user_id: signer },
+    after: { signature_count: count },
   });
   return count;
 }

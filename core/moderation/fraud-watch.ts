@@ -14,7 +14,13 @@ import { FRAUD_SUBJECT_TYPES, type FraudSubjectType } from '../vocabulary.ts';
 import { baselinePerWindow, isSuspected, type FraudWatchSettings, type Window } from './fraud-watch-rule.ts';
 
 const STATE = 'signing-rates';
-const Candidate = z.object({ subject_type: z.enum(FRAUD_SUBJECT_TYPES), subject: z.string(), signatures: z.number(), baseline_total: z.number(), title: z.string().nullable() });
+const Candidate = z.object({
+  subject_type: z.enum(FRAUD_SUBJECT_TYPES),
+  subject: z.string(),
+  signatures: z.number(),
+  baseline_total: z.number(),
+  title: z.string().nullable(),
+});
 type Candidate = z.infer<typeof Candidate>;
 
 const at = (ms: number) => sql.fragment`to_timestamp(${ms / 1000})`;
@@ -40,25 +46,41 @@ async function raise(tx: CommonQueryMethods, candidate: Candidate, window: Windo
     RETURNING id`);
   if (!alertId) return false;
   const data = {
-    alert_id: alertId, subject_type: candidate.subject_type, subject: candidate.subject,
+    alert_id: alertId,
+    subject_type: candidate.subject_type,
+    subject: candidate.subject,
     petition_id: candidate.subject_type === 'petition' ? candidate.subject : null,
-    window_start: new Date(window.start).toISOString(), window_end: new Date(window.end).toISOString(),
-    signatures: candidate.signatures, baseline_per_window: Math.round(baseline * 100) / 100, multiple: settings.multiple,
+    window_start: new Date(window.start).toISOString(),
+    window_end: new Date(window.end).toISOString(),
+    signatures: candidate.signatures,
+    baseline_per_window: Math.round(baseline * 100) / 100,
+    multiple: settings.multiple,
   };
   await recordEvent(tx, { type: 'fraud.suspected', actor: { type: 'system', id: null }, petitionId: null, data });
   const admins = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM users WHERE role = 'admin' AND suspended_at IS NULL`);
-  await notifyUsers(tx, admins.map((userId) => ({
-    userId, type: 'moderation.fraud_suspected', data, dedupeKey: `fraud-alert:${alertId}`,
-    title: `Signing rate jump: ${describe(candidate)}`,
-    body: `${candidate.signatures} signatures in ${(settings.windowMs / 60_000).toLocaleString('en-US')} min, ` +
-      `against ${data.baseline_per_window} in an average window. ` +
-      'Review them; POST /v1/admin/petitions/{id}/invalidate-signatures can take fraudulent ones off.',
-  })));
+  await notifyUsers(
+    tx,
+    admins.map((userId) => ({
+      userId,
+      type: 'moderation.fraud_suspected',
+      data,
+      dedupeKey: `fraud-alert:${alertId}`,
+      title: `Signing rate jump: ${describe(candidate)}`,
+      body:
+        `${candidate.signatures} signatures in ${(settings.windowMs / 60_000).toLocaleString('en-US')} min, ` +
+        `against ${data.baseline_per_window} in an average window. ` +
+        'Review them; POST /v1/admin/petitions/{id}/invalidate-signatures can take fraudulent ones off.',
+    })),
+  );
   return true;
 }
 
 /** Examines one window (skipped when an earlier run already did); answers the alerts it raised. */
-export async function watchWindow(db: DatabasePool, window: Window, settings: FraudWatchSettings): Promise<{ subject_type: FraudSubjectType; subject: string }[]> {
+export async function watchWindow(
+  db: DatabasePool,
+  window: Window,
+  settings: FraudWatchSettings,
+): Promise<{ subject_type: FraudSubjectType; subject: string }[]> {
   return db.transaction(async (tx) => {
     const done = await tx.oneFirst(sql.type(z.object({ done: z.boolean() }))`
       SELECT COALESCE(watched_until >= ${at(window.end)}, false) AS done FROM fraud_watch_state WHERE name = ${STATE} FOR UPDATE`);

@@ -5,8 +5,15 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 
 const Counts = z.object({
-  users: z.number(), suspended: z.number(), admins: z.number(), petitions_by_status: z.record(z.string(), z.number()),
-  signatures_today: z.number(), signatures_7d: z.number(), signatures_total: z.number(), open_reports: z.number(), deliveries_failed: z.number(),
+  users: z.number(),
+  suspended: z.number(),
+  admins: z.number(),
+  petitions_by_status: z.record(z.string(), z.number()),
+  signatures_today: z.number(),
+  signatures_7d: z.number(),
+  signatures_total: z.number(),
+  open_reports: z.number(),
+  deliveries_failed: z.number(),
 });
 
 /** Running workflows per type (only types with any); null when Temporal cannot be reached. */

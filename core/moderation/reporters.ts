@@ -22,7 +22,9 @@ export async function assertReporterIsPerson(db: CommonQueryMethods, reporterId:
     SELECT 1 FROM users WHERE id = ${reporterId} AND identity_issuer = ${ORGANIZATION_ISSUER}
   `);
   if (organization) {
-    throw new Forbidden('Reports are made by people: an organization API key cannot report. Report with your own login, personal API key or an app you authorized.');
+    throw new Forbidden(
+      'Reports are made by people: an organization API key cannot report. Report with your own login, personal API key or an app you authorized.',
+    );
   }
 }
 
@@ -37,7 +39,9 @@ export async function fileReport(db: DatabasePool, report: NewReport, settings: 
     await assertReporterIsPerson(tx, report.reporterId);
     const row = await createReport(tx, report);
     await recordAudit(tx, {
-      context: audit, action: 'report.created', target: { type: 'report', id: row.id },
+      context: audit,
+      action: 'report.created',
+      target: { type: 'report', id: row.id },
       after: { target_type: row.target_type, target_id: row.target_id, reason: row.reason, network_block: report.networkHash?.toString('hex') ?? null },
     });
     await watchForBrigading(tx, { id: row.id, target: report.target, networkHash: report.networkHash }, settings.brigadeThreshold);

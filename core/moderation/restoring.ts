@@ -46,8 +46,11 @@ export async function resolveReportsOfRestored(tx: CommonQueryMethods, target: M
   `);
   for (const id of ids) {
     await recordAudit(tx, {
-      context: audit, action: 'report.actioned', target: { type: 'report', id },
-      before: { status: 'open' }, after: { action: 'restore', note: null, target_type: target.type, target_id: target.id, reports_resolved: ids.length },
+      context: audit,
+      action: 'report.actioned',
+      target: { type: 'report', id },
+      before: { status: 'open' },
+      after: { action: 'restore', note: null, target_type: target.type, target_id: target.id, reports_resolved: ids.length },
     });
   }
   return ids;

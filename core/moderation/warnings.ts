@@ -31,11 +31,22 @@ export async function createWarning(tx: CommonQueryMethods, warning: NewWarning,
     INSERT INTO user_warnings (user_id, issued_by, reason, message) VALUES (${warning.userId}, ${warning.issuedBy}, ${warning.reason}, ${warning.message})
     RETURNING ${WARNING_COLUMNS}
   `);
-  await notifyUsers(tx, [{
-    userId: warning.userId, type: 'moderation.warning', title: 'A warning from the moderators', body: warning.message,
-    data: { warning_id: row.id, reason: warning.reason }, dedupeKey: `warning:${row.id}`,
-  }]);
-  await recordAudit(tx, { context: audit, action: 'user.warned', target: { type: 'user', id: warning.userId }, after: { warning_id: row.id, reason: warning.reason } });
+  await notifyUsers(tx, [
+    {
+      userId: warning.userId,
+      type: 'moderation.warning',
+      title: 'A warning from the moderators',
+      body: warning.message,
+      data: { warning_id: row.id, reason: warning.reason },
+      dedupeKey: `warning:${row.id}`,
+    },
+  ]);
+  await recordAudit(tx, {
+    context: audit,
+    action: 'user.warned',
+    target: { type: 'user', id: warning.userId },
+    after: { warning_id: row.id, reason: warning.reason },
+  });
   return row;
 }
 

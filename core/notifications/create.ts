@@ -48,12 +48,21 @@ export type SignerBatch = { seen: number; inserted: number; lastUserId: string |
 export async function notifySignersBatch(
   db: CommonQueryMethods,
   input: {
-    petitionId: string; afterUserId: string | null; limit: number; type: string; title: string; body: string; data: Record<string, unknown>; dedupeKey: string;
+    petitionId: string;
+    afterUserId: string | null;
+    limit: number;
+    type: string;
+    title: string;
+    body: string;
+    data: Record<string, unknown>;
+    dedupeKey: string;
     /** Only signers who stored `in_app: true` for the type themselves (milestones: signers opt in). */
     optedInOnly?: boolean;
   },
 ): Promise<SignerBatch> {
-  return db.one(sql.type(z.object({ seen: z.number(), inserted: z.number(), last_user_id: z.string().nullable() }))`
+  return db
+    .one(
+      sql.type(z.object({ seen: z.number(), inserted: z.number(), last_user_id: z.string().nullable() }))`
     WITH batch AS (
       SELECT s.user_id FROM signatures s
       WHERE s.petition_id = ${input.petitionId}
@@ -74,7 +83,9 @@ export async function notifySignersBatch(
     SELECT (SELECT count(*)::int FROM batch) AS seen,
            (SELECT count(*)::int FROM inserted) AS inserted,
            (SELECT user_id::text FROM batch ORDER BY user_id DESC LIMIT 1) AS last_user_id
-  `).then((row) => ({ seen: row.seen, inserted: row.inserted, lastUserId: row.last_user_id }));
+  `,
+    )
+    .then((row) => ({ seen: row.seen, inserted: row.inserted, lastUserId: row.last_user_id }));
 }
 
 /**
@@ -104,12 +115,14 @@ export async function notifyCommentReply(
     SELECT user_id FROM comments WHERE id = ${reply.parentId} AND deleted_at IS NULL
   `);
   if (!parentAuthor || parentAuthor === reply.authorId) return;
-  await notifyUsers(tx, [{
-    userId: parentAuthor,
-    type: 'comment.reply',
-    title: `${reply.authorName} replied to your comment`,
-    body: reply.body.length > 200 ? `${reply.body.slice(0, 199)}…` : reply.body,
-    data: { petition_id: reply.petitionId, comment_id: reply.id, parent_id: reply.parentId },
-    dedupeKey: `comment-reply:${reply.id}`,
-  }]);
+  await notifyUsers(tx, [
+    {
+      userId: parentAuthor,
+      type: 'comment.reply',
+      title: `${reply.authorName} replied to your comment`,
+      body: reply.body.length > 200 ? `${reply.body.slice(0, 199)}…` : reply.body,
+      data: { petition_id: reply.petitionId, comment_id: reply.id, parent_id: reply.parentId },
+      dedupeKey: `comment-reply:${reply.id}`,
+    },
+  ]);
 }

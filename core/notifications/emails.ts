@@ -31,14 +31,22 @@ export async function queuePendingEmails(
   await wake(userIds);
   await db.query(sql.typeAlias('void')`
     UPDATE notifications SET email_queued_at = now()
-    WHERE id = ANY(${sql.array(rows.map((row) => row.id), 'uuid')}) AND email_pending
+    WHERE id = ANY(${sql.array(
+      rows.map((row) => row.id),
+      'uuid',
+    )}) AND email_pending
   `);
   return { userIds, more: rows.length === limit };
 }
 
 export const PendingEmail = z.object({
-  id: z.string(), type: z.string(), title: z.string(), body: z.string(), created_at: z.string(),
-  email: z.string(), display_name: z.string(),
+  id: z.string(),
+  type: z.string(),
+  title: z.string(),
+  body: z.string(),
+  created_at: z.string(),
+  email: z.string(),
+  display_name: z.string(),
   /** The preference now: one switched off since the notification was made is not mailed. */
   wants_email: z.boolean(),
 });

@@ -26,9 +26,17 @@ function words(event: DispatchedEvent): Pick<NewNotification, 'type' | 'title' |
       return { type: 'petition.milestone', title: `${petition} reached ${count}`, body: 'Share it again to keep the momentum going.' };
     }
     case 'petition.victory':
-      return { type: 'petition.victory', title: `${petition} is marked as a victory`, body: typeof event.data.victory_message === 'string' ? event.data.victory_message.slice(0, 500) : 'Congratulations to everyone who signed.' };
+      return {
+        type: 'petition.victory',
+        title: `${petition} is marked as a victory`,
+        body: typeof event.data.victory_message === 'string' ? event.data.victory_message.slice(0, 500) : 'Congratulations to everyone who signed.',
+      };
     case 'response.submitted':
-      return { type: 'response.submitted', title: `A decision maker answered ${petition}`, body: 'Read the response and decide whether to publish it on the petition page.' };
+      return {
+        type: 'response.submitted',
+        title: `A decision maker answered ${petition}`,
+        body: 'Read the response and decide whether to publish it on the petition page.',
+      };
     case 'response.published':
       return { type: 'response.published', title: `A decision-maker response to ${petition} was published`, body: 'It is now shown on the petition page.' };
     default:

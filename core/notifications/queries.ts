@@ -37,7 +37,9 @@ export function countNotifications(db: CommonQueryMethods, userId: string) {
 
 /** Served by the partial index of unread rows, so it stays cheap for users with long histories. */
 export function countUnread(db: CommonQueryMethods, userId: string) {
-  return db.oneFirst(sql.type(z.object({ unread: z.number() }))`SELECT count(*)::int AS unread FROM notifications WHERE user_id = ${userId} AND read_at IS NULL`);
+  return db.oneFirst(
+    sql.type(z.object({ unread: z.number() }))`SELECT count(*)::int AS unread FROM notifications WHERE user_id = ${userId} AND read_at IS NULL`,
+  );
 }
 
 export function findNotification(db: CommonQueryMethods, userId: string, id: string) {

@@ -48,7 +48,8 @@ export async function checkAuthorizationRequest(db: DatabasePool, query: Record<
   const method = one(query.code_challenge_method);
   if (codeChallenge === null && !client.confidential) return fail('invalid_request', 'Public clients must use PKCE (code_challenge with S256).');
   if (codeChallenge !== null && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256.');
-  if (codeChallenge !== null && !PKCE_CHALLENGE.test(codeChallenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters).');
+  if (codeChallenge !== null && !PKCE_CHALLENGE.test(codeChallenge))
+    return fail('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters).');
   return { kind: 'valid', request: { client, redirectUri, scopes, state, codeChallenge } };
 }
 
@@ -69,16 +70,32 @@ export async function alreadyGranted(db: DatabasePool, userId: string, request: 
 // The consent ticket: the checked request, signed, bound to the user, short-lived. The consent
 // form posts it back, so the POST needs no cookie and no other site can make one.
 const TicketClaims = z.object({
-  sub: z.string(), jti: z.string(), client_id: z.string(), redirect_uri: z.string(), scope: z.string(), state: z.string(), code_challenge: z.string().nullable(),
+  sub: z.string(),
+  jti: z.string(),
+  client_id: z.string(),
+  redirect_uri: z.string(),
+  scope: z.string(),
+  state: z.string(),
+  code_challenge: z.string().nullable(),
 });
 export type ConsentTicket = z.infer<typeof TicketClaims>;
 const ticketAudience = (signer: OAuthSigner) => `${signer.issuer}/oauth/authorize`;
 
 export function signConsentTicket(signer: OAuthSigner, userId: string, request: AuthorizationRequest): Promise<string> {
-  return new SignJWT({ client_id: request.client.client_id, redirect_uri: request.redirectUri, scope: request.scopes.join(' '), state: request.state, code_challenge: request.codeChallenge })
+  return new SignJWT({
+    client_id: request.client.client_id,
+    redirect_uri: request.redirectUri,
+    scope: request.scopes.join(' '),
+    state: request.state,
+    code_challenge: request.codeChallenge,
+  })
     .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'consent+jwt' })
-    .setIssuer(signer.issuer).setAudience(ticketAudience(signer)).setSubject(userId).setJti(randomUUID())
-    .setIssuedAt().setExpirationTime(`${TICKET_TTL_SECONDS}s`)
+    .setIssuer(signer.issuer)
+    .setAudience(ticketAudience(signer))
+    .setSubject(userId)
+    .setJti(randomUUID())
+    .setIssuedAt()
+    .setExpirationTime(`${TICKET_TTL_SECONDS}s`)
     .sign(signer.privateKey);
 }
 
@@ -123,5 +140,13 @@ export async function approve(db: DatabasePool, ticket: ConsentTicket): Promise<
 
 /** A request the user approved before: it goes straight to a code, under a fresh ticket id. */
 export function ticketOf(userId: string, request: AuthorizationRequest): ConsentTicket {
-  return { sub: userId, jti: randomUUID(), client_id: request.client.client_id, redirect_uri: request.redirectUri, scope: request.scopes.join(' '), state: request.state, code_challenge: request.codeChallenge };
+  return {
+    sub: userId,
+    jti: randomUUID(),
+    client_id: request.client.client_id,
+    redirect_uri: request.redirectUri,
+    scope: request.scopes.join(' '),
+    state: request.state,
+    code_challenge: request.codeChallenge,
+  };
 }

@@ -87,7 +87,9 @@ export function listClients(db: CommonQueryMethods) {
 export async function deleteClient(db: DatabasePool, clientId: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     await revokeFamilies(tx, sql.fragment`client_id = ${clientId}`);
-    const deleted = await tx.maybeOneFirst(sql.type(z.object({ client_id: z.string() }))`DELETE FROM oauth_clients WHERE client_id = ${clientId} RETURNING client_id`);
+    const deleted = await tx.maybeOneFirst(
+      sql.type(z.object({ client_id: z.string() }))`DELETE FROM oauth_clients WHERE client_id = ${clientId} RETURNING client_id`,
+    );
     return deleted !== null;
   });
 }

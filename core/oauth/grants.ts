@@ -47,8 +47,14 @@ function pkceMatches(challenge: string, verifier: string): boolean {
 }
 
 const CodeRow = z.object({
-  client_id: z.string(), user_id: z.string(), redirect_uri: z.string(), scopes: z.array(z.string()), code_challenge: z.string().nullable(),
-  live: z.boolean(), used: z.boolean(), family_id: z.string().nullable(),
+  client_id: z.string(),
+  user_id: z.string(),
+  redirect_uri: z.string(),
+  scopes: z.array(z.string()),
+  code_challenge: z.string().nullable(),
+  live: z.boolean(),
+  used: z.boolean(),
+  family_id: z.string().nullable(),
 });
 
 export async function exchangeCode(deps: GrantDependencies, client: OAuthClient, params: TokenParams): Promise<IssuedTokens> {
@@ -83,7 +89,13 @@ export async function exchangeCode(deps: GrantDependencies, client: OAuthClient,
 }
 
 const RefreshRow = z.object({
-  family_id: z.string(), used: z.boolean(), live: z.boolean(), client_id: z.string(), user_id: z.string(), scopes: z.array(z.string()), revoked: z.boolean(),
+  family_id: z.string(),
+  used: z.boolean(),
+  live: z.boolean(),
+  client_id: z.string(),
+  user_id: z.string(),
+  scopes: z.array(z.string()),
+  revoked: z.boolean(),
 });
 
 export async function refresh(deps: GrantDependencies, client: OAuthClient, params: TokenParams): Promise<IssuedTokens> {

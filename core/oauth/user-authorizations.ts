@@ -6,7 +6,11 @@ import { sql } from '../../db/sql.ts';
 import { revokeFamilies } from './token-families.ts';
 
 export const UserAuthorizationRow = z.object({
-  client_id: z.string(), client_name: z.string(), scopes: z.array(z.string()), created_at: z.string(), updated_at: z.string(),
+  client_id: z.string(),
+  client_name: z.string(),
+  scopes: z.array(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
 });
 export type UserAuthorization = z.infer<typeof UserAuthorizationRow>;
 

@@ -5,8 +5,15 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 
 export const InvitationForEmail = z.object({
-  id: z.string(), email: z.string(), role: z.string(), org_name: z.string(), expires_at: z.string(),
-  sent_at: z.string().nullable(), reminded_at: z.string().nullable(), accepted_at: z.string().nullable(), expired_at: z.string().nullable(),
+  id: z.string(),
+  email: z.string(),
+  role: z.string(),
+  org_name: z.string(),
+  expires_at: z.string(),
+  sent_at: z.string().nullable(),
+  reminded_at: z.string().nullable(),
+  accepted_at: z.string().nullable(),
+  expired_at: z.string().nullable(),
 });
 export type InvitationForEmail = z.infer<typeof InvitationForEmail>;
 
@@ -20,7 +27,9 @@ export function findInvitationForEmail(db: CommonQueryMethods, invitationId: str
 
 /** Stores the hash of a new token, unless the invitation was already sent (a retry keeps the first). */
 export async function storeInvitationToken(db: CommonQueryMethods, invitationId: string, tokenHash: Buffer): Promise<void> {
-  await db.query(sql.typeAlias('void')`UPDATE organization_invitations SET token_hash = ${sql.binary(tokenHash)} WHERE id = ${invitationId} AND sent_at IS NULL`);
+  await db.query(
+    sql.typeAlias('void')`UPDATE organization_invitations SET token_hash = ${sql.binary(tokenHash)} WHERE id = ${invitationId} AND sent_at IS NULL`,
+  );
 }
 
 export async function markInvitationSent(db: CommonQueryMethods, invitationId: string): Promise<void> {

@@ -38,8 +38,15 @@ const hashInvitationToken = (raw: string) => createHash('sha256').update(raw, 'u
 export const invitationAcceptUrl = (publicUrl: string, raw: string) => `${publicUrl}/v1/invitations/${raw}/accept`;
 
 export const InvitationRow = z.object({
-  id: z.string(), org_id: z.string(), email: z.string(), role: z.enum(['admin', 'member']), created_at: z.string(), expires_at: z.string(),
-  sent_at: z.string().nullable(), accepted_at: z.string().nullable(), expired_at: z.string().nullable(),
+  id: z.string(),
+  org_id: z.string(),
+  email: z.string(),
+  role: z.enum(['admin', 'member']),
+  created_at: z.string(),
+  expires_at: z.string(),
+  sent_at: z.string().nullable(),
+  accepted_at: z.string().nullable(),
+  expired_at: z.string().nullable(),
 });
 export type InvitationRow = z.infer<typeof InvitationRow>;
 const COLUMNS = sql.fragment`id, org_id, email, role, created_at, expires_at, sent_at, accepted_at, expired_at`;
@@ -61,7 +68,12 @@ export async function inviteByEmail(deps: InvitationDependencies, orgId: string,
       RETURNING ${COLUMNS}
     `);
     // Last, so a failed start rolls the invitation back instead of leaving one nobody sends.
-    await deps.workflows.startInvitation({ invitationId: invitation.id, organizationId: orgId, issuedAt: invitation.created_at, expiresAt: invitation.expires_at });
+    await deps.workflows.startInvitation({
+      invitationId: invitation.id,
+      organizationId: orgId,
+      issuedAt: invitation.created_at,
+      expiresAt: invitation.expires_at,
+    });
     return invitation;
   });
 }
@@ -80,8 +92,11 @@ export async function acceptInvitation(deps: InvitationDependencies, rawToken: s
     `);
     if (!invitation) throw new NotFound('There is no such invitation.');
     if (invitation.accepted_at) throw new Conflict('This invitation was already used.', { code: 'invitation_used' });
-    if (invitation.expired_at || Date.parse(invitation.expires_at) <= Date.now()) throw new Gone('This invitation has expired; ask for a new one.', { code: 'invitation_expired' });
-    const account = await tx.one(sql.type(z.object({ email: z.string(), email_verified: z.boolean() }))`SELECT email, email_verified FROM users WHERE id = ${userId}`);
+    if (invitation.expired_at || Date.parse(invitation.expires_at) <= Date.now())
+      throw new Gone('This invitation has expired; ask for a new one.', { code: 'invitation_expired' });
+    const account = await tx.one(
+      sql.type(z.object({ email: z.string(), email_verified: z.boolean() }))`SELECT email, email_verified FROM users WHERE id = ${userId}`,
+    );
     if (account.email.toLowerCase() !== invitation.email.toLowerCase()) {
       throw new Forbidden('This invitation was sent to another email address; log in as that address to accept it.', { code: 'invitation_email_mismatch' });
     }

@@ -46,15 +46,26 @@ export async function warnOfKeysLeftBehind(tx: CommonQueryMethods, departure: De
   const body = [
     `${names.person} created these API keys of ${names.organization}, which still work and may still be known to them:`,
     ...listed.map((key) => `- ${key.name} (${key.prefix}…)`),
-    'Rotate or revoke each of them under the organization\'s API keys.',
+    "Rotate or revoke each of them under the organization's API keys.",
   ].join('\n');
   const data = { organization_id: orgId, user_id: userId, reason: departure.reason, keys: listed };
   const occurrence = randomUUID();
-  await notifyUsers(tx, admins.map((adminId) => ({
-    userId: adminId, type: 'organization.key_creator_left', title, body, data, dedupeKey: `key-creator-left:${occurrence}`,
-  })));
+  await notifyUsers(
+    tx,
+    admins.map((adminId) => ({
+      userId: adminId,
+      type: 'organization.key_creator_left',
+      title,
+      body,
+      data,
+      dedupeKey: `key-creator-left:${occurrence}`,
+    })),
+  );
   await recordAudit(tx, {
-    context: departure.audit, action: 'organization.key_creator_left', target: { type: 'organization', id: orgId },
-    before: { user_id: userId }, after: data,
+    context: departure.audit,
+    action: 'organization.key_creator_left',
+    target: { type: 'organization', id: orgId },
+    before: { user_id: userId },
+    after: data,
   });
 }

@@ -130,7 +130,10 @@ export async function removeMember(db: DatabasePool, orgId: string, caller: Memb
     if (target.role === 'owner') throw ownerIsFixed();
     await tx.query(sql.typeAlias('void')`DELETE FROM organization_members WHERE id = ${membershipId}`);
     await warnOfKeysLeftBehind(tx, {
-      orgId, userId: target.user_id, reason: leaving ? 'left' : 'removed', audit: auditContextOf(caller.principal, caller.requestId),
+      orgId,
+      userId: target.user_id,
+      reason: leaving ? 'left' : 'removed',
+      audit: auditContextOf(caller.principal, caller.requestId),
     });
   });
 }

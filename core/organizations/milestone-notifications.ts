@@ -21,10 +21,16 @@ export async function notifyOrganizationAdminsOfMilestone(db: CommonQueryMethods
     SELECT user_id FROM organization_members
     WHERE org_id = ${petition.org_id} AND role IN ('owner', 'admin') AND user_id <> ${petition.creator_id}
   `);
-  return notifyUsers(db, admins.map((userId) => ({
-    userId, type: 'petition.milestone', ...milestoneWords(petition.title, threshold),
-    data: { petition_id: petitionId, threshold }, dedupeKey: milestoneDedupeKey(petitionId, threshold),
-  })));
+  return notifyUsers(
+    db,
+    admins.map((userId) => ({
+      userId,
+      type: 'petition.milestone',
+      ...milestoneWords(petition.title, threshold),
+      data: { petition_id: petitionId, threshold },
+      dedupeKey: milestoneDedupeKey(petitionId, threshold),
+    })),
+  );
 }
 
 /**

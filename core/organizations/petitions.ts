@@ -10,9 +10,17 @@ import { PETITION_SELECT, PetitionRow } from '../petitions/queries.ts';
 import { isOrganizationAdmin, noSuchOrganization } from './roles.ts';
 import { z } from 'zod';
 
-export const organizationPetitionCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'organization-petitions');
+export const organizationPetitionCursor = createCursorCodec(
+  Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]),
+  'organization-petitions',
+);
 
-export async function listOrganizationPetitions(db: CommonQueryMethods, orgId: string, viewerId: string | undefined, options: { cursor?: string; limit: number }) {
+export async function listOrganizationPetitions(
+  db: CommonQueryMethods,
+  orgId: string,
+  viewerId: string | undefined,
+  options: { cursor?: string; limit: number },
+) {
   const after = organizationPetitionCursor.decode(options.cursor);
   const exists = await db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM organizations WHERE id = ${orgId}`);
   if (!exists) throw noSuchOrganization(orgId);

@@ -67,8 +67,7 @@ export function assertNotOrganizationKey(principal: Principal, action: string, i
  * The person accountable for what a principal does: the user, or for an organization key the person
  * who created it (null when unknown). A key an organization key creates is that person's too.
  */
-export const accountablePerson = (principal: Principal): string | null =>
-  principal.organizationKey ? principal.organizationKey.createdBy : principal.userId;
+export const accountablePerson = (principal: Principal): string | null => (principal.organizationKey ? principal.organizationKey.createdBy : principal.userId);
 
 export const ANY_MEMBER: readonly OrganizationRole[] = ['owner', 'admin', 'member'];
 export const ADMINS: readonly OrganizationRole[] = ['owner', 'admin'];

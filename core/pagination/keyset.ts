@@ -47,7 +47,8 @@ function withDatabaseBounds(schema: unknown): unknown {
   if (bounded.format === 'date-time' && bounded.pattern === undefined) bounded.pattern = NOT_YEAR_ZERO;
   return bounded;
 }
-const pick = (object: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(keys.filter((key) => object[key] !== undefined).map((key) => [key, object[key]]));
+const pick = (object: Record<string, unknown>, ...keys: string[]) =>
+  Object.fromEntries(keys.filter((key) => object[key] !== undefined).map((key) => [key, object[key]]));
 
 const MAX_CURSOR_LENGTH = 1024;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -127,13 +128,19 @@ export type KeyColumn = readonly [column: FragmentSqlToken, type: keyof typeof C
  */
 export function afterPosition(columns: readonly KeyColumn[], position: readonly (string | number)[] | undefined, direction: 'asc' | 'desc') {
   const order = direction === 'desc' ? sql.fragment`DESC` : sql.fragment`ASC`;
-  const orderBy = sql.join(columns.map(([column]) => sql.fragment`${column} ${order}`), sql.fragment`, `);
+  const orderBy = sql.join(
+    columns.map(([column]) => sql.fragment`${column} ${order}`),
+    sql.fragment`, `,
+  );
   if (!position) return { where: sql.fragment`TRUE`, orderBy };
   if (position.length !== columns.length) throw new Error(`A position of ${position.length} values for ${columns.length} sort columns.`);
   const comparison = direction === 'desc' ? sql.fragment`<` : sql.fragment`>`;
   const values = columns.map(([, type], index) => sql.fragment`${position[index]!}${CASTS[type]}`);
   return {
-    where: sql.fragment`(${sql.join(columns.map(([column]) => column), sql.fragment`, `)}) ${comparison} (${sql.join(values, sql.fragment`, `)})`,
+    where: sql.fragment`(${sql.join(
+      columns.map(([column]) => column),
+      sql.fragment`, `,
+    )}) ${comparison} (${sql.join(values, sql.fragment`, `)})`,
     orderBy,
   };
 }
@@ -141,5 +148,8 @@ export function afterPosition(columns: readonly KeyColumn[], position: readonly 
 /** The sort key of most lists: (created_at, id), of the table aliased `alias` if given. */
 export function recencyKey(alias?: string): KeyColumn[] {
   const column = (name: string) => sql.identifier(alias ? [alias, name] : [name]);
-  return [[sql.fragment`${column('created_at')}`, 'timestamptz'], [sql.fragment`${column('id')}`, 'uuid']];
+  return [
+    [sql.fragment`${column('created_at')}`, 'timestamptz'],
+    [sql.fragment`${column('id')}`, 'uuid'],
+  ];
 }

@@ -22,7 +22,13 @@ export type PetitionUpdateRow = z.infer<typeof PetitionUpdateRow>;
 const COLUMNS = sql.fragment`id, petition_id, author_id, title, body, created_at`;
 
 /** Posts an update to a petition the viewer manages; emits update.created. */
-export async function postPetitionUpdate(db: DatabasePool, viewer: Viewer & { userId: string }, actor: Actor, petitionId: string, update: { title: string; body: string }) {
+export async function postPetitionUpdate(
+  db: DatabasePool,
+  viewer: Viewer & { userId: string },
+  actor: Actor,
+  petitionId: string,
+  update: { title: string; body: string },
+) {
   return db.transaction(async (tx) => {
     assertCanManage(viewer, await findPetitionById(tx, petitionId));
     const row = await tx.one(sql.type(PetitionUpdateRow)`
@@ -36,7 +42,13 @@ export async function postPetitionUpdate(db: DatabasePool, viewer: Viewer & { us
 }
 
 /** One page of the updates of a petition the viewer may read (limit + 1 rows, for paginate). */
-export async function listPetitionUpdates(db: CommonQueryMethods, viewer: Viewer, petitionId: string, after: readonly [string, string] | undefined, limit: number) {
+export async function listPetitionUpdates(
+  db: CommonQueryMethods,
+  viewer: Viewer,
+  petitionId: string,
+  after: readonly [string, string] | undefined,
+  limit: number,
+) {
   assertCanRead(viewer, await findPetitionById(db, petitionId));
   const keyset = afterPosition(recencyKey(), after, 'desc');
   return db.any(sql.type(PetitionUpdateRow)`

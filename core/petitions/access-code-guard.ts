@@ -20,7 +20,10 @@ export function createAccessCodeGuard({ db }: { db: DatabasePool }): AccessCodeG
         WHERE subject = ${subject} AND failed_at > now() - make_interval(secs => ${WINDOW_SECONDS})
       `);
       if (failures >= LIMIT) {
-        throw new RateLimited('Too many wrong access codes for this petition. Wait before trying again.', { code: 'too_many_access_code_attempts', retryAfterSeconds: WINDOW_SECONDS });
+        throw new RateLimited('Too many wrong access codes for this petition. Wait before trying again.', {
+          code: 'too_many_access_code_attempts',
+          retryAfterSeconds: WINDOW_SECONDS,
+        });
       }
       if (!valid) await db.query(sql.typeAlias('void')`INSERT INTO login_failures (subject) VALUES (${subject})`);
     },

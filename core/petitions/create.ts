@@ -39,7 +39,6 @@ async function assertMayFileUnder(db: DatabasePool, orgId: string, creatorId: st
   throw new Forbidden('Only members of this organization may start petitions in its name.', { code: 'not_a_member' });
 }
 
-
 // Unambiguous characters only (no 0/O, 1/I): codes are read aloud and typed by people.
 const ACCESS_CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 export function newAccessCode(): string {
@@ -59,10 +58,21 @@ export async function createPetition(deps: LifecycleDependencies & { db: Databas
     try {
       return await deps.db.transaction(async (tx) => {
         const id = await insertPetition(tx, {
-          slug, title: body.title, description: body.description, creatorId, orgId: body.orgId ?? null, categoryId: body.categoryId ?? null,
-          tags: [...new Set(body.tags ?? [])], imageUrl: body.imageUrl ?? null, signatureGoal: body.signatureGoal ?? null, visibility,
-          accessCode: visibility === 'private' ? newAccessCode() : null, locationCity: body.locationCity ?? null,
-          locationRegion: body.locationRegion ?? null, locationCountry: body.locationCountry ?? null, signaturePrivacy: body.signaturePrivacy ?? 'public',
+          slug,
+          title: body.title,
+          description: body.description,
+          creatorId,
+          orgId: body.orgId ?? null,
+          categoryId: body.categoryId ?? null,
+          tags: [...new Set(body.tags ?? [])],
+          imageUrl: body.imageUrl ?? null,
+          signatureGoal: body.signatureGoal ?? null,
+          visibility,
+          accessCode: visibility === 'private' ? newAccessCode() : null,
+          locationCity: body.locationCity ?? null,
+          locationRegion: body.locationRegion ?? null,
+          locationCountry: body.locationCountry ?? null,
+          signaturePrivacy: body.signaturePrivacy ?? 'public',
         });
         await insertDecisionMakers(tx, id, body.decisionMakers ?? []);
         const petition = (await findPetitionById(tx, id))!;

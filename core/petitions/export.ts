@@ -12,18 +12,68 @@ import { listedTo, managedBy, type Viewer } from './policy.ts';
 export type ExportFilter = { status?: PetitionStatus; categoryId?: string; creatorId?: string };
 type Page = { after: readonly [string, string] | undefined; limit: number };
 
-export const PETITION_EXPORT_COLUMNS = ['id', 'slug', 'title', 'status', 'visibility', 'category', 'creator_id', 'creator_name', 'signature_count', 'signature_goal', 'tags', 'created_at', 'published_at', 'closed_at'] as const;
+export const PETITION_EXPORT_COLUMNS = [
+  'id',
+  'slug',
+  'title',
+  'status',
+  'visibility',
+  'category',
+  'creator_id',
+  'creator_name',
+  'signature_count',
+  'signature_goal',
+  'tags',
+  'created_at',
+  'published_at',
+  'closed_at',
+] as const;
 const PetitionExportRow = z.object({
-  id: z.string(), slug: z.string(), title: z.string(), status: z.string(), visibility: z.string(), category: z.string().nullable(), creator_id: z.string(),
-  creator_name: z.string(), signature_count: z.number(), signature_goal: z.number().nullable(), tags: z.array(z.string()), created_at: z.string(),
-  published_at: z.string().nullable(), closed_at: z.string().nullable(),
+  id: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  status: z.string(),
+  visibility: z.string(),
+  category: z.string().nullable(),
+  creator_id: z.string(),
+  creator_name: z.string(),
+  signature_count: z.number(),
+  signature_goal: z.number().nullable(),
+  tags: z.array(z.string()),
+  created_at: z.string(),
+  published_at: z.string().nullable(),
+  closed_at: z.string().nullable(),
 });
 
-export const SIGNATURE_EXPORT_COLUMNS = ['signature_id', 'petition_id', 'petition_slug', 'petition_title', 'signer_name', 'signer_slug', 'signer_email', 'comment', 'is_anonymous', 'display_location', 'city', 'country', 'signed_at'] as const;
+export const SIGNATURE_EXPORT_COLUMNS = [
+  'signature_id',
+  'petition_id',
+  'petition_slug',
+  'petition_title',
+  'signer_name',
+  'signer_slug',
+  'signer_email',
+  'comment',
+  'is_anonymous',
+  'display_location',
+  'city',
+  'country',
+  'signed_at',
+] as const;
 const SignatureExportRow = z.object({
-  signature_id: z.string(), petition_id: z.string(), petition_slug: z.string(), petition_title: z.string(), signer_name: z.string().nullable(),
-  signer_slug: z.string().nullable(), signer_email: z.string().nullable(), comment: z.string().nullable(), is_anonymous: z.boolean(),
-  display_location: z.string().nullable(), city: z.string().nullable(), country: z.string().nullable(), signed_at: z.string(),
+  signature_id: z.string(),
+  petition_id: z.string(),
+  petition_slug: z.string(),
+  petition_title: z.string(),
+  signer_name: z.string().nullable(),
+  signer_slug: z.string().nullable(),
+  signer_email: z.string().nullable(),
+  comment: z.string().nullable(),
+  is_anonymous: z.boolean(),
+  display_location: z.string().nullable(),
+  city: z.string().nullable(),
+  country: z.string().nullable(),
+  signed_at: z.string(),
 });
 
 function petitionConditions(viewer: Viewer, filter: ExportFilter): FragmentSqlToken[] {

@@ -8,7 +8,14 @@ import { sql } from '../../db/sql.ts';
 import { readablePetition } from './manage.ts';
 import type { Viewer } from './policy.ts';
 
-const RankedSharer = z.object({ user_id: z.string(), display_name: z.string(), slug: z.string(), avatar_url: z.string().nullable(), share_count: z.number(), rank: z.number() });
+const RankedSharer = z.object({
+  user_id: z.string(),
+  display_name: z.string(),
+  slug: z.string(),
+  avatar_url: z.string().nullable(),
+  share_count: z.number(),
+  rank: z.number(),
+});
 
 /** The top `limit` sharers, plus the caller's own row wherever it ranks. */
 function rankedSharers(db: CommonQueryMethods, petitionId: string, limit: number, callerId: string | null) {

@@ -12,7 +12,15 @@ import type { PetitionStatus } from '../vocabulary.ts';
 
 export type PetitionSort = 'recent' | 'popular' | 'trending';
 /** A list request (validated by the API's PetitionListQuery schema). */
-export type PetitionListQuery = { status?: PetitionStatus; categoryId?: string; creatorId?: string; tags?: string; sort: PetitionSort; cursor?: string; limit: number };
+export type PetitionListQuery = {
+  status?: PetitionStatus;
+  categoryId?: string;
+  creatorId?: string;
+  tags?: string;
+  sort: PetitionSort;
+  cursor?: string;
+  limit: number;
+};
 
 // [sort key, id]: created_at for recent, rolled-up count for popular, score for trending.
 const Id = Type.String({ format: 'uuid' });
@@ -39,7 +47,10 @@ export function listPetitions(db: CommonQueryMethods, query: PetitionListQuery, 
   if (query.status) conditions.push(sql.fragment`p.status = ${query.status}`);
   if (query.categoryId) conditions.push(sql.fragment`p.category_id = ${query.categoryId}`);
   if (query.creatorId) conditions.push(sql.fragment`p.creator_id = ${query.creatorId}`);
-  const tags = (query.tags ?? '').split(',').map((tag) => tag.trim()).filter(Boolean);
+  const tags = (query.tags ?? '')
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean);
   if (tags.length > 0) conditions.push(sql.fragment`p.tags @> ${sql.array(tags, 'text')}`);
   const keyset = afterPosition([sort.column, [sql.fragment`p.id`, 'uuid']], CURSORS[query.sort].decode(query.cursor), 'desc');
 

@@ -29,7 +29,12 @@ export async function readablePetition(db: CommonQueryMethods, viewer: Viewer, r
  * GET /v1/petitions/{slug}: like readablePetition, but an access code that decides access counts
  * against the guess limit of the client's address.
  */
-export async function readPetitionByLink(deps: { db: DatabasePool; accessCodeGuard: AccessCodeGuard }, viewer: Viewer, ref: string, request: { accessCode?: string; clientIp: string }) {
+export async function readPetitionByLink(
+  deps: { db: DatabasePool; accessCodeGuard: AccessCodeGuard },
+  viewer: Viewer,
+  ref: string,
+  request: { accessCode?: string; clientIp: string },
+) {
   const petition = await findPetitionByRef(deps.db, ref);
   // The code decides only where the viewer knows of the petition but may not read it without one.
   if (petition && request.accessCode !== undefined && knowsOf(viewer, petition) && !canRead(viewer, petition)) {
@@ -40,7 +45,11 @@ export async function readPetitionByLink(deps: { db: DatabasePool; accessCodeGua
 }
 
 /** POST /v1/petitions/{id}/access: whether a code opens the petition, with the same guess limit. */
-export async function checkAccessCode(deps: { db: DatabasePool; accessCodeGuard: AccessCodeGuard }, petitionId: string, request: { accessCode: string; clientIp: string }) {
+export async function checkAccessCode(
+  deps: { db: DatabasePool; accessCodeGuard: AccessCodeGuard },
+  petitionId: string,
+  request: { accessCode: string; clientIp: string },
+) {
   const petition = await findPetitionById(deps.db, petitionId);
   // Whoever asks, the answer is the one a stranger holding the link gets.
   if (!petition || !knowsOf(ANONYMOUS, petition)) throw new NotFound('There is no such petition.');
@@ -51,8 +60,14 @@ export async function checkAccessCode(deps: { db: DatabasePool; accessCodeGuard:
 
 /** What a manager may change (validated by the API's PetitionUpdate schema). */
 export type PetitionEdit = {
-  title?: string; description?: string; categoryId?: string; tags?: string[]; imageUrl?: string; signatureGoal?: number;
-  visibility?: PetitionVisibility; signaturePrivacy?: SignaturePrivacy;
+  title?: string;
+  description?: string;
+  categoryId?: string;
+  tags?: string[];
+  imageUrl?: string;
+  signatureGoal?: number;
+  visibility?: PetitionVisibility;
+  signaturePrivacy?: SignaturePrivacy;
 };
 
 /** Changes a petition and emits petition.updated with its new state, in one transaction. */

@@ -15,7 +15,14 @@ export const PetitionRow = z.object({
   creator_id: z.string().uuid(),
   org_id: z.string().uuid().nullable(),
   category: z.object({ id: z.string(), slug: z.string(), name: z.string() }).nullable(),
-  creator: z.object({ id: z.string(), display_name: z.string(), slug: z.string(), bio: z.string().nullable(), avatar_url: z.string().nullable(), petition_count: z.number() }),
+  creator: z.object({
+    id: z.string(),
+    display_name: z.string(),
+    slug: z.string(),
+    bio: z.string().nullable(),
+    avatar_url: z.string().nullable(),
+    petition_count: z.number(),
+  }),
   tags: z.array(z.string()),
   image_url: z.string().nullable(),
   signature_goal: z.number().nullable(),
@@ -59,9 +66,21 @@ export function findPetitionBySlug(db: CommonQueryMethods, slug: string) {
 }
 
 export type NewPetition = {
-  slug: string; title: string; description: string; creatorId: string; orgId: string | null; categoryId: string | null; tags: string[];
-  imageUrl: string | null; signatureGoal: number | null; visibility: string; accessCode: string | null; locationCity: string | null;
-  locationRegion: string | null; locationCountry: string | null; signaturePrivacy: string;
+  slug: string;
+  title: string;
+  description: string;
+  creatorId: string;
+  orgId: string | null;
+  categoryId: string | null;
+  tags: string[];
+  imageUrl: string | null;
+  signatureGoal: number | null;
+  visibility: string;
+  accessCode: string | null;
+  locationCity: string | null;
+  locationRegion: string | null;
+  locationCountry: string | null;
+  signaturePrivacy: string;
 };
 
 export async function insertPetition(tx: CommonQueryMethods, petition: NewPetition): Promise<string> {
@@ -82,19 +101,35 @@ export function insertDecisionMakers(tx: CommonQueryMethods, petitionId: string,
   return tx.query(sql.typeAlias('void')`
     INSERT INTO petition_decision_makers (petition_id, name, title, email)
     SELECT ${petitionId}, name, title, email
-    FROM unnest(${sql.array(people.map((p) => p.name), 'text')}, ${sql.array(people.map((p) => p.title), 'text')}, ${sql.array(people.map((p) => p.email), 'text')}) AS t(name, title, email)
+    FROM unnest(${sql.array(
+      people.map((p) => p.name),
+      'text',
+    )}, ${sql.array(
+      people.map((p) => p.title),
+      'text',
+    )}, ${sql.array(
+      people.map((p) => p.email),
+      'text',
+    )}) AS t(name, title, email)
   `);
 }
 
 export type PetitionChanges = {
-  slug?: string; title?: string; description?: string; categoryId?: string; tags?: string[]; imageUrl?: string;
-  signatureGoal?: number; visibility?: string; accessCode?: string | null; signaturePrivacy?: string;
+  slug?: string;
+  title?: string;
+  description?: string;
+  categoryId?: string;
+  tags?: string[];
+  imageUrl?: string;
+  signatureGoal?: number;
+  visibility?: string;
+  accessCode?: string | null;
+  signaturePrivacy?: string;
 };
 
 export function writePetitionChanges(tx: CommonQueryMethods, id: string, changes: PetitionChanges) {
   const assignments: FragmentSqlToken[] = [sql.fragment`updated_at = now()`];
-  const set = (column: string, value: FragmentSqlToken | string | number | null) =>
-    assignments.push(sql.fragment`${sql.identifier([column])} = ${value}`);
+  const set = (column: string, value: FragmentSqlToken | string | number | null) => assignments.push(sql.fragment`${sql.identifier([column])} = ${value}`);
   if (changes.slug !== undefined) set('slug', changes.slug);
   if (changes.title !== undefined) set('title', changes.title);
   if (changes.description !== undefined) set('description', changes.description);
@@ -128,8 +163,12 @@ export async function isVisibleTo(db: CommonQueryMethods, viewer: Viewer, id: st
 }
 
 const PetitionAccessRow = z.object({
-  id: z.string().uuid(), creator_id: z.string().uuid(), org_id: z.string().uuid().nullable(), status: z.enum(PETITION_STATUSES),
-  visibility: z.enum(PETITION_VISIBILITIES), access_code: z.string().nullable(),
+  id: z.string().uuid(),
+  creator_id: z.string().uuid(),
+  org_id: z.string().uuid().nullable(),
+  status: z.enum(PETITION_STATUSES),
+  visibility: z.enum(PETITION_VISIBILITIES),
+  access_code: z.string().nullable(),
 });
 
 /** Just what the petition policy decides on, for a live petition; null when there is none. FOR SHARE with lock. */

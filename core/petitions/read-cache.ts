@@ -61,13 +61,22 @@ const TOUCHES: Record<string, (row: PetitionRow, id: string) => boolean> = {
   category: (row, id) => row.category?.id === id,
 };
 
-export async function createPublicPetitionCache(deps: { db: DatabasePool; notifications: NotificationListener; feed: SignatureCountFeed; log: Logger; maxPetitions?: number }): Promise<PublicPetitionCache> {
+export async function createPublicPetitionCache(deps: {
+  db: DatabasePool;
+  notifications: NotificationListener;
+  feed: SignatureCountFeed;
+  log: Logger;
+  maxPetitions?: number;
+}): Promise<PublicPetitionCache> {
   const maxPetitions = deps.maxPetitions ?? 10_000;
   // The count each entry last read from the counter shards, by the same key: stale after
   // COUNT_REFRESH_AFTER_MS (read again in the background), forced past COUNT_MAX_AGE_MS. A read
   // updates its entry's row; one cut off by the entry's removal still answers (ignoreFetchAbort).
   const countReads = createBoundedLru<string, number, Entry>(maxPetitions, {
-    ttl: COUNT_REFRESH_AFTER_MS, allowStale: true, noDeleteOnFetchRejection: true, ignoreFetchAbort: true,
+    ttl: COUNT_REFRESH_AFTER_MS,
+    allowStale: true,
+    noDeleteOnFetchRejection: true,
+    ignoreFetchAbort: true,
     fetchMethod: async (_ref, stale, { context: entry }) => {
       try {
         const count = await liveSignatureCount(deps.db, entry.row.id);
@@ -85,7 +94,13 @@ export async function createPublicPetitionCache(deps: { db: DatabasePool; notifi
       countReads.delete(ref);
     },
   });
-  const lists = createAnswerCache<readonly PetitionRow[]>({ max: 1_000, freshMs: LIST_FRESH_MS, maxAgeMs: LIST_MAX_AGE_MS, name: 'petition list page', log: deps.log });
+  const lists = createAnswerCache<readonly PetitionRow[]>({
+    max: 1_000,
+    freshMs: LIST_FRESH_MS,
+    maxAgeMs: LIST_MAX_AGE_MS,
+    name: 'petition list page',
+    log: deps.log,
+  });
   const loading = new Map<string, Promise<Readonly<PetitionRow> | undefined>>();
   // Bumped by every announced change: a load that started before it does not store what it read.
   let generation = 0;

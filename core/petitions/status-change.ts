@@ -36,7 +36,13 @@ export async function transitionPetition(db: DatabasePool, input: TransitionInpu
     const type = EVENT_OF[input.to];
     if (petition && type) await recordEvent(tx, { type, actor: input.actor, petitionId: input.petitionId, data: toPetitionSummary(petition, undefined) });
     if (input.audit) {
-      await recordAudit(tx, { context: input.audit.context, action: input.audit.action, target: { type: 'petition', id: input.petitionId }, before: { status: current.status }, after: { status: input.to } });
+      await recordAudit(tx, {
+        context: input.audit.context,
+        action: input.audit.action,
+        target: { type: 'petition', id: input.petitionId },
+        before: { status: current.status },
+        after: { status: input.to },
+      });
     }
     return { petitionId: input.petitionId, status: input.to };
   });

@@ -11,7 +11,11 @@ import type { AuditAction, PetitionStatus } from '../vocabulary.ts';
 
 export type { PetitionStatus };
 export type TransitionInput = {
-  petitionId: string; from: PetitionStatus; to: PetitionStatus; actor: Actor; victoryMessage?: string;
+  petitionId: string;
+  from: PetitionStatus;
+  to: PetitionStatus;
+  actor: Actor;
+  victoryMessage?: string;
   /** Admin transitions are audited in the same transaction. */
   audit?: { context: AuditContext; action: AuditAction };
 };
@@ -36,14 +40,20 @@ export const TRANSITIONS: readonly Transition[] = [
 
 /** How a refusal names each event: "Only a draft petition can be published". */
 export const EVENT_PARTICIPLES: Readonly<Record<PetitionEvent, string>> = {
-  publish: 'published', close: 'closed', victory: 'marked a victory', holdForReview: 'put under review', releaseFromReview: 'released from review', adminClose: 'closed',
+  publish: 'published',
+  close: 'closed',
+  victory: 'marked a victory',
+  holdForReview: 'put under review',
+  releaseFromReview: 'released from review',
+  adminClose: 'closed',
 };
 
 /** The statuses from which `event` moves a petition. */
 export const sourcesOf = (event: PetitionEvent): PetitionStatus[] => TRANSITIONS.filter((row) => row.event === event).map((row) => row.from);
 
 /** The transition `event` makes from `status`, if there is one. */
-export const transitionOf = (event: PetitionEvent, status: PetitionStatus): Transition | undefined => TRANSITIONS.find((row) => row.event === event && row.from === status);
+export const transitionOf = (event: PetitionEvent, status: PetitionStatus): Transition | undefined =>
+  TRANSITIONS.find((row) => row.event === event && row.from === status);
 
 /** Whether some event moves a petition from `from` to `to` (the activity's check). */
 export const isTransition = (from: PetitionStatus, to: PetitionStatus): boolean => TRANSITIONS.some((row) => row.from === from && row.to === to);

@@ -12,7 +12,11 @@ import { ANONYMOUS, viewerOf, type PetitionAccessFacts, type Viewer } from './po
  * those are read only when they can change the answer: when the petition belongs to an organization
  * and the viewer is not its creator.
  */
-export async function loadViewer(db: CommonQueryMethods, principal: Pick<Principal, 'userId' | 'role'> | undefined, about?: PetitionAccessFacts | null): Promise<Viewer> {
+export async function loadViewer(
+  db: CommonQueryMethods,
+  principal: Pick<Principal, 'userId' | 'role'> | undefined,
+  about?: PetitionAccessFacts | null,
+): Promise<Viewer> {
   if (!principal) return ANONYMOUS;
   if (about !== undefined && (about === null || about.org_id === null || about.creator_id === principal.userId)) return viewerOf(principal);
   return { ...viewerOf(principal), administeredOrganizationIds: await administeredOrganizationIds(db, principal.userId) };

@@ -41,7 +41,11 @@ export function accessCodeMatches(expected: string | null, presented: string | u
 const column = (a: string, name: string) => sql.identifier([a, name]);
 // Literal statuses and visibilities (not parameters), so PostgreSQL can match the partial indexes of
 // migrations 0005 and 0015, whose predicates are written with these lists.
-const literals = (values: readonly string[]) => sql.join(values.map((value) => sql.literalValue(value)), sql.fragment`, `);
+const literals = (values: readonly string[]) =>
+  sql.join(
+    values.map((value) => sql.literalValue(value)),
+    sql.fragment`, `,
+  );
 
 // --- The conditions: each one, in both languages.
 const live: Condition = { test: (row) => !row.deleted_at, sql: (a) => sql.fragment`${column(a, 'deleted_at')} IS NULL` };
@@ -67,11 +71,13 @@ const not = (condition: Condition): Condition => ({
 const viewerIsAdmin: Condition = { test: (_row, { viewer }) => viewer.role === 'admin', sql: (_a, { viewer }) => viewer.role === 'admin' };
 /** The creator, or an administrator of the petition's organization. */
 const managedByViewer: Condition = {
-  test: (row, { viewer }) => (viewer.userId !== null && row.creator_id === viewer.userId) || (row.org_id !== null && viewer.administeredOrganizationIds.includes(row.org_id)),
+  test: (row, { viewer }) =>
+    (viewer.userId !== null && row.creator_id === viewer.userId) || (row.org_id !== null && viewer.administeredOrganizationIds.includes(row.org_id)),
   sql: (a, { viewer }) => {
     const clauses: FragmentSqlToken[] = [];
     if (viewer.userId !== null) clauses.push(sql.fragment`${column(a, 'creator_id')} = ${viewer.userId}::uuid`);
-    if (viewer.administeredOrganizationIds.length > 0) clauses.push(sql.fragment`${column(a, 'org_id')} = ANY(${sql.array([...viewer.administeredOrganizationIds], 'uuid')})`);
+    if (viewer.administeredOrganizationIds.length > 0)
+      clauses.push(sql.fragment`${column(a, 'org_id')} = ANY(${sql.array([...viewer.administeredOrganizationIds], 'uuid')})`);
     return clauses.length === 0 ? false : sql.fragment`(${sql.join(clauses, sql.fragment` OR `)})`;
   },
 };

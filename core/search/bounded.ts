@@ -1,7 +1,14 @@
 // Every search answer is bounded: its queries run in one read-only transaction whose statement
 // timeout is RALLY_SEARCH_TIMEOUT. When the timeout trips, or the database cannot be reached, the
 // caller gets a retryable `search_unavailable` error (the API's 503 search-unavailable), never a 500.
-import { BackendTerminatedError, ConnectionError, StatementCancelledError, StatementTimeoutError, type DatabasePool, type DatabaseTransactionConnection } from 'slonik';
+import {
+  BackendTerminatedError,
+  ConnectionError,
+  StatementCancelledError,
+  StatementTimeoutError,
+  type DatabasePool,
+  type DatabaseTransactionConnection,
+} from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { Unavailable } from '../errors/domain-error.ts';
@@ -17,7 +24,12 @@ const SEARCH_WORK_MEM = '16MB';
 export type SearchDependencies = { db: DatabasePool; timeoutMs: number };
 
 function isUnavailable(error: unknown): boolean {
-  return error instanceof StatementTimeoutError || error instanceof StatementCancelledError || error instanceof ConnectionError || error instanceof BackendTerminatedError;
+  return (
+    error instanceof StatementTimeoutError ||
+    error instanceof StatementCancelledError ||
+    error instanceof ConnectionError ||
+    error instanceof BackendTerminatedError
+  );
 }
 
 export async function boundedSearch<T>(deps: SearchDependencies, run: (tx: DatabaseTransactionConnection) => Promise<T>): Promise<T> {
@@ -34,7 +46,9 @@ export async function boundedSearch<T>(deps: SearchDependencies, run: (tx: Datab
   } catch (error) {
     if (isUnavailable(error)) {
       throw new Unavailable('Search is unavailable right now: it took too long or its index cannot be reached. Try again shortly.', {
-        code: SEARCH_UNAVAILABLE, retryAfterSeconds: RETRY_AFTER_SECONDS, cause: error,
+        code: SEARCH_UNAVAILABLE,
+        retryAfterSeconds: RETRY_AFTER_SECONDS,
+        cause: error,
       });
     }
     throw error;

@@ -8,8 +8,14 @@ export type SearchSort = (typeof SEARCH_SORTS)[number];
 
 /** A validated search request; `country` is an ISO 3166-1 alpha-2 code in capitals. */
 export type PetitionSearchQuery = {
-  q?: string; category?: string; country?: string; status?: PubliclyListedStatus; tag?: string;
-  sort: SearchSort; cursor?: string; limit: number;
+  q?: string;
+  category?: string;
+  country?: string;
+  status?: PubliclyListedStatus;
+  tag?: string;
+  sort: SearchSort;
+  cursor?: string;
+  limit: number;
 };
 
 export type FacetName = 'status' | 'category' | 'country' | 'tag';
@@ -46,4 +52,3 @@ export function filterConditions(query: PetitionSearchQuery, except?: FacetName)
     tag: query.tag && except !== 'tag' ? sql.fragment`p.tags @> ${sql.array([query.tag], 'text')}` : always,
   };
 }
-

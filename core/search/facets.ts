@@ -24,7 +24,10 @@ const otherFilters = (except: FacetName) => sql.join(FACET_NAMES.filter((name) =
 export function facetColumns(query: PetitionSearchQuery): FragmentSqlToken {
   const only = filterConditions(query);
   return sql.fragment`p.status, p.category_id, upper(p.location_country) AS country, p.tags,
-    ${sql.join(FACET_NAMES.map((name) => sql.fragment`${only[name]} AS ${ok(name)}`), sql.fragment`, `)}`;
+    ${sql.join(
+      FACET_NAMES.map((name) => sql.fragment`${only[name]} AS ${ok(name)}`),
+      sql.fragment`, `,
+    )}`;
 }
 
 /** Whether a match passes every filter (a `matches` column expression). */

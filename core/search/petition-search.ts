@@ -47,8 +47,11 @@ function afterCursor(query: PetitionSearchQuery): FragmentSqlToken | undefined {
 // (facet, value, count) for the facets. The sort key (for relevance, ts_rank_cd: the costly part) is
 // computed only for the matches that pass every filter, as the page's own query would.
 const SearchRow = z.object({
-  facet: z.enum(['hit', 'status', 'category', 'country', 'tag']), value: z.string(), count: z.number().nullable(),
-  position: z.number().nullable(), sort_key: z.union([z.number(), z.string()]).nullable(),
+  facet: z.enum(['hit', 'status', 'category', 'country', 'tag']),
+  value: z.string(),
+  count: z.number().nullable(),
+  position: z.number().nullable(),
+  sort_key: z.union([z.number(), z.string()]).nullable(),
 });
 
 export type SearchPage = { rows: PetitionRow[]; nextCursor: string | null; hasMore: boolean; facets: Facets };
@@ -75,9 +78,24 @@ export function searchPetitions(deps: SearchDependencies, query: PetitionSearchQ
     const page = hits.slice(0, query.limit);
     const last = page.at(-1);
     const hasMore = hits.length > query.limit;
-    const nextCursor = hasMore && last ? (query.sort === 'recent' ? timeCursor.encode([String(last.sort_key), last.value]) : numberCursor.encode([Number(last.sort_key), last.value])) : null;
-    const facets = toFacets(found.flatMap((row) => (row.facet === 'hit' || row.count === null ? [] : [{ facet: row.facet, value: row.value, count: row.count }])));
-    return { rows: await petitionsInOrder(tx, page.map((hit) => hit.value)), nextCursor, hasMore, facets };
+    const nextCursor =
+      hasMore && last
+        ? query.sort === 'recent'
+          ? timeCursor.encode([String(last.sort_key), last.value])
+          : numberCursor.encode([Number(last.sort_key), last.value])
+        : null;
+    const facets = toFacets(
+      found.flatMap((row) => (row.facet === 'hit' || row.count === null ? [] : [{ facet: row.facet, value: row.value, count: row.count }])),
+    );
+    return {
+      rows: await petitionsInOrder(
+        tx,
+        page.map((hit) => hit.value),
+      ),
+      nextCursor,
+      hasMore,
+      facets,
+    };
   });
 }
 

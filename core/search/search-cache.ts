@@ -38,7 +38,16 @@ export async function createPetitionSearch(deps: SearchDependencies & { notifica
 
   return {
     search(query) {
-      const key = JSON.stringify([query.q ?? null, query.category ?? null, query.country ?? null, query.status ?? null, query.tag ?? null, query.sort, query.cursor ?? null, query.limit]);
+      const key = JSON.stringify([
+        query.q ?? null,
+        query.category ?? null,
+        query.country ?? null,
+        query.status ?? null,
+        query.tag ?? null,
+        query.sort,
+        query.cursor ?? null,
+        query.limit,
+      ]);
       return pages.get(key, () => searchPetitions(deps, query));
     },
     suggest(prefix, limit) {

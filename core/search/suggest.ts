@@ -15,7 +15,9 @@ export type Suggestion = z.infer<typeof Suggestion>;
 
 export function suggestTitles(deps: SearchDependencies, prefix: string, limit: number): Promise<readonly Suggestion[]> {
   return boundedSearch(deps, async (tx) => {
-    await tx.query(sql.type(z.object({ set_config: z.string() }))`SELECT set_config('pg_trgm.word_similarity_threshold', ${String(WORD_SIMILARITY_THRESHOLD)}, true)`);
+    await tx.query(
+      sql.type(z.object({ set_config: z.string() }))`SELECT set_config('pg_trgm.word_similarity_threshold', ${String(WORD_SIMILARITY_THRESHOLD)}, true)`,
+    );
     return tx.any(sql.type(Suggestion)`
       SELECT p.title, p.slug, COALESCE((SELECT sum(sc.count) FROM signature_counters sc WHERE sc.petition_id = p.id), 0)::bigint AS signature_count
       FROM petitions p

@@ -47,8 +47,11 @@ function fromIp(rawIp: string): Place | undefined {
   if (!found?.city) return undefined;
   const located = typeof found.latitude === 'number' && typeof found.longitude === 'number';
   return {
-    city: found.city, region: found.state1 || null, country: found.country_code || null,
-    latitude: located ? round(found.latitude!) : null, longitude: located ? round(found.longitude!) : null,
+    city: found.city,
+    region: found.state1 || null,
+    country: found.country_code || null,
+    latitude: located ? round(found.latitude!) : null,
+    longitude: located ? round(found.longitude!) : null,
   };
 }
 

@@ -24,10 +24,19 @@ export type ResolvedFilter = { networkHashes: string[] | null; emailDomain: stri
  * batches, then reconciled and audited. `ended` settles when it ends, however it ends.
  */
 export type InvalidationWorkflows = {
-  invalidateSignatures(input: { invalidationId: string; petitionId: string; filter: ResolvedFilter; dryRun: boolean; audit: AuditContext }): Promise<{ ended: Promise<void> }>;
+  invalidateSignatures(input: {
+    invalidationId: string;
+    petitionId: string;
+    filter: ResolvedFilter;
+    dryRun: boolean;
+    audit: AuditContext;
+  }): Promise<{ ended: Promise<void> }>;
 };
 
-export async function createInvalidation(db: CommonQueryMethods, input: { petitionId: string; filter: InvalidationFilter; dryRun: boolean; requestedBy: string }): Promise<string> {
+export async function createInvalidation(
+  db: CommonQueryMethods,
+  input: { petitionId: string; filter: InvalidationFilter; dryRun: boolean; requestedBy: string },
+): Promise<string> {
   const exists = await db.exists(sql.type(z.object({}))`SELECT 1 FROM petitions WHERE id = ${input.petitionId} AND deleted_at IS NULL`);
   if (!exists) throw new NotFound('There is no such petition.');
   return db.oneFirst(sql.type(z.object({ id: z.string() }))`
@@ -37,8 +46,16 @@ export async function createInvalidation(db: CommonQueryMethods, input: { petiti
 }
 
 export const InvalidationRow = z.object({
-  id: z.string(), petition_id: z.string(), filter: z.record(z.string(), z.unknown()), dry_run: z.boolean(), status: z.string(),
-  matched: z.number(), signature_count_after: z.number().nullable(), requested_by: z.string(), created_at: z.string(), finished_at: z.string().nullable(),
+  id: z.string(),
+  petition_id: z.string(),
+  filter: z.record(z.string(), z.unknown()),
+  dry_run: z.boolean(),
+  status: z.string(),
+  matched: z.number(),
+  signature_count_after: z.number().nullable(),
+  requested_by: z.string(),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
 });
 
 export function findInvalidation(db: CommonQueryMethods, id: string) {
@@ -49,13 +66,18 @@ export function findInvalidation(db: CommonQueryMethods, id: string) {
 }
 
 function matches(filter: ResolvedFilter) {
-  return sql.join([
-    sql.fragment`TRUE`,
-    filter.networkHashes ? sql.fragment`s.network_hash IN (SELECT decode(hash, 'hex') FROM unnest(${sql.array(filter.networkHashes, 'text')}) AS hash)` : null,
-    filter.emailDomain
-      ? sql.fragment`split_part(COALESCE(s.email_key, (SELECT rally_email_key(u.email) FROM users u WHERE u.id = s.user_id)), '@', 2) = ${filter.emailDomain}`
-      : null,
-  ].filter((part) => part !== null), sql.fragment` AND `);
+  return sql.join(
+    [
+      sql.fragment`TRUE`,
+      filter.networkHashes
+        ? sql.fragment`s.network_hash IN (SELECT decode(hash, 'hex') FROM unnest(${sql.array(filter.networkHashes, 'text')}) AS hash)`
+        : null,
+      filter.emailDomain
+        ? sql.fragment`split_part(COALESCE(s.email_key, (SELECT rally_email_key(u.email) FROM users u WHERE u.id = s.user_id)), '@', 2) = ${filter.emailDomain}`
+        : null,
+    ].filter((part) => part !== null),
+    sql.fragment` AND `,
+  );
 }
 
 function batchOf(petitionId: string, filter: ResolvedFilter, after: readonly [string, string] | null, size: number) {
@@ -69,7 +91,13 @@ function batchOf(petitionId: string, filter: ResolvedFilter, after: readonly [st
     LIMIT ${size}`;
 }
 
-const BatchOutcome = z.object({ scanned: z.number(), matched: z.number(), last_at: z.string().nullable(), last_id: z.string().nullable(), ids: z.array(z.string()).nullable() });
+const BatchOutcome = z.object({
+  scanned: z.number(),
+  matched: z.number(),
+  last_at: z.string().nullable(),
+  last_id: z.string().nullable(),
+  ids: z.array(z.string()).nullable(),
+});
 export type BatchInput = { invalidationId: string; petitionId: string; filter: ResolvedFilter; after: [string, string] | null; size: number; dryRun: boolean };
 export type BatchResult = { scanned: number; matched: number; after: [string, string] | null };
 
@@ -109,7 +137,9 @@ export async function invalidateBatch(db: DatabasePool, input: BatchInput): Prom
             (SELECT array_agg(id::text) FROM kept) AS ids`);
     if (result.ids && result.ids.length > 0) {
       await recordEvent(tx, {
-        type: 'signature.removed', actor: { type: 'system', id: null }, petitionId,
+        type: 'signature.removed',
+        actor: { type: 'system', id: null },
+        petitionId,
         data: { petition_id: petitionId, signature_ids: result.ids, count: result.ids.length, reason: 'invalidated', invalidation_id: input.invalidationId },
       });
     }
@@ -147,8 +177,11 @@ export async function finishInvalidation(db: DatabasePool, input: { invalidation
     `);
     if (!input.dryRun) {
       await recordAudit(tx, {
-        context: input.audit, action: 'signatures.invalidated', target: { type: 'petition', id: invalidation.petition_id },
-        before: { filter: invalidation.filter }, after: { invalidation_id: input.invalidationId, invalidated: input.matched, signature_count: countAfter },
+        context: input.audit,
+        action: 'signatures.invalidated',
+        target: { type: 'petition', id: invalidation.petition_id },
+        before: { filter: invalidation.filter },
+        after: { invalidation_id: input.invalidationId, invalidated: input.matched, signature_count: countAfter },
       });
     }
   });

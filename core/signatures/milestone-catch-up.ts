@@ -34,7 +34,11 @@ export type CaughtUpClaim = z.infer<typeof CaughtUpClaim>;
 
 /** The milestones the batch may have passed unseen: those above its highest count. */
 function pending(petitions: readonly CaughtUpPetition[]) {
-  return petitions.flatMap((petition) => milestonesFor(petition.goal).filter((threshold) => threshold > petition.highest).map((threshold) => [petition, threshold] as const));
+  return petitions.flatMap((petition) =>
+    milestonesFor(petition.goal)
+      .filter((threshold) => threshold > petition.highest)
+      .map((threshold) => [petition, threshold] as const),
+  );
 }
 
 const Counted = z.object({ petition_id: z.string(), total: z.number() });
@@ -46,10 +50,14 @@ const Counted = z.object({ petition_id: z.string(), total: z.number() });
 export async function catchUpMilestones(connection: CommonQueryMethods, petitions: readonly CaughtUpPetition[]): Promise<readonly CaughtUpClaim[]> {
   const candidates = pending(petitions);
   if (candidates.length === 0) return [];
-  const counts = new Map((await connection.any(sql.type(Counted)`
+  const counts = new Map(
+    (
+      await connection.any(sql.type(Counted)`
     SELECT petition_id, COALESCE(sum(count), 0)::bigint AS total FROM signature_counters
     WHERE petition_id = ANY(${sql.array([...new Set(candidates.map(([petition]) => petition.id))], 'uuid')}) GROUP BY petition_id
-  `)).map((row) => [row.petition_id, row.total]));
+  `)
+    ).map((row) => [row.petition_id, row.total]),
+  );
   const due = candidates.filter(([petition, threshold]) => threshold <= (counts.get(petition.id) ?? 0));
   return due.length === 0 ? [] : claim(connection, due);
 }
@@ -59,10 +67,25 @@ function claim(connection: CommonQueryMethods, due: ReturnType<typeof pending>):
   const involved = [...new Set(due.map(([petition]) => petition))];
   return connection.any(sql.type(CaughtUpClaim)`
     WITH batch AS (
-      SELECT * FROM unnest(${sql.array(involved.map((petition) => petition.id), 'uuid')}, ${sql.array(involved.map((petition) => petition.signatureId), 'uuid')},
-        ${sql.array(involved.map((petition) => petition.goal), 'int8')}) AS b(petition_id, signature_id, signature_goal)
+      SELECT * FROM unnest(${sql.array(
+        involved.map((petition) => petition.id),
+        'uuid',
+      )}, ${sql.array(
+        involved.map((petition) => petition.signatureId),
+        'uuid',
+      )},
+        ${sql.array(
+          involved.map((petition) => petition.goal),
+          'int8',
+        )}) AS b(petition_id, signature_id, signature_goal)
     ), due AS (
-      SELECT * FROM unnest(${sql.array(due.map(([petition]) => petition.id), 'uuid')}, ${sql.array(due.map(([, threshold]) => threshold), 'int8')}) AS m(petition_id, threshold)
+      SELECT * FROM unnest(${sql.array(
+        due.map(([petition]) => petition.id),
+        'uuid',
+      )}, ${sql.array(
+        due.map(([, threshold]) => threshold),
+        'int8',
+      )}) AS m(petition_id, threshold)
     ), seen AS (
       SELECT b.petition_id, b.signature_id, b.signature_goal, COALESCE(sum(c.count), 0)::bigint AS total
       FROM batch b LEFT JOIN signature_counters c ON c.petition_id = b.petition_id GROUP BY b.petition_id, b.signature_id, b.signature_goal
@@ -76,7 +99,10 @@ function claim(connection: CommonQueryMethods, due: ReturnType<typeof pending>):
     ), celebrated AS (
       ${insertEvent(
         {
-          type: sql.fragment`'signature.milestone'`, actorType: sql.fragment`'system'`, actorId: sql.fragment`NULL`, petitionId: sql.fragment`c.petition_id`,
+          type: sql.fragment`'signature.milestone'`,
+          actorType: sql.fragment`'system'`,
+          actorId: sql.fragment`NULL`,
+          petitionId: sql.fragment`c.petition_id`,
           data: sql.fragment`jsonb_build_object('petition_id', c.petition_id, 'milestone', c.threshold, 'signature_count', s.total,
             'signature_goal', s.signature_goal, 'signature_id', c.signature_id)`,
         },

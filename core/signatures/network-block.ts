@@ -36,7 +36,11 @@ export function networkBlockOf(address: string): string | null {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   const ip = mapped ? mapped[1]! : address;
   if (isIPv4(ip)) return `${ipv4Octets(ip).slice(0, 3).join('.')}.0/24`;
-  if (isIPv6(ip)) return `${ipv6Groups(ip).slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  if (isIPv6(ip))
+    return `${ipv6Groups(ip)
+      .slice(0, 4)
+      .map((group) => group.toString(16))
+      .join(':')}::/64`;
   return null;
 }
 
@@ -68,5 +72,6 @@ export function networkBlockHashesOf(key: Buffer, filter: string): Buffer[] {
   const groups = ipv6Groups(address);
   const base = (groups[3]! >> (64 - length)) << (64 - length);
   return Array.from({ length: count }, (_, index) =>
-    hashBlock(key, `${[groups[0]!, groups[1]!, groups[2]!, base + index].map((group) => group.toString(16)).join(':')}::/64`));
+    hashBlock(key, `${[groups[0]!, groups[1]!, groups[2]!, base + index].map((group) => group.toString(16)).join(':')}::/64`),
+  );
 }

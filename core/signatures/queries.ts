@@ -15,7 +15,16 @@ export const SignatureRow = z.object({
   is_anonymous: z.boolean(),
   display_location: z.string().nullable(),
   created_at: z.string(),
-  user: z.object({ id: z.string(), display_name: z.string(), slug: z.string(), bio: z.string().nullable(), avatar_url: z.string().nullable(), petition_count: z.number() }).nullable(),
+  user: z
+    .object({
+      id: z.string(),
+      display_name: z.string(),
+      slug: z.string(),
+      bio: z.string().nullable(),
+      avatar_url: z.string().nullable(),
+      petition_count: z.number(),
+    })
+    .nullable(),
 });
 export type SignatureRow = z.infer<typeof SignatureRow>;
 
@@ -58,7 +67,14 @@ const GLOBALLY_VISIBLE = sql.fragment`AND EXISTS (
   SELECT FROM petitions p WHERE p.id = s.petition_id AND ${listedTo(ANONYMOUS)} AND p.signature_privacy = 'public')`;
 
 export function geoPoints(db: CommonQueryMethods, petitionId: string | null, hours: number, after: readonly [number, string] | undefined, limit: number) {
-  const keyset = afterPosition([[sql.fragment`count`, 'int8'], [sql.fragment`city || '|' || region || '|' || country`, 'text']], after, 'desc');
+  const keyset = afterPosition(
+    [
+      [sql.fragment`count`, 'int8'],
+      [sql.fragment`city || '|' || region || '|' || country`, 'text'],
+    ],
+    after,
+    'desc',
+  );
   return db.any(sql.type(GeoRow)`
     SELECT * FROM (
       SELECT avg(latitude) AS lat, avg(longitude) AS lng, city, COALESCE(region, '') AS region, COALESCE(country, '') AS country, count(*)::int AS count
@@ -74,8 +90,15 @@ export function geoPoints(db: CommonQueryMethods, petitionId: string | null, hou
 }
 
 export const ExportRow = z.object({
-  id: z.string(), signer_name: z.string().nullable(), signer_email: z.string().nullable(), comment: z.string().nullable(),
-  is_anonymous: z.boolean(), display_location: z.string().nullable(), city: z.string().nullable(), country: z.string().nullable(), created_at: z.string(),
+  id: z.string(),
+  signer_name: z.string().nullable(),
+  signer_email: z.string().nullable(),
+  comment: z.string().nullable(),
+  is_anonymous: z.boolean(),
+  display_location: z.string().nullable(),
+  city: z.string().nullable(),
+  country: z.string().nullable(),
+  created_at: z.string(),
 });
 
 /** For the creator's export: names and emails of signers who did not sign anonymously. */

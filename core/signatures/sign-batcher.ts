@@ -41,7 +41,11 @@ export function createSignBatcher(db: DatabasePool, options: SignBatcherOptions)
 
   async function write(batch: Waiting[]): Promise<void> {
     try {
-      const answers = await signBatch(db, batch.map((waiting) => waiting.request), options.log ?? silentLogger);
+      const answers = await signBatch(
+        db,
+        batch.map((waiting) => waiting.request),
+        options.log ?? silentLogger,
+      );
       batch.forEach((waiting, index) => waiting.settle(answers[index]!));
     } catch (error) {
       if (batch.length === 1) return batch[0]!.fail(error);

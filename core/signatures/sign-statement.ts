@@ -42,21 +42,84 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
   return sql.type(BatchOutcome)`
     WITH input AS (
       SELECT * FROM unnest(
-        ${sql.array(inputs.map((_, index) => index), 'int4')}, ${sql.array(column((input) => input.petitionId), 'uuid')},
-        ${sql.array(column((input) => input.userId), 'uuid')}, ${sql.array(column((input) => input.comment), 'text')},
-        ${sql.array(column((input) => input.isAnonymous), 'bool')}, ${sql.array(column((input) => input.displayLocation), 'text')},
-        ${sql.array(column((input) => input.place.city), 'text')}, ${sql.array(column((input) => input.place.region), 'text')},
-        ${sql.array(column((input) => input.place.country), 'text')}, ${sql.array(column((input) => input.place.latitude), 'float8')},
-        ${sql.array(column((input) => input.place.longitude), 'float8')}, ${sql.array(column((input) => input.referrerSlug), 'text')},
-        ${sql.array(column((input) => input.source ?? null), 'text')}, ${sql.array(column((input) => input.actor.type), 'text')},
-        ${sql.array(column((input) => input.actor.id), 'text')}, ${sql.array(column((input) => input.networkHash?.toString('hex') ?? null), 'text')}
+        ${sql.array(
+          inputs.map((_, index) => index),
+          'int4',
+        )}, ${sql.array(
+          column((input) => input.petitionId),
+          'uuid',
+        )},
+        ${sql.array(
+          column((input) => input.userId),
+          'uuid',
+        )}, ${sql.array(
+          column((input) => input.comment),
+          'text',
+        )},
+        ${sql.array(
+          column((input) => input.isAnonymous),
+          'bool',
+        )}, ${sql.array(
+          column((input) => input.displayLocation),
+          'text',
+        )},
+        ${sql.array(
+          column((input) => input.place.city),
+          'text',
+        )}, ${sql.array(
+          column((input) => input.place.region),
+          'text',
+        )},
+        ${sql.array(
+          column((input) => input.place.country),
+          'text',
+        )}, ${sql.array(
+          column((input) => input.place.latitude),
+          'float8',
+        )},
+        ${sql.array(
+          column((input) => input.place.longitude),
+          'float8',
+        )}, ${sql.array(
+          column((input) => input.referrerSlug),
+          'text',
+        )},
+        ${sql.array(
+          column((input) => input.source ?? null),
+          'text',
+        )}, ${sql.array(
+          column((input) => input.actor.type),
+          'text',
+        )},
+        ${sql.array(
+          column((input) => input.actor.id),
+          'text',
+        )}, ${sql.array(
+          column((input) => input.networkHash?.toString('hex') ?? null),
+          'text',
+        )}
       ) AS i(ordinal, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude,
              referrer_slug, source, actor_type, actor_id, network_hash_hex)
     ), involved AS (
-      SELECT * FROM unnest(${sql.array(petitions.map((petition) => petition.id), 'uuid')}, ${sql.array(petitions.map(() => randomInt(COUNTER_SHARDS)), 'int2')},
-        ${sql.array(petitions.map((petition) => petition.goal), 'int8')}) AS b(petition_id, shard, signature_goal)
+      SELECT * FROM unnest(${sql.array(
+        petitions.map((petition) => petition.id),
+        'uuid',
+      )}, ${sql.array(
+        petitions.map(() => randomInt(COUNTER_SHARDS)),
+        'int2',
+      )},
+        ${sql.array(
+          petitions.map((petition) => petition.goal),
+          'int8',
+        )}) AS b(petition_id, shard, signature_goal)
     ), schedule AS (
-      SELECT * FROM unnest(${sql.array(schedule.map(([id]) => id), 'uuid')}, ${sql.array(schedule.map(([, threshold]) => threshold), 'int8')}) AS m(petition_id, threshold)
+      SELECT * FROM unnest(${sql.array(
+        schedule.map(([id]) => id),
+        'uuid',
+      )}, ${sql.array(
+        schedule.map(([, threshold]) => threshold),
+        'int8',
+      )}) AS m(petition_id, threshold)
     ), live AS (
       SELECT p.id, p.status FROM petitions p JOIN involved b ON b.petition_id = p.id WHERE p.deleted_at IS NULL
     ), signed AS (
@@ -95,7 +158,10 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
     ), announced AS (
       ${insertEvent(
         {
-          type: sql.fragment`'signature.created'`, actorType: sql.fragment`r.actor_type`, actorId: sql.fragment`r.actor_id`, petitionId: sql.fragment`r.petition_id`,
+          type: sql.fragment`'signature.created'`,
+          actorType: sql.fragment`r.actor_type`,
+          actorId: sql.fragment`r.actor_id`,
+          petitionId: sql.fragment`r.petition_id`,
           data: sql.fragment`jsonb_build_object('id', r.id, 'petition_id', r.petition_id, 'user_id', CASE WHEN r.is_anonymous THEN NULL ELSE r.user_id END,
             'is_anonymous', r.is_anonymous, 'comment', r.comment, 'created_at', r.created_at)`,
         },
@@ -104,7 +170,10 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
     ), celebrated AS (
       ${insertEvent(
         {
-          type: sql.fragment`'signature.milestone'`, actorType: sql.fragment`'system'`, actorId: sql.fragment`NULL`, petitionId: sql.fragment`c.petition_id`,
+          type: sql.fragment`'signature.milestone'`,
+          actorType: sql.fragment`'system'`,
+          actorId: sql.fragment`NULL`,
+          petitionId: sql.fragment`c.petition_id`,
           data: sql.fragment`jsonb_build_object('petition_id', c.petition_id, 'milestone', c.threshold, 'signature_count', r.signature_count,
             'signature_goal', r.signature_goal, 'signature_id', c.signature_id)`,
         },

@@ -43,7 +43,15 @@ export type SignatureInput = {
   accessCode: string | null;
 };
 
-export type SignResult = { id: string; petition_id: string; user_id: string; is_anonymous: boolean; signature_count: number; milestone_reached: boolean; created_at: string };
+export type SignResult = {
+  id: string;
+  petition_id: string;
+  user_id: string;
+  is_anonymous: boolean;
+  signature_count: number;
+  milestone_reached: boolean;
+  created_at: string;
+};
 
 /** A request's own answer: its signature, or the domain error it is refused with. */
 export type SignAnswer = { ok: true; result: SignResult } | { ok: false; error: DomainError };
@@ -71,8 +79,13 @@ export function rememberedWithSignature(remember: RememberAnswer | undefined): S
 }
 
 const PetitionFacts = z.object({
-  id: z.string(), creator_id: z.string(), org_id: z.string().nullable(), status: z.enum(PETITION_STATUSES),
-  visibility: z.enum(PETITION_VISIBILITIES), access_code: z.string().nullable(), signature_goal: z.number().nullable(),
+  id: z.string(),
+  creator_id: z.string(),
+  org_id: z.string().nullable(),
+  status: z.enum(PETITION_STATUSES),
+  visibility: z.enum(PETITION_VISIBILITIES),
+  access_code: z.string().nullable(),
+  signature_goal: z.number().nullable(),
 });
 
 /** What the policy and the milestones need of the petitions a batch signs (one read per batch). */
@@ -97,10 +110,18 @@ const alreadySigned = () => new Conflict('You have already signed this petition.
 
 function answerFor(outcome: BatchOutcome, input: SignatureInput): SignAnswer {
   if (outcome.signature_id && outcome.created_at && outcome.signature_count !== null) {
-    return { ok: true, result: {
-      id: outcome.signature_id, petition_id: input.petitionId, user_id: input.userId, is_anonymous: input.isAnonymous,
-      signature_count: outcome.signature_count, milestone_reached: outcome.milestone_reached, created_at: outcome.created_at,
-    } };
+    return {
+      ok: true,
+      result: {
+        id: outcome.signature_id,
+        petition_id: input.petitionId,
+        user_id: input.userId,
+        is_anonymous: input.isAnonymous,
+        signature_count: outcome.signature_count,
+        milestone_reached: outcome.milestone_reached,
+        created_at: outcome.created_at,
+      },
+    };
   }
   // Signed before; or closed (or deleted) between the policy read and the write.
   if (outcome.petition_status === 'active') return { ok: false, error: alreadySigned() };
@@ -112,7 +133,9 @@ function answerFor(outcome: BatchOutcome, input: SignatureInput): SignAnswer {
  * Throws only when the write itself failed (the caller then retries the requests one by one).
  */
 export async function signBatch(db: DatabasePool, requests: readonly SignRequest[], log: Logger): Promise<SignAnswer[]> {
-  const petitions = new Map((await db.any(petitionFactsStatement([...new Set(requests.map((request) => request.input.petitionId))]))).map((row) => [row.id, row]));
+  const petitions = new Map(
+    (await db.any(petitionFactsStatement([...new Set(requests.map((request) => request.input.petitionId))]))).map((row) => [row.id, row]),
+  );
   const answers: (SignAnswer | undefined)[] = requests.map(({ input }) => {
     const refused = refusal(petitions.get(input.petitionId), input);
     return refused ? { ok: false, error: refused } : undefined;
@@ -125,8 +148,14 @@ export async function signBatch(db: DatabasePool, requests: readonly SignRequest
     if (!answers[index] && !writing.has(key)) writing.set(key, index);
   });
   const toWrite = [...writing.values()];
-  const involved = [...new Set(toWrite.map((index) => requests[index]!.input.petitionId))].map((id): BatchPetition => ({ id, goal: petitions.get(id)!.signature_goal }));
-  const statement = signBatchStatement(toWrite.map((index) => requests[index]!.input), involved);
+  const involved = [...new Set(toWrite.map((index) => requests[index]!.input.petitionId))].map((id): BatchPetition => ({
+    id,
+    goal: petitions.get(id)!.signature_goal,
+  }));
+  const statement = signBatchStatement(
+    toWrite.map((index) => requests[index]!.input),
+    involved,
+  );
 
   const decide = (rows: readonly BatchOutcome[]) => {
     toWrite.forEach((requestIndex, row) => {
@@ -144,10 +173,10 @@ export async function signBatch(db: DatabasePool, requests: readonly SignRequest
     const write = async (on: CommonQueryMethods) => decide(toWrite.length > 0 ? await on.any(statement) : []);
     const decided = requests.some((request) => request.withinWrite)
       ? await connection.transaction(async (tx) => {
-        const inTransaction = await write(tx);
-        for (const [index, request] of requests.entries()) await request.withinWrite?.(tx, inTransaction[index]!);
-        return inTransaction;
-      })
+          const inTransaction = await write(tx);
+          for (const [index, request] of requests.entries()) await request.withinWrite?.(tx, inTransaction[index]!);
+          return inTransaction;
+        })
       : await write(connection);
     return caughtUp(connection, decided, petitions, log);
   });
@@ -158,14 +187,26 @@ export async function signBatch(db: DatabasePool, requests: readonly SignRequest
  * milestone there says so, with the count that reached it. The signatures are committed: a failed
  * catch-up must not fail them (the batcher would write them again), so it leaves the answers as they are.
  */
-async function caughtUp(connection: CommonQueryMethods, answers: SignAnswer[], petitions: ReadonlyMap<string, { signature_goal: number | null }>, log: Logger): Promise<SignAnswer[]> {
+async function caughtUp(
+  connection: CommonQueryMethods,
+  answers: SignAnswer[],
+  petitions: ReadonlyMap<string, { signature_goal: number | null }>,
+  log: Logger,
+): Promise<SignAnswer[]> {
   const highest = new Map<string, SignResult>();
   for (const answer of answers) {
-    if (answer.ok && answer.result.signature_count > (highest.get(answer.result.petition_id)?.signature_count ?? 0)) highest.set(answer.result.petition_id, answer.result);
+    if (answer.ok && answer.result.signature_count > (highest.get(answer.result.petition_id)?.signature_count ?? 0))
+      highest.set(answer.result.petition_id, answer.result);
   }
-  const claims = await catchUpMilestones(connection, [...highest.values()].map((result) => ({
-    id: result.petition_id, goal: petitions.get(result.petition_id)?.signature_goal ?? null, highest: result.signature_count, signatureId: result.id,
-  }))).catch((error: Error) => {
+  const claims = await catchUpMilestones(
+    connection,
+    [...highest.values()].map((result) => ({
+      id: result.petition_id,
+      goal: petitions.get(result.petition_id)?.signature_goal ?? null,
+      highest: result.signature_count,
+      signatureId: result.id,
+    })),
+  ).catch((error: Error) => {
     log.warn('milestone catch-up after a signing batch failed', { error: error.message });
     return [];
   });

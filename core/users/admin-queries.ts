@@ -56,9 +56,19 @@ export function searchUsers(db: CommonQueryMethods, search: UserSearch, after: r
 
 export function presentAdminUser(row: AdminUserRow) {
   return {
-    id: row.id, email: row.email, display_name: row.display_name, slug: row.slug, role: row.role,
-    suspended: row.suspended_at !== null, suspended_at: row.suspended_at, suspended_until: row.suspended_until, suspension_reason: row.suspension_reason,
-    flagged_for_review: row.flagged_for_review_at !== null, flagged_for_review_at: row.flagged_for_review_at,
-    email_verified: row.email_verified, petition_count: row.petition_count, created_at: row.created_at,
+    id: row.id,
+    email: row.email,
+    display_name: row.display_name,
+    slug: row.slug,
+    role: row.role,
+    suspended: row.suspended_at !== null,
+    suspended_at: row.suspended_at,
+    suspended_until: row.suspended_until,
+    suspension_reason: row.suspension_reason,
+    flagged_for_review: row.flagged_for_review_at !== null,
+    flagged_for_review_at: row.flagged_for_review_at,
+    email_verified: row.email_verified,
+    petition_count: row.petition_count,
+    created_at: row.created_at,
   };
 }

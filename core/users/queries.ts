@@ -34,13 +34,15 @@ export async function upsertUserFromClaims(db: CommonQueryMethods, claims: Ident
     try {
       // Each attempt in its own (sub)transaction: called inside a transaction, this is a savepoint,
       // so a slug clash rolls back only the attempt and the retry does not meet an aborted transaction.
-      return await db.transaction((attemptTx) => attemptTx.one(sql.type(UserRow)`
+      return await db.transaction((attemptTx) =>
+        attemptTx.one(sql.type(UserRow)`
         INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, email_verified, role)
         VALUES (${claims.issuer}, ${claims.subject}, ${claims.email}, ${claims.displayName}, ${slug}, ${claims.emailVerified}, ${role})
         ON CONFLICT ON CONSTRAINT users_identity_unique DO UPDATE
           SET email = EXCLUDED.email, email_verified = EXCLUDED.email_verified, updated_at = now()
         RETURNING ${USER_COLUMNS}
-      `));
+      `),
+      );
     } catch (error) {
       // Another user has this slug: try a suffixed one. Any other conflict is a real error.
       if (!(error instanceof UniqueIntegrityConstraintViolationError) || error.constraint !== 'users_slug_unique' || attempt >= 5) throw error;

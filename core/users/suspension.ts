@@ -14,7 +14,10 @@ import { findAdminUser, type AdminUserRow } from './admin-queries.ts';
 const announce = (tx: CommonQueryMethods, userId: string) => tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${USER_CHANGED_CHANNEL}, ${userId})`);
 
 const stateOf = (user: AdminUserRow) => ({
-  role: user.role, suspended_at: user.suspended_at, suspended_until: user.suspended_until, suspension_reason: user.suspension_reason,
+  role: user.role,
+  suspended_at: user.suspended_at,
+  suspended_until: user.suspended_until,
+  suspension_reason: user.suspension_reason,
   flagged_for_review_at: user.flagged_for_review_at,
 });
 
@@ -34,7 +37,8 @@ async function assertAnotherActiveAdmin(tx: CommonQueryMethods, userId: string):
   const others = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
     SELECT id FROM users WHERE role = 'admin' AND suspended_at IS NULL ORDER BY id FOR UPDATE
   `);
-  if (!others.some((id) => id !== userId)) throw new Conflict('This is the last active administrator; make another administrator first.', { code: 'last_admin' });
+  if (!others.some((id) => id !== userId))
+    throw new Conflict('This is the last active administrator; make another administrator first.', { code: 'last_admin' });
 }
 
 export type Suspension = { userId: string; reason: string | null; until: string | null };
@@ -50,7 +54,13 @@ export async function suspendUser(db: DatabasePool, suspension: Suspension, audi
       WHERE id = ${suspension.userId}
     `);
     const after = (await findAdminUser(tx, suspension.userId))!;
-    await recordAudit(tx, { context: audit, action: 'user.suspended', target: { type: 'user', id: suspension.userId }, before: stateOf(before), after: stateOf(after) });
+    await recordAudit(tx, {
+      context: audit,
+      action: 'user.suspended',
+      target: { type: 'user', id: suspension.userId },
+      before: stateOf(before),
+      after: stateOf(after),
+    });
     await announce(tx, suspension.userId);
     return after;
   });
@@ -82,7 +92,13 @@ export async function setUserRole(db: DatabasePool, userId: string, role: 'user'
     if (before.role === 'admin') await assertAnotherActiveAdmin(tx, userId);
     await tx.query(sql.typeAlias('void')`UPDATE users SET role = ${role}, updated_at = now() WHERE id = ${userId}`);
     const after = (await findAdminUser(tx, userId))!;
-    await recordAudit(tx, { context: audit, action: 'user.role_changed', target: { type: 'user', id: userId }, before: stateOf(before), after: stateOf(after) });
+    await recordAudit(tx, {
+      context: audit,
+      action: 'user.role_changed',
+      target: { type: 'user', id: userId },
+      before: stateOf(before),
+      after: stateOf(after),
+    });
     await announce(tx, userId);
     return after;
   });
@@ -97,8 +113,11 @@ export async function flagUserForReview(tx: CommonQueryMethods, userId: string, 
   `);
   if (!changed) return false;
   await recordAudit(tx, {
-    context: audit, action: flagged ? 'user.flagged' : 'user.unflagged', target: { type: 'user', id: userId },
-    before: { flagged_for_review: !flagged }, after: { flagged_for_review: flagged },
+    context: audit,
+    action: flagged ? 'user.flagged' : 'user.unflagged',
+    target: { type: 'user', id: userId },
+    before: { flagged_for_review: !flagged },
+    after: { flagged_for_review: flagged },
   });
   return true;
 }

@@ -63,7 +63,9 @@ export async function recordAttempt(db: DatabasePool, record: AttemptRecord, dea
     if (record.outcome === 'delivered') {
       await tx.query(sql.typeAlias('void')`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${record.endpointId} AND failing_since IS NOT NULL`);
     } else {
-      await tx.query(sql.typeAlias('void')`UPDATE webhook_endpoints SET failing_since = ${record.attemptedAt} WHERE id = ${record.endpointId} AND failing_since IS NULL`);
+      await tx.query(
+        sql.typeAlias('void')`UPDATE webhook_endpoints SET failing_since = ${record.attemptedAt} WHERE id = ${record.endpointId} AND failing_since IS NULL`,
+      );
     }
     await tx.query(sql.typeAlias('void')`
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
@@ -109,14 +111,17 @@ export async function deactivateIfFailingTooLong(tx: CommonQueryMethods, endpoin
     RETURNING user_id, url, deactivated_at
   `);
   if (!deactivated) return;
-  await notifyUsers(tx, [{
-    userId: deactivated.user_id,
-    type: 'webhook.deactivated',
-    title: 'A webhook endpoint was turned off',
-    body: `Deliveries to ${deactivated.url} kept failing, so it was deactivated. Fix the receiver, then set ` +
-      `is_active to true; waiting deliveries will go out and POST /v1/webhooks/${endpointId}/replay ` +
-      `re-sends failed ones.`,
-    data: { webhook_id: endpointId, url: deactivated.url },
-    dedupeKey: `webhook-deactivated:${endpointId}:${deactivated.deactivated_at}`,
-  }]);
+  await notifyUsers(tx, [
+    {
+      userId: deactivated.user_id,
+      type: 'webhook.deactivated',
+      title: 'A webhook endpoint was turned off',
+      body:
+        `Deliveries to ${deactivated.url} kept failing, so it was deactivated. Fix the receiver, then set ` +
+        `is_active to true; waiting deliveries will go out and POST /v1/webhooks/${endpointId}/replay ` +
+        `re-sends failed ones.`,
+      data: { webhook_id: endpointId, url: deactivated.url },
+      dedupeKey: `webhook-deactivated:${endpointId}:${deactivated.deactivated_at}`,
+    },
+  ]);
 }

@@ -10,7 +10,10 @@ import { DeliveryContext, deactivateIfFailingTooLong, ONLY_DELIVERIES_STILL_THER
 
 // The petition and its title name a retry workflow in the Web UI (memo summary, RallyPetitionId).
 export const BatchDeliveryContext = DeliveryContext.extend({
-  attempt_count: z.number(), delivery_window: z.number(), petition_id: z.string().nullable(), petition_title: z.string().nullable(),
+  attempt_count: z.number(),
+  delivery_window: z.number(),
+  petition_id: z.string().nullable(),
+  petition_title: z.string().nullable(),
 });
 export type BatchDeliveryContext = z.infer<typeof BatchDeliveryContext>;
 
@@ -49,9 +52,30 @@ export async function recordBatchAttempts(db: DatabasePool, batch: BatchRecord, 
     `);
     await tx.query(sql.typeAlias('void')`
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
-      SELECT a.* FROM unnest(${sql.array(column((record) => record.deliveryId), 'uuid')}, ${sql.array(column((record) => record.attempt), 'int4')},
-        ${sql.array(column((record) => record.attemptedAt), 'timestamptz')}, ${sql.array(column((record) => record.statusCode), 'int4')},
-        ${sql.array(column((record) => record.latencyMs), 'int4')}, ${sql.array(column((record) => record.error), 'text')}, ${sql.array(column((record) => record.excerpt), 'text')})
+      SELECT a.* FROM unnest(${sql.array(
+        column((record) => record.deliveryId),
+        'uuid',
+      )}, ${sql.array(
+        column((record) => record.attempt),
+        'int4',
+      )},
+        ${sql.array(
+          column((record) => record.attemptedAt),
+          'timestamptz',
+        )}, ${sql.array(
+          column((record) => record.statusCode),
+          'int4',
+        )},
+        ${sql.array(
+          column((record) => record.latencyMs),
+          'int4',
+        )}, ${sql.array(
+          column((record) => record.error),
+          'text',
+        )}, ${sql.array(
+          column((record) => record.excerpt),
+          'text',
+        )})
         AS a(delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
       JOIN webhook_deliveries d ON d.id = a.delivery_id
       ORDER BY 1
@@ -62,9 +86,24 @@ export async function recordBatchAttempts(db: DatabasePool, batch: BatchRecord, 
       UPDATE webhook_deliveries d
       SET status = r.outcome, attempt_count = GREATEST(d.attempt_count, r.attempt), last_status_code = r.status_code, last_error = r.error,
           finished_at = CASE WHEN r.outcome = 'retrying' THEN NULL ELSE now() END
-      FROM unnest(${sql.array(column((record) => record.deliveryId), 'uuid')}, ${sql.array(column((record) => record.outcome), 'text')},
-        ${sql.array(column((record) => record.attempt), 'int4')}, ${sql.array(column((record) => record.statusCode), 'int4')},
-        ${sql.array(column((record) => record.error), 'text')}) AS r(id, outcome, attempt, status_code, error)
+      FROM unnest(${sql.array(
+        column((record) => record.deliveryId),
+        'uuid',
+      )}, ${sql.array(
+        column((record) => record.outcome),
+        'text',
+      )},
+        ${sql.array(
+          column((record) => record.attempt),
+          'int4',
+        )}, ${sql.array(
+          column((record) => record.statusCode),
+          'int4',
+        )},
+        ${sql.array(
+          column((record) => record.error),
+          'text',
+        )}) AS r(id, outcome, attempt, status_code, error)
       WHERE d.id = r.id AND d.finished_at IS NULL
     `);
     if (attempts.some((record) => record.outcome === 'failed')) await deactivateIfFailingTooLong(tx, batch.endpointId, deactivateAfterMs);

@@ -31,7 +31,10 @@ export function destinationOfAddress(address: string): string {
   return isIP(address) === 6 ? networkBlockOf(address)! : address;
 }
 
-export function createDestinationBudget(perDestination: number, lookup: (host: string) => Promise<string> = async (host) => (await dns.promises.lookup(host)).address): DestinationBudget {
+export function createDestinationBudget(
+  perDestination: number,
+  lookup: (host: string) => Promise<string> = async (host) => (await dns.promises.lookup(host)).address,
+): DestinationBudget {
   const inFlight = new Map<string, number>();
   const waiting = new Map<string, (() => void)[]>();
   const resolved = new Map<string, { destination: string; until: number }>();

@@ -64,11 +64,12 @@ export function findEndpoint(db: CommonQueryMethods, userId: string, id: string)
 
 /** Turning an endpoint back on clears its failure streak, so it gets a fresh deactivation window. */
 export function updateEndpoint(db: CommonQueryMethods, userId: string, id: string, changes: { url?: string; events?: readonly string[]; isActive?: boolean }) {
-  const activation = changes.isActive === undefined
-    ? sql.fragment``
-    : changes.isActive
-      ? sql.fragment`, is_active = true, deactivated_at = NULL, deactivation_reason = NULL, failing_since = NULL`
-      : sql.fragment`, is_active = false`;
+  const activation =
+    changes.isActive === undefined
+      ? sql.fragment``
+      : changes.isActive
+        ? sql.fragment`, is_active = true, deactivated_at = NULL, deactivation_reason = NULL, failing_since = NULL`
+        : sql.fragment`, is_active = false`;
   return db.maybeOne(sql.type(EndpointRow)`
     UPDATE webhook_endpoints
     SET url = COALESCE(${changes.url ?? null}, url),

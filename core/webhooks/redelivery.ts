@@ -47,7 +47,10 @@ export async function replaySince(
       FROM webhook_replay_requests WHERE endpoint_id = ${endpoint.id} AND requested_at > now() - interval '1 hour'
     `);
     if (recent.count >= REPLAYS_PER_HOUR) {
-      throw new RateLimited(`An endpoint may be replayed ${REPLAYS_PER_HOUR} times an hour.`, { code: 'replay_limit', retryAfterSeconds: Math.max(1, recent.retry_after ?? 3600) });
+      throw new RateLimited(`An endpoint may be replayed ${REPLAYS_PER_HOUR} times an hour.`, {
+        code: 'replay_limit',
+        retryAfterSeconds: Math.max(1, recent.retry_after ?? 3600),
+      });
     }
     await tx.query(sql.typeAlias('void')`INSERT INTO webhook_replay_requests (endpoint_id) VALUES (${endpoint.id})`);
     return tx.one(sql.type(z.object({ replayed: z.number(), next_since: z.string().nullable() }))`

@@ -63,7 +63,9 @@ const s3Complete: Check = (values) => {
 
 // A baseline of fewer than two windows would compare a window mostly with itself.
 const fraudBaselineSpansWindows: Check = (values) =>
-  values.RALLY_FRAUD_WATCH_BASELINE < values.RALLY_FRAUD_WATCH_WINDOW * 2 ? 'RALLY_FRAUD_WATCH_BASELINE must be at least twice RALLY_FRAUD_WATCH_WINDOW' : undefined;
+  values.RALLY_FRAUD_WATCH_BASELINE < values.RALLY_FRAUD_WATCH_WINDOW * 2
+    ? 'RALLY_FRAUD_WATCH_BASELINE must be at least twice RALLY_FRAUD_WATCH_WINDOW'
+    : undefined;
 
 export const CHECKS: readonly Check[] = [
   nodeEnvSetOffLoopback,

@@ -5,28 +5,34 @@ import type { Config } from './types.ts';
 import { integer, text, url } from './variables.ts';
 
 export const databaseVariables = {
-  DATABASE_URL: Type.Optional(url('postgres-url', {
-    defaultText: 'embedded PostgreSQL under `$RALLY_DATA_DIR/postgres` (only `npm start` provides this)',
-    description:
-      'PostgreSQL connection string (`postgres:` or `postgresql:`). `npm start` creates the database if it ' +
+  DATABASE_URL: Type.Optional(
+    url('postgres-url', {
+      defaultText: 'embedded PostgreSQL under `$RALLY_DATA_DIR/postgres` (only `npm start` provides this)',
+      description:
+        'PostgreSQL connection string (`postgres:` or `postgresql:`). `npm start` creates the database if it ' +
         'is missing. `npm run api`, `worker` and `migrate` require this variable.',
-  })),
-  DATABASE_LISTEN_URL: Type.Optional(url('postgres-url', {
-    defaultText: '`DATABASE_URL`',
-    description:
-      'a direct PostgreSQL connection string for the one `LISTEN` connection of each API and worker, for ' +
+    }),
+  ),
+  DATABASE_LISTEN_URL: Type.Optional(
+    url('postgres-url', {
+      defaultText: '`DATABASE_URL`',
+      description:
+        'a direct PostgreSQL connection string for the one `LISTEN` connection of each API and worker, for ' +
         'when `DATABASE_URL` goes through PgBouncer in transaction mode (`npm run cluster` sets both)',
-  })),
-  RALLY_DB_POOL_SIZE: Type.Optional(integer(1_000, {
-    defaultText: '`20` for the API, `10` for the worker and the identity provider',
-    description: 'connections one process\'s PostgreSQL pool may open',
-  })),
+    }),
+  ),
+  RALLY_DB_POOL_SIZE: Type.Optional(
+    integer(1_000, {
+      defaultText: '`20` for the API, `10` for the worker and the identity provider',
+      description: "connections one process's PostgreSQL pool may open",
+    }),
+  ),
   RALLY_DATA_DIR: text({
     default: '.data',
     description:
       'base folder for the embedded PostgreSQL (`postgres/`, `postgres.password`), and the default parent ' +
-        'of `RALLY_MEDIA_DIR` and `RALLY_MAIL_DIR`. The Temporal dev server\'s file is set in ' +
-        '`temporal.yaml`.',
+      "of `RALLY_MEDIA_DIR` and `RALLY_MAIL_DIR`. The Temporal dev server's file is set in " +
+      '`temporal.yaml`.',
   }),
 };
 

@@ -63,12 +63,18 @@ export const FORMATS = {
   'host-port': { expected: 'host:port', check: (value) => /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(value), echo: true },
   'domain-list': {
     expected: 'a comma-separated list of domain names',
-    check: (value) => value.split(',').map((domain) => domain.trim()).filter(Boolean).every((domain) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(domain)),
+    check: (value) =>
+      value
+        .split(',')
+        .map((domain) => domain.trim())
+        .filter(Boolean)
+        .every((domain) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(domain)),
     echo: true,
   },
   'trust-proxy': {
     expected: 'false, true, a number of hops up to 100, or a comma-separated list of addresses/CIDR ranges',
-    check: (value) => /^(true|false)$/.test(value) || (/^\d+$/.test(value) && Number(value) <= 100) || value.split(',').every((entry) => isAddressOrRange(entry.trim())),
+    check: (value) =>
+      /^(true|false)$/.test(value) || (/^\d+$/.test(value) && Number(value) <= 100) || value.split(',').every((entry) => isAddressOrRange(entry.trim())),
     echo: true,
   },
   'count-per-window': {

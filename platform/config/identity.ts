@@ -10,16 +10,18 @@ import { duration, integer, text, url } from './variables.ts';
 export const DEVELOPMENT_CLIENT_SECRET = 'rally-development-client-secret';
 
 export const identityVariables = {
-  OIDC_ISSUER: Type.Optional(url('http-url', {
-    // Issuer identifiers are compared character for character, so a trailing slash stays.
-    asWritten: true,
-    defaultText: 'unset: the embedded provider at `http://127.0.0.1:$RALLY_IDP_PORT`',
-    description: 'issuer URL of an external OpenID Connect provider, compared exactly as written (trailing slash included)',
-  })),
-  OIDC_CLIENT_ID: text({ default: 'rally-api', description: 'the API\'s client at the provider' }),
+  OIDC_ISSUER: Type.Optional(
+    url('http-url', {
+      // Issuer identifiers are compared character for character, so a trailing slash stays.
+      asWritten: true,
+      defaultText: 'unset: the embedded provider at `http://127.0.0.1:$RALLY_IDP_PORT`',
+      description: 'issuer URL of an external OpenID Connect provider, compared exactly as written (trailing slash included)',
+    }),
+  ),
+  OIDC_CLIENT_ID: text({ default: 'rally-api', description: "the API's client at the provider" }),
   OIDC_CLIENT_SECRET: text({
     default: DEVELOPMENT_CLIENT_SECRET,
-    description: 'that client\'s secret. The default is public, and it is refused when `NODE_ENV=production`.',
+    description: "that client's secret. The default is public, and it is refused when `NODE_ENV=production`.",
   }),
   RALLY_IDP_PORT: integer(65_535, { default: 3001, description: 'port of the embedded provider (loopback only)' }),
   RALLY_ACCESS_TOKEN_TTL: duration('RALLY_ACCESS_TOKEN_TTL', {
@@ -30,12 +32,15 @@ export const identityVariables = {
     default: '30d',
     description:
       'refresh-token lifetime in the embedded provider, counted from login. Rally also records each refresh ' +
-        'token with this lifetime so it can answer `token_expired`, so match it to an external provider\'s ' +
-        'setting.',
+      "token with this lifetime so it can answer `token_expired`, so match it to an external provider's " +
+      'setting.',
   }),
   RALLY_KEY_GRACE_PERIOD: duration('RALLY_KEY_GRACE_PERIOD', { default: '24h', description: 'how long a rotated API key stays valid' }),
   RALLY_RESPONSE_TOKEN_TTL: duration('RALLY_RESPONSE_TOKEN_TTL', { default: '30d', description: 'validity of a decision-maker portal token' }),
-  RALLY_INVITATION_TTL: duration('RALLY_INVITATION_TTL', { default: '7d', description: 'validity of an organization invitation (one reminder at three quarters)' }),
+  RALLY_INVITATION_TTL: duration('RALLY_INVITATION_TTL', {
+    default: '7d',
+    description: 'validity of an organization invitation (one reminder at three quarters)',
+  }),
 };
 
 type Values = StaticDecode<ReturnType<typeof Type.Object<typeof identityVariables>>>;

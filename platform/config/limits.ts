@@ -11,7 +11,7 @@ const OPEN_MAIL_DOMAINS =
 const MANY = 1_000_000_000;
 
 export const limitVariables = {
-  RALLY_RATE_LIMIT_ENABLED: flag({ default: true, description: '`false` turns the API rate limiter off. Meant only for measuring the limiter\'s own cost.' }),
+  RALLY_RATE_LIMIT_ENABLED: flag({ default: true, description: "`false` turns the API rate limiter off. Meant only for measuring the limiter's own cost." }),
   RALLY_RATE_LIMIT_RPS: integer(MANY, {
     default: 100,
     description: 'sustained requests per second per API key or access token; unauthenticated callers per client IP',
@@ -42,13 +42,15 @@ export const limitVariables = {
     default: '10/15m',
     description:
       'login attempts per (email, client address) per window before 429; one address gets five times as ' +
-        'many across emails; past ten times as many for one email from anywhere, attempts are slowed, never ' +
-        'refused. Attempts slow down from the third.',
+      'many across emails; past ten times as many for one email from anywhere, attempts are slowed, never ' +
+      'refused. Attempts slow down from the third.',
   }),
-  RECAPTCHA_SECRET: Type.Optional(text({
-    defaultText: 'unset (no check)',
-    description: 'when set, signing requires a `recaptchaToken`, which is checked with the verifier',
-  })),
+  RECAPTCHA_SECRET: Type.Optional(
+    text({
+      defaultText: 'unset (no check)',
+      description: 'when set, signing requires a `recaptchaToken`, which is checked with the verifier',
+    }),
+  ),
   RECAPTCHA_VERIFY_URL: url('http-url', { default: 'https://www.google.com/recaptcha/api/siteverify', description: 'the reCAPTCHA verifier' }),
 };
 

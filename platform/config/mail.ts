@@ -5,9 +5,11 @@ import type { Config } from './types.ts';
 import { duration, text, url } from './variables.ts';
 
 export const mailVariables = {
-  SMTP_URL: Type.Optional(url('smtp-url', {
-    description: '`smtp://` or `smtps://` server for outgoing email. When unset, messages are written as `.eml` files (see `RALLY_MAIL_DIR`).',
-  })),
+  SMTP_URL: Type.Optional(
+    url('smtp-url', {
+      description: '`smtp://` or `smtps://` server for outgoing email. When unset, messages are written as `.eml` files (see `RALLY_MAIL_DIR`).',
+    }),
+  ),
   RALLY_MAIL_DIR: Type.Optional(text({ defaultText: '`$RALLY_DATA_DIR/mail`', description: 'folder for `.eml` files when `SMTP_URL` is unset' })),
   RALLY_MAIL_FROM: Type.Optional(text({ defaultText: '`Rally <no-reply@<host of PUBLIC_URL>>`', description: 'sender of outgoing email' })),
   RALLY_NOTIFICATION_EMAIL_WINDOW: duration('RALLY_NOTIFICATION_EMAIL_WINDOW', {

@@ -16,18 +16,22 @@ export const mediaVariables = {
     defaultText: 'a public development key; **required in production**',
     description: 'signs local upload URLs',
   }),
-  S3_ENDPOINT: Type.Optional(url('http-url', {
-    defaultText: 'unset (local storage)',
-    description:
-      'any S3-compatible store, addressed path-style, through AWS\'s SDK (`@aws-sdk/client-s3`, pre-signed ' +
+  S3_ENDPOINT: Type.Optional(
+    url('http-url', {
+      defaultText: 'unset (local storage)',
+      description:
+        "any S3-compatible store, addressed path-style, through AWS's SDK (`@aws-sdk/client-s3`, pre-signed " +
         'upload URLs by `@aws-sdk/s3-request-presigner`; loaded only when set). `S3_BUCKET`, ' +
         '`S3_ACCESS_KEY_ID` and `S3_SECRET_ACCESS_KEY` are then required.',
-  })),
+    }),
+  ),
   S3_BUCKET: Type.Optional(text({ defaultText: '—', description: 'the bucket; required with `S3_ENDPOINT`' })),
   S3_ACCESS_KEY_ID: Type.Optional(text({ defaultText: '—', description: 'access key id; required with `S3_ENDPOINT`' })),
   S3_SECRET_ACCESS_KEY: Type.Optional(text({ defaultText: '—', description: 'secret access key; required with `S3_ENDPOINT`' })),
-  S3_REGION: text({ default: 'us-east-1', description: 'the store\'s region, as its signatures name it' }),
-  S3_PUBLIC_URL: Type.Optional(url('http-url', { defaultText: '`$S3_ENDPOINT/$S3_BUCKET`', description: 'where the processed variants are publicly readable' })),
+  S3_REGION: text({ default: 'us-east-1', description: "the store's region, as its signatures name it" }),
+  S3_PUBLIC_URL: Type.Optional(
+    url('http-url', { defaultText: '`$S3_ENDPOINT/$S3_BUCKET`', description: 'where the processed variants are publicly readable' }),
+  ),
 };
 
 type Values = StaticDecode<ReturnType<typeof Type.Object<typeof mediaVariables>>>;
@@ -41,6 +45,11 @@ export function mediaSettings(values: Values, dataDir: string) {
       : undefined;
   return {
     uploadUrlTtlMs: values.RALLY_UPLOAD_URL_TTL,
-    media: Object.freeze({ dir: values.RALLY_MEDIA_DIR ?? `${dataDir}/media`, maxBytes: values.RALLY_MEDIA_MAX_BYTES, signingKey: values.RALLY_MEDIA_SIGNING_KEY, s3 }),
+    media: Object.freeze({
+      dir: values.RALLY_MEDIA_DIR ?? `${dataDir}/media`,
+      maxBytes: values.RALLY_MEDIA_MAX_BYTES,
+      signingKey: values.RALLY_MEDIA_SIGNING_KEY,
+      s3,
+    }),
   } satisfies Partial<Config>;
 }

@@ -11,7 +11,7 @@ export const moderationVariables = {
   }),
   RALLY_FRAUD_WATCH_BASELINE: duration('RALLY_FRAUD_WATCH_BASELINE', {
     default: '24h',
-    description: 'the windows before, whose average per window is a subject\'s baseline (at least two windows)',
+    description: "the windows before, whose average per window is a subject's baseline (at least two windows)",
   }),
   RALLY_FRAUD_WATCH_MULTIPLE: integer(1_000, { default: 5, description: 'a window at this multiple of its baseline raises `fraud.suspected` …' }),
   RALLY_FRAUD_WATCH_MIN_SIGNATURES: integer(1_000_000_000, { default: 50, description: '… when it also holds at least this many signatures' }),
@@ -27,7 +27,7 @@ export const moderationVariables = {
     default: 5,
     description:
       'reports against one target from one network block (/24, /64) within an hour that alert the ' +
-        'administrators (`report.brigading_suspected`) and stop counting toward auto-hide',
+      'administrators (`report.brigading_suspected`) and stop counting toward auto-hide',
   }),
   RALLY_REPORT_LIMIT_PER_HOUR: integer(1_000_000_000, { default: 20, description: 'reports one user may file per hour (`POST /v1/reports`)' }),
 };

@@ -26,7 +26,10 @@ export function text(docs: Docs & { default?: string }) {
 
 /** One of a few words. */
 export function oneOf<const T extends string>(values: readonly T[], docs: Defaulted<NoInfer<T>>) {
-  return Type.Union(values.map((value) => Type.Literal(value)), docs);
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    docs,
+  );
 }
 
 // TypeBox asks every Transform for an Encode too; configuration is only ever decoded.
@@ -61,7 +64,10 @@ export function hostPort(docs: Docs) {
 /** A comma-separated list of domain names, read lower-case. */
 export function domainList(docs: Defaulted<string>) {
   return formatted('domain-list', docs, (raw) =>
-    raw.split(',').map((domain) => domain.trim().toLowerCase()).filter((domain) => domain !== ''),
+    raw
+      .split(',')
+      .map((domain) => domain.trim().toLowerCase())
+      .filter((domain) => domain !== ''),
   );
 }
 

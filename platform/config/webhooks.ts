@@ -10,7 +10,10 @@ export const DEVELOPMENT_ENCRYPTION_KEY = '52414c4c59'.padEnd(64, '0'); // "RALL
 
 export const webhookVariables = {
   RALLY_WEBHOOK_TIMEOUT: duration('RALLY_WEBHOOK_TIMEOUT', { default: '10s', description: 'a delivery attempt fails if no 2xx arrives within this' }),
-  RALLY_WEBHOOK_RETRY_INITIAL: duration('RALLY_WEBHOOK_RETRY_INITIAL', { default: '30s', description: 'first retry delay of a webhook delivery; each later delay doubles' }),
+  RALLY_WEBHOOK_RETRY_INITIAL: duration('RALLY_WEBHOOK_RETRY_INITIAL', {
+    default: '30s',
+    description: 'first retry delay of a webhook delivery; each later delay doubles',
+  }),
   RALLY_WEBHOOK_ALLOW_PRIVATE: flag({
     default: false,
     description: '`true` lets webhooks target private and loopback addresses, over plain `http` outside production. For development and tests.',
@@ -19,8 +22,8 @@ export const webhookVariables = {
   RALLY_WEBHOOK_ENDPOINT_CONCURRENCY: integer(1_000, {
     default: 200,
     description:
-      'ceiling of a webhook endpoint\'s adaptive delivery window (first attempts in flight at once), and of ' +
-        'its unfinished deliveries retries included (1 to 1000)',
+      "ceiling of a webhook endpoint's adaptive delivery window (first attempts in flight at once), and of " +
+      'its unfinished deliveries retries included (1 to 1000)',
   }),
   // Per destination address across every endpoint, from one worker process (core/webhooks/destination-budget.ts):
   // together they get no more than one endpoint's ceiling.
@@ -28,9 +31,12 @@ export const webhookVariables = {
     default: 200,
     description:
       'requests in flight from one worker process to one destination address, across every endpoint that ' +
-        'leads there, so Rally cannot be made an amplifier (1 to 10000)',
+      'leads there, so Rally cannot be made an amplifier (1 to 10000)',
   }),
-  RALLY_WEBHOOK_DEACTIVATE_AFTER: duration('RALLY_WEBHOOK_DEACTIVATE_AFTER', { default: '3d', description: 'an endpoint that keeps failing for this long is deactivated' }),
+  RALLY_WEBHOOK_DEACTIVATE_AFTER: duration('RALLY_WEBHOOK_DEACTIVATE_AFTER', {
+    default: '3d',
+    description: 'an endpoint that keeps failing for this long is deactivated',
+  }),
   RALLY_WEBHOOK_SECRET_GRACE_PERIOD: duration('RALLY_WEBHOOK_SECRET_GRACE_PERIOD', {
     default: '24h',
     description: 'after a signing-secret rotation, the previous secret keeps signing for this long',

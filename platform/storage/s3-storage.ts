@@ -18,20 +18,21 @@ function statusOf(error: unknown): number | undefined {
 
 export function createS3Storage(settings: S3Settings): MediaStorage {
   let sdk: Promise<Sdk> | undefined;
-  const load = () => (sdk ??= (async () => {
-    const [s3, presigner] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]);
-    const client = new s3.S3Client({
-      endpoint: settings.endpoint,
-      region: settings.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
-      // Checksums only where S3 requires them: many S3-compatible stores reject the newer trailers,
-      // and a browser's pre-signed PUT cannot compute one.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
-    return { s3, presigner, client };
-  })());
+  const load = () =>
+    (sdk ??= (async () => {
+      const [s3, presigner] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]);
+      const client = new s3.S3Client({
+        endpoint: settings.endpoint,
+        region: settings.region,
+        forcePathStyle: true,
+        credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+        // Checksums only where S3 requires them: many S3-compatible stores reject the newer trailers,
+        // and a browser's pre-signed PUT cannot compute one.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      });
+      return { s3, presigner, client };
+    })());
   const Bucket = settings.bucket;
 
   /** Runs one call; a 404 is `null` for reads, anything else non-2xx an error naming the status. */
@@ -67,7 +68,9 @@ export function createS3Storage(settings: S3Settings): MediaStorage {
       return Buffer.from(object);
     },
     async write(key, body, contentType) {
-      await call('PUT', key, ({ s3, client }) => client.send(new s3.PutObjectCommand({ Bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length })));
+      await call('PUT', key, ({ s3, client }) =>
+        client.send(new s3.PutObjectCommand({ Bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length })),
+      );
     },
     async remove(key) {
       await call('DELETE', key, ({ s3, client }) => client.send(new s3.DeleteObjectCommand({ Bucket, Key: key })));

@@ -50,7 +50,6 @@ export function createCleanup(log: Log): Cleanup {
   };
 }
 
-
 async function prepareDatabase(config: Config, log: Log): Promise<string> {
   const url = new URL(config.databaseUrl ?? DEFAULT_SERVER_URL);
   url.pathname = `/${BENCH_DATABASE}`;
@@ -117,7 +116,9 @@ async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: 
     await stopChild(api, API_STOP_GRACE_MS);
   });
   let exit: string | undefined;
-  void api.exited.then((info) => { exit = describeExit(info); });
+  void api.exited.then((info) => {
+    exit = describeExit(info);
+  });
   await waitForApi(apiUrl, () => exit, log);
   log(`API ready at ${apiUrl}`);
   return api.process.pid;

@@ -40,7 +40,16 @@ export async function measureFold(databaseUrl: string, petitionId: string, log: 
     const seconds = (performance.now() - began) / 1000;
     latencies.sort((a, b) => a - b);
     log(`fold: ${folded.toLocaleString('en-US')} in ${seconds.toFixed(1)} s (${Math.round(folded / seconds).toLocaleString('en-US')}/s)`);
-    return { requestsPerSecond: folded / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), errors: 0, timeouts: 0, non2xx: 0, requests: folded, durationSec: seconds };
+    return {
+      requestsPerSecond: folded / seconds,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      errors: 0,
+      timeouts: 0,
+      non2xx: 0,
+      requests: folded,
+      durationSec: seconds,
+    };
   } finally {
     await db.end();
   }

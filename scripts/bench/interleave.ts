@@ -15,12 +15,19 @@ const median = (values: readonly number[]): number => {
 };
 
 /** One LoadResult per target, in the order given: medians of the rounds, errors summed, samples kept. */
-export async function measureInterleaved(targets: readonly Target[], settings: LoadSettings, log: (line: string) => void, rounds = ROUNDS): Promise<LoadResult[]> {
+export async function measureInterleaved(
+  targets: readonly Target[],
+  settings: LoadSettings,
+  log: (line: string) => void,
+  rounds = ROUNDS,
+): Promise<LoadResult[]> {
   const runs = targets.map((): LoadResult[] => []);
   for (let round = 0; round < rounds; round += 1) {
     for (const [index, target] of targets.entries()) {
       const warmup = round === 0 ? settings.warmupSec : 0;
-      runs[index]!.push(await measureLoad(`${target.label} (round ${round + 1}/${rounds})`, target.url, { ...settings, warmupSec: warmup }, log, target.request));
+      runs[index]!.push(
+        await measureLoad(`${target.label} (round ${round + 1}/${rounds})`, target.url, { ...settings, warmupSec: warmup }, log, target.request),
+      );
     }
   }
   return runs.map((results) => ({
@@ -37,4 +44,4 @@ export async function measureInterleaved(targets: readonly Target[], settings: L
 }
 
 export const ratioOf = (measured: LoadResult, reference: LoadResult): number =>
-  (reference.requestsPerSecond > 0 ? measured.requestsPerSecond / reference.requestsPerSecond : 0);
+  reference.requestsPerSecond > 0 ? measured.requestsPerSecond / reference.requestsPerSecond : 0;

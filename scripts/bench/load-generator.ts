@@ -21,23 +21,26 @@ export type GeneratorJob = {
 
 const job = await new Promise<GeneratorJob>((resolve) => process.once('message', (message) => resolve(message as GeneratorJob)));
 
-const instance = autocannon({
-  url: job.url,
-  method: job.method as autocannon.Request['method'],
-  headers: job.headers,
-  body: job.body,
-  requests: job.requests as autocannon.Request[] | undefined,
-  connections: job.connections,
-  pipelining: job.pipelining,
-  duration: job.durationSec,
-  timeout: job.timeoutSec,
-  workers: job.workers,
-} as autocannon.Options, (error: unknown, result: autocannon.Result) => {
-  if (error) {
-    process.stderr.write(`load generator failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  }
-  process.send?.({ result }, () => process.exit(0));
-});
+const instance = autocannon(
+  {
+    url: job.url,
+    method: job.method as autocannon.Request['method'],
+    headers: job.headers,
+    body: job.body,
+    requests: job.requests as autocannon.Request[] | undefined,
+    connections: job.connections,
+    pipelining: job.pipelining,
+    duration: job.durationSec,
+    timeout: job.timeoutSec,
+    workers: job.workers,
+  } as autocannon.Options,
+  (error: unknown, result: autocannon.Result) => {
+    if (error) {
+      process.stderr.write(`load generator failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    }
+    process.send?.({ result }, () => process.exit(0));
+  },
+);
 process.on('SIGTERM', () => instance.stop());
 process.on('disconnect', () => instance.stop());

@@ -57,8 +57,16 @@ function runAutocannon(url: string, settings: LoadSettings, durationSec: number,
 
 async function runInGenerator(url: string, settings: LoadSettings, durationSec: number, request: LoadRequest): Promise<autocannon.Result> {
   const job: GeneratorJob = {
-    url, method: request.method ?? 'GET', headers: request.headers, body: request.body, requests: request.sequence,
-    connections: settings.connections, pipelining: settings.pipelining, durationSec, timeoutSec: REQUEST_TIMEOUT_SEC, workers: GENERATOR_WORKERS,
+    url,
+    method: request.method ?? 'GET',
+    headers: request.headers,
+    body: request.body,
+    requests: request.sequence,
+    connections: settings.connections,
+    pipelining: settings.pipelining,
+    durationSec,
+    timeoutSec: REQUEST_TIMEOUT_SEC,
+    workers: GENERATOR_WORKERS,
   };
   const child = spawnPrefixed({ name: 'load', command: process.execPath, args: [GENERATOR_ENTRY], ipc: true });
   child.process.send(job);
@@ -129,7 +137,9 @@ export async function measureLoad(
   }
   log(`${label}: measuring for ${settings.durationSec} s (${settings.connections} connections, pipelining ${settings.pipelining})`);
   const result = summarise(await runAutocannon(url, settings, settings.durationSec, request));
-  log(`${label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
-    `${result.errors} errors, ${result.non2xx} non-2xx`);
+  log(
+    `${label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
+      `${result.errors} errors, ${result.non2xx} non-2xx`,
+  );
   return result;
 }

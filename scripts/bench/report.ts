@@ -65,7 +65,11 @@ const COLUMNS: Column[] = [
   { title: 'p50 ms', align: 'right', cell: (row) => milliseconds(row.p50Ms) },
   { title: 'p99 ms', align: 'right', cell: (row) => milliseconds(row.p99Ms) },
   { title: 'errors', align: 'right', cell: formatErrors },
-  { title: 'rounds (req/s)', align: 'right', cell: (row) => (row.samples && row.samples.length > 1 ? row.samples.map((value) => value.toLocaleString('en-US')).join(' / ') : dash) },
+  {
+    title: 'rounds (req/s)',
+    align: 'right',
+    cell: (row) => (row.samples && row.samples.length > 1 ? row.samples.map((value) => value.toLocaleString('en-US')).join(' / ') : dash),
+  },
   { title: 'ratio', align: 'right', cell: (row) => (row.ratio === null ? dash : row.ratio.toFixed(2)) },
   { title: 'goal', align: 'left', cell: (row) => row.goal ?? dash },
   { title: 'verdict', align: 'left', cell: (row) => row.verdict ?? dash },
@@ -74,14 +78,9 @@ const COLUMNS: Column[] = [
 export function formatTable(rows: readonly ResultRow[]): string {
   const cells = rows.map((row) => COLUMNS.map((column) => column.cell(row)));
   const widths = COLUMNS.map((column, index) => Math.max(column.title.length, ...cells.map((line) => line[index]!.length)));
-  const pad = (text: string, index: number): string =>
-    COLUMNS[index]!.align === 'right' ? text.padStart(widths[index]!) : text.padEnd(widths[index]!);
+  const pad = (text: string, index: number): string => (COLUMNS[index]!.align === 'right' ? text.padStart(widths[index]!) : text.padEnd(widths[index]!));
   const line = (texts: string[]): string => texts.map(pad).join('  ').trimEnd();
-  return [
-    line(COLUMNS.map((column) => column.title)),
-    widths.map((width) => '-'.repeat(width)).join('  '),
-    ...cells.map(line),
-  ].join('\n');
+  return [line(COLUMNS.map((column) => column.title)), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
 }
 
 /** The commit under measurement, as `abc1234` or `abc1234+dirty`; null when git cannot tell. */

@@ -23,16 +23,17 @@ export type BenchEnvironment = Readonly<{
 export type Verdict = 'PASS' | 'MISS' | 'INVALID';
 
 /** One line of the results table and of the JSON file. */
-export type ResultRow = LoadResult & Readonly<{
-  scenario: string;
-  /** What was loaded, e.g. "API GET /v1". */
-  target: string;
-  /** The measured figure relative to the scenario's reference, when it has one. */
-  ratio: number | null;
-  /** The goal in a few characters, e.g. "≥ 0.60"; null on reference rows. */
-  goal: string | null;
-  verdict: Verdict | null;
-}>;
+export type ResultRow = LoadResult &
+  Readonly<{
+    scenario: string;
+    /** What was loaded, e.g. "API GET /v1". */
+    target: string;
+    /** The measured figure relative to the scenario's reference, when it has one. */
+    ratio: number | null;
+    /** The goal in a few characters, e.g. "≥ 0.60"; null on reference rows. */
+    goal: string | null;
+    verdict: Verdict | null;
+  }>;
 
 export type Scenario = Readonly<{
   /** Short, kebab-case; what BENCH_ONLY matches. */
@@ -74,10 +75,15 @@ export async function loadScenarios(dir: string = SCENARIOS_DIR): Promise<Scenar
 /** All scenarios, or those BENCH_ONLY names (one name, or several separated by commas), in file order; an unknown name is an error listing the known ones. */
 export function selectScenarios(all: Scenario[], only: string | undefined): Scenario[] {
   if (!only) return all;
-  const names = only.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = only
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !all.some((scenario) => scenario.name === name));
   if (names.length === 0 || unknown.length > 0) {
-    throw new Error(`BENCH_ONLY=${only} names no scenario${unknown.length ? ` called ${unknown.join(', ')}` : ''}; known: ${all.map((scenario) => scenario.name).join(', ')}`);
+    throw new Error(
+      `BENCH_ONLY=${only} names no scenario${unknown.length ? ` called ${unknown.join(', ')}` : ''}; known: ${all.map((scenario) => scenario.name).join(', ')}`,
+    );
   }
   return all.filter((scenario) => names.includes(scenario.name));
 }

@@ -201,10 +201,18 @@ async function seedInTransaction(client: pg.Client, progress: ReturnType<typeof 
 
   const chunks = Math.ceil(SEED.signatures / CHUNK_SIGNATURES);
   for (let chunk = 0; chunk < chunks; chunk += 1) {
-    progress.update(0.15 + (0.75 * chunk) / chunks, `signatures ${(chunk * CHUNK_SIGNATURES).toLocaleString('en-US')} of ${SEED.signatures.toLocaleString('en-US')}`);
+    progress.update(
+      0.15 + (0.75 * chunk) / chunks,
+      `signatures ${(chunk * CHUNK_SIGNATURES).toLocaleString('en-US')} of ${SEED.signatures.toLocaleString('en-US')}`,
+    );
     await client.query(INSERT_SIGNATURES, [chunk * CHUNK_SIGNATURES, (chunk + 1) * CHUNK_SIGNATURES, SEED.users]);
   }
-  await client.query('INSERT INTO bench_seed (version, users, petitions, signatures) VALUES ($1, $2, $3, $4)', [SEED.version, SEED.users, SEED.petitions, SEED.signatures]);
+  await client.query('INSERT INTO bench_seed (version, users, petitions, signatures) VALUES ($1, $2, $3, $4)', [
+    SEED.version,
+    SEED.users,
+    SEED.petitions,
+    SEED.signatures,
+  ]);
 }
 
 /**
@@ -219,14 +227,18 @@ export async function ensureSeeded(databaseUrl: string, log: Log): Promise<SeedO
     const done = await client.query('SELECT 1 FROM bench_seed WHERE version = $1 AND completed_at IS NOT NULL', [SEED.version]);
     if (done.rowCount) return { seeded: false, seconds: 0 };
 
-    log(`seeding ${SEED.petitions.toLocaleString('en-US')} petitions and ` +
-      `${SEED.signatures.toLocaleString('en-US')} signatures of ${SEED.users.toLocaleString('en-US')} users ` +
-      `(once; kept in the bench database)`);
+    log(
+      `seeding ${SEED.petitions.toLocaleString('en-US')} petitions and ` +
+        `${SEED.signatures.toLocaleString('en-US')} signatures of ${SEED.users.toLocaleString('en-US')} users ` +
+        `(once; kept in the bench database)`,
+    );
     const progress = createProgress('seed');
     // Session-level lock: a second bench run waits here, then finds the marker.
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [LOCK_KEY]);
     try {
-      const loaded = await client.query<{ complete: boolean }>('SELECT completed_at IS NOT NULL AS complete FROM bench_seed WHERE version = $1', [SEED.version]);
+      const loaded = await client.query<{ complete: boolean }>('SELECT completed_at IS NOT NULL AS complete FROM bench_seed WHERE version = $1', [
+        SEED.version,
+      ]);
       if (loaded.rows[0]?.complete) {
         progress.done();
         log('another bench run seeded meanwhile');
@@ -240,7 +252,10 @@ export async function ensureSeeded(databaseUrl: string, log: Log): Promise<SeedO
         } catch (error) {
           await client.query('ROLLBACK');
           if ((error as { code?: string }).code === '23505') {
-            throw new Error(`rally_bench already holds seeded rows without a bench_seed marker; drop the database and run again (${(error as Error).message})`, { cause: error });
+            throw new Error(
+              `rally_bench already holds seeded rows without a bench_seed marker; drop the database and run again (${(error as Error).message})`,
+              { cause: error },
+            );
           }
           throw error;
         }

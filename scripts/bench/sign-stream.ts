@@ -17,7 +17,13 @@ export async function startSigningApi(env: BenchEnvironment, name = 'api-sign', 
   const api = await startExtraApi(env, { RALLY_IDP_PORT: idpPort, OIDC_ISSUER: '', RALLY_SIGN_LIMIT_PER_HOUR: SIGN_LIMIT, ...extraEnv }, name);
   try {
     const idp = await startIdentityProvider(api.serviceEnv, env.log);
-    return { api, stop: async () => { await api.stop(); await idp.stop(); } };
+    return {
+      api,
+      stop: async () => {
+        await api.stop();
+        await idp.stop();
+      },
+    };
   } catch (error) {
     await api.stop();
     throw error;
@@ -45,7 +51,9 @@ export function startSignStream(apiUrls: readonly string[], petitionId: string, 
       const began = performance.now();
       const index = next++;
       const response = await fetch(`${apiUrls[index % apiUrls.length]}/v1/petitions/${petitionId}/signatures`, {
-        method: 'POST', headers: { authorization: `Bearer ${signers[index]!.accessToken}`, 'content-type': 'application/json' }, body: '{}',
+        method: 'POST',
+        headers: { authorization: `Bearer ${signers[index]!.accessToken}`, 'content-type': 'application/json' },
+        body: '{}',
         signal: AbortSignal.timeout(10_000),
       }).catch(() => undefined);
       await response?.arrayBuffer();

@@ -29,7 +29,9 @@ export async function startIdentityProvider(serviceEnv: NodeJS.ProcessEnv, log: 
   const issuer = `http://127.0.0.1:${serviceEnv.RALLY_IDP_PORT ?? '3001'}`;
   const child = spawnPrefixed({ name: 'idp', command: process.execPath, args: ['identity-provider/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
   let exit: string | undefined;
-  void child.exited.then((info) => { exit = describeExit(info); });
+  void child.exited.then((info) => {
+    exit = describeExit(info);
+  });
   const stop = async () => {
     child.silence();
     await stopChild(child, 10_000);
@@ -51,11 +53,15 @@ export async function startIdentityProvider(serviceEnv: NodeJS.ProcessEnv, log: 
 function mintBatch(serviceEnv: NodeJS.ProcessEnv, count: number): Promise<Signer[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/rally-cli.ts', 'loadtest', 'users', '--count', String(count)], {
-      cwd: REPOSITORY_ROOT, env: serviceEnv, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: REPOSITORY_ROOT,
+      env: serviceEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     const signers: Signer[] = [];
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
     lines.on('line', (line) => {
       if (!line.trim()) return;
@@ -67,7 +73,10 @@ function mintBatch(serviceEnv: NodeJS.ProcessEnv, count: number): Promise<Signer
     child.once('exit', (code, signal) => {
       void closed.then(() => {
         if (code === 0 && signers.length === count) resolve(signers);
-        else reject(new Error(`rally loadtest users --count ${count} ended with ${signal ?? `exit code ${code}`} after ${signers.length} tokens: ${stderr.trim()}`));
+        else
+          reject(
+            new Error(`rally loadtest users --count ${count} ended with ${signal ?? `exit code ${code}`} after ${signers.length} tokens: ${stderr.trim()}`),
+          );
       });
     });
   });
@@ -111,7 +120,13 @@ export function createSignerPool(serviceEnv: NodeJS.ProcessEnv, log: (line: stri
  * Signing through the API: a warm-up, signers topped up for its rate, then the measurement; each
  * request a new signer. A pool's signers sign each petition once, so one pool serves phases on different petitions.
  */
-export async function measureSigning(env: BenchEnvironment, api: { url: string }, pool: SignerPool, label: string, petitionFor: (index: number) => string): Promise<LoadResult> {
+export async function measureSigning(
+  env: BenchEnvironment,
+  api: { url: string },
+  pool: SignerPool,
+  label: string,
+  petitionFor: (index: number) => string,
+): Promise<LoadResult> {
   let next = 0;
   let reused = 0;
   const setupRequest = (request: autocannon.Request): autocannon.Request => {

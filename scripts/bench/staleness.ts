@@ -23,7 +23,9 @@ export async function startStalenessProbe(databaseUrl: string, apiUrl: string, p
   const storedLoop = (async () => {
     while (!stopped) {
       const at = performance.now();
-      const result = await client.query<{ count: string }>('SELECT COALESCE(sum(count), 0) AS count FROM signature_counters WHERE petition_id = $1', [petitionId]);
+      const result = await client.query<{ count: string }>('SELECT COALESCE(sum(count), 0) AS count FROM signature_counters WHERE petition_id = $1', [
+        petitionId,
+      ]);
       stored.push({ at, count: Number(result.rows[0]!.count) });
       await sleep(DATABASE_EVERY_MS);
     }
@@ -42,14 +44,19 @@ export async function startStalenessProbe(databaseUrl: string, apiUrl: string, p
       stopped = true;
       await Promise.all([storedLoop, servedLoop]);
       await client.end();
-      const lags = served.map((sample) => {
-        const firstLarger = stored.find((row) => row.count > sample.count);
-        return firstLarger && firstLarger.at < sample.at ? sample.at - firstLarger.at : 0;
-      }).sort((a, b) => a - b);
+      const lags = served
+        .map((sample) => {
+          const firstLarger = stored.find((row) => row.count > sample.count);
+          return firstLarger && firstLarger.at < sample.at ? sample.at - firstLarger.at : 0;
+        })
+        .sort((a, b) => a - b);
       const at = (p: number) => (lags.length === 0 ? 0 : lags[Math.min(lags.length - 1, Math.ceil(p * lags.length) - 1)]!);
       return {
-        samples: lags.length, maxMs: Math.round(lags.at(-1) ?? 0), p99Ms: Math.round(at(0.99)),
-        lastServed: served.at(-1)?.count ?? 0, lastStored: stored.at(-1)?.count ?? 0,
+        samples: lags.length,
+        maxMs: Math.round(lags.at(-1) ?? 0),
+        p99Ms: Math.round(at(0.99)),
+        lastServed: served.at(-1)?.count ?? 0,
+        lastStored: stored.at(-1)?.count ?? 0,
       };
     },
   };

@@ -23,9 +23,11 @@ export async function vacuumIfAutovacuumIsOff(databaseUrl: string, log: (line: s
     for (const table of due.rows) {
       const started = Date.now();
       await client.query(`VACUUM (ANALYZE) ${table.name}`);
-      log(`autovacuum is off on this server: vacuumed ${table.name} ` +
-        `(${Number(table.dead).toLocaleString('en-US')} dead rows) in ` +
-        `${((Date.now() - started) / 1_000).toFixed(1)} s`);
+      log(
+        `autovacuum is off on this server: vacuumed ${table.name} ` +
+          `(${Number(table.dead).toLocaleString('en-US')} dead rows) in ` +
+          `${((Date.now() - started) / 1_000).toFixed(1)} s`,
+      );
     }
   } finally {
     await client.end();

@@ -69,7 +69,10 @@ export async function startReceiver(delays: Record<string, number> = {}): Promis
 /** A worker process as `npm run worker` runs it, on a task queue of its own; resolves once polling. */
 export async function startRallyWorker(env: BenchEnvironment, taskQueue: string): Promise<PrefixedChild> {
   const child = spawnPrefixed({
-    name: 'worker', command: process.execPath, args: [...profilingArgs(), 'worker/main.ts'], cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    name: 'worker',
+    command: process.execPath,
+    args: [...profilingArgs(), 'worker/main.ts'],
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
     env: { ...env.serviceEnv, RALLY_TASK_QUEUE: taskQueue, RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
   await new Promise<void>((resolve, reject) => {
@@ -114,15 +117,20 @@ export async function emitEvents(db: DatabasePool, petitionId: string, count: nu
   const committed = new Map<string, number>();
   const batches = Array.from({ length: Math.ceil(count / perTransaction) }, (_, index) => Math.min(perTransaction, count - index * perTransaction));
   for (let index = 0; index < batches.length; index += 4) {
-    await Promise.all(batches.slice(index, index + 4).map(async (size) => {
-      const ids = await db.transaction(async (tx) => {
-        const made: string[] = [];
-        for (let n = 0; n < size; n += 1) made.push(await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, n } }));
-        return made;
-      });
-      const at = performance.now();
-      for (const id of ids) committed.set(id, at);
-    }));
+    await Promise.all(
+      batches.slice(index, index + 4).map(async (size) => {
+        const ids = await db.transaction(async (tx) => {
+          const made: string[] = [];
+          for (let n = 0; n < size; n += 1)
+            made.push(
+              await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, n } }),
+            );
+          return made;
+        });
+        const at = performance.now();
+        for (const id of ids) committed.set(id, at);
+      }),
+    );
   }
   return committed;
 }
@@ -158,18 +166,27 @@ export async function measureBareTemporal(env: BenchEnvironment, count: number, 
   const client = new Client({ connection, namespace });
   let done = 0;
   const worker = await Worker.create({
-    connection: native, namespace, taskQueue, activities: { noop: async () => { done += 1; } },
+    connection: native,
+    namespace,
+    taskQueue,
+    activities: {
+      noop: async () => {
+        done += 1;
+      },
+    },
     workflowsPath: fileURLToPath(new URL('./noop-workflow.ts', import.meta.url)),
   });
   const started = performance.now();
   await worker.runUntil(async () => {
     let next = 0;
-    await Promise.all(Array.from({ length: inFlight }, async () => {
-      while (next < count) {
-        next += 1;
-        await client.workflow.start('benchNoopWorkflow', { taskQueue, workflowId: randomUUID() });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < count) {
+          next += 1;
+          await client.workflow.start('benchNoopWorkflow', { taskQueue, workflowId: randomUUID() });
+        }
+      }),
+    );
     while (done < count && performance.now() - started < 300_000) await new Promise((resolve) => setTimeout(resolve, 20));
   });
   const seconds = (performance.now() - started) / 1000;

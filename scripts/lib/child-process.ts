@@ -76,7 +76,14 @@ export function spawnPrefixed(options: PrefixedSpawnOptions): PrefixedChild {
       void outputDone.then(() => resolve({ code, signal }));
     });
   });
-  return { name: options.name, process: child, exited, silence: () => { muted = true; } };
+  return {
+    name: options.name,
+    process: child,
+    exited,
+    silence: () => {
+      muted = true;
+    },
+  };
 }
 
 function hasExited(child: ChildProcess): boolean {

@@ -21,15 +21,17 @@ function sourceFiles(root: string, dir = root): string[] {
 export function importGraph(root: string): Map<string, string[]> {
   const files = sourceFiles(root);
   const known = new Set(files);
-  return new Map(files.map((file) => {
-    const { importedFiles } = ts.preProcessFile(readFileSync(path.join(root, file), 'utf8'), true, true);
-    const targets = importedFiles
-      .map(({ fileName }) => fileName)
-      .filter((name) => name.startsWith('.'))
-      .map((name) => path.normalize(path.join(path.dirname(file), name)))
-      .filter((target) => known.has(target));
-    return [file, [...new Set(targets)]];
-  }));
+  return new Map(
+    files.map((file) => {
+      const { importedFiles } = ts.preProcessFile(readFileSync(path.join(root, file), 'utf8'), true, true);
+      const targets = importedFiles
+        .map(({ fileName }) => fileName)
+        .filter((name) => name.startsWith('.'))
+        .map((name) => path.normalize(path.join(path.dirname(file), name)))
+        .filter((target) => known.has(target));
+      return [file, [...new Set(targets)]];
+    }),
+  );
 }
 
 /** Strongly connected components with more than one file: every import circle lies within one. */

@@ -42,16 +42,18 @@ function bundledNodePath() {
 function runInBundledNode(entry, args) {
   const node = bundledNodePath();
   if (!existsSync(node)) {
-    process.stderr.write(`rally: Node.js ${process.versions.node} cannot run TypeScript and ${node} is missing; ` +
-      'run `npm ci` or install Node.js 24 or later.\n');
+    process.stderr.write(
+      `rally: Node.js ${process.versions.node} cannot run TypeScript and ${node} is missing; ` + 'run `npm ci` or install Node.js 24 or later.\n',
+    );
     process.exit(1);
   }
-  process.stderr.write(`rally: Node.js ${process.versions.node} cannot run TypeScript directly; ` +
-    `using ${path.relative(process.cwd(), node) || node}\n`);
+  process.stderr.write(`rally: Node.js ${process.versions.node} cannot run TypeScript directly; ` + `using ${path.relative(process.cwd(), node) || node}\n`);
   const child = spawn(node, [entry, ...args], { stdio: 'inherit' });
   // The child usually gets terminal signals itself (same process group); forwarding covers signals
   // sent to this process alone, e.g. by a supervisor or `kill`. Children must tolerate a repeat.
-  const forward = (signal) => { if (child.exitCode === null) child.kill(signal); };
+  const forward = (signal) => {
+    if (child.exitCode === null) child.kill(signal);
+  };
   for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
   child.on('error', (error) => {
     process.stderr.write(`rally: could not start ${node}: ${error.message}\n`);

@@ -46,7 +46,12 @@ export function createParts(log: (line: string) => void): Parts {
     process.exit(exitCode);
   }
 
-  const supervisor = createSupervisor({ log, giveUp: () => { if (!stopping) void stopEverything(1); } });
+  const supervisor = createSupervisor({
+    log,
+    giveUp: () => {
+      if (!stopping) void stopEverything(1);
+    },
+  });
 
   async function keepRunning(name: string, launch: () => Promise<PartInstance>): Promise<void> {
     components.push(await supervisor.start(name, launch));
@@ -70,7 +75,13 @@ export function createParts(log: (line: string) => void): Parts {
     startServiceProcess(entry, env, graceMs, label = entry) {
       return keepRunning(label, async () => {
         const child = spawnPrefixed({ name: label, command: process.execPath, args: [ENTRY_POINTS[entry]], cwd: REPOSITORY_ROOT, env });
-        return { pid: child.process.pid, exited: child.exited.then(describeExit), async stop() { await stopChild(child, graceMs); } };
+        return {
+          pid: child.process.pid,
+          exited: child.exited.then(describeExit),
+          async stop() {
+            await stopChild(child, graceMs);
+          },
+        };
       });
     },
     async waitForApi(port) {

@@ -69,7 +69,10 @@ export function pgBouncerIni(options: PgBouncerOptions): string {
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -106,5 +109,11 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
     }
     await sleep(100);
   }
-  return { port: options.port, child, async stop() { await stopChild(child, 5_000); } };
+  return {
+    port: options.port,
+    child,
+    async stop() {
+      await stopChild(child, 5_000);
+    },
+  };
 }

@@ -19,7 +19,10 @@ export async function startRoundRobinProxy(host: string, port: number, targetPor
       for (const socket of [client, upstream]) {
         sockets.add(socket);
         socket.once('close', () => sockets.delete(socket));
-        socket.on('error', () => { client.destroy(); upstream.destroy(); });
+        socket.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
       }
       client.pipe(upstream).pipe(client);
     });
@@ -38,9 +41,10 @@ export async function startRoundRobinProxy(host: string, port: number, targetPor
     server.listen(port, host, () => resolve());
   });
   return {
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
   };
 }

@@ -15,12 +15,14 @@ export type Supervisor = {
   start(name: string, launch: () => Promise<PartInstance>): Promise<SupervisedPart>;
 };
 
-export function createSupervisor(options: Readonly<{
-  log: (line: string) => void;
-  /** Called once when a part crashed too often; the caller stops everything. */
-  giveUp: (name: string) => void;
-  policy?: RestartPolicyOptions;
-}>): Supervisor {
+export function createSupervisor(
+  options: Readonly<{
+    log: (line: string) => void;
+    /** Called once when a part crashed too often; the caller stops everything. */
+    giveUp: (name: string) => void;
+    policy?: RestartPolicyOptions;
+  }>,
+): Supervisor {
   const { log } = options;
   return {
     async start(name, launch) {

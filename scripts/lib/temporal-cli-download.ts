@@ -41,7 +41,9 @@ export async function downloadCliWithSdk(dir: string): Promise<DownloadOutcome> 
   }
   try {
     await mkdir(dir, { recursive: true });
-    const environment = await testing.TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'cached-download', downloadDir: dir }, ip: '127.0.0.1' } });
+    const environment = await testing.TestWorkflowEnvironment.createLocal({
+      server: { executable: { type: 'cached-download', downloadDir: dir }, ip: '127.0.0.1' },
+    });
     await environment.teardown();
   } catch (error) {
     return { skipped: `the SDK download failed: ${(error as Error).message}` };

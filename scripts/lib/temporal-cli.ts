@@ -31,7 +31,10 @@ export class TemporalCliUnavailableError extends Error {
 }
 
 export async function isExecutable(file: string): Promise<boolean> {
-  return access(file, fsConstants.X_OK).then(() => true, () => false);
+  return access(file, fsConstants.X_OK).then(
+    () => true,
+    () => false,
+  );
 }
 
 export async function findOnPath(command: string, env: Env): Promise<string | undefined> {
@@ -142,16 +145,19 @@ export async function buildOnceIntoCache(target: CachedBuild, log: Log): Promise
 }
 
 async function buildIntoCache(go: string, binDir: string, cli: string, env: Env, log: Log): Promise<string> {
-  await buildOnceIntoCache({
-    binDir,
-    what: 'the Temporal CLI',
-    lockName: BUILD_LOCK_NAME,
-    isBuilt: async () => (await isExecutable(cli)) && cliRuns(cli),
-    build: async () => {
-      log(`building the Temporal CLI with ${go} install ${TEMPORAL_CLI_MODULE} into ${binDir} (this takes a few minutes, once)…`);
-      await runGoInstall(go, [TEMPORAL_CLI_MODULE], binDir, env, log);
+  await buildOnceIntoCache(
+    {
+      binDir,
+      what: 'the Temporal CLI',
+      lockName: BUILD_LOCK_NAME,
+      isBuilt: async () => (await isExecutable(cli)) && cliRuns(cli),
+      build: async () => {
+        log(`building the Temporal CLI with ${go} install ${TEMPORAL_CLI_MODULE} into ${binDir} (this takes a few minutes, once)…`);
+        await runGoInstall(go, [TEMPORAL_CLI_MODULE], binDir, env, log);
+      },
     },
-  }, log);
+    log,
+  );
   return cli;
 }
 
@@ -187,7 +193,9 @@ export async function chooseTemporalCli(steps: readonly LookupStep[], log: Log, 
 async function findCached(binDir: string): Promise<LookupOutcome> {
   if (await buildLockIsHeld(path.join(binDir, BUILD_LOCK_NAME))) return { skipped: 'a build into it is in progress; waiting for it in step 4' };
   const names = await readdir(binDir).catch(() => [] as string[]);
-  const candidates = names.filter((name) => name === 'temporal' || (name.startsWith('cli-') && !name.endsWith('.tar.gz'))).sort((a, b) => Number(b === 'temporal') - Number(a === 'temporal'));
+  const candidates = names
+    .filter((name) => name === 'temporal' || (name.startsWith('cli-') && !name.endsWith('.tar.gz')))
+    .sort((a, b) => Number(b === 'temporal') - Number(a === 'temporal'));
   for (const name of candidates) {
     const file = path.join(binDir, name);
     if ((await isExecutable(file)) && cliRuns(file)) return { path: file };
@@ -202,20 +210,26 @@ export async function findGo(env: Env): Promise<string | undefined> {
 
 export async function resolveTemporalCli(log: Log, env: Env = process.env): Promise<string> {
   const binDir = temporalCacheBinDir(env);
-  return chooseTemporalCli([
-    { label: 'temporal on PATH', async find() {
-      const found = await findOnPath('temporal', env);
-      return found ? { path: found } : { skipped: 'not found' };
-    } },
-    { label: `the per-user cache ${binDir}`, find: () => findCached(binDir) },
-    { label: "the Temporal SDK's download from temporal.download", find: () => downloadCliWithSdk(binDir) },
-    {
-      label: `a build from Go modules (go install ${TEMPORAL_CLI_MODULE})`,
-      async find() {
-        const go = await findGo(env);
-        if (!go) return { skipped: 'Go is not installed (looked on PATH and at /usr/local/go/bin/go)' };
-        return { path: await buildIntoCache(go, binDir, path.join(binDir, 'temporal'), env, log) };
+  return chooseTemporalCli(
+    [
+      {
+        label: 'temporal on PATH',
+        async find() {
+          const found = await findOnPath('temporal', env);
+          return found ? { path: found } : { skipped: 'not found' };
+        },
       },
-    },
-  ], log);
+      { label: `the per-user cache ${binDir}`, find: () => findCached(binDir) },
+      { label: "the Temporal SDK's download from temporal.download", find: () => downloadCliWithSdk(binDir) },
+      {
+        label: `a build from Go modules (go install ${TEMPORAL_CLI_MODULE})`,
+        async find() {
+          const go = await findGo(env);
+          if (!go) return { skipped: 'Go is not installed (looked on PATH and at /usr/local/go/bin/go)' };
+          return { path: await buildIntoCache(go, binDir, path.join(binDir, 'temporal'), env, log) };
+        },
+      },
+    ],
+    log,
+  );
 }

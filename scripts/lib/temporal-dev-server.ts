@@ -54,7 +54,9 @@ function devServerArgs(options: TemporalDevServerOptions, ip: string): string[] 
 /** Polls the frontend until GetSystemInfo succeeds; fails early if the server process exits. */
 export async function waitForFrontend(address: string, server: PrefixedChild, timeoutMs: number): Promise<void> {
   let exit: string | undefined;
-  void server.exited.then((info) => { exit = describeExit(info); });
+  void server.exited.then((info) => {
+    exit = describeExit(info);
+  });
   const deadline = Date.now() + timeoutMs;
   let lastError = 'no answer';
   while (Date.now() < deadline) {
@@ -80,8 +82,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   const address = `${ip}:${options.port}`;
   const uiUrl = `http://${ip}:${options.uiPort}`;
   if (options.dbFile) mkdirSync(path.dirname(path.resolve(options.dbFile)), { recursive: true });
-  options.log(`starting the Temporal dev server on ${address}` +
-    (options.dbFile ? ` (state in ${options.dbFile})` : ' (in memory)') + '…');
+  options.log(`starting the Temporal dev server on ${address}` + (options.dbFile ? ` (state in ${options.dbFile})` : ' (in memory)') + '…');
   const server = spawnPrefixed({ name: 'temporal', command: options.cliPath, args: devServerArgs(options, ip) });
   if (options.quiet) server.silence();
   const stop = async (): Promise<void> => {

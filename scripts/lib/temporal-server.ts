@@ -49,19 +49,34 @@ export async function resolveTemporalServer(log: Log, env: Env = process.env): P
   const server = path.join(binDir, `temporal-server-${TEMPORAL_SERVER_VERSION}`);
   const sqlTool = path.join(binDir, `temporal-sql-tool-${TEMPORAL_SERVER_VERSION}`);
   const go = await findGo(env);
-  await chooseTemporalCli([
-    { label: `the per-user cache ${binDir}`, async find() {
-      return (await bothBuilt(server, sqlTool)) ? { path: server } : { skipped: `no runnable ${path.basename(server)} and ${path.basename(sqlTool)}` };
-    } },
-    { label: `a build from Go modules (go install ${SERVER_MODULE}/cmd/server and cmd/tools/sql @${TEMPORAL_SERVER_VERSION})`, async find() {
-      if (!go) return { skipped: 'Go is not installed (looked on PATH and at /usr/local/go/bin/go)' };
-      await buildOnceIntoCache({
-        binDir, what: 'the Temporal server', lockName: '.temporal-server-build.lock',
-        isBuilt: () => bothBuilt(server, sqlTool),
-        build: () => buildBoth(go, binDir, server, sqlTool, env, log),
-      }, log);
-      return { path: server };
-    } },
-  ], log, 'the Temporal server');
+  await chooseTemporalCli(
+    [
+      {
+        label: `the per-user cache ${binDir}`,
+        async find() {
+          return (await bothBuilt(server, sqlTool)) ? { path: server } : { skipped: `no runnable ${path.basename(server)} and ${path.basename(sqlTool)}` };
+        },
+      },
+      {
+        label: `a build from Go modules (go install ${SERVER_MODULE}/cmd/server and cmd/tools/sql @${TEMPORAL_SERVER_VERSION})`,
+        async find() {
+          if (!go) return { skipped: 'Go is not installed (looked on PATH and at /usr/local/go/bin/go)' };
+          await buildOnceIntoCache(
+            {
+              binDir,
+              what: 'the Temporal server',
+              lockName: '.temporal-server-build.lock',
+              isBuilt: () => bothBuilt(server, sqlTool),
+              build: () => buildBoth(go, binDir, server, sqlTool, env, log),
+            },
+            log,
+          );
+          return { path: server };
+        },
+      },
+    ],
+    log,
+    'the Temporal server',
+  );
   return { server, sqlTool };
 }

@@ -18,7 +18,13 @@ export type SearchAttributeType = (typeof SEARCH_ATTRIBUTE_TYPES)[number];
 // Numbers of temporal.api.enums.v1.IndexedValueType; written out so this module needs no direct
 // dependency on @temporalio/proto.
 const INDEXED_VALUE_TYPE: Record<SearchAttributeType, number> = {
-  Text: 1, Keyword: 2, Int: 3, Double: 4, Bool: 5, Datetime: 6, KeywordList: 7,
+  Text: 1,
+  Keyword: 2,
+  Int: 3,
+  Double: 4,
+  Bool: 5,
+  Datetime: 6,
+  KeywordList: 7,
 };
 
 const port = z.number().int().min(1).max(65_535);
@@ -37,9 +43,7 @@ const settingsSchema = z.strictObject({
   searchAttributes: z.record(identifier, z.enum(SEARCH_ATTRIBUTE_TYPES)),
 });
 
-export type TemporalSettings = Readonly<
-  Omit<z.infer<typeof settingsSchema>, 'workflowRetention'> & { workflowRetentionMs: number }
->;
+export type TemporalSettings = Readonly<Omit<z.infer<typeof settingsSchema>, 'workflowRetention'> & { workflowRetentionMs: number }>;
 
 export class TemporalSettingsError extends Error {
   override name = 'TemporalSettingsError';

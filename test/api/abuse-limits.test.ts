@@ -66,7 +66,8 @@ describe('limits on what one account can create', function () {
       await emitEvent(someoneElses);
       const { db } = testEnvironment();
       while ((await db.transaction((tx) => dispatchEventBatch(tx, 1000))) > 0);
-      const delivered = async (endpointId: string) => db.oneFirst(sql.type(z.object({ count: z.number() }))`
+      const delivered = async (endpointId: string) =>
+        db.oneFirst(sql.type(z.object({ count: z.number() }))`
         SELECT count(*)::int AS count FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
         WHERE d.endpoint_id = ${endpointId} AND e.petition_id = ${someoneElses}`);
       expect(await delivered(byKey.id)).to.equal(0);

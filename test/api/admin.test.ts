@@ -33,7 +33,12 @@ describe('admin API', function () {
     worker = await startWorker(env);
     const adminUser = await createTestUser({ admin: true });
     const adminToken = (await login(api.baseUrl, adminUser)).accessToken;
-    admin = { id: adminUser.id, token: adminToken, fullKey: (await createApiKey(api.baseUrl, adminToken, 'full')).key, readKey: (await createApiKey(api.baseUrl, adminToken, 'read')).key };
+    admin = {
+      id: adminUser.id,
+      token: adminToken,
+      fullKey: (await createApiKey(api.baseUrl, adminToken, 'full')).key,
+      readKey: (await createApiKey(api.baseUrl, adminToken, 'read')).key,
+    };
     const memberUser = await createTestUser();
     const memberToken = (await login(api.baseUrl, memberUser)).accessToken;
     member = { id: memberUser.id, token: memberToken, fullKey: (await createApiKey(api.baseUrl, memberToken, 'full')).key };
@@ -45,7 +50,9 @@ describe('admin API', function () {
 
   const call = async (method: string, route: string, token?: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${api.baseUrl}${route}`, {
-      method, headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}), ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: response.status === 204 ? undefined : await json(response) };
   };
@@ -62,18 +69,31 @@ describe('admin API', function () {
     expect(response.status).to.equal(201);
     return response.body.data;
   };
-  const comment = async (petitionId: string, token: string) => (await call('POST', `/v1/petitions/${petitionId}/comments`, token, { body: 'A comment to moderate' })).body.data;
-  const auditActions = (targetId: string) => db().anyFirst(sql.type(z.object({ action: z.string() }))`SELECT action FROM audit_logs WHERE target_id = ${targetId} ORDER BY created_at`);
+  const comment = async (petitionId: string, token: string) =>
+    (await call('POST', `/v1/petitions/${petitionId}/comments`, token, { body: 'A comment to moderate' })).body.data;
+  const auditActions = (targetId: string) =>
+    db().anyFirst(sql.type(z.object({ action: z.string() }))`SELECT action FROM audit_logs WHERE target_id = ${targetId} ORDER BY created_at`);
 
   describe('who may call it', () => {
     const id = '00000000-0000-4000-8000-000000000000';
     const routes: [string, string, unknown?][] = [
-      ['GET', '/v1/admin/reports'], ['POST', `/v1/admin/reports/${id}/action`, { action: 'dismiss' }], ['GET', '/v1/admin/users?email=a'],
-      ['POST', `/v1/admin/users/${id}/suspend`, { reason: 'x' }], ['POST', `/v1/admin/users/${id}/unsuspend`], ['GET', '/v1/admin/metrics'],
-      ['GET', '/v1/admin/audit-logs'], ['GET', '/v1/admin/warnings'], ['POST', '/v1/admin/warnings', { user_id: id, reason: 'r', message: 'm' }],
-      ['POST', `/v1/admin/comments/${id}/hide`], ['POST', `/v1/admin/comments/${id}/unhide`], ['POST', `/v1/admin/petitions/${id}/close`],
-      ['POST', `/v1/admin/petitions/${id}/review`], ['POST', `/v1/admin/petitions/${id}/restore`], ['DELETE', `/v1/admin/petitions/${id}/signatures/${id}`],
-      ['POST', `/v1/admin/petitions/${id}/invalidate-signatures`, { filter: { email_domain: 'x.test' }, dry_run: true }], ['GET', `/v1/admin/signature-invalidations/${id}`],
+      ['GET', '/v1/admin/reports'],
+      ['POST', `/v1/admin/reports/${id}/action`, { action: 'dismiss' }],
+      ['GET', '/v1/admin/users?email=a'],
+      ['POST', `/v1/admin/users/${id}/suspend`, { reason: 'x' }],
+      ['POST', `/v1/admin/users/${id}/unsuspend`],
+      ['GET', '/v1/admin/metrics'],
+      ['GET', '/v1/admin/audit-logs'],
+      ['GET', '/v1/admin/warnings'],
+      ['POST', '/v1/admin/warnings', { user_id: id, reason: 'r', message: 'm' }],
+      ['POST', `/v1/admin/comments/${id}/hide`],
+      ['POST', `/v1/admin/comments/${id}/unhide`],
+      ['POST', `/v1/admin/petitions/${id}/close`],
+      ['POST', `/v1/admin/petitions/${id}/review`],
+      ['POST', `/v1/admin/petitions/${id}/restore`],
+      ['DELETE', `/v1/admin/petitions/${id}/signatures/${id}`],
+      ['POST', `/v1/admin/petitions/${id}/invalidate-signatures`, { filter: { email_domain: 'x.test' }, dry_run: true }],
+      ['GET', `/v1/admin/signature-invalidations/${id}`],
     ];
 
     it('answers 401 without a bearer, 403 to non-admins and to read-only keys, and serves admins by token or full-scope key', async () => {
@@ -118,7 +138,9 @@ describe('admin API', function () {
       expect(acted.body.data).to.include({ id: filed.id, status: 'resolved', action: 'hide', resolution_note: 'Spam link', resolved_by: admin.id });
       const listed = (await call('GET', `/v1/petitions/${petition.id}/comments`)).body.data.map((each: { id: string }) => each.id);
       expect(listed).to.not.include(target.id);
-      const open = (await call('GET', '/v1/admin/reports?status=open&target_type=comment&limit=100', admin.token)).body.data.map((each: { id: string }) => each.id);
+      const open = (await call('GET', '/v1/admin/reports?status=open&target_type=comment&limit=100', admin.token)).body.data.map(
+        (each: { id: string }) => each.id,
+      );
       expect(open).to.not.include(alsoFiled.id);
       const again = await call('POST', `/v1/admin/reports/${alsoFiled.id}/action`, admin.token, { action: 'dismiss' });
       expect([again.status, again.body.code]).to.deep.equal([409, 'report_not_open']);
@@ -157,12 +179,20 @@ describe('admin API', function () {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
       const [author, reporter] = await createTokenUsers(2);
       const target = await comment(petition.id, author!.access_token);
-      const warned = await call('POST', `/v1/admin/reports/${(await report(reporter!.access_token, 'comment', target.id)).id}/action`, admin.token, { action: 'warn_user', note: 'Keep it civil.' });
+      const warned = await call('POST', `/v1/admin/reports/${(await report(reporter!.access_token, 'comment', target.id)).id}/action`, admin.token, {
+        action: 'warn_user',
+        note: 'Keep it civil.',
+      });
       expect(warned.status).to.equal(200);
       const notifications = await call('GET', '/v1/notifications', author!.access_token);
-      expect(notifications.body.data.map((each: { type: string; body: string }) => [each.type, each.body])).to.deep.include(['moderation.warning', 'Keep it civil.']);
+      expect(notifications.body.data.map((each: { type: string; body: string }) => [each.type, each.body])).to.deep.include([
+        'moderation.warning',
+        'Keep it civil.',
+      ]);
 
-      const suspended = await call('POST', `/v1/admin/reports/${(await report(reporter!.access_token, 'comment', target.id)).id}/action`, admin.token, { action: 'suspend_user' });
+      const suspended = await call('POST', `/v1/admin/reports/${(await report(reporter!.access_token, 'comment', target.id)).id}/action`, admin.token, {
+        action: 'suspend_user',
+      });
       expect(suspended.status).to.equal(200);
       const refused = await call('GET', '/v1/me', author!.access_token);
       expect([refused.status, refused.body.code]).to.deep.equal([403, 'account_suspended']);
@@ -208,7 +238,8 @@ describe('admin API', function () {
       const token = (await login(api.baseUrl, user)).accessToken;
       const until = new Date(Date.now() + 3_000).toISOString();
       // The same instant; PostgreSQL writes fractions without trailing zeros (.68 for .680).
-      const suspendedUntil = (await call('POST', `/v1/admin/users/${user.id}/suspend`, admin.token, { reason: 'Cool off', until })).body.data.suspended_until as string;
+      const suspendedUntil = (await call('POST', `/v1/admin/users/${user.id}/suspend`, admin.token, { reason: 'Cool off', until })).body.data
+        .suspended_until as string;
       expect(Date.parse(suspendedUntil)).to.equal(Date.parse(until));
       expect((await call('GET', '/v1/me', token)).status).to.equal(403);
       await eventually(async () => (await call('GET', '/v1/me', token)).status === 200, 'the suspension to end');
@@ -219,7 +250,11 @@ describe('admin API', function () {
     it('suspends with no body, an empty body or a reason: the spec’s request has no body', async () => {
       const suspend = async (init: { body?: string; headers?: Record<string, string> }) => {
         const user = await createTestUser();
-        const response = await fetch(`${api.baseUrl}/v1/admin/users/${user.id}/suspend`, { method: 'POST', ...init, headers: { ...bearer(admin.token), ...init.headers } });
+        const response = await fetch(`${api.baseUrl}/v1/admin/users/${user.id}/suspend`, {
+          method: 'POST',
+          ...init,
+          headers: { ...bearer(admin.token), ...init.headers },
+        });
         return { status: response.status, body: await json(response) };
       };
       const bare = await suspend({});
@@ -326,11 +361,21 @@ describe('admin API', function () {
       expect(page.body.data[0]).to.include({ action: 'user.suspended', target_id: users[1]!.id, actor_type: 'api_key', actor_id: admin.id });
       expect(page.body.data[0].credential).to.match(/^api_key:/);
       expect(page.body.data[0].before).to.include({ suspended_at: null });
-      const next = await call('GET', `/v1/admin/audit-logs?action=user.suspended&since=${encodeURIComponent(since)}&limit=1&cursor=${page.body.pagination.next_cursor}`, admin.token);
+      const next = await call(
+        'GET',
+        `/v1/admin/audit-logs?action=user.suspended&since=${encodeURIComponent(since)}&limit=1&cursor=${page.body.pagination.next_cursor}`,
+        admin.token,
+      );
       expect(next.body.data[0].target_id).to.equal(users[0]!.id);
 
       const id = page.body.data[0].id as string;
-      const attempt = (statement: Parameters<ReturnType<typeof db>['query']>[0]) => db().query(statement).then(() => 'changed', (error: Error) => error.message);
+      const attempt = (statement: Parameters<ReturnType<typeof db>['query']>[0]) =>
+        db()
+          .query(statement)
+          .then(
+            () => 'changed',
+            (error: Error) => error.message,
+          );
       expect(await attempt(sql.typeAlias('void')`UPDATE audit_logs SET action = 'user.unsuspended' WHERE id = ${id}`)).to.match(/append-only/);
       expect(await attempt(sql.typeAlias('void')`DELETE FROM audit_logs WHERE id = ${id}`)).to.match(/append-only/);
       expect(await db().oneFirst(sql.type(z.object({ action: z.string() }))`SELECT action FROM audit_logs WHERE id = ${id}`)).to.equal('user.suspended');

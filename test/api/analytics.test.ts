@@ -35,7 +35,11 @@ describe('analytics', function () {
     return (await json(response)).data;
   };
   const sign = (id: string, token: string, body: Record<string, unknown>) =>
-    fetch(`${api.baseUrl}/v1/petitions/${id}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify(body) });
+    fetch(`${api.baseUrl}/v1/petitions/${id}/signatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: JSON.stringify(body),
+    });
 
   before(async () => {
     const env = { RALLY_TASK_QUEUE: taskQueue, RALLY_PAGE_VIEW_FLUSH_INTERVAL: '200ms' };
@@ -48,15 +52,22 @@ describe('analytics', function () {
     petition = await publishedPetition(api.baseUrl, creatorToken, { title: 'Count where our signers come from' });
     const signers = await createTokenUsers(5);
     const bodies = [
-      { source: 'embed', display_location: 'Berlin' }, { source: 'embed', display_location: 'Paris' }, { ref: sharer.slug, display_location: 'Berlin' },
-      { display_location: 'Berlin' }, {},
+      { source: 'embed', display_location: 'Berlin' },
+      { source: 'embed', display_location: 'Paris' },
+      { ref: sharer.slug, display_location: 'Berlin' },
+      { display_location: 'Berlin' },
+      {},
     ];
     for (const [index, body] of bodies.entries()) expect((await sign(petition.id, signers[index]!.access_token, body)).status).to.equal(201);
 
     // A petition with signatures on known past days, written the way signing writes them.
     history = await publishedPetition(api.baseUrl, creatorToken, { title: 'A petition with a history' });
     const past = await createTokenUsers(3);
-    const dated = [['2026-01-01T10:00:00Z', 'DE', 'Berlin', null], ['2026-01-01T23:30:00Z', 'DE', 'Hamburg', null], ['2026-01-03T08:00:00Z', 'FR', 'Paris', 'embed']] as const;
+    const dated = [
+      ['2026-01-01T10:00:00Z', 'DE', 'Berlin', null],
+      ['2026-01-01T23:30:00Z', 'DE', 'Hamburg', null],
+      ['2026-01-03T08:00:00Z', 'FR', 'Paris', 'embed'],
+    ] as const;
     for (const [index, [day, country, city, source]] of dated.entries()) {
       await testEnvironment().db.query(sql.typeAlias('void')`
         INSERT INTO signatures (petition_id, user_id, created_at, country, city, source)
@@ -88,7 +99,10 @@ describe('analytics', function () {
         { period_start: '2026-01-04', signatures: 0, cumulative: 3 },
       ]);
       const later = await analytics(history.id, '?start_date=2026-01-02&end_date=2026-01-03');
-      expect(later.series).to.deep.equal([{ period_start: '2026-01-02', signatures: 0, cumulative: 2 }, { period_start: '2026-01-03', signatures: 1, cumulative: 3 }]);
+      expect(later.series).to.deep.equal([
+        { period_start: '2026-01-02', signatures: 0, cumulative: 2 },
+        { period_start: '2026-01-03', signatures: 1, cumulative: 3 },
+      ]);
     });
 
     it('groups by week (from Monday) and by month', async () => {
@@ -100,16 +114,24 @@ describe('analytics', function () {
       ]);
       const monthly = await analytics(history.id, '?start_date=2025-12-15&end_date=2026-02-10&granularity=month');
       expect(monthly.series.map((period: { period_start: string; signatures: number }) => [period.period_start, period.signatures])).to.deep.equal([
-        ['2025-12-01', 0], ['2026-01-01', 3], ['2026-02-01', 0],
+        ['2025-12-01', 0],
+        ['2026-01-01', 3],
+        ['2026-02-01', 0],
       ]);
     });
 
     it('breaks signatures down by country, city and traffic source', async () => {
       const data = await analytics(petition.id);
-      expect(data.geography.countries).to.deep.include.members([{ country: 'DE', signatures: 3 }, { country: 'FR', signatures: 1 }, { country: null, signatures: 1 }]);
+      expect(data.geography.countries).to.deep.include.members([
+        { country: 'DE', signatures: 3 },
+        { country: 'FR', signatures: 1 },
+        { country: null, signatures: 1 },
+      ]);
       expect(data.geography.cities[0]).to.deep.equal({ city: 'Berlin', country: 'DE', signatures: 3 });
       expect(data.traffic_sources).to.deep.equal([
-        { source: 'direct', signatures: 2 }, { source: 'embed', signatures: 2 }, { source: `share:${sharer.slug}`, signatures: 1 },
+        { source: 'direct', signatures: 2 },
+        { source: 'embed', signatures: 2 },
+        { source: `share:${sharer.slug}`, signatures: 1 },
       ]);
       const today = new Date().toISOString().slice(0, 10);
       expect(data.series.at(-1)).to.deep.equal({ period_start: today, signatures: 5, cumulative: 5 });
@@ -119,7 +141,10 @@ describe('analytics', function () {
     it('breaks down countries, cities and sources within start_date and end_date only', async () => {
       const firstDay = await analytics(history.id, '?start_date=2026-01-01&end_date=2026-01-01');
       expect(firstDay.geography.countries).to.deep.equal([{ country: 'DE', signatures: 2 }]);
-      expect(firstDay.geography.cities).to.deep.equal([{ city: 'Berlin', country: 'DE', signatures: 1 }, { city: 'Hamburg', country: 'DE', signatures: 1 }]);
+      expect(firstDay.geography.cities).to.deep.equal([
+        { city: 'Berlin', country: 'DE', signatures: 1 },
+        { city: 'Hamburg', country: 'DE', signatures: 1 },
+      ]);
       expect(firstDay.traffic_sources).to.deep.equal([{ source: 'direct', signatures: 2 }]);
       const later = await analytics(history.id, '?start_date=2026-01-02&end_date=2026-01-31');
       expect(later.geography.countries).to.deep.equal([{ country: 'FR', signatures: 1 }]);
@@ -128,8 +153,14 @@ describe('analytics', function () {
       const before = await analytics(history.id, '?start_date=2025-12-01&end_date=2025-12-31');
       expect([before.geography.countries, before.geography.cities, before.traffic_sources]).to.deep.equal([[], [], []]);
       const whole = await analytics(history.id, '?start_date=2025-12-31&end_date=2026-01-03');
-      expect(whole.geography.countries).to.deep.equal([{ country: 'DE', signatures: 2 }, { country: 'FR', signatures: 1 }]);
-      expect(whole.traffic_sources).to.deep.equal([{ source: 'direct', signatures: 2 }, { source: 'embed', signatures: 1 }]);
+      expect(whole.geography.countries).to.deep.equal([
+        { country: 'DE', signatures: 2 },
+        { country: 'FR', signatures: 1 },
+      ]);
+      expect(whole.traffic_sources).to.deep.equal([
+        { source: 'direct', signatures: 2 },
+        { source: 'embed', signatures: 1 },
+      ]);
     });
 
     it('counts page views of the petition, written in batches', async () => {
@@ -141,10 +172,14 @@ describe('analytics', function () {
       const start = await analytics(petition.id);
       for (let view = 0; view < 2; view += 1) expect((await get(`/p/${petition.slug}`)).status).to.equal(200);
       for (let view = 0; view < 3; view += 1) expect((await get(`/embed/p/${petition.slug}?theme=dark`)).status).to.equal(200);
-      await eventually(async () => {
-        const now = await analytics(petition.id);
-        return now.page_views === start.page_views + 2 && now.widget_views === start.widget_views + 3 ? true : undefined;
-      }, 10_000, 'two page views and three widget views');
+      await eventually(
+        async () => {
+          const now = await analytics(petition.id);
+          return now.page_views === start.page_views + 2 && now.widget_views === start.widget_views + 3 ? true : undefined;
+        },
+        10_000,
+        'two page views and three widget views',
+      );
     });
 
     it('takes a removed signature off after the next fold', async () => {
@@ -153,12 +188,18 @@ describe('analytics', function () {
       await foldAll();
       // Answers are kept until the fold announces new figures, which reach the API a moment after it commits.
       await eventually(async () => ((await analytics(petition.id)).signature_count === 6 ? true : undefined), 5_000, 'the fold counting the signature');
-      expect((await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures/me`, { method: 'DELETE', headers: bearer(signer!.access_token) })).status).to.equal(204);
+      expect(
+        (await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures/me`, { method: 'DELETE', headers: bearer(signer!.access_token) })).status,
+      ).to.equal(204);
       await foldAll();
-      const data = await eventually(async () => {
-        const now = await analytics(petition.id);
-        return now.signature_count === 5 ? now : undefined;
-      }, 5_000, 'the fold taking the removed signature off');
+      const data = await eventually(
+        async () => {
+          const now = await analytics(petition.id);
+          return now.signature_count === 5 ? now : undefined;
+        },
+        5_000,
+        'the fold taking the removed signature off',
+      );
       expect(data.traffic_sources).to.deep.include({ source: 'direct', signatures: 2 });
     });
 
@@ -170,10 +211,18 @@ describe('analytics', function () {
     });
 
     it('answers 422 to an end before the start, a range over two years and an unknown granularity', async () => {
-      for (const [query, field] of [['?start_date=2026-02-01&end_date=2026-01-01', 'end_date'], ['?start_date=2024-01-01&end_date=2026-01-02', 'start_date'], ['?granularity=year', 'granularity'], ['?start_date=2026-13-01', 'start_date']]) {
+      for (const [query, field] of [
+        ['?start_date=2026-02-01&end_date=2026-01-01', 'end_date'],
+        ['?start_date=2024-01-01&end_date=2026-01-02', 'start_date'],
+        ['?granularity=year', 'granularity'],
+        ['?start_date=2026-13-01', 'start_date'],
+      ]) {
         const response = await get(`/v1/petitions/${petition.id}/analytics${query}`, creatorToken);
         expect(response.status, query).to.equal(422);
-        expect((await json(response)).errors.map((error: { field: string }) => error.field), query).to.include(field);
+        expect(
+          (await json(response)).errors.map((error: { field: string }) => error.field),
+          query,
+        ).to.include(field);
       }
     });
   });
@@ -197,12 +246,17 @@ describe('analytics', function () {
     it('narrows to one publicly listed petition, and answers 404 for any other', async () => {
       const { data } = await json(await get(`/v1/analytics/stats?petition_id=${history.id}&start_date=2026-01-01&end_date=2026-01-03`));
       expect(data.daily.map((day: { signatures: number }) => day.signatures)).to.deep.equal([2, 0, 1]);
-      expect(data.geography).to.deep.equal([{ country: 'DE', signatures: 2 }, { country: 'FR', signatures: 1 }]);
+      expect(data.geography).to.deep.equal([
+        { country: 'DE', signatures: 2 },
+        { country: 'FR', signatures: 1 },
+      ]);
       const january2 = (await json(await get(`/v1/analytics/stats?petition_id=${history.id}&start_date=2026-01-02&end_date=2026-01-03`))).data;
       expect(january2.geography).to.deep.equal([{ country: 'FR', signatures: 1 }]);
       const hidden = await publishedPetition(api.baseUrl, creatorToken, { title: 'A private petition here', visibility: 'private' });
       expect((await get(`/v1/analytics/stats?petition_id=${hidden.id}`)).status).to.equal(404);
-      const count = await testEnvironment().db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM signature_rollup_queue WHERE petition_id = ${petition.id}`);
+      const count = await testEnvironment().db.oneFirst(
+        sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM signature_rollup_queue WHERE petition_id = ${petition.id}`,
+      );
       expect(count).to.equal(0);
     });
 

@@ -15,7 +15,10 @@ describe('API keys', function () {
   after(() => api.stop());
 
   const call = (path: string, init: RequestInit & { credential?: string } = {}) =>
-    fetch(`${api.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...bearer(init.credential ?? token), ...(init.headers as object) } });
+    fetch(`${api.baseUrl}${path}`, {
+      ...init,
+      headers: { 'content-type': 'application/json', ...bearer(init.credential ?? token), ...(init.headers as object) },
+    });
 
   describe('POST /v1/api-keys', () => {
     it('shows the raw key once and stores only its prefix', async () => {

@@ -95,7 +95,11 @@ describe('authentication', function () {
         expect(replay.status).to.equal(401);
         expect((await post(api, '/v1/auth/refresh', { refresh_token: pair1.refresh_token })).status).to.equal(401);
         expect((await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(pair1.access_token) })).status).to.equal(401);
-        await eventually(async () => ((await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(pair1.access_token) })).status === 401 ? true : undefined), 30_000, 'the other process to refuse the access token');
+        await eventually(
+          async () => ((await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(pair1.access_token) })).status === 401 ? true : undefined),
+          30_000,
+          'the other process to refuse the access token',
+        );
 
         const notified = await testEnvironment().db.oneFirst(sql.type(z.object({ count: z.number() }))`
           SELECT count(*)::int AS count FROM notifications WHERE user_id = ${reuser.id} AND type = 'account.session_revoked'
@@ -130,10 +134,14 @@ describe('authentication', function () {
         expect(revoked.status).to.equal(204);
         expect((await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) })).status).to.equal(401);
         // The other process hears the revocation through NOTIFY: poll until it has.
-        const elsewhere = await eventually(async () => {
-          const response = await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) });
-          return response.status === 401 ? response : undefined;
-        }, 30_000, 'the other process to refuse the revoked token');
+        const elsewhere = await eventually(
+          async () => {
+            const response = await fetch(`${other.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) });
+            return response.status === 401 ? response : undefined;
+          },
+          30_000,
+          'the other process to refuse the revoked token',
+        );
         expect((await json(elsewhere)).code).to.equal('token_revoked');
       } finally {
         await other.stop();
@@ -142,7 +150,9 @@ describe('authentication', function () {
 
     it('revokes a refresh token', async () => {
       const session = await login(api.baseUrl, user);
-      expect((await post(api, '/v1/auth/revoke', { token: session.refreshToken, token_type_hint: 'refresh_token' }, bearer(session.accessToken))).status).to.equal(204);
+      expect(
+        (await post(api, '/v1/auth/revoke', { token: session.refreshToken, token_type_hint: 'refresh_token' }, bearer(session.accessToken))).status,
+      ).to.equal(204);
       expect((await post(api, '/v1/auth/refresh', { refresh_token: session.refreshToken })).status).to.equal(401);
     });
   });
@@ -155,10 +165,14 @@ describe('authentication', function () {
         WITH changed AS (UPDATE users SET suspended_at = now() WHERE id = ${suspended.id} RETURNING id)
         SELECT FROM changed, pg_notify('rally_user_changed', changed.id::text)
       `);
-      const response = await eventually(async () => {
-        const answer = await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) });
-        return answer.status === 403 ? answer : undefined;
-      }, 30_000, 'the suspension to reach the API');
+      const response = await eventually(
+        async () => {
+          const answer = await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(session.accessToken) });
+          return answer.status === 403 ? answer : undefined;
+        },
+        30_000,
+        'the suspension to reach the API',
+      );
       expect((await json(response)).code).to.equal('account_suspended');
     });
   });
@@ -187,7 +201,9 @@ describe('authentication', function () {
       try {
         const target = await createTestUser();
         const flooder = { 'x-forwarded-for': '192.0.2.30' };
-        const answers = await Promise.all(Array.from({ length: 300 }, () => post(open, '/v1/auth/login', { email: target.email, password: 'wrong-password' }, flooder)));
+        const answers = await Promise.all(
+          Array.from({ length: 300 }, () => post(open, '/v1/auth/login', { email: target.email, password: 'wrong-password' }, flooder)),
+        );
         const statuses = answers.map((answer) => answer.status);
         expect(statuses.filter((status) => status !== 429).length).to.be.at.most(10);
         expect(statuses.filter((status) => status !== 429 && status !== 401)).to.deep.equal([]);
@@ -221,7 +237,10 @@ describe('authentication', function () {
           const spoofed = { 'x-forwarded-for': `10.${attempt}.0.1, 198.51.100.77` };
           statuses.push((await post(proxied, '/v1/auth/login', { email: `nobody-${attempt}@example.test`, password: 'wrong-password' }, spoofed)).status);
         }
-        expect(statuses.slice(0, 10).every((status) => status === 401), String(statuses)).to.equal(true);
+        expect(
+          statuses.slice(0, 10).every((status) => status === 401),
+          String(statuses),
+        ).to.equal(true);
         expect(statuses[10]).to.equal(429);
       } finally {
         await proxied.stop();

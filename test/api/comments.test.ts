@@ -26,7 +26,11 @@ describe('comments', function () {
   });
 
   const send = (method: string, path: string, token: string, body?: unknown) =>
-    fetch(`${api.baseUrl}${path}`, { method, headers: { 'content-type': 'application/json', ...bearer(token) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${api.baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   const get = async (path: string, token?: string) => json(await fetch(`${api.baseUrl}${path}`, { headers: token ? bearer(token) : {} }));
   const comment = async (petition: string, token: string, body: Record<string, unknown>) => {
     const response = await send('POST', `/v1/petitions/${petition}/comments`, token, body);
@@ -59,7 +63,10 @@ describe('comments', function () {
       const top = await comment(petitionId, author!.access_token, { body: 'Notify me' });
       const reply = await comment(petitionId, replier!.access_token, { body: 'Here I am', parent_id: top.id });
       const { db } = testEnvironment();
-      const notified = () => db.anyFirst(sql.type(z.object({ dedupe_key: z.string() }))`SELECT dedupe_key FROM notifications WHERE user_id = ${author!.id} AND type = 'comment.reply'`);
+      const notified = () =>
+        db.anyFirst(
+          sql.type(z.object({ dedupe_key: z.string() }))`SELECT dedupe_key FROM notifications WHERE user_id = ${author!.id} AND type = 'comment.reply'`,
+        );
       expect(await notified()).to.deep.equal([`comment-reply:${reply.id}`]);
       expect((await send('PATCH', '/v1/notifications/preferences', author!.access_token, { 'comment.reply': { in_app: false } })).status).to.equal(200);
       await comment(petitionId, replier!.access_token, { body: 'Muted', parent_id: top.id });
@@ -90,7 +97,15 @@ describe('comments', function () {
       const refused = await send('POST', `/v1/petitions/${secret.id}/comments`, user!.access_token, { body: 'Hi' });
       expect(refused.status).to.equal(403);
       expect((await fetch(`${api.baseUrl}/v1/petitions/${secret.id}/comments`)).status).to.equal(403);
-      expect((await fetch(`${api.baseUrl}/v1/petitions/${petitionId}/comments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"body":"Hi"}' })).status).to.equal(401);
+      expect(
+        (
+          await fetch(`${api.baseUrl}/v1/petitions/${petitionId}/comments`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"body":"Hi"}',
+          })
+        ).status,
+      ).to.equal(401);
       expect((await send('POST', '/v1/petitions/00000000-0000-4000-8000-000000000000/comments', user!.access_token, { body: 'Hi' })).status).to.equal(404);
     });
   });
@@ -146,7 +161,11 @@ describe('comments', function () {
       for (let level = 1; level <= 5; level += 1) parent = await comment(petition, creatorToken, { body: `level ${level}`, parent_id: parent.id });
       const refused = await send('POST', `/v1/petitions/${petition}/comments`, creatorToken, { body: 'level 6', parent_id: parent.id });
       expect(refused.status).to.equal(422);
-      expect((await json(refused)).errors).to.deep.include({ field: 'parent_id', code: 'max_depth', message: 'replies nest at most 5 levels deep; reply to a comment higher in the thread' });
+      expect((await json(refused)).errors).to.deep.include({
+        field: 'parent_id',
+        code: 'max_depth',
+        message: 'replies nest at most 5 levels deep; reply to a comment higher in the thread',
+      });
     });
 
     it('still lists a petition whose stored thread is thousands of levels deep, showing five levels', async () => {
@@ -191,7 +210,9 @@ describe('comments', function () {
       expect(forbidden.status).to.equal(403);
       expect((await json(forbidden)).code).to.equal('not_author');
       expect((await send('DELETE', `/v1/comments/${top.id}`, other!.access_token)).status).to.equal(403);
-      expect((await json(await edit(author!.access_token, { body: '' }))).errors).to.deep.equal([{ field: 'body', code: 'too_small', message: 'must NOT have fewer than 1 characters' }]);
+      expect((await json(await edit(author!.access_token, { body: '' }))).errors).to.deep.equal([
+        { field: 'body', code: 'too_small', message: 'must NOT have fewer than 1 characters' },
+      ]);
 
       const edited = await edit(author!.access_token, { body: 'Edited' });
       expect(edited.status).to.equal(200);
@@ -200,7 +221,10 @@ describe('comments', function () {
       expect((await send('DELETE', `/v1/comments/${reply.id}`, author!.access_token)).status).to.equal(404);
       expect((await send('PATCH', `/v1/comments/${reply.id}`, author!.access_token, { body: 'Back' })).status).to.equal(404);
       expect((await fetch(`${api.baseUrl}/v1/comments/${reply.id}`)).status).to.equal(404);
-      expect((await get(`/v1/comments/${top.id}`)).data).to.include({ reply_count: 0 }).and.have.property('replies').that.deep.equals([]);
+      expect((await get(`/v1/comments/${top.id}`)).data)
+        .to.include({ reply_count: 0 })
+        .and.have.property('replies')
+        .that.deep.equals([]);
     });
   });
 });

@@ -35,8 +35,12 @@ describe('decision makers and the response portal', function () {
   });
 
   const call = (path: string, init: RequestInit & { as?: string | null } = {}) =>
-    fetch(`${api.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.as === null ? {} : bearer(init.as ?? token)), ...(init.headers as object) } });
-  const portal = (link: string, init: RequestInit = {}) => fetch(link.replace(PUBLIC_URL, api.baseUrl), { ...init, headers: { 'content-type': 'application/json' } });
+    fetch(`${api.baseUrl}${path}`, {
+      ...init,
+      headers: { 'content-type': 'application/json', ...(init.as === null ? {} : bearer(init.as ?? token)), ...(init.headers as object) },
+    });
+  const portal = (link: string, init: RequestInit = {}) =>
+    fetch(link.replace(PUBLIC_URL, api.baseUrl), { ...init, headers: { 'content-type': 'application/json' } });
   const decisionMakers = async (petitionId: string) => (await json(await call(`/v1/petitions/${petitionId}/decision-makers`))).data;
 
   it('emails the portal link on publish; the decision maker reads the petition and answers once', async () => {
@@ -46,10 +50,14 @@ describe('decision makers and the response portal', function () {
     const link = portalLink(invitation);
     expect(invitation.text).to.include(petition.title);
     // The delivery is recorded just after the mail server accepted the message.
-    const [invited] = await eventually(async () => {
-      const listed = await decisionMakers(petition.id);
-      return listed[0].delivery_status === 'sent' ? listed : undefined;
-    }, 10_000, 'the delivery to be recorded');
+    const [invited] = await eventually(
+      async () => {
+        const listed = await decisionMakers(petition.id);
+        return listed[0].delivery_status === 'sent' ? listed : undefined;
+      },
+      10_000,
+      'the delivery to be recorded',
+    );
     expect(invited).to.include({ email, delivery_status: 'sent' });
 
     const opened = await portal(link);
@@ -71,11 +79,15 @@ describe('decision makers and the response portal', function () {
     expect((await json(again)).code).to.equal('already_responded');
     expect((await decisionMakers(petition.id))[0].delivery_status).to.equal('responded');
 
-    const submitted = await testEnvironment().db.anyFirst(sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE petition_id = ${petition.id} AND type LIKE 'response.%'`);
+    const submitted = await testEnvironment().db.anyFirst(
+      sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE petition_id = ${petition.id} AND type LIKE 'response.%'`,
+    );
     expect(submitted).to.deep.equal(['response.submitted']);
 
     // The response ends the token's expiry workflow early.
-    const tokenId = await testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE petition_id = ${petition.id}`);
+    const tokenId = await testEnvironment().db.oneFirst(
+      sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE petition_id = ${petition.id}`,
+    );
     const expiry = testEnvironment().temporal.client.workflow.getHandle(responseTokenWorkflowId(tokenId));
     expect(await expiry.result()).to.include({ outcome: 'responded', reminded: false });
     await captureHistory('response-token-responded', expiry);
@@ -100,15 +112,23 @@ describe('decision makers and the response portal', function () {
     expect((await json(published)).data.published_at).to.be.a('string');
     expect((await call(`/v1/petitions/${petition.id}/responses/${response.id}/publish`, { method: 'POST' })).status).to.equal(409);
     const listed = (await json(await call(`/v1/petitions/${petition.id}/responses`, { as: null }))).data;
-    expect(listed.map((each: { id: string; decision_maker: { name: string } }) => [each.id, each.decision_maker.name])).to.deep.equal([[response.id, mayor.name]]);
-    const types = await testEnvironment().db.anyFirst(sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE petition_id = ${petition.id} AND type LIKE 'response.%' ORDER BY position`);
+    expect(listed.map((each: { id: string; decision_maker: { name: string } }) => [each.id, each.decision_maker.name])).to.deep.equal([
+      [response.id, mayor.name],
+    ]);
+    const types = await testEnvironment().db.anyFirst(
+      sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE petition_id = ${petition.id} AND type LIKE 'response.%' ORDER BY position`,
+    );
     expect(types).to.deep.equal(['response.submitted', 'response.published']);
   });
 
   it('answers 404 for an unknown or malformed token', async () => {
     expect((await fetch(`${api.baseUrl}/respond/${'A'.repeat(43)}`)).status).to.equal(404);
     expect((await fetch(`${api.baseUrl}/respond/not-a-token`)).status).to.equal(404);
-    const post = await fetch(`${api.baseUrl}/respond/${'B'.repeat(43)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'neutral', body: 'x' }) });
+    const post = await fetch(`${api.baseUrl}/respond/${'B'.repeat(43)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'neutral', body: 'x' }),
+    });
     expect(post.status).to.equal(404);
   });
 
@@ -123,7 +143,9 @@ describe('decision makers and the response portal', function () {
 
     const draft = await createPetition(api.baseUrl, token);
     const draftEmail = `draft-${Date.now()}@springfield.test`;
-    expect((await call(`/v1/petitions/${draft.id}/decision-makers`, { method: 'POST', body: JSON.stringify({ ...mayor, email: draftEmail }) })).status).to.equal(201);
+    expect(
+      (await call(`/v1/petitions/${draft.id}/decision-makers`, { method: 'POST', body: JSON.stringify({ ...mayor, email: draftEmail }) })).status,
+    ).to.equal(201);
     expect((await decisionMakers(draft.id))[0].delivery_status).to.equal('pending');
   });
 
@@ -132,23 +154,37 @@ describe('decision makers and the response portal', function () {
     const petition = await publishedPetition(api.baseUrl, token, { decisionMakers: [{ ...mayor, email }] });
     const link = portalLink(await mail.waitFor(email, /asks for your response/));
     const [person] = await decisionMakers(petition.id);
-    const tokenId = await testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE decision_maker_id = ${person.id}`);
+    const tokenId = await testEnvironment().db.oneFirst(
+      sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE decision_maker_id = ${person.id}`,
+    );
     expect((await call(`/v1/petitions/${petition.id}/decision-makers/${person.id}`, { method: 'DELETE' })).status).to.equal(204);
     expect((await portal(link)).status).to.equal(404);
     expect(await decisionMakers(petition.id)).to.deep.equal([]);
     // Its expiry workflow has nothing left to wait for: cancelled, or, when the removal came before
     // it started, ended at its start.
     const expiry = testEnvironment().temporal.client.workflow.getHandle(responseTokenWorkflowId(tokenId));
-    const status = await eventually(async () => {
-      const name = await expiry.describe().then((described) => described.status.name, () => undefined);
-      return name === 'CANCELLED' || name === 'COMPLETED' ? name : undefined;
-    }, 10_000, 'the expiry workflow to end');
+    const status = await eventually(
+      async () => {
+        const name = await expiry.describe().then(
+          (described) => described.status.name,
+          () => undefined,
+        );
+        return name === 'CANCELLED' || name === 'COMPLETED' ? name : undefined;
+      },
+      10_000,
+      'the expiry workflow to end',
+    );
     if (status === 'COMPLETED') expect(await expiry.result()).to.include({ outcome: 'removed' });
   });
 
   describe('invitation budgets of POST /v1/petitions/{id}/decision-makers', () => {
-    const add = (petitionId: string, email: string, as?: string) => call(`/v1/petitions/${petitionId}/decision-makers`, { method: 'POST', as, body: JSON.stringify({ ...mayor, email }) });
-    const refusal = async (response: Response) => ({ status: response.status, code: (await json(response)).code, retryAfter: Number(response.headers.get('retry-after')) });
+    const add = (petitionId: string, email: string, as?: string) =>
+      call(`/v1/petitions/${petitionId}/decision-makers`, { method: 'POST', as, body: JSON.stringify({ ...mayor, email }) });
+    const refusal = async (response: Response) => ({
+      status: response.status,
+      code: (await json(response)).code,
+      retryAfter: Number(response.headers.get('retry-after')),
+    });
 
     it('answers 429 address_recently_invited when a removed decision maker is added again within the week', async () => {
       const petition = await publishedPetition(api.baseUrl, token);
@@ -164,14 +200,24 @@ describe('decision makers and the response portal', function () {
 
     it('invites an address a draft names twice only once when the petition is published', async () => {
       const email = `twice-${Date.now()}@springfield.test`;
-      const petition = await publishedPetition(api.baseUrl, token, { decisionMakers: [{ ...mayor, email }, { ...mayor, name: 'Alex Mayor (again)', email: email.toUpperCase() }] });
+      const petition = await publishedPetition(api.baseUrl, token, {
+        decisionMakers: [
+          { ...mayor, email },
+          { ...mayor, name: 'Alex Mayor (again)', email: email.toUpperCase() },
+        ],
+      });
       // Either spelling may win; the other is not mailed.
-      const invitationsTo = () => mail.messages.filter((message) => message.to.some((to) => to.toLowerCase() === email) && /asks for your response/.test(message.subject));
+      const invitationsTo = () =>
+        mail.messages.filter((message) => message.to.some((to) => to.toLowerCase() === email) && /asks for your response/.test(message.subject));
       await eventually(async () => (invitationsTo().length > 0 ? true : undefined), 30_000, 'the invitation');
-      const listed = await eventually(async () => {
-        const people = await decisionMakers(petition.id);
-        return people.every((person: { delivery_status: string }) => person.delivery_status !== 'pending') ? people : undefined;
-      }, 15_000, 'both invitations to be decided');
+      const listed = await eventually(
+        async () => {
+          const people = await decisionMakers(petition.id);
+          return people.every((person: { delivery_status: string }) => person.delivery_status !== 'pending') ? people : undefined;
+        },
+        15_000,
+        'both invitations to be decided',
+      );
       expect(listed.map((person: { delivery_status: string }) => person.delivery_status).sort()).to.deep.equal(['failed', 'sent']);
       expect(listed.find((person: { delivery_status: string }) => person.delivery_status === 'failed').delivery_error).to.match(/already invited/);
       expect(invitationsTo()).to.have.length(1);
@@ -216,6 +262,8 @@ describe('decision makers and the response portal', function () {
     expect((await call(`/v1/petitions/${petition.id}/decision-makers`, { as: stranger })).status).to.equal(403);
     expect((await call(`/v1/petitions/${petition.id}/decision-makers`, { method: 'POST', as: stranger, body: JSON.stringify(mayor) })).status).to.equal(403);
     expect((await call('/v1/petitions/00000000-0000-4000-8000-000000000000/decision-makers')).status).to.equal(404);
-    expect((await call(`/v1/petitions/${petition.id}/decision-makers`, { method: 'POST', body: JSON.stringify({ ...mayor, email: 'not-an-email' }) })).status).to.equal(422);
+    expect(
+      (await call(`/v1/petitions/${petition.id}/decision-makers`, { method: 'POST', body: JSON.stringify({ ...mayor, email: 'not-an-email' }) })).status,
+    ).to.equal(422);
   });
 });

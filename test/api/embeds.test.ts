@@ -33,7 +33,15 @@ describe('embeds', function () {
       const response = await oembed({ url: `${PUBLIC_URL}/p/${petition.slug}?ref=someone` });
       expect(response.status).to.equal(200);
       const body = await json(response);
-      expect(body).to.include({ type: 'rich', version: '1.0', title: 'Plant trees on "Elm" <street>', provider_name: 'Rally', provider_url: PUBLIC_URL, width: 400, height: 240 });
+      expect(body).to.include({
+        type: 'rich',
+        version: '1.0',
+        title: 'Plant trees on "Elm" <street>',
+        provider_name: 'Rally',
+        provider_url: PUBLIC_URL,
+        width: 400,
+        height: 240,
+      });
       expect(body.cache_age).to.be.a('number');
       expect(body.html).to.include(`src="${PUBLIC_URL}/embed/p/${petition.slug}"`);
       expect(body.html).to.include('title="Petition: Plant trees on &quot;Elm&quot; &lt;street&gt;"');
@@ -52,8 +60,12 @@ describe('embeds', function () {
     it('answers 400 to a missing url, another site, another path or a bad maxwidth', async () => {
       const petition = await publishedPetition(api.baseUrl, token);
       const queries: Record<string, string>[] = [
-        {}, { url: `https://elsewhere.example/p/${petition.slug}` }, { url: `${PUBLIC_URL}/v1/petitions/${petition.slug}` }, { url: 'not a url' },
-        { url: `${PUBLIC_URL}/p/${petition.slug}`, maxwidth: '-3' }, { url: `${PUBLIC_URL}/p/${petition.slug}`, format: 'yaml' },
+        {},
+        { url: `https://elsewhere.example/p/${petition.slug}` },
+        { url: `${PUBLIC_URL}/v1/petitions/${petition.slug}` },
+        { url: 'not a url' },
+        { url: `${PUBLIC_URL}/p/${petition.slug}`, maxwidth: '-3' },
+        { url: `${PUBLIC_URL}/p/${petition.slug}`, format: 'yaml' },
       ];
       for (const query of queries) {
         const response = await oembed(query);
@@ -75,7 +87,11 @@ describe('embeds', function () {
 
   describe('POST /v1/petitions/{id}/embed', () => {
     const embed = (id: string, body: unknown, credential = token) =>
-      fetch(`${api.baseUrl}/v1/petitions/${id}/embed`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(credential) }, body: JSON.stringify(body) });
+      fetch(`${api.baseUrl}/v1/petitions/${id}/embed`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(credential) },
+        body: JSON.stringify(body),
+      });
 
     it('gives the creator an iframe, its URL, the oEmbed URL and a host script under 1 KB', async () => {
       const petition = await publishedPetition(api.baseUrl, token);

@@ -50,12 +50,20 @@ describe('fuzzing every operation of /openapi.json', function () {
     const session = await login(api.baseUrl, user);
     credentials = { accessToken: session.accessToken, apiKey: (await createApiKey(api.baseUrl, session.accessToken, 'full', 'fuzz')).key };
     const petition = await publishedPetition(api.baseUrl, session.accessToken);
-    const comment = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/comments`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(session.accessToken) }, body: JSON.stringify({ body: 'A comment to fuzz around.' }),
-    }));
-    const organization = await json(await fetch(`${api.baseUrl}/v1/organizations`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(session.accessToken) }, body: JSON.stringify({ name: `Fuzz ${user.slug}` }),
-    }));
+    const comment = await json(
+      await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/comments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(session.accessToken) },
+        body: JSON.stringify({ body: 'A comment to fuzz around.' }),
+      }),
+    );
+    const organization = await json(
+      await fetch(`${api.baseUrl}/v1/organizations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(session.accessToken) },
+        body: JSON.stringify({ name: `Fuzz ${user.slug}` }),
+      }),
+    );
     known = {
       id: [petition.id, comment.data.id, organization.data.id].filter(Boolean),
       slug: [petition.slug, user.slug, organization.data.slug].filter(Boolean),
@@ -87,12 +95,14 @@ describe('fuzzing every operation of /openapi.json', function () {
     }
 
     let next = 0;
-    await Promise.all(Array.from({ length: PARALLEL }, async () => {
-      while (next < operations.length) {
-        const index = next++;
-        await fuzz(operations[index]!, index);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: PARALLEL }, async () => {
+        while (next < operations.length) {
+          const index = next++;
+          await fuzz(operations[index]!, index);
+        }
+      }),
+    );
 
     expect(failures, `${failures.length} of ${operations.length} operations broke the rules (${sent} requests):\n${failures.join('\n')}`).to.deep.equal([]);
     const health = await fetch(`${api.baseUrl}/health`, { signal: AbortSignal.timeout(5_000) });

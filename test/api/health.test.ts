@@ -47,7 +47,14 @@ describe('health probes', function () {
     it('answers 503 degraded while PostgreSQL is unreachable, and ok again once it is back', async () => {
       await database.cut();
       try {
-        const down = await eventually(async () => { const answer = await probe(api, '/health'); return answer.status === 503 ? answer : undefined; }, 10_000, '/health 503');
+        const down = await eventually(
+          async () => {
+            const answer = await probe(api, '/health');
+            return answer.status === 503 ? answer : undefined;
+          },
+          10_000,
+          '/health 503',
+        );
         expect(down.body).to.deep.include({ status: 'degraded', checks: { database: 'unreachable', temporal: 'ok' } });
         const live = await probe(api, '/health/live');
         expect(live.status).to.equal(200);
@@ -60,7 +67,14 @@ describe('health probes', function () {
     it('answers 503 degraded while Temporal is unreachable, on /health/ready too', async () => {
       await temporal.cut();
       try {
-        const down = await eventually(async () => { const answer = await probe(api, '/health'); return answer.status === 503 ? answer : undefined; }, 10_000, '/health 503');
+        const down = await eventually(
+          async () => {
+            const answer = await probe(api, '/health');
+            return answer.status === 503 ? answer : undefined;
+          },
+          10_000,
+          '/health 503',
+        );
         expect(down.body).to.deep.include({ status: 'degraded', checks: { database: 'ok', temporal: 'unreachable' } });
         const ready = await probe(api, '/health/ready');
         expect(ready.status).to.equal(503);
@@ -107,7 +121,14 @@ describe('health probes', function () {
       const stopping = await startApi({ RALLY_API_SHUTDOWN_DELAY: '3s' });
       const exited = new Promise((resolve) => stopping.child.once('exit', resolve));
       stopping.child.kill('SIGTERM');
-      const ready = await eventually(async () => { const answer = await probe(stopping, '/health/ready'); return answer.status === 503 ? answer : undefined; }, 10_000, 'readiness 503');
+      const ready = await eventually(
+        async () => {
+          const answer = await probe(stopping, '/health/ready');
+          return answer.status === 503 ? answer : undefined;
+        },
+        10_000,
+        'readiness 503',
+      );
       expect(ready.body.status).to.equal('shutting_down');
       expect((await probe(stopping, '/health/live')).status).to.equal(200);
       expect((await fetch(`${stopping.baseUrl}/v1`)).status).to.equal(200);

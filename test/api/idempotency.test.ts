@@ -118,9 +118,12 @@ describe('POST /v1/petitions/{id}/signatures with an Idempotency-Key, when the A
     const signerUser = await createTestUser();
     const signer = await login(api.baseUrl, signerUser);
     const petitionId = await createPetitionRow(owner.id);
-    const sign = (baseUrl: string) => fetch(`${baseUrl}/v1/petitions/${petitionId}/signatures`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': `sign-${petitionId}`, ...bearer(signer.accessToken) }, body: '{}',
-    });
+    const sign = (baseUrl: string) =>
+      fetch(`${baseUrl}/v1/petitions/${petitionId}/signatures`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `sign-${petitionId}`, ...bearer(signer.accessToken) },
+        body: '{}',
+      });
 
     // The request reaches the API through the proxy; as the answer starts to come back, whatever the
     // API did before answering is done, and the API is killed and the client's connection reset.
@@ -129,7 +132,12 @@ describe('POST /v1/petitions/{id}/signatures with an Idempotency-Key, when the A
       killed ??= api.stop('SIGKILL');
     });
     try {
-      expect(await sign(proxy.url).then(() => 'answered', () => 'connection reset')).to.equal('connection reset');
+      expect(
+        await sign(proxy.url).then(
+          () => 'answered',
+          () => 'connection reset',
+        ),
+      ).to.equal('connection reset');
       expect(killed, 'the API killed as it answered').to.not.equal(undefined);
       await killed;
     } finally {

@@ -15,7 +15,11 @@ describe('petition leaderboard', function () {
   const taskQueue = uniqueTaskQueue('leaderboard');
 
   const sign = (petitionId: string, token: string, ref?: string) =>
-    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify(ref ? { ref } : {}) });
+    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: JSON.stringify(ref ? { ref } : {}),
+    });
   const leaderboard = async (ref: string, query = '', token?: string) => {
     const response = await fetch(`${api.baseUrl}/v1/petitions/${ref}/leaderboard${query}`, { headers: token ? bearer(token) : {} });
     return { status: response.status, body: await json(response) };
@@ -27,7 +31,12 @@ describe('petition leaderboard', function () {
     creatorToken = (await login(api.baseUrl, await createTestUser())).accessToken;
     petition = await publishedPetition(api.baseUrl, creatorToken);
     const users = await createTokenUsers(3);
-    sharers = await Promise.all(users.map(async (user) => ({ ...user, slug: (await json(await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(user.access_token) }))).data.slug as string })));
+    sharers = await Promise.all(
+      users.map(async (user) => ({
+        ...user,
+        slug: (await json(await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(user.access_token) }))).data.slug as string,
+      })),
+    );
     const signers = await createTokenUsers(6);
     const refs = [sharers[0]!.slug, sharers[0]!.slug, sharers[1]!.slug, sharers[0]!.slug, sharers[2]!.slug, undefined];
     for (const [index, signer] of signers.entries()) expect((await sign(petition.id, signer.access_token, refs[index])).status).to.equal(201);
@@ -48,7 +57,7 @@ describe('petition leaderboard', function () {
     expect(body.data).to.include({ totalShares: 5, currentUserRank: null, currentUserShareCount: null });
   });
 
-  it("gives a signed-in caller their own rank even below the limit, and 0 shares when they have none", async () => {
+  it('gives a signed-in caller their own rank even below the limit, and 0 shares when they have none', async () => {
     const { body } = await leaderboard(petition.id, '?limit=1', sharers[2]!.access_token);
     expect(body.data.topSharers).to.have.length(1);
     expect(body.data).to.include({ totalShares: 5, currentUserRank: 3, currentUserShareCount: 1 });

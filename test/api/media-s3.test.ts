@@ -32,7 +32,10 @@ describe('S3 media storage', function () {
     expect(await storage.size('media/abc/large.webp')).to.equal(null);
     const calls = s3.checked.slice(before);
     expect(calls.map((call) => call.method)).to.deep.equal(['PUT', 'HEAD', 'GET', 'DELETE', 'HEAD']);
-    expect(calls.every((call) => call.auth === 'header' && call.verified), JSON.stringify(calls)).to.equal(true);
+    expect(
+      calls.every((call) => call.auth === 'header' && call.verified),
+      JSON.stringify(calls),
+    ).to.equal(true);
   });
 
   it('serves a written variant publicly at its public URL', async () => {
@@ -44,7 +47,10 @@ describe('S3 media storage', function () {
 
   it('is refused (403) when signing with the wrong secret', async () => {
     const forged = createS3Storage({ ...s3.settings, secretAccessKey: 'not-the-secret' });
-    const refused = await forged.size('media/abc/large.webp').then(() => 'accepted', (error: Error) => error.message);
+    const refused = await forged.size('media/abc/large.webp').then(
+      () => 'accepted',
+      (error: Error) => error.message,
+    );
     expect(refused).to.match(/answered 403/);
     expect(s3.checked.at(-1)).to.include({ auth: 'header', verified: false, reason: 'SignatureDoesNotMatch' });
   });
@@ -78,7 +84,9 @@ describe('S3 media storage', function () {
       const seenBefore = s3.checked.length;
       const ticket = await client.requestUpload('petition_image', 'banner.png', 'image/png');
       expect(ticket.upload_url.startsWith(`${s3.settings.endpoint}/rally-media/uploads/${ticket.media_id}?`)).to.equal(true);
-      expect((await fetch(ticket.upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: await makePng(1300, 800) })).status).to.equal(200);
+      expect((await fetch(ticket.upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: await makePng(1300, 800) })).status).to.equal(
+        200,
+      );
       expect((await client.confirm(ticket.media_id)).status).to.equal(200);
       const media = await client.settled(ticket.media_id);
       expect(media.status, media.failure_reason).to.equal('ready');
@@ -86,10 +94,17 @@ describe('S3 media storage', function () {
       const large = Buffer.from(await (await fetch(media.variants[0].url)).arrayBuffer());
       expect(await sharp(large).metadata()).to.include({ format: 'webp', width: 1200 });
       // The workflow discards the original once the variants are attached, a moment after `ready`.
-      await eventually(async () => ((await createS3Storage(s3.settings).size(`uploads/${ticket.media_id}`)) === null ? true : undefined), 30_000, 'the original removed from the store');
+      await eventually(
+        async () => ((await createS3Storage(s3.settings).size(`uploads/${ticket.media_id}`)) === null ? true : undefined),
+        30_000,
+        'the original removed from the store',
+      );
       const signed = s3.checked.slice(seenBefore).filter((call) => call.auth !== 'anonymous');
       expect(signed.length).to.be.greaterThan(3);
-      expect(signed.every((call) => call.verified), JSON.stringify(signed.filter((call) => !call.verified))).to.equal(true);
+      expect(
+        signed.every((call) => call.verified),
+        JSON.stringify(signed.filter((call) => !call.verified)),
+      ).to.equal(true);
     });
 
     it('answers 413 at confirm when the object in the store is over the limit', async () => {

@@ -59,13 +59,17 @@ describe('media uploads', function () {
 
     const media = await client.settled(ticket.media_id);
     expect(media.status, media.failure_reason).to.equal('ready');
-    expect(media.variants.map((variant: { name: string; width: number; height: number }) => [variant.name, variant.width, variant.height]))
-      .to.deep.equal([['large', 1200, 750], ['small', 400, 250]]);
+    expect(media.variants.map((variant: { name: string; width: number; height: number }) => [variant.name, variant.width, variant.height])).to.deep.equal([
+      ['large', 1200, 750],
+      ['small', 400, 250],
+    ]);
     const image = await fetch(client.reachable(media.variants[0].url));
     expect(image.headers.get('content-type')).to.equal('image/webp');
     expect(await sharp(Buffer.from(await image.arrayBuffer())).metadata()).to.include({ format: 'webp', width: 1200, height: 750 });
 
-    const imageUrl = await testEnvironment().db.oneFirst(sql.type(z.object({ image_url: z.string().nullable() }))`SELECT image_url FROM petitions WHERE id = ${petition.id}`);
+    const imageUrl = await testEnvironment().db.oneFirst(
+      sql.type(z.object({ image_url: z.string().nullable() }))`SELECT image_url FROM petitions WHERE id = ${petition.id}`,
+    );
     expect(imageUrl).to.equal(media.variants[0].url);
     // The original is not kept once the clean variants exist: the workflow's last step, just after
     // the media shows ready.
@@ -119,7 +123,11 @@ describe('media uploads', function () {
 
     // Signed with the (development) key the API uses, but an hour in the past.
     const { expires, signature } = signUpload(loadConfig({}).media.signingKey, ticket.media_id, new Date(Date.now() - 3_600_000));
-    const expired = await fetch(`${api.baseUrl}/v1/media/uploads/${ticket.media_id}?expires=${expires}&signature=${signature}`, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png });
+    const expired = await fetch(`${api.baseUrl}/v1/media/uploads/${ticket.media_id}?expires=${expires}&signature=${signature}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'image/png' },
+      body: png,
+    });
     expect(expired.status).to.equal(403);
     expect((await json(expired)).code).to.equal('upload_url_expired');
   });
@@ -141,7 +149,12 @@ describe('media uploads', function () {
         controller.enqueue(chunk);
       },
     });
-    const streamed = await fetch(client.reachable(ticket.upload_url), { method: 'PUT', headers: { 'content-type': 'image/png' }, body: stream, duplex: 'half' } as RequestInit);
+    const streamed = await fetch(client.reachable(ticket.upload_url), {
+      method: 'PUT',
+      headers: { 'content-type': 'image/png' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(streamed.status).to.equal(413);
     expect((await client.media(ticket.media_id)).status).to.equal('pending_upload');
   });
@@ -160,11 +173,16 @@ describe('media uploads', function () {
     expect([first.status, second.status]).to.deep.equal([200, 200]);
     expect((await client.settled(ticket.media_id)).status).to.equal('ready');
     expect((await client.confirm(ticket.media_id)).status).to.equal(200);
-    const runs = await eventually(async () => {
-      const found: string[] = [];
-      for await (const execution of testEnvironment().temporal.client.workflow.list({ query: `RallyMediaId = '${ticket.media_id}'` })) found.push(execution.runId);
-      return found.length > 0 ? found : undefined;
-    }, 10_000, 'the processing run to be listed');
+    const runs = await eventually(
+      async () => {
+        const found: string[] = [];
+        for await (const execution of testEnvironment().temporal.client.workflow.list({ query: `RallyMediaId = '${ticket.media_id}'` }))
+          found.push(execution.runId);
+        return found.length > 0 ? found : undefined;
+      },
+      10_000,
+      'the processing run to be listed',
+    );
     expect(runs).to.have.length(1);
   });
 
@@ -181,7 +199,10 @@ describe('media uploads', function () {
         UPDATE media SET created_at = now() - interval '25 hours' WHERE id = ANY(${sql.array(aged, 'uuid')})`);
 
       // The schedule starts this workflow on the worker's task queue; started here, it runs now.
-      const run = await testEnvironment().temporal.client.workflow.start(purgeAbandonedUploads, { taskQueue, workflowId: `purge-abandoned-uploads-${taskQueue}` });
+      const run = await testEnvironment().temporal.client.workflow.start(purgeAbandonedUploads, {
+        taskQueue,
+        workflowId: `purge-abandoned-uploads-${taskQueue}`,
+      });
       const result = await run.result();
       await captureHistory('purge-abandoned-uploads', run);
       expect(result.removed).to.be.at.least(2);
@@ -190,7 +211,11 @@ describe('media uploads', function () {
         SELECT id FROM media WHERE id = ANY(${sql.array([...aged, recent.media_id], 'uuid')}) ORDER BY created_at`);
       expect(left).to.have.members([confirmed.media_id, recent.media_id]);
       expect((await client.confirm(abandoned.media_id)).status).to.equal(404);
-      const stored = (id: string) => stat(path.join(mediaDir, 'uploads', id)).then(() => true, () => false);
+      const stored = (id: string) =>
+        stat(path.join(mediaDir, 'uploads', id)).then(
+          () => true,
+          () => false,
+        );
       expect(await stored(abandoned.media_id)).to.equal(false);
       expect(await stored(recent.media_id)).to.equal(true);
     });
@@ -207,7 +232,10 @@ describe('media uploads', function () {
   });
 
   it('answers 422 when the filename extension contradicts content_type', async () => {
-    const response = await client.call('/v1/media/upload-url', { method: 'POST', body: JSON.stringify({ entity_type: 'user_avatar', filename: 'me.png', content_type: 'image/jpeg' }) });
+    const response = await client.call('/v1/media/upload-url', {
+      method: 'POST',
+      body: JSON.stringify({ entity_type: 'user_avatar', filename: 'me.png', content_type: 'image/jpeg' }),
+    });
     expect(response.status).to.equal(422);
     expect((await json(response)).errors[0]).to.include({ field: 'filename', code: 'extension_mismatch' });
   });

@@ -3,7 +3,14 @@ import { expect } from 'chai';
 import { notificationsForEvents, type DispatchedEvent } from '../../core/notifications/from-events.ts';
 
 const base: DispatchedEvent = {
-  id: 'e1', type: 'petition.victory', actor_type: 'user', actor_id: 'admin-1', petition_id: 'p1', data: {}, creator_id: 'creator-1', petition_title: 'Save the park',
+  id: 'e1',
+  type: 'petition.victory',
+  actor_type: 'user',
+  actor_id: 'admin-1',
+  petition_id: 'p1',
+  data: {},
+  creator_id: 'creator-1',
+  petition_title: 'Save the park',
 };
 
 describe('notifications from events', () => {
@@ -23,10 +30,12 @@ describe('notifications from events', () => {
   });
 
   it('says nothing about what the creator did themselves, or about other events', () => {
-    expect(notificationsForEvents([
-      { ...base, actor_id: 'creator-1' },
-      { ...base, type: 'signature.created' },
-      { ...base, creator_id: null, petition_id: null },
-    ])).to.deep.equal([]);
+    expect(
+      notificationsForEvents([
+        { ...base, actor_id: 'creator-1' },
+        { ...base, type: 'signature.created' },
+        { ...base, creator_id: null, petition_id: null },
+      ]),
+    ).to.deep.equal([]);
   });
 });

@@ -17,7 +17,9 @@ describe('Notifications', function () {
     token = (await login(api.baseUrl, user)).accessToken;
     // One at a time, so that each has its own created_at and the order is defined.
     for (const word of ['one', 'two', 'three']) {
-      await notifyUsers(testEnvironment().db, [{ userId: user.id, type: 'comment.reply', title: `Reply ${word}`, body: 'Someone answered you.', data: { word }, dedupeKey: `test:${word}` }]);
+      await notifyUsers(testEnvironment().db, [
+        { userId: user.id, type: 'comment.reply', title: `Reply ${word}`, body: 'Someone answered you.', data: { word }, dedupeKey: `test:${word}` },
+      ]);
     }
   });
   after(() => api.stop());
@@ -37,7 +39,9 @@ describe('Notifications', function () {
   });
 
   it('does not notify twice for one dedupe key', async () => {
-    const inserted = await notifyUsers(testEnvironment().db, [{ userId: user.id, type: 'comment.reply', title: 'again', body: '', data: {}, dedupeKey: 'test:one' }]);
+    const inserted = await notifyUsers(testEnvironment().db, [
+      { userId: user.id, type: 'comment.reply', title: 'again', body: '', data: {}, dedupeKey: 'test:one' },
+    ]);
     expect(inserted).to.equal(0);
   });
 
@@ -51,7 +55,10 @@ describe('Notifications', function () {
     const unread = await call('/v1/notifications?unread_only=true');
     expect(unread.body.data.map((n: { id: string }) => n.id)).to.not.include(first.id);
     expect(unread.body.counts).to.deep.equal({ total: 3, unread: 2 });
-    expect((await call('/v1/notifications/mark-read', { method: 'POST', body: JSON.stringify({ mark_all: true }) })).body.data).to.deep.equal({ marked: 2, unread_count: 0 });
+    expect((await call('/v1/notifications/mark-read', { method: 'POST', body: JSON.stringify({ mark_all: true }) })).body.data).to.deep.equal({
+      marked: 2,
+      unread_count: 0,
+    });
   });
 
   it('answers 422 unless exactly one of notification_ids and mark_all is given', async () => {
@@ -75,8 +82,12 @@ describe('Notifications', function () {
     expect(patched.body.data['comment.reply']).to.deep.equal({ in_app: true, email: false });
     await call('/v1/notifications/preferences', { method: 'PATCH', body: JSON.stringify({ 'comment.reply': { in_app: false } }) });
     expect((await call('/v1/notifications/preferences')).body.data['comment.reply']).to.deep.equal({ in_app: false, email: false });
-    const inserted = await notifyUsers(testEnvironment().db, [{ userId: user.id, type: 'comment.reply', title: 'muted', body: '', data: {}, dedupeKey: 'test:muted' }]);
+    const inserted = await notifyUsers(testEnvironment().db, [
+      { userId: user.id, type: 'comment.reply', title: 'muted', body: '', data: {}, dedupeKey: 'test:muted' },
+    ]);
     expect(inserted).to.equal(0);
-    expect((await call('/v1/notifications/preferences', { method: 'PATCH', body: JSON.stringify({ 'no.such.type': { in_app: false } }) })).status).to.equal(422);
+    expect((await call('/v1/notifications/preferences', { method: 'PATCH', body: JSON.stringify({ 'no.such.type': { in_app: false } }) })).status).to.equal(
+      422,
+    );
   });
 });

@@ -19,7 +19,14 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
       expect(metadata.code_challenge_methods_supported).to.deep.equal(['S256']);
       expect(metadata.response_types_supported).to.deep.equal(['code']);
       expect(metadata.grant_types_supported).to.have.members(['authorization_code', 'refresh_token', 'client_credentials']);
-      expect(metadata.scopes_supported).to.include.members(['read:petitions', 'write:petitions', 'read:signatures', 'write:signatures', 'read:profile', 'write:profile']);
+      expect(metadata.scopes_supported).to.include.members([
+        'read:petitions',
+        'write:petitions',
+        'read:signatures',
+        'write:signatures',
+        'read:profile',
+        'write:profile',
+      ]);
     });
   });
 

@@ -29,8 +29,13 @@ describe('OAuth consent screen in headless Chromium', function () {
     const app = await registerApp({ name: 'Petition Planner', redirectUris: [callback.url], scopes: 'read:profile write:petitions', confidential: true });
     const verifier = randomBytes(32).toString('base64url');
     const query = new URLSearchParams({
-      client_id: app.client_id, redirect_uri: callback.url, response_type: 'code', state: 'browser-state', scope: 'read:profile write:petitions',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+      client_id: app.client_id,
+      redirect_uri: callback.url,
+      response_type: 'code',
+      state: 'browser-state',
+      scope: 'read:profile write:petitions',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
     });
 
     page = await browser.browser.newPage();

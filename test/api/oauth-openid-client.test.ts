@@ -38,8 +38,11 @@ describe('OAuth 2.0 with openid-client as a third-party app', function () {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const authorizationUrl = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: redirectUri, scope: 'read:profile', state,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      redirect_uri: redirectUri,
+      scope: 'read:profile',
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
     });
 
     // The user's side: the consent screen (with their login token), then Approve.

@@ -40,14 +40,29 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
 
     it('accepts a JSON body with client_secret_post', async () => {
       const { code, verifier } = await f.codeFor();
-      const response = await tokenRequest(f.api.baseUrl, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: f.app.client_id, client_secret: f.app.client_secret! }, { json: true });
+      const response = await tokenRequest(
+        f.api.baseUrl,
+        {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          client_id: f.app.client_id,
+          client_secret: f.app.client_secret!,
+        },
+        { json: true },
+      );
       expect(response.status).to.equal(200);
       expect((await json(response)).refresh_token).to.be.a('string');
     });
 
     it('refuses a redirect_uri different from the authorization request (invalid_grant)', async () => {
       const { code, verifier } = await f.codeFor();
-      const response = await tokenRequest(f.api.baseUrl, { grant_type: 'authorization_code', code, redirect_uri: `${REDIRECT}/other`, code_verifier: verifier }, { basic: f.basic() });
+      const response = await tokenRequest(
+        f.api.baseUrl,
+        { grant_type: 'authorization_code', code, redirect_uri: `${REDIRECT}/other`, code_verifier: verifier },
+        { basic: f.basic() },
+      );
       expect(response.status).to.equal(400);
       expect((await json(response)).error).to.equal('invalid_grant');
     });
@@ -57,7 +72,11 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
       const missing = await tokenRequest(f.api.baseUrl, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, { basic: f.basic() });
       expect(missing.status).to.equal(400);
       expect((await json(missing)).error).to.equal('invalid_grant');
-      const wrong = await tokenRequest(f.api.baseUrl, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: pkce().verifier }, { basic: f.basic() });
+      const wrong = await tokenRequest(
+        f.api.baseUrl,
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: pkce().verifier },
+        { basic: f.basic() },
+      );
       expect((await json(wrong)).error).to.equal('invalid_grant');
     });
 
@@ -73,12 +92,17 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
 
     it('answers 401 invalid_client for malformed Basic credentials and 400 invalid_request for a text body', async () => {
       const malformed = await fetch(`${f.api.baseUrl}/oauth/token`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('%zz:secret').toString('base64')}` },
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('%zz:secret').toString('base64')}` },
         body: 'grant_type=client_credentials',
       });
       expect(malformed.status).to.equal(401);
       expect((await json(malformed)).error).to.equal('invalid_client');
-      const text = await fetch(`${f.api.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'grant_type=client_credentials' });
+      const text = await fetch(`${f.api.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'grant_type=client_credentials',
+      });
       expect(text.status).to.equal(400);
       expect((await json(text)).error).to.equal('invalid_request');
     });
@@ -103,7 +127,11 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
 
     it('refuses to widen the scope on refresh (invalid_scope)', async () => {
       const tokens = await f.tokensFor();
-      const response = await tokenRequest(f.api.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'read:profile write:petitions' }, { basic: f.basic() });
+      const response = await tokenRequest(
+        f.api.baseUrl,
+        { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'read:profile write:petitions' },
+        { basic: f.basic() },
+      );
       expect(response.status).to.equal(400);
       expect((await json(response)).error).to.equal('invalid_scope');
     });
@@ -111,7 +139,9 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
     it('answers 401 token_expired for an expired refresh token', async () => {
       const tokens = await f.tokensFor();
       const hash = createHash('sha256').update(tokens.refresh_token).digest();
-      await testEnvironment().db.query(sql.typeAlias('void')`UPDATE oauth_refresh_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = ${sql.binary(hash)}`);
+      await testEnvironment().db.query(
+        sql.typeAlias('void')`UPDATE oauth_refresh_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = ${sql.binary(hash)}`,
+      );
       const response = await tokenRequest(f.api.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, { basic: f.basic() });
       expect(response.status).to.equal(401);
       expect((await json(response)).error).to.equal('token_expired');
@@ -151,7 +181,8 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
     it('answers 403 insufficient_scope creating a petition with only read:profile', async () => {
       const tokens = await f.tokensFor('read:profile');
       const response = await fetch(`${f.api.baseUrl}/v1/petitions`, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...bearer(tokens.access_token) },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(tokens.access_token) },
         body: JSON.stringify({ title: 'Keep the library open on Sundays', description: DESCRIPTION }),
       });
       expect(response.status).to.equal(403);
@@ -161,7 +192,8 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
     it('records triggered_by oauth_app with the client id for what the app does', async () => {
       const tokens = await f.tokensFor('write:petitions');
       const response = await fetch(`${f.api.baseUrl}/v1/petitions`, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...bearer(tokens.access_token) },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(tokens.access_token) },
         body: JSON.stringify({ title: 'Keep the library open on Sundays', description: DESCRIPTION }),
       });
       expect(response.status).to.equal(201);
@@ -205,7 +237,9 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
       const first = await json(await list('limit=1'));
       expect(first.pagination).to.include({ has_more: true });
       const second = await json(await list(`limit=1&cursor=${first.pagination.next_cursor}`));
-      expect([...first.data, ...second.data].map((row: { client_id: string }) => row.client_id).sort()).to.deep.equal([f.app.client_id, f.publicApp.client_id].sort());
+      expect([...first.data, ...second.data].map((row: { client_id: string }) => row.client_id).sort()).to.deep.equal(
+        [f.app.client_id, f.publicApp.client_id].sort(),
+      );
       const forged = await list(`cursor=${cursorWithNul(first.pagination.next_cursor)}`);
       expect([forged.status, (await json(forged)).code]).to.deep.equal([400, 'invalid_cursor']);
     });

@@ -45,13 +45,20 @@ describe('a client generated from GET /openapi.json', function () {
     const asCreator = await logIn(creator);
     const created = await client.POST('/v1/petitions', {
       headers: asCreator,
-      body: { title: 'Plant trees along the river path', description: 'The river path has no shade in summer; the council should plant a row of trees along it.' },
+      body: {
+        title: 'Plant trees along the river path',
+        description: 'The river path has no shade in summer; the council should plant a row of trees along it.',
+      },
     });
     expect(created.response.status).to.equal(201);
     const id = created.data!.data.id;
     const published = await client.POST('/v1/petitions/{id}/publish', { headers: asCreator, params: { path: { id } } });
     expect(published.response.status).to.equal(200);
-    const signed = await client.POST('/v1/petitions/{id}/signatures', { headers: await logIn(signer), params: { path: { id } }, body: { comment: 'Yes, please.' } });
+    const signed = await client.POST('/v1/petitions/{id}/signatures', {
+      headers: await logIn(signer),
+      params: { path: { id } },
+      body: { comment: 'Yes, please.' },
+    });
     expect(signed.response.status).to.equal(201);
     const read = await client.GET('/v1/petitions/{id}', { params: { path: { id: created.data!.data.slug } } });
     expect(read.response.status).to.equal(200);

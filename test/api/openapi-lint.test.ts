@@ -31,11 +31,15 @@ describe('GET /openapi.json', function () {
   it('passes `redocly lint` with the recommended rules: no errors, no warnings', async () => {
     const file = path.join(dir, 'openapi.json');
     await writeFile(file, await (await fetch(`${api.baseUrl}/openapi.json`)).text());
-    const run = await promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', '--extends=recommended', '--format=json', file], {
-      cwd: dir,
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      maxBuffer: 64 * 1024 * 1024,
-    }).catch((error: { stdout: string; stderr: string }) => error);
+    const run = await promisify(execFile)(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', '--extends=recommended', '--format=json', file],
+      {
+        cwd: dir,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    ).catch((error: { stdout: string; stderr: string }) => error);
     const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: Problem[] };
     const listed = report.problems.map((problem) => `${problem.severity} ${problem.ruleId} at ${problem.location?.[0]?.pointer}: ${problem.message}`);
     expect(listed).to.deep.equal([]);

@@ -23,10 +23,14 @@ describe('organization API keys', function () {
   };
   const call = (path: string, token: string, init: RequestInit = {}) =>
     fetch(`${api.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...bearer(token), ...(init.headers as object) } });
-  const post = (path: string, token: string, body?: unknown) => call(path, token, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) });
+  const post = (path: string, token: string, body?: unknown) =>
+    call(path, token, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) });
 
   async function team() {
-    const org = (await json(await post('/v1/organizations', owner.token, { name: `Open Data ${randomUUID().slice(0, 8)}` }))).data as { id: string; slug: string };
+    const org = (await json(await post('/v1/organizations', owner.token, { name: `Open Data ${randomUUID().slice(0, 8)}` }))).data as {
+      id: string;
+      slug: string;
+    };
     const adminMembership = (await json(await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: admin.id, role: 'admin' }))).data;
     await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: member.id, role: 'member' });
     return { org, adminMembership: adminMembership as { id: string } };

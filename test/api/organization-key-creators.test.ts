@@ -32,7 +32,8 @@ describe('organization key creators', function () {
   };
   const call = (path: string, token: string, init: RequestInit = {}) =>
     fetch(`${api.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...bearer(token), ...(init.headers as object) } });
-  const post = (path: string, token: string, body?: unknown) => call(path, token, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) });
+  const post = (path: string, token: string, body?: unknown) =>
+    call(path, token, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) });
   const orgKey = async (orgId: string, token: string, name: string) => {
     const response = await post(`/v1/organizations/${orgId}/api-keys`, token, { name, scopes: ['read_write'] });
     expect(response.status).to.equal(201);
@@ -43,29 +44,47 @@ describe('organization key creators', function () {
   async function keysOfAnAdmin() {
     const org = (await json(await post('/v1/organizations', owner.token, { name: `Quiet Streets ${randomUUID().slice(0, 8)}` }))).data as { id: string };
     const creator = await person();
-    const creatorMembership = (await json(await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: creator.id, role: 'admin' }))).data as { id: string };
+    const creatorMembership = (await json(await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: creator.id, role: 'admin' }))).data as {
+      id: string;
+    };
     await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: otherAdmin.id, role: 'admin' });
-    const keys = [await orgKey(org.id, creator.token, `Deploy bot ${randomUUID().slice(0, 6)}`), await orgKey(org.id, creator.token, `Newsletter ${randomUUID().slice(0, 6)}`)];
+    const keys = [
+      await orgKey(org.id, creator.token, `Deploy bot ${randomUUID().slice(0, 6)}`),
+      await orgKey(org.id, creator.token, `Newsletter ${randomUUID().slice(0, 6)}`),
+    ];
     return { org, creator, creatorMembership, keys };
   }
 
   async function expectToldToRotate(orgId: string, creator: Person, keys: Key[], reason: string) {
     for (const recipient of [owner, otherAdmin]) {
-      const notices = (await json(await call('/v1/notifications?limit=100', recipient.token))).data as { type: string; title: string; body: string; data: Record<string, unknown> }[];
+      const notices = (await json(await call('/v1/notifications?limit=100', recipient.token))).data as {
+        type: string;
+        title: string;
+        body: string;
+        data: Record<string, unknown>;
+      }[];
       const notice = notices.find((entry) => entry.type === 'organization.key_creator_left' && entry.data.organization_id === orgId);
       expect(notice, `a notification for ${recipient.email}`).to.not.equal(undefined);
       expect(notice!.data).to.include({ user_id: creator.id, reason });
       expect(notice!.data.keys).to.deep.equal(keys.map((key) => ({ id: key.id, name: key.name, prefix: key.prefix })));
       for (const key of keys) expect(notice!.body).to.include(key.name).and.include(key.prefix).and.not.include(key.key);
     }
-    expect((await json(await call('/v1/notifications?limit=100', creator.token))).data.filter((entry: { type: string }) => entry.type === 'organization.key_creator_left')).to.deep.equal([]);
-    const mail = await eventually(async () => {
-      for (const file of await readdir(mailDir)) {
-        const text = await readFile(path.join(mailDir, file), 'utf8');
-        if (text.includes(owner.email) && text.includes(keys[0]!.prefix)) return text;
-      }
-      return undefined;
-    }, 30_000, 'the email to the owner');
+    expect(
+      (await json(await call('/v1/notifications?limit=100', creator.token))).data.filter(
+        (entry: { type: string }) => entry.type === 'organization.key_creator_left',
+      ),
+    ).to.deep.equal([]);
+    const mail = await eventually(
+      async () => {
+        for (const file of await readdir(mailDir)) {
+          const text = await readFile(path.join(mailDir, file), 'utf8');
+          if (text.includes(owner.email) && text.includes(keys[0]!.prefix)) return text;
+        }
+        return undefined;
+      },
+      30_000,
+      'the email to the owner',
+    );
     for (const key of keys) expect(mail).to.include(key.name).and.not.include(key.key);
     const audit = await testEnvironment().db.any(sql.type(z.object({ actor_id: z.string().nullable(), after: z.record(z.string(), z.unknown()) }))`
       SELECT actor_id, after FROM audit_logs WHERE action = 'organization.key_creator_left' AND target_type = 'organization' AND target_id = ${orgId}`);
@@ -117,7 +136,10 @@ describe('organization key creators', function () {
 
     it('tells the owner and admins which keys to rotate when their creator is no longer an admin', async () => {
       const { org, creator, creatorMembership, keys } = await keysOfAnAdmin();
-      const demoted = await call(`/v1/organizations/${org.id}/members/${creatorMembership.id}`, owner.token, { method: 'PATCH', body: JSON.stringify({ role: 'member' }) });
+      const demoted = await call(`/v1/organizations/${org.id}/members/${creatorMembership.id}`, owner.token, {
+        method: 'PATCH',
+        body: JSON.stringify({ role: 'member' }),
+      });
       expect(demoted.status).to.equal(200);
       await expectToldToRotate(org.id, creator, keys, 'demoted');
     });

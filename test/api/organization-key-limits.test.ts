@@ -23,17 +23,27 @@ describe('the reach of an organization key', function () {
   };
   const call = (path: string, token: string, init: RequestInit = {}) =>
     fetch(`${api.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...bearer(token), ...(init.headers as object) } });
-  const post = (path: string, token: string, body?: unknown) => call(path, token, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) });
+  const post = (path: string, token: string, body?: unknown) =>
+    call(path, token, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) });
 
   async function team() {
     const org = (await json(await post('/v1/organizations', owner.token, { name: `Clean Air ${randomUUID().slice(0, 8)}` }))).data as { id: string };
-    const adminMembership = (await json(await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: admin.id, role: 'admin' }))).data as { id: string };
-    const memberMembership = (await json(await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: member.id, role: 'member' }))).data as { id: string };
-    const key = (await json(await post(`/v1/organizations/${org.id}/api-keys`, admin.token, { name: 'CI', scopes: ['full'] }))).data as { id: string; key: string };
+    const adminMembership = (await json(await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: admin.id, role: 'admin' }))).data as {
+      id: string;
+    };
+    const memberMembership = (await json(await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: member.id, role: 'member' }))).data as {
+      id: string;
+    };
+    const key = (await json(await post(`/v1/organizations/${org.id}/api-keys`, admin.token, { name: 'CI', scopes: ['full'] }))).data as {
+      id: string;
+      key: string;
+    };
     return { org, adminMembership, memberMembership, key };
   }
   const members = async (orgId: string) =>
-    (await json(await call(`/v1/organizations/${orgId}/members?limit=100`, owner.token))).data.map((entry: { user_id: string; role: string }) => `${entry.user_id}:${entry.role}`).sort();
+    (await json(await call(`/v1/organizations/${orgId}/members?limit=100`, owner.token))).data
+      .map((entry: { user_id: string; role: string }) => `${entry.user_id}:${entry.role}`)
+      .sort();
 
   before(async () => {
     api = await startApi();
@@ -85,7 +95,9 @@ describe('the reach of an organization key', function () {
   describe('suspension of the key creator', () => {
     it('refuses an organization key while its creator is suspended and accepts it again after', async () => {
       const { org, key } = await team();
-      const ownersKey = (await json(await post(`/v1/organizations/${org.id}/api-keys`, owner.token, { name: 'owner', scopes: ['read'] }))).data as { key: string };
+      const ownersKey = (await json(await post(`/v1/organizations/${org.id}/api-keys`, owner.token, { name: 'owner', scopes: ['read'] }))).data as {
+        key: string;
+      };
       expect((await call('/v1/users/me', key.key)).status).to.equal(200);
       expect((await post(`/v1/admin/users/${admin.id}/suspend`, platformAdmin.token, { reason: 'investigation' })).status).to.equal(200);
       try {

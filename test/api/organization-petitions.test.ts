@@ -27,12 +27,16 @@ describe('organization petitions and tiers', function () {
   };
   const call = (path: string, token: string | undefined, init: RequestInit = {}) =>
     fetch(`${api.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}), ...(init.headers as object) } });
-  const post = (path: string, token: string, body?: unknown) => call(path, token, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) });
+  const post = (path: string, token: string, body?: unknown) =>
+    call(path, token, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) });
 
   async function team() {
     const created = await post('/v1/organizations', owner.token, { name: `Clean Rivers ${randomUUID().slice(0, 8)}` });
     const org = (await json(created)).data as { id: string; slug: string };
-    for (const [user, role] of [[admin, 'admin'], [member, 'member']] as const) {
+    for (const [user, role] of [
+      [admin, 'admin'],
+      [member, 'member'],
+    ] as const) {
       const added = await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: user.id, role });
       if (added.status !== 201) throw new Error(`adding failed: ${added.status}`);
     }
@@ -71,14 +75,19 @@ describe('organization petitions and tiers', function () {
   });
 
   describe("managing an organization's petitions", () => {
-    it('lets the owner and admins update, publish and close a member\'s petition; other members get 403', async () => {
+    it("lets the owner and admins update, publish and close a member's petition; other members get 403", async () => {
       const org = await team();
       const petition = await createPetition(api.baseUrl, member.token, { orgId: org.id });
       const colleague = await person();
       await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: colleague.id, role: 'member' });
-      expect((await call(`/v1/petitions/${petition.id}`, colleague.token, { method: 'PATCH', body: JSON.stringify({ title: 'Not mine to change' }) })).status).to.equal(403);
+      expect(
+        (await call(`/v1/petitions/${petition.id}`, colleague.token, { method: 'PATCH', body: JSON.stringify({ title: 'Not mine to change' }) })).status,
+      ).to.equal(403);
       expect((await transition(api.baseUrl, stranger.token, petition.id, 'publish')).status).to.equal(403);
-      const updated = await call(`/v1/petitions/${petition.id}`, admin.token, { method: 'PATCH', body: JSON.stringify({ title: 'Clean the river banks now' }) });
+      const updated = await call(`/v1/petitions/${petition.id}`, admin.token, {
+        method: 'PATCH',
+        body: JSON.stringify({ title: 'Clean the river banks now' }),
+      });
       expect(updated.status).to.equal(200);
       expect((await transition(api.baseUrl, admin.token, petition.id, 'publish')).status).to.equal(200);
       expect((await transition(api.baseUrl, owner.token, petition.id, 'close')).status).to.equal(200);
@@ -98,7 +107,9 @@ describe('organization petitions and tiers', function () {
       const petition = await createPetition(api.baseUrl, member.token, { orgId: org.id });
       const members = await json(await call(`/v1/organizations/${org.id}/members?role=admin`, owner.token));
       expect((await call(`/v1/organizations/${org.id}/members/${members.data[0].id}`, owner.token, { method: 'DELETE' })).status).to.equal(204);
-      expect((await call(`/v1/petitions/${petition.id}`, admin.token, { method: 'PATCH', body: JSON.stringify({ title: 'Changed after removal' }) })).status).to.equal(403);
+      expect(
+        (await call(`/v1/petitions/${petition.id}`, admin.token, { method: 'PATCH', body: JSON.stringify({ title: 'Changed after removal' }) })).status,
+      ).to.equal(403);
     });
   });
 
@@ -132,7 +143,9 @@ describe('organization petitions and tiers', function () {
       const after = await call(`/v1/petitions/${petition.id}`, member.token);
       expect(after.status).to.equal(200);
       expect((await json(after)).data).to.include({ org_id: null });
-      expect((await call(`/v1/petitions/${petition.id}`, admin.token, { method: 'PATCH', body: JSON.stringify({ title: 'Admin no more here' }) })).status).to.equal(403);
+      expect(
+        (await call(`/v1/petitions/${petition.id}`, admin.token, { method: 'PATCH', body: JSON.stringify({ title: 'Admin no more here' }) })).status,
+      ).to.equal(403);
     });
   });
 
@@ -151,7 +164,9 @@ describe('organization petitions and tiers', function () {
       const media = await client.settled(ticket.media_id);
       expect(media.status, media.failure_reason).to.equal('ready');
       const profile = (await json(await call(`/v1/organizations/${org.slug}`, undefined))).data;
-      expect(profile.logo_url).to.be.a('string').and.to.equal(media.variants.find((variant: { name: string }) => variant.name === 'logo').url);
+      expect(profile.logo_url)
+        .to.be.a('string')
+        .and.to.equal(media.variants.find((variant: { name: string }) => variant.name === 'logo').url);
     });
   });
 
@@ -160,12 +175,19 @@ describe('organization petitions and tiers', function () {
       const org = await team();
       const response = await call(`/v1/organizations/${org.id}/subscription`, member.token);
       expect(response.status).to.equal(200);
-      expect((await json(response)).data).to.deep.equal({ tier: 'free', status: 'active', member_limit: 5, members_used: 3, api_key_limit: 2, current_period_end: null });
+      expect((await json(response)).data).to.deep.equal({
+        tier: 'free',
+        status: 'active',
+        member_limit: 5,
+        members_used: 3,
+        api_key_limit: 2,
+        current_period_end: null,
+      });
       expect((await call(`/v1/organizations/${org.id}/subscription`, stranger.token)).status).to.equal(403);
       expect((await call(`/v1/organizations/${org.id}/subscription`, undefined)).status).to.equal(401);
     });
 
-    it('raises the member limit on upgrade and sends payment.completed to the owner\'s webhook', async () => {
+    it("raises the member limit on upgrade and sends payment.completed to the owner's webhook", async () => {
       const org = await team();
       const hook = await post('/v1/webhooks', owner.token, { url: receiver.url(`/org-${org.id}`), events: ['payment.completed'] });
       expect(hook.status).to.equal(201);
@@ -184,8 +206,14 @@ describe('organization petitions and tiers', function () {
 
     it('refuses an unknown tier and an unknown organization with a message and a non-zero exit', async () => {
       const failures = await Promise.all([
-        runRallyCli(['orgs', 'set-tier', '--org', 'x', '--tier', 'platinum']).then(() => undefined, (error: { code: number; stderr: string }) => error),
-        runRallyCli(['orgs', 'set-tier', '--org', 'no-such-org-anywhere', '--tier', 'pro']).then(() => undefined, (error: { code: number; stderr: string }) => error),
+        runRallyCli(['orgs', 'set-tier', '--org', 'x', '--tier', 'platinum']).then(
+          () => undefined,
+          (error: { code: number; stderr: string }) => error,
+        ),
+        runRallyCli(['orgs', 'set-tier', '--org', 'no-such-org-anywhere', '--tier', 'pro']).then(
+          () => undefined,
+          (error: { code: number; stderr: string }) => error,
+        ),
       ]);
       expect(failures[0]?.code).to.equal(2);
       expect(failures[0]?.stderr).to.include('--tier');

@@ -20,7 +20,8 @@ describe('Organizations', function () {
   };
   const call = (path: string, token: string | undefined, init: RequestInit = {}) =>
     fetch(`${api.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}), ...(init.headers as object) } });
-  const post = (path: string, token: string | undefined, body?: unknown) => call(path, token, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) });
+  const post = (path: string, token: string | undefined, body?: unknown) =>
+    call(path, token, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) });
   const patch = (path: string, token: string, body: unknown) => call(path, token, { method: 'PATCH', body: JSON.stringify(body) });
   const del = (path: string, token: string) => call(path, token, { method: 'DELETE' });
   const uniqueName = (prefix = 'Friends of the Park') => `${prefix} ${randomUUID().slice(0, 8)}`;
@@ -221,7 +222,9 @@ describe('Organizations', function () {
     it('gives exactly 2 × 201 for 10 parallel adds into 2 free slots', async () => {
       const { org } = await team();
       const users = await Promise.all(Array.from({ length: 10 }, () => createTestUser()));
-      const statuses = await Promise.all(users.map(async (user) => (await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: user.id, role: 'member' })).status));
+      const statuses = await Promise.all(
+        users.map(async (user) => (await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: user.id, role: 'member' })).status),
+      );
       expect(statuses.filter((status) => status === 201)).to.have.length(2);
       expect(statuses.filter((status) => status === 402)).to.have.length(8);
       expect((await json(await call(`/v1/organizations/${org.slug}`, undefined))).data.member_count).to.equal(5);
@@ -259,7 +262,7 @@ describe('Organizations', function () {
       expect(await membershipOf(org.id, owner.token, member.id)).to.equal(undefined);
     });
 
-    it('takes effect on the removed member\'s next request', async () => {
+    it("takes effect on the removed member's next request", async () => {
       const { org, adminMembership } = await team();
       expect((await call(`/v1/organizations/${org.id}/members`, admin.token)).status).to.equal(200);
       expect((await del(`/v1/organizations/${org.id}/members/${adminMembership.id}`, owner.token)).status).to.equal(204);

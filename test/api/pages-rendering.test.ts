@@ -13,22 +13,50 @@ function petitionData(status: PublicPetition['petition']['status']): PublicPetit
   const now = new Date().toISOString();
   return {
     petition: {
-      id: randomUUID(), slug: 'quiet-streets', title: 'Quiet streets', description: 'A description long enough for a petition on this site.', status,
-      creator_id: randomUUID(), org_id: null, category: null,
+      id: randomUUID(),
+      slug: 'quiet-streets',
+      title: 'Quiet streets',
+      description: 'A description long enough for a petition on this site.',
+      status,
+      creator_id: randomUUID(),
+      org_id: null,
+      category: null,
       creator: { id: randomUUID(), display_name: 'Lee', slug: 'lee', bio: null, avatar_url: null, petition_count: 1 },
-      tags: [], image_url: null, signature_goal: 100, visibility: 'public', access_code: null, location_city: null, location_region: null,
-      location_country: null, signature_privacy: 'public', victory_message: null, live_signature_count: 7, ranked_signature_count: 7,
-      trending_score: 0, created_at: now, updated_at: now, published_at: now, closed_at: null,
+      tags: [],
+      image_url: null,
+      signature_goal: 100,
+      visibility: 'public',
+      access_code: null,
+      location_city: null,
+      location_region: null,
+      location_country: null,
+      signature_privacy: 'public',
+      victory_message: null,
+      live_signature_count: 7,
+      ranked_signature_count: 7,
+      trending_score: 0,
+      created_at: now,
+      updated_at: now,
+      published_at: now,
+      closed_at: null,
     },
-    image: null, decisionMakers: [], responses: [], updates: [],
+    image: null,
+    decisionMakers: [],
+    responses: [],
+    updates: [],
   };
 }
 
 describe('petition page rendering', () => {
   it('shows the sign button on an active petition and a notice instead on a closed one', () => {
-    for (const render of [(data: PublicPetition) => renderPetitionPage(data, PUBLIC_URL), (data: PublicPetition) => renderWidgetPage(data, PUBLIC_URL, { theme: 'light', showDescription: false })]) {
+    for (const render of [
+      (data: PublicPetition) => renderPetitionPage(data, PUBLIC_URL),
+      (data: PublicPetition) => renderWidgetPage(data, PUBLIC_URL, { theme: 'light', showDescription: false }),
+    ]) {
       expect(render(petitionData('active'))).to.include('Sign this petition');
-      expect(render(petitionData('closed'))).to.include('closed').and.not.include('Sign this petition');
+      expect(render(petitionData('closed')))
+        .to.include('closed')
+        .and.not.include('Sign this petition');
     }
   });
 

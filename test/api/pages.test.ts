@@ -38,7 +38,9 @@ describe('petition pages', function () {
   describe('GET /p/{slug}', () => {
     it('renders the petition with its tally, decision makers, updates, sharing tags and a sign link', async () => {
       const petition = await publishedPetition(api.baseUrl, token, {
-        title: 'Fix the "bridge" & <paths>', signatureGoal: 200, description: `${DESCRIPTION}\n\nDetails at https://example.org/plan.`,
+        title: 'Fix the "bridge" & <paths>',
+        signatureGoal: 200,
+        description: `${DESCRIPTION}\n\nDetails at https://example.org/plan.`,
         decisionMakers: [{ name: 'Mayor Grey', title: 'Mayor of Testville', email: 'mayor.grey@example.test' }],
       });
       expect((await post(`/v1/petitions/${petition.id}/updates`, { title: 'We met the council', body: 'They listened.' })).status).to.equal(201);
@@ -55,7 +57,9 @@ describe('petition pages', function () {
       expect(page).to.include('Mayor Grey').and.include('Mayor of Testville').and.not.include('mayor.grey@example.test');
       expect(page).to.include('We met the council');
       expect(page).to.include(`<link rel="canonical" href="${pageUrl}">`);
-      expect(page).to.include(`<link rel="alternate" type="application/json+oembed" href="${PUBLIC_URL}/v1/oembed?url=${encodeURIComponent(pageUrl)}&amp;format=json"`);
+      expect(page).to.include(
+        `<link rel="alternate" type="application/json+oembed" href="${PUBLIC_URL}/v1/oembed?url=${encodeURIComponent(pageUrl)}&amp;format=json"`,
+      );
       expect(page).to.include(`<meta property="og:url" content="${pageUrl}">`);
       expect(page).to.include('<meta property="og:title" content="Fix the &quot;bridge&quot; &amp; &lt;paths&gt;">');
       expect(page).to.include('<meta name="twitter:card" content="summary">');
@@ -121,7 +125,8 @@ describe('petition pages', function () {
     it('answers a notice with none of the petition on /p/{slug} and /embed/p/{slug}, and the petition again once restored', async () => {
       const admin = (await login(api.baseUrl, await createTestUser({ admin: true }))).accessToken;
       const petition = await publishedPetition(api.baseUrl, token, { title: 'A petition the moderators hold' });
-      const moderate = (verb: 'review' | 'restore') => fetch(`${api.baseUrl}/v1/admin/petitions/${petition.id}/${verb}`, { method: 'POST', headers: bearer(admin) });
+      const moderate = (verb: 'review' | 'restore') =>
+        fetch(`${api.baseUrl}/v1/admin/petitions/${petition.id}/${verb}`, { method: 'POST', headers: bearer(admin) });
       expect((await moderate('review')).status).to.equal(200);
       for (const pathname of [`/p/${petition.slug}`, `/embed/p/${petition.slug}?theme=dark`]) {
         const response = await get(pathname);

@@ -19,7 +19,11 @@ describe('petition export', function () {
   const taskQueue = uniqueTaskQueue('petition-export');
 
   const sign = (petitionId: string, token: string, body: Record<string, unknown> = {}) =>
-    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify(body) });
+    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: JSON.stringify(body),
+    });
   const exportAs = (caller: Token, query: string) => fetch(`${api.baseUrl}/v1/petitions/export?${query}`, { headers: bearer(caller.access_token) });
   const ids = (rows: { id?: string; petition_id?: string }[], key: 'id' | 'petition_id' = 'id') => rows.map((row) => row[key]);
 
@@ -37,7 +41,8 @@ describe('petition export', function () {
       await sign(petitions.open.id, named.access_token, { comment: 'Named' }),
       await sign(petitions.open.id, hidden.access_token, { is_anonymous: true }),
       await sign(petitions.creatorOnly.id, named.access_token),
-    ]) expect(response.status).to.equal(201);
+    ])
+      expect(response.status).to.equal(201);
   });
   after(async () => {
     await Promise.all([api.stop(), worker.stop()]);
@@ -68,7 +73,10 @@ describe('petition export', function () {
   it("gives signers' IP-derived city and country to the petition's creator alone", async () => {
     await testEnvironment().db.query(sql.typeAlias('void')`UPDATE signatures SET city = 'Lyon', country = 'FR' WHERE petition_id = ${petitions.open.id}`);
     const seen = await json(await exportAs(alice, `creatorId=${bob.id}&includeSignatures=true`));
-    expect(seen.map((row: { city: unknown; country: unknown }) => [row.city, row.country])).to.deep.equal([[null, null], [null, null]]);
+    expect(seen.map((row: { city: unknown; country: unknown }) => [row.city, row.country])).to.deep.equal([
+      [null, null],
+      [null, null],
+    ]);
     const creator = await json(await exportAs(bob, `creatorId=${bob.id}&includeSignatures=true`));
     expect(creator[0]).to.include({ city: 'Lyon', country: 'FR' });
   });

@@ -32,14 +32,22 @@ describe('public petition reads', function () {
   const anonymous = (path: string, headers: Record<string, string> = {}) =>
     fetch(`${api.baseUrl}${path}`, { headers: headers['If-None-Match'] ? { 'Cache-Control': 'max-age=0', ...headers } : headers });
   const patch = (id: string, body: unknown) =>
-    fetch(`${api.baseUrl}/v1/petitions/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify(body) });
+    fetch(`${api.baseUrl}/v1/petitions/${id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: JSON.stringify(body),
+    });
   /** The anonymous answer once `holds` accepts it. */
   const eventuallyAnonymous = (path: string, holds: (status: number, body: { data?: Record<string, unknown> }) => boolean, what: string) =>
-    eventually(async () => {
-      const response = await anonymous(path);
-      const body = await json(response);
-      return holds(response.status, body) ? { status: response.status, body } : undefined;
-    }, 30_000, what);
+    eventually(
+      async () => {
+        const response = await anonymous(path);
+        const body = await json(response);
+        return holds(response.status, body) ? { status: response.status, body } : undefined;
+      },
+      30_000,
+      what,
+    );
 
   describe('GET /v1/petitions/{slug}', () => {
     it('answers a visitor with a weak ETag, a short public max-age and Vary: Authorization', async () => {
@@ -58,10 +66,14 @@ describe('public petition reads', function () {
       expect(revalidated.status).to.equal(304);
       expect(await revalidated.text()).to.equal('');
       expect((await patch(petition.id, { title: 'A title changed after publishing' })).status).to.equal(200);
-      await eventually(async () => {
-        const response = await anonymous(`/v1/petitions/${petition.slug}`, { 'If-None-Match': etag });
-        return response.status === 200 && response.headers.get('etag') !== etag ? true : undefined;
-      }, 30_000, 'a new ETag after the change');
+      await eventually(
+        async () => {
+          const response = await anonymous(`/v1/petitions/${petition.slug}`, { 'If-None-Match': etag });
+          return response.status === 200 && response.headers.get('etag') !== etag ? true : undefined;
+        },
+        30_000,
+        'a new ETag after the change',
+      );
     });
 
     it('shows a change by the creator on a later read', async () => {
@@ -81,7 +93,11 @@ describe('public petition reads', function () {
     it('shows the signature count as it grows', async () => {
       const petition = await publishedPetition(api.baseUrl, token);
       expect((await json(await anonymous(`/v1/petitions/${petition.slug}`))).data.signature_count).to.equal(0);
-      const signed = await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signerToken) }, body: '{}' });
+      const signed = await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(signerToken) },
+        body: '{}',
+      });
       expect(signed.status).to.equal(201);
       await eventuallyAnonymous(`/v1/petitions/${petition.slug}`, (_, body) => body.data?.signature_count === 1, 'a count of 1');
     });
@@ -128,10 +144,14 @@ describe('public petition reads', function () {
       expect(first.status).to.equal(200);
       expect(first.headers.get('cache-control')).to.equal('public, max-age=1');
       const etag = first.headers.get('etag')!;
-      const revalidated = await eventually(async () => {
-        const response = await anonymous('/v1/petitions?limit=20', { 'If-None-Match': (await anonymous('/v1/petitions?limit=20')).headers.get('etag')! });
-        return response.status === 304 ? response : undefined;
-      }, 30_000, 'a 304');
+      const revalidated = await eventually(
+        async () => {
+          const response = await anonymous('/v1/petitions?limit=20', { 'If-None-Match': (await anonymous('/v1/petitions?limit=20')).headers.get('etag')! });
+          return response.status === 304 ? response : undefined;
+        },
+        30_000,
+        'a 304',
+      );
       expect(etag).to.match(/^W\/".+"$/);
       expect(await revalidated.text()).to.equal('');
     });
@@ -149,7 +169,11 @@ describe('public petition reads', function () {
       const petition = await publishedPetition(api.baseUrl, token, { title: 'Private first, public afterwards', visibility: 'private' });
       expect((await patch(petition.id, { visibility: 'public' })).status).to.equal(200);
       const find = (body: { data: { id: string; access_code?: string }[] }) => body.data.find((row) => row.id === petition.id);
-      const seen = await eventuallyAnonymous('/v1/petitions?limit=100', (status, body) => status === 200 && find(body as never) !== undefined, 'the petition listed');
+      const seen = await eventuallyAnonymous(
+        '/v1/petitions?limit=100',
+        (status, body) => status === 200 && find(body as never) !== undefined,
+        'the petition listed',
+      );
       expect(find(seen.body as never)).to.not.have.property('access_code');
       const own = await fetch(`${api.baseUrl}/v1/petitions?limit=100`, { headers: bearer(token) });
       expect(own.headers.get('cache-control')).to.equal('private, no-cache');

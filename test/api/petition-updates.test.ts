@@ -24,7 +24,11 @@ describe('petition updates', function () {
   });
 
   const postUpdate = (petitionId: string, token: string, body: unknown) =>
-    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/updates`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify(body) });
+    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/updates`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: JSON.stringify(body),
+    });
 
   describe('POST /v1/petitions/{id}/updates', () => {
     it('posts an update for the creator and records update.created with it', async () => {
@@ -48,7 +52,11 @@ describe('petition updates', function () {
       expect(refused.status).to.equal(403);
       expect((await json(refused)).code).to.equal('not_owner');
       expect((await postUpdate('00000000-0000-4000-8000-000000000000', creatorToken, { title: 'Hi', body: 'Nowhere' })).status).to.equal(404);
-      const anonymous = await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/updates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"a","body":"b"}' });
+      const anonymous = await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/updates`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"title":"a","body":"b"}',
+      });
       expect(anonymous.status).to.equal(401);
     });
 
@@ -68,7 +76,8 @@ describe('petition updates', function () {
   describe('GET /v1/petitions/{id}/updates', () => {
     it('lists updates newest first, a page at a time, to anyone who may read the petition', async () => {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
-      for (const title of ['one', 'two', 'three']) expect((await postUpdate(petition.id, creatorToken, { title, body: `Update ${title}` })).status).to.equal(201);
+      for (const title of ['one', 'two', 'three'])
+        expect((await postUpdate(petition.id, creatorToken, { title, body: `Update ${title}` })).status).to.equal(201);
       const first = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/updates?limit=2`));
       expect(first.data.map((update: { title: string }) => update.title)).to.deep.equal(['three', 'two']);
       const second = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/updates?limit=2&cursor=${first.pagination.next_cursor}`));

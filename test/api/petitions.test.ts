@@ -35,7 +35,8 @@ describe('petitions', function () {
 
     it('answers 422 tag_limit_exceeded for more than 10 tags', async () => {
       const response = await fetch(`${api.baseUrl}/v1/petitions`, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
         body: JSON.stringify({ title: 'Too many tags here', description: DESCRIPTION, tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }),
       });
       expect(response.status).to.equal(422);
@@ -44,7 +45,8 @@ describe('petitions', function () {
 
     it('answers 422 naming each field that breaks a rule', async () => {
       const response = await fetch(`${api.baseUrl}/v1/petitions`, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
         body: JSON.stringify({ title: 'shrt', description: 'too short', visibility: 'secret', signatureGoal: 0 }),
       });
       expect(response.status).to.equal(422);
@@ -74,11 +76,13 @@ describe('petitions', function () {
 
     it('gives one 200 and one 409 to two concurrent publishes', async () => {
       const petition = await createPetition(api.baseUrl, token);
-      const statuses = (await Promise.all([transition(api.baseUrl, token, petition.id, 'publish'), transition(api.baseUrl, token, petition.id, 'publish')])).map((r) => r.status);
+      const statuses = (
+        await Promise.all([transition(api.baseUrl, token, petition.id, 'publish'), transition(api.baseUrl, token, petition.id, 'publish')])
+      ).map((r) => r.status);
       expect(statuses.sort()).to.deep.equal([200, 409]);
     });
 
-    it("answers 403 to someone else and 404 to an unknown id", async () => {
+    it('answers 403 to someone else and 404 to an unknown id', async () => {
       const petition = await createPetition(api.baseUrl, token);
       expect((await transition(api.baseUrl, strangerToken, petition.id, 'publish')).status).to.equal(403);
       expect((await transition(api.baseUrl, token, crypto.randomUUID(), 'publish')).status).to.equal(404);
@@ -127,7 +131,11 @@ describe('petitions', function () {
       expect(withCode.data.id).to.equal(petition.id);
       expect(withCode.data).to.not.have.property('access_code');
       const check = (accessCode: string) =>
-        fetch(`${api.baseUrl}/v1/petitions/${petition.id}/access`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accessCode }) });
+        fetch(`${api.baseUrl}/v1/petitions/${petition.id}/access`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ accessCode }),
+        });
       expect((await json(await check(own.access_code))).data).to.deep.equal({ valid: true });
       expect((await check('WRONGCODE1')).status).to.equal(403);
     });
@@ -166,7 +174,14 @@ describe('petitions', function () {
       }
       const yearZero = Buffer.from(JSON.stringify({ t: 'petitions:recent', p: ['0000-01-01T00:00:00.000Z', creator.id] })).toString('base64url');
       const huge = Buffer.from(JSON.stringify({ t: 'petitions:popular', p: [2 ** 63, creator.id] })).toString('base64url');
-      for (const [sort, cursor] of [['popular', cursors.recent], ['recent', cursors.popular], ['recent', yearZero], ['popular', huge], ['recent', 'not*base64'], ['recent', '%00']]) {
+      for (const [sort, cursor] of [
+        ['popular', cursors.recent],
+        ['recent', cursors.popular],
+        ['recent', yearZero],
+        ['popular', huge],
+        ['recent', 'not*base64'],
+        ['recent', '%00'],
+      ]) {
         const response = await get(`/v1/petitions?sort=${sort}&cursor=${cursor}`);
         expect(response.status, `${sort} ${cursor}`).to.equal(400);
         expect((await json(response)).type).to.match(/invalid-cursor$/);
@@ -185,7 +200,11 @@ describe('petitions', function () {
     it('updates a petition for its creator only', async () => {
       const petition = await createPetition(api.baseUrl, token);
       const patch = (credential: string) =>
-        fetch(`${api.baseUrl}/v1/petitions/${petition.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(credential) }, body: JSON.stringify({ title: 'A better title for this' }) });
+        fetch(`${api.baseUrl}/v1/petitions/${petition.id}`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json', ...bearer(credential) },
+          body: JSON.stringify({ title: 'A better title for this' }),
+        });
       expect((await patch(strangerToken)).status).to.equal(403);
       const response = await patch(token);
       expect(response.status).to.equal(200);
@@ -195,8 +214,16 @@ describe('petitions', function () {
     it('lets signature privacy only get stricter once someone has signed', async () => {
       const petition = await publishedPetition(api.baseUrl, token, { signaturePrivacy: 'creator_only' });
       const patch = (signaturePrivacy: string) =>
-        fetch(`${api.baseUrl}/v1/petitions/${petition.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ signaturePrivacy }) });
-      const signed = await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(strangerToken) }, body: '{}' });
+        fetch(`${api.baseUrl}/v1/petitions/${petition.id}`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json', ...bearer(token) },
+          body: JSON.stringify({ signaturePrivacy }),
+        });
+      const signed = await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(strangerToken) },
+        body: '{}',
+      });
       expect(signed.status).to.equal(201);
       const loosened = await patch('public');
       expect(loosened.status).to.equal(422);
@@ -208,7 +235,8 @@ describe('petitions', function () {
     it('answers 422 for an imageUrl that is not an http(s) URL', async () => {
       for (const imageUrl of ['javascript:alert(1)', 'data:image/png;base64,AAAA', 'file:///etc/passwd']) {
         const response = await fetch(`${api.baseUrl}/v1/petitions`, {
-          method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...bearer(token) },
           body: JSON.stringify({ title: 'A petition with a picture', description: DESCRIPTION, imageUrl }),
         });
         expect(response.status, imageUrl).to.equal(422);
@@ -219,7 +247,12 @@ describe('petitions', function () {
     it('answers 422 for a plain http imageUrl in production, and takes it elsewhere', async () => {
       const body = (imageUrl: string) => JSON.stringify({ title: 'A petition with a picture', description: DESCRIPTION, imageUrl });
       await withProductionApi({ RALLY_TASK_QUEUE: taskQueue }, async (production) => {
-        const create = (imageUrl: string) => fetch(`${production.baseUrl}/v1/petitions`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: body(imageUrl) });
+        const create = (imageUrl: string) =>
+          fetch(`${production.baseUrl}/v1/petitions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...bearer(token) },
+            body: body(imageUrl),
+          });
         const refused = await create('http://images.example.org/library.png');
         expect(refused.status).to.equal(422);
         expect((await json(refused)).errors[0]).to.include({ field: 'imageUrl', code: 'invalid_format' });
@@ -227,11 +260,17 @@ describe('petitions', function () {
         expect(created.status).to.equal(201);
         const { data } = await json(created);
         const edited = await fetch(`${production.baseUrl}/v1/petitions/${data.id}`, {
-          method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ imageUrl: 'http://images.example.org/other.png' }),
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json', ...bearer(token) },
+          body: JSON.stringify({ imageUrl: 'http://images.example.org/other.png' }),
         });
         expect(edited.status).to.equal(422);
       });
-      const elsewhere = await fetch(`${api.baseUrl}/v1/petitions`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: body('http://images.example.org/library.png') });
+      const elsewhere = await fetch(`${api.baseUrl}/v1/petitions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: body('http://images.example.org/library.png'),
+      });
       expect(elsewhere.status).to.equal(201);
     });
 

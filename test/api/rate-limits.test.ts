@@ -68,7 +68,7 @@ describe('rate limits', function () {
       const headers = { authorization: `Bearer ${key.raw}` };
       for (let index = 0; index < burst; index += 1) expect((await fetch(`${one.baseUrl}/v1/users/me`, { headers })).status).to.equal(200);
       // Every 250 ms each process folds its spending into one shared row and adopts the combined level.
-      await eventually(async () => ((await sharedTokens(`key:${key.id}`)) ?? Infinity) < 1 ? true : undefined, 20_000, 'the first process synced');
+      await eventually(async () => (((await sharedTokens(`key:${key.id}`)) ?? Infinity) < 1 ? true : undefined), 20_000, 'the first process synced');
       // The second process alone would grant all of these; sharing the first's budget, it refuses
       // once it has synced, and its spending outruns the refill (5 a second against 1).
       const statuses: number[] = [];
@@ -104,7 +104,8 @@ describe('rate limits', function () {
 
   it('limits callers without credentials per client IP, whatever Authorization they send to a public route', async () => {
     const statuses: number[] = [];
-    for (let index = 0; index < 5; index += 1) statuses.push((await fetch(`${second.baseUrl}/v1`, { headers: { authorization: `Bearer public-${index}` } })).status);
+    for (let index = 0; index < 5; index += 1)
+      statuses.push((await fetch(`${second.baseUrl}/v1`, { headers: { authorization: `Bearer public-${index}` } })).status);
     expect(statuses).to.include(429);
   });
 });

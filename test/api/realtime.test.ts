@@ -34,7 +34,11 @@ describe('GET /v1/realtime (WebSocket)', function () {
   const taskQueue = uniqueTaskQueue('realtime');
 
   before(async () => {
-    [first, second, worker] = await Promise.all([startApi({ RALLY_TASK_QUEUE: taskQueue }), startApi({ RALLY_TASK_QUEUE: taskQueue }), startWorker({ RALLY_TASK_QUEUE: taskQueue })]);
+    [first, second, worker] = await Promise.all([
+      startApi({ RALLY_TASK_QUEUE: taskQueue }),
+      startApi({ RALLY_TASK_QUEUE: taskQueue }),
+      startWorker({ RALLY_TASK_QUEUE: taskQueue }),
+    ]);
     token = (await login(first.baseUrl, await createTestUser())).accessToken;
   });
   after(async () => {
@@ -48,7 +52,11 @@ describe('GET /v1/realtime (WebSocket)', function () {
     await client.waitFor((message) => message.type === 'subscribed');
     const signers = await createTokenUsers(2);
     for (const signer of signers) {
-      await fetch(`${first.baseUrl}/v1/petitions/${petition.id}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signer.access_token) }, body: '{}' });
+      await fetch(`${first.baseUrl}/v1/petitions/${petition.id}/signatures`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(signer.access_token) },
+        body: '{}',
+      });
     }
     await client.waitFor((message) => message.type === 'signature.created' && message.signature_count === 2);
     await fetch(`${first.baseUrl}/v1/petitions/${petition.id}/signatures/me`, { method: 'DELETE', headers: bearer(signers[0]!.access_token) });
@@ -91,17 +99,25 @@ describe('GET /v1/realtime limits', function () {
 
   it('refuses a connection past RALLY_WS_MAX_PER_ADDRESS with 429, and takes one again once another closes', async () => {
     const [a, b] = [await connect(api.baseUrl), await connect(api.baseUrl)];
-    const refused = await connect(api.baseUrl).then(() => 'opened', (error: Error) => error.message);
+    const refused = await connect(api.baseUrl).then(
+      () => 'opened',
+      (error: Error) => error.message,
+    );
     expect(refused).to.include('429');
     a.socket.close();
     await new Promise((resolve) => a.socket.once('close', resolve));
     const again = await connectOnceFree(api.baseUrl);
     expect(again).to.not.equal(undefined);
     // Closed and seen closed by the server too, so the next test starts with the address's slots free.
-    await Promise.all([again!, b].map((open) => new Promise((resolve) => {
-      open.socket.once('close', resolve);
-      open.socket.close();
-    })));
+    await Promise.all(
+      [again!, b].map(
+        (open) =>
+          new Promise((resolve) => {
+            open.socket.once('close', resolve);
+            open.socket.close();
+          }),
+      ),
+    );
   });
 
   it('closes with 1008 and a reason when a client sends more than 20 messages a second', async () => {

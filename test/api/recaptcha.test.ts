@@ -43,7 +43,11 @@ describe('POST /v1/petitions/{id}/signatures with reCAPTCHA', function () {
     const petition = await publishedPetition(api.baseUrl, token);
     const [solved, unsolved, missing] = await createTokenUsers(3);
     const sign = (signer: { access_token: string }, body: object) =>
-      fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signer.access_token) }, body: JSON.stringify(body) });
+      fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(signer.access_token) },
+        body: JSON.stringify(body),
+      });
     expect((await sign(solved!, { recaptchaToken: 'solved' })).status).to.equal(201);
     const refused = await sign(unsolved!, { recaptchaToken: 'robot' });
     expect(refused.status).to.equal(403);

@@ -23,8 +23,12 @@ describe('who counts toward auto-hide', function () {
   let creatorToken: string;
   let admin: { id: string; token: string };
   const env = {
-    RALLY_TASK_QUEUE: uniqueTaskQueue('report-abuse'), RALLY_TRUST_PROXY: '1', RALLY_REPORT_AUTOHIDE_THRESHOLD: String(THRESHOLD),
-    RALLY_REPORT_BRIGADE_THRESHOLD: String(BRIGADE_THRESHOLD), RALLY_REPORT_MIN_ACCOUNT_AGE: '1h', RALLY_REPORT_LIMIT_PER_HOUR: '100',
+    RALLY_TASK_QUEUE: uniqueTaskQueue('report-abuse'),
+    RALLY_TRUST_PROXY: '1',
+    RALLY_REPORT_AUTOHIDE_THRESHOLD: String(THRESHOLD),
+    RALLY_REPORT_BRIGADE_THRESHOLD: String(BRIGADE_THRESHOLD),
+    RALLY_REPORT_MIN_ACCOUNT_AGE: '1h',
+    RALLY_REPORT_LIMIT_PER_HOUR: '100',
   };
 
   before(async () => {
@@ -41,7 +45,9 @@ describe('who counts toward auto-hide', function () {
   const db = () => testEnvironment().db;
   const call = async (method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${api.baseUrl}${path}`, {
-      method, headers: { 'content-type': 'application/json', ...bearer(token), ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { 'content-type': 'application/json', ...bearer(token), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: await json(response) };
   };
@@ -65,7 +71,8 @@ describe('who counts toward auto-hide', function () {
   };
   // Long enough for the moderation workflow to count the reports just filed.
   const settle = () => new Promise((resolve) => setTimeout(resolve, 2_000));
-  const autoHiddenCounts = (targetId: string) => db().anyFirst(sql.type(z.object({ reporters: z.number() }))`
+  const autoHiddenCounts = (targetId: string) =>
+    db().anyFirst(sql.type(z.object({ reporters: z.number() }))`
     SELECT (after ->> 'reporters')::int AS reporters FROM audit_logs WHERE action = 'moderation.auto_hidden' AND target_id = ${targetId}`);
 
   describe('POST /v1/reports', () => {
@@ -102,14 +109,19 @@ describe('who counts toward auto-hide', function () {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
       const fresh = await createTokenUsers(THRESHOLD);
       // Verified, but made just now: younger than the hour this file sets.
-      await establishUsers(fresh.map((user) => user.id), 0);
+      await establishUsers(
+        fresh.map((user) => user.id),
+        0,
+      );
       await reportAll(fresh, 'petition', petition.id);
       const established = await createEstablishedUsers(THRESHOLD);
       await reportAll(established.slice(0, THRESHOLD - 1), 'petition', petition.id);
       await settle();
       expect(await petitionStatus(petition.id)).to.equal('active');
       const open = await call('GET', '/v1/admin/reports?status=open&target_type=petition&limit=100', admin.token);
-      const queued = open.body.data.filter((each: { target_id: string }) => each.target_id === petition.id).map((each: { reporter_id: string }) => each.reporter_id);
+      const queued = open.body.data
+        .filter((each: { target_id: string }) => each.target_id === petition.id)
+        .map((each: { reporter_id: string }) => each.reporter_id);
       expect(queued).to.include.members(fresh.map((user) => user.id));
       await reportAll(established.slice(THRESHOLD - 1), 'petition', petition.id);
       await eventually(async () => (await petitionStatus(petition.id)) === 'under_review', 'the petition to be under review');
@@ -119,7 +131,12 @@ describe('who counts toward auto-hide', function () {
     it('does not count unverified accounts', async () => {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
       const unverified = await createEstablishedUsers(THRESHOLD);
-      await db().query(sql.typeAlias('void')`UPDATE users SET email_verified = false WHERE id = ANY(${sql.array(unverified.map((user) => user.id), 'uuid')})`);
+      await db().query(
+        sql.typeAlias('void')`UPDATE users SET email_verified = false WHERE id = ANY(${sql.array(
+          unverified.map((user) => user.id),
+          'uuid',
+        )})`,
+      );
       await reportAll(unverified, 'petition', petition.id);
       await settle();
       expect(await petitionStatus(petition.id)).to.equal('active');
@@ -132,7 +149,9 @@ describe('who counts toward auto-hide', function () {
       await reportAll(first, 'petition', petition.id);
       await eventually(async () => (await petitionStatus(petition.id)) === 'under_review', 'the petition to be under review');
       expect((await call('POST', `/v1/admin/petitions/${petition.id}/restore`, admin.token)).status).to.equal(200);
-      const stillOpen = await db().oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM reports WHERE target_id = ${petition.id} AND status = 'open'`);
+      const stillOpen = await db().oneFirst(
+        sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM reports WHERE target_id = ${petition.id} AND status = 'open'`,
+      );
       expect(stillOpen).to.equal(0);
 
       await reportAll(first, 'petition', petition.id);
@@ -184,7 +203,9 @@ describe('who counts toward auto-hide', function () {
   describe('decisions on auto-hidden targets', () => {
     const commentOn = async (petitionId: string) => {
       const [author] = await createTokenUsers(1);
-      return (await call('POST', `/v1/petitions/${petitionId}/comments`, author!.access_token, { body: 'A perfectly fine opinion' })).body.data as { id: string };
+      return (await call('POST', `/v1/petitions/${petitionId}/comments`, author!.access_token, { body: 'A perfectly fine opinion' })).body.data as {
+        id: string;
+      };
     };
 
     it('restores an auto-hidden comment when its reports are dismissed', async () => {
@@ -234,8 +255,10 @@ describe('who counts toward auto-hide', function () {
       const accounts = await createTokenUsers(10);
       // All from one machine: the loopback address, one /24.
       const statuses = [];
-      for (const account of accounts) statuses.push((await call('POST', '/v1/reports', account.access_token, { target_type: 'petition', target_id: petition.id, reason: 'spam' })).status);
-      for (const key of keys) statuses.push((await call('POST', '/v1/reports', key, { target_type: 'petition', target_id: petition.id, reason: 'spam' })).status);
+      for (const account of accounts)
+        statuses.push((await call('POST', '/v1/reports', account.access_token, { target_type: 'petition', target_id: petition.id, reason: 'spam' })).status);
+      for (const key of keys)
+        statuses.push((await call('POST', '/v1/reports', key, { target_type: 'petition', target_id: petition.id, reason: 'spam' })).status);
       expect(statuses).to.deep.equal([...accounts.map(() => 201), ...keys.map(() => 403)]);
 
       await brigadingNotification(petition.id);

@@ -32,12 +32,17 @@ describe('reports', function () {
   });
 
   const post = (path: string, token: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${api.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}), ...headers }, body: JSON.stringify(body) });
+    fetch(`${api.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}), ...headers },
+      body: JSON.stringify(body),
+    });
   // Each report from a /24 of its own, so no report here looks like brigading.
   let network = 0;
   const report = (token: string, body: Record<string, unknown>) =>
     post('/v1/reports', token, { reason: 'spam', ...body }, { 'X-Forwarded-For': `10.${Math.floor(++network / 256) % 256}.${network % 256}.7` });
-  const commentOn = async (petitionId: string, token: string) => (await json(await post(`/v1/petitions/${petitionId}/comments`, token, { body: 'Buy cheap watches here' }))).data;
+  const commentOn = async (petitionId: string, token: string) =>
+    (await json(await post(`/v1/petitions/${petitionId}/comments`, token, { body: 'Buy cheap watches here' }))).data;
   const db = () => testEnvironment().db;
   const eventually = async (check: () => Promise<boolean>, what: string) => {
     const deadline = Date.now() + 30_000;
@@ -52,7 +57,12 @@ describe('reports', function () {
     it('answers 201 with the open report', async () => {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
       const [reporter] = await createTokenUsers(1);
-      const response = await report(reporter!.access_token, { target_type: 'petition', target_id: petition.id, reason: 'misinformation', description: 'Made-up numbers' });
+      const response = await report(reporter!.access_token, {
+        target_type: 'petition',
+        target_id: petition.id,
+        reason: 'misinformation',
+        description: 'Made-up numbers',
+      });
       expect(response.status).to.equal(201);
       const { data } = await json(response);
       expect(data).to.include({ target_type: 'petition', target_id: petition.id, reason: 'misinformation', description: 'Made-up numbers', status: 'open' });
@@ -122,7 +132,9 @@ describe('reports', function () {
       const [signer, later] = await createTokenUsers(2);
       const reporters = await createEstablishedUsers(THRESHOLD + 2);
       expect((await post(`/v1/petitions/${petition.id}/signatures`, signer!.access_token, {})).status).to.equal(201);
-      const statuses = await Promise.all(reporters.map((reporter) => report(reporter.access_token, { target_type: 'petition', target_id: petition.id }).then((response) => response.status)));
+      const statuses = await Promise.all(
+        reporters.map((reporter) => report(reporter.access_token, { target_type: 'petition', target_id: petition.id }).then((response) => response.status)),
+      );
       expect(statuses).to.deep.equal(reporters.map(() => 201));
 
       const status = () => db().oneFirst(sql.type(z.object({ status: z.string() }))`SELECT status FROM petitions WHERE id = ${petition.id}`);
@@ -132,7 +144,9 @@ describe('reports', function () {
       expect(listed.data.map((each: { id: string }) => each.id)).to.not.include(petition.id);
       const creatorView = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}`, { headers: bearer(creatorToken) }));
       expect(creatorView.data).to.include({ status: 'under_review', signature_count: 1 });
-      const audited = await db().anyFirst(sql.type(z.object({ action: z.string() }))`SELECT action FROM audit_logs WHERE target_id = ${petition.id} ORDER BY created_at`);
+      const audited = await db().anyFirst(
+        sql.type(z.object({ action: z.string() }))`SELECT action FROM audit_logs WHERE target_id = ${petition.id} ORDER BY created_at`,
+      );
       expect(audited).to.include.members(['petition.under_review', 'moderation.auto_hidden']);
     });
 
@@ -140,7 +154,8 @@ describe('reports', function () {
       const [target] = await createTokenUsers(1);
       const reporters = await createEstablishedUsers(THRESHOLD);
       await Promise.all(reporters.map((reporter) => report(reporter.access_token, { target_type: 'user', target_id: target!.id, reason: 'harassment' })));
-      const flagged = () => db().oneFirst(sql.type(z.object({ flagged: z.boolean() }))`SELECT flagged_for_review_at IS NOT NULL AS flagged FROM users WHERE id = ${target!.id}`);
+      const flagged = () =>
+        db().oneFirst(sql.type(z.object({ flagged: z.boolean() }))`SELECT flagged_for_review_at IS NOT NULL AS flagged FROM users WHERE id = ${target!.id}`);
       await eventually(flagged, 'the user to be flagged');
       expect((await fetch(`${api.baseUrl}/v1/me`, { headers: bearer(target!.access_token) })).status).to.equal(200);
     });

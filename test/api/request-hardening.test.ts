@@ -36,7 +36,11 @@ describe('malformed requests', function () {
     it('answers 422 invalid_characters for a NUL in a body field', async () => {
       const response = await post('/v1/auth/login', JSON.stringify({ email: 'a\u0000@example.test', password: 'secret' }));
       expect(response.status).to.equal(422);
-      expect((await json(response)).errors).to.deep.include({ field: 'email', code: 'invalid_characters', message: 'must not contain the NUL character (\\u0000)' });
+      expect((await json(response)).errors).to.deep.include({
+        field: 'email',
+        code: 'invalid_characters',
+        message: 'must not contain the NUL character (\\u0000)',
+      });
     });
 
     it('answers 422 invalid_characters for a NUL in a query value', async () => {
@@ -106,11 +110,15 @@ describe('malformed requests', function () {
 
     it('answers 413 with Connection: close to a body over the limit, without resetting the connection', async () => {
       const { status, connection, body } = await new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
-        const req = httpRequest(`${api.baseUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) } }, (res) => {
-          let text = '';
-          res.on('data', (chunk) => (text += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: text }));
-        });
+        const req = httpRequest(
+          `${api.baseUrl}/v1/auth/login`,
+          { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) } },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk) => (text += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: text }));
+          },
+        );
         req.on('error', reject);
         const chunk = Buffer.alloc(64 * 1024, 'x');
         let sent = 0;
@@ -131,15 +139,20 @@ describe('malformed requests', function () {
 
   describe('bodies nobody reads', () => {
     /** Sends `bytes` with Connection: close and resolves with the answer, or rejects if the connection was reset. */
-    const closingExchange = (method: string, path: string, bytes: Buffer) => new Promise<{ status: number; type: string | undefined }>((resolve, reject) => {
-      const req = httpRequest(`${api.baseUrl}${path}`, { method, agent: false, headers: { connection: 'close', 'content-type': 'application/json', 'content-length': String(bytes.length) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'] }));
-        res.on('error', reject);
+    const closingExchange = (method: string, path: string, bytes: Buffer) =>
+      new Promise<{ status: number; type: string | undefined }>((resolve, reject) => {
+        const req = httpRequest(
+          `${api.baseUrl}${path}`,
+          { method, agent: false, headers: { connection: 'close', 'content-type': 'application/json', 'content-length': String(bytes.length) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'] }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(bytes);
       });
-      req.on('error', reject);
-      req.end(bytes);
-    });
     const body = Buffer.from(JSON.stringify(['x'.repeat(4 * 1024 * 1024)]));
 
     it('answers a GET that carries a body it does not read, without resetting the connection', async () => {
@@ -176,7 +189,8 @@ describe('malformed requests', function () {
   describe('Idempotency-Key on routes that show a secret', () => {
     it('does not replay a raw API key: the retry answers 409 idempotency_secret_not_replayable with the key id', async () => {
       const session = await login(api.baseUrl, await createTestUser());
-      const create = () => post('/v1/api-keys', JSON.stringify({ name: 'ci', scopes: ['read'] }), { ...bearer(session.accessToken), 'idempotency-key': 'secret-once-1' });
+      const create = () =>
+        post('/v1/api-keys', JSON.stringify({ name: 'ci', scopes: ['read'] }), { ...bearer(session.accessToken), 'idempotency-key': 'secret-once-1' });
       const first = await create();
       expect(first.status).to.equal(201);
       const created = (await json(first)).data;

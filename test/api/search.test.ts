@@ -40,17 +40,31 @@ describe('search', function () {
     const categories = (await json(await get('/v1/categories'))).data as { id: string; slug: string }[];
     environmentCategory = categories.find((category) => category.slug === 'environment')!.id;
     const english = `We ask the council to protect the ${marker} wetlands. Every signature counts for the birds and the water of this valley.`;
-    ids.wetlands = (await publishedPetition(api.baseUrl, token, {
-      title: `Save the ${marker} wetlands now`, description: english, tags: [tag, 'water'], locationCountry: 'GB', categoryId: environmentCategory,
-    })).id;
-    ids.ecole = (await publishedPetition(api.baseUrl, token, {
-      title: `Sauvons l'École ${marker} du village`, description: `Nous demandons que l'école du village reste ouverte pour les enfants et les familles de ${marker}.`,
-      tags: [tag], locationCountry: 'FR',
-    })).id;
+    ids.wetlands = (
+      await publishedPetition(api.baseUrl, token, {
+        title: `Save the ${marker} wetlands now`,
+        description: english,
+        tags: [tag, 'water'],
+        locationCountry: 'GB',
+        categoryId: environmentCategory,
+      })
+    ).id;
+    ids.ecole = (
+      await publishedPetition(api.baseUrl, token, {
+        title: `Sauvons l'École ${marker} du village`,
+        description: `Nous demandons que l'école du village reste ouverte pour les enfants et les familles de ${marker}.`,
+        tags: [tag],
+        locationCountry: 'FR',
+      })
+    ).id;
     expect((await transition(api.baseUrl, token, ids.ecole, 'close')).status).to.equal(200);
-    ids.cyclists = (await publishedPetition(api.baseUrl, token, {
-      title: `A ${marker} victory for cyclists`, description: `The town of ${marker} should build safe bike lanes on the main road for the children.`, locationCountry: 'de',
-    })).id;
+    ids.cyclists = (
+      await publishedPetition(api.baseUrl, token, {
+        title: `A ${marker} victory for cyclists`,
+        description: `The town of ${marker} should build safe bike lanes on the main road for the children.`,
+        locationCountry: 'de',
+      })
+    ).id;
     expect((await transition(api.baseUrl, token, ids.cyclists, 'victory')).status).to.equal(200);
     // Never searchable: a draft, a private, an unlisted, one under review and a deleted one.
     const hidden = { title: `Hidden ${marker} petition`, tags: [tag] };
@@ -63,7 +77,11 @@ describe('search', function () {
     await db.query(sql.typeAlias('void')`UPDATE petitions SET status = 'under_review' WHERE id = ${ids.review}`);
     expect((await fetch(`${api.baseUrl}/v1/petitions/${ids.deleted}`, { method: 'DELETE', headers: bearer(token) })).status).to.equal(204);
     // The rolled-up popularity columns the rankings schedule maintains, set here to known values.
-    for (const [id, count, trending] of [[ids.wetlands, 5, 0.5], [ids.ecole, 50, 0.1], [ids.cyclists, 0, 9]] as const) {
+    for (const [id, count, trending] of [
+      [ids.wetlands, 5, 0.5],
+      [ids.ecole, 50, 0.1],
+      [ids.cyclists, 0, 9],
+    ] as const) {
       await db.query(sql.typeAlias('void')`UPDATE petitions SET signature_count = ${count}, trending_score = ${trending} WHERE id = ${id}`);
     }
   });
@@ -107,14 +125,25 @@ describe('search', function () {
 
     it('counts facets for the same query, each without its own filter', async () => {
       const body = await search({ q: marker, status: 'closed' });
-      expect(body.facets.status).to.deep.equal([{ value: 'active', count: 1 }, { value: 'closed', count: 1 }, { value: 'victory', count: 1 }]);
+      expect(body.facets.status).to.deep.equal([
+        { value: 'active', count: 1 },
+        { value: 'closed', count: 1 },
+        { value: 'victory', count: 1 },
+      ]);
       expect(body.facets.country).to.deep.equal([{ value: 'FR', count: 1 }]);
       expect(body.facets.tags).to.deep.equal([{ value: tag, count: 1 }]);
       expect(body.facets.category).to.deep.equal([]);
       const all = await search({ q: marker, country: 'GB' });
-      expect(all.facets.country).to.deep.equal([{ value: 'DE', count: 1 }, { value: 'FR', count: 1 }, { value: 'GB', count: 1 }]);
+      expect(all.facets.country).to.deep.equal([
+        { value: 'DE', count: 1 },
+        { value: 'FR', count: 1 },
+        { value: 'GB', count: 1 },
+      ]);
       expect(all.facets.category).to.deep.equal([{ value: environmentCategory, count: 1 }]);
-      expect(all.facets.tags).to.deep.equal([{ value: tag, count: 1 }, { value: 'water', count: 1 }]);
+      expect(all.facets.tags).to.deep.equal([
+        { value: tag, count: 1 },
+        { value: 'water', count: 1 },
+      ]);
       expect(all.facets.status).to.deep.equal([{ value: 'active', count: 1 }]);
     });
 
@@ -157,7 +186,12 @@ describe('search', function () {
         const walked: string[] = [];
         let cursor: string | null = null;
         do {
-          const page: { data: { id: string }[]; pagination: { next_cursor: string | null } } = await search({ q: marker, sort, limit: '1', ...(cursor ? { cursor } : {}) });
+          const page: { data: { id: string }[]; pagination: { next_cursor: string | null } } = await search({
+            q: marker,
+            sort,
+            limit: '1',
+            ...(cursor ? { cursor } : {}),
+          });
           walked.push(...idsOf(page));
           cursor = page.pagination.next_cursor;
         } while (cursor);
@@ -167,7 +201,13 @@ describe('search', function () {
     }
 
     it('answers 422 to an unknown sort, a status outside active/closed/victory and a country that is not ISO alpha-2', async () => {
-      for (const [query, field] of [['sort=popular', 'sort'], ['status=draft', 'status'], ['country=XX', 'country'], ['country=FRA', 'country'], ['limit=101', 'limit']]) {
+      for (const [query, field] of [
+        ['sort=popular', 'sort'],
+        ['status=draft', 'status'],
+        ['country=XX', 'country'],
+        ['country=FRA', 'country'],
+        ['limit=101', 'limit'],
+      ]) {
         const response = await get(`/v1/search/petitions?q=${marker}&${query}`);
         expect(response.status, query).to.equal(422);
         const problem = await json(response);
@@ -194,7 +234,9 @@ describe('search', function () {
       const slugs = suggestions.map((suggestion) => suggestion.slug);
       expect(slugs).to.have.length(3);
       expect(suggestions[0]).to.have.keys('title', 'slug', 'signature_count');
-      const bySlug = new Map(await Promise.all([ids.ecole, ids.wetlands, ids.cyclists].map(async (id) => [(await json(await get(`/v1/petitions/${id}`))).data.slug, id] as const)));
+      const bySlug = new Map(
+        await Promise.all([ids.ecole, ids.wetlands, ids.cyclists].map(async (id) => [(await json(await get(`/v1/petitions/${id}`))).data.slug, id] as const)),
+      );
       expect(slugs.map((slug) => bySlug.get(slug))).to.deep.equal([ids.ecole, ids.wetlands, ids.cyclists]);
       expect((await suggest(marker.slice(0, 4))).map((suggestion) => suggestion.slug)).to.include.members(slugs);
     });
@@ -202,7 +244,10 @@ describe('search', function () {
     it('tolerates one wrong letter in a word of five or more letters', async () => {
       for (const position of [0, 2, 4, 8]) {
         const typo = marker.slice(0, position) + (marker[position] === 'a' ? 'e' : 'a') + marker.slice(position + 1);
-        expect((await suggest(typo)).map((suggestion) => suggestion.title), typo).to.include(`Save the ${marker} wetlands now`);
+        expect(
+          (await suggest(typo)).map((suggestion) => suggestion.title),
+          typo,
+        ).to.include(`Save the ${marker} wetlands now`);
       }
     });
 
@@ -262,11 +307,15 @@ describe('search', function () {
     it('is kept current when a petition is edited', async () => {
       const renamed = randomWord(10);
       const response = await fetch(`${api.baseUrl}/v1/petitions/${ids.wetlands}`, {
-        method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ tags: [tag, 'water', renamed] }),
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: JSON.stringify({ tags: [tag, 'water', renamed] }),
       });
       expect(response.status).to.equal(200);
       expect(idsOf(await search({ q: renamed }))).to.deep.equal([ids.wetlands]);
-      const config = await testEnvironment().db.oneFirst(sql.type(z.object({ search_config: z.string() }))`SELECT search_config::text FROM petitions WHERE id = ${ids.ecole}`);
+      const config = await testEnvironment().db.oneFirst(
+        sql.type(z.object({ search_config: z.string() }))`SELECT search_config::text FROM petitions WHERE id = ${ids.ecole}`,
+      );
       expect(config).to.equal('french');
     });
   });

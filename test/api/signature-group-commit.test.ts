@@ -18,7 +18,10 @@ describe('POST /v1/petitions/{id}/signatures under group commit', function () {
 
   before(async () => {
     const env = {
-      RALLY_TASK_QUEUE: uniqueTaskQueue('group-commit'), RALLY_SIGN_LIMIT_PER_HOUR: '1000', RALLY_SIGN_BATCH_WINDOW: '300ms', RALLY_SIGN_BATCH_MAX: '1000',
+      RALLY_TASK_QUEUE: uniqueTaskQueue('group-commit'),
+      RALLY_SIGN_LIMIT_PER_HOUR: '1000',
+      RALLY_SIGN_BATCH_WINDOW: '300ms',
+      RALLY_SIGN_BATCH_MAX: '1000',
       RALLY_TRUST_PROXY: '1',
     };
     // The worker runs the petition workflow that publishing goes through.
@@ -30,9 +33,12 @@ describe('POST /v1/petitions/{id}/signatures under group commit', function () {
   });
 
   // From an address of its own: the per-address signing budget is shared by every API on the test database.
-  const sign = (petitionId: string, token: string) => fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.61', ...bearer(token) }, body: '{}',
-  });
+  const sign = (petitionId: string, token: string) =>
+    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.61', ...bearer(token) },
+      body: '{}',
+    });
 
   it('answers one 201 per person among 50 simultaneous requests with duplicates, counts every row once and reports each milestone once', async () => {
     const petition = await publishedPetition(api.baseUrl, creatorToken);
@@ -53,7 +59,9 @@ describe('POST /v1/petitions/{id}/signatures under group commit', function () {
 
     const { db } = testEnvironment();
     const rows = await db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM signatures WHERE petition_id = ${petition.id}`);
-    const counted = await db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT COALESCE(sum(count), 0)::int AS n FROM signature_counters WHERE petition_id = ${petition.id}`);
+    const counted = await db.oneFirst(
+      sql.type(z.object({ n: z.number() }))`SELECT COALESCE(sum(count), 0)::int AS n FROM signature_counters WHERE petition_id = ${petition.id}`,
+    );
     expect([rows, counted]).to.deep.equal([40, 40]);
     expect((await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}`))).data.signature_count).to.equal(40);
 
@@ -69,7 +77,9 @@ describe('POST /v1/petitions/{id}/signatures under group commit', function () {
     const events = await db.anyFirst(sql.type(z.object({ milestone: z.number() }))`
       SELECT (data->>'milestone')::int AS milestone FROM events WHERE petition_id = ${petition.id} AND type = 'signature.milestone' ORDER BY 1`);
     expect(events).to.deep.equal([10, 25]);
-    const announced = await db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE petition_id = ${petition.id} AND type = 'signature.created'`);
+    const announced = await db.oneFirst(
+      sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE petition_id = ${petition.id} AND type = 'signature.created'`,
+    );
     expect(announced).to.equal(40);
   });
 
@@ -78,7 +88,9 @@ describe('POST /v1/petitions/{id}/signatures under group commit', function () {
     const secret = await publishedPetition(api.baseUrl, creatorToken, { visibility: 'private' });
     const [first, second] = await createTokenUsers(2);
     const responses = await Promise.all([
-      sign(open.id, first!.access_token), sign(secret.id, first!.access_token), sign(open.id, second!.access_token),
+      sign(open.id, first!.access_token),
+      sign(secret.id, first!.access_token),
+      sign(open.id, second!.access_token),
       sign('00000000-0000-4000-8000-000000000000', second!.access_token),
     ]);
     expect(responses.map((response) => response.status)).to.deep.equal([201, 403, 201, 404]);

@@ -37,7 +37,11 @@ describe('POST /v1/admin/petitions/{id}/invalidate-signatures', function () {
   });
 
   const call = async (method: string, route: string, token: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${api.baseUrl}${route}`, { method, headers: { 'content-type': 'application/json', ...bearer(token), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${api.baseUrl}${route}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...bearer(token), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: response.status, body: await json(response) };
   };
   const count = async (petitionId: string) => (await call('GET', `/v1/petitions/${petitionId}`, creatorToken)).body.data.signature_count as number;
@@ -127,7 +131,9 @@ describe('POST /v1/admin/petitions/{id}/invalidate-signatures', function () {
     expect(real.signature_count_after).to.be.within(LARGE - FRAUD, LARGE - FRAUD + latecomers.length);
 
     expect(await count(petition.id)).to.equal(LARGE - FRAUD + latecomers.length);
-    const rows = await db().one(sql.type(z.object({ live: z.number(), kept: z.number(), counted: z.number(), fraud_left: z.number(), removed: z.number(), batches: z.number() }))`
+    const rows = await db().one(sql.type(
+      z.object({ live: z.number(), kept: z.number(), counted: z.number(), fraud_left: z.number(), removed: z.number(), batches: z.number() }),
+    )`
       SELECT (SELECT count(*) FROM signatures WHERE petition_id = ${petition.id})::int AS live,
         (SELECT count(*) FROM invalidated_signatures WHERE invalidation_id = ${real.id})::int AS kept,
         (SELECT sum(count) FROM signature_counters WHERE petition_id = ${petition.id})::int AS counted,
@@ -136,7 +142,13 @@ describe('POST /v1/admin/petitions/{id}/invalidate-signatures', function () {
         (SELECT count(*) FROM events WHERE petition_id = ${petition.id} AND type = 'signature.removed')::int AS batches
     `);
     const { batches, ...counts } = rows;
-    expect(counts).to.deep.equal({ live: LARGE - FRAUD + latecomers.length, kept: FRAUD, counted: LARGE - FRAUD + latecomers.length, fraud_left: 0, removed: FRAUD });
+    expect(counts).to.deep.equal({
+      live: LARGE - FRAUD + latecomers.length,
+      kept: FRAUD,
+      counted: LARGE - FRAUD + latecomers.length,
+      fraud_left: 0,
+      removed: FRAUD,
+    });
     // Batches of at most 1,000 signatures each: no long transaction, so no long lock on the petition's rows.
     expect(batches).to.be.at.least(FRAUD / 1_000);
   });
@@ -162,6 +174,13 @@ describe('POST /v1/admin/petitions/{id}/invalidate-signatures', function () {
     const malformed = await call('POST', route, adminToken, { filter: { ip_block: '300.1.2.3/24' }, dry_run: true });
     expect([malformed.status, malformed.body.errors?.[0]?.code]).to.deep.equal([422, 'invalid_ip_block']);
     expect((await call('POST', route, adminToken, { filter: { ip_block: '10.0.0.0/8' }, dry_run: true })).status).to.equal(422);
-    expect((await call('POST', `/v1/admin/petitions/${crypto.randomUUID()}/invalidate-signatures`, adminToken, { filter: { email_domain: 'x.test' }, dry_run: true })).status).to.equal(404);
+    expect(
+      (
+        await call('POST', `/v1/admin/petitions/${crypto.randomUUID()}/invalidate-signatures`, adminToken, {
+          filter: { email_domain: 'x.test' },
+          dry_run: true,
+        })
+      ).status,
+    ).to.equal(404);
   });
 });

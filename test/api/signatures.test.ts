@@ -26,7 +26,11 @@ describe('signatures', function () {
   });
 
   const sign = (petitionId: string, token: string, body: Record<string, unknown> = {}) =>
-    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify(body) });
+    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: JSON.stringify(body),
+    });
 
   describe('POST /v1/petitions/{id}/signatures', () => {
     it('signs, counts, and answers 409 to a second signature by the same person', async () => {
@@ -34,7 +38,13 @@ describe('signatures', function () {
       const [signer] = await createTokenUsers(1);
       const response = await sign(petition.id, signer!.access_token, { comment: 'Yes!', display_location: 'Berlin' });
       expect(response.status).to.equal(201);
-      expect((await json(response)).data).to.include({ petition_id: petition.id, user_id: signer!.id, signature_count: 1, milestone_reached: false, is_anonymous: false });
+      expect((await json(response)).data).to.include({
+        petition_id: petition.id,
+        user_id: signer!.id,
+        signature_count: 1,
+        milestone_reached: false,
+        is_anonymous: false,
+      });
       const again = await sign(petition.id, signer!.access_token);
       expect(again.status).to.equal(409);
       expect((await json(again)).code).to.equal('already_signed');
@@ -61,11 +71,15 @@ describe('signatures', function () {
       expect(responses.filter((response) => response.status === 201)).to.have.length(60);
       expect(responses.filter((response) => response.status === 409)).to.have.length(60);
       const { db } = testEnvironment();
-      const milestones = await db.anyFirst(sql.type(z.object({ threshold: z.number() }))`SELECT threshold FROM petition_milestones WHERE petition_id = ${petition.id} ORDER BY threshold`);
+      const milestones = await db.anyFirst(
+        sql.type(z.object({ threshold: z.number() }))`SELECT threshold FROM petition_milestones WHERE petition_id = ${petition.id} ORDER BY threshold`,
+      );
       expect(milestones).to.deep.equal([10, 20, 25, 30, 40, 50]);
       const flagged = bodies.filter((body) => body.data?.milestone_reached === true);
       expect(flagged.length).to.be.at.least(1).and.at.most(6);
-      const events = await db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE petition_id = ${petition.id} AND type = 'signature.milestone'`);
+      const events = await db.oneFirst(
+        sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE petition_id = ${petition.id} AND type = 'signature.milestone'`,
+      );
       expect(events).to.equal(6);
       const shown = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}`));
       expect(shown.data.signature_count).to.equal(60);
@@ -85,7 +99,9 @@ describe('signatures', function () {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
       const [signer] = await createTokenUsers(1);
       expect((await sign(petition.id, signer!.access_token, { ref: creator.slug })).status).to.equal(201);
-      const referrer = await testEnvironment().db.oneFirst(sql.type(z.object({ referrer_id: z.string().nullable() }))`SELECT referrer_id FROM signatures WHERE petition_id = ${petition.id}`);
+      const referrer = await testEnvironment().db.oneFirst(
+        sql.type(z.object({ referrer_id: z.string().nullable() }))`SELECT referrer_id FROM signatures WHERE petition_id = ${petition.id}`,
+      );
       expect(referrer).to.equal(creator.id);
     });
   });
@@ -140,7 +156,8 @@ describe('signatures', function () {
     it('answers the spec’s list envelope {data, pagination, meta}, paged by cursor; a forged cursor is 400 invalid-cursor', async () => {
       const petition = await publishedPetition(api.baseUrl, creatorToken);
       const signers = await createTokenUsers(3);
-      for (const [index, signer] of signers.entries()) await sign(petition.id, signer.access_token, { display_location: index < 2 ? 'Lyon, France' : 'Paris, France' });
+      for (const [index, signer] of signers.entries())
+        await sign(petition.id, signer.access_token, { display_location: index < 2 ? 'Lyon, France' : 'Paris, France' });
       const geo = (query: string) => fetch(`${api.baseUrl}/v1/petitions/${petition.id}/signatures/geo?hours=1&${query}`);
       const first = await json(await geo('limit=1'));
       expect(Object.keys(first).sort()).to.deep.equal(['data', 'meta', 'pagination']);
@@ -159,7 +176,11 @@ describe('signatures', function () {
         const points = await json(await fetch(`${api.baseUrl}/v1/petitions/global/signatures/geo?hours=1&limit=100`));
         return (points.data as { city: string; count: number }[]).find((point) => point.city === 'Lyon')?.count ?? 0;
       };
-      const [creatorOnly, secret, open] = [await publishedPetition(api.baseUrl, creatorToken), await publishedPetition(api.baseUrl, creatorToken), await publishedPetition(api.baseUrl, creatorToken)];
+      const [creatorOnly, secret, open] = [
+        await publishedPetition(api.baseUrl, creatorToken),
+        await publishedPetition(api.baseUrl, creatorToken),
+        await publishedPetition(api.baseUrl, creatorToken),
+      ];
       const signers = await createTokenUsers(3);
       for (const petition of [creatorOnly, secret, open]) {
         for (const signer of signers) await sign(petition.id, signer.access_token, { display_location: 'Lyon, France' });
@@ -195,7 +216,15 @@ describe('signatures', function () {
         const signers = await createTokenUsers(3);
         const statuses: number[] = [];
         for (const signer of signers) {
-          statuses.push((await fetch(`${strict.baseUrl}/v1/petitions/${petition.id}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signer.access_token) }, body: '{}' })).status);
+          statuses.push(
+            (
+              await fetch(`${strict.baseUrl}/v1/petitions/${petition.id}/signatures`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', ...bearer(signer.access_token) },
+                body: '{}',
+              })
+            ).status,
+          );
         }
         expect(statuses).to.deep.equal([201, 201, 429]);
       } finally {

@@ -27,8 +27,10 @@ describe('POST /v1/petitions/{id}/signatures: the signing throttle per network b
   before(async () => {
     // The per-address limit stays out of reach (test default); the block and domain limits are tiny.
     api = await startApi({
-      RALLY_TASK_QUEUE: uniqueTaskQueue('sign-throttle'), RALLY_TRUST_PROXY: 'true',
-      RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: String(PER_BLOCK), RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: String(PER_DOMAIN),
+      RALLY_TASK_QUEUE: uniqueTaskQueue('sign-throttle'),
+      RALLY_TRUST_PROXY: 'true',
+      RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: String(PER_BLOCK),
+      RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: String(PER_DOMAIN),
     });
     creatorId = (await createTestUser()).id;
   });
@@ -38,9 +40,16 @@ describe('POST /v1/petitions/{id}/signatures: the signing throttle per network b
 
   async function sign(petitionId: string, token: string, address: string) {
     const response = await fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'X-Forwarded-For': address, ...bearer(token) }, body: '{}',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Forwarded-For': address, ...bearer(token) },
+      body: '{}',
     });
-    return { status: response.status, retryAfter: response.headers.get('retry-after'), contentType: response.headers.get('content-type'), body: await json(response) };
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      contentType: response.headers.get('content-type'),
+      body: await json(response),
+    };
   }
 
   /** Signers whose email addresses are at `domain` (by default one domain of their own each), logged in through the API. */

@@ -24,7 +24,11 @@ describe('user activity', function () {
 
   const get = (path: string) => fetch(`${api.baseUrl}${path}`);
   const sign = (petitionId: string, token: string, body: Record<string, unknown> = {}) =>
-    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify(body) });
+    fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: JSON.stringify(body),
+    });
 
   describe('GET /v1/users/{slug}/petitions (deprecated)', () => {
     it("lists the user's public, published petitions newest first, a page at a time", async () => {
@@ -75,7 +79,8 @@ describe('user activity', function () {
         await sign(anonymous.id, token, { is_anonymous: true }),
         await sign(creatorOnly.id, token),
         await sign(unlisted.id, token),
-      ]) expect(response.status).to.equal(201);
+      ])
+        expect(response.status).to.equal(201);
 
       const page = await json(await get(`/v1/users/${slug}/signatures?limit=1`));
       expect(page.data).to.have.length(1);

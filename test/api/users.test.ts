@@ -51,9 +51,12 @@ describe('users', function () {
   describe('PATCH /v1/users/me avatar_url in production', () => {
     it('answers 422 for a plain http URL and takes https', async () => {
       await withProductionApi({}, async (production) => {
-        const patch = (avatar_url: string) => fetch(`${production.baseUrl}/v1/users/me`, {
-          method: 'PATCH', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ avatar_url }),
-        });
+        const patch = (avatar_url: string) =>
+          fetch(`${production.baseUrl}/v1/users/me`, {
+            method: 'PATCH',
+            headers: { 'content-type': 'application/json', ...bearer(token) },
+            body: JSON.stringify({ avatar_url }),
+          });
         const refused = await patch('http://images.example.org/ada.png');
         expect(refused.status).to.equal(422);
         expect((await json(refused)).errors[0]).to.include({ field: 'avatar_url', code: 'invalid_format' });

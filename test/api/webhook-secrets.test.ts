@@ -34,7 +34,22 @@ describe('webhook signing secrets', () => {
 });
 
 describe('webhook address guard', () => {
-  for (const address of ['127.0.0.1', '10.0.0.8', '172.20.1.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1', 'not-an-ip']) {
+  for (const address of [
+    '127.0.0.1',
+    '10.0.0.8',
+    '172.20.1.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    'fd00::1',
+    'fe80::1',
+    '::ffff:10.0.0.1',
+    '::ffff:7f00:1',
+    '64:ff9b::a00:1',
+    'not-an-ip',
+  ]) {
     it(`treats ${address} as private`, () => expect(isPrivateAddress(address)).to.equal(true));
   }
   for (const address of ['93.184.215.14', '8.8.8.8', '::ffff:8.8.8.8', '2606:4700::1111']) {

@@ -20,7 +20,10 @@ describe('Webhook endpoints', function () {
   after(() => api.stop());
 
   const call = (path: string, init: RequestInit & { credential?: string } = {}) =>
-    fetch(`${api.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...bearer(init.credential ?? token), ...(init.headers as object) } });
+    fetch(`${api.baseUrl}${path}`, {
+      ...init,
+      headers: { 'content-type': 'application/json', ...bearer(init.credential ?? token), ...(init.headers as object) },
+    });
   const create = async (body: object = { url: 'http://127.0.0.1:9/hook', events: ['signature.created'] }, credential = token) => {
     const response = await call('/v1/webhooks', { method: 'POST', body: JSON.stringify(body), credential });
     return { status: response.status, body: await json(response) };
@@ -74,9 +77,16 @@ describe('Webhook endpoints', function () {
     it('changes url, events and is_active, then deletes', async () => {
       const { body } = await create();
       const id = body.data.id;
-      const patched = await call(`/v1/webhooks/${id}`, { method: 'PATCH', body: JSON.stringify({ url: 'http://127.0.0.1:9/other', events: ['petition.published', 'petition.closed'], is_active: false }) });
+      const patched = await call(`/v1/webhooks/${id}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/other', events: ['petition.published', 'petition.closed'], is_active: false }),
+      });
       expect(patched.status).to.equal(200);
-      expect((await json(patched)).data).to.deep.include({ url: 'http://127.0.0.1:9/other', events: ['petition.published', 'petition.closed'], is_active: false });
+      expect((await json(patched)).data).to.deep.include({
+        url: 'http://127.0.0.1:9/other',
+        events: ['petition.published', 'petition.closed'],
+        is_active: false,
+      });
       expect((await call(`/v1/webhooks/${id}`, { method: 'PATCH', body: JSON.stringify({}) })).status).to.equal(422);
       expect((await call(`/v1/webhooks/${id}`, { method: 'DELETE' })).status).to.equal(204);
       expect((await call(`/v1/webhooks/${id}`)).status).to.equal(404);
@@ -87,7 +97,8 @@ describe('Webhook endpoints', function () {
       for (let round = 0; round < 20; round += 1) {
         const { body } = await create();
         const id = body.data.id;
-        const replay = () => call(`/v1/webhooks/${id}/replay`, { method: 'POST', body: JSON.stringify({ since: new Date(Date.now() - 60_000).toISOString() }) });
+        const replay = () =>
+          call(`/v1/webhooks/${id}/replay`, { method: 'POST', body: JSON.stringify({ since: new Date(Date.now() - 60_000).toISOString() }) });
         const [deleted, ...replays] = await Promise.all([call(`/v1/webhooks/${id}`, { method: 'DELETE' }), replay(), replay(), replay()]);
         expect(deleted.status, 'deleting the endpoint').to.equal(204);
         for (const answer of replays) statuses.add(answer.status);
@@ -102,7 +113,9 @@ describe('Webhook endpoints', function () {
       const response = await call(`/v1/webhooks/${body.data.id}/rotate-secret`, { method: 'POST' });
       expect(response.status).to.equal(200);
       const rotated = (await json(response)).data;
-      expect(rotated.secret).to.match(/^whsec_/).and.not.equal(body.data.secret);
+      expect(rotated.secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(body.data.secret);
       const graceHours = (Date.parse(rotated.previous_secret_expires_at) - Date.now()) / 3_600_000;
       expect(graceHours).to.be.within(23.9, 24);
     });
@@ -132,7 +145,16 @@ describe('Webhook URL guard (RALLY_WEBHOOK_ALLOW_PRIVATE unset)', function () {
   });
   after(() => api.stop());
 
-  for (const url of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://localhost/hook', 'https://10.1.2.3/hook', 'https://[::1]/hook', 'https://169.254.169.254/latest', 'https://[::ffff:127.0.0.1]/x', 'https://user:pw@example.com/']) {
+  for (const url of [
+    'http://example.com/hook',
+    'https://127.0.0.1/hook',
+    'https://localhost/hook',
+    'https://10.1.2.3/hook',
+    'https://[::1]/hook',
+    'https://169.254.169.254/latest',
+    'https://[::ffff:127.0.0.1]/x',
+    'https://user:pw@example.com/',
+  ]) {
     it(`refuses ${url}`, async () => {
       const response = await fetch(`${api.baseUrl}/v1/webhooks`, {
         method: 'POST',

@@ -25,7 +25,12 @@ describe('npx rally oauth-clients', function () {
 
   describe('create', () => {
     it('prints the client with its secret once, and stores only a hash of the secret', async () => {
-      const app = await registerApp({ name: 'Mailer', redirectUris: ['https://mailer.example/cb', 'http://localhost:4000/cb'], scopes: 'read:petitions write:petitions', confidential: true });
+      const app = await registerApp({
+        name: 'Mailer',
+        redirectUris: ['https://mailer.example/cb', 'http://localhost:4000/cb'],
+        scopes: 'read:petitions write:petitions',
+        confidential: true,
+      });
       expect(app).to.include({ name: 'Mailer' });
       expect(app.client_id).to.match(/^app_/);
       expect(app.client_secret).to.be.a('string').with.length.above(40);
@@ -56,7 +61,13 @@ describe('npx rally oauth-clients', function () {
   describe('list and delete', () => {
     it('lists clients without secrets; delete forgets the client and revokes its tokens', async () => {
       const owner = await createTestUser();
-      const app = await registerApp({ name: 'Short-lived', redirectUris: ['https://short.example/cb'], scopes: 'read:profile', confidential: true, ownerEmail: owner.email });
+      const app = await registerApp({
+        name: 'Short-lived',
+        redirectUris: ['https://short.example/cb'],
+        scopes: 'read:profile',
+        confidential: true,
+        ownerEmail: owner.email,
+      });
       const listed = JSON.parse((await runRallyCli(['oauth-clients', 'list'])).stdout) as { client_id: string }[];
       const entry = listed.find((client) => client.client_id === app.client_id);
       expect(entry).to.include({ name: 'Short-lived' });

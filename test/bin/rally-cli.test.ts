@@ -30,7 +30,11 @@ describe('npx rally', function () {
 
     it('gives a second user with the same display name another slug', async () => {
       const name = `Same Name ${randomUUID().slice(0, 6)}`;
-      const create = async () => JSON.parse((await rally(['users', 'create', '--email', `cli-${randomUUID().slice(0, 8)}@example.test`, '--password', 'long enough password', '--name', name])).stdout);
+      const create = async () =>
+        JSON.parse(
+          (await rally(['users', 'create', '--email', `cli-${randomUUID().slice(0, 8)}@example.test`, '--password', 'long enough password', '--name', name]))
+            .stdout,
+        );
       const [first, second] = [await create(), await create()];
       expect(second.slug).to.be.a('string').and.not.equal(first.slug);
     });
@@ -50,7 +54,10 @@ describe('npx rally', function () {
   describe('loadtest users', () => {
     it('prints one line per user with an access token the API accepts', async () => {
       const { stdout } = await rally(['loadtest', 'users', '--count', '3']);
-      const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(lines).to.have.length(3);
       const jwks = createRemoteJWKSet(new URL(`http://127.0.0.1:${testEnvironment().identityProviderPort}/jwks`));
       await jwtVerify(lines[0].access_token, jwks, { audience: PUBLIC_URL });

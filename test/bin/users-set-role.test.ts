@@ -34,15 +34,26 @@ describe('npx rally users set-role', function () {
     expect(await statusSoon(token, 200)).to.equal(200);
     expect(JSON.parse((await runRallyCli(['users', 'set-role', '--email', user.email, '--role', 'user'])).stdout).role).to.equal('user');
     expect(await statusSoon(token, 403)).to.equal(403);
-    const audited = await testEnvironment().db.any(sql.type(z.object({ actor_type: z.string(), credential: z.string(), after: z.record(z.string(), z.unknown()) }))`
+    const audited = await testEnvironment().db.any(sql.type(
+      z.object({ actor_type: z.string(), credential: z.string(), after: z.record(z.string(), z.unknown()) }),
+    )`
       SELECT actor_type, credential, after FROM audit_logs WHERE action = 'user.role_changed' AND target_id = ${user.id} ORDER BY created_at
     `);
-    expect(audited.map((row) => [row.actor_type, row.credential, row.after.role])).to.deep.equal([['cli', 'cli', 'admin'], ['cli', 'cli', 'user']]);
+    expect(audited.map((row) => [row.actor_type, row.credential, row.after.role])).to.deep.equal([
+      ['cli', 'cli', 'admin'],
+      ['cli', 'cli', 'user'],
+    ]);
   });
 
   it('exits 2 with a message for an unknown email or role', async () => {
-    for (const args of [['--email', 'nobody@example.test', '--role', 'admin'], ['--email', 'x@example.test', '--role', 'owner']]) {
-      const failure = await runRallyCli(['users', 'set-role', ...args]).then(() => undefined, (error: { code: number; stderr: string }) => error);
+    for (const args of [
+      ['--email', 'nobody@example.test', '--role', 'admin'],
+      ['--email', 'x@example.test', '--role', 'owner'],
+    ]) {
+      const failure = await runRallyCli(['users', 'set-role', ...args]).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
       expect(failure?.code).to.equal(2);
       expect(failure?.stderr).to.match(/no user has the email|needs --email/);
     }

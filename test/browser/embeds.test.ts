@@ -70,10 +70,15 @@ describe('petitions on other sites, in Chromium', function () {
     return frame;
   }
 
-  const oembedHtml = async (slug: string) => (await json(await fetch(`${api.baseUrl}/v1/oembed?url=${encodeURIComponent(`${PUBLIC_URL}/p/${slug}`)}`))).html as string;
+  const oembedHtml = async (slug: string) =>
+    (await json(await fetch(`${api.baseUrl}/v1/oembed?url=${encodeURIComponent(`${PUBLIC_URL}/p/${slug}`)}`))).html as string;
   const sign = async (petitionId: string) => {
     const signer = (await login(api.baseUrl, await createTestUser())).accessToken;
-    const response = await fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(signer) }, body: '{}' });
+    const response = await fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(signer) },
+      body: '{}',
+    });
     expect(response.status).to.equal(201);
   };
 
@@ -85,8 +90,13 @@ describe('petitions on other sites, in Chromium', function () {
     expect(await frame.$eval('h1', (h1) => h1.textContent)).to.equal('Light the river path at night');
     expect(await frame.$eval('[data-count]', (count) => count.textContent)).to.equal('0');
 
-    const resized = () => page.evaluate(`({ messages: window.rallyResizes, iframe: document.querySelector('iframe[data-rally-embed]').style.height,
-      drawn: document.querySelector('iframe[data-rally-embed]').getBoundingClientRect().height })`) as Promise<{ messages: { origin: string; height: number }[]; iframe: string; drawn: number }>;
+    const resized = () =>
+      page.evaluate(`({ messages: window.rallyResizes, iframe: document.querySelector('iframe[data-rally-embed]').style.height,
+      drawn: document.querySelector('iframe[data-rally-embed]').getBoundingClientRect().height })`) as Promise<{
+        messages: { origin: string; height: number }[];
+        iframe: string;
+        drawn: number;
+      }>;
     await page.waitForFunction('window.rallyResizes.length > 0');
     const first = await resized();
     const last = first.messages.at(-1)!;
@@ -111,9 +121,13 @@ describe('petitions on other sites, in Chromium', function () {
 
   it('applies the dark theme colours to the widget from the embed code', async () => {
     const petition = await publishedPetition(api.baseUrl, token, { title: 'Repair the old bandstand', signatureGoal: 10 });
-    const code = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/embed`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ theme: 'dark', show_description: true }),
-    }));
+    const code = await json(
+      await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/embed`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: JSON.stringify({ theme: 'dark', show_description: true }),
+      }),
+    );
     const page = await newPage();
     await page.goto(host.show(code.data.html), { waitUntil: 'load' });
     const frame = await embedded(page);
@@ -130,7 +144,8 @@ describe('petitions on other sites, in Chromium', function () {
     const authorToken = (await login(api.baseUrl, author)).accessToken;
     const petition = await publishedPetition(api.baseUrl, authorToken, {
       title: `<script>window.rallyPwned=2</script>"'><img src=x onerror="window.rallyPwned=3">`,
-      description: `Read javascript:window.rallyPwned=4 or <a ` +
+      description:
+        `Read javascript:window.rallyPwned=4 or <a ` +
         `href="javascript:window.rallyPwned=5">this</a>.\n\n"><script>window.rallyPwned=6</script> ' ` +
         `onmouseover='window.rallyPwned=7`,
       decisionMakers: [{ name: '<img src=x onerror="window.rallyPwned=8">', title: '"><svg onload="window.rallyPwned=9">', email: 'dm@example.test' }],
@@ -155,7 +170,9 @@ describe('petitions on other sites, in Chromium', function () {
 
   it('passes the page checks in light and dark: no console error, lang, title, description, alt text, contrast, a keyboard-reachable sign button', async () => {
     const petition = await publishedPetition(api.baseUrl, token, {
-      title: 'Save the Saturday market', signatureGoal: 1000, imageUrl: `${host.origin}/picture.png`,
+      title: 'Save the Saturday market',
+      signatureGoal: 1000,
+      imageUrl: `${host.origin}/picture.png`,
       decisionMakers: [{ name: 'Councillor Reed', title: 'Chair of the markets committee', email: 'reed@example.test' }],
     });
     await sign(petition.id);
@@ -185,7 +202,7 @@ describe('petitions on other sites, in Chromium', function () {
   // work a browser's timings swing too far for a pass/fail here, so this test measures and records
   // the figure (first-paint.json beside the screenshots); the goal is checked by `npm run bench`
   // (scenario widget-first-paint).
-  it('measures the widget\'s first paint from a warm server with the Performance API and records it', async () => {
+  it("measures the widget's first paint from a warm server with the Performance API and records it", async () => {
     const petition = await publishedPetition(api.baseUrl, token, { title: 'Paint the widget quickly', signatureGoal: 100 });
     const url = `${PUBLIC_URL}/embed/p/${petition.slug}`;
     for (let warm = 0; warm < 3; warm += 1) expect((await fetch(`${api.baseUrl}/embed/p/${petition.slug}`)).status).to.equal(200);
@@ -201,13 +218,21 @@ describe('petitions on other sites, in Chromium', function () {
     }
     const sorted = [...samples].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)]!;
-    const record = { url, loads: samples.length, first_contentful_paint_ms: samples.map((ms) => Math.round(ms)), median_ms: Math.round(median), budget_ms: 300 };
+    const record = {
+      url,
+      loads: samples.length,
+      first_contentful_paint_ms: samples.map((ms) => Math.round(ms)),
+      median_ms: Math.round(median),
+      budget_ms: 300,
+    };
     await writeFile(`${OUTPUT}first-paint.json`, `${JSON.stringify(record, null, 2)}\n`);
-    console.log(`      widget first contentful paint: median ${record.median_ms} ms over ${record.loads} cold-cache loads (budget 300 ms; checked in the bench)`);
+    console.log(
+      `      widget first contentful paint: median ${record.median_ms} ms over ${record.loads} cold-cache loads (budget 300 ms; checked in the bench)`,
+    );
     expect(errors).to.deep.equal([]);
   });
 
-  it('keeps the widget within 15 KB, on Rally\'s origin only, without cookies', async () => {
+  it("keeps the widget within 15 KB, on Rally's origin only, without cookies", async () => {
     const petition = await publishedPetition(api.baseUrl, token, { title: 'Keep the ferry running', imageUrl: `${host.origin}/picture.png` });
     const page = await newPage();
     const responses: Promise<{ url: string; bytes: number; cookie: boolean }>[] = [];
@@ -219,7 +244,10 @@ describe('petitions on other sites, in Chromium', function () {
     await page.goto(`${PUBLIC_URL}/embed/p/${petition.slug}`, { waitUntil: 'networkidle0' });
     const loaded = await Promise.all(responses);
     expect(loaded.map((entry) => new URL(entry.url).origin)).to.satisfy((origins: string[]) => origins.every((origin) => origin === RALLY_ORIGIN));
-    expect(loaded.reduce((total, entry) => total + entry.bytes, 0), 'bytes before compression').to.be.at.most(15 * 1024);
+    expect(
+      loaded.reduce((total, entry) => total + entry.bytes, 0),
+      'bytes before compression',
+    ).to.be.at.most(15 * 1024);
     expect(loaded.some((entry) => entry.cookie)).to.equal(false);
     expect(await page.cookies()).to.deep.equal([]);
     await page.close();

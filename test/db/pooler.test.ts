@@ -17,9 +17,12 @@ import { publishedPetition } from '../support/petitions.ts';
 import { freePort, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
-const post = (api: RunningApi, route: string, token: string | undefined, body: unknown) => fetch(`${api.baseUrl}${route}`, {
-  method: 'POST', headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) }, body: JSON.stringify(body),
-});
+const post = (api: RunningApi, route: string, token: string | undefined, body: unknown) =>
+  fetch(`${api.baseUrl}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) },
+    body: JSON.stringify(body),
+  });
 
 describe('Rally behind PgBouncer in transaction mode', function () {
   this.timeout(180_000);
@@ -54,19 +57,27 @@ describe('Rally behind PgBouncer in transaction mode', function () {
     const { data: pair } = await json(rotated);
     expect((await fetch(`${second.baseUrl}/v1/users/me`, { headers: bearer(pair.access_token) })).status).to.equal(200);
     expect((await post(first, '/v1/auth/refresh', undefined, { refresh_token: rt0 })).status).to.equal(401);
-    await eventually(async () => ((await fetch(`${second.baseUrl}/v1/users/me`, { headers: bearer(pair.access_token) })).status === 401 ? true : undefined), 10_000, 'a 401 on the other API');
+    await eventually(
+      async () => ((await fetch(`${second.baseUrl}/v1/users/me`, { headers: bearer(pair.access_token) })).status === 401 ? true : undefined),
+      10_000,
+      'a 401 on the other API',
+    );
   });
 
-  it('evicts a suspended user from the other API\'s cache', async () => {
+  it("evicts a suspended user from the other API's cache", async () => {
     const admin = (await login(first.baseUrl, await createTestUser({ admin: true }))).accessToken;
     const user = await createTestUser();
     const token = (await login(first.baseUrl, user)).accessToken;
     expect((await fetch(`${second.baseUrl}/v1/users/me`, { headers: bearer(token) })).status).to.equal(200); // now cached there
     expect((await post(first, `/v1/admin/users/${user.id}/suspend`, admin, { reason: 'pooler test' })).status).to.equal(200);
-    await eventually(async () => {
-      const response = await fetch(`${second.baseUrl}/v1/users/me`, { headers: bearer(token) });
-      return response.status === 403 && (await json(response)).code === 'account_suspended' ? true : undefined;
-    }, 10_000, 'a 403 account_suspended on the other API');
+    await eventually(
+      async () => {
+        const response = await fetch(`${second.baseUrl}/v1/users/me`, { headers: bearer(token) });
+        return response.status === 403 && (await json(response)).code === 'account_suspended' ? true : undefined;
+      },
+      10_000,
+      'a 403 account_suspended on the other API',
+    );
   });
 
   it('streams live signature counts signed on one API to a client of the other', async () => {

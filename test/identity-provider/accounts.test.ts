@@ -2,12 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
-import {
-  createIdentityAccount,
-  findIdentityAccount,
-  IdentityAccountError,
-  verifyIdentityPassword,
-} from '../../identity-provider/accounts.ts';
+import { createIdentityAccount, findIdentityAccount, IdentityAccountError, verifyIdentityPassword } from '../../identity-provider/accounts.ts';
 import { sql } from '../../db/sql.ts';
 import { testEnvironment } from '../support/environment.ts';
 
@@ -26,7 +21,9 @@ describe('embedded identity provider: accounts', function () {
       SELECT email, password_hash FROM identity_accounts WHERE id = ${accountId}
     `);
     expect(row.email).to.equal(email);
-    expect(row.password_hash).to.match(/^\$argon2id\$/).and.not.include(password);
+    expect(row.password_hash)
+      .to.match(/^\$argon2id\$/)
+      .and.not.include(password);
     expect(await findIdentityAccount(testEnvironment().db, accountId)).to.deep.equal({
       id: accountId,
       email,
@@ -56,7 +53,10 @@ describe('embedded identity provider: accounts', function () {
       { email: 'no-at-sign', password },
       { email: `short.${randomBytes(4).toString('hex')}@example.org`, password: 'short' },
     ]) {
-      const error = await createIdentityAccount(testEnvironment().db, input).then(() => undefined, (caught: unknown) => caught);
+      const error = await createIdentityAccount(testEnvironment().db, input).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error).to.be.instanceOf(IdentityAccountError);
     }
   });

@@ -12,7 +12,6 @@ export const CLIENT = { client_id: 'rally-api', client_secret: 'identity-provide
 
 export type RunningProvider = { issuer: string; port: number; stop(): Promise<number | null> };
 
-
 /** Resolves once the process logs "listening"; stop() sends SIGTERM and resolves with the exit code. */
 export async function startProvider(port: number, env: Record<string, string> = {}): Promise<RunningProvider> {
   const child = spawn(process.execPath, ['identity-provider/main.ts'], {

@@ -106,7 +106,10 @@ describe('embedded identity provider: refresh tokens', function () {
     const tokens = await json(await login(provider.issuer, email, password));
     const { db } = testEnvironment();
     const rows = await db.anyFirst(sql.type(z.object({ line: z.string() }))`SELECT row_to_json(r)::text AS line FROM identity_provider_records r`);
-    expect(rows.filter((line) => line.includes(tokens.refresh_token)), 'rows holding the raw refresh token').to.deep.equal([]);
+    expect(
+      rows.filter((line) => line.includes(tokens.refresh_token)),
+      'rows holding the raw refresh token',
+    ).to.deep.equal([]);
     expect((await storedRefreshTokens([tokens.refresh_token])).get(tokens.refresh_token)).to.not.equal(undefined);
 
     const keys = await db.any(sql.type(z.object({ kid: z.string(), private_jwk: z.unknown(), sealed_jwk: z.instanceof(Buffer) }))`

@@ -9,8 +9,12 @@ function setUp(options: { freshMs?: number; maxAgeMs?: number; max?: number } = 
   let clock = 1_000_000;
   const warnings: string[] = [];
   const cache = createAnswerCache<Answer>({
-    max: options.max ?? 10, freshMs: options.freshMs ?? 1_000, maxAgeMs: options.maxAgeMs ?? 10_000, name: 'test answer',
-    log: { warn: (message) => void warnings.push(message) }, now: () => clock,
+    max: options.max ?? 10,
+    freshMs: options.freshMs ?? 1_000,
+    maxAgeMs: options.maxAgeMs ?? 10_000,
+    name: 'test answer',
+    log: { warn: (message) => void warnings.push(message) },
+    now: () => clock,
   });
   let loads = 0;
   let gate: Promise<void> = Promise.resolve();
@@ -21,7 +25,9 @@ function setUp(options: { freshMs?: number; maxAgeMs?: number; max?: number } = 
     return { version };
   };
   return {
-    cache, load, warnings,
+    cache,
+    load,
+    warnings,
     loads: () => loads,
     advance: (ms: number) => void (clock += ms),
     hold: () => {

@@ -23,11 +23,7 @@ const READ_ELSEWHERE: Record<string, string> = {
 // The OpenTelemetry SDK reads the other standard OTEL_* variables itself, and Node.js NODE_OPTIONS.
 const READ_BY_LIBRARIES = /^(OTEL_[A-Z0-9_]+|NODE_OPTIONS)$/;
 
-const READS = [
-  /\bprocess\.env\.([A-Za-z_][A-Za-z0-9_]*)/g,
-  /\benv\.([A-Z][A-Z0-9_]*)\b/g,
-  /\benv\[\s*['"`]([A-Za-z_][A-Za-z0-9_]*)['"`]\s*\]/g,
-];
+const READS = [/\bprocess\.env\.([A-Za-z_][A-Za-z0-9_]*)/g, /\benv\.([A-Z][A-Z0-9_]*)\b/g, /\benv\[\s*['"`]([A-Za-z_][A-Za-z0-9_]*)['"`]\s*\]/g];
 const DESTRUCTURED = /\{([^}]*)\}\s*=\s*process\.env\b/g;
 const DYNAMIC = /\bprocess\.env\[\s*[^'"`\s]/;
 
@@ -49,7 +45,11 @@ async function environmentReads(): Promise<string[]> {
     const source = await readFile(path.join(ROOT, file), 'utf8');
     for (const pattern of READS) for (const [, name] of source.matchAll(pattern)) reads.add(`${file}: ${name}`);
     for (const [, names = ''] of source.matchAll(DESTRUCTURED)) {
-      for (const name of names.split(',').map((part) => part.split(':')[0]!.trim()).filter(Boolean)) reads.add(`${file}: ${name}`);
+      for (const name of names
+        .split(',')
+        .map((part) => part.split(':')[0]!.trim())
+        .filter(Boolean))
+        reads.add(`${file}: ${name}`);
     }
     if (DYNAMIC.test(source)) reads.add(`${file}: process.env[…] (a name the test cannot see)`);
   }
@@ -65,6 +65,9 @@ describe('environment variables the code reads', () => {
       const name = read.split(': ')[1]!;
       return !declared.has(name) && !(name in READ_ELSEWHERE) && !READ_BY_LIBRARIES.test(name);
     });
-    expect(undeclared, 'declare these in platform/config/*.ts (then run `node scripts/run.mjs scripts/config-table.ts --write`), or list them in READ_ELSEWHERE').to.deep.equal([]);
+    expect(
+      undeclared,
+      'declare these in platform/config/*.ts (then run `node scripts/run.mjs scripts/config-table.ts --write`), or list them in READ_ELSEWHERE',
+    ).to.deep.equal([]);
   });
 });

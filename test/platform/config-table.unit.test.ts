@@ -34,7 +34,12 @@ describe('README configuration table (platform/config/*.ts)', () => {
 
   it('has one row with a default and a meaning for every documented variable', async () => {
     const table = readmeConfigTable(await readFile(README, 'utf8')) ?? '';
-    const rows = new Map(table.split('\n').map((row) => row.split(' | ')).map(([name = '', ...cells]) => [name.replace(/^\| `|`$/g, ''), cells]));
+    const rows = new Map(
+      table
+        .split('\n')
+        .map((row) => row.split(' | '))
+        .map(([name = '', ...cells]) => [name.replace(/^\| `|`$/g, ''), cells]),
+    );
     for (const name of DOCUMENTED) {
       const [defaultCell = '', meaning = ''] = rows.get(name) ?? [];
       expect(defaultCell, `${name}'s default`).to.not.equal('');

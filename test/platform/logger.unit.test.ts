@@ -22,7 +22,14 @@ describe('log lines (platform/logger.ts)', () => {
   });
 
   it('never hold a value under a credential-like field name', () => {
-    const fields = { password: 'hunter2-correct', access_token: 'abc.def', client_secret: 's3cr3t', authorization: 'Basic xyz', api_key: 'k', nested: { refreshToken: 'r-value' } };
+    const fields = {
+      password: 'hunter2-correct',
+      access_token: 'abc.def',
+      client_secret: 's3cr3t',
+      authorization: 'Basic xyz',
+      api_key: 'k',
+      nested: { refreshToken: 'r-value' },
+    };
     const line = formatLine('warn', 'auth', 'login failed', fields);
     for (const value of ['hunter2-correct', 'abc.def', 's3cr3t', 'Basic xyz', 'r-value']) expect(line).to.not.include(value);
     expect(parse(line)).to.include({ password: '[redacted]', access_token: '[redacted]' });

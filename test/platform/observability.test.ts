@@ -68,22 +68,28 @@ describe('Observability (metrics, traces, logs)', function () {
     signerSession = await login(api.baseUrl, signer);
     apiKey = (await createApiKey(api.baseUrl, creatorSession.accessToken, 'full')).key;
     const refresh = await fetch(`${api.baseUrl}/v1/auth/refresh`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: signerSession.refreshToken }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ refresh_token: signerSession.refreshToken }),
     });
     refreshed = (await json(refresh)).data.access_token;
 
     // The receiver fails the first attempt, so the delivery takes a retry.
     receiver.script('/hook', ['500', '200']);
     const endpoint = await fetch(`${api.baseUrl}/v1/webhooks`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(apiKey) },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(apiKey) },
       body: JSON.stringify({ url: receiver.url('/hook'), events: ['signature.created'] }),
     });
     ({ secret: webhookSecret, id: endpointId } = (await json(endpoint)).data);
     petitionId = (await publishedPetition(api.baseUrl, creatorSession.accessToken, { title: 'Plant trees along the river' })).id;
 
-    const sign = (token: string) => fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ comment: 'For the shade' }),
-    });
+    const sign = (token: string) =>
+      fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: JSON.stringify({ comment: 'For the shade' }),
+      });
     const signed = await sign(refreshed);
     expect(signed.status).to.equal(201);
     deliveryRequestId = signed.headers.get('x-request-id')!;
@@ -142,7 +148,10 @@ describe('Observability (metrics, traces, logs)', function () {
       expect(sampleValue(samples, 'rally_http_requests_total', { ...sign, status: '201' })).to.equal(1);
       expect(sampleValue(samples, 'rally_http_requests_total', { ...sign, status: '409' })).to.equal(1);
       expect(sampleValue(samples, 'rally_http_requests_total', { ...sign, status: '429' })).to.equal(1);
-      expect(samples.some((sample) => sample.name === 'rally_http_requests_total' && sample.labels.route!.includes(petitionId)), 'no raw ids as routes').to.equal(false);
+      expect(
+        samples.some((sample) => sample.name === 'rally_http_requests_total' && sample.labels.route!.includes(petitionId)),
+        'no raw ids as routes',
+      ).to.equal(false);
       expect(sampleValue(samples, 'rally_http_request_duration_seconds_count', { ...sign, status: '201' })).to.equal(1);
       const signSeconds = sampleValue(samples, 'rally_http_request_duration_seconds_sum', { ...sign, status: '201' })!;
       expect(signSeconds).to.be.greaterThan(0).and.lessThan(30);
@@ -161,10 +170,14 @@ describe('Observability (metrics, traces, logs)', function () {
       // The second attempt's outcome is recorded right after the receiver answered it. This worker's
       // dispatcher serves the whole test database, so deliveries that earlier test files left waiting
       // may add their attempts: the counts are at least this test's own.
-      const samples = await eventually(async () => {
-        const scraped = parseExposition(await (await scrape(workerMetricsUrl)).text());
-        return (sampleValue(scraped, 'rally_webhook_deliveries_total', { outcome: 'delivered' }) ?? 0) >= 1 ? scraped : undefined;
-      }, 30_000, 'the delivery counted');
+      const samples = await eventually(
+        async () => {
+          const scraped = parseExposition(await (await scrape(workerMetricsUrl)).text());
+          return (sampleValue(scraped, 'rally_webhook_deliveries_total', { outcome: 'delivered' }) ?? 0) >= 1 ? scraped : undefined;
+        },
+        30_000,
+        'the delivery counted',
+      );
       expect(sampleValue(samples, 'rally_webhook_delivery_attempts_total', { outcome: 'retrying' })).to.be.at.least(1);
       expect(sampleValue(samples, 'rally_webhook_delivery_attempts_total', { outcome: 'delivered' })).to.be.at.least(1);
       // A delivery delivered at its second attempt adds 2 to the sum of attempts.
@@ -191,17 +204,28 @@ describe('Observability (metrics, traces, logs)', function () {
   describe('traces', () => {
     it('link the sign request via the outbox, the batch workflow and its local activity to the first attempt, and the retry child to the second', async () => {
       const spansOfSign = (): ReceivedSpan[] => {
-        const server = otlp.spans().find((span) => span.service === 'rally-api' && span.kind === 2 && span.attributes['http.route'] === '/v1/petitions/:id/signatures'
-          && span.attributes['rally.request_id'] === deliveryRequestId);
+        const server = otlp
+          .spans()
+          .find(
+            (span) =>
+              span.service === 'rally-api' &&
+              span.kind === 2 &&
+              span.attributes['http.route'] === '/v1/petitions/:id/signatures' &&
+              span.attributes['rally.request_id'] === deliveryRequestId,
+          );
         return server ? otlp.spans().filter((span) => span.traceId === server.traceId) : [];
       };
       const isAttempt = (span: ReceivedSpan) => span.service === 'rally-worker' && span.kind === 3 && String(span.attributes['url.full']).endsWith('/hook');
-      const trace = await eventually(async () => {
-        const spans = spansOfSign();
-        // Workflow spans are exported when they end: the batch's after it started the child, the child's after the last attempt.
-        const ended = ['RunWorkflow:webhookDeliveryBatch', 'RunWorkflow:webhookDelivery'].every((name) => spans.some((span) => span.name === name));
-        return spans.filter(isAttempt).length >= 2 && ended ? spans : undefined;
-      }, 30_000, 'both delivery attempts in the trace of the sign request');
+      const trace = await eventually(
+        async () => {
+          const spans = spansOfSign();
+          // Workflow spans are exported when they end: the batch's after it started the child, the child's after the last attempt.
+          const ended = ['RunWorkflow:webhookDeliveryBatch', 'RunWorkflow:webhookDelivery'].every((name) => spans.some((span) => span.name === name));
+          return spans.filter(isAttempt).length >= 2 && ended ? spans : undefined;
+        },
+        30_000,
+        'both delivery attempts in the trace of the sign request',
+      );
       expect([...otlp.encodings()].sort()).to.deep.equal(['json', 'protobuf']);
       const names = trace.map((span) => `${span.service} ${span.name}`);
       expect(names).to.include.members([
@@ -228,7 +252,11 @@ describe('Observability (metrics, traces, logs)', function () {
       const attemptsUnder = trace.filter(isAttempt).map((span) => ancestry(span).find((name) => name.startsWith('RunActivity:')));
       expect(attemptsUnder.sort()).to.deep.equal(['RunActivity:attemptDelivery', 'RunActivity:sendDeliveryBatch']);
       const retry = trace.find((span) => span.name === 'RunWorkflow:webhookDelivery')!;
-      expect(ancestry(retry)).to.include.ordered.members(['StartChildWorkflow:webhookDelivery', 'RunWorkflow:webhookDeliveryBatch', 'StartWorkflow:webhookDeliveryBatch']);
+      expect(ancestry(retry)).to.include.ordered.members([
+        'StartChildWorkflow:webhookDelivery',
+        'RunWorkflow:webhookDeliveryBatch',
+        'StartWorkflow:webhookDeliveryBatch',
+      ]);
     });
   });
 
@@ -249,11 +277,16 @@ describe('Observability (metrics, traces, logs)', function () {
       expect(petition.memo?.summary).to.equal('Petition "Plant trees along the river"');
 
       // The README's query for one delivery finds its batch and its retry workflow.
-      const byDelivery = await eventually(async () => {
-        const found = new Map<string, string>();
-        for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}"` })) found.set(execution.type, execution.workflowId);
-        return found.size === 2 ? found : undefined;
-      }, 30_000, 'the list query finding the batch and the retry workflow');
+      const byDelivery = await eventually(
+        async () => {
+          const found = new Map<string, string>();
+          for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}"` }))
+            found.set(execution.type, execution.workflowId);
+          return found.size === 2 ? found : undefined;
+        },
+        30_000,
+        'the list query finding the batch and the retry workflow',
+      );
       expect([...byDelivery.keys()].sort()).to.deep.equal(['webhookDelivery', 'webhookDeliveryBatch']);
       const batchHandle = client.workflow.getHandle(byDelivery.get('webhookDeliveryBatch')!);
       await batchHandle.result();
@@ -264,18 +297,25 @@ describe('Observability (metrics, traces, logs)', function () {
       await captureHistory('webhook-delivery-batch-retry-with-summary', batchHandle);
       await captureHistory('webhook-delivery-retried-with-summary', retry);
 
-      const found = await eventually(async () => {
-        const types: string[] = [];
-        for await (const execution of client.workflow.list({ query: `RallyPetitionId = "${petitionId}"` })) types.push(execution.type);
-        return ['webhookDeliveryBatch', 'webhookDelivery', 'petitionLifecycle'].every((type) => types.includes(type)) ? types : undefined;
-      }, 30_000, 'the list query finding the petition\'s workflows');
+      const found = await eventually(
+        async () => {
+          const types: string[] = [];
+          for await (const execution of client.workflow.list({ query: `RallyPetitionId = "${petitionId}"` })) types.push(execution.type);
+          return ['webhookDeliveryBatch', 'webhookDelivery', 'petitionLifecycle'].every((type) => types.includes(type)) ? types : undefined;
+        },
+        30_000,
+        "the list query finding the petition's workflows",
+      );
       expect(found).to.include.members(['webhookDeliveryBatch', 'webhookDelivery', 'petitionLifecycle']);
       const byOutcome = async (outcome: string) => {
         const ids: string[] = [];
-        for await (const execution of client.workflow.list({ query: `RallyWebhookEndpointId = "${endpointId}" AND RallyDeliveryOutcome = "${outcome}"` })) ids.push(execution.workflowId);
+        for await (const execution of client.workflow.list({ query: `RallyWebhookEndpointId = "${endpointId}" AND RallyDeliveryOutcome = "${outcome}"` }))
+          ids.push(execution.workflowId);
         return ids;
       };
-      expect(await eventually(async () => ((await byOutcome('delivered')).length > 0 ? byOutcome('delivered') : undefined), 30_000, 'the outcome searchable')).to.deep.equal([deliveryId]);
+      expect(
+        await eventually(async () => ((await byOutcome('delivered')).length > 0 ? byOutcome('delivered') : undefined), 30_000, 'the outcome searchable'),
+      ).to.deep.equal([deliveryId]);
       expect(await byOutcome('failed')).to.deep.equal([]);
     });
   });
@@ -288,13 +328,19 @@ describe('Observability (metrics, traces, logs)', function () {
         for (const line of lines(text)) expect(() => JSON.parse(line), `${process}: ${line}`).to.not.throw();
       }
       const apiLines = lines(logs.api).map((line) => JSON.parse(line));
-      const signLine = apiLines.find((line) => line.message === 'request' && line.route === '/v1/petitions/:id/signatures' && line.request_id === deliveryRequestId);
+      const signLine = apiLines.find(
+        (line) => line.message === 'request' && line.route === '/v1/petitions/:id/signatures' && line.request_id === deliveryRequestId,
+      );
       expect(signLine, 'the sign request logged').to.not.equal(undefined);
       expect(signLine.trace_id).to.match(/^[0-9a-f]{32}$/);
-      const workerLines = await eventually(async () => {
-        const parsed = lines(logs.worker).map((line) => JSON.parse(line));
-        return parsed.some((line) => line.message === 'webhook attempt' && line.delivery_attempt === 2) ? parsed : undefined;
-      }, 30_000, 'the second attempt logged');
+      const workerLines = await eventually(
+        async () => {
+          const parsed = lines(logs.worker).map((line) => JSON.parse(line));
+          return parsed.some((line) => line.message === 'webhook attempt' && line.delivery_attempt === 2) ? parsed : undefined;
+        },
+        30_000,
+        'the second attempt logged',
+      );
       const activityLines = workerLines.filter((line) => line.activity === 'sendDeliveryBatch' || line.activity === 'attemptDelivery');
       for (const line of activityLines) {
         expect(line.workflow_id, JSON.stringify(line)).to.be.a('string');
@@ -305,7 +351,8 @@ describe('Observability (metrics, traces, logs)', function () {
       // `attempt` is each activity's own first try, `delivery_attempt` counts over the delivery's life.
       const written = activityLines.filter((line) => line.message === 'webhook attempt' && line.delivery_id === deliveryId);
       expect(written.map((line) => [line.activity, line.attempt, line.delivery_attempt, line.outcome])).to.deep.equal([
-        ['sendDeliveryBatch', 1, 1, 'retrying'], ['attemptDelivery', 1, 2, 'delivered'],
+        ['sendDeliveryBatch', 1, 1, 'retrying'],
+        ['attemptDelivery', 1, 2, 'delivered'],
       ]);
       expect(written[0].workflow_id).to.match(/^webhook-batch-/);
       expect(written[1].workflow_id).to.equal(deliveryId);
@@ -315,9 +362,15 @@ describe('Observability (metrics, traces, logs)', function () {
 
     it('hold none of the secrets the run created', () => {
       const secrets = {
-        'creator password': creator.password, 'signer password': signer.password,
-        'access token': creatorSession.accessToken, 'refreshed access token': refreshed, 'refresh token': signerSession.refreshToken,
-        'ID token': creatorSession.idToken, 'API key': apiKey, 'webhook secret': webhookSecret, 'metrics token': metricsToken,
+        'creator password': creator.password,
+        'signer password': signer.password,
+        'access token': creatorSession.accessToken,
+        'refreshed access token': refreshed,
+        'refresh token': signerSession.refreshToken,
+        'ID token': creatorSession.idToken,
+        'API key': apiKey,
+        'webhook secret': webhookSecret,
+        'metrics token': metricsToken,
       };
       expect(logs.api.length + logs.worker.length).to.be.greaterThan(1_000);
       for (const [name, secret] of Object.entries(secrets)) {

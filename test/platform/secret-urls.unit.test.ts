@@ -10,13 +10,18 @@ describe('redactSecretUrls (platform/secret-urls.ts)', () => {
       [`/v1/notifications/unsubscribe/${secret}`, '/v1/notifications/unsubscribe/[redacted]'],
       [`/v1/invitations/${secret}/accept`, '/v1/invitations/[redacted]/accept'],
       [`http://rally.test/respond/${secret}?x=1`, 'http://rally.test/respond/[redacted]?x=1'],
-    ]) expect(redactSecretUrls(path!)).to.equal(masked);
+    ])
+      expect(redactSecretUrls(path!)).to.equal(masked);
   });
 
   it('masks credential query parameters: access codes, upload signatures, OAuth state and code, anything named like a token', () => {
     expect(redactSecretUrls(`/v1/petitions/abc?access_code=${secret}`)).to.equal('/v1/petitions/abc?access_code=[redacted]');
-    expect(redactSecretUrls(`/v1/media/uploads/abc?expires=1700000000&signature=${secret}`)).to.equal('/v1/media/uploads/abc?expires=1700000000&signature=[redacted]');
-    expect(redactSecretUrls(`/oauth/authorize?client_id=app&state=${secret}&code_challenge=abc&scope=read`)).to.equal('/oauth/authorize?client_id=app&state=[redacted]&code_challenge=abc&scope=read');
+    expect(redactSecretUrls(`/v1/media/uploads/abc?expires=1700000000&signature=${secret}`)).to.equal(
+      '/v1/media/uploads/abc?expires=1700000000&signature=[redacted]',
+    );
+    expect(redactSecretUrls(`/oauth/authorize?client_id=app&state=${secret}&code_challenge=abc&scope=read`)).to.equal(
+      '/oauth/authorize?client_id=app&state=[redacted]&code_challenge=abc&scope=read',
+    );
     expect(redactSecretUrls(`/cb?code=${secret}#x`)).to.equal('/cb?code=[redacted]#x');
     for (const name of ['token', 'access_token', 'refresh_token', 'api_key', 'client_secret', 'password']) {
       expect(redactSecretUrls(`/x?${name}=${secret}`), name).to.equal(`/x?${name}=[redacted]`);
@@ -24,13 +29,22 @@ describe('redactSecretUrls (platform/secret-urls.ts)', () => {
   });
 
   it('leaves ids, slugs, cursors and other parameters as they are', () => {
-    for (const path of ['/v1/petitions/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/signatures?cursor=eyJ0Ijo&limit=5', '/p/save-the-river', '/v1/organizations/o/invitations', '/v1/search/petitions?q=river&sort=recent']) {
+    for (const path of [
+      '/v1/petitions/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/signatures?cursor=eyJ0Ijo&limit=5',
+      '/p/save-the-river',
+      '/v1/organizations/o/invitations',
+      '/v1/search/petitions?q=river&sort=recent',
+    ]) {
       expect(redactSecretUrls(path)).to.equal(path);
     }
   });
 
   it('masks URLs inside a whole JSON log line', () => {
-    const line = JSON.stringify({ message: 'unhandled error', path: `/respond/${secret}`, error: `fetch http://h/v1/petitions/p?access_code=${secret} failed` });
+    const line = JSON.stringify({
+      message: 'unhandled error',
+      path: `/respond/${secret}`,
+      error: `fetch http://h/v1/petitions/p?access_code=${secret} failed`,
+    });
     expect(redactSecretUrls(line)).to.not.include(secret);
     expect(JSON.parse(redactSecretUrls(line))).to.include({ path: '/respond/[redacted]' });
   });

@@ -13,10 +13,18 @@ describe('tracing from the standard OTEL_* variables (platform/telemetry.ts)', f
 
   it('exports spans to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, which overrides OTEL_EXPORTER_OTLP_ENDPOINT for traces', async () => {
     const otlp = await startOtlpReceiver();
-    const api = await startApi({ OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.endpoint}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '200' });
+    const api = await startApi({
+      OTEL_EXPORTER_OTLP_ENDPOINT: NOWHERE,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.endpoint}/v1/traces`,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    });
     try {
       expect((await fetch(`${api.baseUrl}/v1`)).status).to.equal(200);
-      const served = await eventually(async () => otlp.spans().find((span) => span.service === 'rally-api' && span.kind === 2), 20_000, 'a server span of the API');
+      const served = await eventually(
+        async () => otlp.spans().find((span) => span.service === 'rally-api' && span.kind === 2),
+        20_000,
+        'a server span of the API',
+      );
       expect(served.attributes['http.target']).to.equal('/v1');
     } finally {
       await api.stop();

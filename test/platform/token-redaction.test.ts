@@ -33,9 +33,12 @@ describe('tokens in logs and traces', function () {
     const user = await createTestUser();
     return { ...user, token: (await login(api.baseUrl, user)).accessToken };
   };
-  const post = (path: string, token: string | undefined, body?: unknown) => fetch(`${api.baseUrl}${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const post = (path: string, token: string | undefined, body?: unknown) =>
+    fetch(`${api.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   const linkIn = (message: CaughtMail, pattern: RegExp) => {
     // Quoted-printable soft breaks and folded headers put line breaks inside long links.
     const link = pattern.exec(message.raw.replace(/=\r?\n/g, '').replace(/\r?\n[ \t]+/g, ''))?.[0];
@@ -46,8 +49,12 @@ describe('tokens in logs and traces', function () {
   before(async () => {
     [otlp, mail] = await Promise.all([startOtlpReceiver(), startMailCatcher()]);
     const env = {
-      RALLY_TASK_QUEUE: uniqueTaskQueue('token-redaction'), SMTP_URL: mail.url, RALLY_NOTIFICATION_EMAIL_WINDOW: '1s',
-      LOG_LEVEL: 'debug', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_BSP_SCHEDULE_DELAY: '200',
+      RALLY_TASK_QUEUE: uniqueTaskQueue('token-redaction'),
+      SMTP_URL: mail.url,
+      RALLY_NOTIFICATION_EMAIL_WINDOW: '1s',
+      LOG_LEVEL: 'debug',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
     };
     api = await startApi(env, { onOutput: (chunk) => (logs += chunk) });
     worker = await startWorker(env, { onOutput: (chunk) => (logs += chunk) });
@@ -70,7 +77,10 @@ describe('tokens in logs and traces', function () {
     const petition = await publishedPetition(api.baseUrl, creator.token);
     const comment = (await json(await post(`/v1/petitions/${petition.id}/comments`, creator.token, { body: 'Who is with me?' }))).data;
     expect((await post(`/v1/petitions/${petition.id}/comments`, replier.token, { body: 'Count me in', parent_id: comment.id })).status).to.equal(201);
-    const unsubscribe = linkIn(await mail.waitFor(creator.email, /replied to your comment/, MAIL_WAIT_MS), /https?:\/\/\S+\/v1\/notifications\/unsubscribe\/[A-Za-z0-9_.-]+/);
+    const unsubscribe = linkIn(
+      await mail.waitFor(creator.email, /replied to your comment/, MAIL_WAIT_MS),
+      /https?:\/\/\S+\/v1\/notifications\/unsubscribe\/[A-Za-z0-9_.-]+/,
+    );
     secrets['unsubscribe token'] = unsubscribe.split('/unsubscribe/')[1]!;
     expect((await fetch(unsubscribe, { method: 'POST' })).status).to.be.below(300);
 
@@ -88,7 +98,13 @@ describe('tokens in logs and traces', function () {
     // The state an OAuth client binds its authorization request with.
     const app = await registerApp({ redirectUris: ['http://127.0.0.1:8766/callback'], confidential: true });
     secrets['OAuth state'] = randomBytes(16).toString('hex');
-    const consent = await authorize(api.baseUrl, creator.token, { client_id: app.client_id, redirect_uri: app.redirect_uris[0]!, response_type: 'code', state: secrets['OAuth state'], scope: app.scopes[0]! });
+    const consent = await authorize(api.baseUrl, creator.token, {
+      client_id: app.client_id,
+      redirect_uri: app.redirect_uris[0]!,
+      response_type: 'code',
+      state: secrets['OAuth state'],
+      scope: app.scopes[0]!,
+    });
     expect(consent.status).to.equal(200);
   });
 
@@ -99,9 +115,17 @@ describe('tokens in logs and traces', function () {
 
   it('were each carried by a real request, and the requests were traced', async () => {
     for (const [name, secret] of Object.entries(secrets)) expect(secret, name).to.be.a('string').with.length.of.at.least(8);
-    const portalSpan = await eventually(async () => otlp.spans().find((span) => span.service === 'rally-api' && span.attributes['http.route'] === '/respond/:token'), 30_000, 'the portal request\'s span');
+    const portalSpan = await eventually(
+      async () => otlp.spans().find((span) => span.service === 'rally-api' && span.attributes['http.route'] === '/respond/:token'),
+      30_000,
+      "the portal request's span",
+    );
     expect(portalSpan.attributes['http.target']).to.equal('/respond/[redacted]');
-    await eventually(async () => otlp.spans().some((span) => span.attributes['http.route'] === '/oauth/authorize') || undefined, 30_000, 'the authorization request\'s span');
+    await eventually(
+      async () => otlp.spans().some((span) => span.attributes['http.route'] === '/oauth/authorize') || undefined,
+      30_000,
+      "the authorization request's span",
+    );
   });
 
   it('appear in no log line of the API or the worker', () => {

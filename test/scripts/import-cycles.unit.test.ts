@@ -7,8 +7,7 @@ import { importCircles, importGraph, topFolder } from '../../scripts/lib/import-
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-const crossing = (graph: Map<string, string[]>) =>
-  importCircles(graph).filter((circle) => new Set(circle.map(topFolder)).size > 1);
+const crossing = (graph: Map<string, string[]>) => importCircles(graph).filter((circle) => new Set(circle.map(topFolder)).size > 1);
 
 describe('import graph (scripts/lib/import-graph.ts)', () => {
   it('has no import circle that crosses top-level folders', () => {

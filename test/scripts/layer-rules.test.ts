@@ -39,16 +39,25 @@ describe('import rules (scripts/eslint.config.js)', function () {
   });
 
   it('reports core/ importing workflows/, even for a type', async () => {
-    const value = await lintThrowaway('core', "import { petitionWorkflowId } from '../workflows/petition-lifecycle.ts';\nexport const probe = petitionWorkflowId;\n");
+    const value = await lintThrowaway(
+      'core',
+      "import { petitionWorkflowId } from '../workflows/petition-lifecycle.ts';\nexport const probe = petitionWorkflowId;\n",
+    );
     expect(value.join('\n')).to.include('no-restricted-imports').and.include('core/ is the domain');
-    const type = await lintThrowaway('core', "import type { InvalidationInput } from '../workflows/signature-invalidation.ts';\nexport type Probe = InvalidationInput;\n");
+    const type = await lintThrowaway(
+      'core',
+      "import type { InvalidationInput } from '../workflows/signature-invalidation.ts';\nexport type Probe = InvalidationInput;\n",
+    );
     expect(type.join('\n')).to.include('no-restricted-imports').and.include('core/ is the domain');
   });
 
   it('reports core/ importing the Temporal client or its client-side helpers', async () => {
     const client = await lintThrowaway('core', "import type { Client } from '@temporalio/client';\nexport type Probe = Client;\n");
     expect(client.join('\n')).to.include('no-restricted-imports').and.include('no Temporal');
-    const common = await lintThrowaway('core', "import type { UpdateDefinition } from '@temporalio/common';\nexport type Probe = UpdateDefinition<unknown, []>;\n");
+    const common = await lintThrowaway(
+      'core',
+      "import type { UpdateDefinition } from '@temporalio/common';\nexport type Probe = UpdateDefinition<unknown, []>;\n",
+    );
     expect(common.join('\n')).to.include('no-restricted-imports').and.include('no Temporal');
   });
 
@@ -58,7 +67,10 @@ describe('import rules (scripts/eslint.config.js)', function () {
   });
 
   it('reports api/ importing workflows/ or the Temporal client', async () => {
-    const workflows = await lintThrowaway('api', "import { petitionWorkflowId } from '../workflows/petition-lifecycle.ts';\nexport const probe = petitionWorkflowId;\n");
+    const workflows = await lintThrowaway(
+      'api',
+      "import { petitionWorkflowId } from '../workflows/petition-lifecycle.ts';\nexport const probe = petitionWorkflowId;\n",
+    );
     expect(workflows.join('\n')).to.include('no-restricted-imports').and.include('api/ is HTTP only');
     const client = await lintThrowaway('api', "import type { Client } from '@temporalio/client';\nexport type Probe = Client;\n");
     expect(client.join('\n')).to.include('no-restricted-imports').and.include('api/ is HTTP only');
@@ -72,8 +84,12 @@ describe('import rules (scripts/eslint.config.js)', function () {
   });
 
   it('accepts api/ reaching Temporal through orchestration/, and workflows/ importing a type of core/', async () => {
-    expect(await lintThrowaway('api', "import type { Orchestration } from '../orchestration/index.ts';\nexport type Probe = Orchestration;\n")).to.deep.equal([]);
-    expect(await lintThrowaway('workflows', "import type { TransitionRequest } from '../core/petitions/lifecycle.ts';\nexport type Probe = TransitionRequest;\n")).to.deep.equal([]);
+    expect(await lintThrowaway('api', "import type { Orchestration } from '../orchestration/index.ts';\nexport type Probe = Orchestration;\n")).to.deep.equal(
+      [],
+    );
+    expect(
+      await lintThrowaway('workflows', "import type { TransitionRequest } from '../core/petitions/lifecycle.ts';\nexport type Probe = TransitionRequest;\n"),
+    ).to.deep.equal([]);
   });
 
   it('reports workflows/ importing a value of core/ other than the vocabulary', async () => {

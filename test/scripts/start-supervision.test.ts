@@ -44,7 +44,11 @@ describe('npm start (scripts/start.ts) keeps its parts running', function () {
     const matches = [...output.matchAll(new RegExp(`rally: (?:re)?started ${part} \\(pid (\\d+)\\)`, 'g'))];
     return matches.length ? Number(matches.at(-1)![1]) : undefined;
   };
-  const health = () => fetch(`${apiUrl}/health`).then(async (response) => ({ status: response.status, body: await response.json() as { status: string } }), () => undefined);
+  const health = () =>
+    fetch(`${apiUrl}/health`).then(
+      async (response) => ({ status: response.status, body: (await response.json()) as { status: string } }),
+      () => undefined,
+    );
 
   before(async () => {
     await adminQuery(`CREATE DATABASE ${database}`);
@@ -54,15 +58,25 @@ describe('npm start (scripts/start.ts) keeps its parts running', function () {
     idpUrl = `http://127.0.0.1:${idpPort}`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      NODE_ENV: 'development', PORT: String(port), PUBLIC_URL: `http://localhost:${port}`, RALLY_IDP_PORT: String(idpPort),
-      DATABASE_URL: withDatabase(testEnvironment().databaseUrl, database), RALLY_DATA_DIR: dataDir,
-      RALLY_TEMPORAL_DEV_PORT: String(temporalPort), RALLY_TEMPORAL_UI_PORT: String(uiPort), RALLY_TEMPORAL_DB_FILE: path.join(dataDir, 'temporal.sqlite'),
+      NODE_ENV: 'development',
+      PORT: String(port),
+      PUBLIC_URL: `http://localhost:${port}`,
+      RALLY_IDP_PORT: String(idpPort),
+      DATABASE_URL: withDatabase(testEnvironment().databaseUrl, database),
+      RALLY_DATA_DIR: dataDir,
+      RALLY_TEMPORAL_DEV_PORT: String(temporalPort),
+      RALLY_TEMPORAL_UI_PORT: String(uiPort),
+      RALLY_TEMPORAL_DB_FILE: path.join(dataDir, 'temporal.sqlite'),
     };
     delete env.TEMPORAL_ADDRESS;
     delete env.OIDC_ISSUER;
     start = spawn(process.execPath, ['scripts/start.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    start.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    start.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    start.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    start.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
     await eventually(async () => (output.includes('Press Ctrl-C to stop') ? true : undefined), RESTART_TIMEOUT_MS, 'npm start to be up');
     await eventually(async () => (output.includes('"polling"') ? true : undefined), RESTART_TIMEOUT_MS, 'the worker to poll');
   });
@@ -82,7 +96,14 @@ describe('npm start (scripts/start.ts) keeps its parts running', function () {
     const before = pidOf(part);
     expect(before, `${part} pid`).to.be.a('number');
     process.kill(before!, 'SIGKILL');
-    return eventually(async () => { const now = pidOf(part); return now !== undefined && now !== before ? now : undefined; }, RESTART_TIMEOUT_MS, `${part} to be restarted`);
+    return eventually(
+      async () => {
+        const now = pidOf(part);
+        return now !== undefined && now !== before ? now : undefined;
+      },
+      RESTART_TIMEOUT_MS,
+      `${part} to be restarted`,
+    );
   }
 
   it('restarts a killed worker, which polls again', async () => {
@@ -99,15 +120,37 @@ describe('npm start (scripts/start.ts) keeps its parts running', function () {
 
   it('restarts a killed identity provider, which serves its discovery document again', async () => {
     await killAndAwaitRestart('identity');
-    await eventually(() => fetch(`${idpUrl}/.well-known/openid-configuration`).then((response) => (response.ok ? true : undefined), () => undefined), RESTART_TIMEOUT_MS, 'the identity provider to answer');
+    await eventually(
+      () =>
+        fetch(`${idpUrl}/.well-known/openid-configuration`).then(
+          (response) => (response.ok ? true : undefined),
+          () => undefined,
+        ),
+      RESTART_TIMEOUT_MS,
+      'the identity provider to answer',
+    );
   });
 
   it('restarts a killed Temporal dev server; /health answers 503 degraded meanwhile and 200 once it is back', async () => {
     const before = pidOf('temporal');
     process.kill(before!, 'SIGKILL');
-    const degraded = await eventually(async () => { const answer = await health(); return answer?.status === 503 ? answer : undefined; }, 30_000, '/health 503');
+    const degraded = await eventually(
+      async () => {
+        const answer = await health();
+        return answer?.status === 503 ? answer : undefined;
+      },
+      30_000,
+      '/health 503',
+    );
     expect(degraded.body.status).to.equal('degraded');
-    await eventually(async () => { const now = pidOf('temporal'); return now !== undefined && now !== before ? now : undefined; }, RESTART_TIMEOUT_MS, 'temporal to be restarted');
+    await eventually(
+      async () => {
+        const now = pidOf('temporal');
+        return now !== undefined && now !== before ? now : undefined;
+      },
+      RESTART_TIMEOUT_MS,
+      'temporal to be restarted',
+    );
     await eventually(async () => ((await health())?.status === 200 ? true : undefined), RESTART_TIMEOUT_MS, '/health 200 again');
     expect(start.exitCode).to.equal(null);
   });

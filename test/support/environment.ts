@@ -84,13 +84,13 @@ export async function startTestEnvironment(env: NodeJS.ProcessEnv): Promise<void
   const temporal = env.RALLY_TEST_TEMPORAL_ADDRESS
     ? await onExistingServer(env.RALLY_TEST_TEMPORAL_ADDRESS, databaseName)
     : await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'existing-path', path: cliPath! },
-        ip: '127.0.0.1',
-        searchAttributes: ALL_SEARCH_ATTRIBUTES,
-        extraArgs: ['--log-level', 'error'],
-      },
-    });
+        server: {
+          executable: { type: 'existing-path', path: cliPath! },
+          ip: '127.0.0.1',
+          searchAttributes: ALL_SEARCH_ATTRIBUTES,
+          extraArgs: ['--log-level', 'error'],
+        },
+      });
   let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
   current = {
     databaseUrl,

@@ -14,7 +14,12 @@ export async function createPetitionRow(creatorId: string, title = 'A petition f
   `);
 }
 
-export async function emitEvent(petitionId: string, type: EventType = 'signature.created', data: Record<string, unknown> = {}, actor: Actor = { type: 'system', id: null }): Promise<string> {
+export async function emitEvent(
+  petitionId: string,
+  type: EventType = 'signature.created',
+  data: Record<string, unknown> = {},
+  actor: Actor = { type: 'system', id: null },
+): Promise<string> {
   return testEnvironment().db.transaction((tx) => recordEvent(tx, { type, actor, petitionId, data: { petition_id: petitionId, ...data } }));
 }
 

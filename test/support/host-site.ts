@@ -38,11 +38,14 @@ export async function startHostSite(): Promise<HostSite> {
     /** Publishes a blog post embedding the given HTML; returns its address. */
     show(embedHtml) {
       const pathname = `/post-${pages.size + 1}`;
-      pages.set(pathname, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A blog post</title></head><body>
+      pages.set(
+        pathname,
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A blog post</title></head><body>
 <h1>Why our town needs this</h1><p>Please sign below.</p>
 <script>${RESIZE_LISTENER}</script>
 ${embedHtml}
-<p>Thanks for reading.</p></body></html>`);
+<p>Thanks for reading.</p></body></html>`,
+      );
       return `${origin}${pathname}`;
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),

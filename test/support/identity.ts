@@ -51,7 +51,10 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** Many users with access tokens at once, through `rally loadtest users` (no password hashing). */
 export async function createTokenUsers(count: number): Promise<{ id: string; access_token: string }[]> {
   const { stdout } = await runRallyCli(['loadtest', 'users', '--count', String(count)]);
-  return stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; access_token: string });
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; access_token: string });
 }
 
 /**

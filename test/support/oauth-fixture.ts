@@ -28,7 +28,19 @@ export async function startOAuthFixture() {
   const me = (token: string) => fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(token) });
   const request = (overrides: Record<string, string> = {}) => {
     const { verifier, challenge } = pkce();
-    return { verifier, params: { client_id: app!.client_id, redirect_uri: REDIRECT, response_type: 'code', state: 'st-1', scope: 'read:profile', code_challenge: challenge, code_challenge_method: 'S256', ...overrides } };
+    return {
+      verifier,
+      params: {
+        client_id: app!.client_id,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        state: 'st-1',
+        scope: 'read:profile',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        ...overrides,
+      },
+    };
   };
   async function codeFor(overrides: Record<string, string> = {}) {
     const { verifier, params } = request(overrides);
@@ -37,7 +49,11 @@ export async function startOAuthFixture() {
   }
   async function tokensFor(scope = 'read:profile') {
     const { code, verifier } = await codeFor({ scope });
-    const response = await tokenRequest(api.baseUrl, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, { basic: basic() });
+    const response = await tokenRequest(
+      api.baseUrl,
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+      { basic: basic() },
+    );
     expect(response.status).to.equal(200);
     return json(response);
   }

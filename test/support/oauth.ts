@@ -6,7 +6,13 @@ import { bearer } from './identity.ts';
 
 export type RegisteredApp = { client_id: string; client_secret?: string; name: string; redirect_uris: string[]; scopes: string[] };
 
-export async function registerApp(options: { name?: string; redirectUris: string[]; scopes?: string; confidential?: boolean; ownerEmail?: string }): Promise<RegisteredApp> {
+export async function registerApp(options: {
+  name?: string;
+  redirectUris: string[];
+  scopes?: string;
+  confidential?: boolean;
+  ownerEmail?: string;
+}): Promise<RegisteredApp> {
   const args = ['oauth-clients', 'create', '--name', options.name ?? 'Campaign Tool'];
   for (const uri of options.redirectUris) args.push('--redirect-uri', uri);
   if (options.scopes) args.push('--scopes', options.scopes);
@@ -29,7 +35,12 @@ export function consentTicketOf(html: string): string {
 
 export function decide(baseUrl: string, ticket: string | undefined, decision: 'approve' | 'deny'): Promise<Response> {
   const form = new URLSearchParams({ decision, ...(ticket === undefined ? {} : { consent_ticket: ticket }) });
-  return fetch(`${baseUrl}/oauth/authorize`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString(), redirect: 'manual' });
+  return fetch(`${baseUrl}/oauth/authorize`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+    redirect: 'manual',
+  });
 }
 
 /** Consent screen, then Approve: the redirect's query (code, state or error). */

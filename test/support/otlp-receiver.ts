@@ -6,9 +6,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 type ProtobufRequest = { decode(bytes: Uint8Array): unknown; toObject(message: unknown, options: object): OtlpExport };
-const otlpProto = (createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
-  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtobufRequest } } } } };
-}).opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+const otlpProto = (
+  createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
+    opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtobufRequest } } } } };
+  }
+).opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
 /** Protobuf body → the same shape as OTLP/JSON (ids as hex, kinds as numbers). */
 function decodeProtobuf(body: Buffer): OtlpExport {
@@ -61,13 +63,21 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         return;
       }
       const raw = Buffer.concat(chunks);
-      const body = type.includes('protobuf') ? decodeProtobuf(raw) : JSON.parse(raw.toString('utf8')) as OtlpExport;
+      const body = type.includes('protobuf') ? decodeProtobuf(raw) : (JSON.parse(raw.toString('utf8')) as OtlpExport);
       encodings.add(type.includes('protobuf') ? 'protobuf' : 'json');
       for (const resourceSpan of body.resourceSpans ?? []) {
         const service = String(attributes(resourceSpan.resource?.attributes)['service.name']);
         for (const scope of resourceSpan.scopeSpans ?? []) {
           for (const span of scope.spans ?? []) {
-            spans.push({ service, traceId: span.traceId, spanId: span.spanId, parentSpanId: span.parentSpanId ?? '', name: span.name, kind: span.kind, attributes: attributes(span.attributes) });
+            spans.push({
+              service,
+              traceId: span.traceId,
+              spanId: span.spanId,
+              parentSpanId: span.parentSpanId ?? '',
+              name: span.name,
+              kind: span.kind,
+              attributes: attributes(span.attributes),
+            });
           }
         }
       }

@@ -15,7 +15,6 @@ export const PUBLIC_URL = 'http://rally.test';
 export type RallyProcess = { child: ChildProcess; output: () => string; stop(signal?: NodeJS.Signals): Promise<void> };
 export type RunningApi = RallyProcess & { baseUrl: string };
 
-
 /** `onOutput` sees everything the process writes (the kept `output()` is only its last 20,000 characters). */
 export type SpawnOptions = { onOutput?: (chunk: string) => void };
 
@@ -71,7 +70,10 @@ export async function startApi(env: Record<string, string> = {}, options: SpawnO
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (api.child.exitCode !== null) throw new Error(`the API exited during start-up:\n${api.output()}`);
-    const alive = await fetch(`${baseUrl}/health`).then(() => true, () => false);
+    const alive = await fetch(`${baseUrl}/health`).then(
+      () => true,
+      () => false,
+    );
     if (alive) return { ...api, baseUrl };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -24,12 +24,24 @@ class Sha256 {
   private fresh() {
     return this.secret === undefined ? createHash('sha256') : createHmac('sha256', Buffer.from(this.secret as Uint8Array));
   }
-  update(data: Uint8Array | string): void { this.hash.update(data); }
-  async digest(): Promise<Uint8Array> { return new Uint8Array(this.hash.digest()); }
-  reset(): void { this.hash = this.fresh(); }
+  update(data: Uint8Array | string): void {
+    this.hash.update(data);
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+  reset(): void {
+    this.hash = this.fresh();
+  }
 }
 
-const signer = new SignatureV4({ service: 's3', region: REGION, credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY }, sha256: Sha256, uriEscapePath: false });
+const signer = new SignatureV4({
+  service: 's3',
+  region: REGION,
+  credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY },
+  sha256: Sha256,
+  uriEscapePath: false,
+});
 
 export type CheckedRequest = { method: string; key: string; auth: 'header' | 'query' | 'anonymous'; verified: boolean; reason?: string };
 
@@ -60,7 +72,8 @@ async function checkSignature(request: Received): Promise<{ auth: CheckedRequest
   if (authorization) {
     const date = amzDate(String(headers['x-amz-date']));
     const payloadHash = String(headers['x-amz-content-sha256'] ?? '');
-    if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== createHash('sha256').update(request.body).digest('hex')) return { auth, failure: 'XAmzContentSHA256Mismatch' };
+    if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== createHash('sha256').update(request.body).digest('hex'))
+      return { auth, failure: 'XAmzContentSHA256Mismatch' };
     const resigned = await signer.sign({ ...base, query, headers: signedHeaders }, { signingDate: date, signableHeaders: new Set(signedNames) });
     const expected = /Signature=([0-9a-f]+)/.exec(String(resigned.headers.authorization))?.[1] ?? '';
     const claimed = /Signature=([0-9a-f]+)/.exec(authorization)?.[1] ?? '';
@@ -77,7 +90,10 @@ async function checkSignature(request: Received): Promise<{ auth: CheckedRequest
     payload[name] = rest[name]!;
     delete rest[name];
   }
-  const resigned = await signer.presign({ ...base, query: rest, headers: { ...signedHeaders, ...payload } }, { signingDate: date, expiresIn, signableHeaders: new Set(signedNames) });
+  const resigned = await signer.presign(
+    { ...base, query: rest, headers: { ...signedHeaders, ...payload } },
+    { signingDate: date, expiresIn, signableHeaders: new Set(signedNames) },
+  );
   return sameHex(String(resigned.query?.['X-Amz-Signature']), presigned!) ? { auth } : { auth, failure: 'SignatureDoesNotMatch' };
 }
 
@@ -116,7 +132,14 @@ export async function startS3Server() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   const endpoint = `http://127.0.0.1:${port}`;
-  const settings: S3Settings = { endpoint, bucket: S3_BUCKET, region: REGION, accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY, publicUrl: `${endpoint}/${S3_BUCKET}` };
+  const settings: S3Settings = {
+    endpoint,
+    bucket: S3_BUCKET,
+    region: REGION,
+    accessKeyId: ACCESS_KEY_ID,
+    secretAccessKey: SECRET_ACCESS_KEY,
+    publicUrl: `${endpoint}/${S3_BUCKET}`,
+  };
   return {
     settings,
     /** Every request seen, with how it was signed and whether the signature held. */

@@ -21,7 +21,13 @@ export type SigningLoad = {
   retryUnanswered(): Promise<{ status: number; userId: string }[]>;
 };
 
-export async function startSigningLoad(options: { baseUrl: () => string; petitionId: string; users: number; parallel: number; pauseMs: number }): Promise<SigningLoad> {
+export async function startSigningLoad(options: {
+  baseUrl: () => string;
+  petitionId: string;
+  users: number;
+  parallel: number;
+  pauseMs: number;
+}): Promise<SigningLoad> {
   const pool = (await createTokenUsers(options.users)).map((user) => ({ userId: user.id, token: user.access_token }));
   const load: Omit<SigningLoad, 'stop' | 'remaining' | 'retryUnanswered'> = { acknowledged: [], unanswered: [], others: new Map() };
   const count = (key: string) => load.others.set(key, (load.others.get(key) ?? 0) + 1);
@@ -29,11 +35,15 @@ export async function startSigningLoad(options: { baseUrl: () => string; petitio
 
   async function sign(user: { userId: string; token: string }): Promise<number | undefined> {
     const response = await fetch(`${options.baseUrl()}/v1/petitions/${options.petitionId}/signatures`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` }, body: '{}', signal: AbortSignal.timeout(15_000),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
+      body: '{}',
+      signal: AbortSignal.timeout(15_000),
     }).catch(() => undefined);
     if (!response) return undefined;
     const body = (await response.json().catch(() => undefined)) as { data?: { id: string; milestone_reached: boolean } } | undefined;
-    if (response.status === 201 && body?.data) load.acknowledged.push({ userId: user.userId, signatureId: body.data.id, milestoneReached: body.data.milestone_reached });
+    if (response.status === 201 && body?.data)
+      load.acknowledged.push({ userId: user.userId, signatureId: body.data.id, milestoneReached: body.data.milestone_reached });
     return response.status;
   }
 

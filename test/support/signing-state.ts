@@ -14,7 +14,11 @@ export async function storedSigningState(petitionId: string, endpointId: string)
       SELECT id, type, (data->>'milestone')::int AS threshold FROM events
       WHERE petition_id = ${petitionId} AND type IN ('signature.created', 'signature.milestone')
     `),
-    db.any(sql.type(z.object({ threshold: z.number(), signature_id: z.string() }))`SELECT threshold::int, signature_id FROM petition_milestones WHERE petition_id = ${petitionId}`),
+    db.any(
+      sql.type(
+        z.object({ threshold: z.number(), signature_id: z.string() }),
+      )`SELECT threshold::int, signature_id FROM petition_milestones WHERE petition_id = ${petitionId}`,
+    ),
     db.any(sql.type(z.object({ id: z.string(), status: z.string(), started: z.boolean() }))`
       SELECT id, status, started_at IS NOT NULL AS started FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
     `),

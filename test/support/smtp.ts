@@ -16,7 +16,10 @@ function decodeHeader(value: string): string {
   return value
     .replace(/\?=\s+=\?/g, '?==?')
     .replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_, encoding: string, text: string) =>
-      encoding.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : Buffer.from(decodeQuotedPrintable(text.replaceAll('_', ' ')), 'latin1').toString('utf8'));
+      encoding.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(decodeQuotedPrintable(text.replaceAll('_', ' ')), 'latin1').toString('utf8'),
+    );
 }
 
 function parse(raw: string, to: string[]): CaughtMail {
@@ -40,7 +43,12 @@ export async function startMailCatcher(options: { refuse?: (address: string) => 
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        messages.push(parse(Buffer.concat(chunks).toString('utf8'), session.envelope.rcptTo.map((rcpt) => rcpt.address)));
+        messages.push(
+          parse(
+            Buffer.concat(chunks).toString('utf8'),
+            session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          ),
+        );
         callback();
       });
     },
@@ -52,7 +60,11 @@ export async function startMailCatcher(options: { refuse?: (address: string) => 
     messages,
     /** The first message to `address` whose subject matches, waiting for it to arrive. */
     waitFor(address: string, subject: RegExp, timeoutMs = 30_000): Promise<CaughtMail> {
-      return eventually(async () => messages.find((message) => message.to.includes(address) && subject.test(message.subject)), timeoutMs, `an email to ${address} matching ${subject}`);
+      return eventually(
+        async () => messages.find((message) => message.to.includes(address) && subject.test(message.subject)),
+        timeoutMs,
+        `an email to ${address} matching ${subject}`,
+      );
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -16,7 +16,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
-      socket.on('error', () => { client.destroy(); upstream.destroy(); });
+      socket.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
     }
     client.pipe(upstream).pipe(client);
   };

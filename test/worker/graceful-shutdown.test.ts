@@ -20,10 +20,19 @@ describe('worker shutdown (RALLY_WORKER_SHUTDOWN_GRACE)', function () {
   const receiver = createServer((request, response) => {
     request.resume();
     if (hang) held.push(response);
-    else { answered += 1; response.end('ok'); }
+    else {
+      answered += 1;
+      response.end('ok');
+    }
   });
   let api: RunningApi;
-  const env = { ...SHORT_WINDOWS, RALLY_WEBHOOK_TIMEOUT: '60s', RALLY_WEBHOOK_RETRY_INITIAL: '1s', RALLY_TASK_QUEUE: uniqueTaskQueue('shutdown'), RALLY_WORKER_SHUTDOWN_GRACE: '1s' };
+  const env = {
+    ...SHORT_WINDOWS,
+    RALLY_WEBHOOK_TIMEOUT: '60s',
+    RALLY_WEBHOOK_RETRY_INITIAL: '1s',
+    RALLY_TASK_QUEUE: uniqueTaskQueue('shutdown'),
+    RALLY_WORKER_SHUTDOWN_GRACE: '1s',
+  };
 
   before(async () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -41,7 +50,8 @@ describe('worker shutdown (RALLY_WORKER_SHUTDOWN_GRACE)', function () {
     const token = (await login(api.baseUrl, owner)).accessToken;
     const { port } = receiver.address() as AddressInfo;
     const hook = await fetch(`${api.baseUrl}/v1/webhooks`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
       body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, events: ['signature.created'] }),
     });
     expect(hook.status, JSON.stringify(await json(hook.clone()))).to.equal(201);

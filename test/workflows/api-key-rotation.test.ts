@@ -35,7 +35,9 @@ describe('POST /v1/api-keys/{id}/rotate', function () {
     const response = await rotate(old.id);
     expect(response.status).to.equal(200);
     const { data } = await json(response);
-    expect(data.new_key.key).to.match(/^rally_live_/).and.not.equal(old.key);
+    expect(data.new_key.key)
+      .to.match(/^rally_live_/)
+      .and.not.equal(old.key);
     expect(data.old_key.status).to.equal('rotating');
 
     expect((await me(old.key)).status).to.equal(200);

@@ -40,12 +40,18 @@ describe('crashes under load', function () {
     directory = await mkdtemp(path.join(tmpdir(), 'rally-crash-'));
     const settings = loadTemporalSettings();
     const [port, uiPort, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
-    startTemporal = () => startTemporalDevServer({
-      cliPath: process.env.RALLY_TEMPORAL_CLI!, dbFile: path.join(directory, 'temporal.sqlite'), port, uiPort,
-      namespace: 'default', searchAttributes: settings.searchAttributes, log: () => {},
-      // Killed and strained on purpose: its warnings about it are expected noise.
-      quiet: process.env.RALLY_TEST_SHOW_OUTPUT !== '1',
-    });
+    startTemporal = () =>
+      startTemporalDevServer({
+        cliPath: process.env.RALLY_TEMPORAL_CLI!,
+        dbFile: path.join(directory, 'temporal.sqlite'),
+        port,
+        uiPort,
+        namespace: 'default',
+        searchAttributes: settings.searchAttributes,
+        log: () => {},
+        // Killed and strained on purpose: its warnings about it are expected noise.
+        quiet: process.env.RALLY_TEST_SHOW_OUTPUT !== '1',
+      });
     temporal = await startTemporal();
     receiver = await startWebhookReceiver();
     env = {
@@ -82,33 +88,59 @@ describe('crashes under load', function () {
   async function killWhileFailing(kill: () => Promise<void>, restart: () => Promise<void>, load: SigningLoad): Promise<void> {
     receiver.script(HOOK, ['500']);
     const since = Date.now();
-    await eventually(async () => (receiver.received(HOOK).filter((request) => request.receivedAt > since && request.status === 500).length >= 3 ? true : undefined), 60_000, 'deliveries failing before the kill');
+    await eventually(
+      async () => (receiver.received(HOOK).filter((request) => request.receivedAt > since && request.status === 500).length >= 3 ? true : undefined),
+      60_000,
+      'deliveries failing before the kill',
+    );
     const before = load.acknowledged.length;
     const killedAt = Date.now();
-    const failedBefore = new Set(receiver.received(HOOK).filter((request) => request.receivedAt <= killedAt && request.status === 500).map(deliveryId));
+    const failedBefore = new Set(
+      receiver
+        .received(HOOK)
+        .filter((request) => request.receivedAt <= killedAt && request.status === 500)
+        .map(deliveryId),
+    );
     await kill();
     await restart();
     const restartedAt = Date.now();
-    const retried = await eventually(async () => receiver.received(HOOK).find((request) => request.receivedAt > restartedAt && failedBefore.has(deliveryId(request))), 90_000, 'a delivery that failed before the kill attempted again after the restart');
+    const retried = await eventually(
+      async () => receiver.received(HOOK).find((request) => request.receivedAt > restartedAt && failedBefore.has(deliveryId(request))),
+      90_000,
+      'a delivery that failed before the kill attempted again after the restart',
+    );
     receiver.script(HOOK, ['200']);
-    await eventually(async () => (receiver.received(HOOK).some((request) => deliveryId(request) === deliveryId(retried) && request.status === 200) ? true : undefined), 90_000, 'that delivery succeeding');
+    await eventually(
+      async () => (receiver.received(HOOK).some((request) => deliveryId(request) === deliveryId(retried) && request.status === 200) ? true : undefined),
+      90_000,
+      'that delivery succeeding',
+    );
     expect(load.acknowledged.length, 'signatures acknowledged across the kill').to.be.above(before);
   }
 
   /** For a failure message: where the deliveries that did not arrive are stuck, in Rally and in Temporal. */
   async function explainUndelivered(state: Awaited<ReturnType<typeof storedSigningState>>): Promise<string> {
     const waiting = state.deliveries.filter((delivery) => delivery.status !== 'delivered');
-    const lines = [`${waiting.length} of ${state.deliveries.length} deliveries not delivered (${waiting.filter((delivery) => !delivery.started).length} never started)`];
+    const lines = [
+      `${waiting.length} of ${state.deliveries.length} deliveries not delivered (${waiting.filter((delivery) => !delivery.started).length} never started)`,
+    ];
     const connection = await Connection.connect({ address: temporal.address });
     try {
       for (const delivery of waiting.filter((each) => each.started).slice(0, 3)) {
-        const described = await new Client({ connection }).workflow.getHandle(delivery.id).describe().then(
-          (description) => {
-            const pending = description.raw.pendingActivities?.map((activity) => ({ state: activity.state, attempt: activity.attempt, lastFailure: activity.lastFailure?.message }));
-            return `${description.status.name}, pending activities ${JSON.stringify(pending)}`;
-          },
-          (failure: Error) => failure.message,
-        );
+        const described = await new Client({ connection }).workflow
+          .getHandle(delivery.id)
+          .describe()
+          .then(
+            (description) => {
+              const pending = description.raw.pendingActivities?.map((activity) => ({
+                state: activity.state,
+                attempt: activity.attempt,
+                lastFailure: activity.lastFailure?.message,
+              }));
+              return `${description.status.name}, pending activities ${JSON.stringify(pending)}`;
+            },
+            (failure: Error) => failure.message,
+          );
         lines.push(`${delivery.id} (${delivery.status}): ${described}`);
       }
     } finally {
@@ -121,10 +153,13 @@ describe('crashes under load', function () {
     const owner = await createTestUser();
     const token = (await login(api.baseUrl, owner)).accessToken;
     const petition = await publishedPetition(api.baseUrl, token, { signatureGoal: 200 });
-    const webhook = await json(await fetch(`${api.baseUrl}/v1/webhooks`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
-      body: JSON.stringify({ url: receiver.url(HOOK), events: ['signature.created', 'signature.milestone'] }),
-    }));
+    const webhook = await json(
+      await fetch(`${api.baseUrl}/v1/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: JSON.stringify({ url: receiver.url(HOOK), events: ['signature.created', 'signature.milestone'] }),
+      }),
+    );
     expect(webhook.data?.id, JSON.stringify(webhook)).to.be.a('string');
     const load = await startSigningLoad({ baseUrl: () => api.baseUrl, petitionId: petition.id, users: 1_000, parallel: 2, pauseMs: 400 });
 
@@ -142,37 +177,59 @@ describe('crashes under load', function () {
       }
 
       // Temporal dies while deliveries wait for their next attempt on its timers.
-      await killWhileFailing(() => temporal.kill(), async () => {
-        temporal = await startTemporal();
-        await superviseRestarts();
-      }, load);
+      await killWhileFailing(
+        () => temporal.kill(),
+        async () => {
+          temporal = await startTemporal();
+          await superviseRestarts();
+        },
+        load,
+      );
     } finally {
       await load.stop();
     }
     expect(load.remaining(), 'signers left when the load stopped').to.be.above(0);
-    expect([...load.others.keys()].filter((status) => status !== 'no answer'), 'answers other than 201 to the signing stream').to.deep.equal([]);
+    expect(
+      [...load.others.keys()].filter((status) => status !== 'no answer'),
+      'answers other than 201 to the signing stream',
+    ).to.deep.equal([]);
 
     let latest: Awaited<ReturnType<typeof storedSigningState>> | undefined;
     const delivered = (eventId: string) => receiver.received(HOOK).some((request) => request.status === 200 && JSON.parse(request.body).id === eventId);
-    const state = await eventually(async () => {
-      latest = await storedSigningState(petition.id, webhook.data.id);
-      return latest.deliveries.every((delivery) => delivery.status === 'delivered') && latest.events.every((event) => delivered(event.id)) ? latest : undefined;
-    }, 180_000, 'every event delivered').catch(async (error: Error) => {
+    const state = await eventually(
+      async () => {
+        latest = await storedSigningState(petition.id, webhook.data.id);
+        return latest.deliveries.every((delivery) => delivery.status === 'delivered') && latest.events.every((event) => delivered(event.id))
+          ? latest
+          : undefined;
+      },
+      180_000,
+      'every event delivered',
+    ).catch(async (error: Error) => {
       throw new Error(`${error.message}: ${await explainUndelivered(latest!)}`);
     });
 
     const signers = new Set(state.signerIds);
-    expect(load.acknowledged.filter((signature) => !signers.has(signature.userId)), 'acknowledged signatures missing').to.deep.equal([]);
+    expect(
+      load.acknowledged.filter((signature) => !signers.has(signature.userId)),
+      'acknowledged signatures missing',
+    ).to.deep.equal([]);
     const shown = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}`));
     expect(shown.data.signature_count, 'the petition count').to.equal(state.signerIds.length);
-    expect(state.events.filter((event) => event.type === 'signature.created'), 'one signature.created per signature').to.have.length(state.signerIds.length);
+    expect(
+      state.events.filter((event) => event.type === 'signature.created'),
+      'one signature.created per signature',
+    ).to.have.length(state.signerIds.length);
 
     const deliveryIdsByEvent = new Map<string, Set<string>>();
     for (const request of receiver.received(HOOK)) {
       const eventId = JSON.parse(request.body).id as string;
       deliveryIdsByEvent.set(eventId, (deliveryIdsByEvent.get(eventId) ?? new Set()).add(deliveryId(request)));
     }
-    expect([...deliveryIdsByEvent].filter(([, ids]) => ids.size > 1), 'events delivered under more than one delivery id').to.deep.equal([]);
+    expect(
+      [...deliveryIdsByEvent].filter(([, ids]) => ids.size > 1),
+      'events delivered under more than one delivery id',
+    ).to.deep.equal([]);
 
     const milestoneEvents = state.events.filter((event) => event.type === 'signature.milestone');
     const thresholds = milestoneEvents.map((event) => Number(event.threshold));
@@ -180,7 +237,10 @@ describe('crashes under load', function () {
     expect(new Set(thresholds).size, 'each milestone fired once').to.equal(thresholds.length);
     expect([...state.milestoneThresholds].sort((a, b) => a - b)).to.deep.equal([...thresholds].sort((a, b) => a - b));
     const claimedBy = new Set(state.milestoneSignatureIds);
-    expect(load.acknowledged.filter((signature) => signature.milestoneReached && !claimedBy.has(signature.signatureId)), 'answers saying milestone_reached without a milestone').to.deep.equal([]);
+    expect(
+      load.acknowledged.filter((signature) => signature.milestoneReached && !claimedBy.has(signature.signatureId)),
+      'answers saying milestone_reached without a milestone',
+    ).to.deep.equal([]);
     const notified = await json(await fetch(`${api.baseUrl}/v1/notifications?limit=100`, { headers: bearer(token) }));
     const milestoneNotices = notified.data.filter((notification: { type: string }) => notification.type === 'petition.milestone');
     expect(milestoneNotices, 'the creator told once per milestone').to.have.length(thresholds.length);

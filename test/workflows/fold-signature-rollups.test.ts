@@ -50,12 +50,19 @@ describe('workflow foldSignatureRollups', function () {
     let handle: WorkflowHandle<typeof foldSignatureRollups> | undefined;
     try {
       worker = await startWorker(env);
-      handle = await temporal.client.workflow.start(foldSignatureRollups, { taskQueue: env.RALLY_TASK_QUEUE, workflowId: `fold-signature-rollups-test-${prefix}` });
+      handle = await temporal.client.workflow.start(foldSignatureRollups, {
+        taskQueue: env.RALLY_TASK_QUEUE,
+        workflowId: `fold-signature-rollups-test-${prefix}`,
+      });
       const started = handle;
-      await eventually(async () => {
-        const { raw } = await started.describe();
-        return raw.pendingActivities?.some((activity) => activity.state === ACTIVITY_STARTED) || undefined;
-      }, 60_000, 'the fold activity to be running');
+      await eventually(
+        async () => {
+          const { raw } = await started.describe();
+          return raw.pendingActivities?.some((activity) => activity.state === ACTIVITY_STARTED) || undefined;
+        },
+        60_000,
+        'the fold activity to be running',
+      );
       await worker.stop('SIGKILL');
     } finally {
       await blocker.query('COMMIT');

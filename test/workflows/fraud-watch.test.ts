@@ -33,7 +33,10 @@ describe('workflow fraudWatch', function () {
   });
 
   const runWatch = async (name: string) => {
-    const handle = await testEnvironment().temporal.client.workflow.start(fraudWatch, { taskQueue: env.RALLY_TASK_QUEUE, workflowId: `fraud-watch-test-${name}-${randomUUID()}` });
+    const handle = await testEnvironment().temporal.client.workflow.start(fraudWatch, {
+      taskQueue: env.RALLY_TASK_QUEUE,
+      workflowId: `fraud-watch-test-${name}-${randomUUID()}`,
+    });
     return { handle, result: await handle.result() };
   };
 
@@ -50,23 +53,40 @@ describe('workflow fraudWatch', function () {
     for (let index = 0; index < BURST; index += 1) {
       signers.push((await login(api.baseUrl, await createTestUser({ email: `signer${index}@${domain}` }))).accessToken);
     }
-    const statuses = await Promise.all(signers.map(async (token, index) => (await fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'X-Forwarded-For': `${block}.${index + 1}`, ...bearer(token) }, body: '{}',
-    })).status));
+    const statuses = await Promise.all(
+      signers.map(
+        async (token, index) =>
+          (
+            await fetch(`${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'X-Forwarded-For': `${block}.${index + 1}`, ...bearer(token) },
+              body: '{}',
+            })
+          ).status,
+      ),
+    );
     expect(statuses).to.deep.equal(Array.from({ length: BURST }, () => 201));
 
-    const alertsOn = (subjectType: string, subject: string) => db.any(sql.type(Alert)`
+    const alertsOn = (subjectType: string, subject: string) =>
+      db.any(sql.type(Alert)`
       SELECT subject_type, subject, window_start::text FROM fraud_alerts WHERE subject_type = ${subjectType} AND subject = ${subject}`);
     let lastRun: Awaited<ReturnType<typeof runWatch>> | undefined;
-    const petitionAlerts = await eventually(async () => {
-      lastRun = await runWatch('burst');
-      const alerts = await alertsOn('petition', petitionId);
-      return alerts.length > 0 ? alerts : undefined;
-    }, 90_000, 'an alert on the burst petition');
+    const petitionAlerts = await eventually(
+      async () => {
+        lastRun = await runWatch('burst');
+        const alerts = await alertsOn('petition', petitionId);
+        return alerts.length > 0 ? alerts : undefined;
+      },
+      90_000,
+      'an alert on the burst petition',
+    );
     expect((await alertsOn('email_domain', domain)).length).to.equal(petitionAlerts.length);
     const blockAlerts = await db.any(sql.type(Alert)`
       SELECT subject_type, subject, window_start::text FROM fraud_alerts
-      WHERE subject_type = 'network_block' AND window_start = ANY(${sql.array(petitionAlerts.map((alert) => alert.window_start), 'timestamptz')})`);
+      WHERE subject_type = 'network_block' AND window_start = ANY(${sql.array(
+        petitionAlerts.map((alert) => alert.window_start),
+        'timestamptz',
+      )})`);
     expect(blockAlerts.length).to.be.at.least(1);
 
     const events = await db.any(sql.type(Event)`
@@ -76,7 +96,11 @@ describe('workflow fraudWatch', function () {
     expect(events[0]!.data).to.include({ subject_type: 'petition', petition_id: petitionId, multiple: 3 });
     expect(events[0]!.data.signatures).to.be.at.least(4);
 
-    const notifications = (await json(await fetch(`${api.baseUrl}/v1/notifications?limit=100`, { headers: bearer(adminToken) }))).data as { type: string; title: string; data: { subject: string } }[];
+    const notifications = (await json(await fetch(`${api.baseUrl}/v1/notifications?limit=100`, { headers: bearer(adminToken) }))).data as {
+      type: string;
+      title: string;
+      data: { subject: string };
+    }[];
     const aboutPetition = notifications.filter((each) => each.type === 'moderation.fraud_suspected' && each.data.subject === petitionId);
     expect(aboutPetition).to.have.length(petitionAlerts.length);
     expect(aboutPetition[0]!.title).to.include('A petition signed in a sudden burst');

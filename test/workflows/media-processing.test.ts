@@ -48,10 +48,14 @@ describe('media-processing workflow', function () {
 
     expect((await client.confirm(ticket.media_id)).status).to.equal(200);
     const handle = testEnvironment().temporal.client.workflow.getHandle(mediaProcessingWorkflowId(ticket.media_id));
-    await eventually(async () => {
-      const { raw } = await handle.describe();
-      return raw.pendingActivities?.some((activity) => activity.activityType?.name === 'inspectUpload' && activity.state === ACTIVITY_STARTED) || undefined;
-    }, 30_000, 'inspectUpload to be running');
+    await eventually(
+      async () => {
+        const { raw } = await handle.describe();
+        return raw.pendingActivities?.some((activity) => activity.activityType?.name === 'inspectUpload' && activity.state === ACTIVITY_STARTED) || undefined;
+      },
+      30_000,
+      'inspectUpload to be running',
+    );
     expect((await client.media(ticket.media_id)).status).to.equal('processing');
 
     await worker.stop('SIGKILL');

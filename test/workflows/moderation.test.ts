@@ -5,7 +5,15 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import {
-  adminCloseUpdate, decideUpdate, holdForReviewUpdate, invalidateSignatures, moderateTarget, moderationWorkflowId, petitionLifecycle, releaseFromReviewUpdate, reportedSignal,
+  adminCloseUpdate,
+  decideUpdate,
+  holdForReviewUpdate,
+  invalidateSignatures,
+  moderateTarget,
+  moderationWorkflowId,
+  petitionLifecycle,
+  releaseFromReviewUpdate,
+  reportedSignal,
 } from '../../workflows/index.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { createPetitionRow } from '../support/events.ts';
@@ -39,15 +47,22 @@ describe('moderation workflows', function () {
         `);
         reportIds.push(reportId);
         handle = await temporal.client.workflow.signalWithStart(moderateTarget, {
-          taskQueue, workflowId: moderationWorkflowId(target), args: [{ target }], signal: reportedSignal, signalArgs: [{ reportId }],
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE', workflowIdConflictPolicy: 'USE_EXISTING',
+          taskQueue,
+          workflowId: moderationWorkflowId(target),
+          args: [{ target }],
+          signal: reportedSignal,
+          signalArgs: [{ reportId }],
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          workflowIdConflictPolicy: 'USE_EXISTING',
         });
       }
       const hidden = async () => db().oneFirst(sql.type(z.object({ is_hidden: z.boolean() }))`SELECT is_hidden FROM comments WHERE id = ${commentId}`);
       const deadline = Date.now() + 30_000;
       while (!(await hidden()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       expect(await hidden()).to.equal(true);
-      const outcome = await handle!.executeUpdate(decideUpdate, { args: [{ reportId: reportIds[0]!, action: 'dismiss', note: null, audit: adminAudit(admin.id) }] });
+      const outcome = await handle!.executeUpdate(decideUpdate, {
+        args: [{ reportId: reportIds[0]!, action: 'dismiss', note: null, audit: adminAudit(admin.id) }],
+      });
       expect(outcome.report).to.include({ status: 'dismissed', action: 'dismiss' });
       expect(await handle!.result()).to.deep.equal({ target, hidden: true, decisions: 1 });
       await captureHistory('moderation-comment-hidden-then-dismissed', handle!);
@@ -73,24 +88,41 @@ describe('moderation workflows', function () {
     const worker = await createTestWorker(taskQueue);
     await worker.runUntil(async () => {
       const handle = await temporal.client.workflow.start(invalidateSignatures, {
-        taskQueue, workflowId: `signature-invalidation-${invalidationId}`,
-        args: [{ invalidationId, petitionId, filter: { networkHashes: null, emailDomain: 'spam.test', since: null, until: null }, dryRun: true, audit: adminAudit(admin.id) }],
+        taskQueue,
+        workflowId: `signature-invalidation-${invalidationId}`,
+        args: [
+          {
+            invalidationId,
+            petitionId,
+            filter: { networkHashes: null, emailDomain: 'spam.test', since: null, until: null },
+            dryRun: true,
+            audit: adminAudit(admin.id),
+          },
+        ],
       });
       expect(await handle.result()).to.deep.equal({ invalidationId, matched: 15, signatureCount: null });
       await captureHistory('signature-invalidation-dry-run', handle);
     });
-    expect(await db().oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM signatures WHERE petition_id = ${petitionId}`)).to.equal(30);
+    expect(await db().oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM signatures WHERE petition_id = ${petitionId}`)).to.equal(
+      30,
+    );
   });
 
   it('moves a petition under review, releases it and closes it as an admin', async () => {
     const { temporal } = testEnvironment();
     const [creator, admin] = await Promise.all([createTestUser(), createTestUser({ admin: true })]);
     const petitionId = await createPetitionRow(creator.id);
-    const request = (action: 'petition.under_review' | 'petition.restored' | 'petition.closed_by_admin') =>
-      ({ actor: { type: 'user' as const, id: admin.id }, audit: { context: adminAudit(admin.id), action } });
+    const request = (action: 'petition.under_review' | 'petition.restored' | 'petition.closed_by_admin') => ({
+      actor: { type: 'user' as const, id: admin.id },
+      audit: { context: adminAudit(admin.id), action },
+    });
     const worker = await createTestWorker(taskQueue);
     await worker.runUntil(async () => {
-      const handle = await temporal.client.workflow.start(petitionLifecycle, { taskQueue, workflowId: `petition-${petitionId}`, args: [{ petitionId, status: 'active' }] });
+      const handle = await temporal.client.workflow.start(petitionLifecycle, {
+        taskQueue,
+        workflowId: `petition-${petitionId}`,
+        args: [{ petitionId, status: 'active' }],
+      });
       expect((await handle.executeUpdate(holdForReviewUpdate, { args: [request('petition.under_review')] })).status).to.equal('under_review');
       expect((await handle.executeUpdate(releaseFromReviewUpdate, { args: [request('petition.restored')] })).status).to.equal('active');
       await handle.executeUpdate(holdForReviewUpdate, { args: [request('petition.under_review')] });
@@ -98,7 +130,9 @@ describe('moderation workflows', function () {
       expect(await handle.result()).to.equal('closed');
       await captureHistory('petition-lifecycle-under-review-then-closed', handle);
     });
-    const audited = await db().anyFirst(sql.type(z.object({ action: z.string() }))`SELECT action FROM audit_logs WHERE target_id = ${petitionId} ORDER BY created_at`);
+    const audited = await db().anyFirst(
+      sql.type(z.object({ action: z.string() }))`SELECT action FROM audit_logs WHERE target_id = ${petitionId} ORDER BY created_at`,
+    );
     expect(audited).to.deep.equal(['petition.under_review', 'petition.restored', 'petition.under_review', 'petition.closed_by_admin']);
   });
 });

@@ -31,12 +31,16 @@ describe('workflow notificationEmailDigests', function () {
       INSERT INTO notifications (user_id, type, title, body, dedupe_key, email_pending, created_at)
       VALUES (${user.id}, 'comment.reply', 'Sam replied to your comment', 'Count me in.', ${key}, true, now() - ${age}::interval)`);
   }
-  const stillPending = (user: TestUser) => testEnvironment().db.oneFirst(sql.type(z.object({ n: z.number() }))`
+  const stillPending = (user: TestUser) =>
+    testEnvironment().db.oneFirst(sql.type(z.object({ n: z.number() }))`
     SELECT count(*)::int AS n FROM notifications WHERE user_id = ${user.id} AND email_pending`);
 
   async function digestWorker(taskQueue: string) {
     const mailer = createMailer({ smtpUrl: mail.url, dir: '', from: 'Rally <rally@rally.test>' });
-    return createTestWorker(taskQueue, createNotificationEmailActivities({ db: testEnvironment().db, mailer, publicUrl: PUBLIC_URL, encryptionKey: ENCRYPTION_KEY }));
+    return createTestWorker(
+      taskQueue,
+      createNotificationEmailActivities({ db: testEnvironment().db, mailer, publicUrl: PUBLIC_URL, encryptionKey: ENCRYPTION_KEY }),
+    );
   }
 
   it('mails every recipient who waited the window and ends after a window with nothing pending', async () => {
@@ -46,7 +50,9 @@ describe('workflow notificationEmailDigests', function () {
     const worker = await digestWorker(taskQueue);
     const result = await worker.runUntil(async () => {
       const handle = await testEnvironment().temporal.client.workflow.start(notificationEmailDigests, {
-        taskQueue, workflowId: `notification-email-digests-${taskQueue}`, args: [{ windowMs: 1_000 }],
+        taskQueue,
+        workflowId: `notification-email-digests-${taskQueue}`,
+        args: [{ windowMs: 1_000 }],
       });
       const outcome = await handle.result();
       await captureHistory('notification-email-digests-mailed-then-idle', handle);
@@ -59,7 +65,7 @@ describe('workflow notificationEmailDigests', function () {
     expect(result.recipients).to.be.at.least(users.length);
   });
 
-  it('mails the others when one recipient\'s mail is refused, and keeps that one pending', async () => {
+  it("mails the others when one recipient's mail is refused, and keeps that one pending", async () => {
     const [unreachable, reachable] = [await createTestUser(), await createTestUser()];
     refused.add(unreachable.email);
     await pendingReply(unreachable, 'digest-test:unreachable');
@@ -68,7 +74,9 @@ describe('workflow notificationEmailDigests', function () {
     const worker = await digestWorker(taskQueue);
     await worker.runUntil(async () => {
       const handle = await testEnvironment().temporal.client.workflow.start(notificationEmailDigests, {
-        taskQueue, workflowId: `notification-email-digests-${taskQueue}`, args: [{ windowMs: 1_000 }],
+        taskQueue,
+        workflowId: `notification-email-digests-${taskQueue}`,
+        args: [{ windowMs: 1_000 }],
       });
       await mail.waitFor(reachable.email, /replied to your comment/);
       await handle.terminate('test over');
@@ -78,7 +86,7 @@ describe('workflow notificationEmailDigests', function () {
     await testEnvironment().db.query(sql.typeAlias('void')`DELETE FROM notifications WHERE user_id = ${unreachable.id}`);
   });
 
-  it('mails a new notification within two windows while another recipient\'s mail keeps being refused', async () => {
+  it("mails a new notification within two windows while another recipient's mail keeps being refused", async () => {
     const [unreachable, reachable] = [await createTestUser(), await createTestUser()];
     refused.add(unreachable.email);
     await pendingReply(unreachable, 'digest-test:still-refused');
@@ -87,10 +95,16 @@ describe('workflow notificationEmailDigests', function () {
     const worker = await digestWorker(taskQueue);
     await worker.runUntil(async () => {
       const handle = await testEnvironment().temporal.client.workflow.start(notificationEmailDigests, {
-        taskQueue, workflowId: `notification-email-digests-${taskQueue}`, args: [{ windowMs }],
+        taskQueue,
+        workflowId: `notification-email-digests-${taskQueue}`,
+        args: [{ windowMs }],
       });
       // The refused recipient's round is over, so the workflow waits to try them again.
-      await eventually(async () => (await handle.fetchHistory()).events?.some((event) => event.timerStartedEventAttributes) || undefined, 20_000, 'a round to end');
+      await eventually(
+        async () => (await handle.fetchHistory()).events?.some((event) => event.timerStartedEventAttributes) || undefined,
+        20_000,
+        'a round to end',
+      );
       await pendingReply(reachable, 'digest-test:meanwhile', '0 seconds');
       await mail.waitFor(reachable.email, /replied to your comment/, 2 * windowMs + 3_000);
       await handle.terminate('test over');

@@ -24,12 +24,19 @@ describe('notification email wake-ups', function () {
     mail = await startMailCatcher();
     const [host, port] = testEnvironment().temporal.address.split(':');
     temporal = await startTcpProxy(host!, Number(port));
-    worker = await startWorker({
-      RALLY_TASK_QUEUE: uniqueTaskQueue('notification-wake-up'),
-      SMTP_URL: mail.url,
-      RALLY_NOTIFICATION_EMAIL_WINDOW: `${WINDOW_MS / 1000}s`,
-      TEMPORAL_ADDRESS: `127.0.0.1:${temporal.port}`,
-    }, { onOutput: (chunk) => { output += chunk; } });
+    worker = await startWorker(
+      {
+        RALLY_TASK_QUEUE: uniqueTaskQueue('notification-wake-up'),
+        SMTP_URL: mail.url,
+        RALLY_NOTIFICATION_EMAIL_WINDOW: `${WINDOW_MS / 1000}s`,
+        TEMPORAL_ADDRESS: `127.0.0.1:${temporal.port}`,
+      },
+      {
+        onOutput: (chunk) => {
+          output += chunk;
+        },
+      },
+    );
   });
   after(async () => {
     await worker.stop();

@@ -27,10 +27,17 @@ describe('notification emails', function () {
     return { ...user, token: (await login(api.baseUrl, user)).accessToken };
   };
   const post = (path: string, token: string | undefined, body?: unknown) =>
-    fetch(`${api.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${api.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   // Long header values are folded over several lines (RFC 5322); unfolded here.
   const header = (message: CaughtMail, name: string) =>
-    new RegExp(`^${name}:[ \\t]*(.*(?:\\r?\\n[ \\t].*)*)`, 'mi').exec(message.raw.split(/\r?\n\r?\n/)[0]!)?.[1]?.replace(/\r?\n[ \t]+/g, '').trim();
+    new RegExp(`^${name}:[ \\t]*(.*(?:\\r?\\n[ \\t].*)*)`, 'mi')
+      .exec(message.raw.split(/\r?\n\r?\n/)[0]!)?.[1]
+      ?.replace(/\r?\n[ \t]+/g, '')
+      .trim();
   const mailsTo = (address: string) => mail.messages.filter((message) => message.to.includes(address));
 
   /** `count` replies by the replier to a fresh comment of `author`: `count` comment.reply notifications for the author. */
@@ -87,13 +94,17 @@ describe('notification emails', function () {
     expect([...digestIds]).to.deep.equal([`notification-email-digests-${taskQueue}`]);
   });
 
-  it('turns the type\'s email off through the link, without login, and mails no more of that type', async () => {
+  it("turns the type's email off through the link, without login, and mails no more of that type", async () => {
     const author = await person();
     await replies(author, 1);
     const message = await mail.waitFor(author.email, /replied to your comment/);
     const link = header(message, 'List-Unsubscribe')!.slice(1, -1).replace(PUBLIC_URL, api.baseUrl);
     expect((await fetch(link)).status).to.equal(200);
-    const response = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const response = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
     expect(response.status).to.equal(200);
     expect((await json(response)).data.email_off).to.deep.equal(['comment.reply']);
     const preferences = (await json(await fetch(`${api.baseUrl}/v1/notifications/preferences`, { headers: bearer(author.token) }))).data;

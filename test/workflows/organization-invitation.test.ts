@@ -30,7 +30,11 @@ describe('organization invitations', function () {
     return { ...user, token: (await login(api.baseUrl, user)).accessToken };
   };
   const post = (path: string, token: string, body?: unknown) =>
-    fetch(`${api.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(`${api.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   const acceptLink = (message: CaughtMail) => {
     const link = /https?:\/\/\S+\/v1\/invitations\/[A-Za-z0-9_-]{43}\/accept/.exec(message.text)?.[0];
     if (!link) throw new Error(`no invitation link in:\n${message.raw}`);
@@ -153,7 +157,8 @@ describe('organization invitations', function () {
     const invitee = await person();
     await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: invitee.email, role: 'member' });
     const link = acceptLink(await mail.waitFor(invitee.email, /invited to join/));
-    for (let index = 0; index < 4; index += 1) await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: (await createTestUser()).id, role: 'member' });
+    for (let index = 0; index < 4; index += 1)
+      await post(`/v1/organizations/${org.id}/members`, owner.token, { user_id: (await createTestUser()).id, role: 'member' });
     const response = await post(link, invitee.token);
     expect(response.status).to.equal(402);
     expect((await json(response)).code).to.equal('member_limit_reached');

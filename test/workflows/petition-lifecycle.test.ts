@@ -24,11 +24,27 @@ describe('workflow petitionLifecycle', function () {
   async function startFor(label: string) {
     const { db, temporal } = testEnvironment();
     const petitionId = await insertPetition(db, {
-      slug: `lifecycle-${label}-${Date.now()}`, title: `Lifecycle ${label} petition`, description: DESCRIPTION, creatorId, orgId: null, categoryId: null,
-      tags: [], imageUrl: null, signatureGoal: null, visibility: 'public', accessCode: null, locationCity: null, locationRegion: null,
-      locationCountry: null, signaturePrivacy: 'public',
+      slug: `lifecycle-${label}-${Date.now()}`,
+      title: `Lifecycle ${label} petition`,
+      description: DESCRIPTION,
+      creatorId,
+      orgId: null,
+      categoryId: null,
+      tags: [],
+      imageUrl: null,
+      signatureGoal: null,
+      visibility: 'public',
+      accessCode: null,
+      locationCity: null,
+      locationRegion: null,
+      locationCountry: null,
+      signaturePrivacy: 'public',
     });
-    const handle = await temporal.client.workflow.start(petitionLifecycle, { taskQueue, workflowId: `petition-${petitionId}`, args: [{ petitionId, status: 'draft' }] });
+    const handle = await temporal.client.workflow.start(petitionLifecycle, {
+      taskQueue,
+      workflowId: `petition-${petitionId}`,
+      args: [{ petitionId, status: 'draft' }],
+    });
     return { petitionId, handle };
   }
 
@@ -40,7 +56,10 @@ describe('workflow petitionLifecycle', function () {
     await worker.runUntil(async () => {
       const { petitionId, handle } = await startFor('closed');
       expect(await handle.executeUpdate(publishUpdate, { args: [{ actor: actor() }] })).to.deep.equal({ petitionId, status: 'active' });
-      const refused = await handle.executeUpdate(publishUpdate, { args: [{ actor: actor() }] }).then(() => undefined, (error: unknown) => error);
+      const refused = await handle.executeUpdate(publishUpdate, { args: [{ actor: actor() }] }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(refused).to.be.instanceOf(WorkflowUpdateFailedError);
       expect(await handle.query(statusQuery)).to.equal('active');
       await handle.executeUpdate(closeUpdate, { args: [{ actor: actor() }] });

@@ -27,7 +27,9 @@ describe('milestone notifications through the petition workflow', function () {
   const call = (path: string, token: string, init: RequestInit = {}) =>
     fetch(`${api.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...bearer(token), ...(init.headers as object) } });
   const milestoneNotifications = async (who: Person) =>
-    (await json(await call('/v1/notifications?limit=100', who.token))).data.filter((notification: { type: string }) => notification.type === 'petition.milestone');
+    (await json(await call('/v1/notifications?limit=100', who.token))).data.filter(
+      (notification: { type: string }) => notification.type === 'petition.milestone',
+    );
 
   before(async () => {
     const env = { RALLY_TASK_QUEUE: uniqueTaskQueue('milestones'), RALLY_SIGN_LIMIT_PER_HOUR: '1000' };
@@ -40,7 +42,9 @@ describe('milestone notifications through the petition workflow', function () {
 
   it('tells the admins at once and the opted-in signers, once per threshold', async () => {
     const [owner, admin, creator, optedIn, silent] = await Promise.all([person(), person(), person(), person(), person()]);
-    const org = (await json(await call('/v1/organizations', owner.token, { method: 'POST', body: JSON.stringify({ name: `Quiet Streets ${randomUUID().slice(0, 8)}` }) }))).data;
+    const org = (
+      await json(await call('/v1/organizations', owner.token, { method: 'POST', body: JSON.stringify({ name: `Quiet Streets ${randomUUID().slice(0, 8)}` }) }))
+    ).data;
     await call(`/v1/organizations/${org.id}/members`, owner.token, { method: 'POST', body: JSON.stringify({ user_id: admin.id, role: 'admin' }) });
     await call(`/v1/organizations/${org.id}/members`, owner.token, { method: 'POST', body: JSON.stringify({ user_id: creator.id, role: 'member' }) });
     await call('/v1/notifications/preferences', optedIn.token, { method: 'PATCH', body: JSON.stringify({ 'petition.milestone': { in_app: true } }) });
@@ -51,13 +55,17 @@ describe('milestone notifications through the petition workflow', function () {
     }
 
     for (const leader of [owner, admin]) {
-      const received = await eventually(async () => {
-        const found = await milestoneNotifications(leader);
-        return found.length >= 2 ? found : undefined;
-      }, 60_000, 'the milestone notifications of an organization admin');
+      const received = await eventually(
+        async () => {
+          const found = await milestoneNotifications(leader);
+          return found.length >= 2 ? found : undefined;
+        },
+        60_000,
+        'the milestone notifications of an organization admin',
+      );
       expect(received.map((notification: { data: { threshold: number } }) => notification.data.threshold).sort()).to.deep.equal([1, 2]);
     }
-    await eventually(async () => ((await milestoneNotifications(optedIn)).length >= 2 ? true : undefined), 60_000, 'the opted-in signer\'s notifications');
+    await eventually(async () => ((await milestoneNotifications(optedIn)).length >= 2 ? true : undefined), 60_000, "the opted-in signer's notifications");
     expect(await milestoneNotifications(silent)).to.deep.equal([]);
     expect((await milestoneNotifications(optedIn)).length).to.equal(2);
 
@@ -66,7 +74,9 @@ describe('milestone notifications through the petition workflow', function () {
     const signals = history.events!.filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'milestoneReached');
     expect(signals).to.have.length(2);
     // One petition's crossings are signalled in the order they were reached.
-    const thresholds = signals.map((event) => JSON.parse(Buffer.from(event.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!.data!).toString('utf8')).threshold);
+    const thresholds = signals.map(
+      (event) => JSON.parse(Buffer.from(event.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!.data!).toString('utf8')).threshold,
+    );
     expect(thresholds).to.deep.equal([1, 2]);
     // The history holds crossings, never single signatures.
     expect(history.events!.length).to.be.below(80);
@@ -83,14 +93,24 @@ describe('milestone notifications through the petition workflow', function () {
     const { client } = testEnvironment().temporal;
     const handle = client.workflow.getHandle(petitionWorkflowId(petition.id));
     // The crossing was handled once the workflow has scheduled and completed its activities for it.
-    await eventually(async () => {
-      const events = (await handle.fetchHistory().catch(() => undefined))?.events ?? [];
-      const signalled = events.some((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'milestoneReached');
-      const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes).length;
-      const completed = events.filter((event) => event.activityTaskCompletedEventAttributes).length;
-      return signalled && scheduled >= 2 && completed === scheduled ? true : undefined;
-    }, 60_000, 'the milestone crossing handled by the petition workflow');
-    const fanOut = await client.workflow.getHandle(`signer-notifications-milestone-${petition.id}-1`).describe().then(() => 'started', () => 'never started');
+    await eventually(
+      async () => {
+        const events = (await handle.fetchHistory().catch(() => undefined))?.events ?? [];
+        const signalled = events.some((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'milestoneReached');
+        const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes).length;
+        const completed = events.filter((event) => event.activityTaskCompletedEventAttributes).length;
+        return signalled && scheduled >= 2 && completed === scheduled ? true : undefined;
+      },
+      60_000,
+      'the milestone crossing handled by the petition workflow',
+    );
+    const fanOut = await client.workflow
+      .getHandle(`signer-notifications-milestone-${petition.id}-1`)
+      .describe()
+      .then(
+        () => 'started',
+        () => 'never started',
+      );
     expect(fanOut).to.equal('never started');
     const history = await handle.fetchHistory();
     const children = history.events!.flatMap((event) => event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name ?? []);

@@ -54,7 +54,9 @@ describe('workflow purgeIdempotencyKeys', function () {
       SELECT subject FROM login_failures WHERE subject LIKE 'purge-test:%' UNION ALL SELECT subject FROM login_attempts WHERE subject LIKE 'purge-test:%'
     `);
     expect(subjects).to.deep.equal(['purge-test:new', 'purge-test:new']);
-    const tokens = await db.anyFirst(sql.type(z.object({ token_hash: z.instanceof(Buffer) }))`SELECT token_hash FROM refresh_tokens WHERE user_id = ${user.id}`);
+    const tokens = await db.anyFirst(
+      sql.type(z.object({ token_hash: z.instanceof(Buffer) }))`SELECT token_hash FROM refresh_tokens WHERE user_id = ${user.id}`,
+    );
     expect(tokens.map((token) => token.toString())).to.deep.equal(['purge-test-live']);
   });
 

@@ -48,7 +48,9 @@ describe('workflow purgeOAuthArtifacts', function () {
       db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM ${sql.identifier([table])} WHERE family_id = ${familyId}`);
     expect(await count('oauth_refresh_tokens')).to.equal(1);
     expect(await count('oauth_access_tokens')).to.equal(1);
-    const codes = await db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM oauth_authorization_codes WHERE client_id = ${clientId}`);
+    const codes = await db.oneFirst(
+      sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM oauth_authorization_codes WHERE client_id = ${clientId}`,
+    );
     expect(codes).to.equal(0);
   });
 });

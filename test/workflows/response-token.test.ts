@@ -38,10 +38,20 @@ describe('response-token workflow', function () {
     const petition = await publishedPetition(api.baseUrl, token, { decisionMakers: [{ name: 'Sam Minister', title: 'Minister of Transport', email }] });
     const link = portalLink(await mail.waitFor(email, /asks for your response/)).replace(PUBLIC_URL, api.baseUrl);
 
-    const tokenId = await testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE petition_id = ${petition.id}`);
+    const tokenId = await testEnvironment().db.oneFirst(
+      sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE petition_id = ${petition.id}`,
+    );
     const handle = testEnvironment().temporal.client.workflow.getHandle(responseTokenWorkflowId(tokenId));
     // Killed once the token's timer runs on the server, the worker misses the deadline's moment.
-    await eventually(() => handle.describe().then(() => true, () => undefined), 10_000, 'the expiry workflow to start');
+    await eventually(
+      () =>
+        handle.describe().then(
+          () => true,
+          () => undefined,
+        ),
+      10_000,
+      'the expiry workflow to start',
+    );
     await worker.stop('SIGKILL');
     worker = await startWorker(env);
 
@@ -53,7 +63,11 @@ describe('response-token workflow', function () {
     const opened = await fetch(link);
     expect(opened.status).to.equal(410);
     expect((await json(opened)).code).to.equal('token_expired');
-    const answered = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'opposed', body: 'Too late.' }) });
+    const answered = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'opposed', body: 'Too late.' }),
+    });
     expect(answered.status).to.equal(410);
     const listed = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}/decision-makers`, { headers: bearer(token) }));
     expect(listed.data[0]).to.include({ delivery_status: 'expired' });
@@ -67,7 +81,8 @@ describe('response-token workflow', function () {
     const now = Date.now();
     const result = await worker.runUntil(async () => {
       const handle = await testEnvironment().temporal.client.workflow.start(responseTokenExpiry, {
-        taskQueue, workflowId: responseTokenWorkflowId(tokenId),
+        taskQueue,
+        workflowId: responseTokenWorkflowId(tokenId),
         args: [{ tokenId, petitionId: randomUUID(), issuedAt: new Date(now).toISOString(), expiresAt: new Date(now + 30 * 86_400_000).toISOString() }],
       });
       const outcome = await handle.result();

@@ -35,13 +35,26 @@ describe('workflow notifyPetitionSigners', function () {
     await db.query(sql.typeAlias('void')`INSERT INTO signatures (petition_id, user_id) VALUES (${petitionId}, ${creator.id})`);
     const taskQueue = uniqueTaskQueue('signers');
     const worker = await createTestWorker(taskQueue);
-    const input = { petitionId, type: 'petition.victory', title: 'We won', body: 'Thank you for signing.', data: { petition_id: petitionId }, dedupeKey: `victory:${petitionId}`, batchSize: 5, batchesPerRun: 3 };
+    const input = {
+      petitionId,
+      type: 'petition.victory',
+      title: 'We won',
+      body: 'Thank you for signing.',
+      data: { petition_id: petitionId },
+      dedupeKey: `victory:${petitionId}`,
+      batchSize: 5,
+      batchesPerRun: 3,
+    };
     const [first, second] = await worker.runUntil(async () => {
       const handle = await temporal.client.workflow.start(notifyPetitionSigners, { taskQueue, workflowId: `notify-signers-${petitionId}`, args: [input] });
       const result = await handle.result();
       expect((await handle.describe()).runId, 'continued as new at least once').to.not.equal(handle.firstExecutionRunId);
       await captureHistory('notify-petition-signers', handle);
-      const again = await temporal.client.workflow.execute(notifyPetitionSigners, { taskQueue, workflowId: `notify-signers-again-${petitionId}`, args: [{ ...input, batchSize: 50 }] });
+      const again = await temporal.client.workflow.execute(notifyPetitionSigners, {
+        taskQueue,
+        workflowId: `notify-signers-again-${petitionId}`,
+        args: [{ ...input, batchSize: 50 }],
+      });
       return [result, again];
     });
     expect(first.notified).to.equal(SIGNERS - 1);

@@ -49,20 +49,29 @@ describe('webhook delivery', function () {
   }
   const deliveryOf = (webhookId: string, deliveryId: string) => call(`/v1/webhooks/${webhookId}/deliveries/${deliveryId}`).then((answer) => answer.body.data);
   async function finishedDelivery(webhookId: string, deliveryId: string) {
-    return eventually(async () => {
-      const delivery = await deliveryOf(webhookId, deliveryId);
-      return delivery.finished_at ? delivery : undefined;
-    }, 30_000, `delivery ${deliveryId} finishing`);
+    return eventually(
+      async () => {
+        const delivery = await deliveryOf(webhookId, deliveryId);
+        return delivery.finished_at ? delivery : undefined;
+      },
+      30_000,
+      `delivery ${deliveryId} finishing`,
+    );
   }
 
   /** The workflows that sent a delivery, found the way an operator finds them in the Web UI. */
   async function workflowsOf(deliveryId: string, entityType: 'webhook_delivery_batch' | 'webhook_delivery') {
     const { client } = testEnvironment().temporal;
-    return eventually(async () => {
-      const found: string[] = [];
-      for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}" AND RallyEntityType = "${entityType}"` })) found.push(execution.workflowId);
-      return found.length > 0 ? found : undefined;
-    }, 15_000, `the ${entityType} workflow of delivery ${deliveryId}`);
+    return eventually(
+      async () => {
+        const found: string[] = [];
+        for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}" AND RallyEntityType = "${entityType}"` }))
+          found.push(execution.workflowId);
+        return found.length > 0 ? found : undefined;
+      },
+      15_000,
+      `the ${entityType} workflow of delivery ${deliveryId}`,
+    );
   }
 
   /** The delivery row finishes inside the last activity; the workflow closes a moment later. */
@@ -104,7 +113,10 @@ describe('webhook delivery', function () {
     const hook = await endpoint('/together', ['200']);
     const eventIds = await testEnvironment().db.transaction(async (tx) => {
       const ids: string[] = [];
-      for (let index = 0; index < 5; index += 1) ids.push(await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, index } }));
+      for (let index = 0; index < 5; index += 1)
+        ids.push(
+          await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, index } }),
+        );
       return ids;
     });
     const requests = await receiver.waitFor('/together', 5);
@@ -152,7 +164,9 @@ describe('webhook delivery', function () {
     expect(shown.is_active).to.equal(false);
     expect(shown.deactivation_reason).to.match(/failed since/);
     const notifications = (await call('/v1/notifications')).body.data;
-    expect(notifications.map((notification: { type: string; data: { webhook_id?: string } }) => [notification.type, notification.data.webhook_id])).to.deep.include(['webhook.deactivated', hook.id]);
+    expect(
+      notifications.map((notification: { type: string; data: { webhook_id?: string } }) => [notification.type, notification.data.webhook_id]),
+    ).to.deep.include(['webhook.deactivated', hook.id]);
     // The first attempt failed: the endpoint's delivery window halved from its initial 8.
     expect(await windowOf(hook.id)).to.equal(4);
     await captureFinished('webhook-delivery-failed-after-batch', deliveryId);
@@ -199,16 +213,24 @@ describe('webhook delivery', function () {
 
   it('notifies the petition creator of a milestone reached, honouring preferences', async () => {
     const reached = await emitEvent(petitionId, 'signature.milestone', { threshold: 1000 });
-    const found = await eventually(async () => {
-      const list = (await call('/v1/notifications')).body.data as { type: string; data: { event_id: string } }[];
-      return list.find((notification) => notification.data.event_id === reached);
-    }, 15_000, 'the milestone notification');
+    const found = await eventually(
+      async () => {
+        const list = (await call('/v1/notifications')).body.data as { type: string; data: { event_id: string } }[];
+        return list.find((notification) => notification.data.event_id === reached);
+      },
+      15_000,
+      'the milestone notification',
+    );
     expect(found).to.include({ type: 'petition.milestone' });
     await call('/v1/notifications/preferences', { method: 'PATCH', body: JSON.stringify({ 'petition.milestone': { in_app: false } }) });
     const muted = await emitEvent(petitionId, 'signature.milestone', { threshold: 5000 });
     await endpoint('/muted', ['200'], ['signature.milestone']);
     const marker = await emitEvent(petitionId, 'signature.milestone', { threshold: 10_000 });
-    await eventually(async () => (receiver.received('/muted').some((request) => JSON.parse(request.body).id === marker) ? true : undefined), 15_000, 'the marker event');
+    await eventually(
+      async () => (receiver.received('/muted').some((request) => JSON.parse(request.body).id === marker) ? true : undefined),
+      15_000,
+      'the marker event',
+    );
     const list = (await call('/v1/notifications')).body.data as { data: { event_id: string } }[];
     expect(list.map((notification) => notification.data.event_id)).to.not.include(muted);
   });
@@ -229,11 +251,13 @@ describe('webhook delivery to one destination across endpoints', function () {
     destination = createServer((request, response) => {
       inFlight += 1;
       peak = Math.max(peak, inFlight);
-      request.resume().on('end', () => setTimeout(() => {
-        inFlight -= 1;
-        arrived += 1;
-        response.end('ok');
-      }, 150));
+      request.resume().on('end', () =>
+        setTimeout(() => {
+          inFlight -= 1;
+          arrived += 1;
+          response.end('ok');
+        }, 150),
+      );
     });
     await new Promise<void>((resolve) => destination.listen(0, '127.0.0.1', resolve));
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
@@ -250,7 +274,8 @@ describe('webhook delivery to one destination across endpoints', function () {
     const { port } = destination.address() as AddressInfo;
     for (const path of ['/a', '/b', '/c']) {
       const created = await fetch(`${api.baseUrl}/v1/webhooks`, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
         body: JSON.stringify({ url: `http://127.0.0.1:${port}${path}`, events: ['signature.created'] }),
       });
       expect(created.status).to.equal(201);

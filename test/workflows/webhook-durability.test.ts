@@ -39,7 +39,8 @@ describe('webhook delivery survives failures', function () {
   async function endpoint(pathName: string, behaviours: string[]) {
     receiver.script(pathName, behaviours);
     const response = await fetch(`${api.baseUrl}/v1/webhooks`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(token) },
       body: JSON.stringify({ url: receiver.url(pathName), events: ['signature.created'] }),
     });
     return (await json(response)).data.id as string;
@@ -47,10 +48,16 @@ describe('webhook delivery survives failures', function () {
   const arrivedEventIds = (pathName: string) => new Set(receiver.received(pathName).map((request) => JSON.parse(request.body).id as string));
   async function expectAllDelivered(webhookId: string, eventIds: string[], pathName: string) {
     await eventually(async () => (eventIds.every((id) => arrivedEventIds(pathName).has(id)) ? true : undefined), 60_000, 'every event arriving');
-    const statuses = await eventually(async () => {
-      const rows = await testEnvironment().db.anyFirst(sql.type(z.object({ status: z.string() }))`SELECT status FROM webhook_deliveries WHERE endpoint_id = ${webhookId}`);
-      return rows.length === eventIds.length && rows.every((status) => status === 'delivered') ? rows : undefined;
-    }, 30_000, 'every delivery recorded as delivered');
+    const statuses = await eventually(
+      async () => {
+        const rows = await testEnvironment().db.anyFirst(
+          sql.type(z.object({ status: z.string() }))`SELECT status FROM webhook_deliveries WHERE endpoint_id = ${webhookId}`,
+        );
+        return rows.length === eventIds.length && rows.every((status) => status === 'delivered') ? rows : undefined;
+      },
+      30_000,
+      'every delivery recorded as delivered',
+    );
     expect(statuses).to.have.length(eventIds.length);
   }
 
@@ -79,7 +86,10 @@ describe('webhook delivery survives failures', function () {
       const webhookId = await endpoint('/batch-kill', ['sleep:15000', '200']);
       const eventIds = await testEnvironment().db.transaction(async (tx) => {
         const ids: string[] = [];
-        for (let index = 0; index < 5; index += 1) ids.push(await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, index } }));
+        for (let index = 0; index < 5; index += 1)
+          ids.push(
+            await recordEvent(tx, { type: 'signature.created', actor: { type: 'system', id: null }, petitionId, data: { petition_id: petitionId, index } }),
+          );
         return ids;
       });
       // Four answered at once; the batch still waits for the fifth, which the receiver holds back.
@@ -96,10 +106,16 @@ describe('webhook delivery survives failures', function () {
     const directory = await mkdtemp(path.join(tmpdir(), 'rally-temporal-'));
     const settings = loadTemporalSettings();
     const port = await freePort();
-    const startTemporal = async () => startTemporalDevServer({
-      cliPath: process.env.RALLY_TEMPORAL_CLI!, dbFile: path.join(directory, 'temporal.sqlite'), port, uiPort: await freePort(),
-      namespace: 'default', searchAttributes: settings.searchAttributes, log: () => {},
-    });
+    const startTemporal = async () =>
+      startTemporalDevServer({
+        cliPath: process.env.RALLY_TEMPORAL_CLI!,
+        dbFile: path.join(directory, 'temporal.sqlite'),
+        port,
+        uiPort: await freePort(),
+        namespace: 'default',
+        searchAttributes: settings.searchAttributes,
+        log: () => {},
+      });
     let temporal: TemporalDevServer = await startTemporal();
     const env = { ...SHORT_WINDOWS, TEMPORAL_ADDRESS: temporal.address, RALLY_TASK_QUEUE: uniqueTaskQueue('webhook-temporal-down') };
     let worker: RallyProcess = await startWorker(env);
@@ -111,13 +127,17 @@ describe('webhook delivery survives failures', function () {
       for (let index = 0; index < 5; index += 1) eventIds.push(await emitEvent(petitionId));
       // The dispatcher goes on without Temporal, turning the new events into delivery rows that wait
       // for it (unless its worker gave up on Temporal and exited, see below).
-      await eventually(async () => {
-        if (worker.child.exitCode !== null) return true;
-        const recorded = await testEnvironment().db.oneFirst(sql.type(z.object({ count: z.number() }))`
+      await eventually(
+        async () => {
+          if (worker.child.exitCode !== null) return true;
+          const recorded = await testEnvironment().db.oneFirst(sql.type(z.object({ count: z.number() }))`
           SELECT count(*)::int AS count FROM webhook_deliveries WHERE endpoint_id = ${webhookId}
         `);
-        return recorded === eventIds.length ? true : undefined;
-      }, 30_000, 'the deliveries recorded while Temporal is down');
+          return recorded === eventIds.length ? true : undefined;
+        },
+        30_000,
+        'the deliveries recorded while Temporal is down',
+      );
       expect(receiver.received('/outage')).to.have.length(2);
       temporal = await startTemporal();
       // A worker that gave up on its connection while Temporal was gone is restarted, as a supervisor would.

@@ -11,13 +11,24 @@ export const scenario: Scenario = {
   name: NAME,
   goal: `GET /health reaches at least ${MIN_RATIO.toFixed(2)} × the req/s of GET /v1 on the same API`,
   async run(env): Promise<ResultRow[]> {
-    const [health, index] = await measureInterleaved([
-      { label: 'GET /health', url: `${env.apiUrl}/health` },
-      { label: 'GET /v1', url: `${env.apiUrl}/v1` },
-    ], env.load, env.log);
+    const [health, index] = await measureInterleaved(
+      [
+        { label: 'GET /health', url: `${env.apiUrl}/health` },
+        { label: 'GET /v1', url: `${env.apiUrl}/v1` },
+      ],
+      env.load,
+      env.log,
+    );
     const ratio = ratioOf(health!, index!);
     return [
-      { ...health!, scenario: NAME, target: 'GET /health', ratio, goal: `≥ ${MIN_RATIO.toFixed(2)} × GET /v1`, verdict: verdictFor(ratio >= MIN_RATIO, health!, index!) },
+      {
+        ...health!,
+        scenario: NAME,
+        target: 'GET /health',
+        ratio,
+        goal: `≥ ${MIN_RATIO.toFixed(2)} × GET /v1`,
+        verdict: verdictFor(ratio >= MIN_RATIO, health!, index!),
+      },
       { ...index!, scenario: NAME, target: 'GET /v1', ratio: null, goal: null, verdict: null },
     ];
   },

@@ -32,10 +32,14 @@ export const scenario: Scenario = {
     // Started before either measurement, so both targets run beside the same set of processes.
     const baseline = await startBaselineServer(data, env.log);
     try {
-      const [api, bare] = await measureInterleaved([
-        { label: `API GET ${ROUTE}`, url: `${env.apiUrl}${ROUTE}` },
-        { label: 'bare node:http', url: `${baseline.url}${ROUTE}` },
-      ], env.load, env.log);
+      const [api, bare] = await measureInterleaved(
+        [
+          { label: `API GET ${ROUTE}`, url: `${env.apiUrl}${ROUTE}` },
+          { label: 'bare node:http', url: `${baseline.url}${ROUTE}` },
+        ],
+        env.load,
+        env.log,
+      );
       const ratio = ratioOf(api!, bare!);
       return [
         {

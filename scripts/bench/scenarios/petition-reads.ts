@@ -41,7 +41,8 @@ async function cursorOfPage(env: BenchEnvironment, page: number): Promise<string
     const query = new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) });
     const body = await getJson<ListPage>(`${env.apiUrl}/v1/petitions?${query}`);
     const next = body.pagination?.next_cursor;
-    if (!next || (body.data?.length ?? 0) < limit) throw new Error(`GET /v1/petitions ends before page ${page}: the bench database lists fewer than ${page * PAGE_SIZE} petitions`);
+    if (!next || (body.data?.length ?? 0) < limit)
+      throw new Error(`GET /v1/petitions ends before page ${page}: the bench database lists fewer than ${page * PAGE_SIZE} petitions`);
     cursor = next;
     remaining -= limit;
   }
@@ -53,10 +54,13 @@ async function pickHotPetition(databaseUrl: string): Promise<{ id: string; slug:
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const result = await client.query<{ id: string; slug: string }>(`
+    const result = await client.query<{ id: string; slug: string }>(
+      `
       SELECT p.id, p.slug FROM petitions p JOIN users u ON u.id = p.creator_id
       WHERE u.identity_issuer = $1 AND p.status = 'active' AND p.visibility = 'public' AND p.deleted_at IS NULL
-      ORDER BY p.signature_count DESC, p.id LIMIT 1`, [SEED_ISSUER]);
+      ORDER BY p.signature_count DESC, p.id LIMIT 1`,
+      [SEED_ISSUER],
+    );
     const hot = result.rows[0];
     if (!hot) throw new Error('the seeded data has no active public petition');
     return hot;
@@ -77,15 +81,28 @@ async function measureHotRead(env: BenchEnvironment): Promise<ResultRow[]> {
     const read = await measureLoad('GET /v1/petitions/{slug} while signed', `${env.apiUrl}/v1/petitions/${hot.slug}`, env.load, env.log);
     const staleness = await probe.stop();
     const signed = await stream.stop();
-    env.log(`${NAME}: ${signed.signed} signatures (${Math.round(signed.signed / signed.seconds)}/s, ${signed.failed} failed) during the reads; ` +
-      `count staleness max ${staleness.maxMs} ms, p99 ${staleness.p99Ms} ms over ${staleness.samples} samples`);
+    env.log(
+      `${NAME}: ${signed.signed} signatures (${Math.round(signed.signed / signed.seconds)}/s, ${signed.failed} failed) during the reads; ` +
+        `count staleness max ${staleness.maxMs} ms, p99 ${staleness.p99Ms} ms over ${staleness.samples} samples`,
+    );
     const rate = `${Math.round(signed.signed / signed.seconds)} signatures/s`;
     const signingBroken = signed.failed > 0 || signed.signersLeft === 0 || staleness.samples === 0;
     return [
-      { ...read, scenario: NAME, target: `GET /v1/petitions/{slug}, anonymous, hot petition signed at ${rate}`, ratio: null, goal: `≥ ${MIN_SLUG_RATE.toLocaleString('en-US')} req/s`, verdict: verdictFor(read.requestsPerSecond >= MIN_SLUG_RATE, read) },
       {
-        ...read, scenario: NAME, target: `count staleness of those reads: max ${staleness.maxMs} ms, p99 ${staleness.p99Ms} ms (${staleness.samples} samples)`,
-        ratio: staleness.maxMs / MAX_STALENESS_MS, goal: '≤ 1.00 × 1 s', verdict: signingBroken ? 'INVALID' : verdictFor(staleness.maxMs <= MAX_STALENESS_MS, read),
+        ...read,
+        scenario: NAME,
+        target: `GET /v1/petitions/{slug}, anonymous, hot petition signed at ${rate}`,
+        ratio: null,
+        goal: `≥ ${MIN_SLUG_RATE.toLocaleString('en-US')} req/s`,
+        verdict: verdictFor(read.requestsPerSecond >= MIN_SLUG_RATE, read),
+      },
+      {
+        ...read,
+        scenario: NAME,
+        target: `count staleness of those reads: max ${staleness.maxMs} ms, p99 ${staleness.p99Ms} ms (${staleness.samples} samples)`,
+        ratio: staleness.maxMs / MAX_STALENESS_MS,
+        goal: '≤ 1.00 × 1 s',
+        verdict: signingBroken ? 'INVALID' : verdictFor(staleness.maxMs <= MAX_STALENESS_MS, read),
       },
     ];
   } finally {
@@ -95,21 +112,40 @@ async function measureHotRead(env: BenchEnvironment): Promise<ResultRow[]> {
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `GET /v1/petitions/{slug} of a petition being signed ≥ ${MIN_SLUG_RATE.toLocaleString('en-US')} req/s ` +
+  goal:
+    `GET /v1/petitions/{slug} of a petition being signed ≥ ${MIN_SLUG_RATE.toLocaleString('en-US')} req/s ` +
     `with its count ≤ 1 s behind; GET /v1/petitions?limit=${PAGE_SIZE} page 1 and page ${PAGE} ≥ ` +
     `${MIN_LIST_RATE.toLocaleString('en-US')} req/s each`,
   async run(env): Promise<ResultRow[]> {
     await ensureSeeded(env.databaseUrl, env.log);
     const deepCursor = await cursorOfPage(env, PAGE);
-    const [first, deep] = await measureInterleaved([
-      { label: 'GET /v1/petitions (page 1)', url: `${env.apiUrl}/v1/petitions?limit=${PAGE_SIZE}` },
-      { label: `GET /v1/petitions (page ${PAGE})`, url: `${env.apiUrl}/v1/petitions?limit=${PAGE_SIZE}&cursor=${deepCursor}` },
-    ], env.load, env.log);
+    const [first, deep] = await measureInterleaved(
+      [
+        { label: 'GET /v1/petitions (page 1)', url: `${env.apiUrl}/v1/petitions?limit=${PAGE_SIZE}` },
+        { label: `GET /v1/petitions (page ${PAGE})`, url: `${env.apiUrl}/v1/petitions?limit=${PAGE_SIZE}&cursor=${deepCursor}` },
+      ],
+      env.load,
+      env.log,
+    );
     const goal = `≥ ${MIN_LIST_RATE.toLocaleString('en-US')} req/s`;
     return [
       ...(await measureHotRead(env)),
-      { ...first!, scenario: NAME, target: `GET /v1/petitions?limit=${PAGE_SIZE}, page 1`, ratio: null, goal, verdict: verdictFor(first!.requestsPerSecond >= MIN_LIST_RATE, first!) },
-      { ...deep!, scenario: NAME, target: `GET /v1/petitions?limit=${PAGE_SIZE}, page ${PAGE}`, ratio: null, goal, verdict: verdictFor(deep!.requestsPerSecond >= MIN_LIST_RATE, deep!) },
+      {
+        ...first!,
+        scenario: NAME,
+        target: `GET /v1/petitions?limit=${PAGE_SIZE}, page 1`,
+        ratio: null,
+        goal,
+        verdict: verdictFor(first!.requestsPerSecond >= MIN_LIST_RATE, first!),
+      },
+      {
+        ...deep!,
+        scenario: NAME,
+        target: `GET /v1/petitions?limit=${PAGE_SIZE}, page ${PAGE}`,
+        ratio: null,
+        goal,
+        verdict: verdictFor(deep!.requestsPerSecond >= MIN_LIST_RATE, deep!),
+      },
     ];
   },
 };

@@ -40,8 +40,16 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
 function row(target: string, mb: number | undefined, goalMb: number | null): ResultRow {
   const measured = mb === undefined ? null : Math.round(mb);
   return {
-    scenario: NAME, target: `${target}: ${measured ?? '?'} MB RSS`,
-    requestsPerSecond: 0, p50Ms: 0, p99Ms: 0, errors: 0, timeouts: 0, non2xx: 0, requests: 0, durationSec: 0,
+    scenario: NAME,
+    target: `${target}: ${measured ?? '?'} MB RSS`,
+    requestsPerSecond: 0,
+    p50Ms: 0,
+    p99Ms: 0,
+    errors: 0,
+    timeouts: 0,
+    non2xx: 0,
+    requests: 0,
+    durationSec: 0,
     ratio: goalMb && measured !== null ? measured / goalMb : null,
     goal: goalMb ? `≤ ${goalMb} MB` : null,
     verdict: goalMb === null ? null : measured === null ? 'INVALID' : measured <= goalMb ? 'PASS' : 'MISS',
@@ -66,10 +74,17 @@ export const scenario: Scenario = {
     const api = start('api-memory', ['api/main.ts'], serviceEnv);
     const worker = start('worker-memory', ['worker/main.ts'], serviceEnv);
     let polling = false;
-    worker.process.stdout?.on('data', (chunk: Buffer) => { polling ||= chunk.toString().includes('"polling"'); });
+    worker.process.stdout?.on('data', (chunk: Buffer) => {
+      polling ||= chunk.toString().includes('"polling"');
+    });
     const connection = await Connection.connect({ address: env.temporalAddress });
     try {
-      await until('the API answering', () => fetch(`${apiUrl}/health/live`).then((response) => response.ok, () => false));
+      await until('the API answering', () =>
+        fetch(`${apiUrl}/health/live`).then(
+          (response) => response.ok,
+          () => false,
+        ),
+      );
       await until('the worker polling', async () => polling);
       await sleep(SETTLE_MS);
       const idle = { api: await rssMb(api.process.pid), worker: await rssMb(worker.process.pid) };
@@ -77,8 +92,11 @@ export const scenario: Scenario = {
 
       await measureLoad('API GET /v1/petitions?limit=20 (memory)', `${apiUrl}/v1/petitions?limit=20`, env.load, env.log);
       const client = new Client({ connection, namespace: env.serviceEnv.TEMPORAL_NAMESPACE ?? 'default' });
-      await Promise.all(Array.from({ length: WORKFLOWS_AFTER_LOAD }, (_, index) =>
-        client.workflow.execute('purgeIdempotencyKeys', { taskQueue, workflowId: `${taskQueue}-purge-${index}`, args: [] })));
+      await Promise.all(
+        Array.from({ length: WORKFLOWS_AFTER_LOAD }, (_, index) =>
+          client.workflow.execute('purgeIdempotencyKeys', { taskQueue, workflowId: `${taskQueue}-purge-${index}`, args: [] }),
+        ),
+      );
       await sleep(SETTLE_MS);
       const loaded = { api: await rssMb(api.process.pid), worker: await rssMb(worker.process.pid) };
       env.log(`after-load RSS: API ${loaded.api?.toFixed(0)} MB, worker ${loaded.worker?.toFixed(0)} MB`);

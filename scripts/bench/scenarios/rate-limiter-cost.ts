@@ -22,17 +22,25 @@ async function assertLimiter(env: BenchEnvironment, url: string, token: string, 
   await response.arrayBuffer();
   const on = response.headers.has('x-ratelimit-limit');
   if (response.status !== 200) env.log(`warning: GET ${ROUTE} with a token answered ${response.status}; the ratio will be INVALID`);
-  if (on !== expectOn) throw new Error(`the API at ${url} ${on ? 'sends' : 'does not send'} X-RateLimit-* headers, so the limiter is ` +
-    `${on ? 'on' : 'off'} where it should be ${expectOn ? 'on' : 'off'}`);
+  if (on !== expectOn)
+    throw new Error(
+      `the API at ${url} ${on ? 'sends' : 'does not send'} X-RateLimit-* headers, so the limiter is ` +
+        `${on ? 'on' : 'off'} where it should be ${expectOn ? 'on' : 'off'}`,
+    );
 }
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `GET ${ROUTE} with ${KEYS.toLocaleString('en-US')} users' tokens, rate limiter on (limits never ` +
+  goal:
+    `GET ${ROUTE} with ${KEYS.toLocaleString('en-US')} users' tokens, rate limiter on (limits never ` +
     `reached), keeps ≥ ${MIN_RATIO.toFixed(2)} × its req/s with the limiter off`,
   async run(env): Promise<ResultRow[]> {
     // Both processes verify tokens for the same audience from the same identity provider.
-    const limited = await startSigningApi(env, 'api-limiter-on', { RALLY_RATE_LIMIT_ENABLED: 'true', RALLY_RATE_LIMIT_RPS: HUGE, RALLY_RATE_LIMIT_BURST: HUGE });
+    const limited = await startSigningApi(env, 'api-limiter-on', {
+      RALLY_RATE_LIMIT_ENABLED: 'true',
+      RALLY_RATE_LIMIT_RPS: HUGE,
+      RALLY_RATE_LIMIT_BURST: HUGE,
+    });
     let unlimited: ExtraApi | undefined;
     try {
       const { RALLY_IDP_PORT, PUBLIC_URL } = limited.api.serviceEnv;
@@ -41,13 +49,24 @@ export const scenario: Scenario = {
       await assertLimiter(env, limited.api.url, tokens[0]!, true);
       await assertLimiter(env, unlimited.url, tokens[0]!, false);
       const sequence = tokens.map((token) => ({ method: 'GET', path: ROUTE, headers: { authorization: `Bearer ${token}` } }));
-      const [on, off] = await measureInterleaved([
-        { label: `limiter on: GET ${ROUTE}, ${KEYS} users`, url: limited.api.url, request: { sequence } },
-        { label: `limiter off: GET ${ROUTE}, ${KEYS} users`, url: unlimited.url, request: { sequence } },
-      ], env.load, env.log);
+      const [on, off] = await measureInterleaved(
+        [
+          { label: `limiter on: GET ${ROUTE}, ${KEYS} users`, url: limited.api.url, request: { sequence } },
+          { label: `limiter off: GET ${ROUTE}, ${KEYS} users`, url: unlimited.url, request: { sequence } },
+        ],
+        env.load,
+        env.log,
+      );
       const ratio = ratioOf(on!, off!);
       return [
-        { ...on!, scenario: NAME, target: `limiter on: GET ${ROUTE}, ${KEYS.toLocaleString('en-US')} users`, ratio, goal: `≥ ${MIN_RATIO.toFixed(2)} × off`, verdict: verdictFor(ratio >= MIN_RATIO, on!, off!) },
+        {
+          ...on!,
+          scenario: NAME,
+          target: `limiter on: GET ${ROUTE}, ${KEYS.toLocaleString('en-US')} users`,
+          ratio,
+          goal: `≥ ${MIN_RATIO.toFixed(2)} × off`,
+          verdict: verdictFor(ratio >= MIN_RATIO, on!, off!),
+        },
         { ...off!, scenario: NAME, target: `limiter off: GET ${ROUTE}, ${KEYS.toLocaleString('en-US')} users`, ratio: null, goal: null, verdict: null },
       ];
     } finally {

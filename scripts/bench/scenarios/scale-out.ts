@@ -24,31 +24,48 @@ const SETTLE_MS = 15_000;
 
 async function createPetition(client: pg.Client): Promise<{ id: string; slug: string }> {
   const tag = randomUUID().slice(0, 8);
-  const user = await client.query<{ id: string }>(`INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
-    VALUES ('bench', $1, $2, 'Scale-out owner', $3) RETURNING id`, [tag, `scale-${tag}@example.test`, `scale-${tag}`]);
-  const petition = await client.query<{ id: string; slug: string }>(`INSERT INTO petitions (slug, title, description, creator_id, status, published_at)
-    VALUES ($1, 'Scale-out benchmark petition', $2, $3, 'active', now()) RETURNING id, slug`, [`scale-${tag}`, 'x'.repeat(60), user.rows[0]!.id]);
+  const user = await client.query<{ id: string }>(
+    `INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
+    VALUES ('bench', $1, $2, 'Scale-out owner', $3) RETURNING id`,
+    [tag, `scale-${tag}@example.test`, `scale-${tag}`],
+  );
+  const petition = await client.query<{ id: string; slug: string }>(
+    `INSERT INTO petitions (slug, title, description, creator_id, status, published_at)
+    VALUES ($1, 'Scale-out benchmark petition', $2, $3, 'active', now()) RETURNING id, slug`,
+    [`scale-${tag}`, 'x'.repeat(60), user.rows[0]!.id],
+  );
   return petition.rows[0]!;
 }
 
 type Counts = { table: number; shards: number; events: number; servedA: number; servedB: number };
 
 async function countsOf(client: pg.Client, petitionId: string, slug: string, apis: readonly string[]): Promise<Counts> {
-  const stored = await client.query<{ table: string; shards: string; events: string }>(`SELECT
+  const stored = await client.query<{ table: string; shards: string; events: string }>(
+    `SELECT
       (SELECT count(*) FROM signatures WHERE petition_id = $1) AS table,
       (SELECT COALESCE(sum(count), 0) FROM signature_counters WHERE petition_id = $1) AS shards,
-      (SELECT count(*) FROM events WHERE petition_id = $1 AND type = 'signature.created') AS events`, [petitionId]);
-  const served = await Promise.all(apis.map(async (url) => {
-    const body = (await (await fetch(`${url}/v1/petitions/${slug}`, { signal: AbortSignal.timeout(5_000) })).json()) as { data: { signature_count: number } };
-    return body.data.signature_count;
-  }));
+      (SELECT count(*) FROM events WHERE petition_id = $1 AND type = 'signature.created') AS events`,
+    [petitionId],
+  );
+  const served = await Promise.all(
+    apis.map(async (url) => {
+      const body = (await (await fetch(`${url}/v1/petitions/${slug}`, { signal: AbortSignal.timeout(5_000) })).json()) as { data: { signature_count: number } };
+      return body.data.signature_count;
+    }),
+  );
   const row = stored.rows[0]!;
   return { table: Number(row.table), shards: Number(row.shards), events: Number(row.events), servedA: served[0]!, servedB: served[1]! };
 }
 
 const sum = (a: LoadResult, b: LoadResult): LoadResult => ({
-  requestsPerSecond: a.requestsPerSecond + b.requestsPerSecond, p50Ms: Math.max(a.p50Ms, b.p50Ms), p99Ms: Math.max(a.p99Ms, b.p99Ms),
-  errors: a.errors + b.errors, timeouts: a.timeouts + b.timeouts, non2xx: a.non2xx + b.non2xx, requests: a.requests + b.requests, durationSec: Math.max(a.durationSec, b.durationSec),
+  requestsPerSecond: a.requestsPerSecond + b.requestsPerSecond,
+  p50Ms: Math.max(a.p50Ms, b.p50Ms),
+  p99Ms: Math.max(a.p99Ms, b.p99Ms),
+  errors: a.errors + b.errors,
+  timeouts: a.timeouts + b.timeouts,
+  non2xx: a.non2xx + b.non2xx,
+  requests: a.requests + b.requests,
+  durationSec: Math.max(a.durationSec, b.durationSec),
 });
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)]!;
 
@@ -60,15 +77,29 @@ async function measureReads(env: BenchEnvironment, urls: readonly string[], slug
   for (let round = 0; round < 2; round += 1) {
     const warm = round === 0 ? env.load.warmupSec : 0;
     one.push(await measureLoad(`1 API: GET ${path} (round ${round + 1})`, `${urls[0]}${path}`, { ...env.load, warmupSec: warm }, env.log));
-    const [a, b] = await Promise.all(urls.map((url, index) => measureLoad(`2 APIs, API ${index + 1}: GET ${path} (round ${round + 1})`, `${url}${path}`, { ...half, warmupSec: warm }, env.log)));
+    const [a, b] = await Promise.all(
+      urls.map((url, index) =>
+        measureLoad(`2 APIs, API ${index + 1}: GET ${path} (round ${round + 1})`, `${url}${path}`, { ...half, warmupSec: warm }, env.log),
+      ),
+    );
     two.push(sum(a!, b!));
   }
-  const pick = (results: LoadResult[]): LoadResult => ({ ...results.find((result) => result.requestsPerSecond === median(results.map((r) => r.requestsPerSecond)))!, samples: results.map((r) => Math.round(r.requestsPerSecond)) });
+  const pick = (results: LoadResult[]): LoadResult => ({
+    ...results.find((result) => result.requestsPerSecond === median(results.map((r) => r.requestsPerSecond)))!,
+    samples: results.map((r) => Math.round(r.requestsPerSecond)),
+  });
   const single = pick(one);
   const both = pick(two);
   const ratio = single.requestsPerSecond > 0 ? both.requestsPerSecond / single.requestsPerSecond : 0;
   return [
-    { ...both, scenario: NAME, target: 'GET /v1/petitions/{slug}, 2 API processes', ratio, goal: `≥ ${MIN_SCALE.toFixed(2)} × 1 API`, verdict: verdictFor(ratio >= MIN_SCALE, both, single) },
+    {
+      ...both,
+      scenario: NAME,
+      target: 'GET /v1/petitions/{slug}, 2 API processes',
+      ratio,
+      goal: `≥ ${MIN_SCALE.toFixed(2)} × 1 API`,
+      verdict: verdictFor(ratio >= MIN_SCALE, both, single),
+    },
     { ...single, scenario: NAME, target: 'GET /v1/petitions/{slug}, 1 API process', ratio: null, goal: null, verdict: null },
   ];
 }
@@ -90,22 +121,34 @@ async function measureCounts(env: BenchEnvironment, client: pg.Client, urls: rea
   }
   const exact = outcome.failed === 0 && [counts.table, counts.shards, counts.events, counts.servedA, counts.servedB].every((value) => value === outcome.signed);
   const seconds = (performance.now() - began) / 1000;
-  env.log(`${NAME}: ${outcome.signed} signatures answered 201 (${outcome.failed} failed); table ` +
-    `${counts.table}, shards ${counts.shards}, events ${counts.events}, served ${counts.servedA} / ` +
-    `${counts.servedB}`);
+  env.log(
+    `${NAME}: ${outcome.signed} signatures answered 201 (${outcome.failed} failed); table ` +
+      `${counts.table}, shards ${counts.shards}, events ${counts.events}, served ${counts.servedA} / ` +
+      `${counts.servedB}`,
+  );
   return {
-    requestsPerSecond: outcome.signed / seconds, p50Ms: 0, p99Ms: 0, errors: outcome.failed, timeouts: 0, non2xx: 0, requests: outcome.sent, durationSec: seconds,
+    requestsPerSecond: outcome.signed / seconds,
+    p50Ms: 0,
+    p99Ms: 0,
+    errors: outcome.failed,
+    timeouts: 0,
+    non2xx: 0,
+    requests: outcome.sent,
+    durationSec: seconds,
     scenario: NAME,
-    target: `counts after ${outcome.signed} signatures via 2 APIs: table ${counts.table}, shards ` +
+    target:
+      `counts after ${outcome.signed} signatures via 2 APIs: table ${counts.table}, shards ` +
       `${counts.shards}, events ${counts.events}, served ${counts.servedA} / ${counts.servedB}`,
     ratio: outcome.signed > 0 ? Math.min(counts.table, counts.shards, counts.events, counts.servedA, counts.servedB) / outcome.signed : 0,
-    goal: 'all = 201s', verdict: outcome.signed === 0 ? 'INVALID' : exact ? 'PASS' : 'MISS',
+    goal: 'all = 201s',
+    verdict: outcome.signed === 0 ? 'INVALID' : exact ? 'PASS' : 'MISS',
   };
 }
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `2 API processes + 2 workers on one PostgreSQL and Temporal: reads reach ≥ ${MIN_SCALE.toFixed(2)} × ` +
+  goal:
+    `2 API processes + 2 workers on one PostgreSQL and Temporal: reads reach ≥ ${MIN_SCALE.toFixed(2)} × ` +
     `one process, and counts stay exact after ${SIGNATURES.toLocaleString('en-US')} signatures through ` +
     `both`,
   async run(env): Promise<ResultRow[]> {
@@ -120,7 +163,9 @@ export const scenario: Scenario = {
       const taskQueue = env.serviceEnv.RALLY_TASK_QUEUE ?? 'rally';
       for (let index = 0; index < 2; index += 1) workers.push(await startRallyWorker(env, taskQueue));
       const urls = [first.api.url, second.url];
-      const hot = await client.query<{ slug: string }>(`SELECT slug FROM petitions WHERE status = 'active' AND visibility = 'public' AND deleted_at IS NULL ORDER BY signature_count DESC, id LIMIT 1`);
+      const hot = await client.query<{ slug: string }>(
+        `SELECT slug FROM petitions WHERE status = 'active' AND visibility = 'public' AND deleted_at IS NULL ORDER BY signature_count DESC, id LIMIT 1`,
+      );
       const reads = await measureReads(env, urls, hot.rows[0]!.slug);
       return [...reads, await measureCounts(env, client, urls, first.api.serviceEnv)];
     } finally {

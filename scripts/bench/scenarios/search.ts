@@ -24,9 +24,10 @@ const SUGGEST_PATH = '/v1/search/suggest?q=wetlamds';
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `GET /v1/search/petitions p99 < ${SEARCH_P99_MS} ms and GET /v1/search/suggest p99 < ${SUGGEST_P99_MS} ms on 100,000 petitions; ` +
+  goal:
+    `GET /v1/search/petitions p99 < ${SEARCH_P99_MS} ms and GET /v1/search/suggest p99 < ${SUGGEST_P99_MS} ms on 100,000 petitions; ` +
     `the fold ≥ ${FOLD_PER_SECOND.toLocaleString('en-US')} signatures/s; analytics of a ` +
-      `1,000,000-signature petition, 2 years by day, p99 < ${ANALYTICS_P99_MS} ms`,
+    `1,000,000-signature petition, 2 years by day, p99 < ${ANALYTICS_P99_MS} ms`,
   async run(env): Promise<ResultRow[]> {
     await ensureSeeded(env.databaseUrl, env.log);
     for (const path of [SEARCH_PATH, SUGGEST_PATH]) {
@@ -45,7 +46,10 @@ export const scenario: Scenario = {
     let asked = 0;
     const coldLoad = { ...env.load, connections: COLD_CLIENTS };
     const coldSearch = await measureLoad('GET /v1/search/petitions, a new query each time', `${env.apiUrl}${SEARCH_PATH}`, coldLoad, env.log, {
-      setupRequest: (request) => ({ ...request, path: `${SEARCH_PATH.replace('protect%20wetlands', `protect%20wetlands%20-x${process.pid}x${(asked += 1)}`)}` }),
+      setupRequest: (request) => ({
+        ...request,
+        path: `${SEARCH_PATH.replace('protect%20wetlands', `protect%20wetlands%20-x${process.pid}x${(asked += 1)}`)}`,
+      }),
     });
 
     // The million petition's own signatures are folded here, so its analytics below are complete.
@@ -68,16 +72,45 @@ export const scenario: Scenario = {
       await signed.stop();
     }
     return [
-      { ...search, scenario: NAME, target: 'GET /v1/search/petitions', ratio: null, goal: `p99 < ${SEARCH_P99_MS} ms`, verdict: verdictFor(search.p99Ms < SEARCH_P99_MS, search) },
-      { ...coldSearch, scenario: NAME, target: `GET /v1/search/petitions, every query new (nothing cached), ${COLD_CLIENTS} clients`, ratio: null, goal: null, verdict: null },
-      { ...suggest, scenario: NAME, target: 'GET /v1/search/suggest', ratio: null, goal: `p99 < ${SUGGEST_P99_MS} ms`, verdict: verdictFor(suggest.p99Ms < SUGGEST_P99_MS, suggest) },
       {
-        ...fold, scenario: NAME, target: 'analytics fold, signatures/s (latency per 5,000 batch)', ratio: fold.requestsPerSecond / FOLD_PER_SECOND,
-        goal: `≥ ${FOLD_PER_SECOND.toLocaleString('en-US')}/s`, verdict: verdictFor(fold.requestsPerSecond >= FOLD_PER_SECOND, fold),
+        ...search,
+        scenario: NAME,
+        target: 'GET /v1/search/petitions',
+        ratio: null,
+        goal: `p99 < ${SEARCH_P99_MS} ms`,
+        verdict: verdictFor(search.p99Ms < SEARCH_P99_MS, search),
       },
       {
-        ...analytics, scenario: NAME, target: 'GET /v1/petitions/{id}/analytics, 1M signatures, 2 years by day', ratio: null,
-        goal: `p99 < ${ANALYTICS_P99_MS} ms`, verdict: verdictFor(analytics.p99Ms < ANALYTICS_P99_MS, analytics),
+        ...coldSearch,
+        scenario: NAME,
+        target: `GET /v1/search/petitions, every query new (nothing cached), ${COLD_CLIENTS} clients`,
+        ratio: null,
+        goal: null,
+        verdict: null,
+      },
+      {
+        ...suggest,
+        scenario: NAME,
+        target: 'GET /v1/search/suggest',
+        ratio: null,
+        goal: `p99 < ${SUGGEST_P99_MS} ms`,
+        verdict: verdictFor(suggest.p99Ms < SUGGEST_P99_MS, suggest),
+      },
+      {
+        ...fold,
+        scenario: NAME,
+        target: 'analytics fold, signatures/s (latency per 5,000 batch)',
+        ratio: fold.requestsPerSecond / FOLD_PER_SECOND,
+        goal: `≥ ${FOLD_PER_SECOND.toLocaleString('en-US')}/s`,
+        verdict: verdictFor(fold.requestsPerSecond >= FOLD_PER_SECOND, fold),
+      },
+      {
+        ...analytics,
+        scenario: NAME,
+        target: 'GET /v1/petitions/{id}/analytics, 1M signatures, 2 years by day',
+        ratio: null,
+        goal: `p99 < ${ANALYTICS_P99_MS} ms`,
+        verdict: verdictFor(analytics.p99Ms < ANALYTICS_P99_MS, analytics),
       },
     ];
   },

@@ -28,7 +28,15 @@ function row(target: string, load: LoadResult, extra: Partial<ResultRow> = {}): 
 }
 
 /** POST …/signatures on the petition for `seconds`, each request by the next unused signer. */
-async function signingLoad(env: BenchEnvironment, url: string, signers: readonly Signer[], cursor: { next: number }, petitionId: string, label: string, seconds: number) {
+async function signingLoad(
+  env: BenchEnvironment,
+  url: string,
+  signers: readonly Signer[],
+  cursor: { next: number },
+  petitionId: string,
+  label: string,
+  seconds: number,
+) {
   const setupRequest = (request: autocannon.Request): autocannon.Request => {
     const signer = signers[cursor.next++ % signers.length]!;
     request.method = 'POST';
@@ -49,21 +57,30 @@ function sampleLockWaits(databaseUrl: string) {
     await client.connect();
     while (running) {
       const { rows } = await client.query<{ ms: number | null }>(
-        'SELECT (extract(epoch FROM max(clock_timestamp() - waitstart)) * 1000)::float8 AS ms FROM pg_locks WHERE NOT granted AND waitstart IS NOT NULL');
+        'SELECT (extract(epoch FROM max(clock_timestamp() - waitstart)) * 1000)::float8 AS ms FROM pg_locks WHERE NOT granted AND waitstart IS NOT NULL',
+      );
       longestMs = Math.max(longestMs, rows[0]?.ms ?? 0);
       await sleep(20);
     }
     await client.end();
   })();
-  return { async stop() { running = false; await done; return longestMs; } };
+  return {
+    async stop() {
+      running = false;
+      await done;
+      return longestMs;
+    },
+  };
 }
 
 type Invalidation = { id: string; status: string; matched: number | null };
 
 async function callJson<T>(url: string, token: string, body?: unknown): Promise<{ status: number; data: T }> {
   const response = await fetch(url, {
-    method: body === undefined ? 'GET' : 'POST', signal: AbortSignal.timeout(30_000),
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    method: body === undefined ? 'GET' : 'POST',
+    signal: AbortSignal.timeout(30_000),
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   const parsed = (await response.json()) as { data: T };
   return { status: response.status, data: parsed.data };
@@ -71,7 +88,8 @@ async function callJson<T>(url: string, token: string, body?: unknown): Promise<
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `invalidate ${INVALIDATED.toLocaleString('en-US')} of a petition's ${MILLION.toLocaleString('en-US')} ` +
+  goal:
+    `invalidate ${INVALIDATED.toLocaleString('en-US')} of a petition's ${MILLION.toLocaleString('en-US')} ` +
     `signatures while it is signed through the API: signing p99 < ${SIGN_P99_MS} ms during it`,
   async run(env): Promise<ResultRow[]> {
     const petitionId = await ensureMillionPetition(env.databaseUrl, env.log);
@@ -90,8 +108,10 @@ export const scenario: Scenario = {
 
       const locks = sampleLockWaits(env.databaseUrl);
       const began = performance.now();
-      const started = await callJson<Invalidation>(`${signed.api.url}/v1/admin/petitions/${petitionId}/invalidate-signatures`, admin.accessToken,
-        { filter: { email_domain: FRAUD_DOMAIN }, dry_run: false });
+      const started = await callJson<Invalidation>(`${signed.api.url}/v1/admin/petitions/${petitionId}/invalidate-signatures`, admin.accessToken, {
+        filter: { email_domain: FRAUD_DOMAIN },
+        dry_run: false,
+      });
       if (started.status !== 200 && started.status !== 202) throw new Error(`the invalidation answered ${started.status}: ${JSON.stringify(started.data)}`);
       const during = await signingLoad(env, signed.api.url, signers, cursor, petitionId, 'API sign during the invalidation', load.durationSec);
       const signingEnded = performance.now();
@@ -104,18 +124,32 @@ export const scenario: Scenario = {
       const longestWaitMs = await locks.stop();
       if (cursor.next > signers.length) env.log(`warning: ${NAME} ran out of fresh signers; its signing rows are INVALID`);
       const overlap = Math.min(1, (signingEnded - began) / 1000 / seconds);
-      env.log(`${NAME}: ${invalidation.matched ?? 0} invalidated in ${seconds.toFixed(1)} s; signing load covered ` +
-        `${(overlap * 100).toFixed(0)}% of it; longest lock wait ${longestWaitMs.toFixed(0)} ms`);
+      env.log(
+        `${NAME}: ${invalidation.matched ?? 0} invalidated in ${seconds.toFixed(1)} s; signing load covered ` +
+          `${(overlap * 100).toFixed(0)}% of it; longest lock wait ${longestWaitMs.toFixed(0)} ms`,
+      );
       const complete = invalidation.status === 'completed' && invalidation.matched === INVALIDATED;
       const figures: LoadResult = {
-        requestsPerSecond: (invalidation.matched ?? 0) / seconds, p50Ms: 0, p99Ms: longestWaitMs, errors: complete ? 0 : 1, timeouts: 0, non2xx: 0, requests: invalidation.matched ?? 0, durationSec: seconds,
+        requestsPerSecond: (invalidation.matched ?? 0) / seconds,
+        p50Ms: 0,
+        p99Ms: longestWaitMs,
+        errors: complete ? 0 : 1,
+        timeouts: 0,
+        non2xx: 0,
+        requests: invalidation.matched ?? 0,
+        durationSec: seconds,
       };
       const reused = cursor.next > signers.length ? { non2xx: cursor.next - signers.length } : {};
       return [
         row('API sign, 1M-signature petition, alone', { ...alone, ...reused }),
-        row(`API sign during the invalidation (${(overlap * 100).toFixed(0)}% of it)`, { ...during, ...reused }, {
-          goal: `p99 < ${SIGN_P99_MS} ms`, verdict: verdictFor(during.p99Ms < SIGN_P99_MS, { ...during, ...reused }, figures),
-        }),
+        row(
+          `API sign during the invalidation (${(overlap * 100).toFixed(0)}% of it)`,
+          { ...during, ...reused },
+          {
+            goal: `p99 < ${SIGN_P99_MS} ms`,
+            verdict: verdictFor(during.p99Ms < SIGN_P99_MS, { ...during, ...reused }, figures),
+          },
+        ),
         row(`invalidate ${INVALIDATED.toLocaleString('en-US')} of ${MILLION.toLocaleString('en-US')}: signatures/s; p99 = longest lock wait`, figures),
       ];
     } finally {

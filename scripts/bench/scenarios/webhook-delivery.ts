@@ -17,7 +17,16 @@ import { freePort, startExtraApi } from '../environment.ts';
 import { verdictFor, type BenchEnvironment, type ResultRow, type Scenario } from '../scenario.ts';
 import { createSignerPool, measureSigning, startIdentityProvider } from '../signers.ts';
 import {
-  emitEvents, measureBareTemporal, percentile, removeOwner, seedOwner, startRallyWorker, startReceiver, stopRallyWorker, waitForEmptyOutbox, type Receiver,
+  emitEvents,
+  measureBareTemporal,
+  percentile,
+  removeOwner,
+  seedOwner,
+  startRallyWorker,
+  startReceiver,
+  stopRallyWorker,
+  waitForEmptyOutbox,
+  type Receiver,
 } from '../webhook-kit.ts';
 
 const NAME = 'webhook-delivery';
@@ -31,9 +40,20 @@ type Figures = { rate: number; p50: number; p99: number; count: number; seconds:
 
 function row(target: string, figures: Figures, extra: Partial<ResultRow> = {}): ResultRow {
   return {
-    scenario: NAME, target, requestsPerSecond: figures.rate, p50Ms: figures.p50, p99Ms: figures.p99,
-    errors: 0, timeouts: 0, non2xx: 0, requests: figures.count, durationSec: figures.seconds,
-    ratio: null, goal: null, verdict: null, ...extra,
+    scenario: NAME,
+    target,
+    requestsPerSecond: figures.rate,
+    p50Ms: figures.p50,
+    p99Ms: figures.p99,
+    errors: 0,
+    timeouts: 0,
+    non2xx: 0,
+    requests: figures.count,
+    durationSec: figures.seconds,
+    ratio: null,
+    goal: null,
+    verdict: null,
+    ...extra,
   };
 }
 
@@ -67,7 +87,13 @@ async function whileSigning(env: BenchEnvironment, db: Awaited<ReturnType<typeof
   try {
     const idp = await startIdentityProvider(api.serviceEnv, env.log);
     try {
-      const signing = await measureSigning(env, api, createSignerPool(api.serviceEnv, env.log), 'API sign (with a webhook subscriber)', () => target.petitionId);
+      const signing = await measureSigning(
+        env,
+        api,
+        createSignerPool(api.serviceEnv, env.log),
+        'API sign (with a webhook subscriber)',
+        () => target.petitionId,
+      );
       const events = await signingEvents(db, target.petitionId);
       env.log(`${NAME}: ${events.ids.length} signature.created events; waiting for their deliveries`);
       return { signing, delivered: await collect(receiver, events.ids, events.firstAt), expected: events.ids.length };
@@ -81,7 +107,8 @@ async function whileSigning(env: BenchEnvironment, db: Awaited<ReturnType<typeof
 
 export const scenario: Scenario = {
   name: NAME,
-  goal: `signature.created deliveries to one healthy endpoint while signing at full speed: ≥ ` +
+  goal:
+    `signature.created deliveries to one healthy endpoint while signing at full speed: ≥ ` +
     `${MIN_RATE.toLocaleString('en-US')}/s sustained, p99 event→receipt < ${MAX_P99_MS} ms, ` +
     `all delivered; < 2 s for another endpoint during a ${BURST.toLocaleString('en-US')}-event burst to a slow one`,
   async run(env: BenchEnvironment): Promise<ResultRow[]> {
@@ -120,12 +147,29 @@ export const scenario: Scenario = {
       const keptUp = delivered.count === expected && delivered.rate >= MIN_RATE && delivered.p99 < MAX_P99_MS;
       return [
         row(`while signing at full speed: signature.created deliveries/s, event→receipt (${delivered.count} of ${expected})`, delivered, {
-          ratio: delivered.rate / MIN_RATE, goal: `≥ ${MIN_RATE.toLocaleString('en-US')}/s, p99 < ${MAX_P99_MS} ms, all`, verdict: verdictFor(keptUp, signing),
+          ratio: delivered.rate / MIN_RATE,
+          goal: `≥ ${MIN_RATE.toLocaleString('en-US')}/s, p99 < ${MAX_P99_MS} ms, all`,
+          verdict: verdictFor(keptUp, signing),
         }),
-        row('  the signing meanwhile (API, a new user each)', { rate: signing.requestsPerSecond, p50: signing.p50Ms, p99: signing.p99Ms, count: signing.requests, seconds: signing.durationSec }),
+        row('  the signing meanwhile (API, a new user each)', {
+          rate: signing.requestsPerSecond,
+          p50: signing.p50Ms,
+          p99: signing.p99Ms,
+          count: signing.requests,
+          seconds: signing.durationSec,
+        }),
         row(`pipeline alone: ${BURST} events to 1 endpoint, deliveries/s (ratio = ÷ bare Temporal)`, burst, { ratio: burst.rate / bare.rate }),
-        row('bare Temporal: 1 no-op activity, workflows/s (one workflow per delivery, the former design)', { rate: bare.rate, p50: 0, p99: 0, count: bare.count, seconds: bare.seconds }),
-        row(`another endpoint during a ${BURST}-event slow burst`, isolated, { goal: 'p99 < 2000 ms', verdict: isolated.p99 < 2000 && isolated.count === during.length ? 'PASS' : 'MISS' }),
+        row('bare Temporal: 1 no-op activity, workflows/s (one workflow per delivery, the former design)', {
+          rate: bare.rate,
+          p50: 0,
+          p99: 0,
+          count: bare.count,
+          seconds: bare.seconds,
+        }),
+        row(`another endpoint during a ${BURST}-event slow burst`, isolated, {
+          goal: 'p99 < 2000 ms',
+          verdict: isolated.p99 < 2000 && isolated.count === during.length ? 'PASS' : 'MISS',
+        }),
       ];
     } finally {
       for (const userId of owners) await removeOwner(db, userId);

@@ -29,8 +29,11 @@ async function seededSlug(databaseUrl: string): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ slug: string }>(`SELECT p.slug FROM petitions p JOIN users u ON u.id = p.creator_id
-      WHERE u.identity_issuer = $1 AND p.status = 'active' AND p.visibility = 'public' AND p.deleted_at IS NULL ORDER BY p.signature_count DESC LIMIT 1`, [SEED_ISSUER]);
+    const { rows } = await client.query<{ slug: string }>(
+      `SELECT p.slug FROM petitions p JOIN users u ON u.id = p.creator_id
+      WHERE u.identity_issuer = $1 AND p.status = 'active' AND p.visibility = 'public' AND p.deleted_at IS NULL ORDER BY p.signature_count DESC LIMIT 1`,
+      [SEED_ISSUER],
+    );
     if (!rows[0]) throw new Error('the seeded data has no active public petition');
     return rows[0].slug;
   } finally {
@@ -54,8 +57,17 @@ export const scenario: Scenario = {
     }
     const userDataDir = await mkdtemp(path.join(tmpdir(), 'rally-bench-chromium-'));
     const browser = await puppeteer.launch({
-      executablePath: CHROMIUM, headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync', `--user-data-dir=${userDataDir}`],
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-sync',
+        `--user-data-dir=${userDataDir}`,
+      ],
     });
     const paints: number[] = [];
     const began = performance.now();
@@ -74,13 +86,25 @@ export const scenario: Scenario = {
     const seconds = (performance.now() - began) / 1000;
     paints.sort((a, b) => a - b);
     const figures: LoadResult = {
-      requestsPerSecond: paints.length / seconds, p50Ms: percentile(paints, 50), p99Ms: percentile(paints, 99),
-      errors: 0, timeouts: 0, non2xx: 0, requests: paints.length, durationSec: seconds,
+      requestsPerSecond: paints.length / seconds,
+      p50Ms: percentile(paints, 50),
+      p99Ms: percentile(paints, 99),
+      errors: 0,
+      timeouts: 0,
+      non2xx: 0,
+      requests: paints.length,
+      durationSec: seconds,
     };
     env.log(`${NAME}: first contentful paint median ${figures.p50Ms.toFixed(0)} ms, p99 ${figures.p99Ms.toFixed(0)} ms`);
-    return [{
-      ...figures, scenario: NAME, target: 'GET /embed/p/{slug} in Chromium: first contentful paint (loads/s)', ratio: null,
-      goal: `p50 < ${BUDGET_MS} ms`, verdict: verdictFor(figures.p50Ms < BUDGET_MS, figures),
-    }];
+    return [
+      {
+        ...figures,
+        scenario: NAME,
+        target: 'GET /embed/p/{slug} in Chromium: first contentful paint (loads/s)',
+        ratio: null,
+        goal: `p50 < ${BUDGET_MS} ms`,
+        verdict: verdictFor(figures.p50Ms < BUDGET_MS, figures),
+      },
+    ];
   },
 };

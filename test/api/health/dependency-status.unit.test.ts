@@ -12,8 +12,20 @@ function fixture() {
     if (behaviour[name] === 'hang') return new Promise(() => {});
     return Promise.resolve();
   };
-  const status = createDependencyStatus({ checks: { database: check('database'), temporal: check('temporal') }, maxAgeMs: 1_000, timeoutMs: 50, now: () => time });
-  return { status, calls, behaviour, advance: (ms: number) => { time += ms; } };
+  const status = createDependencyStatus({
+    checks: { database: check('database'), temporal: check('temporal') },
+    maxAgeMs: 1_000,
+    timeoutMs: 50,
+    now: () => time,
+  });
+  return {
+    status,
+    calls,
+    behaviour,
+    advance: (ms: number) => {
+      time += ms;
+    },
+  };
 }
 
 describe('health dependency status', () => {

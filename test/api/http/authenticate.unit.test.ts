@@ -20,14 +20,18 @@ function setUp() {
     revocations: {} as RevocationList,
     users: {} as UserDirectory,
   });
-  const presenting = (credential: string) => ({ get: (name: string) => (name === 'Authorization' ? `Bearer ${credential}` : ''), set() {} }) as unknown as RallyContext;
+  const presenting = (credential: string) =>
+    ({ get: (name: string) => (name === 'Authorization' ? `Bearer ${credential}` : ''), set() {} }) as unknown as RallyContext;
   return { authenticate, presenting, queries: () => queries };
 }
 
 describe('API key authentication (api/http/authenticate.ts)', () => {
   it('answers 401 invalid_api_key for a key that was never issued', async () => {
     const { authenticate, presenting } = setUp();
-    const refused = await authenticate(presenting(generateApiKey('live').raw)).then(() => undefined, (error: unknown) => error);
+    const refused = await authenticate(presenting(generateApiKey('live').raw)).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refused).to.have.property('code', 'invalid_api_key');
     expect(refused).to.have.property('status', 401);
   });

@@ -1,5 +1,18 @@
 import { expect } from 'chai';
-import { Conflict, DomainError, Forbidden, Gone, invalidField, LimitReached, NotFound, RateLimited, TooLarge, Unauthenticated, Unavailable, type DomainErrorKind } from '../../../core/errors/domain-error.ts';
+import {
+  Conflict,
+  DomainError,
+  Forbidden,
+  Gone,
+  invalidField,
+  LimitReached,
+  NotFound,
+  RateLimited,
+  TooLarge,
+  Unauthenticated,
+  Unavailable,
+  type DomainErrorKind,
+} from '../../../core/errors/domain-error.ts';
 import { problemOfDomainError } from '../../../api/http/problem.ts';
 
 // The HTTP status of each kind of domain failure, as the API reference lists them.
@@ -29,7 +42,9 @@ describe('domain errors as problems (api/http/problem.ts)', () => {
   }
 
   it('carries a field error into errors[]', () => {
-    expect(problemOfDomainError(invalidField('title', 'too_small', 'is too short')).errors).to.deep.equal([{ field: 'title', code: 'too_small', message: 'is too short' }]);
+    expect(problemOfDomainError(invalidField('title', 'too_small', 'is too short')).errors).to.deep.equal([
+      { field: 'title', code: 'too_small', message: 'is too short' },
+    ]);
   });
 
   it('lists a reached limit as an error with code limit_reached', () => {
@@ -42,6 +57,8 @@ describe('domain errors as problems (api/http/problem.ts)', () => {
   });
 
   it('asks for a bearer token on 401', () => {
-    expect(problemOfDomainError(new Unauthenticated('expired', { code: 'token_expired' })).headers['WWW-Authenticate']).to.equal('Bearer error="invalid_token"');
+    expect(problemOfDomainError(new Unauthenticated('expired', { code: 'token_expired' })).headers['WWW-Authenticate']).to.equal(
+      'Bearer error="invalid_token"',
+    );
   });
 });

@@ -13,9 +13,10 @@ describe('request parts (api/http)', () => {
 
     it('are refused as 422 invalid_characters even where a part has no schema', () => {
       const validate = compileValidator(null, 'query');
-      expect(() => validate({ tags: '\u0000' })).to.throw(RallyError).with.property('errors').that.deep.equals([
-        { field: 'tags', code: 'invalid_characters', message: 'must not contain the NUL character (\\u0000)' },
-      ]);
+      expect(() => validate({ tags: '\u0000' }))
+        .to.throw(RallyError)
+        .with.property('errors')
+        .that.deep.equals([{ field: 'tags', code: 'invalid_characters', message: 'must not contain the NUL character (\\u0000)' }]);
     });
   });
 

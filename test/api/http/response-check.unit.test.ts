@@ -12,7 +12,12 @@ import type { Logger } from '../../../platform/logger.ts';
 
 const Thing = Type.Object({ data: Type.Object({ id: Type.String(), name: Type.String() }) });
 const route = defineRoute({
-  method: 'get', path: '/things/:id', operationId: 'getThing', summary: 'A thing', tag: 'Things', auth: 'none',
+  method: 'get',
+  path: '/things/:id',
+  operationId: 'getThing',
+  summary: 'A thing',
+  tag: 'Things',
+  auth: 'none',
   responses: { 200: { description: 'The thing', schema: Thing }, 204: { description: 'Nothing' } },
   async handler() {},
 });
@@ -49,13 +54,21 @@ describe('response contract (api/http/response-check.ts)', () => {
   });
 
   it('in test mode refuses a body its schema refuses', async () => {
-    const refused = await answer(true, 200, { data: { id: 'a' } }).then(() => undefined, (error: unknown) => error);
+    const refused = await answer(true, 200, { data: { id: 'a' } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refused).to.be.instanceOf(ResponseContractError);
-    expect((refused as Error).message).to.include('getThing').and.include('name');
+    expect((refused as Error).message)
+      .to.include('getThing')
+      .and.include('name');
   });
 
   it('in test mode refuses a status the route does not declare', async () => {
-    const refused = await answer(true, 201, { data: { id: 'a', name: 'A' } }).then(() => undefined, (error: unknown) => error);
+    const refused = await answer(true, 201, { data: { id: 'a', name: 'A' } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refused).to.be.instanceOf(ResponseContractError);
     expect((refused as Error).message).to.include('201');
   });

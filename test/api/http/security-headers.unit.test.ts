@@ -21,7 +21,9 @@ function sourceFiles(folder: string): string[] {
 
 describe('security headers (api/http/security-headers.ts)', () => {
   it('names the policy of static HTML, the page, the widget and the OAuth consent screen with the values they had', () => {
-    expect(htmlPolicies.static).to.equal("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(htmlPolicies.static).to.equal(
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     expect(htmlPolicies.page('https://rally.example', { styleHash: "'sha256-x'", imageOrigins: ['https://cdn.example/a.webp', 'not a url'] })).to.equal(
       "default-src 'none'; script-src 'self'; style-src 'sha256-x'; img-src 'self' https://cdn.example; " +
         "connect-src 'self' wss://rally.example; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",

@@ -21,7 +21,13 @@ function sourceFiles(folder: string): string[] {
 
 describe('html (api/pages/html.ts)', () => {
   it('escapes each character that could open a tag, an entity or leave an attribute', () => {
-    const cases: [string, string][] = [['&', '&amp;'], ['<', '&lt;'], ['>', '&gt;'], ['"', '&quot;'], ["'", '&#39;']];
+    const cases: [string, string][] = [
+      ['&', '&amp;'],
+      ['<', '&lt;'],
+      ['>', '&gt;'],
+      ['"', '&quot;'],
+      ["'", '&#39;'],
+    ];
     for (const [char, entity] of cases) expect(html`<p title="${char}">${char}</p>`.value, char).to.equal(`<p title="${entity}">${entity}</p>`);
   });
 

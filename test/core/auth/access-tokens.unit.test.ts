@@ -15,7 +15,9 @@ async function appTokens() {
   const issue = (claims: Record<string, unknown> = {}, expiresInSeconds = 600) =>
     new SignJWT({ client_id: 'app_1', scope: 'petitions:read', jti: crypto.randomUUID(), ...claims })
       .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
-      .setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('7b0b8c56-4a39-4d5e-9a55-1f6f0e3f5c10')
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('7b0b8c56-4a39-4d5e-9a55-1f6f0e3f5c10')
       .setExpirationTime(Math.floor(Date.now() / 1000) + expiresInSeconds)
       .sign(privateKey);
   return { verify, issue };

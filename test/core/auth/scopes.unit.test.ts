@@ -24,10 +24,14 @@ describe('API key scopes (core/auth/scopes.ts)', () => {
   }
 
   it('never lets a key exceed its owner: admin needs an administrator even with full scope', () => {
-    expect(() => assertPermitted(principal('full', 'user'), 'admin')).to.throw(DomainError).with.property('code', 'admin_required');
+    expect(() => assertPermitted(principal('full', 'user'), 'admin'))
+      .to.throw(DomainError)
+      .with.property('code', 'admin_required');
   });
 
   it('refuses with a 403-kind error', () => {
-    expect(() => assertPermitted(principal('read', 'user'), 'write')).to.throw(DomainError).with.property('kind', 'forbidden');
+    expect(() => assertPermitted(principal('read', 'user'), 'write'))
+      .to.throw(DomainError)
+      .with.property('kind', 'forbidden');
   });
 });

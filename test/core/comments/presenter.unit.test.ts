@@ -4,9 +4,18 @@ import type { CommentRow } from '../../../core/comments/queries.ts';
 
 function commentRow(overrides: Partial<CommentRow> = {}): CommentRow {
   return {
-    id: 'c1', petition_id: 'p1', user_id: 'u1', parent_id: null, body: 'I agree.', is_hidden: false, is_deleted: false, reply_count: 1, depth: 0,
+    id: 'c1',
+    petition_id: 'p1',
+    user_id: 'u1',
+    parent_id: null,
+    body: 'I agree.',
+    is_hidden: false,
+    is_deleted: false,
+    reply_count: 1,
+    depth: 0,
     author: { id: 'u1', display_name: 'Ada', slug: 'ada', avatar_url: null },
-    created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
     ...overrides,
   };
 }

@@ -9,12 +9,14 @@ import { testEnvironment } from '../../support/environment.ts';
 
 describe('the constraint table (core/errors/constraints.ts)', () => {
   it('names only constraints and unique indexes the schema has', async () => {
-    const known = new Set(await testEnvironment().db.anyFirst(sql.type(z.object({ name: z.string() }))`
+    const known = new Set(
+      await testEnvironment().db.anyFirst(sql.type(z.object({ name: z.string() }))`
       SELECT c.conname AS name FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = 'public'
       UNION
       SELECT i.relname AS name FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace
       WHERE n.nspname = 'public' AND x.indisunique
-    `));
+    `),
+    );
     expect(MAPPED_CONSTRAINTS).to.not.be.empty;
     expect(MAPPED_CONSTRAINTS.filter((name) => !known.has(name))).to.deep.equal([]);
   });

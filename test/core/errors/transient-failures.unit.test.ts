@@ -8,14 +8,25 @@ import { transientDatabaseFailure } from '../../../core/errors/transient-failure
 const pgError = (code: string) => Object.assign(new Error(`pg error ${code}`), { code });
 
 describe('transientDatabaseFailure (core/errors/transient-failures.ts)', () => {
-  for (const [code, meaning] of [['08006', 'connection failure'], ['08001', 'cannot establish connection'], ['57P01', 'admin shutdown'], ['57P03', 'cannot connect now'], ['53300', 'too many connections']] as const) {
+  for (const [code, meaning] of [
+    ['08006', 'connection failure'],
+    ['08001', 'cannot establish connection'],
+    ['57P01', 'admin shutdown'],
+    ['57P03', 'cannot connect now'],
+    ['53300', 'too many connections'],
+  ] as const) {
     it(`calls SQLSTATE ${code} (${meaning}) an outage: unavailable, retry after 5 s`, () => {
       const failure = transientDatabaseFailure(pgError(code));
       expect(failure).to.include({ kind: 'unavailable', code: 'database_unavailable', retryAfterSeconds: 5 });
     });
   }
 
-  for (const [code, meaning] of [['40001', 'serialization failure'], ['40P01', 'deadlock detected'], ['55P03', 'lock not available'], ['57014', 'query canceled']] as const) {
+  for (const [code, meaning] of [
+    ['40001', 'serialization failure'],
+    ['40P01', 'deadlock detected'],
+    ['55P03', 'lock not available'],
+    ['57014', 'query canceled'],
+  ] as const) {
     it(`calls SQLSTATE ${code} (${meaning}) contention: unavailable, retry after 1 s`, () => {
       const failure = transientDatabaseFailure(pgError(code));
       expect(failure).to.include({ kind: 'unavailable', code: 'database_busy', retryAfterSeconds: 1 });

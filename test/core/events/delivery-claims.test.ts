@@ -23,10 +23,12 @@ describe('claimDeliveryBatches (core/events/dispatch-queries.ts)', function () {
     const { db } = testEnvironment();
     const owner = await insertUserRow('delivery-claims');
     // Unroutable (TEST-NET-1), and every endpoint is deleted after the test with its deliveries.
-    endpointIds = [...await db.manyFirst(sql.type(z.object({ id: z.string() }))`
+    endpointIds = [
+      ...(await db.manyFirst(sql.type(z.object({ id: z.string() }))`
       INSERT INTO webhook_endpoints (user_id, url, events, secret_ciphertext, delivery_window)
       SELECT ${owner}, 'https://192.0.2.1/claims', ARRAY['signature.created'], '\\x00'::bytea, 10000 FROM generate_series(1, ${ENDPOINTS})
-      RETURNING id`)];
+      RETURNING id`)),
+    ];
     await db.query(sql.typeAlias('void')`
       WITH made AS (
         INSERT INTO events (type, actor_type, data, dispatched_at)

@@ -32,7 +32,9 @@ describe('fraud watch rule (core/moderation/fraud-watch-rule.ts)', () => {
 
     it('resumes where the last run stopped, up to the last window that has settled', () => {
       expect(windowsToWatch(at(11, 50), now, settings, 100)).to.deep.equal([
-        { start: at(11, 50), end: at(11, 55) }, { start: at(11, 55), end: at(12, 0) }, { start: at(12, 0), end: at(12, 5) },
+        { start: at(11, 50), end: at(11, 55) },
+        { start: at(11, 55), end: at(12, 0) },
+        { start: at(12, 0), end: at(12, 5) },
       ]);
       const justAfter = at(12, 5) + SETTLE_MS - 1;
       expect(windowsToWatch(at(12, 0), justAfter, settings, 100)).to.deep.equal([]);

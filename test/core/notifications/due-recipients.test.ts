@@ -12,7 +12,8 @@ describe('dueRecipients (core/notifications/emails.ts)', () => {
       INSERT INTO notifications (user_id, type, title, body, dedupe_key, email_pending, created_at)
       VALUES (${userId}, 'comment.reply', 'A reply', 'Someone replied to your comment.', ${key}, true, ${createdAt}::timestamptz)`);
   };
-  const forget = (userIds: string[]) => testEnvironment().db.query(sql.typeAlias('void')`
+  const forget = (userIds: string[]) =>
+    testEnvironment().db.query(sql.typeAlias('void')`
     DELETE FROM notifications WHERE user_id = ANY(${sql.array(userIds, 'uuid')})`);
 
   it('names a recipient once the window passed since their oldest pending email, and not before', async () => {

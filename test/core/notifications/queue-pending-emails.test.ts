@@ -18,7 +18,8 @@ describe('queuePendingEmails (core/notifications/emails.ts)', () => {
         INSERT INTO notifications (user_id, type, title, body, dedupe_key, email_pending)
         VALUES (${users[index % 2]!.id}, 'petition.milestone', 'A milestone', 'Your petition passed 100 signatures.', ${`queue-test:${index}`}, true)`);
     }
-    const stillUnqueued = () => db.oneFirst(sql.type(z.object({ count: z.number() }))`
+    const stillUnqueued = () =>
+      db.oneFirst(sql.type(z.object({ count: z.number() }))`
       SELECT count(*)::int AS count FROM notifications WHERE user_id IN (${users[0]!.id}, ${users[1]!.id}) AND email_queued_at IS NULL`);
 
     const woken = async () => {};
@@ -40,15 +41,21 @@ describe('queuePendingEmails (core/notifications/emails.ts)', () => {
     await db.query(sql.typeAlias('void')`
       INSERT INTO notifications (user_id, type, title, body, dedupe_key, email_pending)
       VALUES (${user.id}, 'comment.reply', 'Sam replied to your comment', 'Count me in.', 'queue-test:refused', true)`);
-    const queued = () => db.oneFirst(sql.type(z.object({ queued: z.boolean() }))`
+    const queued = () =>
+      db.oneFirst(sql.type(z.object({ queued: z.boolean() }))`
       SELECT email_queued_at IS NOT NULL AS queued FROM notifications WHERE user_id = ${user.id}`);
 
-    const refused = await queuePendingEmails(db, 10_000, () => Promise.reject(new Error('Temporal unreachable'))).then(() => undefined, (error: unknown) => error);
+    const refused = await queuePendingEmails(db, 10_000, () => Promise.reject(new Error('Temporal unreachable'))).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refused).to.have.property('message', 'Temporal unreachable');
     expect(await queued()).to.equal(false);
 
     const woken: string[][] = [];
-    await queuePendingEmails(db, 10_000, async (userIds) => { woken.push(userIds); });
+    await queuePendingEmails(db, 10_000, async (userIds) => {
+      woken.push(userIds);
+    });
     expect(woken.flat()).to.include(user.id);
     expect(await queued()).to.equal(true);
   });

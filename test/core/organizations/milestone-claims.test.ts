@@ -21,7 +21,10 @@ describe('claimUnsignalledMilestones (core/organizations/milestone-notifications
       VALUES (${`milestone-claims-${subject}`}, 'Milestone claims', 'A petition of the milestone claim test, long enough for the check.', ${creator}, 'active')
       RETURNING id`);
     // Reached long ago, so these come first in the oldest-first order whatever else the database holds.
-    for (const [threshold, reachedAt] of [[10, '2001-01-01T00:00:00Z'], [100, '2001-01-02T00:00:00Z']] as const) {
+    for (const [threshold, reachedAt] of [
+      [10, '2001-01-01T00:00:00Z'],
+      [100, '2001-01-02T00:00:00Z'],
+    ] as const) {
       await db.query(sql.typeAlias('void')`
         INSERT INTO petition_milestones (petition_id, threshold, signature_id, reached_at)
         VALUES (${petitionId}, ${threshold}, ${randomUUID()}, ${reachedAt}::timestamptz)`);
@@ -33,7 +36,8 @@ describe('claimUnsignalledMilestones (core/organizations/milestone-notifications
     await testEnvironment().db.query(sql.typeAlias('void')`DELETE FROM petition_milestones WHERE petition_id = ${petitionId}`);
   });
 
-  const ours = (rows: readonly { petition_id: string; threshold: number }[]) => rows.filter((row) => row.petition_id === petitionId).map((row) => row.threshold);
+  const ours = (rows: readonly { petition_id: string; threshold: number }[]) =>
+    rows.filter((row) => row.petition_id === petitionId).map((row) => row.threshold);
 
   it('answers the crossings oldest first, and none of them to a second worker while the first holds them', async () => {
     const { db } = testEnvironment();

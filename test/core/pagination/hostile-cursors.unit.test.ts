@@ -49,7 +49,8 @@ function hostileCursors(codec: CursorCodec<TSchema>, others: CursorCodec<TSchema
     ['the position with one value fewer', tagged(position.slice(1))],
     ['null', tagged(null)],
   ];
-  for (const other of others) cursors.push([`a well-formed cursor of another list (${other.tag})`, other.encode(sample(other.positionSchema as Schema) as never)]);
+  for (const other of others)
+    cursors.push([`a well-formed cursor of another list (${other.tag})`, other.encode(sample(other.positionSchema as Schema) as never)]);
   slots.forEach((slot, index) => {
     const where = `in value ${index + 1}`;
     if (typeof position[index] === 'string') {
@@ -58,7 +59,8 @@ function hostileCursors(codec: CursorCodec<TSchema>, others: CursorCodec<TSchema
     }
     if (slot.format === 'uuid') cursors.push([`an invalid uuid ${where}`, tagged(replaced(position, index, 'not-a-uuid'))]);
     if (slot.format === 'date-time') {
-      for (const time of ['0000-01-01T00:00:00Z', '2026-13-45T99:00:00Z', 'yesterday']) cursors.push([`the timestamp ${time} ${where}`, tagged(replaced(position, index, time))]);
+      for (const time of ['0000-01-01T00:00:00Z', '2026-13-45T99:00:00Z', 'yesterday'])
+        cursors.push([`the timestamp ${time} ${where}`, tagged(replaced(position, index, time))]);
     }
     // A float8 column holds 2^63; an int4 or int8 one does not, nor a fraction.
     const outOfRange = slot.type === 'integer' ? [2 ** 63, 1e308, 1.5, '7'] : slot.type === 'number' ? [1e308, -1e308, '7'] : [];
@@ -85,8 +87,13 @@ describe('every list’s cursor decoder (core/pagination/keyset.ts)', () => {
       });
 
       it('refuses every hostile cursor as 400 invalid-cursor, before any query', () => {
-        for (const [label, cursor] of hostileCursors(codec, codecs.filter((other) => other !== codec))) {
-          expect(() => codec.decode(cursor), label).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+        for (const [label, cursor] of hostileCursors(
+          codec,
+          codecs.filter((other) => other !== codec),
+        )) {
+          expect(() => codec.decode(cursor), label)
+            .to.throw(DomainError)
+            .with.property('kind', 'invalid-cursor');
         }
       });
     });

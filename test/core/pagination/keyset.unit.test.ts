@@ -18,7 +18,9 @@ describe('keyset cursors (core/pagination/keyset.ts)', () => {
     ['JSON of the wrong shape', Buffer.from('{"a":1}').toString('base64url')],
   ]) {
     it(`refuses ${label} as an invalid cursor`, () => {
-      expect(() => codec.decode(cursor)).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+      expect(() => codec.decode(cursor))
+        .to.throw(DomainError)
+        .with.property('kind', 'invalid-cursor');
     });
   }
 
@@ -33,14 +35,18 @@ describe('keyset cursors (core/pagination/keyset.ts)', () => {
     ['an empty cursor', ''],
   ] as const) {
     it(`refuses ${label} as an invalid cursor`, () => {
-      expect(() => codec.decode(cursor)).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+      expect(() => codec.decode(cursor))
+        .to.throw(DomainError)
+        .with.property('kind', 'invalid-cursor');
     });
   }
 
   it('refuses a cursor with a stray character appended, which a base64 decoder would silently drop', () => {
     const cursor = codec.encode(['2026-01-01T00:00:00.000Z', 'abc']);
     for (const tampered of [`${cursor}x`, `${cursor}A`]) {
-      expect(() => codec.decode(tampered)).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+      expect(() => codec.decode(tampered))
+        .to.throw(DomainError)
+        .with.property('kind', 'invalid-cursor');
     }
   });
 
@@ -48,7 +54,9 @@ describe('keyset cursors (core/pagination/keyset.ts)', () => {
     const counted = createCursorCodec(Type.Tuple([Type.Integer({ minimum: 0 }), Type.String()]), 'keyset-test:counted');
     expect(counted.decode(tagged('keyset-test:counted', [5, 'x']))).to.deep.equal([5, 'x']);
     for (const value of [2 ** 63, 1e308]) {
-      expect(() => counted.decode(tagged('keyset-test:counted', [value, 'x']))).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+      expect(() => counted.decode(tagged('keyset-test:counted', [value, 'x'])))
+        .to.throw(DomainError)
+        .with.property('kind', 'invalid-cursor');
     }
   });
 
@@ -61,8 +69,12 @@ describe('keyset cursors (core/pagination/keyset.ts)', () => {
     const popular = createCursorCodec(Type.Tuple([Type.String()]), 'things:popular');
     const cursor = recent.encode(['a']);
     expect(recent.decode(cursor)).to.deep.equal(['a']);
-    expect(() => popular.decode(cursor)).to.throw(DomainError).with.property('kind', 'invalid-cursor');
-    expect(() => recent.decode(encode(['a']))).to.throw(DomainError).with.property('kind', 'invalid-cursor');
+    expect(() => popular.decode(cursor))
+      .to.throw(DomainError)
+      .with.property('kind', 'invalid-cursor');
+    expect(() => recent.decode(encode(['a'])))
+      .to.throw(DomainError)
+      .with.property('kind', 'invalid-cursor');
   });
 
   it('trims the look-ahead row and points next_cursor at the last row kept', () => {

@@ -11,14 +11,23 @@ const FILTER = /\b(?:\w+\.)?(?:status|visibility)\s*(?:=|<>|!=|\bNOT\s+IN\b|\bIN
 const SHARED = /\$\{\s*(?:knownTo|visibleTo|listedTo|manageableBy|managedBy|PUBLICLY_LISTED|fragment)\b/;
 
 const ALLOWED: readonly { file: string; condition: string; reason: string }[] = [
-  { file: 'core/moderation/restoring.ts', condition: "status = 'under_review'", reason: 'a restore applies only to a petition that moderation hid (a state change)' },
-  { file: 'core/signatures/sign-statement.ts', condition: "live.status = 'active'", reason: 'only an active petition takes signatures (a state rule, not who may see)' },
+  {
+    file: 'core/moderation/restoring.ts',
+    condition: "status = 'under_review'",
+    reason: 'a restore applies only to a petition that moderation hid (a state change)',
+  },
+  {
+    file: 'core/signatures/sign-statement.ts',
+    condition: "live.status = 'active'",
+    reason: 'only an active petition takes signatures (a state rule, not who may see)',
+  },
   { file: 'core/moderation/metrics.ts', condition: "status = 'open'", reason: 'the status of reports, in a statement that also counts petitions by status' },
   { file: 'core/moderation/metrics.ts', condition: "status = 'failed'", reason: 'the status of webhook deliveries, in the same statement' },
   {
     file: 'core/analytics/fold.ts',
     condition: "p.visibility = 'public'",
-    reason: 'what goes into the platform rollups, not who may see: readers choose what to show (platform stats ' +
+    reason:
+      'what goes into the platform rollups, not who may see: readers choose what to show (platform stats ' +
       'through PUBLICLY_LISTED); the queue rows a fold takes are gone for good, so it cannot wait for a ' +
       'petition to be published',
   },
@@ -52,7 +61,9 @@ describe('SQL that reads petitions (source scan of core/ and api/)', () => {
   });
 
   it('finds the SQL templates it scans (a scanner that finds nothing proves nothing)', () => {
-    const reading = sourceFiles('core', 'api').flatMap(sqlTemplates).filter((template) => READS_PETITIONS.test(template.text));
+    const reading = sourceFiles('core', 'api')
+      .flatMap(sqlTemplates)
+      .filter((template) => READS_PETITIONS.test(template.text));
     expect(reading.length).to.be.greaterThan(20);
     expect(reading.some((template) => template.file === 'core/moderation/reports.ts')).to.equal(true);
   });

@@ -13,7 +13,10 @@ export const PETITIONS = ['draft', 'active', 'closed', 'victory', 'private', 'un
 export type PetitionKind = (typeof PETITIONS)[number];
 
 /** Status, visibility and deletion of each kind of petition in the matrix. */
-export const PETITION_SHAPES: Record<PetitionKind, { status: 'draft' | 'active' | 'closed' | 'victory' | 'under_review'; visibility: 'public' | 'private' | 'unlisted'; deleted: boolean }> = {
+export const PETITION_SHAPES: Record<
+  PetitionKind,
+  { status: 'draft' | 'active' | 'closed' | 'victory' | 'under_review'; visibility: 'public' | 'private' | 'unlisted'; deleted: boolean }
+> = {
   draft: { status: 'draft', visibility: 'public', deleted: false },
   active: { status: 'active', visibility: 'public', deleted: false },
   closed: { status: 'closed', visibility: 'public', deleted: false },
@@ -25,14 +28,41 @@ export const PETITION_SHAPES: Record<PetitionKind, { status: 'draft' | 'active' 
 };
 
 export const EXPECTED: Record<ViewerKind, Record<PetitionKind, string>> = {
-  anonymous: { draft: '-----', active: 'KRCL-', closed: 'KRCL-', victory: 'KRCL-', private: 'K-C--', unlisted: 'KRC--', under_review: '-----', deleted: '-----' },
+  anonymous: {
+    draft: '-----',
+    active: 'KRCL-',
+    closed: 'KRCL-',
+    victory: 'KRCL-',
+    private: 'K-C--',
+    unlisted: 'KRC--',
+    under_review: '-----',
+    deleted: '-----',
+  },
   // Signed in, but neither creator nor admin: the same as anyone.
   signer: { draft: '-----', active: 'KRCL-', closed: 'KRCL-', victory: 'KRCL-', private: 'K-C--', unlisted: 'KRC--', under_review: '-----', deleted: '-----' },
   creator: { draft: 'KRCLM', active: 'KRCLM', closed: 'KRCLM', victory: 'KRCLM', private: 'KRCLM', unlisted: 'KRCLM', under_review: 'KRCLM', deleted: '-----' },
   // Moderators read everything by link, but lists stay public and ownership stays with the owner.
-  platformAdmin: { draft: 'KRC--', active: 'KRCL-', closed: 'KRCL-', victory: 'KRCL-', private: 'KRC--', unlisted: 'KRC--', under_review: 'KRC--', deleted: '-----' },
+  platformAdmin: {
+    draft: 'KRC--',
+    active: 'KRCL-',
+    closed: 'KRCL-',
+    victory: 'KRCL-',
+    private: 'KRC--',
+    unlisted: 'KRC--',
+    under_review: 'KRC--',
+    deleted: '-----',
+  },
   // An admin of the organization the petition belongs to manages it like its creator.
-  orgAdmin: { draft: 'KRCLM', active: 'KRCLM', closed: 'KRCLM', victory: 'KRCLM', private: 'KRCLM', unlisted: 'KRCLM', under_review: 'KRCLM', deleted: '-----' },
+  orgAdmin: {
+    draft: 'KRCLM',
+    active: 'KRCLM',
+    closed: 'KRCLM',
+    victory: 'KRCLM',
+    private: 'KRCLM',
+    unlisted: 'KRCLM',
+    under_review: 'KRCLM',
+    deleted: '-----',
+  },
 };
 
 /**
@@ -50,7 +80,9 @@ export const REVIEW_NOTICE: Record<ViewerKind, readonly PetitionKind[]> = {
 export type Outcome = { knows: boolean; read: boolean; readWithCode: boolean; listed: boolean; manages: boolean };
 
 export function outcomeCell(outcome: Outcome): string {
-  return [outcome.knows ? 'K' : '-', outcome.read ? 'R' : '-', outcome.readWithCode ? 'C' : '-', outcome.listed ? 'L' : '-', outcome.manages ? 'M' : '-'].join('');
+  return [outcome.knows ? 'K' : '-', outcome.read ? 'R' : '-', outcome.readWithCode ? 'C' : '-', outcome.listed ? 'L' : '-', outcome.manages ? 'M' : '-'].join(
+    '',
+  );
 }
 
 export const ACCESS_CODE = 'ABCD2345EF';

@@ -1,7 +1,19 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../../core/errors/domain-error.ts';
-import { ANONYMOUS, assertCanManage, assertCanRead, canList, canManage, canRead, knowsOf, showsReviewNotice, viewerOf, type PetitionAccessFacts, type Viewer } from '../../../core/petitions/policy.ts';
+import {
+  ANONYMOUS,
+  assertCanManage,
+  assertCanRead,
+  canList,
+  canManage,
+  canRead,
+  knowsOf,
+  showsReviewNotice,
+  viewerOf,
+  type PetitionAccessFacts,
+  type Viewer,
+} from '../../../core/petitions/policy.ts';
 import { ACCESS_CODE, EXPECTED, outcomeCell, PETITION_SHAPES, PETITIONS, REVIEW_NOTICE, VIEWERS, type ViewerKind } from './policy-matrix.ts';
 
 const creatorId = randomUUID();
@@ -17,8 +29,12 @@ const viewers: Record<ViewerKind, Viewer> = {
 function petition(kind: (typeof PETITIONS)[number]): PetitionAccessFacts {
   const shape = PETITION_SHAPES[kind];
   return {
-    creator_id: creatorId, org_id: orgId, status: shape.status, visibility: shape.visibility,
-    access_code: shape.visibility === 'private' ? ACCESS_CODE : null, deleted_at: shape.deleted ? '2026-01-01T00:00:00Z' : null,
+    creator_id: creatorId,
+    org_id: orgId,
+    status: shape.status,
+    visibility: shape.visibility,
+    access_code: shape.visibility === 'private' ? ACCESS_CODE : null,
+    deleted_at: shape.deleted ? '2026-01-01T00:00:00Z' : null,
   };
 }
 
@@ -29,8 +45,11 @@ describe('petition policy predicates (core/petitions/policy.ts)', () => {
         const viewer = viewers[viewerKind];
         const facts = petition(petitionKind);
         const cell = outcomeCell({
-          knows: knowsOf(viewer, facts), read: canRead(viewer, facts), readWithCode: canRead(viewer, facts, ACCESS_CODE.toLowerCase()),
-          listed: canList(viewer, facts), manages: canManage(viewer, facts),
+          knows: knowsOf(viewer, facts),
+          read: canRead(viewer, facts),
+          readWithCode: canRead(viewer, facts, ACCESS_CODE.toLowerCase()),
+          listed: canList(viewer, facts),
+          manages: canManage(viewer, facts),
         });
         expect(cell).to.equal(EXPECTED[viewerKind][petitionKind]);
       });
@@ -50,14 +69,24 @@ describe('petition policy predicates (core/petitions/policy.ts)', () => {
   });
 
   it('refuses a wrong access code to a stranger with 403 access_code_required, and a hidden petition with 404', () => {
-    expect(() => assertCanRead(ANONYMOUS, petition('private'), 'WRONGCODE1')).to.throw(DomainError).that.include({ kind: 'forbidden', code: 'access_code_required' });
-    expect(() => assertCanRead(ANONYMOUS, petition('draft'))).to.throw(DomainError).with.property('kind', 'not-found');
-    expect(() => assertCanRead(ANONYMOUS, null)).to.throw(DomainError).with.property('kind', 'not-found');
+    expect(() => assertCanRead(ANONYMOUS, petition('private'), 'WRONGCODE1'))
+      .to.throw(DomainError)
+      .that.include({ kind: 'forbidden', code: 'access_code_required' });
+    expect(() => assertCanRead(ANONYMOUS, petition('draft')))
+      .to.throw(DomainError)
+      .with.property('kind', 'not-found');
+    expect(() => assertCanRead(ANONYMOUS, null))
+      .to.throw(DomainError)
+      .with.property('kind', 'not-found');
   });
 
   it('answers 403 not_owner to a reader who may not manage, 404 for a missing petition', () => {
-    expect(() => assertCanManage(viewers.signer, petition('active'))).to.throw(DomainError).that.include({ kind: 'forbidden', code: 'not_owner' });
-    expect(() => assertCanManage(viewers.creator, null)).to.throw(DomainError).with.property('kind', 'not-found');
+    expect(() => assertCanManage(viewers.signer, petition('active')))
+      .to.throw(DomainError)
+      .that.include({ kind: 'forbidden', code: 'not_owner' });
+    expect(() => assertCanManage(viewers.creator, null))
+      .to.throw(DomainError)
+      .with.property('kind', 'not-found');
   });
 
   it('sees a request without credentials as the anonymous viewer, and a principal with its role', () => {

@@ -11,7 +11,8 @@ import { insertUserRow } from '../../support/rows.ts';
 const HOUR_MS = 3_600_000;
 
 describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
-  const insertPetition = async (trendingScore: number) => testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`
+  const insertPetition = async (trendingScore: number) =>
+    testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`
     INSERT INTO petitions (slug, title, description, creator_id, status, trending_score)
     VALUES (${`rankings-${randomUUID()}`}, 'Rankings test', 'A petition of the trending refresh test, long enough for the check.',
       ${await insertUserRow('rankings')}, 'active', ${trendingScore})
@@ -21,7 +22,8 @@ describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
       INSERT INTO signatures (petition_id, user_id, created_at)
       VALUES (${petitionId}, ${await insertUserRow('rankings')}, ${new Date(Date.now() - ageMs).toISOString()}::timestamptz)`);
   };
-  const scoreOf = (petitionId: string) => testEnvironment().db.oneFirst(sql.type(z.object({ trending_score: z.number() }))`
+  const scoreOf = (petitionId: string) =>
+    testEnvironment().db.oneFirst(sql.type(z.object({ trending_score: z.number() }))`
     SELECT trending_score FROM petitions WHERE id = ${petitionId}`);
 
   it('writes e^(-age / 24 h) summed over the signatures of the last 7 days, and nothing older', async () => {

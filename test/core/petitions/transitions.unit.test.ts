@@ -12,7 +12,14 @@ const EVENTS: PetitionEvent[] = ['publish', 'close', 'victory', 'holdForReview',
 const R = 'refused';
 const EXPECTED: Record<PetitionStatus, Record<PetitionEvent, string>> = {
   draft: { publish: 'active by manager', close: R, victory: R, holdForReview: R, releaseFromReview: R, adminClose: R },
-  active: { publish: R, close: 'closed by manager', victory: 'victory by manager', holdForReview: 'under_review by moderator', releaseFromReview: R, adminClose: 'closed by moderator' },
+  active: {
+    publish: R,
+    close: 'closed by manager',
+    victory: 'victory by manager',
+    holdForReview: 'under_review by moderator',
+    releaseFromReview: R,
+    adminClose: 'closed by moderator',
+  },
   closed: { publish: R, close: R, victory: R, holdForReview: R, releaseFromReview: R, adminClose: R },
   victory: { publish: R, close: R, victory: R, holdForReview: R, releaseFromReview: R, adminClose: R },
   under_review: { publish: R, close: R, victory: R, holdForReview: R, releaseFromReview: 'active by moderator', adminClose: 'closed by moderator' },
@@ -30,7 +37,12 @@ describe('petition transitions (core/petitions/transitions.ts)', () => {
 
   it('names, for each event, the statuses it leaves from (the 409 messages and the moderation checks)', () => {
     expect(Object.fromEntries(EVENTS.map((event) => [event, sourcesOf(event)]))).to.deep.equal({
-      publish: ['draft'], close: ['active'], victory: ['active'], holdForReview: ['active'], releaseFromReview: ['under_review'], adminClose: ['active', 'under_review'],
+      publish: ['draft'],
+      close: ['active'],
+      victory: ['active'],
+      holdForReview: ['active'],
+      releaseFromReview: ['under_review'],
+      adminClose: ['active', 'under_review'],
     });
   });
 

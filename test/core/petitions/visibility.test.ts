@@ -40,7 +40,15 @@ describe('petition visibility rules (core/petitions/visibility.ts): SQL and pred
               ${creatorId}, ${orgId}, ${status}, ${visibility}, ${visibility === 'private' ? CODE : null}, ${deleted ? sql.fragment`now()` : null})
             RETURNING id, deleted_at::text
           `);
-          rows.push({ id: row.id, creator_id: creatorId, org_id: orgId, status, visibility, access_code: visibility === 'private' ? CODE : null, deleted_at: row.deleted_at });
+          rows.push({
+            id: row.id,
+            creator_id: creatorId,
+            org_id: orgId,
+            status,
+            visibility,
+            access_code: visibility === 'private' ? CODE : null,
+            deleted_at: row.deleted_at,
+          });
         }
       }
     }
@@ -53,11 +61,15 @@ describe('petition visibility rules (core/petitions/visibility.ts): SQL and pred
         const disagreements: string[] = [];
         for (const rule of RULES) {
           const ids = await testEnvironment().db.anyFirst(sql.type(z.object({ id: z.string() }))`
-            SELECT p.id FROM petitions p WHERE p.id = ANY(${sql.array(rows.map((row) => row.id), 'uuid')}) AND ${fragment(rule, viewer, 'p', accessCode)}
+            SELECT p.id FROM petitions p WHERE p.id = ANY(${sql.array(
+              rows.map((row) => row.id),
+              'uuid',
+            )}) AND ${fragment(rule, viewer, 'p', accessCode)}
           `);
           for (const row of rows) {
             const inSql = ids.includes(row.id);
-            if (inSql !== holds(rule, viewer, row, accessCode)) disagreements.push(`${rule} ${row.status}/${row.visibility}${row.deleted_at ? '/deleted' : ''}: SQL ${inSql}`);
+            if (inSql !== holds(rule, viewer, row, accessCode))
+              disagreements.push(`${rule} ${row.status}/${row.visibility}${row.deleted_at ? '/deleted' : ''}: SQL ${inSql}`);
           }
         }
         expect(disagreements).to.deep.equal([]);
@@ -67,8 +79,13 @@ describe('petition visibility rules (core/petitions/visibility.ts): SQL and pred
 
   it('renders under any table alias', async () => {
     const count = await testEnvironment().db.oneFirst(sql.type(z.object({ n: z.number() }))`
-      SELECT count(*)::int AS n FROM petitions AS listed WHERE listed.id = ANY(${sql.array(rows.map((row) => row.id), 'uuid')}) AND ${fragment('lists', viewers.anonymous!, 'listed')}
+      SELECT count(*)::int AS n FROM petitions AS listed WHERE listed.id = ANY(${sql.array(
+        rows.map((row) => row.id),
+        'uuid',
+      )}) AND ${fragment('lists', viewers.anonymous!, 'listed')}
     `);
-    expect(count).to.equal(rows.filter((row) => holds('lists', viewers.anonymous!, row)).length).and.to.equal(3);
+    expect(count)
+      .to.equal(rows.filter((row) => holds('lists', viewers.anonymous!, row)).length)
+      .and.to.equal(3);
   });
 });

@@ -12,14 +12,23 @@ import { createPetitionRow, eventually } from '../../support/events.ts';
 import { createTestUser } from '../../support/identity.ts';
 
 const inputFor = (petitionId: string, userId: string): SignatureInput => ({
-  petitionId, userId, viewer: viewerOf({ userId, role: 'user' }), actor: { type: 'user', id: userId }, comment: null, isAnonymous: false, displayLocation: null,
-  place: { city: null, region: null, country: null, latitude: null, longitude: null }, referrerSlug: null, accessCode: null,
+  petitionId,
+  userId,
+  viewer: viewerOf({ userId, role: 'user' }),
+  actor: { type: 'user', id: userId },
+  comment: null,
+  isAnonymous: false,
+  displayLocation: null,
+  place: { city: null, region: null, country: null, latitude: null, longitude: null },
+  referrerSlug: null,
+  accessCode: null,
 });
 
-const signed = (answers: readonly SignAnswer[]) => answers.map((answer) => {
-  if (!answer.ok) throw answer.error;
-  return answer.result;
-});
+const signed = (answers: readonly SignAnswer[]) =>
+  answers.map((answer) => {
+    if (!answer.ok) throw answer.error;
+    return answer.result;
+  });
 
 describe('milestones passed by concurrent signing batches (core/signatures/milestone-catch-up.ts)', function () {
   this.timeout(60_000);
@@ -28,7 +37,12 @@ describe('milestones passed by concurrent signing batches (core/signatures/miles
     const { db, databaseUrl } = testEnvironment();
     const petitionId = await createPetitionRow((await createTestUser()).id);
     const [held, other, third, fourth, ...earlier] = await Promise.all(Array.from({ length: 11 }, () => createTestUser()));
-    const sign = (users: readonly { id: string }[]) => signBatch(db, users.map((user) => ({ input: inputFor(petitionId, user.id) })), silentLogger);
+    const sign = (users: readonly { id: string }[]) =>
+      signBatch(
+        db,
+        users.map((user) => ({ input: inputFor(petitionId, user.id) })),
+        silentLogger,
+      );
     await sign(earlier);
 
     // An uncommitted signature of `held` makes the first batch wait inside its statement, after its
@@ -41,8 +55,13 @@ describe('milestones passed by concurrent signing batches (core/signatures/miles
       await blocker.query('BEGIN');
       await blocker.query('INSERT INTO signatures (petition_id, user_id) VALUES ($1, $2)', [petitionId, held!.id]);
       first = sign([held!, other!]);
-      await eventually(async () => (await db.oneFirst(sql.type(z.object({ n: z.number() }))`
-        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)) > 0 || undefined, 30_000, 'the first batch to wait');
+      await eventually(
+        async () =>
+          (await db.oneFirst(sql.type(z.object({ n: z.number() }))`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)) > 0 || undefined,
+        30_000,
+        'the first batch to wait',
+      );
       second = await sign([third!, fourth!]);
       await blocker.query('ROLLBACK');
     } finally {
@@ -51,7 +70,9 @@ describe('milestones passed by concurrent signing batches (core/signatures/miles
     const answers = [...signed(await first), ...signed(second)];
 
     // 11 signatures: milestone 10 reached, though each batch alone counted only to 9.
-    const total = await db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT COALESCE(sum(count), 0)::int AS n FROM signature_counters WHERE petition_id = ${petitionId}`);
+    const total = await db.oneFirst(
+      sql.type(z.object({ n: z.number() }))`SELECT COALESCE(sum(count), 0)::int AS n FROM signature_counters WHERE petition_id = ${petitionId}`,
+    );
     expect(total).to.equal(11);
     const claims = await db.any(sql.type(z.object({ threshold: z.number(), signature_id: z.string() }))`
       SELECT threshold::int, signature_id FROM petition_milestones WHERE petition_id = ${petitionId}`);

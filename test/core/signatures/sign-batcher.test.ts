@@ -12,8 +12,16 @@ import { createPetitionRow } from '../../support/events.ts';
 import { createTestUser } from '../../support/identity.ts';
 
 const inputFor = (petitionId: string, userId: string): SignatureInput => ({
-  petitionId, userId, viewer: viewerOf({ userId, role: 'user' }), actor: { type: 'user', id: userId }, comment: null, isAnonymous: false, displayLocation: null,
-  place: { city: null, region: null, country: null, latitude: null, longitude: null }, referrerSlug: null, accessCode: null,
+  petitionId,
+  userId,
+  viewer: viewerOf({ userId, role: 'user' }),
+  actor: { type: 'user', id: userId },
+  comment: null,
+  isAnonymous: false,
+  displayLocation: null,
+  place: { city: null, region: null, country: null, latitude: null, longitude: null },
+  referrerSlug: null,
+  accessCode: null,
 });
 
 describe('the signature batcher (core/signatures/sign-batcher.ts)', function () {
@@ -26,22 +34,30 @@ describe('the signature batcher (core/signatures/sign-batcher.ts)', function () 
     const signers = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
     const batcher = createSignBatcher(db, { windowMs: 200, maxSize: 10 });
     const seen: string[] = [];
-    const settled = await Promise.allSettled(signers.map((signer, index) => batcher.sign({
-      input: inputFor(petitionId, signer.id),
-      async withinWrite(tx, answer) {
-        // Inside the transaction: the signature is visible here before it commits.
-        const mine = await tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM signatures WHERE petition_id = ${petitionId} AND user_id = ${signer.id}`);
-        seen.push(`${answer.ok}:${mine !== null}`);
-        if (index === 1) throw new Error('the idempotency store refused');
-      },
-    })));
+    const settled = await Promise.allSettled(
+      signers.map((signer, index) =>
+        batcher.sign({
+          input: inputFor(petitionId, signer.id),
+          async withinWrite(tx, answer) {
+            // Inside the transaction: the signature is visible here before it commits.
+            const mine = await tx.maybeOneFirst(
+              sql.type(z.object({ id: z.string() }))`SELECT id FROM signatures WHERE petition_id = ${petitionId} AND user_id = ${signer.id}`,
+            );
+            seen.push(`${answer.ok}:${mine !== null}`);
+            if (index === 1) throw new Error('the idempotency store refused');
+          },
+        }),
+      ),
+    );
     await batcher.stop();
     expect(settled.map((outcome) => outcome.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
     expect((settled[1] as PromiseRejectedResult).reason.message).to.equal('the idempotency store refused');
     expect(new Set(seen)).to.deep.equal(new Set(['true:true']));
     const kept = await db.anyFirst(sql.type(z.object({ user_id: z.string() }))`SELECT user_id FROM signatures WHERE petition_id = ${petitionId}`);
     expect(kept).to.have.members([signers[0]!.id, signers[2]!.id]);
-    const counted = await db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT COALESCE(sum(count), 0)::int AS n FROM signature_counters WHERE petition_id = ${petitionId}`);
+    const counted = await db.oneFirst(
+      sql.type(z.object({ n: z.number() }))`SELECT COALESCE(sum(count), 0)::int AS n FROM signature_counters WHERE petition_id = ${petitionId}`,
+    );
     expect(counted).to.equal(2);
   });
 
@@ -51,7 +67,10 @@ describe('the signature batcher (core/signatures/sign-batcher.ts)', function () 
     const signers = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
     const batcher = createSignBatcher(db, { windowMs: 60_000, maxSize: 100, maxQueued: 2 });
     const accepted = signers.slice(0, 2).map((signer) => batcher.sign({ input: inputFor(petitionId, signer.id) }));
-    const refused = await batcher.sign({ input: inputFor(petitionId, signers[2]!.id) }).then(() => null, (error: unknown) => error);
+    const refused = await batcher.sign({ input: inputFor(petitionId, signers[2]!.id) }).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(refused).to.be.instanceOf(Unavailable);
     expect(refused).to.include({ code: 'signing_busy', retryAfterSeconds: 1 });
     await batcher.stop();

@@ -6,14 +6,15 @@ function heldSends() {
   let inFlight = 0;
   let peak = 0;
   const releases: (() => void)[] = [];
-  const send = () => new Promise<string>((resolve) => {
-    inFlight += 1;
-    peak = Math.max(peak, inFlight);
-    releases.push(() => {
-      inFlight -= 1;
-      resolve('sent');
+  const send = () =>
+    new Promise<string>((resolve) => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      releases.push(() => {
+        inFlight -= 1;
+        resolve('sent');
+      });
     });
-  });
   const releaseAll = async () => {
     while (releases.length > 0 || inFlight > 0) {
       releases.splice(0).forEach((release) => release());

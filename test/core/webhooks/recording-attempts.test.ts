@@ -12,13 +12,22 @@ const DAY_MS = 86_400_000;
 
 function attemptOfDeletedDelivery(outcome: AttemptRecord['outcome']): AttemptRecord {
   return {
-    deliveryId: randomUUID(), endpointId: randomUUID(), attempt: 1, attemptedAt: new Date().toISOString(), outcome,
-    statusCode: outcome === 'delivered' ? 200 : 500, latencyMs: 12, error: outcome === 'delivered' ? null : 'HTTP 500', excerpt: null,
+    deliveryId: randomUUID(),
+    endpointId: randomUUID(),
+    attempt: 1,
+    attemptedAt: new Date().toISOString(),
+    outcome,
+    statusCode: outcome === 'delivered' ? 200 : 500,
+    latencyMs: 12,
+    error: outcome === 'delivered' ? null : 'HTTP 500',
+    excerpt: null,
   };
 }
 
 async function attemptsOf(deliveryId: string): Promise<number> {
-  return testEnvironment().db.oneFirst(sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM webhook_delivery_attempts WHERE delivery_id = ${deliveryId}`);
+  return testEnvironment().db.oneFirst(
+    sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM webhook_delivery_attempts WHERE delivery_id = ${deliveryId}`,
+  );
 }
 
 describe('recording webhook attempts of a deleted endpoint', () => {

@@ -35,7 +35,8 @@ function flaws(schema: Schema): fc.Arbitrary<Flaw> {
   const choices: fc.Arbitrary<Flaw>[] = [
     valid.map((body) => ({ label: 'plausible body', bytes: jsonBytes(body) })),
     fc.tuple(valid, fc.string({ minLength: 1, maxLength: 20 }), hostile({})).map(([body, name, value]) => ({
-      label: `extra field ${JSON.stringify(name)}`, bytes: jsonBytes({ ...(typeof body === 'object' && body ? body : {}), [name]: value }),
+      label: `extra field ${JSON.stringify(name)}`,
+      bytes: jsonBytes({ ...(typeof body === 'object' && body ? body : {}), [name]: value }),
     })),
     hostile(schema).map((body) => ({ label: 'hostile root value', bytes: jsonBytes(body) })),
     fc.tuple(valid, fc.double({ min: 0, max: 1, noNaN: true })).map(([body, share]) => {
@@ -43,17 +44,24 @@ function flaws(schema: Schema): fc.Arbitrary<Flaw> {
       return { label: 'truncated JSON', bytes: text.subarray(0, Math.floor(text.length * share)) };
     }),
     fc.tuple(fc.integer({ min: 33, max: 6_000 }), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([levels, kind]) => ({
-      label: `nested ${levels} levels`, bytes: Buffer.from(deeplyNested(levels, kind)),
+      label: `nested ${levels} levels`,
+      bytes: Buffer.from(deeplyNested(levels, kind)),
     })),
-    fc.constantFrom('', ' ', 'null', '{"a":1,"a":2}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '\ufeff{}', '{}garbage', 'NaN').map((text) => ({
-      label: `body ${JSON.stringify(text)}`, bytes: Buffer.from(text),
-    })),
+    fc
+      .constantFrom('', ' ', 'null', '{"a":1,"a":2}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '\ufeff{}', '{}garbage', 'NaN')
+      .map((text) => ({
+        label: `body ${JSON.stringify(text)}`,
+        bytes: Buffer.from(text),
+      })),
   ];
   if (paths.length > 0) {
     choices.push(
-      fc.constantFrom(...paths).chain((target) => fc.tuple(valid, hostile(target.schema)).map(([body, value]) => ({
-        label: `${target.path.join('.')} hostile`, bytes: jsonBytes(withValue(body, target.path, value)),
-      }))),
+      fc.constantFrom(...paths).chain((target) =>
+        fc.tuple(valid, hostile(target.schema)).map(([body, value]) => ({
+          label: `${target.path.join('.')} hostile`,
+          bytes: jsonBytes(withValue(body, target.path, value)),
+        })),
+      ),
     );
   }
   if (required.length > 0) {
@@ -70,7 +78,21 @@ function flaws(schema: Schema): fc.Arbitrary<Flaw> {
 
 const contentTypes = fc.oneof(
   { weight: 6, arbitrary: fc.constant('application/json') },
-  { weight: 1, arbitrary: fc.constantFrom(undefined, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/problem+json', 'garbage', '*/*', 'application/') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      undefined,
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=latin1',
+      'application/json; charset=utf-16',
+      'application/problem+json',
+      'garbage',
+      '*/*',
+      'application/',
+    ),
+  },
 );
 
 type Encoding = { label: string; apply(bytes: Buffer): Buffer; header?: string };
@@ -99,14 +121,17 @@ export function wireBodies(schema: Schema | undefined): fc.Arbitrary<WireBody | 
   const content = schema
     ? flaws(schema)
     : fc.oneof(
-      { weight: 6, arbitrary: fc.constant(undefined) },
-      { weight: 1, arbitrary: hostile({}).map((value) => ({ label: 'unexpected body', bytes: jsonBytes(value) })) },
-      { weight: 1, arbitrary: fc.constant({ label: 'unexpected deep body', bytes: jsonBytes(new RawJson(deeplyNested(5_000, 'object'))) }) },
-    );
-  return fc.tuple(content, contentTypes, encodings).map(([flaw, contentType, encoding]) => flaw && {
-    bytes: encoding.apply(flaw.bytes),
-    contentType,
-    contentEncoding: encoding.header,
-    label: `${flaw.label}, ${contentType ?? 'no content type'}, ${encoding.label}`,
-  });
+        { weight: 6, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: hostile({}).map((value) => ({ label: 'unexpected body', bytes: jsonBytes(value) })) },
+        { weight: 1, arbitrary: fc.constant({ label: 'unexpected deep body', bytes: jsonBytes(new RawJson(deeplyNested(5_000, 'object'))) }) },
+      );
+  return fc.tuple(content, contentTypes, encodings).map(
+    ([flaw, contentType, encoding]) =>
+      flaw && {
+        bytes: encoding.apply(flaw.bytes),
+        contentType,
+        contentEncoding: encoding.header,
+        label: `${flaw.label}, ${contentType ?? 'no content type'}, ${encoding.label}`,
+      },
+  );
 }

@@ -25,7 +25,11 @@ export function send(baseUrl: string, fuzz: FuzzRequest): Promise<Answer> {
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         clearTimeout(timer);
-        resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8').slice(0, 600) });
+        resolve({
+          status: response.statusCode ?? 0,
+          contentType: String(response.headers['content-type'] ?? ''),
+          body: Buffer.concat(chunks).toString('utf8').slice(0, 600),
+        });
       });
       response.on('error', (error) => {
         clearTimeout(timer);

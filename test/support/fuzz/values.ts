@@ -27,12 +27,18 @@ function plausibleString(schema: Schema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0;
   const maxLength = Math.min(schema.maxLength ?? 40, Math.max(minLength, 40));
   switch (schema.format) {
-    case 'uuid': return fc.uuid();
-    case 'email': return fc.emailAddress();
-    case 'uri': return fc.webUrl();
-    case 'date-time': return fc.date({ min: new Date(2000, 0, 1), max: new Date(2100, 0, 1), noInvalidDate: true }).map((date) => date.toISOString());
-    case 'date': return fc.date({ min: new Date(2000, 0, 1), max: new Date(2100, 0, 1), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
-    default: break;
+    case 'uuid':
+      return fc.uuid();
+    case 'email':
+      return fc.emailAddress();
+    case 'uri':
+      return fc.webUrl();
+    case 'date-time':
+      return fc.date({ min: new Date(2000, 0, 1), max: new Date(2100, 0, 1), noInvalidDate: true }).map((date) => date.toISOString());
+    case 'date':
+      return fc.date({ min: new Date(2000, 0, 1), max: new Date(2100, 0, 1), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
+    default:
+      break;
   }
   if (schema.pattern) {
     try {
@@ -60,11 +66,16 @@ export function plausible(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
   if (schema.allOf?.length) return plausible(Object.assign({}, ...schema.allOf) as Schema, depth);
   const type = typesOf(schema).find((candidate) => candidate !== 'null') ?? typesOf(schema)[0];
   switch (type) {
-    case 'string': return plausibleString(schema);
-    case 'integer': return plausibleNumber(schema, true);
-    case 'number': return plausibleNumber(schema, false);
-    case 'boolean': return fc.boolean();
-    case 'null': return fc.constant(null);
+    case 'string':
+      return plausibleString(schema);
+    case 'integer':
+      return plausibleNumber(schema, true);
+    case 'number':
+      return plausibleNumber(schema, false);
+    case 'boolean':
+      return fc.boolean();
+    case 'null':
+      return fc.constant(null);
     case 'array': {
       if (depth > MAX_PLAUSIBLE_DEPTH) return fc.constant([]);
       const minLength = schema.minItems ?? 0;
@@ -78,7 +89,8 @@ export function plausible(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
       const shape = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, plausible(property, depth + 1)]));
       return fc.record(shape, { requiredKeys: (schema.required ?? []).filter((name) => name in properties) });
     }
-    default: return fc.jsonValue({ maxDepth: 2 });
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
   }
 }
 
@@ -101,11 +113,12 @@ export class RawJson {
  */
 export function jsonBytes(value: unknown): Buffer {
   const raws: string[] = [];
-  const text = JSON.stringify(value, (_key, item: unknown) => {
-    if (!(item instanceof RawJson)) return item;
-    raws.push(item.text);
-    return `\u0002raw${raws.length - 1}\u0002`;
-  }) ?? 'null';
+  const text =
+    JSON.stringify(value, (_key, item: unknown) => {
+      if (!(item instanceof RawJson)) return item;
+      raws.push(item.text);
+      return `\u0002raw${raws.length - 1}\u0002`;
+    }) ?? 'null';
   const withRaw = text.replace(/"\\u0002raw(\d+)\\u0002"/g, (_match, index: string) => raws[Number(index)]!);
   const invalid = JSON.stringify(INVALID_UTF8).slice(1, -1);
   const parts = withRaw.split(invalid);
@@ -115,7 +128,22 @@ export function jsonBytes(value: unknown): Buffer {
 /** Strange text of any length up to `huge` characters. */
 function strangeStrings(huge: number): fc.Arbitrary<string> {
   return fc.oneof(
-    fc.constantFrom('a'.repeat(huge), 'é'.repeat(huge / 2), '\u0000', 'a\u0000b', INVALID_UTF8, `x${INVALID_UTF8}y`, '\ud800', 'a\udfffb', '', ' ', '%00', '../../etc/passwd', '\u202e\ufeff', "'; DROP TABLE users; --"),
+    fc.constantFrom(
+      'a'.repeat(huge),
+      'é'.repeat(huge / 2),
+      '\u0000',
+      'a\u0000b',
+      INVALID_UTF8,
+      `x${INVALID_UTF8}y`,
+      '\ud800',
+      'a\udfffb',
+      '',
+      ' ',
+      '%00',
+      '../../etc/passwd',
+      '\u202e\ufeff',
+      "'; DROP TABLE users; --",
+    ),
     fc.string({ unit: 'binary', maxLength: 64 }),
     fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }).map((text) => text.repeat(Math.ceil(huge / text.length)).slice(0, huge)),
   );
@@ -145,7 +173,9 @@ export function hostile(schema: Schema): fc.Arbitrary<unknown> {
     ...wrongTypes,
     hostileStrings,
     hostileNumbers,
-    fc.tuple(fc.integer({ min: 33, max: 6_000 }), fc.constantFrom<'array' | 'object'>('array', 'object')).map(([levels, kind]) => new RawJson(deeplyNested(levels, kind))),
+    fc
+      .tuple(fc.integer({ min: 33, max: 6_000 }), fc.constantFrom<'array' | 'object'>('array', 'object'))
+      .map(([levels, kind]) => new RawJson(deeplyNested(levels, kind))),
     fc.array(hostileStrings, { maxLength: 3 }),
     fc.jsonValue({ maxDepth: 3 }),
   );
@@ -157,7 +187,7 @@ export function hostileText(schema: Schema): fc.Arbitrary<string> {
     urlStrings,
     hostileNumbers.map(String),
     fc.constantFrom('', '0', '-1', 'true', 'null', 'undefined', 'NaN', '1e309', '9223372036854775808', '0000-00-00', '%', '%ZZ', '%C3%28', '..', '.', '*'),
-    plausible(schema).map((value) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '')),
+    plausible(schema).map((value) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''))),
   );
 }
 
@@ -167,5 +197,13 @@ export function hostileText(schema: Schema): fc.Arbitrary<string> {
  * whatever decodes is still checked before it reaches a query.
  */
 export const forgedCursors: fc.Arbitrary<string> = fc
-  .array(fc.oneof(hostileNumbers, fc.constantFrom('0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', 'popular', 'new', 'a\u0000b', '\u0000'), fc.uuid(), fc.jsonValue({ maxDepth: 1 })), { maxLength: 4 })
+  .array(
+    fc.oneof(
+      hostileNumbers,
+      fc.constantFrom('0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', 'popular', 'new', 'a\u0000b', '\u0000'),
+      fc.uuid(),
+      fc.jsonValue({ maxDepth: 1 }),
+    ),
+    { maxLength: 4 },
+  )
   .map((parts) => Buffer.from(JSON.stringify(parts)).toString('base64url'));
