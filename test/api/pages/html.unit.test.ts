@@ -1,23 +1,10 @@
 // The one HTML escaping and templating helper (api/pages/html.ts): interpolations are escaped unless
 // they are fragments made by `html` or marked `trusted`, and no other file writes an escaper of its own.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { readSource, sourceFiles } from '../../support/source-scan.ts';
 import { html, trusted } from '../../../api/pages/html.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SOURCE_FOLDERS = ['api', 'core', 'platform', 'activities', 'workflows', 'worker', 'orchestration'];
-
-function sourceFiles(folder: string): string[] {
-  let entries;
-  try {
-    entries = readdirSync(join(ROOT, folder), { withFileTypes: true, recursive: true });
-  } catch {
-    return [];
-  }
-  return entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => join(entry.parentPath, entry.name));
-}
 
 describe('html (api/pages/html.ts)', () => {
   it('escapes each character that could open a tag, an entity or leave an attribute', () => {
@@ -41,10 +28,10 @@ describe('html (api/pages/html.ts)', () => {
   });
 
   it('is the only HTML escaper in the source: no other file maps & < > " \' to entities', () => {
-    const own = join(ROOT, 'api/pages/html.ts');
+    const own = 'api/pages/html.ts';
     // A character class of the characters to escape, or a quoted entity as a replacement value.
     const escaper = /\/\[&<>|['"`]&(?:amp|lt|gt|quot|#39);['"`]/;
-    const offenders = SOURCE_FOLDERS.flatMap(sourceFiles).filter((file) => file !== own && escaper.test(readFileSync(file, 'utf8')));
-    expect(offenders.map((file) => relative(ROOT, file))).to.deep.equal([]);
+    const offenders = sourceFiles(...SOURCE_FOLDERS).filter((file) => file !== own && escaper.test(readSource(file)));
+    expect(offenders).to.deep.equal([]);
   });
 });
