@@ -77,6 +77,11 @@ describe('limits on what one account can create', function () {
       const replay = await post(`/v1/webhooks/${byToken.id}/replay`, readWrite.key, { since: new Date(Date.now() - 60_000).toISOString() });
       expect(replay.status).to.equal(202);
       expect((await json(replay)).data.replayed).to.equal(0);
+
+      // A platform-wide endpoint hears every event in this run's shared database: left behind, it would
+      // take a delivery of every later test's signature (and retry it against a port nobody answers).
+      const removed = await fetch(`${api.baseUrl}/v1/webhooks/${byToken.id}`, { method: 'DELETE', headers: bearer(token) });
+      expect(removed.status).to.equal(204);
     });
   });
 });
