@@ -1,19 +1,7 @@
 // Notification fan-out for workflows: one keyset batch of a petition's signers per activity run.
 import type { DatabasePool } from 'slonik';
-import { hasMilestoneSubscribers, notifySignersBatch, type SignerBatch } from '../core/notifications/create.ts';
+import { hasMilestoneSubscribers, notifySignersBatch, type SignerBatch, type SignerBatchInput } from '../core/notifications/create.ts';
 import { notifyOrganizationAdminsOfMilestone } from '../core/organizations/milestone-notifications.ts';
-
-export type SignerBatchInput = {
-  petitionId: string;
-  afterUserId: string | null;
-  limit: number;
-  type: string;
-  title: string;
-  body: string;
-  data: Record<string, unknown>;
-  dedupeKey: string;
-  optedInOnly?: boolean;
-};
 
 export function createNotificationActivities({ db }: { db: DatabasePool }) {
   return {

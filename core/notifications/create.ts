@@ -41,25 +41,25 @@ export async function notifyUsers(tx: CommonQueryMethods, notifications: readonl
 
 export type SignerBatch = { seen: number; inserted: number; lastUserId: string | null };
 
+/** One batch of a petition's signers to notify (notifySignersBatch, and the activity that runs it). */
+export type SignerBatchInput = {
+  petitionId: string;
+  afterUserId: string | null;
+  limit: number;
+  type: string;
+  title: string;
+  body: string;
+  data: Record<string, unknown>;
+  dedupeKey: string;
+  /** Only signers who stored `in_app: true` for the type themselves (milestones: signers opt in). */
+  optedInOnly?: boolean;
+};
+
 /**
  * One keyset batch of a petition's signers (by user_id, on the signatures_one_per_user index), each
  * notified once per dedupeKey. The petition's creator is skipped: they hear about it as the creator.
  */
-export async function notifySignersBatch(
-  db: CommonQueryMethods,
-  input: {
-    petitionId: string;
-    afterUserId: string | null;
-    limit: number;
-    type: string;
-    title: string;
-    body: string;
-    data: Record<string, unknown>;
-    dedupeKey: string;
-    /** Only signers who stored `in_app: true` for the type themselves (milestones: signers opt in). */
-    optedInOnly?: boolean;
-  },
-): Promise<SignerBatch> {
+export async function notifySignersBatch(db: CommonQueryMethods, input: SignerBatchInput): Promise<SignerBatch> {
   return db
     .one(
       sql.type(z.object({ seen: z.number(), inserted: z.number(), last_user_id: z.string().nullable() }))`
