@@ -98,13 +98,18 @@ describe('2 API and 2 worker replicas on one Temporal server and one PostgreSQL'
     expect(new Set(received.map((request) => JSON.parse(request.body).id as string)).size).to.equal(SIGNERS);
 
     // Which worker ran each activity: the identity Temporal recorded (`<pid>@<host>` by default) in
-    // every workflow of this run's task queue, whatever workflows the deliveries went through.
+    // every workflow of this run's task queue, whatever workflows the deliveries went through. A
+    // regular activity names its worker in ActivityTaskStarted; a local activity (deliveries run as
+    // local activities) runs inside a workflow task, so its marker belongs to the worker named by the
+    // WorkflowTaskCompleted event just before it.
     const client = testEnvironment().temporal.client;
     const identities = new Set<string>();
     for await (const execution of client.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) {
       const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+      let workflowTaskIdentity: string | undefined;
       for (const event of history.events ?? []) {
-        const identity = event.activityTaskStartedEventAttributes?.identity;
+        workflowTaskIdentity = event.workflowTaskCompletedEventAttributes?.identity ?? workflowTaskIdentity;
+        const identity = event.activityTaskStartedEventAttributes?.identity ?? (event.markerRecordedEventAttributes ? workflowTaskIdentity : undefined);
         if (identity) identities.add(identity);
       }
     }
