@@ -1,8 +1,9 @@
 // Recurring work is a Temporal Schedule, created once per cluster and visible in the Web UI under
 // Schedules. Creating one that exists is not an error: every worker start calls this.
 import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
 
-type RecurringWorkflow = { scheduleId: string; workflowType: string; every: string };
+type RecurringWorkflow = { scheduleId: string; workflowType: string; every: Duration };
 
 export const SCHEDULES: readonly RecurringWorkflow[] = [
   { scheduleId: 'purge-idempotency-keys', workflowType: 'purgeIdempotencyKeys', every: '1 hour' },

@@ -4,10 +4,10 @@
 // a killed worker) is retried; a file that is simply not a valid image fails the media at once with
 // the reason the uploader sees at GET /v1/media/{id}. Either way the original is then deleted.
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, type RetryPolicy } from '@temporalio/workflow';
 import type { MediaActivities } from '../activities/media.ts';
 
-const RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 };
+const RETRY: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 };
 
 const { markMediaProcessing, attachMedia, markMediaFailed, discardOriginal } = proxyActivities<MediaActivities>({
   startToCloseTimeout: '1 minute',
