@@ -1,16 +1,24 @@
-// The README's configuration table from the schema (platform/config/*.ts):
-// `node scripts/run.mjs scripts/config-table.ts` prints it, `--write` puts it into README.md.
+// The configuration reference from the schema (platform/config/*.ts): `node scripts/run.mjs
+// scripts/config-table.ts` prints the table, `--write` puts it into docs/operations/configuration.md
+// and regenerates .env.example (which also lists the variables compose.yaml requires).
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { configTable, withConfigTable } from '../platform/config/docs.ts';
+import { configTable, envExample, withConfigTable } from '../platform/config/docs.ts';
 
-const README = fileURLToPath(new URL('../README.md', import.meta.url));
+const path = (relative: string) => fileURLToPath(new URL(`../${relative}`, import.meta.url));
+const REFERENCE = 'docs/operations/configuration.md';
+const ENV_EXAMPLE = '.env.example';
+
+async function update(relative: string, make: (before: string) => string | Promise<string>): Promise<void> {
+  const before = await readFile(path(relative), 'utf8').catch(() => '');
+  const after = await make(before);
+  if (after !== before) await writeFile(path(relative), after);
+  process.stdout.write(`${relative}: ${after === before ? 'already up to date' : 'regenerated'}\n`);
+}
 
 if (process.argv.includes('--write')) {
-  const before = await readFile(README, 'utf8');
-  const after = withConfigTable(before);
-  if (after !== before) await writeFile(README, after);
-  process.stdout.write(after === before ? 'README.md: configuration table already up to date\n' : 'README.md: configuration table regenerated\n');
+  await update(REFERENCE, withConfigTable);
+  await update(ENV_EXAMPLE, async () => envExample(await readFile(path('compose.yaml'), 'utf8')));
 } else {
   process.stdout.write(`${configTable()}\n`);
 }

@@ -1,4 +1,4 @@
-// The outermost middleware: every failure, ours or a library's, leaves as an RFC 7807 problem.
+// The outermost middleware: every failure, ours or a library's, leaves as an RFC 9457 problem.
 // 5xx details are logged with the request id and never shown to the client.
 import type { Middleware } from 'koa';
 import { domainErrorOfConstraint } from '../../core/errors/constraints.ts';

@@ -10,7 +10,7 @@
 //   (RALLY_SIGN_LIMIT_OPEN_DOMAINS): accounts made in bulk on a domain of one's own;
 // - `report`: RALLY_REPORT_LIMIT_PER_HOUR per user; `export`: the spec's 10 a minute per user.
 // Each is a token bucket shared by every API process (rate-limit.ts) and answers 429 with
-// Retry-After. Why these are not rate-limiter-flexible limiters: README, "Rate limits".
+// Retry-After. Why these are not rate-limiter-flexible limiters: docs/architecture.md, "Rate limits are hand-made buckets".
 import type { DatabasePool } from 'slonik';
 import { createSignerDomains, networkBlockOf } from '../../core/signatures/throttle-subjects.ts';
 import type { Config } from '../../platform/config.ts';

@@ -2,7 +2,7 @@
 // views are counted apart), counted in memory and added to petition_page_views_hourly in one
 // statement per flush (every RALLY_PAGE_VIEW_FLUSH_INTERVAL, when many petitions pile up, and on
 // shutdown), never one write per view. A view is a statistic, not a record: a process that
-// crashes loses at most one interval of its views, which the README states. A failed flush keeps
+// crashes loses at most one interval of its views, which docs/architecture.md states. A failed flush keeps
 // its counts for the next one.
 import type { DatabasePool } from 'slonik';
 import { sql } from '../../db/sql.ts';

@@ -76,7 +76,7 @@ export function httpSettings(values: Values) {
     trustProxy: values.RALLY_TRUST_PROXY,
     realtimeMaxPerAddress: values.RALLY_WS_MAX_PER_ADDRESS,
     search: Object.freeze({ timeoutMs: values.RALLY_SEARCH_TIMEOUT, pageViewFlushMs: values.RALLY_PAGE_VIEW_FLUSH_INTERVAL }),
-    // Fixed in code (README, below the table).
+    // Fixed in code (docs/operations/configuration.md, below the table).
     bodyLimitBytes: 1024 * 1024,
     idempotencyTtlMs: 24 * 3_600_000,
   } satisfies Partial<Config> & { apiReadinessDelayMs: number };

@@ -1,4 +1,4 @@
-// Logs, metrics and traces (README "Observability").
+// Logs, metrics and traces (docs/operations/observability.md).
 
 import { Type, type StaticDecode } from '@sinclair/typebox';
 import type { Config } from './types.ts';

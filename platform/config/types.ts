@@ -79,7 +79,7 @@ export type Config = Readonly<{
   loginFailureLimit: Readonly<{ count: number; windowMs: number }>;
   /** Search and analytics: the search time limit (503 beyond it) and how often page views are written. */
   search: Readonly<{ timeoutMs: number; pageViewFlushMs: number }>;
-  /** Metrics, traces and logs: see README "Observability". */
+  /** Metrics, traces and logs: see docs/operations/observability.md. */
   observability: Readonly<{
     /** RALLY_METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`; production requires it where /metrics is served. */
     metricsToken: string | undefined;

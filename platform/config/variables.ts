@@ -1,4 +1,4 @@
-// The kinds of environment variable, as TypeBox schemas. Each carries what the README's table shows:
+// The kinds of environment variable, as TypeBox schemas. Each carries what the configuration reference shows:
 // `description` (one line), `default` (applied before validation, so it passes the same checks), or
 // `defaultText` where the default is worked out from other variables. A variable without `default`
 // is wrapped in Type.Optional where it is declared, and reads as undefined when unset.
@@ -94,7 +94,7 @@ export function custom<T>(format: FormatName, docs: Defaulted<string>, decode: (
   return formatted(format, docs, decode);
 }
 
-/** The words a variable's error and README row use for what it accepts. */
+/** The words a variable's error and reference row use for what it accepts. */
 export function expected(schema: TSchema): { words: string; echo: boolean } {
   if (typeof schema.format === 'string') return { words: FORMATS[schema.format as FormatName].expected, echo: FORMATS[schema.format as FormatName].echo };
   if (schema.type === 'integer') return { words: `a whole number between ${schema.minimum} and ${schema.maximum}`, echo: true };

@@ -1,5 +1,5 @@
 // PgBouncer in front of PostgreSQL for Rally's processes, as production runs it. One decision, kept
-// here and repeated in the README, the runbook and compose.yaml:
+// here and repeated in docs/operations/replicas.md, the runbook and compose.yaml:
 //   - pool_mode = transaction: Rally keeps no session state on pooled connections (no SET, no
 //     temporary tables, no named prepared statements: Slonik sends unnamed ones, which transaction
 //     pooling passes through on every PgBouncer version, Debian 12's 1.18 included);

@@ -1,4 +1,4 @@
-// Rally behind PgBouncer in the mode the README, the runbook, compose.yaml and `npm run cluster` name
+// Rally behind PgBouncer in the mode docs/operations/replicas.md, the runbook, compose.yaml and `npm run cluster` name
 // (transaction pooling, scripts/lib/pgbouncer.ts), with the one direct DATABASE_LISTEN_URL per process
 // for LISTEN. Two APIs and a worker go through the pooler; what NOTIFY keeps current in every API
 // process must still reach the other one: token revocation, the user cache's eviction on suspension,

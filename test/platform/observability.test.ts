@@ -276,7 +276,7 @@ describe('Observability (metrics, traces, logs)', function () {
       const petition = await client.workflow.getHandle(`petition-${petitionId}`).describe();
       expect(petition.memo?.summary).to.equal('Petition "Plant trees along the river"');
 
-      // The README's query for one delivery finds its batch and its retry workflow.
+      // The query docs/operations/observability.md gives for one delivery finds its batch and its retry workflow.
       const byDelivery = await eventually(
         async () => {
           const found = new Map<string, string>();

@@ -1,10 +1,11 @@
-// The README's configuration table is generated from the configuration schema (platform/config/*.ts),
-// so the documentation cannot drift from what start-up accepts.
+// The configuration reference (docs/operations/configuration.md) and .env.example are generated from
+// the configuration schema (platform/config/*.ts), so the documentation cannot drift from what
+// start-up accepts, and .env.example holds what compose.yaml refuses to start without.
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
-import { configTable, readmeConfigTable } from '../../platform/config/docs.ts';
+import { configTable, documentedConfigTable, envExample } from '../../platform/config/docs.ts';
 
-const README = new URL('../../README.md', import.meta.url);
+const read = (relative: string) => readFile(new URL(`../../${relative}`, import.meta.url), 'utf8');
 const REGENERATE = 'node scripts/run.mjs scripts/config-table.ts --write';
 
 // Every variable the hand-written table documented before the schema, plus the pool size it missed.
@@ -25,15 +26,18 @@ const DOCUMENTED = `NODE_ENV PORT PUBLIC_URL DATABASE_URL RALLY_DB_POOL_SIZE RAL
   RALLY_ACCESS_TOKEN_TTL RALLY_REFRESH_TOKEN_TTL LOG_LEVEL RALLY_METRICS_TOKEN RALLY_WORKER_METRICS_PORT
   OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_PROTOCOL`.split(/\s+/);
 
-describe('README configuration table (platform/config/*.ts)', () => {
-  it('is the table generated from the configuration schema', async () => {
-    const inReadme = readmeConfigTable(await readFile(README, 'utf8'));
-    expect(inReadme, `README.md's "## Configuration" has lost its table markers; restore them and run \`${REGENERATE}\``).to.be.a('string');
-    expect(inReadme === configTable(), `README.md's configuration table differs from the schema in platform/config/: run \`${REGENERATE}\``).to.equal(true);
+// What compose.yaml refuses to start without (read by hand from its `${NAME:?…}` lines).
+const COMPOSE_SECRETS = ['POSTGRES_PASSWORD', 'RALLY_ENCRYPTION_KEY', 'RALLY_MEDIA_SIGNING_KEY', 'OIDC_CLIENT_SECRET', 'RALLY_METRICS_TOKEN'];
+
+describe('configuration reference (docs/operations/configuration.md, .env.example)', () => {
+  it('holds the table generated from the configuration schema', async () => {
+    const documented = documentedConfigTable(await read('docs/operations/configuration.md'));
+    expect(documented, `docs/operations/configuration.md has lost its table markers; restore them and run \`${REGENERATE}\``).to.be.a('string');
+    expect(documented === configTable(), `the configuration reference differs from the schema in platform/config/: run \`${REGENERATE}\``).to.equal(true);
   });
 
   it('has one row with a default and a meaning for every documented variable', async () => {
-    const table = readmeConfigTable(await readFile(README, 'utf8')) ?? '';
+    const table = documentedConfigTable(await read('docs/operations/configuration.md')) ?? '';
     const rows = new Map(
       table
         .split('\n')
@@ -45,5 +49,22 @@ describe('README configuration table (platform/config/*.ts)', () => {
       expect(defaultCell, `${name}'s default`).to.not.equal('');
       expect(meaning.replace(/\s*\|$/, ''), `${name}'s meaning`).to.not.equal('');
     }
+  });
+
+  it('keeps .env.example generated from the schema and compose.yaml', async () => {
+    const example = await read('.env.example');
+    expect(example === envExample(await read('compose.yaml')), `.env.example differs from the schema or compose.yaml: run \`${REGENERATE}\``).to.equal(true);
+  });
+
+  it("gives .env.example an empty line for each of compose.yaml's required secrets and every variable commented out", async () => {
+    const lines = (await read('.env.example')).split('\n');
+    for (const name of COMPOSE_SECRETS) expect(lines, name).to.include(`${name}=`);
+    for (const name of DOCUMENTED.filter((name) => !COMPOSE_SECRETS.includes(name))) {
+      expect(
+        lines.some((line) => line.startsWith(`# ${name}=`)),
+        `${name} commented out`,
+      ).to.equal(true);
+    }
+    expect(lines, 'a default shown as it is written').to.include('# PORT=3000');
   });
 });
