@@ -3,6 +3,7 @@
 import type { DatabasePool } from 'slonik';
 import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { findUserByIdentity } from '../../core/users/queries.ts';
 import type { AccessTokenVerifier } from '../../core/auth/access-tokens.ts';
 import type { IdentityClient } from '../../core/auth/identity-client.ts';
@@ -89,6 +90,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       idempotent: false,
       tag: 'Authentication',
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'destroy',
       summary: "Invalidate one of the caller's access or refresh tokens at once, on every API process",
       body: RevokeBody,

@@ -5,7 +5,8 @@ import type { DatabasePool } from 'slonik';
 import type { RallyContext } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { OAUTH_SCOPE_PERMISSIONS } from '../../core/auth/scopes.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
+import { OAUTH_SCOPE_CATALOG } from '../../core/auth/scopes.ts';
 import { OAUTH_SCOPES, type OAuthScope } from '../../core/vocabulary.ts';
 import {
   alreadyGranted,
@@ -98,6 +99,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       operationId: 'authorizeApp',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       summary: 'Ask the logged-in user to let an app act for them (consent screen), or answer a repeat grant at once',
       responses: {
         200: { description: 'The consent screen', contentType: 'text/html' },
@@ -120,7 +122,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
         }
         sendConsentPage(ctx, {
           appName: request.client.name,
-          scopeDescriptions: request.scopes.map((scope) => OAUTH_SCOPE_PERMISSIONS[scope as OAuthScope].description),
+          scopeDescriptions: request.scopes.map((scope) => OAUTH_SCOPE_CATALOG[scope as OAuthScope].description),
           ticket: await signConsentTicket(signer, principal.userId, request),
           redirectOrigin: new URL(request.redirectUri).origin,
         });
