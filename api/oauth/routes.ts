@@ -20,6 +20,7 @@ import {
 import { authenticateClient, clientCredentials, exchangeCode, refresh, type GrantDependencies } from '../../core/oauth/grants.ts';
 import { OAuthError } from '../../core/oauth/token-errors.ts';
 import { BodyError, readParameters } from './request-body.ts';
+import { answerOAuthErrors, clientCredentialsOf } from './client-auth.ts';
 import { sendConsentPage, sendErrorPage } from './pages.ts';
 
 const tag = 'OAuth 2.0';
@@ -30,34 +31,14 @@ function redirect(ctx: RallyContext, location: string) {
   ctx.redirect(location);
 }
 
-/** client_secret_basic (RFC 6749 2.3.1: each part form-encoded) or client_secret_post; never both. */
-function clientCredentialsOf(ctx: RallyContext, params: Record<string, string>) {
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(ctx.get('Authorization'));
-  if (!match) return { clientId: params.client_id, clientSecret: params.client_secret };
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) throw new OAuthError('invalid_client', 'The Basic credentials must be client_id:client_secret.', 401);
-  let clientId: string;
-  let clientSecret: string;
-  try {
-    [clientId, clientSecret] = [decoded.slice(0, colon), decoded.slice(colon + 1)].map((part) => decodeURIComponent(part.replace(/\+/g, ' '))) as [
-      string,
-      string,
-    ];
-  } catch {
-    throw new OAuthError('invalid_client', 'The Basic credentials are not form-encoded correctly.', 401);
-  }
-  if (params.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method, not both.');
-  if (params.client_id !== undefined && params.client_id !== clientId) throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials.');
-  return { clientId, clientSecret };
-}
-
 export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string }): AnyRouteSpec[] {
   const { db, signer, publicUrl } = deps;
   const metadata = {
     issuer: signer.issuer,
     authorization_endpoint: `${publicUrl}/oauth/authorize`,
     token_endpoint: `${publicUrl}/oauth/token`,
+    revocation_endpoint: `${publicUrl}/oauth/revoke`,
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     jwks_uri: `${publicUrl}/oauth/jwks`,
     scopes_supported: OAUTH_SCOPES,
     response_types_supported: ['code'],
@@ -180,7 +161,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       async handler(ctx) {
         ctx.set('Cache-Control', 'no-store');
         ctx.set('Pragma', 'no-cache');
-        try {
+        await answerOAuthErrors(ctx, async () => {
           const params = await readParameters(ctx).catch((error: unknown) => {
             throw error instanceof BodyError ? new OAuthError('invalid_request', error.message) : error;
           });
@@ -190,12 +171,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
             throw new OAuthError('unsupported_grant_type', `grant_type must be one of ${Object.keys(GRANTS).join(', ')}.`);
           const client = await authenticateClient(db, clientCredentialsOf(ctx, params));
           ctx.body = await grant(deps, client, params);
-        } catch (error) {
-          if (!(error instanceof OAuthError)) throw error;
-          ctx.status = error.status;
-          if (error.error === 'invalid_client' && /^Basic/i.test(ctx.get('Authorization'))) ctx.set('WWW-Authenticate', 'Basic realm="rally"');
-          ctx.body = { error: error.error, error_description: error.description };
-        }
+        });
       },
     }),
   ];

@@ -13,6 +13,9 @@ import type { OAuthSigner } from './signing-key.ts';
 export type TokenLifetimes = { accessTokenTtlMs: number; refreshTokenTtlMs: number };
 export type IssuedTokens = { access_token: string; token_type: 'Bearer'; expires_in: number; refresh_token?: string; scope: string };
 
+/** App refresh tokens start with this; app access tokens are JWTs. */
+export const REFRESH_TOKEN_PREFIX = 'rrt_';
+
 export const hashRefreshToken = (token: string) => createHash('sha256').update(token, 'utf8').digest();
 
 export async function startFamily(tx: CommonQueryMethods, input: { clientId: string; userId: string; scopes: readonly string[] }): Promise<string> {
@@ -47,7 +50,7 @@ export async function issueTokens(
   `);
   const tokens: IssuedTokens = { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, scope };
   if (input.withRefresh) {
-    const refreshToken = `rrt_${randomBytes(32).toString('base64url')}`;
+    const refreshToken = `${REFRESH_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     // Counted from the code exchange, as login sessions count from the login: rotation never
     // stretches a grant's refresh tokens beyond RALLY_REFRESH_TOKEN_TTL.
     await tx.query(sql.typeAlias('void')`
