@@ -113,6 +113,12 @@ export function createAuthenticator(deps: {
     if (looksLikeApiKey(credential)) return authenticateApiKey(credential);
     const token = await deps.verifyAccessToken(credential);
     if (deps.revocations.isRevoked(token.jti)) throw unauthorized('The access token has been revoked.', 'token_revoked');
+    if (token.clientId && token.subject === token.clientId) {
+      // An app-only token acts for no user: the request goes on as an anonymous one (public reads),
+      // and a route that needs a user refuses it (route-guard.ts).
+      ctx.state.appOnlyClientId = token.clientId;
+      return undefined;
+    }
     if (token.clientId) {
       // An OAuth app for the user who authorized it: a plain user's rights, narrowed by the token's
       // scopes. Never the user's administrator role: consenting to read:petitions must not hand an

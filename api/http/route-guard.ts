@@ -39,6 +39,11 @@ export function createRouteGuard(deps: RouteGuardDependencies): RouteGuard {
         }
         await deps.limits.chargeClass(ctx, route.rateLimit ?? 'default');
         const principal = ctx.state.principal;
+        if (route.auth === 'required' && !principal && ctx.state.appOnlyClientId) {
+          throw new RallyError('forbidden', "This app's token acts for no user (client_credentials without an owner): it reaches public reads only.", {
+            code: 'user_required',
+          });
+        }
         if (route.auth === 'required' && !principal) {
           throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', {
             headers: { 'WWW-Authenticate': 'Bearer' },

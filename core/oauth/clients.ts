@@ -71,6 +71,12 @@ export async function createClient(db: CommonQueryMethods, input: NewClient): Pr
             ${secret ? sql.binary(hashClientSecret(secret)) : null}, ${input.ownerUserId ?? null})
     RETURNING ${COLUMNS}
   `);
+  if (input.ownerUserId) {
+    // The owner's standing authorization for the app's client_credentials tokens (grants.ts).
+    await db.query(sql.typeAlias('void')`
+      INSERT INTO oauth_authorizations (user_id, client_id, scopes) VALUES (${input.ownerUserId}, ${clientId}, ${sql.array(scopes, 'text')})
+    `);
+  }
   return { client, secret };
 }
 
