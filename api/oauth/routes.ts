@@ -21,6 +21,7 @@ import { authenticateClient, clientCredentials, exchangeCode, refresh, type Gran
 import { OAuthError } from '../../core/oauth/token-errors.ts';
 import { BodyError, readParameters } from './request-body.ts';
 import { answerOAuthErrors, clientCredentialsOf } from './client-auth.ts';
+import { bindBrowser, isSameBrowser } from './consent-binding.ts';
 import { sendConsentPage, sendErrorPage } from './pages.ts';
 
 const tag = 'OAuth 2.0';
@@ -33,6 +34,9 @@ function redirect(ctx: RallyContext, location: string) {
 
 export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string }): AnyRouteSpec[] {
   const { db, signer, publicUrl } = deps;
+  // RFC 9207: every authorization response names its issuer, so a client talking to several servers
+  // can tell whose answer it got (mix-up attacks).
+  const iss = signer.issuer;
   const metadata = {
     issuer: signer.issuer,
     authorization_endpoint: `${publicUrl}/oauth/authorize`,
@@ -46,6 +50,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
     grant_types_supported: Object.keys(GRANTS),
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
     service_documentation: `${publicUrl}/docs`,
   };
 
@@ -94,17 +99,17 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
         const checked = await checkAuthorizationRequest(db, ctx.query);
         if (checked.kind === 'show_error') return sendErrorPage(ctx, checked.message);
         if (checked.kind === 'redirect_error') {
-          return redirect(ctx, redirectWith(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state }));
+          return redirect(ctx, redirectWith(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state, iss }));
         }
         const { request } = checked;
         if (await alreadyGranted(db, principal.userId, request)) {
           const code = await approve(db, ticketOf(principal.userId, request));
-          if (code) return redirect(ctx, redirectWith(request.redirectUri, { code, state: request.state }));
+          if (code) return redirect(ctx, redirectWith(request.redirectUri, { code, state: request.state, iss }));
         }
         sendConsentPage(ctx, {
           appName: request.client.name,
           scopeDescriptions: request.scopes.map((scope) => OAUTH_SCOPE_CATALOG[scope as OAuthScope].description),
-          ticket: await signConsentTicket(signer, principal.userId, request),
+          ticket: await signConsentTicket(signer, principal.userId, request, bindBrowser(ctx, publicUrl.startsWith('https:'))),
           redirectOrigin: new URL(request.redirectUri).origin,
         });
       },
@@ -117,7 +122,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       tag,
       auth: 'none',
       rawBody: true,
-      summary: "The consent form's answer: approve or deny, carried by the signed consent ticket (no cookie needed)",
+      summary: "The consent form's answer: approve or deny, carried by the signed consent ticket, from the browser that was shown the screen",
       responses: {
         302: { description: 'Back to the app with a code, or error=access_denied' },
         400: { description: 'No valid consent ticket', contentType: 'text/html' },
@@ -132,16 +137,19 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
         }
         const ticket = form.consent_ticket ? await verifyConsentTicket(signer, form.consent_ticket) : undefined;
         if (!ticket) return sendErrorPage(ctx, 'The consent form has expired or was not issued by Rally. Start again from the app.');
+        if (!isSameBrowser(ctx, ticket.bnd)) {
+          return sendErrorPage(ctx, 'This consent form was shown in another browser, or this browser refused its cookie. Start again from the app.');
+        }
         if (form.decision === 'deny') {
           return redirect(
             ctx,
-            redirectWith(ticket.redirect_uri, { error: 'access_denied', error_description: 'The user denied the request.', state: ticket.state }),
+            redirectWith(ticket.redirect_uri, { error: 'access_denied', error_description: 'The user denied the request.', state: ticket.state, iss }),
           );
         }
         if (form.decision !== 'approve') return sendErrorPage(ctx, 'Choose Approve or Deny.');
         const code = await approve(db, ticket);
         if (!code) return sendErrorPage(ctx, 'This consent form was already used, or the app changed. Start again from the app.');
-        redirect(ctx, redirectWith(ticket.redirect_uri, { code, state: ticket.state }));
+        redirect(ctx, redirectWith(ticket.redirect_uri, { code, state: ticket.state, iss }));
       },
     }),
     defineRoute({

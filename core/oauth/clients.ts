@@ -94,7 +94,8 @@ export async function createClient(db: CommonQueryMethods, input: NewClient): Pr
     RETURNING ${COLUMNS}
   `);
   if (input.ownerUserId) {
-    // The owner's standing authorization for the app's client_credentials tokens (grants.ts).
+    // The owner's standing authorization for the app's client_credentials tokens (grants.ts); it
+    // consents to nothing on the owner's behalf in the authorization code flow (consented_scopes).
     await db.query(sql.typeAlias('void')`
       INSERT INTO oauth_authorizations (user_id, client_id, scopes) VALUES (${input.ownerUserId}, ${clientId}, ${sql.array(scopes, 'text')})
     `);
