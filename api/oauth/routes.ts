@@ -22,6 +22,7 @@ import { OAuthError } from '../../core/oauth/token-errors.ts';
 import { BodyError, readParameters } from './request-body.ts';
 import { answerOAuthErrors, clientCredentialsOf } from './client-auth.ts';
 import { bindBrowser, isSameBrowser } from './consent-binding.ts';
+import { sendToLogin } from './browser-login.ts';
 import { sendConsentPage, sendErrorPage } from './pages.ts';
 
 const tag = 'OAuth 2.0';
@@ -84,16 +85,18 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       path: '/oauth/authorize',
       operationId: 'authorizeApp',
       tag,
-      auth: 'required',
+      auth: 'optional',
       scope: NOT_FOR_APPS,
       summary: 'Ask the logged-in user to let an app act for them (consent screen), or answer a repeat grant at once',
       responses: {
         200: { description: 'The consent screen', contentType: 'text/html' },
-        302: { description: 'Back to the app with a code or an error' },
+        302: { description: 'Back to the app with a code or an error; a browser without a Bearer (Accept: text/html) to /login?return_to=…' },
         400: { description: 'Unknown client or unregistered redirect_uri (a page; never a redirect)', contentType: 'text/html' },
+        401: { description: 'No Bearer, from a client that is not a browser' },
       },
       async handler(ctx) {
-        const principal = ctx.state.principal!;
+        const principal = ctx.state.principal;
+        if (!principal) return sendToLogin(ctx);
         if (principal.kind !== 'user')
           throw new RallyError('forbidden', 'Only a user logged in with their own access token can authorize apps.', { code: 'user_token_required' });
         const checked = await checkAuthorizationRequest(db, ctx.query);

@@ -35,6 +35,20 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
       expect((await authorize(f.api.baseUrl, undefined, f.request().params)).status).to.equal(401);
     });
 
+    it('sends a browser without a bearer token to /login, to come back to the same request', async () => {
+      const { params } = f.request();
+      const response = await fetch(`${f.api.baseUrl}/oauth/authorize?${new URLSearchParams(params)}`, {
+        headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+        redirect: 'manual',
+      });
+      expect(response.status).to.equal(302);
+      const location = new URL(response.headers.get('location')!, f.api.baseUrl);
+      expect(location.pathname).to.equal('/login');
+      const back = new URL(location.searchParams.get('return_to')!, f.api.baseUrl);
+      expect(back.pathname).to.equal('/oauth/authorize');
+      expect(Object.fromEntries(back.searchParams)).to.deep.equal(params);
+    });
+
     it('shows an escaped consent screen with a CSP that forbids framing', async () => {
       const evil = await registerApp({ name: '<script>alert(1)</script>', redirectUris: [REDIRECT], confidential: true });
       const response = await authorize(f.api.baseUrl, f.userToken, f.request({ client_id: evil.client_id }).params);

@@ -69,5 +69,22 @@ describe('OAuth 2.0 with openid-client as a third-party app', function () {
     expect(refreshed.refresh_token).to.be.a('string').and.not.equal(tokens.refresh_token);
     const again = await oidc.fetchProtectedResource(config, refreshed.access_token, new URL(`${PUBLIC_URL}/v1/users/me`), 'GET');
     expect((await json(again)).data.id).to.equal(userId);
+
+    // Revoking the refresh token takes the grant's access tokens down with it (RFC 7009).
+    await oidc.tokenRevocation(config, refreshed.refresh_token!, { token_type_hint: 'refresh_token' });
+    let refused = false;
+    for (let attempt = 0; attempt < 40 && !refused; attempt++) {
+      // openid-client throws on the 401's WWW-Authenticate challenge: its error carries the status.
+      const status = await oidc.fetchProtectedResource(config, refreshed.access_token, new URL(`${PUBLIC_URL}/v1/users/me`), 'GET').then(
+        (response) => response.status,
+        (error: { status?: number }) => error.status,
+      );
+      refused = status === 401;
+      if (!refused) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(refused, 'the access token still works after revocation').to.equal(true);
+    let refreshRefused: unknown;
+    await oidc.refreshTokenGrant(config, refreshed.refresh_token!).catch((error: unknown) => (refreshRefused = error));
+    expect(refreshRefused).to.be.instanceOf(Error);
   });
 });

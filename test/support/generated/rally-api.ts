@@ -231,7 +231,7 @@ export interface paths {
         /** Ask the logged-in user to let an app act for them (consent screen), or answer a repeat grant at once */
         get: operations["authorizeApp"];
         put?: never;
-        /** The consent form's answer: approve or deny, carried by the signed consent ticket (no cookie needed) */
+        /** The consent form's answer: approve or deny, carried by the signed consent ticket, from the browser that was shown the screen */
         post: operations["decideAppAuthorization"];
         delete?: never;
         options?: never;
@@ -2524,7 +2524,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Back to the app with a code or an error */
+            /** @description Back to the app with a code or an error; a browser without a Bearer (Accept: text/html) to /login?return_to=… */
             302: {
                 headers: {
                     [name: string]: unknown;
@@ -2533,6 +2533,13 @@ export interface operations {
             };
             /** @description Unknown client or unregistered redirect_uri (a page; never a redirect) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No Bearer, from a client that is not a browser */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
