@@ -93,20 +93,25 @@ export function signConsentTicket(signer: OAuthSigner, userId: string, request: 
     state: request.state,
     code_challenge: request.codeChallenge,
   })
-    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'consent+jwt' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'consent+jwt' })
     .setIssuer(signer.issuer)
     .setAudience(ticketAudience(signer))
     .setSubject(userId)
     .setJti(randomUUID())
     .setIssuedAt()
     .setExpirationTime(`${TICKET_TTL_SECONDS}s`)
-    .sign(signer.privateKey);
+    .sign(signer.consentTicketKey);
 }
 
 /** The ticket's claims, or undefined when it is forged, expired or not a ticket. */
 export async function verifyConsentTicket(signer: OAuthSigner, ticket: string): Promise<ConsentTicket | undefined> {
   try {
-    const { payload } = await jwtVerify(ticket, signer.keySet, { issuer: signer.issuer, audience: ticketAudience(signer), typ: 'consent+jwt' });
+    const { payload } = await jwtVerify(ticket, signer.consentTicketKey, {
+      issuer: signer.issuer,
+      audience: ticketAudience(signer),
+      typ: 'consent+jwt',
+      algorithms: ['HS256'],
+    });
     const parsed = TicketClaims.safeParse(payload);
     return parsed.success ? parsed.data : undefined;
   } catch {

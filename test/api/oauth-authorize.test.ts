@@ -148,6 +148,17 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
       expect((await decide(f.api.baseUrl, ticket, 'approve', cookie)).status).to.equal(400);
     });
 
+    it('signs consent tickets with a key of their own, never the published token key, and a ticket is no access token', async () => {
+      const page = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'read:petitions write:petitions' }).params);
+      const ticket = consentTicketOf(await page.text());
+      const header = JSON.parse(Buffer.from(ticket.split('.')[0]!, 'base64url').toString());
+      const published = (await json(await fetch(`${f.api.baseUrl}/oauth/jwks`))).keys as { kid: string }[];
+      expect(header.alg).to.equal('HS256');
+      expect(published.map((key) => key.kid)).to.not.include(header.kid);
+      const asToken = await fetch(`${f.api.baseUrl}/v1/users/me`, { headers: { authorization: `Bearer ${ticket}` } });
+      expect(asToken.status).to.equal(401);
+    });
+
     it('refuses a consent answer from another browser than the one shown the screen (login CSRF)', async () => {
       const page = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'write:petitions' }).params);
       expect(page.status).to.equal(200);
