@@ -1,5 +1,6 @@
-// Housekeeping for OAuth apps (core/oauth/purge.ts); safe to repeat.
+// Housekeeping for OAuth apps (core/oauth/purge.ts, developer-apps.ts); safe to repeat.
 import type { DatabasePool } from 'slonik';
+import { endClientSecretGrace } from '../core/oauth/developer-apps.ts';
 import { deleteExpiredOAuthArtifacts } from '../core/oauth/purge.ts';
 
 export function createOAuthActivities({ db }: { db: DatabasePool }) {
@@ -8,6 +9,8 @@ export function createOAuthActivities({ db }: { db: DatabasePool }) {
     async purgeExpiredOAuthArtifacts({ batchSize }: { batchSize: number }): Promise<number> {
       return deleteExpiredOAuthArtifacts(db, batchSize);
     },
+    /** Erases a rotated-out app secret once its grace window is over; safe to repeat. */
+    endClientSecretGrace: ({ clientId }: { clientId: string }): Promise<boolean> => endClientSecretGrace(db, clientId),
   };
 }
 

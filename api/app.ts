@@ -58,6 +58,8 @@ import { createPageViewCounter } from '../core/analytics/page-views.ts';
 import { createEmbedRoutes } from './embeds/routes.ts';
 import { createPageRoutes } from './pages/routes.ts';
 import { loadOAuthSigner } from '../core/oauth/signing-key.ts';
+import { createOAuthRevocationRoutes } from './oauth/revocation-routes.ts';
+import { createDeveloperAppRoutes } from './oauth/app-routes.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
 import { createAppAuthorizationRoutes } from './oauth/authorization-routes.ts';
 import { createMemberRoutes } from './organizations/member-routes.ts';
@@ -136,6 +138,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
     }),
     ...createOAuthRoutes({ db, signer: oauthSigner, audience: config.publicUrl, publicUrl: config.publicUrl, lifetimes: config.identity }),
+    ...createOAuthRevocationRoutes({ db, signer: oauthSigner }),
+    ...createDeveloperAppRoutes(rotation),
     ...createAppAuthorizationRoutes({ db }),
     ...createUserActivityRoutes({ db }),
     ...createUserRoutes({ db, httpsOnly: config.nodeEnv === 'production' }),

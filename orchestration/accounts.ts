@@ -3,6 +3,7 @@
 // image's processing. Each is started once per resource (REJECT_DUPLICATE) and a failed start is the
 // one 503, so the transaction that started it rolls back.
 import type { KeyRotationWorkflows } from '../core/api-keys/rotation.ts';
+import type { ClientSecretRotationWorkflows } from '../core/oauth/developer-apps.ts';
 import type { MediaWorkflows } from '../core/media/confirm.ts';
 import type { InvitationWorkflows } from '../core/organizations/invitations.ts';
 import {
@@ -11,6 +12,8 @@ import {
   invitationAcceptedSignal,
   mediaProcessing,
   mediaProcessingWorkflowId,
+  oauthSecretRotation,
+  oauthSecretRotationWorkflowId,
   organizationInvitation,
   organizationInvitationWorkflowId,
 } from '../workflows/index.ts';
@@ -18,7 +21,7 @@ import { RallyApiKeyId, RallyEntityType, RallyMediaId, RallyOrganizationId } fro
 import type { Temporal } from './client.ts';
 import { bestEffort, orUnavailable } from './unavailable.ts';
 
-export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & InvitationWorkflows & MediaWorkflows {
+export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & ClientSecretRotationWorkflows & InvitationWorkflows & MediaWorkflows {
   return {
     async startKeyRotation(keyId, gracePeriodMs) {
       await orUnavailable(
@@ -31,6 +34,19 @@ export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & Inv
             { key: RallyApiKeyId, value: keyId },
             { key: RallyEntityType, value: 'api_key' },
           ],
+        }),
+        'nothing was changed',
+      );
+    },
+
+    async startClientSecretRotation(clientId, rotatedAtMs, gracePeriodMs) {
+      await orUnavailable(
+        temporal.client.workflow.start(oauthSecretRotation, {
+          workflowId: oauthSecretRotationWorkflowId(clientId, rotatedAtMs),
+          taskQueue: temporal.taskQueue,
+          args: [{ clientId, gracePeriodMs }],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [{ key: RallyEntityType, value: 'oauth_client' }],
         }),
         'nothing was changed',
       );

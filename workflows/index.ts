@@ -2,6 +2,7 @@
 // (and the signals, queries and updates exported beside each workflow) from here.
 export { purgeIdempotencyKeys } from './purge-idempotency-keys.ts';
 export { apiKeyRotation, apiKeyRotationWorkflowId, rotationStatusQuery } from './api-key-rotation.ts';
+export { oauthSecretRotation, oauthSecretRotationWorkflowId } from './oauth-secret-rotation.ts';
 export {
   petitionLifecycle,
   petitionWorkflowId,

@@ -9,6 +9,7 @@ import { createInvalidation, findInvalidation, type InvalidationWorkflows, type 
 import { networkBlockHashesOf } from '../../core/signatures/network-block.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { AuditList, AuditQuery, IdParams, InvalidationBody, InvalidationEnvelope, MetricsEnvelope } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'audit-logs');
@@ -26,6 +27,7 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       operationId: 'adminAuditLogs',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'The append-only audit log, newest first, by actor, action, target type and time',
       query: AuditQuery,
@@ -47,6 +49,7 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       operationId: 'adminMetrics',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'Platform counts: users, petitions by status, signatures, open reports, failed deliveries, running workflows',
       responses: { 200: { description: 'The counts', schema: MetricsEnvelope } },
@@ -60,6 +63,7 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       operationId: 'adminInvalidateSignatures',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'Invalidate (or with dry_run, count) the signatures matching a filter, in batches; invalidated signatures are kept but no longer counted',
       params: IdParams,
@@ -104,6 +108,7 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       operationId: 'adminGetInvalidation',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'One signature invalidation: running or completed, with the count matched',
       params: IdParams,

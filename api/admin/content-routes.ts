@@ -16,6 +16,7 @@ import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 import { CommentEnvelope } from '../comments/schemas.ts';
 import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { PetitionEnvelope } from '../petitions/schemas.ts';
 import { IdParams, SignatureParams } from './schemas.ts';
 
@@ -34,6 +35,7 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
       operationId: `adminComment${verb === 'hide' ? 'Hide' : 'Unhide'}`,
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: verb === 'hide' ? 'Hide a comment: it leaves the public lists at once' : 'Show a hidden comment again',
       params: IdParams,
@@ -58,6 +60,7 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
       operationId: `adminPetition${verb[0]!.toUpperCase()}${verb.slice(1)}`,
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary,
       params: IdParams,
@@ -90,6 +93,7 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
       operationId: 'adminRemoveSignature',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'Remove one signature (signature.removed is emitted; the count drops)',
       params: SignatureParams,

@@ -9,6 +9,7 @@ import type { ModerationWorkflowDependencies } from '../../core/moderation/workf
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { IdParams, ReportActionBody, ReportActionResult, ReportList, ReportListQuery } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-reports');
@@ -22,6 +23,7 @@ export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & {
       operationId: 'adminListReports',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'Reports, newest first, by status and target type',
       query: ReportListQuery,
@@ -38,6 +40,7 @@ export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & {
       operationId: 'adminActOnReport',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'Decide on a report: dismiss, hide, remove, suspend_user, warn_user or restore; every open report on the same target is resolved with it',
       params: IdParams,

@@ -11,6 +11,7 @@ import { scheduleSuspensionEnd, suspendUser, unsuspendUser, type SuspensionWorkf
 import { findAdminUser } from '../../core/users/admin-queries.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import {
   AdminUserEnvelope,
   AdminUserList,
@@ -36,6 +37,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
       operationId: 'adminSearchUsers',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'Users by email (prefix or exact, case-insensitive), role and suspension, newest first',
       query: UserSearchQuery,
@@ -52,6 +54,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
       operationId: 'adminSuspendUser',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'Suspend a user: their tokens and API keys are refused with 403 at once; with `until`, the suspension ends by itself',
       params: IdParams,
@@ -78,6 +81,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
       operationId: 'adminUnsuspendUser',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'Lift a suspension (a user who is not suspended is answered as is)',
       params: IdParams,
@@ -95,6 +99,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
       operationId: 'adminListWarnings',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'Warnings sent, newest first (all, or one user’s)',
       query: WarningListQuery,
@@ -111,6 +116,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
       operationId: 'adminWarnUser',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'admin',
       summary: 'Warn a user: an in-app notification at once, and an email',
       body: WarningCreate,

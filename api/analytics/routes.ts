@@ -24,6 +24,7 @@ export function createAnalyticsRoutes(deps: { db: DatabasePool; petitions: Publi
       operationId: 'petitionAnalytics',
       tag,
       auth: 'required',
+      scope: 'read:petitions',
       permission: 'read',
       summary: 'Signature growth, signers’ places, traffic sources and page views of a petition (its creator or an administrator)',
       params: PetitionAnalyticsParams,

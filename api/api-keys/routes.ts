@@ -6,6 +6,7 @@ import { sendData, sendList, type RallyContext } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { generateApiKey } from '../../core/api-keys/secrets.ts';
 import { findApiKey, insertApiKeyWithinCap, listApiKeys, updateApiKey } from '../../core/api-keys/queries.ts';
 import { deleteApiKey, rotateApiKey, type RotationDependencies } from '../../core/api-keys/rotation.ts';
@@ -39,6 +40,7 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
   return [
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/api-keys',
       operationId: 'listApiKeys',
@@ -54,6 +56,7 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/api-keys',
       operationId: 'createApiKey',
@@ -83,6 +86,7 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/api-keys/:id',
       operationId: 'getApiKey',
@@ -98,6 +102,7 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'patch',
       path: '/v1/api-keys/:id',
       operationId: 'updateApiKey',
@@ -116,6 +121,7 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'delete',
       path: '/v1/api-keys/:id',
       operationId: 'deleteApiKey',
@@ -130,6 +136,7 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/api-keys/:id/rotate',
       operationId: 'rotateApiKey',

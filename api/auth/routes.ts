@@ -3,11 +3,14 @@
 import type { DatabasePool } from 'slonik';
 import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { findUserByIdentity } from '../../core/users/queries.ts';
 import type { AccessTokenVerifier } from '../../core/auth/access-tokens.ts';
 import type { IdentityClient } from '../../core/auth/identity-client.ts';
 import type { LoginThrottle } from '../../core/auth/login-throttle.ts';
 import { revokeRefreshToken } from '../../core/auth/refresh-tokens.ts';
+import { revokeAppRefreshToken } from '../../core/oauth/revocation.ts';
+import { REFRESH_TOKEN_PREFIX } from '../../core/oauth/token-families.ts';
 import { logIn, refreshSession, type Session } from '../../core/auth/sessions.ts';
 import type { RevocationList } from '../../core/auth/revocation-list.ts';
 import { LoginBody, RefreshBody, RevokeBody, TokenPairEnvelope } from './schemas.ts';
@@ -89,6 +92,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       idempotent: false,
       tag: 'Authentication',
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'destroy',
       summary: "Invalidate one of the caller's access or refresh tokens at once, on every API process",
       body: RevokeBody,
@@ -99,8 +103,12 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
         if (body.token_type_hint === 'access_token' || (body.token_type_hint === undefined && isJwt)) {
           // An expired or foreign token needs no revoking; RFC 7009 answers the same either way.
           const verified = await deps.verifyAccessToken(body.token).catch(() => undefined);
-          const owner = verified && (await findUserByIdentity(deps.db, verified.issuer, verified.subject));
-          if (verified && owner && owner.id === principal.userId) await deps.revocations.revoke(verified.jti, verified.expiresAt);
+          // An app's token names the user it acts for by id; a login's token by the provider's subject.
+          const ownerId = verified?.clientId ? verified.subject : verified && (await findUserByIdentity(deps.db, verified.issuer, verified.subject))?.id;
+          if (verified && ownerId === principal.userId) await deps.revocations.revoke(verified.jti, verified.expiresAt);
+        } else if (body.token.startsWith(REFRESH_TOKEN_PREFIX)) {
+          // An app's refresh token acting for the caller: its whole grant goes, as at /oauth/revoke.
+          await revokeAppRefreshToken(deps.db, body.token, { userId: principal.userId });
         } else if (await revokeRefreshToken(deps.db, body.token, principal.userId)) {
           await deps.identity.revoke(body.token, 'refresh_token');
         }

@@ -27,6 +27,7 @@ export function createDecisionMakerRoutes({ db, workflows, config }: { db: Datab
   return [
     defineRoute({
       ...base,
+      scope: 'read:petitions',
       method: 'get',
       path: '/v1/petitions/:id/decision-makers',
       operationId: 'listDecisionMakers',
@@ -41,6 +42,7 @@ export function createDecisionMakerRoutes({ db, workflows, config }: { db: Datab
     }),
     defineRoute({
       ...base,
+      scope: 'write:petitions',
       method: 'post',
       path: '/v1/petitions/:id/decision-makers',
       operationId: 'addDecisionMaker',
@@ -63,6 +65,7 @@ export function createDecisionMakerRoutes({ db, workflows, config }: { db: Datab
     }),
     defineRoute({
       ...base,
+      scope: 'write:petitions',
       method: 'delete',
       path: '/v1/petitions/:id/decision-makers/:decision_maker_id',
       operationId: 'removeDecisionMaker',

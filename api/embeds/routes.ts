@@ -85,6 +85,7 @@ export function createEmbedRoutes(deps: { db: DatabasePool; publicUrl: string })
       operationId: 'createPetitionEmbedCode',
       tag,
       auth: 'required',
+      scope: 'read:petitions',
       permission: 'read',
       summary: 'Embed code for your petition (creator only): an iframe of the widget and a tiny resize script',
       params: PetitionIdParams,

@@ -113,12 +113,20 @@ export function createAuthenticator(deps: {
     if (looksLikeApiKey(credential)) return authenticateApiKey(credential);
     const token = await deps.verifyAccessToken(credential);
     if (deps.revocations.isRevoked(token.jti)) throw unauthorized('The access token has been revoked.', 'token_revoked');
+    if (token.clientId && token.subject === token.clientId) {
+      // An app-only token acts for no user: the request goes on as an anonymous one (public reads),
+      // and a route that needs a user refuses it (route-guard.ts).
+      ctx.state.appOnlyClientId = token.clientId;
+      return undefined;
+    }
     if (token.clientId) {
-      // An OAuth app for the user who authorized it: the user's own rights, narrowed by the token's scopes.
+      // An OAuth app for the user who authorized it: a plain user's rights, narrowed by the token's
+      // scopes. Never the user's administrator role: consenting to read:petitions must not hand an
+      // app every draft on the platform.
       const user = await deps.users.byUserId(token.subject);
       if (!user) throw unauthorized('The user who authorized this app no longer exists.');
       if (user.suspended) throw suspended();
-      return { kind: 'oauth_app', userId: user.id, role: user.role, scope: 'full', tokenId: token.jti, clientId: token.clientId, oauthScopes: token.scope };
+      return { kind: 'oauth_app', userId: user.id, role: 'user', scope: 'full', tokenId: token.jti, clientId: token.clientId, oauthScopes: token.scope };
     }
     const user = await deps.users.bySubject(token.issuer, token.subject);
     if (!user) throw unauthorized('No Rally user belongs to this token; log in through /v1/auth/login first.');

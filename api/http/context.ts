@@ -15,6 +15,8 @@ export type RallyState = {
   requestId: string;
   clientIp: string;
   principal?: Principal;
+  /** An app-only token (client_credentials without an owner): no principal, only this app's client id. */
+  appOnlyClientId?: string;
   /** Set when the request claimed an Idempotency-Key (idempotency.ts), for answers stored with the write. */
   idempotency?: IdempotencyTicket;
   /** The matched route's path template (`/v1/petitions/:id`), set by the dispatcher: metrics and logs name it, never the raw path. */

@@ -6,7 +6,8 @@
 // 3. permission, body (the route's own limit, or left alone for raw-body routes), Idempotency-Key.
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
-import { assertAppPermitted, assertPermitted } from '../../core/auth/scopes.ts';
+import { assertPermitted } from '../../core/auth/scopes.ts';
+import { requireAppScope } from './app-scopes.ts';
 import type { Authenticator } from './authenticate.ts';
 import { createJsonBodyMiddleware } from './body.ts';
 import type { RallyState } from './context.ts';
@@ -38,14 +39,20 @@ export function createRouteGuard(deps: RouteGuardDependencies): RouteGuard {
         }
         await deps.limits.chargeClass(ctx, route.rateLimit ?? 'default');
         const principal = ctx.state.principal;
+        if (route.auth === 'required' && !principal && ctx.state.appOnlyClientId) {
+          throw new RallyError('forbidden', "This app's token acts for no user (client_credentials without an owner): it reaches public reads only.", {
+            code: 'user_required',
+          });
+        }
         if (route.auth === 'required' && !principal) {
           throw new RallyError('unauthorized', 'This route needs credentials: Authorization: Bearer <access token or API key>.', {
             headers: { 'WWW-Authenticate': 'Bearer' },
           });
         }
-        // OAuth apps reach only the routes their scopes name (core/auth/scopes.ts), never one without a permission.
-        if (principal?.kind === 'oauth_app') assertAppPermitted(principal, route);
-        else if (principal && route.permission) assertPermitted(principal, route.permission);
+        // OAuth apps reach only the routes whose declared scope their token covers (app-scopes.ts), and
+        // then still need the permission, as plain users (never administrators: authenticate.ts).
+        requireAppScope(principal, route.scope);
+        if (principal && route.permission) assertPermitted(principal, route.permission);
         return next();
       },
     ];

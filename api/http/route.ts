@@ -15,6 +15,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type AuthRequirement = 'none' | 'optional' | 'required';
 
 import type { Permission } from '../../core/auth/principal.ts';
+import type { RouteScope } from '../../core/auth/scopes.ts';
 
 export type { Permission };
 
@@ -35,6 +36,11 @@ export type RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema> =
   summary: string;
   tag: string;
   auth: AuthRequirement;
+  /**
+   * The OAuth scope an app token needs here, or `not_for_apps`. Every route whose `auth` is not
+   * `none` declares it (test/api/oauth-scopes.test.ts); an undeclared one refuses apps.
+   */
+  scope?: RouteScope;
   permission?: Permission;
   deprecated?: boolean;
   params?: P;

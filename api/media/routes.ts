@@ -4,12 +4,27 @@ import type { DatabasePool } from 'slonik';
 import type { Config } from '../../platform/config.ts';
 import { sendData } from '../http/context.ts';
 import { assertThat, fieldError } from '../http/problem.ts';
+import { requireAppScope } from '../http/app-scopes.ts';
+import type { EntityType } from '../../core/media/media-types.ts';
+import { NOT_FOR_APPS, type RouteScope } from '../../core/auth/scopes.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { confirmUpload, type MediaDependencies, type MediaWorkflows } from '../../core/media/confirm.ts';
 import { createLocalMediaRoutes } from './local-routes.ts';
 import { findMedia, insertMedia } from '../../core/media/queries.ts';
 import { ConfirmRequest, extensionAgrees, MediaEnvelope, MediaParams, toMedia, UploadUrlEnvelope, UploadUrlRequest } from './schemas.ts';
 import { createMediaStorage } from '../../platform/storage/media-storage.ts';
+
+/**
+ * What an OAuth app needs beyond the routes' write:petitions, by what the image goes onto: an avatar
+ * is a profile change, and organization assets are never an app's to change.
+ */
+const APP_SCOPE_OF_ENTITY: Record<EntityType, RouteScope> = {
+  petition_image: 'write:petitions',
+  petition_update_image: 'write:petitions',
+  user_avatar: 'write:profile',
+  org_logo: NOT_FOR_APPS,
+  org_cover: NOT_FOR_APPS,
+};
 
 export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool; workflows: MediaWorkflows; config: Config }): AnyRouteSpec[] {
   const deps: MediaDependencies = {
@@ -24,6 +39,7 @@ export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool;
   return [
     defineRoute({
       ...base,
+      scope: 'write:petitions',
       method: 'post',
       path: '/v1/media/upload-url',
       operationId: 'createMediaUploadUrl',
@@ -32,6 +48,7 @@ export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool;
       body: UploadUrlRequest,
       responses: { 201: { description: 'Where and how to upload', schema: UploadUrlEnvelope } },
       async handler(ctx, { body }) {
+        requireAppScope(ctx.state.principal, APP_SCOPE_OF_ENTITY[body.entity_type]);
         if (!extensionAgrees(body.filename, body.content_type)) {
           throw fieldError('filename', 'extension_mismatch', `the extension does not match content_type ${body.content_type}`);
         }
@@ -60,6 +77,7 @@ export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool;
     }),
     defineRoute({
       ...base,
+      scope: 'write:petitions',
       method: 'post',
       path: '/v1/media/confirm',
       operationId: 'confirmMediaUpload',
@@ -68,11 +86,15 @@ export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool;
       body: ConfirmRequest,
       responses: { 200: { description: 'Confirmed; follow its status at GET /v1/media/{id}', schema: MediaEnvelope } },
       async handler(ctx, { body }) {
+        const media = await findMedia(deps.db, ctx.state.principal!.userId, body.media_id);
+        // An app with write:petitions must not confirm an avatar or logo the user started elsewhere.
+        if (media) requireAppScope(ctx.state.principal, APP_SCOPE_OF_ENTITY[media.entity_type as EntityType]);
         sendData(ctx, toMedia(await confirmUpload(deps, ctx.state.principal!.userId, body)));
       },
     }),
     defineRoute({
       ...base,
+      scope: 'read:petitions',
       method: 'get',
       path: '/v1/media/:id',
       operationId: 'getMedia',

@@ -38,6 +38,7 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
   return [
     defineRoute({
       ...base,
+      scope: 'read:profile',
       method: 'get',
       path: '/v1/notifications',
       operationId: 'listNotifications',
@@ -57,6 +58,7 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
     }),
     defineRoute({
       ...base,
+      scope: 'read:profile',
       method: 'get',
       path: '/v1/notifications/unread-count',
       operationId: 'countUnreadNotifications',
@@ -69,6 +71,7 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
     }),
     defineRoute({
       ...base,
+      scope: 'write:profile',
       method: 'post',
       path: '/v1/notifications/mark-read',
       operationId: 'markNotificationsRead',
@@ -91,6 +94,7 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
     }),
     defineRoute({
       ...base,
+      scope: 'read:profile',
       method: 'get',
       path: '/v1/notifications/preferences',
       operationId: 'getNotificationPreferences',
@@ -105,6 +109,7 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
     }),
     defineRoute({
       ...base,
+      scope: 'write:profile',
       method: 'patch',
       path: '/v1/notifications/preferences',
       operationId: 'updateNotificationPreferences',
@@ -119,6 +124,7 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
     }),
     defineRoute({
       ...base,
+      scope: 'read:profile',
       method: 'get',
       path: '/v1/notifications/:id',
       operationId: 'getNotification',

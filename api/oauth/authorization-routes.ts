@@ -5,6 +5,7 @@ import type { DatabasePool } from 'slonik';
 import { sendList, type RallyContext } from '../http/context.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { listUserAuthorizations, presentUserAuthorization, revokeUserAuthorization } from '../../core/oauth/user-authorizations.ts';
 import { AppAuthorizationList, AppAuthorizationListQuery, AppAuthorizationParams } from './schemas.ts';
@@ -22,6 +23,7 @@ export function createAppAuthorizationRoutes(deps: { db: DatabasePool }): AnyRou
   return [
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/users/me/authorizations',
       operationId: 'listAppAuthorizations',
@@ -37,6 +39,7 @@ export function createAppAuthorizationRoutes(deps: { db: DatabasePool }): AnyRou
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'delete',
       path: '/v1/users/me/authorizations/:client_id',
       operationId: 'revokeAppAuthorization',

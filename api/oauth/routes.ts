@@ -5,7 +5,8 @@ import type { DatabasePool } from 'slonik';
 import type { RallyContext } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { OAUTH_SCOPE_PERMISSIONS } from '../../core/auth/scopes.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
+import { OAUTH_SCOPE_CATALOG } from '../../core/auth/scopes.ts';
 import { OAUTH_SCOPES, type OAuthScope } from '../../core/vocabulary.ts';
 import {
   alreadyGranted,
@@ -19,6 +20,9 @@ import {
 import { authenticateClient, clientCredentials, exchangeCode, refresh, type GrantDependencies } from '../../core/oauth/grants.ts';
 import { OAuthError } from '../../core/oauth/token-errors.ts';
 import { BodyError, readParameters } from './request-body.ts';
+import { answerOAuthErrors, clientCredentialsOf } from './client-auth.ts';
+import { bindBrowser, isSameBrowser } from './consent-binding.ts';
+import { sendToLogin } from './browser-login.ts';
 import { sendConsentPage, sendErrorPage } from './pages.ts';
 
 const tag = 'OAuth 2.0';
@@ -29,34 +33,17 @@ function redirect(ctx: RallyContext, location: string) {
   ctx.redirect(location);
 }
 
-/** client_secret_basic (RFC 6749 2.3.1: each part form-encoded) or client_secret_post; never both. */
-function clientCredentialsOf(ctx: RallyContext, params: Record<string, string>) {
-  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(ctx.get('Authorization'));
-  if (!match) return { clientId: params.client_id, clientSecret: params.client_secret };
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) throw new OAuthError('invalid_client', 'The Basic credentials must be client_id:client_secret.', 401);
-  let clientId: string;
-  let clientSecret: string;
-  try {
-    [clientId, clientSecret] = [decoded.slice(0, colon), decoded.slice(colon + 1)].map((part) => decodeURIComponent(part.replace(/\+/g, ' '))) as [
-      string,
-      string,
-    ];
-  } catch {
-    throw new OAuthError('invalid_client', 'The Basic credentials are not form-encoded correctly.', 401);
-  }
-  if (params.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method, not both.');
-  if (params.client_id !== undefined && params.client_id !== clientId) throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials.');
-  return { clientId, clientSecret };
-}
-
 export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string }): AnyRouteSpec[] {
   const { db, signer, publicUrl } = deps;
+  // RFC 9207: every authorization response names its issuer, so a client talking to several servers
+  // can tell whose answer it got (mix-up attacks).
+  const iss = signer.issuer;
   const metadata = {
     issuer: signer.issuer,
     authorization_endpoint: `${publicUrl}/oauth/authorize`,
     token_endpoint: `${publicUrl}/oauth/token`,
+    revocation_endpoint: `${publicUrl}/oauth/revoke`,
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     jwks_uri: `${publicUrl}/oauth/jwks`,
     scopes_supported: OAUTH_SCOPES,
     response_types_supported: ['code'],
@@ -64,6 +51,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
     grant_types_supported: Object.keys(GRANTS),
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
     service_documentation: `${publicUrl}/docs`,
   };
 
@@ -97,31 +85,34 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       path: '/oauth/authorize',
       operationId: 'authorizeApp',
       tag,
-      auth: 'required',
+      auth: 'optional',
+      scope: NOT_FOR_APPS,
       summary: 'Ask the logged-in user to let an app act for them (consent screen), or answer a repeat grant at once',
       responses: {
         200: { description: 'The consent screen', contentType: 'text/html' },
-        302: { description: 'Back to the app with a code or an error' },
+        302: { description: 'Back to the app with a code or an error; a browser without a Bearer (Accept: text/html) to /login?return_to=…' },
         400: { description: 'Unknown client or unregistered redirect_uri (a page; never a redirect)', contentType: 'text/html' },
+        401: { description: 'No Bearer, from a client that is not a browser' },
       },
       async handler(ctx) {
-        const principal = ctx.state.principal!;
+        const principal = ctx.state.principal;
+        if (!principal) return sendToLogin(ctx);
         if (principal.kind !== 'user')
           throw new RallyError('forbidden', 'Only a user logged in with their own access token can authorize apps.', { code: 'user_token_required' });
         const checked = await checkAuthorizationRequest(db, ctx.query);
         if (checked.kind === 'show_error') return sendErrorPage(ctx, checked.message);
         if (checked.kind === 'redirect_error') {
-          return redirect(ctx, redirectWith(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state }));
+          return redirect(ctx, redirectWith(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state, iss }));
         }
         const { request } = checked;
         if (await alreadyGranted(db, principal.userId, request)) {
           const code = await approve(db, ticketOf(principal.userId, request));
-          if (code) return redirect(ctx, redirectWith(request.redirectUri, { code, state: request.state }));
+          if (code) return redirect(ctx, redirectWith(request.redirectUri, { code, state: request.state, iss }));
         }
         sendConsentPage(ctx, {
           appName: request.client.name,
-          scopeDescriptions: request.scopes.map((scope) => OAUTH_SCOPE_PERMISSIONS[scope as OAuthScope].description),
-          ticket: await signConsentTicket(signer, principal.userId, request),
+          scopeDescriptions: request.scopes.map((scope) => OAUTH_SCOPE_CATALOG[scope as OAuthScope].description),
+          ticket: await signConsentTicket(signer, principal.userId, request, bindBrowser(ctx, publicUrl.startsWith('https:'))),
           redirectOrigin: new URL(request.redirectUri).origin,
         });
       },
@@ -134,7 +125,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       tag,
       auth: 'none',
       rawBody: true,
-      summary: "The consent form's answer: approve or deny, carried by the signed consent ticket (no cookie needed)",
+      summary: "The consent form's answer: approve or deny, carried by the signed consent ticket, from the browser that was shown the screen",
       responses: {
         302: { description: 'Back to the app with a code, or error=access_denied' },
         400: { description: 'No valid consent ticket', contentType: 'text/html' },
@@ -149,16 +140,19 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
         }
         const ticket = form.consent_ticket ? await verifyConsentTicket(signer, form.consent_ticket) : undefined;
         if (!ticket) return sendErrorPage(ctx, 'The consent form has expired or was not issued by Rally. Start again from the app.');
+        if (!isSameBrowser(ctx, ticket.bnd)) {
+          return sendErrorPage(ctx, 'This consent form was shown in another browser, or this browser refused its cookie. Start again from the app.');
+        }
         if (form.decision === 'deny') {
           return redirect(
             ctx,
-            redirectWith(ticket.redirect_uri, { error: 'access_denied', error_description: 'The user denied the request.', state: ticket.state }),
+            redirectWith(ticket.redirect_uri, { error: 'access_denied', error_description: 'The user denied the request.', state: ticket.state, iss }),
           );
         }
         if (form.decision !== 'approve') return sendErrorPage(ctx, 'Choose Approve or Deny.');
         const code = await approve(db, ticket);
         if (!code) return sendErrorPage(ctx, 'This consent form was already used, or the app changed. Start again from the app.');
-        redirect(ctx, redirectWith(ticket.redirect_uri, { code, state: ticket.state }));
+        redirect(ctx, redirectWith(ticket.redirect_uri, { code, state: ticket.state, iss }));
       },
     }),
     defineRoute({
@@ -178,7 +172,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
       async handler(ctx) {
         ctx.set('Cache-Control', 'no-store');
         ctx.set('Pragma', 'no-cache');
-        try {
+        await answerOAuthErrors(ctx, async () => {
           const params = await readParameters(ctx).catch((error: unknown) => {
             throw error instanceof BodyError ? new OAuthError('invalid_request', error.message) : error;
           });
@@ -188,12 +182,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
             throw new OAuthError('unsupported_grant_type', `grant_type must be one of ${Object.keys(GRANTS).join(', ')}.`);
           const client = await authenticateClient(db, clientCredentialsOf(ctx, params));
           ctx.body = await grant(deps, client, params);
-        } catch (error) {
-          if (!(error instanceof OAuthError)) throw error;
-          ctx.status = error.status;
-          if (error.error === 'invalid_client' && /^Basic/i.test(ctx.get('Authorization'))) ctx.set('WWW-Authenticate', 'Basic realm="rally"');
-          ctx.body = { error: error.error, error_description: error.description };
-        }
+        });
       },
     }),
   ];

@@ -17,3 +17,46 @@ export const AppAuthorization = Type.Object({
 export const AppAuthorizationList = Type.Object({ data: Type.Array(AppAuthorization), pagination: PaginationSchema, meta: Meta });
 export const AppAuthorizationListQuery = Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
 export const AppAuthorizationParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+// Apps a developer registers through the API (/v1/oauth/apps).
+const AppName = Type.String({ minLength: 1, maxLength: 100, description: 'Shown to users on the consent screen.' });
+const RedirectUris = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
+  minItems: 1,
+  maxItems: 10,
+  description: 'Exact URIs the app may be sent back to: https, or http on a loopback address (RFC 8252).',
+});
+const AppScopes = Type.Array(OAuthScopeName, { minItems: 1, maxItems: OAUTH_SCOPES.length, description: 'The most a user can grant the app.' });
+
+export const DeveloperAppCreate = Type.Object(
+  {
+    name: AppName,
+    redirect_uris: RedirectUris,
+    scopes: Type.Optional(AppScopes),
+    confidential: Type.Boolean({ default: true, description: 'A server-side app with a secret; false for apps that cannot keep one (PKCE only).' }),
+  },
+  { additionalProperties: false },
+);
+export const DeveloperAppUpdate = Type.Object(
+  { name: Type.Optional(AppName), redirect_uris: Type.Optional(RedirectUris), scopes: Type.Optional(AppScopes) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const DeveloperApp = Type.Object({
+  client_id: Type.String(),
+  name: Type.String(),
+  redirect_uris: Type.Array(Type.String()),
+  scopes: Type.Array(OAuthScopeName),
+  confidential: Type.Boolean(),
+  previous_secret_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'After a rotation, until when the previous secret still works.',
+  }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+export const DeveloperAppEnvelope = Type.Object({ data: DeveloperApp, meta: Meta });
+const DeveloperAppWithSecret = Type.Object({
+  ...DeveloperApp.properties,
+  client_secret: Type.Optional(Type.String({ description: 'Shown this once; only a hash is kept. Absent for a public app.' })),
+});
+export const DeveloperAppWithSecretEnvelope = Type.Object({ data: DeveloperAppWithSecret, meta: Meta });
+export const DeveloperAppList = Type.Object({ data: Type.Array(DeveloperApp), pagination: PaginationSchema, meta: Meta });

@@ -11,6 +11,7 @@ import { accountablePerson } from '../../core/organizations/roles.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import {
   ApiKeyCreate,
   ApiKeyListQuery,
@@ -31,6 +32,7 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
   return [
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/organizations/:org_id/api-keys',
       operationId: 'listOrganizationApiKeys',
@@ -48,6 +50,7 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/api-keys',
       operationId: 'createOrganizationApiKey',
@@ -80,6 +83,7 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'delete',
       path: '/v1/organizations/:org_id/api-keys/:id',
       operationId: 'deleteOrganizationApiKey',
@@ -94,6 +98,7 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/api-keys/:id/rotate',
       operationId: 'rotateOrganizationApiKey',

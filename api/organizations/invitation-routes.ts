@@ -6,6 +6,7 @@ import { acceptInvitation, inviteByEmail, type InvitationDependencies, type Invi
 import { sendData } from '../http/context.ts';
 import { Meta } from '../http/envelopes.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { MembershipEnvelope, OrgParams, toMembership } from './schemas.ts';
 
 const InvitationCreate = Type.Object(
@@ -33,6 +34,7 @@ export function createInvitationRoutes(deps: InvitationDependencies): AnyRouteSp
   return [
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/invitations',
       operationId: 'inviteToOrganization',
@@ -52,6 +54,7 @@ export function createInvitationRoutes(deps: InvitationDependencies): AnyRouteSp
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/invitations/:token/accept',
       operationId: 'acceptOrganizationInvitation',

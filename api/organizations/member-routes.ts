@@ -7,6 +7,7 @@ import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { addMember, changeRole, listMembers, removeMember, transferOwnership } from '../../core/organizations/members.ts';
 import { sendData, sendList, type RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { MemberAdd, MemberListQuery, MemberUpdate, MembershipEnvelope, MembershipList, MembershipParams, OrgParams, toMembership } from './schemas.ts';
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'organization-members');
@@ -19,6 +20,7 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   return [
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/organizations/:org_id/members',
       operationId: 'listOrganizationMembers',
@@ -39,6 +41,7 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/members',
       operationId: 'addOrganizationMember',
@@ -60,6 +63,7 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'patch',
       path: '/v1/organizations/:org_id/members/:membership_id',
       operationId: 'updateOrganizationMember',
@@ -74,6 +78,7 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'delete',
       path: '/v1/organizations/:org_id/members/:membership_id',
       operationId: 'removeOrganizationMember',
@@ -88,6 +93,7 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/members/:membership_id/transfer-ownership',
       operationId: 'transferOrganizationOwnership',

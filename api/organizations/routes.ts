@@ -11,6 +11,7 @@ import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { PetitionList } from '../petitions/schemas.ts';
 import { CursorQuery, LimitQuery } from '../http/pagination.ts';
 import {
@@ -53,6 +54,7 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       operationId: 'createOrganization',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'write',
       summary: 'Create an organization; you become its owner. Its slug comes from the name.',
       body: OrganizationCreate,
@@ -89,6 +91,7 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       operationId: 'updateOrganization',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'write',
       summary: 'Change an organization (owner or admin); null clears an optional field',
       params: OrgParams,
@@ -110,6 +113,7 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       operationId: 'deleteOrganization',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'destroy',
       summary: 'Delete an organization (owner only): its petitions stay with their creators, its API keys are revoked',
       params: OrgParams,
@@ -125,6 +129,7 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       operationId: 'listOrganizationPetitions',
       tag,
       auth: 'optional',
+      scope: 'read:petitions',
       permission: 'read',
       summary: "The organization's petitions you may read, newest first (its owner and admins see all of them)",
       params: OrgParams,
@@ -147,6 +152,7 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       operationId: 'getOrganizationSubscription',
       tag,
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'read',
       summary: "The organization's tier, its limits and what is used (members only)",
       params: OrgParams,

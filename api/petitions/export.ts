@@ -12,6 +12,7 @@ import { exportStream } from '../http/export-stream.ts';
 import { CursorQuery, LimitQuery } from '../http/pagination.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { RallyError } from '../http/problem.ts';
+import { requireAppScope } from '../http/app-scopes.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { Status } from './schemas.ts';
 
@@ -43,6 +44,7 @@ export function createPetitionExportRoutes(deps: { db: DatabasePool }): AnyRoute
       operationId: 'exportPetitions',
       tag: 'Petitions',
       auth: 'required',
+      scope: 'read:petitions',
       permission: 'read',
       rateLimit: 'export',
       summary: 'A page of petitions (or of their signatures) as CSV or JSON; the next page is named by the X-Next-Cursor and Link headers. 10 per minute.',
@@ -52,6 +54,8 @@ export function createPetitionExportRoutes(deps: { db: DatabasePool }): AnyRoute
         const principal = ctx.state.principal!;
         const callerId = principal.userId;
         const kind = query.includeSignatures ? 'signatures' : 'petitions';
+        // Signers' names, emails and cities: an app needs read:signatures besides the route's read:petitions.
+        if (kind === 'signatures') requireAppScope(principal, 'read:signatures');
         const after = exportCursor.decode(query.cursor);
         if (after && after[0] !== kind)
           throw new RallyError('invalid-cursor', `This cursor belongs to an export of ${after[0]}; request the first page again without a cursor.`);

@@ -41,6 +41,7 @@ export function createLeaderboardRoutes(deps: { db: DatabasePool }): AnyRouteSpe
       operationId: 'getPetitionLeaderboard',
       tag: 'Petitions',
       auth: 'optional',
+      scope: 'read:petitions',
       permission: 'read',
       summary: 'Top sharers of a petition (signatures made through their ?ref= links); signed-in callers also get their own rank',
       params: PetitionRefParams,

@@ -37,6 +37,7 @@ export function createTransitionRoutes(deps: LifecycleDependencies & { db: Datab
       operationId: `${definition.verb}Petition`,
       tag: 'Petitions',
       auth: 'required',
+      scope: 'write:petitions',
       permission: 'write',
       summary: definition.summary,
       params: PetitionIdParams,

@@ -95,6 +95,7 @@ export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUr
       deprecated: route.deprecated || undefined,
       security: route.auth === 'required' ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : route.auth === 'optional' ? [{}, { bearerAuth: [] }] : [],
       'x-rally-permission': route.permission,
+      'x-rally-oauth-scope': route.scope,
       'x-rally-rate-limit': route.rateLimit ?? 'default',
       parameters: parameters(route),
       requestBody: route.body

@@ -10,6 +10,7 @@ import type { ModerationWorkflowDependencies } from '../../core/moderation/workf
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
 import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { ReportCreate, ReportEnvelope } from './schemas.ts';
 
 export type ReportRouteDependencies = ModerationWorkflowDependencies & { db: DatabasePool; networkKey: Buffer; brigadeThreshold: number };
@@ -22,6 +23,7 @@ export function createReportRoutes(deps: ReportRouteDependencies): AnyRouteSpec[
       operationId: 'createReport',
       tag: 'Reports',
       auth: 'required',
+      scope: NOT_FOR_APPS,
       permission: 'write',
       rateLimit: 'report',
       summary:

@@ -23,14 +23,22 @@ export function createUserRoutes(deps: { db: DatabasePool; httpsOnly?: boolean }
   } as const;
 
   return [
-    defineRoute({ ...me, method: 'get', path: '/v1/users/me', operationId: 'getMe', summary: 'Your own profile' }),
-    defineRoute({ ...me, method: 'get', path: '/v1/me', operationId: 'getMeAlias', summary: 'Your own profile (alias of /v1/users/me)' }),
+    defineRoute({ ...me, scope: 'read:profile', method: 'get', path: '/v1/users/me', operationId: 'getMe', summary: 'Your own profile' }),
+    defineRoute({
+      ...me,
+      scope: 'read:profile',
+      method: 'get',
+      path: '/v1/me',
+      operationId: 'getMeAlias',
+      summary: 'Your own profile (alias of /v1/users/me)',
+    }),
     defineRoute({
       method: 'patch',
       path: '/v1/users/me',
       operationId: 'updateMe',
       tag: 'Users',
       auth: 'required',
+      scope: 'write:profile',
       permission: 'write',
       summary: 'Change your display name, bio, avatar or notification preferences (merged)',
       body: UserUpdate,

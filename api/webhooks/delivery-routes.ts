@@ -5,6 +5,7 @@ import { sendData, sendList, type RallyContext } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { findDelivery, findEndpoint, listAttempts, listDeliveries } from '../../core/webhooks/queries.ts';
 import { redeliver, replaySince } from '../../core/webhooks/redelivery.ts';
 import {
@@ -34,6 +35,7 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
   return [
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/webhooks/:id/deliveries',
       operationId: 'listWebhookDeliveries',
@@ -51,6 +53,7 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/webhooks/:id/deliveries/:delivery_id',
       operationId: 'getWebhookDelivery',
@@ -67,6 +70,7 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/webhooks/:id/deliveries/:delivery_id/redeliver',
       operationId: 'redeliverWebhookDelivery',
@@ -85,6 +89,7 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/webhooks/:id/replay',
       operationId: 'replayWebhookEvents',

@@ -7,6 +7,7 @@ import { sendData, sendList } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, fieldError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { createDeliveryRoutes } from './delivery-routes.ts';
 import { deleteEndpoint, findEndpoint, insertEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../../core/webhooks/queries.ts';
 import {
@@ -40,6 +41,7 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
   return [
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/webhooks',
       operationId: 'listWebhooks',
@@ -55,6 +57,7 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/webhooks',
       operationId: 'createWebhook',
@@ -84,6 +87,7 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/webhooks/:id',
       operationId: 'getWebhook',
@@ -99,6 +103,7 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'patch',
       path: '/v1/webhooks/:id',
       operationId: 'updateWebhook',
@@ -116,6 +121,7 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'delete',
       path: '/v1/webhooks/:id',
       operationId: 'deleteWebhook',
@@ -130,6 +136,7 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
     }),
     defineRoute({
       ...base,
+      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/webhooks/:id/rotate-secret',
       operationId: 'rotateWebhookSecret',

@@ -18,37 +18,32 @@ export const SCOPE_DESCRIPTIONS: Record<Principal['scope'], string> = {
   full: 'may do everything its owner may',
 };
 
-/** The parts of the API an OAuth scope can reach; every other route is closed to OAuth apps. */
-export type ScopeArea = 'petitions' | 'signatures' | 'profile';
+/**
+ * What a route asks of an OAuth app token: one scope, or `not_for_apps` for routes an app never
+ * reaches whatever it was granted (administration, organization management, API keys, webhooks,
+ * the user's own app authorizations). Declared on every route an app token can reach (route.ts).
+ */
+export const NOT_FOR_APPS = 'not_for_apps';
+export type RouteScope = OAuthScope | typeof NOT_FOR_APPS;
 
-const APP_WRITE: readonly Permission[] = ['read', 'write', 'destroy'];
-
-export const OAUTH_SCOPE_PERMISSIONS: Record<OAuthScope, { area: ScopeArea; permissions: readonly Permission[]; description: string }> = {
-  'read:petitions': {
-    area: 'petitions',
-    permissions: SCOPE_PERMISSIONS.read,
-    description: 'See petitions, their comments, updates and responses, including your private ones',
-  },
-  'write:petitions': { area: 'petitions', permissions: APP_WRITE, description: 'Start, edit, publish, close and delete petitions and comments as you' },
-  'read:signatures': { area: 'signatures', permissions: SCOPE_PERMISSIONS.read, description: 'See who signed petitions you can see' },
-  'write:signatures': { area: 'signatures', permissions: APP_WRITE, description: 'Sign and unsign petitions as you' },
-  'read:profile': { area: 'profile', permissions: SCOPE_PERMISSIONS.read, description: 'See your profile, e-mail address and notifications' },
-  'write:profile': { area: 'profile', permissions: APP_WRITE, description: 'Change your profile and notification settings' },
+/**
+ * The OAuth scopes, each with what the user is told on the consent screen and what the API
+ * reference lists. A write scope implies its read scope except for signatures: signing as the user
+ * never shows the app who else signed (signer names, emails and cities need read:signatures).
+ */
+export const OAUTH_SCOPE_CATALOG: Record<OAuthScope, { description: string; implies: readonly OAuthScope[] }> = {
+  'read:petitions': { description: 'See petitions, their comments, updates and responses, including your private ones', implies: [] },
+  'write:petitions': { description: 'Start, edit, publish, close and delete petitions and comments as you', implies: ['read:petitions'] },
+  'read:signatures': { description: 'See who signed petitions you can see: names, e-mail addresses and cities (signature lists and exports)', implies: [] },
+  'write:signatures': { description: 'Sign and unsign petitions as you', implies: [] },
+  'read:profile': { description: 'See your profile, e-mail address and notifications', implies: [] },
+  'write:profile': { description: 'Change your profile, avatar and notification settings', implies: ['read:profile'] },
 };
 
-// Route path prefixes → area, most specific first (signatures live under petitions).
-const AREA_OF_PATH: ReadonlyArray<[prefix: string, area: ScopeArea]> = [
-  ['/v1/petitions/:id/signatures', 'signatures'],
-  ['/v1/petitions', 'petitions'],
-  ['/v1/comments', 'petitions'],
-  ['/v1/media', 'petitions'],
-  ['/v1/users/me', 'profile'],
-  ['/v1/me', 'profile'],
-  ['/v1/notifications', 'profile'],
-];
-
-export function scopeAreaOf(routePath: string): ScopeArea | undefined {
-  return AREA_OF_PATH.find(([prefix]) => routePath === prefix || routePath.startsWith(`${prefix}/`))?.[1];
+/** Whether a token granted `granted` may use a route that needs `needed`. */
+export function appScopeCovers(granted: readonly string[], needed: RouteScope | undefined): boolean {
+  if (needed === undefined || needed === NOT_FOR_APPS) return false;
+  return granted.some((scope) => scope === needed || (OAUTH_SCOPE_CATALOG[scope as OAuthScope]?.implies ?? []).includes(needed));
 }
 
 export function assertPermitted(principal: Principal, permission: Permission): void {
@@ -58,25 +53,6 @@ export function assertPermitted(principal: Principal, permission: Permission): v
   }
   if (!SCOPE_PERMISSIONS[principal.scope].includes(permission)) {
     throw new Forbidden(`This API key's scope "${principal.scope}" ${SCOPE_DESCRIPTIONS[principal.scope]}; this route needs "${permission}".`, {
-      code: 'insufficient_scope',
-    });
-  }
-}
-
-/** An OAuth app reaches a route only when one of its token's scopes covers the route's area and permission. */
-export function assertAppPermitted(principal: Principal, route: { path: string; permission?: Permission }): void {
-  const area = scopeAreaOf(route.path);
-  const permission = route.permission;
-  const covered =
-    area !== undefined &&
-    permission !== undefined &&
-    (principal.oauthScopes ?? []).some((scope) => {
-      const grant = OAUTH_SCOPE_PERMISSIONS[scope as OAuthScope];
-      return grant?.area === area && grant.permissions.includes(permission);
-    });
-  if (!covered) {
-    const needed = area && permission ? `a scope allowing "${permission}" on ${area}` : 'a user login (OAuth apps cannot use it)';
-    throw new Forbidden(`This token's scopes (${(principal.oauthScopes ?? []).join(' ') || 'none'}) do not cover this route; it needs ${needed}.`, {
       code: 'insufficient_scope',
     });
   }

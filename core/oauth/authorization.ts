@@ -46,10 +46,10 @@ export async function checkAuthorizationRequest(db: DatabasePool, query: Record<
   if (beyond || scopes.length === 0) return fail('invalid_scope', beyond ? `The app is not registered for the scope "${beyond}".` : 'No scope was requested.');
   const codeChallenge = one(query.code_challenge) ?? null;
   const method = one(query.code_challenge_method);
-  if (codeChallenge === null && !client.confidential) return fail('invalid_request', 'Public clients must use PKCE (code_challenge with S256).');
-  if (codeChallenge !== null && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256.');
-  if (codeChallenge !== null && !PKCE_CHALLENGE.test(codeChallenge))
-    return fail('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters).');
+  // Every client, confidential ones too (RFC 9700 2.1.1): PKCE also stops code injection.
+  if (codeChallenge === null) return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
+  if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256.');
+  if (!PKCE_CHALLENGE.test(codeChallenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters).');
   return { kind: 'valid', request: { client, redirectUri, scopes, state, codeChallenge } };
 }
 
@@ -61,14 +61,14 @@ export function redirectWith(redirectUri: string, params: Record<string, string 
 
 /** Whether the user already approved at least these scopes for the client (then consent is skipped). */
 export async function alreadyGranted(db: DatabasePool, userId: string, request: AuthorizationRequest): Promise<boolean> {
-  const granted = await db.maybeOneFirst(sql.type(z.object({ scopes: z.array(z.string()) }))`
-    SELECT scopes FROM oauth_authorizations WHERE user_id = ${userId} AND client_id = ${request.client.client_id}
+  const granted = await db.maybeOneFirst(sql.type(z.object({ consented_scopes: z.array(z.string()) }))`
+    SELECT consented_scopes FROM oauth_authorizations WHERE user_id = ${userId} AND client_id = ${request.client.client_id}
   `);
   return granted !== null && request.scopes.every((scope) => granted.includes(scope));
 }
 
-// The consent ticket: the checked request, signed, bound to the user, short-lived. The consent
-// form posts it back, so the POST needs no cookie and no other site can make one.
+// The consent ticket: the checked request, signed, bound to the user and to the browser that saw
+// the screen (`bnd`, the hash of a per-browser cookie: api/oauth/consent-binding.ts), short-lived.
 const TicketClaims = z.object({
   sub: z.string(),
   jti: z.string(),
@@ -77,32 +77,41 @@ const TicketClaims = z.object({
   scope: z.string(),
   state: z.string(),
   code_challenge: z.string().nullable(),
+  bnd: z.string(),
 });
 export type ConsentTicket = z.infer<typeof TicketClaims>;
+/** What an approval records: the ticket without its browser binding (a repeat grant has no form). */
+export type ApprovedRequest = Omit<ConsentTicket, 'bnd'>;
 const ticketAudience = (signer: OAuthSigner) => `${signer.issuer}/oauth/authorize`;
 
-export function signConsentTicket(signer: OAuthSigner, userId: string, request: AuthorizationRequest): Promise<string> {
+export function signConsentTicket(signer: OAuthSigner, userId: string, request: AuthorizationRequest, browserBinding: string): Promise<string> {
   return new SignJWT({
+    bnd: browserBinding,
     client_id: request.client.client_id,
     redirect_uri: request.redirectUri,
     scope: request.scopes.join(' '),
     state: request.state,
     code_challenge: request.codeChallenge,
   })
-    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'consent+jwt' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'consent+jwt' })
     .setIssuer(signer.issuer)
     .setAudience(ticketAudience(signer))
     .setSubject(userId)
     .setJti(randomUUID())
     .setIssuedAt()
     .setExpirationTime(`${TICKET_TTL_SECONDS}s`)
-    .sign(signer.privateKey);
+    .sign(signer.consentTicketKey);
 }
 
 /** The ticket's claims, or undefined when it is forged, expired or not a ticket. */
 export async function verifyConsentTicket(signer: OAuthSigner, ticket: string): Promise<ConsentTicket | undefined> {
   try {
-    const { payload } = await jwtVerify(ticket, signer.keySet, { issuer: signer.issuer, audience: ticketAudience(signer), typ: 'consent+jwt' });
+    const { payload } = await jwtVerify(ticket, signer.consentTicketKey, {
+      issuer: signer.issuer,
+      audience: ticketAudience(signer),
+      typ: 'consent+jwt',
+      algorithms: ['HS256'],
+    });
     const parsed = TicketClaims.safeParse(payload);
     return parsed.success ? parsed.data : undefined;
   } catch {
@@ -116,7 +125,7 @@ export const hashCode = (code: string) => createHash('sha256').update(code, 'utf
  * Records the approval and issues the one-time code; undefined when this ticket was already used
  * (one approval, one code).
  */
-export async function approve(db: DatabasePool, ticket: ConsentTicket): Promise<string | undefined> {
+export async function approve(db: DatabasePool, ticket: ApprovedRequest): Promise<string | undefined> {
   const code = randomBytes(32).toString('base64url');
   const scopes = ticket.scope.split(' ');
   return db.transaction(async (tx) => {
@@ -130,16 +139,19 @@ export async function approve(db: DatabasePool, ticket: ConsentTicket): Promise<
     `);
     if (inserted === null) return undefined;
     await tx.query(sql.typeAlias('void')`
-      INSERT INTO oauth_authorizations (user_id, client_id, scopes) VALUES (${ticket.sub}, ${ticket.client_id}, ${sql.array(scopes, 'text')})
+      INSERT INTO oauth_authorizations (user_id, client_id, scopes, consented_scopes)
+      VALUES (${ticket.sub}, ${ticket.client_id}, ${sql.array(scopes, 'text')}, ${sql.array(scopes, 'text')})
       ON CONFLICT (user_id, client_id) DO UPDATE
-      SET scopes = ARRAY(SELECT DISTINCT unnest(oauth_authorizations.scopes || EXCLUDED.scopes) ORDER BY 1), updated_at = now()
+      SET scopes = ARRAY(SELECT DISTINCT unnest(oauth_authorizations.scopes || EXCLUDED.scopes) ORDER BY 1),
+          consented_scopes = ARRAY(SELECT DISTINCT unnest(oauth_authorizations.consented_scopes || EXCLUDED.consented_scopes) ORDER BY 1),
+          updated_at = now()
     `);
     return code;
   });
 }
 
 /** A request the user approved before: it goes straight to a code, under a fresh ticket id. */
-export function ticketOf(userId: string, request: AuthorizationRequest): ConsentTicket {
+export function ticketOf(userId: string, request: AuthorizationRequest): ApprovedRequest {
   return {
     sub: userId,
     jti: randomUUID(),

@@ -19,23 +19,37 @@ export const OAuthClientRow = z.object({
   confidential: z.boolean(),
   secret_hash: z.instanceof(Buffer).nullable(),
   owner_user_id: z.string().nullable(),
+  registered_by: z.string().nullable(),
+  /** A rotated-out secret still inside its grace window (developer-apps.ts); null once it is over. */
+  previous_secret_hash: z.instanceof(Buffer).nullable(),
+  previous_secret_expires_at: z.string().nullable(),
   created_at: z.string(),
 });
 export type OAuthClient = z.infer<typeof OAuthClientRow>;
 
-const COLUMNS = sql.fragment`client_id, name, redirect_uris, scopes, confidential, secret_hash, owner_user_id, created_at`;
+export const CLIENT_COLUMNS = sql.fragment`
+  client_id, name, redirect_uris, scopes, confidential, secret_hash, owner_user_id, registered_by,
+  CASE WHEN previous_secret_expires_at > now() THEN previous_secret_hash END AS previous_secret_hash,
+  CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at, created_at
+`;
+const COLUMNS = CLIENT_COLUMNS;
+
+/** 32 random bytes, shown once. */
+export const newClientSecret = () => `rcs_${randomBytes(32).toString('base64url')}`;
 
 export const hashClientSecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest();
 
-/** Constant time whatever the presented secret looks like. */
+/** Constant time whatever the presented secret looks like; a rotated-out secret counts inside its grace window. */
 export function secretMatches(client: OAuthClient, presented: string): boolean {
   if (!client.secret_hash) return false;
   const hash = hashClientSecret(presented);
-  return timingSafeEqual(hash, client.secret_hash);
+  const current = timingSafeEqual(hash, client.secret_hash);
+  const previous = client.previous_secret_hash !== null && timingSafeEqual(hash, client.previous_secret_hash);
+  return current || previous;
 }
 
 /** Exact strings are compared at authorization (RFC 9700 2.1), so registration only checks the form. */
-function checkRedirectUri(uri: string): string {
+export function checkRedirectUri(uri: string): string {
   let url: URL;
   try {
     url = new URL(uri);
@@ -48,6 +62,15 @@ function checkRedirectUri(uri: string): string {
   return uri;
 }
 
+export function checkName(name: string): void {
+  if (!name.trim() || name.length > 100) throw new Invalid('the name must be 1 to 100 characters');
+}
+
+export function checkRedirectUris(uris: readonly string[]): string[] {
+  if (uris.length < 1 || uris.length > 10) throw new Invalid('give 1 to 10 redirect URIs');
+  return [...new Set(uris.map(checkRedirectUri))];
+}
+
 export function parseScopes(scopes: string): OAuthScope[] {
   const names = [...new Set(scopes.split(' ').filter(Boolean))];
   const unknown = names.find((name) => !(OAUTH_SCOPES as readonly string[]).includes(name));
@@ -55,22 +78,28 @@ export function parseScopes(scopes: string): OAuthScope[] {
   return names as OAuthScope[];
 }
 
-export type NewClient = { name: string; redirectUris: string[]; scopes?: string; confidential: boolean; ownerUserId?: string };
+export type NewClient = { name: string; redirectUris: string[]; scopes?: string; confidential: boolean; ownerUserId?: string; registeredBy?: string };
 
 export async function createClient(db: CommonQueryMethods, input: NewClient): Promise<{ client: OAuthClient; secret?: string }> {
-  if (!input.name.trim() || input.name.length > 100) throw new Invalid('the name must be 1 to 100 characters');
-  if (input.redirectUris.length < 1 || input.redirectUris.length > 10) throw new Invalid('give 1 to 10 redirect URIs');
-  const redirectUris = [...new Set(input.redirectUris.map(checkRedirectUri))];
+  checkName(input.name);
+  const redirectUris = checkRedirectUris(input.redirectUris);
   const scopes = input.scopes === undefined ? [...DEFAULT_CLIENT_SCOPES] : parseScopes(input.scopes);
   if (scopes.length === 0) throw new Invalid('give at least one scope');
   const clientId = `app_${randomBytes(16).toString('hex')}`;
-  const secret = input.confidential ? `rcs_${randomBytes(32).toString('base64url')}` : undefined;
+  const secret = input.confidential ? newClientSecret() : undefined;
   const client = await db.one(sql.type(OAuthClientRow)`
-    INSERT INTO oauth_clients (client_id, name, redirect_uris, scopes, confidential, secret_hash, owner_user_id)
+    INSERT INTO oauth_clients (client_id, name, redirect_uris, scopes, confidential, secret_hash, owner_user_id, registered_by)
     VALUES (${clientId}, ${input.name.trim()}, ${sql.array(redirectUris, 'text')}, ${sql.array(scopes, 'text')}, ${input.confidential},
-            ${secret ? sql.binary(hashClientSecret(secret)) : null}, ${input.ownerUserId ?? null})
+            ${secret ? sql.binary(hashClientSecret(secret)) : null}, ${input.ownerUserId ?? null}, ${input.registeredBy ?? null})
     RETURNING ${COLUMNS}
   `);
+  if (input.ownerUserId) {
+    // The owner's standing authorization for the app's client_credentials tokens (grants.ts); it
+    // consents to nothing on the owner's behalf in the authorization code flow (consented_scopes).
+    await db.query(sql.typeAlias('void')`
+      INSERT INTO oauth_authorizations (user_id, client_id, scopes) VALUES (${input.ownerUserId}, ${clientId}, ${sql.array(scopes, 'text')})
+    `);
+  }
   return { client, secret };
 }
 
@@ -102,6 +131,7 @@ export function presentClient(client: OAuthClient) {
     scopes: client.scopes,
     confidential: client.confidential,
     owner_user_id: client.owner_user_id,
+    previous_secret_expires_at: client.previous_secret_expires_at,
     created_at: client.created_at,
   };
 }

@@ -121,12 +121,24 @@ export async function refresh(deps: GrantDependencies, client: OAuthClient, para
   return outcome;
 }
 
-/** The app acting for its owner (RFC 6749 4.4): confidential clients with an owner only; no refresh token. */
+/**
+ * client_credentials (RFC 6749 4.4), confidential clients only, no refresh token. Without an owner
+ * the token is app-only: it acts for no user, so it reaches public reads alone. With an owner it acts
+ * for the owner while the owner's authorization stands (made at registration, listed and revocable
+ * under /v1/users/me/authorizations), within the scopes of that authorization.
+ */
 export async function clientCredentials(deps: GrantDependencies, client: OAuthClient, params: TokenParams): Promise<IssuedTokens> {
   if (!client.confidential) throw new OAuthError('unauthorized_client', 'Public clients cannot use client_credentials.');
-  if (!client.owner_user_id) throw new OAuthError('unauthorized_client', 'This client has no owner to act for; register it with --owner-email.');
-  const scopes = requestedScopes(params.scope, client.scopes);
   const userId = client.owner_user_id;
+  let allowed: readonly string[] = client.scopes;
+  if (userId) {
+    const granted = await deps.db.maybeOneFirst(sql.type(z.object({ scopes: z.array(z.string()) }))`
+      SELECT scopes FROM oauth_authorizations WHERE user_id = ${userId} AND client_id = ${client.client_id}
+    `);
+    if (!granted) throw new OAuthError('unauthorized_client', "The owner has revoked this app's authorization; they can grant it again at /oauth/authorize.");
+    allowed = granted;
+  }
+  const scopes = requestedScopes(params.scope, allowed);
   return deps.db.transaction(async (tx) => {
     const familyId = await startFamily(tx, { clientId: client.client_id, userId, scopes });
     return issueTokens(tx, deps, { familyId, clientId: client.client_id, userId, scopes, withRefresh: false });

@@ -13,9 +13,13 @@ import type { OAuthSigner } from './signing-key.ts';
 export type TokenLifetimes = { accessTokenTtlMs: number; refreshTokenTtlMs: number };
 export type IssuedTokens = { access_token: string; token_type: 'Bearer'; expires_in: number; refresh_token?: string; scope: string };
 
+/** App refresh tokens start with this; app access tokens are JWTs. */
+export const REFRESH_TOKEN_PREFIX = 'rrt_';
+
 export const hashRefreshToken = (token: string) => createHash('sha256').update(token, 'utf8').digest();
 
-export async function startFamily(tx: CommonQueryMethods, input: { clientId: string; userId: string; scopes: readonly string[] }): Promise<string> {
+/** `userId` null: an app-only family (client_credentials without an owner), acting for no user. */
+export async function startFamily(tx: CommonQueryMethods, input: { clientId: string; userId: string | null; scopes: readonly string[] }): Promise<string> {
   return tx.oneFirst(sql.type(z.object({ id: z.string() }))`
     INSERT INTO oauth_token_families (client_id, user_id, scopes)
     VALUES (${input.clientId}, ${input.userId}, ${sql.array([...input.scopes], 'text')})
@@ -27,7 +31,7 @@ export async function startFamily(tx: CommonQueryMethods, input: { clientId: str
 export async function issueTokens(
   tx: CommonQueryMethods,
   deps: { signer: OAuthSigner; audience: string; lifetimes: TokenLifetimes },
-  input: { familyId: string; clientId: string; userId: string; scopes: readonly string[]; withRefresh: boolean },
+  input: { familyId: string; clientId: string; userId: string | null; scopes: readonly string[]; withRefresh: boolean },
 ): Promise<IssuedTokens> {
   const { signer, lifetimes } = deps;
   const jti = randomUUID();
@@ -36,7 +40,8 @@ export async function issueTokens(
   const accessToken = await new SignJWT({ client_id: input.clientId, scope })
     .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'at+jwt' })
     .setIssuer(signer.issuer)
-    .setSubject(input.userId)
+    // An app-only token's subject is the client itself (RFC 9068 2.2): it names no user.
+    .setSubject(input.userId ?? input.clientId)
     .setAudience(deps.audience)
     .setJti(jti)
     .setIssuedAt()
@@ -47,7 +52,7 @@ export async function issueTokens(
   `);
   const tokens: IssuedTokens = { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, scope };
   if (input.withRefresh) {
-    const refreshToken = `rrt_${randomBytes(32).toString('base64url')}`;
+    const refreshToken = `${REFRESH_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
     // Counted from the code exchange, as login sessions count from the login: rotation never
     // stretches a grant's refresh tokens beyond RALLY_REFRESH_TOKEN_TTL.
     await tx.query(sql.typeAlias('void')`

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { json } from '../support/http.ts';
-import { authorize, consentTicketOf, decide, registerApp } from '../support/oauth.ts';
+import { authorize, consentCookieOf, consentTicketOf, decide, registerApp } from '../support/oauth.ts';
 import { REDIRECT, startOAuthFixture, type OAuthFixture } from '../support/oauth-fixture.ts';
 import { PUBLIC_URL } from '../support/processes.ts';
 
@@ -33,6 +33,20 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
   describe('GET /oauth/authorize', () => {
     it('answers 401 without a bearer token', async () => {
       expect((await authorize(f.api.baseUrl, undefined, f.request().params)).status).to.equal(401);
+    });
+
+    it('sends a browser without a bearer token to /login, to come back to the same request', async () => {
+      const { params } = f.request();
+      const response = await fetch(`${f.api.baseUrl}/oauth/authorize?${new URLSearchParams(params)}`, {
+        headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+        redirect: 'manual',
+      });
+      expect(response.status).to.equal(302);
+      const location = new URL(response.headers.get('location')!, f.api.baseUrl);
+      expect(location.pathname).to.equal('/login');
+      const back = new URL(location.searchParams.get('return_to')!, f.api.baseUrl);
+      expect(back.pathname).to.equal('/oauth/authorize');
+      expect(Object.fromEntries(back.searchParams)).to.deep.equal(params);
     });
 
     it('shows an escaped consent screen with a CSP that forbids framing', async () => {
@@ -86,44 +100,84 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
       expect(new URL(response.headers.get('location')!).searchParams.get('error')).to.equal('invalid_scope');
     });
 
-    it('requires PKCE S256 from public clients', async () => {
-      const { params } = f.request({ client_id: f.publicApp.client_id });
-      const { code_challenge: _c, code_challenge_method: _m, ...withoutPkce } = params;
-      const missing = await authorize(f.api.baseUrl, f.userToken, withoutPkce);
-      expect(new URL(missing.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
-      const plain = await authorize(f.api.baseUrl, f.userToken, { ...params, code_challenge_method: 'plain' });
-      expect(new URL(plain.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
-    });
+    for (const kind of ['public', 'confidential'] as const) {
+      it(`requires PKCE S256 from ${kind} clients (RFC 9700 2.1.1)`, async () => {
+        const { params } = f.request({ client_id: kind === 'public' ? f.publicApp.client_id : f.app.client_id });
+        const { code_challenge: _c, code_challenge_method: _m, ...withoutPkce } = params;
+        const missing = await authorize(f.api.baseUrl, f.userToken, withoutPkce);
+        expect(missing.status).to.equal(302);
+        const query = new URL(missing.headers.get('location')!).searchParams;
+        expect([query.get('error'), query.get('iss')]).to.deep.equal(['invalid_request', PUBLIC_URL]);
+        const plain = await authorize(f.api.baseUrl, f.userToken, { ...params, code_challenge_method: 'plain' });
+        expect(new URL(plain.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
+      });
+    }
 
     it('skips the consent screen when the user already granted the same scopes', async () => {
       await f.codeFor({ scope: 'read:petitions' });
       const response = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'read:petitions' }).params);
       expect(response.status).to.equal(302);
-      expect(new URL(response.headers.get('location')!).searchParams.get('code')).to.be.a('string');
+      const query = new URL(response.headers.get('location')!).searchParams;
+      expect(query.get('code')).to.be.a('string');
+      expect(query.get('iss')).to.equal(PUBLIC_URL);
     });
   });
 
   describe('POST /oauth/authorize', () => {
     it('redirects with error=access_denied and the state when the user denies', async () => {
       const page = await authorize(f.api.baseUrl, f.userToken, f.request({ state: 'deny-me' }).params);
-      const response = await decide(f.api.baseUrl, consentTicketOf(await page.text()), 'deny');
+      const response = await decide(f.api.baseUrl, consentTicketOf(await page.text()), 'deny', consentCookieOf(page));
       const query = new URL(response.headers.get('location')!).searchParams;
       expect(query.get('error')).to.equal('access_denied');
+      expect(query.get('iss')).to.equal(PUBLIC_URL);
       expect(query.get('state')).to.equal('deny-me');
     });
 
     it('answers 400 without a consent ticket, with a forged one, and for a reused one (CSRF)', async () => {
       expect((await decide(f.api.baseUrl, undefined, 'approve')).status).to.equal(400);
       const page = await authorize(f.api.baseUrl, f.userToken, f.request().params);
+      const cookie = consentCookieOf(page);
       const ticket = consentTicketOf(await page.text());
       const [header, payload, signature] = ticket.split('.');
       const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
       const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, scope: 'write:petitions' })).toString('base64url')}.${signature}`;
-      const forgedAnswer = await decide(f.api.baseUrl, forged, 'approve');
+      const forgedAnswer = await decide(f.api.baseUrl, forged, 'approve', cookie);
       expect(forgedAnswer.status).to.equal(400);
       expect(forgedAnswer.headers.get('location')).to.equal(null);
-      expect((await decide(f.api.baseUrl, ticket, 'approve')).status).to.equal(302);
-      expect((await decide(f.api.baseUrl, ticket, 'approve')).status).to.equal(400);
+      expect((await decide(f.api.baseUrl, ticket, 'approve', cookie)).status).to.equal(302);
+      expect((await decide(f.api.baseUrl, ticket, 'approve', cookie)).status).to.equal(400);
+    });
+
+    it('signs consent tickets with a key of their own, never the published token key, and a ticket is no access token', async () => {
+      const page = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'read:petitions write:petitions' }).params);
+      const ticket = consentTicketOf(await page.text());
+      const header = JSON.parse(Buffer.from(ticket.split('.')[0]!, 'base64url').toString());
+      const published = (await json(await fetch(`${f.api.baseUrl}/oauth/jwks`))).keys as { kid: string }[];
+      expect(header.alg).to.equal('HS256');
+      expect(published.map((key) => key.kid)).to.not.include(header.kid);
+      const asToken = await fetch(`${f.api.baseUrl}/v1/users/me`, { headers: { authorization: `Bearer ${ticket}` } });
+      expect(asToken.status).to.equal(401);
+    });
+
+    it('refuses a consent answer from another browser than the one shown the screen (login CSRF)', async () => {
+      const page = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'write:petitions' }).params);
+      expect(page.status).to.equal(200);
+      const cookie = consentCookieOf(page);
+      expect(page.headers.getSetCookie().join())
+        .to.match(/HttpOnly/i)
+        .and.match(/SameSite=Lax/i);
+      const ticket = consentTicketOf(await page.text());
+      const elsewhere = consentCookieOf(await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'write:petitions' }).params));
+      expect(elsewhere).to.be.a('string').and.not.equal(cookie);
+      for (const other of [undefined, elsewhere, 'rally_oauth_browser=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
+        const answer = await decide(f.api.baseUrl, ticket, 'approve', other);
+        expect(answer.status, String(other)).to.equal(400);
+        expect(answer.headers.get('location')).to.equal(null);
+      }
+      const approved = await decide(f.api.baseUrl, ticket, 'approve', cookie);
+      expect(approved.status).to.equal(302);
+      const query = new URL(approved.headers.get('location')!).searchParams;
+      expect([typeof query.get('code'), query.get('iss')]).to.deep.equal(['string', PUBLIC_URL]);
     });
   });
 });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as oidc from 'openid-client';
 import { json } from '../support/http.ts';
 import { createTestUser, login } from '../support/identity.ts';
-import { authorize, consentTicketOf, decide, registerApp, type RegisteredApp } from '../support/oauth.ts';
+import { authorize, consentCookieOf, consentTicketOf, decide, registerApp, type RegisteredApp } from '../support/oauth.ts';
 import { PUBLIC_URL, startApi, type RunningApi } from '../support/processes.ts';
 
 // A third-party app written against openid-client, unchanged: it knows Rally only by its public
@@ -50,7 +50,7 @@ describe('OAuth 2.0 with openid-client as a third-party app', function () {
     expect(page.status).to.equal(200);
     const html = await page.text();
     expect(html).to.include('Campaign Tool').and.include('See your profile');
-    const approved = await decide(api.baseUrl, consentTicketOf(html), 'approve');
+    const approved = await decide(api.baseUrl, consentTicketOf(html), 'approve', consentCookieOf(page));
     expect(approved.status).to.equal(302);
     const callback = new URL(approved.headers.get('location')!);
     expect(`${callback.origin}${callback.pathname}`).to.equal(redirectUri);
@@ -69,5 +69,22 @@ describe('OAuth 2.0 with openid-client as a third-party app', function () {
     expect(refreshed.refresh_token).to.be.a('string').and.not.equal(tokens.refresh_token);
     const again = await oidc.fetchProtectedResource(config, refreshed.access_token, new URL(`${PUBLIC_URL}/v1/users/me`), 'GET');
     expect((await json(again)).data.id).to.equal(userId);
+
+    // Revoking the refresh token takes the grant's access tokens down with it (RFC 7009).
+    await oidc.tokenRevocation(config, refreshed.refresh_token!, { token_type_hint: 'refresh_token' });
+    let refused = false;
+    for (let attempt = 0; attempt < 40 && !refused; attempt++) {
+      // openid-client throws on the 401's WWW-Authenticate challenge: its error carries the status.
+      const status = await oidc.fetchProtectedResource(config, refreshed.access_token, new URL(`${PUBLIC_URL}/v1/users/me`), 'GET').then(
+        (response) => response.status,
+        (error: { status?: number }) => error.status,
+      );
+      refused = status === 401;
+      if (!refused) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(refused, 'the access token still works after revocation').to.equal(true);
+    let refreshRefused: unknown;
+    await oidc.refreshTokenGrant(config, refreshed.refresh_token!).catch((error: unknown) => (refreshRefused = error));
+    expect(refreshRefused).to.be.instanceOf(Error);
   });
 });

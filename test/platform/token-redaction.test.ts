@@ -10,6 +10,7 @@ import { json } from '../support/http.ts';
 import { bearer, createTestUser, login } from '../support/identity.ts';
 import { createMediaClient, makePng } from '../support/media.ts';
 import { authorize, registerApp } from '../support/oauth.ts';
+import { pkce } from '../support/oauth-fixture.ts';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.ts';
 import { publishedPetition } from '../support/petitions.ts';
 import { PUBLIC_URL, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
@@ -104,6 +105,9 @@ describe('tokens in logs and traces', function () {
       response_type: 'code',
       state: secrets['OAuth state'],
       scope: app.scopes[0]!,
+      // PKCE is required from every client (RFC 9700 2.1.1), confidential ones too.
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
     });
     expect(consent.status).to.equal(200);
   });

@@ -33,11 +33,18 @@ export function consentTicketOf(html: string): string {
   return match[1]!;
 }
 
-export function decide(baseUrl: string, ticket: string | undefined, decision: 'approve' | 'deny'): Promise<Response> {
+/** The per-browser cookie the consent screen set (its answer must come back with it), as a Cookie header value. */
+export function consentCookieOf(page: Response): string | undefined {
+  const cookie = page.headers.getSetCookie().find((each) => each.startsWith('rally_oauth_browser='));
+  return cookie?.split(';')[0];
+}
+
+/** The consent form's answer, from the browser holding `cookie` (none: a browser that never saw the screen). */
+export function decide(baseUrl: string, ticket: string | undefined, decision: 'approve' | 'deny', cookie?: string): Promise<Response> {
   const form = new URLSearchParams({ decision, ...(ticket === undefined ? {} : { consent_ticket: ticket }) });
   return fetch(`${baseUrl}/oauth/authorize`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
     body: form.toString(),
     redirect: 'manual',
   });
@@ -46,7 +53,7 @@ export function decide(baseUrl: string, ticket: string | undefined, decision: 'a
 /** Consent screen, then Approve: the redirect's query (code, state or error). */
 export async function approveConsent(baseUrl: string, accessToken: string, params: Record<string, string>): Promise<URLSearchParams> {
   const page = await authorize(baseUrl, accessToken, params);
-  const decided = page.status === 200 ? await decide(baseUrl, consentTicketOf(await page.text()), 'approve') : page;
+  const decided = page.status === 200 ? await decide(baseUrl, consentTicketOf(await page.text()), 'approve', consentCookieOf(page)) : page;
   const location = decided.headers.get('location');
   if (decided.status !== 302 || !location) throw new Error(`expected a redirect, got ${decided.status}: ${await decided.text()}`);
   return new URL(location).searchParams;

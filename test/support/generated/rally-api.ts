@@ -231,7 +231,7 @@ export interface paths {
         /** Ask the logged-in user to let an app act for them (consent screen), or answer a repeat grant at once */
         get: operations["authorizeApp"];
         put?: never;
-        /** The consent form's answer: approve or deny, carried by the signed consent ticket (no cookie needed) */
+        /** The consent form's answer: approve or deny, carried by the signed consent ticket, from the browser that was shown the screen */
         post: operations["decideAppAuthorization"];
         delete?: never;
         options?: never;
@@ -250,6 +250,77 @@ export interface paths {
         put?: never;
         /** Exchange a code, a refresh token or client credentials for tokens (form-encoded or JSON) */
         post: operations["issueAppTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an app token (RFC 7009): a refresh token with every token of its grant, or one access token, on every API process */
+        post: operations["revokeAppToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The apps you registered, newest first (never their secrets) */
+        get: operations["listOAuthApps"];
+        put?: never;
+        /** Register an OAuth app (at most 10 per account); a confidential app gets its client_secret in this answer only */
+        post: operations["registerOAuthApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/apps/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your apps */
+        get: operations["getOAuthApp"];
+        put?: never;
+        post?: never;
+        /** Delete an app: every token it holds stops working at once */
+        delete: operations["deleteOAuthApp"];
+        options?: never;
+        head?: never;
+        /** Rename an app, replace its redirect URIs or its scopes (tokens already issued keep theirs) */
+        patch: operations["updateOAuthApp"];
+        trace?: never;
+    };
+    "/v1/oauth/apps/{client_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new client_secret, shown once; the previous one keeps working for RALLY_KEY_GRACE_PERIOD (24h), then a workflow erases it */
+        post: operations["rotateOAuthAppSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2453,7 +2524,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Back to the app with a code or an error */
+            /** @description Back to the app with a code or an error; a browser without a Bearer (Accept: text/html) to /login?return_to=… */
             302: {
                 headers: {
                     [name: string]: unknown;
@@ -2462,6 +2533,13 @@ export interface operations {
             };
             /** @description Unknown client or unregistered redirect_uri (a page; never a redirect) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No Bearer, from a client that is not a browser */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2550,6 +2628,421 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeAppToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked, or there was nothing of this client to revoke */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 6749 error (invalid_request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Client authentication failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listOAuthApps: {
+        parameters: {
+            query: {
+                /** @description Opaque cursor from `pagination.next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size. */
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your apps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            client_id: string;
+                            name: string;
+                            redirect_uris: string[];
+                            scopes: ("read:petitions" | "write:petitions" | "read:signatures" | "write:signatures" | "read:profile" | "write:profile")[];
+                            confidential: boolean;
+                            /** @description After a rotation, until when the previous secret still works. */
+                            previous_secret_expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        pagination: {
+                            next_cursor: string | null;
+                            has_more: boolean;
+                        };
+                        meta: {
+                            request_id: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    registerOAuthApp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to users on the consent screen. */
+                    name: string;
+                    /** @description Exact URIs the app may be sent back to: https, or http on a loopback address (RFC 8252). */
+                    redirect_uris: string[];
+                    /** @description The most a user can grant the app. */
+                    scopes?: ("read:petitions" | "write:petitions" | "read:signatures" | "write:signatures" | "read:profile" | "write:profile")[];
+                    /**
+                     * @description A server-side app with a secret; false for apps that cannot keep one (PKCE only).
+                     * @default true
+                     */
+                    confidential: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The app, with its secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            client_id: string;
+                            name: string;
+                            redirect_uris: string[];
+                            scopes: ("read:petitions" | "write:petitions" | "read:signatures" | "write:signatures" | "read:profile" | "write:profile")[];
+                            confidential: boolean;
+                            /** @description After a rotation, until when the previous secret still works. */
+                            previous_secret_expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Shown this once; only a hash is kept. Absent for a public app. */
+                            client_secret?: string;
+                        };
+                        meta: {
+                            request_id: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOAuthApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The app */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            client_id: string;
+                            name: string;
+                            redirect_uris: string[];
+                            scopes: ("read:petitions" | "write:petitions" | "read:signatures" | "write:signatures" | "read:profile" | "write:profile")[];
+                            confidential: boolean;
+                            /** @description After a rotation, until when the previous secret still works. */
+                            previous_secret_expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                        meta: {
+                            request_id: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteOAuthApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateOAuthApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to users on the consent screen. */
+                    name?: string;
+                    /** @description Exact URIs the app may be sent back to: https, or http on a loopback address (RFC 8252). */
+                    redirect_uris?: string[];
+                    /** @description The most a user can grant the app. */
+                    scopes?: ("read:petitions" | "write:petitions" | "read:signatures" | "write:signatures" | "read:profile" | "write:profile")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The app */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            client_id: string;
+                            name: string;
+                            redirect_uris: string[];
+                            scopes: ("read:petitions" | "write:petitions" | "read:signatures" | "write:signatures" | "read:profile" | "write:profile")[];
+                            confidential: boolean;
+                            /** @description After a rotation, until when the previous secret still works. */
+                            previous_secret_expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                        meta: {
+                            request_id: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateOAuthAppSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                client_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The app, with its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            client_id: string;
+                            name: string;
+                            redirect_uris: string[];
+                            scopes: ("read:petitions" | "write:petitions" | "read:signatures" | "write:signatures" | "read:profile" | "write:profile")[];
+                            confidential: boolean;
+                            /** @description After a rotation, until when the previous secret still works. */
+                            previous_secret_expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Shown this once; only a hash is kept. Absent for a public app. */
+                            client_secret?: string;
+                        };
+                        meta: {
+                            request_id: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                        };
+                    };
+                };
             };
             /** @description A problem caused by the request */
             "4XX": {
