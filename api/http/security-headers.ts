@@ -33,7 +33,7 @@ function scriptedPage(publicUrl: string, policy: PagePolicy, frameAncestors: str
     `img-src 'self' ${originsOf(policy.imageOrigins ?? []).join(' ')}`.trim(),
     `connect-src 'self' ${socketOrigin}`,
     "base-uri 'none'",
-    "form-action 'none'",
+    "form-action 'self'",
     `frame-ancestors ${frameAncestors}`,
   ].join('; ');
 }
