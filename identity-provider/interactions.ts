@@ -36,7 +36,7 @@ function send(ctx: Ctx, status: number, body: string, rallyOrigin: string) {
 /** A form POST from a page of this provider: the browser says so by Origin, or by Sec-Fetch-Site when it sends no Origin. */
 function fromOwnPage(ctx: Ctx, issuer: string): boolean {
   const origin = ctx.get('Origin');
-  if (origin) return origin === new URL(issuer).origin;
+  if (origin && origin !== 'null') return origin === new URL(issuer).origin;
   const site = ctx.get('Sec-Fetch-Site');
   return site === 'same-origin';
 }

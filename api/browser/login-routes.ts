@@ -27,6 +27,7 @@ const htmlResponses = (extra: Record<number, string>) =>
   Object.fromEntries(Object.entries(extra).map(([status, description]) => [status, { description, contentType: 'text/html' }]));
 const formResponses = htmlResponses({
   303: 'Done: on to return_to',
+  400: 'HTML page: a malformed form',
   403: 'HTML page: not from a Rally page, or without the session’s CSRF token',
   413: 'HTML page: form too large',
   415: 'HTML page: not a form',

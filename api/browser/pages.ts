@@ -2,7 +2,7 @@
 // bare 500 in a browser), and the account page. Same stylesheet and policy as the petition page.
 import { html, trusted, type SafeHtml } from '../pages/html.ts';
 import { PAGE_CSS, PAGE_CSS_HASH } from '../pages/styles.ts';
-import { htmlPolicies } from '../http/security-headers.ts';
+import { FORM_PAGE_REFERRER_POLICY, htmlPolicies } from '../http/security-headers.ts';
 import type { RallyContext } from '../http/context.ts';
 import type { BrowserUser } from '../../core/browser-sessions/sessions.ts';
 
@@ -10,6 +10,7 @@ export function sendBrowserPage(ctx: RallyContext, publicUrl: string, status: nu
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', FORM_PAGE_REFERRER_POLICY);
   ctx.set('Content-Security-Policy', htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH }));
   ctx.body = html`<!doctype html>
 <html lang="en" data-theme="auto"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -22,6 +23,7 @@ export function sendPersonalPage(ctx: RallyContext, publicUrl: string, status: n
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'private, no-store');
+  ctx.set('Referrer-Policy', FORM_PAGE_REFERRER_POLICY);
   ctx.set('Content-Security-Policy', htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins }));
   ctx.body = body;
 }

@@ -66,11 +66,12 @@ export function createBrowserSessions(deps: {
       return undefined;
     },
     formAllowed(ctx, session, submittedToken) {
-      // A browser names the page a form came from: Origin on every POST (modern browsers), and
-      // Sec-Fetch-Site. Either must say "this site"; a request that says neither is no browser form.
+      // A browser names the page a form came from: Origin on every POST, and Sec-Fetch-Site. Either
+      // must say "this site"; a request that says neither is no browser form. Under the pages'
+      // Referrer-Policy: no-referrer a form's Origin is "null", and Sec-Fetch-Site decides alone.
       const from = ctx.get('Origin');
       const site = ctx.get('Sec-Fetch-Site');
-      const sameOrigin = from ? from === origin : site === 'same-origin';
+      const sameOrigin = from && from !== 'null' ? from === origin : site === 'same-origin';
       if (!sameOrigin || (site && site !== 'same-origin')) return false;
       return session !== undefined && csrfTokenMatches(csrfKey, session.token, submittedToken);
     },

@@ -92,6 +92,7 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
       params: SlugParams,
       responses: {
         303: HTML('Signed (or already signed): back to the page, or to login when nobody is logged in'),
+        400: HTML('A malformed form (a field given twice)'),
         403: HTML('Not from a Rally page, without the CSRF token, or the email address is not confirmed'),
         404: HTML('No such public petition'),
         409: HTML('The petition is not taking signatures'),

@@ -6,6 +6,9 @@
 import type { Middleware } from 'koa';
 import type { RallyState } from './context.ts';
 
+/** What pages with forms send instead of no-referrer: still nothing to other sites. */
+export const FORM_PAGE_REFERRER_POLICY = 'same-origin';
+
 // Two years, the preload list's minimum (https://hstspreload.org).
 const HSTS = 'max-age=63072000; includeSubDomains';
 
@@ -63,7 +66,9 @@ export function createSecurityHeadersMiddleware(options: { publicUrl: string }):
       await next();
     } finally {
       ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Referrer-Policy', 'no-referrer');
+      // Pages with forms say same-origin (api/browser/pages.ts): under no-referrer a browser sends
+      // their POSTs with Origin: null, and the CSRF check needs the real one.
+      if (ctx.response.get('Referrer-Policy') !== FORM_PAGE_REFERRER_POLICY) ctx.set('Referrer-Policy', 'no-referrer');
       if (https) ctx.set('Strict-Transport-Security', HSTS);
       if (isHtml(ctx.response.get('Content-Type')) && !ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', htmlPolicies.static);
       // Only the widget may be framed; nothing else, neither pages nor the API (X-Frame-Options for
