@@ -68,7 +68,8 @@ ${field('password', 'Password (at least 8 characters)', html`type="password" aut
 export function checkEmailPage(email: string, loginUrl: string): string {
   return page(
     'Check your email',
-    html`<h1>Check your email</h1><p role="status">We sent a link to <strong>${email}</strong>. Open it to confirm your address: you can sign petitions once it is confirmed.</p>
+    html`<h1>Check your email</h1><p role="status">We sent a link to <strong>${email}</strong>.
+Open it to confirm your address: you can sign petitions once it is confirmed.</p>
 <p><a href="${loginUrl}">Log in</a></p>`,
   );
 }

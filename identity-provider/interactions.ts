@@ -12,6 +12,7 @@ import { FormBodyError, readFormBody } from '../platform/form-body.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import { createIdentityAccount, IdentityAccountError, verifyIdentityPassword } from './accounts.ts';
 import { sendVerificationEmail, verifyEmail } from './email-verification.ts';
+import { pageHeaders } from './page-headers.ts';
 import { checkEmailPage, loginPage, messagePage, signupPage, type FieldErrors } from './interaction-pages.ts';
 
 export type InteractionDependencies = { db: DatabasePool; mailer: Mailer; throttle: LoginThrottle; issuer: string; rallyUrl: string };
@@ -24,12 +25,7 @@ function send(ctx: Ctx, status: number, body: string, rallyOrigin: string) {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Frame-Options', 'DENY');
-  // The forms post here; the provider then redirects the browser on to Rally's callback.
-  ctx.set(
-    'Content-Security-Policy',
-    `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self' ${rallyOrigin}; frame-ancestors 'none'`,
-  );
+  ctx.set(pageHeaders(rallyOrigin));
   ctx.body = body;
 }
 

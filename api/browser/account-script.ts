@@ -11,7 +11,8 @@ export const ACCOUNT_SCRIPT = `(function () {
   var format = new Intl.NumberFormat('en-US');
   var signed = document.querySelector('[data-signed-petition]');
   if (signed) {
-    var message = { type: 'rally:signed', petition_id: signed.getAttribute('data-signed-petition'), signature_count: Number(signed.getAttribute('data-count')) };
+    var message = { type: 'rally:signed', petition_id: signed.getAttribute('data-signed-petition') };
+    message.signature_count = Number(signed.getAttribute('data-count'));
     if (window.opener) { try { window.opener.postMessage(message, location.origin); } catch (e) {} }
     var close = document.querySelector('[data-close]');
     if (close && window.opener) { close.hidden = false; close.addEventListener('click', function () { window.close(); }); }

@@ -2,7 +2,7 @@
 // bare 500 in a browser), and the account page. Same stylesheet and policy as the petition page.
 import { html, trusted, type SafeHtml } from '../pages/html.ts';
 import { PAGE_CSS, PAGE_CSS_HASH } from '../pages/styles.ts';
-import { FORM_PAGE_REFERRER_POLICY, htmlPolicies } from '../http/security-headers.ts';
+import { htmlPolicies, sendOriginWithForms } from '../http/security-headers.ts';
 import type { RallyContext } from '../http/context.ts';
 import type { BrowserUser } from '../../core/browser-sessions/sessions.ts';
 
@@ -10,7 +10,7 @@ export function sendBrowserPage(ctx: RallyContext, publicUrl: string, status: nu
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Referrer-Policy', FORM_PAGE_REFERRER_POLICY);
+  sendOriginWithForms(ctx);
   ctx.set('Content-Security-Policy', htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH }));
   ctx.body = html`<!doctype html>
 <html lang="en" data-theme="auto"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -23,7 +23,7 @@ export function sendPersonalPage(ctx: RallyContext, publicUrl: string, status: n
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'private, no-store');
-  ctx.set('Referrer-Policy', FORM_PAGE_REFERRER_POLICY);
+  sendOriginWithForms(ctx);
   ctx.set('Content-Security-Policy', htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins }));
   ctx.body = body;
 }
@@ -43,7 +43,12 @@ export function accountPage(user: BrowserUser | undefined, csrfToken: string | u
 <p><a class="btn" href="/login">Log in</a> <a href="/signup">Create an account</a></p>`;
   }
   return html`<h1>Your Rally account</h1><p>You are logged in as <strong data-user>${user.displayName}</strong>.</p>
-${user.emailVerified ? '' : html`<p class="notice" role="status">Your email address is not confirmed yet: open the link we emailed you, then log in again to sign petitions.</p>`}
+${
+  user.emailVerified
+    ? ''
+    : html`<p class="notice" role="status">Your email address is not confirmed yet: open the link we emailed you,
+then log in again to sign petitions.</p>`
+}
 <form method="post" action="/logout">${csrfField(csrfToken)}<button type="submit" class="btn">Log out</button></form>
 <form method="post" action="/logout/everywhere">${csrfField(csrfToken)}<button type="submit" class="btn secondary">Log out on every device</button></form>`;
 }

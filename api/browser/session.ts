@@ -67,8 +67,8 @@ export function createBrowserSessions(deps: {
     },
     formAllowed(ctx, session, submittedToken) {
       // A browser names the page a form came from: Origin on every POST, and Sec-Fetch-Site. Either
-      // must say "this site"; a request that says neither is no browser form. Under the pages'
-      // Referrer-Policy: no-referrer a form's Origin is "null", and Sec-Fetch-Site decides alone.
+      // must say "this site"; a request that says neither is no browser form. A page that sends no
+      // referrer makes its form's Origin "null"; Sec-Fetch-Site then decides alone.
       const from = ctx.get('Origin');
       const site = ctx.get('Sec-Fetch-Site');
       const sameOrigin = from && from !== 'null' ? from === origin : site === 'same-origin';

@@ -219,7 +219,8 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
   function sendPopup(ctx: RallyContext, status: number, data: PublicPetition, panel: ReturnType<typeof signPanel>, signed = false) {
     const { petition } = data;
     const told = signed
-      ? html`<div data-signed-petition="${petition.id}" data-count="${petition.live_signature_count}"></div><p><button type="button" class="btn" data-close hidden>Close this window</button></p>`
+      ? html`<div data-signed-petition="${petition.id}" data-count="${petition.live_signature_count}"></div>
+<p><button type="button" class="btn" data-close hidden>Close this window</button></p>`
       : '';
     sendBrowserPage(
       ctx,

@@ -6,8 +6,13 @@
 import type { Middleware } from 'koa';
 import type { RallyState } from './context.ts';
 
-/** What pages with forms send instead of no-referrer: still nothing to other sites. */
-export const FORM_PAGE_REFERRER_POLICY = 'same-origin';
+// What pages with forms send instead of no-referrer: still nothing to other sites.
+const FORM_PAGE_REFERRER_POLICY = 'same-origin';
+
+/** For a page with forms (api/browser/pages.ts): its POSTs must carry their real Origin for the CSRF check. */
+export function sendOriginWithForms(ctx: { set(name: string, value: string): void }): void {
+  ctx.set('Referrer-Policy', FORM_PAGE_REFERRER_POLICY);
+}
 
 // Two years, the preload list's minimum (https://hstspreload.org).
 const HSTS = 'max-age=63072000; includeSubDomains';
