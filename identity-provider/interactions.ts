@@ -70,6 +70,15 @@ export function createInteractionRoutes(provider: Provider, deps: InteractionDep
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email) || values.email.length > 320) errors.email = 'Enter an email address like name@example.org.';
     if (password.length < 8 || password.length > 1024) errors.password = 'Choose a password of at least 8 characters.';
     if (Object.keys(errors).length > 0) return send(ctx, 422, signupPage(uid, values, errors), rallyOrigin);
+    // Sign-ups count like failed logins (never taken back): one address cannot make accounts without end.
+    const refused = await deps.throttle.beforeAttempt(values.email, ctx.ip).then(
+      () => undefined,
+      (error: unknown) => {
+        if (error instanceof DomainError) return error.message;
+        throw error;
+      },
+    );
+    if (refused) return send(ctx, 429, signupPage(uid, values, { form: refused }), rallyOrigin);
     try {
       const id = await createIdentityAccount(deps.db, { email: values.email, password, displayName: values.name });
       await sendVerificationEmail(deps, { id, email: values.email, displayName: values.name });

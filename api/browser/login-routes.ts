@@ -14,8 +14,8 @@ import { DomainError } from '../../core/errors/domain-error.ts';
 import { FormBodyError, readFormBody } from '../../platform/form-body.ts';
 import type { RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { cookieName, LOGIN_COOKIE, readCookie, setCookie } from './cookies.ts';
-import { accountPage, sendBrowserPage, sendRefusal } from './pages.ts';
+import { cookieName, LOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from './cookies.ts';
+import { accountPage, seeOther, sendBrowserPage, sendRefusal } from './pages.ts';
 import type { BrowserSessions } from './session.ts';
 
 const ReturnQuery = Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 2000, description: 'A path on this site to come back to' })) });
@@ -78,9 +78,7 @@ export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: Ide
         if (everywhere) await endBrowserSessionsOfUser(db, submitted.session.user.id);
         else await endBrowserSession(db, submitted.session.token);
         ctx.append('Set-Cookie', sessions.clearSessionCookie());
-        ctx.set('Cache-Control', 'no-store');
-        ctx.status = 303;
-        ctx.redirect(safeReturnPath(submitted.form.return_to));
+        seeOther(ctx, safeReturnPath(submitted.form.return_to));
       },
     });
 
@@ -94,7 +92,10 @@ export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: Ide
         auth: 'none',
         summary: `Sends the browser to the identity provider's ${screen === 'login' ? 'login' : 'sign-up'} page; comes back to return_to`,
         query: ReturnQuery,
-        responses: htmlResponses({ 302: 'To the identity provider (or straight to return_to when already logged in)' }),
+        responses: {
+          ...htmlResponses({ 302: 'To the identity provider (or straight to return_to when already logged in)' }),
+          400: { description: 'return_to is longer than 2000 characters' },
+        },
         handler: (ctx, { query }) => goToProvider(ctx, query.return_to, screen === 'signup'),
       }),
     ),
@@ -112,10 +113,11 @@ export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: Ide
         ctx.append('Set-Cookie', setCookie(sessions.policy, LOGIN_COOKIE, '', 0));
         try {
           const done = await finishBrowserLogin(login, readCookie(ctx.get('Cookie'), loginCookie), new URL(ctx.url, publicUrl));
+          // The session this browser had before (another person's, say) ends: one browser, one login.
+          const previous = readCookie(ctx.get('Cookie'), cookieName(sessions.policy, SESSION_COOKIE));
+          if (previous) await endBrowserSession(db, previous);
           ctx.append('Set-Cookie', sessions.sessionCookie(done.sessionToken));
-          ctx.set('Cache-Control', 'no-store');
-          ctx.status = 303;
-          ctx.redirect(done.returnTo);
+          seeOther(ctx, done.returnTo);
         } catch (error) {
           if (!(error instanceof DomainError) || (error.kind !== 'unauthenticated' && error.kind !== 'forbidden')) throw error;
           sendRefusal(ctx, publicUrl, error.kind === 'forbidden' ? 403 : 400, error.message, '/login');

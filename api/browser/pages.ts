@@ -28,6 +28,13 @@ export function sendPersonalPage(ctx: RallyContext, publicUrl: string, status: n
   ctx.body = body;
 }
 
+/** Post/redirect/get: 303 to a path of this site, never kept by a cache. */
+export function seeOther(ctx: RallyContext, path: string): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.status = 303;
+  ctx.redirect(path);
+}
+
 /** A request the page refuses: a 4xx with a sentence saying why and a way on. */
 export function sendRefusal(ctx: RallyContext, publicUrl: string, status: number, message: string, back = '/account'): void {
   const title = status === 403 ? 'Request refused' : status === 429 ? 'Too many requests' : 'This did not work';

@@ -26,7 +26,7 @@ import { COMMENT_MAX_LENGTH, signPanel, type SignFormErrors } from '../pages/sig
 import { petitionPagePath } from '../pages/urls.ts';
 import { countedSignature } from '../signatures/routes.ts';
 import { ACCOUNT_SCRIPT, ACCOUNT_SCRIPT_ETAG, ACCOUNT_SCRIPT_PATH } from './account-script.ts';
-import { sendBrowserPage, sendPersonalPage, sendRefusal } from './pages.ts';
+import { seeOther, sendBrowserPage, sendPersonalPage, sendRefusal } from './pages.ts';
 import { loginPath, type BrowserSessions } from './session.ts';
 import { signPanelState } from './sign-panel-state.ts';
 
@@ -75,7 +75,8 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
     const panel = signPanel(data.petition.slug, state.kind === 'ready' ? { ...state, values, errors } : state);
     ctx.set('Cache-Control', 'no-store');
     if (values.via === 'popup') return sendPopup(ctx, status, data, panel);
-    sendPersonalPage(ctx, publicUrl, status, renderPetitionPage(data, publicUrl, panel));
+    const images = data.image ? [data.image.url, ...data.image.variants.map((variant) => variant.url)] : [];
+    sendPersonalPage(ctx, publicUrl, status, renderPetitionPage(data, publicUrl, panel), images);
   }
 
   return [
@@ -111,7 +112,7 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
           throw error;
         }
         const session = await sessions.current(ctx);
-        if (!session) return void ((ctx.status = 303), ctx.redirect(loginPath(petitionPagePath(params.slug))));
+        if (!session) return seeOther(ctx, loginPath(petitionPagePath(params.slug)));
         if (!sessions.formAllowed(ctx, session, form.csrf_token)) {
           return sendRefusal(
             ctx,
@@ -164,8 +165,7 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
           });
         } catch (error) {
           // Signed before: the page says so, and nothing was counted twice.
-          if (error instanceof DomainError && error.code === 'already_signed')
-            return void ((ctx.status = 303), ctx.redirect(afterSigning(params.slug, values.via)));
+          if (error instanceof DomainError && error.code === 'already_signed') return seeOther(ctx, afterSigning(params.slug, values.via));
           if (error instanceof RallyError && error.status === 429) {
             for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
             return answerWithErrors(ctx, 429, data, values, { form: error.message });
@@ -175,9 +175,7 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
           }
           throw error;
         }
-        ctx.set('Cache-Control', 'no-store');
-        ctx.status = 303;
-        ctx.redirect(afterSigning(params.slug, values.via));
+        seeOther(ctx, afterSigning(params.slug, values.via));
       },
     }),
     defineRoute({

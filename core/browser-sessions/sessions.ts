@@ -32,7 +32,14 @@ const SessionRow = z.object({
 /** Starts a session for a user who has just logged in; the returned token goes into the cookie, nowhere else. */
 export async function startBrowserSession(db: CommonQueryMethods, userId: string, lifetimes: SessionLifetimes): Promise<string> {
   const token = randomBytes(32).toString('base64url');
+  // Sessions ended or expired for a day are pruned on the way, a few at a time: the table stays bounded without a job.
   await db.query(sql.typeAlias('void')`
+    WITH pruned AS (
+      DELETE FROM browser_sessions WHERE id IN (
+        SELECT id FROM browser_sessions WHERE expires_at < now() - interval '1 day' OR ended_at < now() - interval '1 day'
+        LIMIT 100 FOR UPDATE SKIP LOCKED
+      )
+    )
     INSERT INTO browser_sessions (token_hash, user_id, expires_at)
     VALUES (${sql.binary(hashOf(token))}, ${userId}, now() + make_interval(secs => ${lifetimes.maxTtlMs / 1000}))
   `);

@@ -15,6 +15,7 @@ CREATE TABLE browser_sessions (
 -- "Log out everywhere", suspension and a password change end every live session of one user.
 CREATE INDEX browser_sessions_user_live_idx ON browser_sessions (user_id) WHERE ended_at IS NULL;
 CREATE INDEX browser_sessions_expires_idx ON browser_sessions (expires_at);
+CREATE INDEX browser_sessions_ended_idx ON browser_sessions (ended_at) WHERE ended_at IS NOT NULL;
 
 -- A login on its way through the identity provider: the PKCE verifier, state and nonce of one
 -- authorization request, found again by the hash of a short-lived cookie of the same browser (so a

@@ -109,7 +109,10 @@ describe('browser sessions and one-click signing, in Chromium', function () {
     await page.goto(`${PUBLIC_URL}/p/${petition.slug}`, { waitUntil: 'load' });
     await Promise.all([page.waitForNavigation(), page.click('a[href^="/signup"]')]);
     await page.waitForSelector('#name');
-    expect(await lowContrastText(page)).to.deep.equal([]);
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+      expect(await lowContrastText(page), scheme).to.deep.equal([]);
+    }
 
     // A mistake first: the errors are announced next to the field and in a summary.
     await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
@@ -185,6 +188,7 @@ describe('browser sessions and one-click signing, in Chromium', function () {
   it('logs out everywhere: every session of the person ends', async () => {
     const person = await account();
     const [first, second] = [await loggedIn(person), await loggedIn(person)];
+    expect(first.cookie, 'a new cookie at every login').to.not.equal(second.cookie);
     expect(await accountPage(second.cookie)).to.include(person.displayName);
     await first.page.goto(`${PUBLIC_URL}/account`, { waitUntil: 'load' });
     await Promise.all([first.page.waitForNavigation(), first.page.click('form[action="/logout/everywhere"] button')]);

@@ -73,6 +73,21 @@ describe('browser sessions (core/browser-sessions/sessions.ts)', () => {
     expect(await findBrowserSession(db(), token, LIFETIMES)).to.equal(undefined);
   });
 
+  it('prunes sessions ended or expired more than a day ago when a new one starts', async () => {
+    const user = await person();
+    const [ended, live] = await Promise.all([1, 2].map(() => startBrowserSession(db(), user.id, LIFETIMES)));
+    await endBrowserSession(db(), ended!);
+    await db().query(sql.typeAlias('void')`
+      UPDATE browser_sessions SET ended_at = now() - interval '2 days' WHERE user_id = ${user.id} AND ended_at IS NOT NULL
+    `);
+    await startBrowserSession(db(), (await person()).id, LIFETIMES);
+    const left = await db().oneFirst(sql.type(z.object({ count: z.number() }))`
+      SELECT count(*)::int AS count FROM browser_sessions WHERE user_id = ${user.id}
+    `);
+    expect(left).to.equal(1);
+    expect(await findBrowserSession(db(), live!, LIFETIMES)).to.not.equal(undefined);
+  });
+
   it('derives a CSRF token per session and accepts only that exact token', () => {
     const key = Buffer.alloc(32, 7);
     const token = csrfTokenOf(key, 'session-one');

@@ -8308,6 +8308,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description return_to is longer than 2000 characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Any answer not listed above is a problem */
             default: {
                 headers: {
@@ -8333,6 +8340,13 @@ export interface operations {
         responses: {
             /** @description To the identity provider (or straight to return_to when already logged in) */
             302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description return_to is longer than 2000 characters */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
