@@ -140,6 +140,15 @@ describe('browser sessions and one-click signing, in Chromium', function () {
       expect(await lowContrastText(page), scheme).to.deep.equal([]);
     }
 
+    // Keyboard order: the comment, the anonymity box, then the button, each with a visible focus ring.
+    await page.focus('#comment');
+    for (const expected of ['is_anonymous', 'BUTTON']) {
+      await page.keyboard.press('Tab');
+      const focused = (await page.evaluate(`({ id: document.activeElement.id || document.activeElement.tagName,
+        outline: getComputedStyle(document.activeElement).outlineStyle })`)) as { id: string; outline: string };
+      expect(focused).to.deep.equal({ id: expected, outline: 'solid' });
+    }
+
     const before = await count(petition.id);
     await page.type('#comment', 'Our kids need space to play.');
     await Promise.all([page.waitForNavigation(), button!.click()]);
