@@ -10,7 +10,7 @@ import type { LoginThrottle } from '../core/auth/login-throttle.ts';
 import { DomainError } from '../core/errors/domain-error.ts';
 import { FormBodyError, readFormBody } from '../platform/form-body.ts';
 import type { Mailer } from '../platform/mailer.ts';
-import { createIdentityAccount, IdentityAccountError, verifyIdentityPassword } from './accounts.ts';
+import { createIdentityAccount, findIdentityAccount, IdentityAccountError, verifyIdentityPassword } from './accounts.ts';
 import { sendVerificationEmail, verifyEmail } from './email-verification.ts';
 import { pageHeaders } from './page-headers.ts';
 import { checkEmailPage, loginPage, messagePage, signupPage, type FieldErrors } from './interaction-pages.ts';
@@ -57,6 +57,10 @@ export function createInteractionRoutes(provider: Provider, deps: InteractionDep
     const accountId = await verifyIdentityPassword(deps.db, email, password);
     if (!accountId) return send(ctx, 401, loginPage(uid, { email }, { form: 'The email address or password is wrong.' }), rallyOrigin);
     await deps.throttle.recordSuccess(email, ctx.ip);
+    // An address not confirmed yet gets a fresh link at each login (at most one a minute), so a lost or expired one is no dead end.
+    const account = await findIdentityAccount(deps.db, accountId);
+    if (account && !account.emailVerified)
+      await sendVerificationEmail(deps, { id: account.id, email: account.email, displayName: account.displayName ?? account.email });
     const to = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId } }, { mergeWithLastSubmission: false });
     ctx.status = 303;
     ctx.redirect(to);
@@ -105,10 +109,14 @@ export function createInteractionRoutes(provider: Provider, deps: InteractionDep
         : send(
             ctx,
             400,
-            messagePage('This link does not work', 'It was already used, has expired or is incomplete. Log in and ask for a new one.', {
-              href: loginUrl,
-              text: 'Log in to Rally',
-            }),
+            messagePage(
+              'This link does not work',
+              'It was already used, has expired or is incomplete. Log in: if your address is not confirmed yet, we send you a new link.',
+              {
+                href: loginUrl,
+                text: 'Log in to Rally',
+              },
+            ),
             rallyOrigin,
           );
     }

@@ -39,7 +39,9 @@ export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: Ide
 
   async function goToProvider(ctx: RallyContext, returnTo: string | undefined, signup: boolean) {
     ctx.set('Cache-Control', 'no-store');
-    if (!signup && (await sessions.current(ctx))) return ctx.redirect(safeReturnPath(returnTo));
+    // Logged in already: straight back, unless the address was unconfirmed then (a new login brings the provider's word that it is now).
+    const session = await sessions.current(ctx);
+    if (!signup && session?.user.emailVerified) return ctx.redirect(safeReturnPath(returnTo));
     const started = await startBrowserLogin(login, { returnTo, signup });
     ctx.append('Set-Cookie', setCookie(sessions.policy, LOGIN_COOKIE, started.binding, LOGIN_ATTEMPT_TTL_MS / 1000));
     ctx.redirect(started.url.href);

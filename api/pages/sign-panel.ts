@@ -46,7 +46,7 @@ export function signPanel(slug: string, state: SignPanelState): SafeHtml {
 <p><a class="btn" href="/login?return_to=${back}">Log in to sign</a> <a href="/signup?return_to=${back}">Create an account</a></p>`;
     case 'unverified':
       return html`<p class="notice" role="status">You are logged in as ${state.user.displayName}, but your email address is not confirmed yet.
-Open the link we emailed you, then <a href="/login?return_to=${back}">log in again</a> to sign.</p>`;
+Open the link we emailed you, then <a href="/login?return_to=${back}">log in again</a> to sign (logging in sends a new link if yours is lost).</p>`;
     case 'signed':
       return html`<p class="notice" role="status" data-signed>You signed this petition on ${formatDate(state.signature.created_at)}${
         state.signature.is_anonymous ? ', without showing your name' : ''

@@ -126,6 +126,12 @@ describe('browser sessions and one-click signing, in Chromium', function () {
     await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
     expect(await page.$eval('h1', (el) => el.textContent)).to.equal('Check your email');
 
+    // Logged in before confirming: the page says the address is not confirmed, and offers no sign button.
+    await page.goto(`${PUBLIC_URL}/login?return_to=${encodeURIComponent(`/p/${petition.slug}`)}`, { waitUntil: 'load' });
+    await typeLogin(page, person);
+    expect(await page.$eval('#sign .notice', (el) => el.textContent)).to.include('not confirmed yet');
+    expect(await page.$('form.sign-form')).to.equal(null);
+
     await page.goto(await verificationLink(person.email), { waitUntil: 'load' });
     expect(await page.$eval('h1', (el) => el.textContent)).to.equal('Email address confirmed');
 
