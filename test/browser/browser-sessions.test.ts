@@ -5,15 +5,12 @@
 // widget on another origin signs through the account popup and learns of it by postMessage.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
-import { createIdentityAccount } from '../../identity-provider/accounts.ts';
-import { upsertUserFromClaims } from '../../core/users/queries.ts';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
-import { testEnvironment } from '../support/environment.ts';
-import { eventually } from '../support/events.ts';
+import { sessionCookie, typeLogin, verificationLink, verifiedAccount } from '../support/browser-login.ts';
 import { startHostSite, type HostSite } from '../support/host-site.ts';
 import { json } from '../support/http.ts';
 import { bearer, login } from '../support/identity.ts';
@@ -33,16 +30,6 @@ describe('browser sessions and one-click signing, in Chromium', function () {
   let mailDir: string;
   let organiser: string;
 
-  /** A verified account of this test's provider, as `rally users create` makes one. */
-  async function account(role: 'user' | 'admin' = 'user') {
-    const email = `person-${randomUUID().slice(0, 8)}@example.test`;
-    const password = `pw-${randomUUID()}`;
-    const displayName = `Person ${email.slice(7, 11)}`;
-    const subject = await createIdentityAccount(testEnvironment().db, { email, password, displayName, emailVerified: true });
-    const user = await upsertUserFromClaims(testEnvironment().db, { issuer: provider.issuer, subject, email, displayName, emailVerified: true }, role);
-    return { id: user.id, email, password, displayName };
-  }
-
   before(async () => {
     mailDir = await mkdtemp(path.join(tmpdir(), 'rally-browser-mail-'));
     const port = await freePort();
@@ -52,7 +39,7 @@ describe('browser sessions and one-click signing, in Chromium', function () {
     api = await startApi(env);
     worker = await startWorker(env);
     chromium = await launchBrowser({ hostRules: [`MAP rally.test 127.0.0.1:${new URL(api.baseUrl).port}`] });
-    organiser = (await login(api.baseUrl, await account())).accessToken;
+    organiser = (await login(api.baseUrl, await verifiedAccount(provider.issuer))).accessToken;
   });
   after(async () => {
     await chromium?.close();
@@ -69,39 +56,7 @@ describe('browser sessions and one-click signing, in Chromium', function () {
     return { context, page };
   }
 
-  /** Types into the provider's login form (the page must be on it) and waits for Rally's page. */
-  async function typeLogin(page: Page, person: { email: string; password: string }) {
-    await page.waitForSelector('#email');
-    await page.type('#email', person.email);
-    await page.type('#password', person.password);
-    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('button[type=submit]')]);
-    // The provider answers 303 onwards: wait until the browser is back on Rally.
-    await page.waitForFunction(`location.host === 'rally.test'`);
-  }
-
-  async function sessionCookie(page: Page): Promise<string> {
-    const cookie = (await page.cookies(PUBLIC_URL)).find((entry) => entry.name === 'rally_session');
-    expect(cookie, 'the session cookie').to.not.equal(undefined);
-    expect(cookie!).to.include({ httpOnly: true, sameSite: 'Lax' });
-    return `rally_session=${cookie!.value}`;
-  }
-
   const accountPage = async (cookie: string) => (await fetch(`${api.baseUrl}/account`, { headers: { cookie } })).text();
-
-  /** The verification link in the .eml written for `email`. */
-  async function verificationLink(email: string): Promise<string> {
-    return eventually(
-      async () => {
-        for (const file of await readdir(mailDir)) {
-          const raw = (await readFile(path.join(mailDir, file), 'utf8')).replace(/=\r?\n/g, '').replace(/=3D/g, '=');
-          if (raw.includes(`To: ${email}`)) return /http:\/\/127\.0\.0\.1:\d+\/verify-email\?token=[A-Za-z0-9_-]{43}/.exec(raw)?.[0];
-        }
-        return undefined;
-      },
-      15_000,
-      `the verification email to ${email}`,
-    );
-  }
 
   it('signs up, verifies the address from the email, logs in by typing, signs with one click; logout kills the cookie', async () => {
     const petition = await publishedPetition(api.baseUrl, organiser, { title: 'Open the school yard on weekends' });
@@ -132,7 +87,7 @@ describe('browser sessions and one-click signing, in Chromium', function () {
     expect(await page.$eval('#sign .notice', (el) => el.textContent)).to.include('not confirmed yet');
     expect(await page.$('form.sign-form')).to.equal(null);
 
-    await page.goto(await verificationLink(person.email), { waitUntil: 'load' });
+    await page.goto(await verificationLink(mailDir, person.email), { waitUntil: 'load' });
     expect(await page.$eval('h1', (el) => el.textContent)).to.equal('Email address confirmed');
 
     await page.goto(`${PUBLIC_URL}/login?return_to=${encodeURIComponent(`/p/${petition.slug}`)}`, { waitUntil: 'load' });
@@ -201,7 +156,7 @@ describe('browser sessions and one-click signing, in Chromium', function () {
   }
 
   it('logs out everywhere: every session of the person ends', async () => {
-    const person = await account();
+    const person = await verifiedAccount(provider.issuer);
     const [first, second] = [await loggedIn(person), await loggedIn(person)];
     expect(first.cookie, 'a new cookie at every login').to.not.equal(second.cookie);
     expect(await accountPage(second.cookie)).to.include(person.displayName);
@@ -213,7 +168,7 @@ describe('browser sessions and one-click signing, in Chromium', function () {
   });
 
   it("ends a suspended person's session", async () => {
-    const [person, admin] = [await account(), await account('admin')];
+    const [person, admin] = [await verifiedAccount(provider.issuer), await verifiedAccount(provider.issuer, 'admin')];
     const session = await loggedIn(person);
     expect(await accountPage(session.cookie)).to.include(person.displayName);
     const adminToken = (await login(api.baseUrl, admin)).accessToken;
@@ -229,7 +184,7 @@ describe('browser sessions and one-click signing, in Chromium', function () {
 
   it('refuses form posts from another site or without the CSRF token, and hostile bodies with a 4xx page', async () => {
     const petition = await publishedPetition(api.baseUrl, organiser, { title: 'Plant trees on Mill Street' });
-    const session = await loggedIn(await account());
+    const session = await loggedIn(await verifiedAccount(provider.issuer));
     const csrf = /name="csrf_token" value="([^"]+)"/.exec(await accountPage(session.cookie))![1]!;
     const post = (headers: Record<string, string>, body: string) =>
       fetch(`${api.baseUrl}/p/${petition.slug}/sign`, {
@@ -287,7 +242,7 @@ describe('browser sessions and one-click signing, in Chromium', function () {
 
   it('signs from a widget on another origin through the account popup, and the widget learns of it', async () => {
     const petition = await publishedPetition(api.baseUrl, organiser, { title: 'Keep the ferry running in winter' });
-    const person = await account();
+    const person = await verifiedAccount(provider.issuer);
     const oembed = await json(await fetch(`${api.baseUrl}/v1/oembed?url=${encodeURIComponent(`${PUBLIC_URL}/p/${petition.slug}`)}`));
     const { context, page } = await freshPage();
     await page.goto(host.show(oembed.html), { waitUntil: 'load' });
