@@ -57,6 +57,9 @@ import { createCachedPetitionAnalytics } from '../core/analytics/analytics-cache
 import { createPageViewCounter } from '../core/analytics/page-views.ts';
 import { createEmbedRoutes } from './embeds/routes.ts';
 import { createPageRoutes } from './pages/routes.ts';
+import { createBrowserSessions } from './browser/session.ts';
+import { createBrowserLoginRoutes } from './browser/login-routes.ts';
+import { createBrowserSignRoutes } from './browser/sign-routes.ts';
 import { loadOAuthSigner } from '../core/oauth/signing-key.ts';
 import { createOAuthRevocationRoutes } from './oauth/revocation-routes.ts';
 import { createDeveloperAppRoutes } from './oauth/app-routes.ts';
@@ -120,6 +123,13 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const signatures = createSignBatcher(db, { ...config.signBatch, log: deps.log });
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
   const networkKey = networkBlockKey(config.encryptionKey);
+  const browserSessions = createBrowserSessions({
+    db,
+    publicUrl: config.publicUrl,
+    nodeEnv: config.nodeEnv,
+    encryptionKey: config.encryptionKey,
+    lifetimes: { idleTtlMs: config.identity.sessionIdleTtlMs, maxTtlMs: config.identity.sessionMaxTtlMs },
+  });
   const { workflows } = deps;
   const moderation = { db, workflows };
   const rotation = { db, workflows, gracePeriodMs: config.keyGracePeriodMs };
@@ -166,7 +176,9 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createMediaRoutes({ db, workflows, config }),
     ...createDecisionMakerRoutes({ db, workflows, config }),
     ...createSearchRoutes({ search: await createPetitionSearch({ db, timeoutMs: config.search.timeoutMs, notifications, log: deps.log }) }),
-    ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews }),
+    ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews, sessions: browserSessions }),
+    ...createBrowserLoginRoutes({ db, identity: deps.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
+    ...createBrowserSignRoutes({ db, publicUrl: config.publicUrl, sessions: browserSessions, signatures, feed, limits, networkKey }),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
     ...createMemberRoutes({ db }),
     ...createOrganizationApiKeyRoutes(rotation),

@@ -1,10 +1,15 @@
 // The embedded OpenID Connect provider Rally runs when OIDC_ISSUER is unset: oidc-provider with
-// accounts, artifacts and signing keys in PostgreSQL, and only the grants Rally's API uses
-// (password, refresh_token). Access tokens are JWTs for the API (audience = its public URL), so the
-// API verifies them against the published keys without calling back here.
+// accounts, artifacts and signing keys in PostgreSQL, and only the grants Rally uses: password and
+// refresh_token for the API's login route, authorization_code (with PKCE) for logins in a browser,
+// whose screens are interactions.ts. Access tokens are JWTs for the API (audience = its public URL),
+// so the API verifies them against the published keys without calling back here.
+import { createHmac } from 'node:crypto';
 import Provider, { errors, type Account, type ClientMetadata, type FindAccount, type ResourceServer } from 'oidc-provider';
 import type { DatabasePool } from 'slonik';
+import type { LoginThrottle } from '../core/auth/login-throttle.ts';
+import type { Mailer } from '../platform/mailer.ts';
 import { findIdentityAccount, prepareDummyHash } from './accounts.ts';
+import { createInteractionRoutes } from './interactions.ts';
 import { ACCESS_TOKEN_SCOPES, PASSWORD_GRANT_TYPE, SUPPORTED_SCOPES, registerPasswordGrant } from './password-grant.ts';
 import { loadOrCreateSigningKeys } from './signing-keys.ts';
 import { createPostgresAdapterFactory } from './storage-adapter.ts';
@@ -19,7 +24,14 @@ export type IdentityProviderOptions = {
   resourceAudience: string;
   /** Config.encryptionKey (RALLY_ENCRYPTION_KEY): seals the private signing keys at rest. */
   encryptionKey: string;
+  /** Rally's PUBLIC_URL: its browser login comes back to /auth/callback there. */
+  rallyUrl: string;
+  mailer: Mailer;
+  throttle: LoginThrottle;
 };
+
+/** Rally's browser login returns here (api/browser/login-routes.ts). */
+export const rallyCallbackUrl = (rallyUrl: string) => `${rallyUrl}/auth/callback`;
 
 const epochSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -35,14 +47,15 @@ function toOidcAccount(account: NonNullable<Awaited<ReturnType<typeof findIdenti
   };
 }
 
-// Confidential server-side clients only: no redirects, no browser flows.
-function clientMetadata(client: { client_id: string; client_secret: string }): ClientMetadata {
+// Confidential clients run by Rally itself: the API (password, refresh) and its browser login, whose
+// only redirect is Rally's own callback.
+function clientMetadata(client: { client_id: string; client_secret: string }, rallyUrl: string): ClientMetadata {
   return {
     client_id: client.client_id,
     client_secret: client.client_secret,
-    grant_types: [PASSWORD_GRANT_TYPE, 'refresh_token'],
-    response_types: [],
-    redirect_uris: [],
+    grant_types: [PASSWORD_GRANT_TYPE, 'refresh_token', 'authorization_code'],
+    response_types: ['code'],
+    redirect_uris: [rallyCallbackUrl(rallyUrl)],
     // openid-client's default when given a secret.
     token_endpoint_auth_method: 'client_secret_post',
   };
@@ -67,18 +80,32 @@ export async function createIdentityProvider(options: IdentityProviderOptions): 
 
   const provider = new Provider(options.issuer, {
     adapter: createPostgresAdapterFactory(db),
-    clients: options.clients.map(clientMetadata),
+    clients: options.clients.map((client) => clientMetadata(client, options.rallyUrl)),
     jwks: { keys: signingKeys },
     findAccount,
     scopes: [...SUPPORTED_SCOPES],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    // Only the API calls this provider, server to server: no browser origin is ever allowed.
+    // Only the API calls the token endpoints, server to server: no browser origin is ever allowed.
     clientBasedCORS: () => false,
-    // No browser flows: with only "none" the authorization endpoint can issue nothing, and
-    // discovery lists no authorization_code or implicit grant.
-    responseTypes: ['none'],
-    // Required by oidc-provider even though no client can start an interaction; never served.
+    // The code flow only (no implicit or hybrid tokens in URLs); PKCE is required of every client.
+    responseTypes: ['code'],
+    pkce: { required: () => true },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // rally_screen=signup opens the sign-up form instead of the login form (Rally's GET /signup).
+    extraParams: ['rally_screen'],
+    cookies: { keys: [createHmac('sha256', Buffer.from(options.encryptionKey, 'hex')).update('rally identity provider cookies').digest('base64url')] },
+    // Rally is the provider's own first-party client: what it asks for is granted without a consent screen.
+    loadExistingGrant: async (ctx) => {
+      const { client, session, result } = ctx.oidc;
+      const existing = result?.consent?.grantId ?? (client && session?.grantIdFor(client.clientId));
+      if (existing) return ctx.oidc.provider.Grant.find(existing);
+      if (!client || !session?.accountId) return undefined;
+      const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
+      grant.addOIDCScope(ACCESS_TOKEN_SCOPES.join(' '));
+      grant.addResourceScope(resourceAudience, ACCESS_TOKEN_SCOPES.join(' '));
+      await grant.save();
+      return grant;
+    },
     features: {
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
@@ -100,6 +127,11 @@ export async function createIdentityProvider(options: IdentityProviderOptions): 
     // Each refresh answers with a new refresh token; replaying a used one revokes the whole grant.
     rotateRefreshToken: true,
     ttl: {
+      // A browser login: half an hour to type a password or sign up; the code is traded at once.
+      // Rally keeps its own session afterwards, so the provider's own is short.
+      Interaction: 30 * 60,
+      Session: 60 * 60,
+      AuthorizationCode: 60,
       AccessToken: accessTokenTtlSeconds,
       IdToken: accessTokenTtlSeconds,
       // A grant only has to outlive its longest token: without offline_access that is the access token.
@@ -111,5 +143,8 @@ export async function createIdentityProvider(options: IdentityProviderOptions): 
   });
 
   registerPasswordGrant(provider, { db, findAccount, resourceAudience, resourceServer });
+  provider.use(
+    createInteractionRoutes(provider, { db, mailer: options.mailer, throttle: options.throttle, issuer: options.issuer, rallyUrl: options.rallyUrl }),
+  );
   return provider;
 }

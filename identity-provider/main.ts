@@ -4,6 +4,8 @@ import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import { createLogger, setLogLevel } from '../platform/logger.ts';
 import { listen } from '../platform/http-server.ts';
 import { createDatabasePool } from '../db/pool.ts';
+import { createLoginThrottle } from '../core/auth/login-throttle.ts';
+import { createMailer } from '../platform/mailer.ts';
 import { createIdentityProvider } from './create-provider.ts';
 
 const config = loadConfigOrExit();
@@ -25,6 +27,9 @@ const provider = await createIdentityProvider({
   refreshTokenTtlSeconds: Math.ceil(config.identity.refreshTokenTtlMs / 1000),
   resourceAudience: config.publicUrl,
   encryptionKey: config.encryptionKey,
+  rallyUrl: config.publicUrl,
+  mailer: createMailer(config.mail),
+  throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
 });
 // Only our own faults: client errors (a wrong password, say) are answered, not logged, and no
 // request parameter is ever written out.

@@ -6,6 +6,14 @@
 import type { Middleware } from 'koa';
 import type { RallyState } from './context.ts';
 
+// What pages with forms send instead of no-referrer: still nothing to other sites.
+const FORM_PAGE_REFERRER_POLICY = 'same-origin';
+
+/** For a page with forms (api/browser/pages.ts): its POSTs must carry their real Origin for the CSRF check. */
+export function sendOriginWithForms(ctx: { set(name: string, value: string): void }): void {
+  ctx.set('Referrer-Policy', FORM_PAGE_REFERRER_POLICY);
+}
+
 // Two years, the preload list's minimum (https://hstspreload.org).
 const HSTS = 'max-age=63072000; includeSubDomains';
 
@@ -33,7 +41,7 @@ function scriptedPage(publicUrl: string, policy: PagePolicy, frameAncestors: str
     `img-src 'self' ${originsOf(policy.imageOrigins ?? []).join(' ')}`.trim(),
     `connect-src 'self' ${socketOrigin}`,
     "base-uri 'none'",
-    "form-action 'none'",
+    "form-action 'self'",
     `frame-ancestors ${frameAncestors}`,
   ].join('; ');
 }
@@ -63,7 +71,9 @@ export function createSecurityHeadersMiddleware(options: { publicUrl: string }):
       await next();
     } finally {
       ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Referrer-Policy', 'no-referrer');
+      // Pages with forms say same-origin (api/browser/pages.ts): under no-referrer a browser sends
+      // their POSTs with Origin: null, and the CSRF check needs the real one.
+      if (ctx.response.get('Referrer-Policy') !== FORM_PAGE_REFERRER_POLICY) ctx.set('Referrer-Policy', 'no-referrer');
       if (https) ctx.set('Strict-Transport-Security', HSTS);
       if (isHtml(ctx.response.get('Content-Type')) && !ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', htmlPolicies.static);
       // Only the widget may be framed; nothing else, neither pages nor the API (X-Frame-Options for

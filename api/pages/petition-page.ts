@@ -9,11 +9,6 @@ import { oembedUrl, petitionPageUrl } from './urls.ts';
 
 const RESPONSE_STATUS: Record<string, string> = { acknowledged: 'Acknowledged', supportive: 'Supportive', opposed: 'Opposed', neutral: 'Neutral' };
 
-const HOW_TO_SIGN = trusted(
-  '<p>Signing needs a Rally account: sign in to Rally first, then sign from the Rally app or any app connected to your account. ' +
-    'You are not signed in on this page.</p>',
-);
-
 export function tally(petition: PublicPetition['petition']): SafeHtml {
   const count = petition.live_signature_count;
   const goal = petition.signature_goal;
@@ -83,7 +78,8 @@ ${twitterCard}<meta name="twitter:title" content="${petition.title}"><meta name=
 ${preview ? html`<meta name="twitter:image" content="${preview.url}"><meta name="twitter:image:alt" content="${petition.title}">` : ''}`;
 }
 
-export function renderPetitionPage(data: PublicPetition, publicUrl: string): string {
+/** `signPanel` is the "How to sign" section's content for this visitor (sign-panel.ts). */
+export function renderPetitionPage(data: PublicPetition, publicUrl: string, signPanel: SafeHtml): string {
   const { petition } = data;
   const signHref = `${petitionPageUrl(publicUrl, petition.slug)}?source=page#sign`;
   const page = html`<!doctype html>
@@ -100,7 +96,7 @@ ${image(data)}
 ${petition.victory_message ? html`<section aria-labelledby="victory"><h2 id="victory">Victory</h2>${paragraphs(petition.victory_message)}</section>` : ''}
 ${decisionMakers(data)}${updates(data)}
 <section id="sign" aria-labelledby="how-to-sign"><h2 id="how-to-sign">How to sign</h2>
-${HOW_TO_SIGN}</section>
+${signPanel}</section>
 </article>
 <footer class="mu">Hosted on Rally, the open petition platform.</footer></main></body></html>`;
   return page.value;

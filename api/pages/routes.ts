@@ -16,6 +16,10 @@ import { sendCacheable, sendNotFoundPage } from './respond.ts';
 import { htmlPolicies } from '../http/security-headers.ts';
 import { PAGE_CSS_HASH, WIDGET_CSS_HASH } from './styles.ts';
 import { renderWidgetPage, widgetTheme } from './widget-page.ts';
+import { signPanel } from './sign-panel.ts';
+import { sendPersonalPage } from '../browser/pages.ts';
+import type { BrowserSessions } from '../browser/session.ts';
+import { signPanelState } from '../browser/sign-panel-state.ts';
 
 const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
 // Extra query parameters (ref, source, utm_*) are welcome on a shared link: the page ignores them.
@@ -41,7 +45,7 @@ async function loadOrNotFound(ctx: RallyContext, load: () => Promise<PublicPetit
 const imageOrigins = (data: PublicPetition) => (data.image ? [data.image.url, ...data.image.variants.map((variant) => variant.url)] : []);
 
 /** Views are counted like those of GET /v1/petitions/{slug} (core/analytics/page-views.ts), 304s included. */
-export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pageViews?: PageViewCounter }): AnyRouteSpec[] {
+export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pageViews?: PageViewCounter; sessions: BrowserSessions }): AnyRouteSpec[] {
   const { db, publicUrl } = deps;
   const tag = 'Pages';
   return [
@@ -67,8 +71,13 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
         if (!data) return;
         if ('notice' in data) return sendCacheable(ctx, renderReviewNoticePage(), HTML, htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH }));
         deps.pageViews?.record(data.petition.id, 'page');
+        // The page differs for a logged-in person (sign-panel.ts): shared caches key it by the cookie, and a personal copy is never stored.
+        ctx.vary('Cookie');
+        const panel = await signPanelState(deps, ctx, data.petition.id, 'page');
+        const body = renderPetitionPage(data, publicUrl, signPanel(data.petition.slug, panel));
+        if (panel.kind !== 'visitor') return sendPersonalPage(ctx, publicUrl, 200, body, imageOrigins(data));
         const csp = htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins: imageOrigins(data) });
-        sendCacheable(ctx, renderPetitionPage(data, publicUrl), HTML, csp);
+        sendCacheable(ctx, body, HTML, csp);
       },
     }),
     defineRoute({

@@ -3,6 +3,7 @@
 // copies, unlike a per-response nonce). Colours are CSS variables per theme; every text colour has a
 // contrast of at least 4.5:1 on its background in both themes (checked in the browser tests).
 import { createHash } from 'node:crypto';
+import { FORM_CSS } from './form-styles.ts';
 
 const LIGHT = '--bg:#ffffff;--fg:#1b1b1b;--mu:#4f4f4f;--ac:#0a58a8;--on:#ffffff;--tr:#d4d4d4;--nb:#fff1c7';
 const DARK = '--bg:#151515;--fg:#f1f1f1;--mu:#c6c6c6;--ac:#8fc4ff;--on:#101010;--tr:#3d3d3d;--nb:#3b3012';
@@ -15,7 +16,8 @@ const COMMON = `*{box-sizing:border-box}html,body{margin:0;background:var(--bg);
 .btn:focus-visible,a:focus-visible{outline:3px solid var(--fg);outline-offset:2px}
 progress{-webkit-appearance:none;appearance:none;display:block;width:100%;height:.6rem;border:0;border-radius:.3rem;background:var(--tr);color:var(--ac)}
 progress::-webkit-progress-bar{background:var(--tr);border-radius:.3rem}progress::-webkit-progress-value{background:var(--ac);border-radius:.3rem}
-progress::-moz-progress-bar{background:var(--ac);border-radius:.3rem}.notice{background:var(--nb);color:var(--fg);padding:.7rem;border-radius:.4rem}`;
+progress::-moz-progress-bar{background:var(--ac);border-radius:.3rem}.notice{background:var(--nb);color:var(--fg);padding:.7rem;border-radius:.4rem}
+${FORM_CSS}`;
 
 export const PAGE_CSS = `${THEMES}${COMMON}
 body{font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}main{max-width:46rem;margin:0 auto;padding:1.5rem 1rem 3rem}

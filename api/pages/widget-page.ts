@@ -6,6 +6,8 @@ import { excerpt, html, trusted } from './html.ts';
 import { LIVE_SCRIPT_PATH } from './live-script.ts';
 import { callToAction, tally } from './petition-page.ts';
 import { WIDGET_CSS } from './styles.ts';
+import { widgetAccountLink } from './sign-panel.ts';
+import { ACCOUNT_SCRIPT_PATH } from '../browser/account-script.ts';
 import { petitionPageUrl, type WidgetOptions } from './urls.ts';
 
 export const WIDGET_THEMES = ['light', 'dark', 'auto'] as const;
@@ -21,12 +23,13 @@ export function renderWidgetPage(data: PublicPetition, publicUrl: string, option
   const page = html`<!doctype html>
 <html lang="en" data-theme="${options.theme}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${petition.title} · Rally</title>
-<style>${trusted(WIDGET_CSS)}</style><script src="${LIVE_SCRIPT_PATH}" defer></script></head>
+<style>${trusted(WIDGET_CSS)}</style><script src="${LIVE_SCRIPT_PATH}" defer></script><script src="${ACCOUNT_SCRIPT_PATH}" defer></script></head>
 <body><main class="w" data-petition="${petition.id}">
 <h1 class="t"><a href="${pageUrl}?source=embed" target="_blank" rel="noopener">${petition.title}</a></h1>
 ${options.showDescription ? html`<p class="d mu">${excerpt(petition.description, 240)}</p>` : ''}
 <div class="c">${tally(petition)}</div>
 ${callToAction(petition, `${pageUrl}?source=embed#sign`, true)}
+${petition.status === 'active' ? widgetAccountLink(petition.slug) : ''}
 <p class="by mu">Petition on Rally</p></main></body></html>`;
   return page.value;
 }

@@ -51,7 +51,7 @@ function assertMaySeeSignatures(petition: PetitionRow, viewer: Viewer): 'all' | 
 }
 
 /** Counts a sign attempt that reached the handler: accepted, or refused with the problem's code. */
-async function countedSignature<T>(sign: () => Promise<T>): Promise<T> {
+export async function countedSignature<T>(sign: () => Promise<T>): Promise<T> {
   try {
     const result = await sign();
     metrics.signatures.inc({ outcome: 'accepted', reason: '' });

@@ -15,8 +15,15 @@ export type TokenSet = {
   claims: { sub: string; email?: string; name?: string; email_verified?: boolean } | undefined;
 };
 
+/** The parameters of one authorization request (a browser login); `extra` may ask the provider for its sign-up screen. */
+export type AuthorizationRequest = { redirectUri: string; state: string; nonce: string; codeChallenge: string; extra?: Record<string, string> };
+
 export type IdentityClient = {
   passwordGrant(email: string, password: string): Promise<TokenSet>;
+  /** Where to send a browser to log in: the provider's authorization endpoint (code flow, PKCE S256). */
+  authorizationUrl(request: AuthorizationRequest): Promise<URL>;
+  /** Finishes a browser login: checks state, nonce and PKCE, and trades the code for tokens. */
+  exchangeCode(callbackUrl: URL, checks: { state: string; nonce: string; codeVerifier: string }): Promise<TokenSet>;
   refresh(refreshToken: string): Promise<TokenSet>;
   revoke(token: string, hint: 'access_token' | 'refresh_token'): Promise<void>;
   jwksUri(): Promise<string>;
@@ -77,6 +84,36 @@ export function createIdentityClient(settings: IdentityClientSettings): Identity
       const response = await oidc
         .genericGrantRequest(config, 'password', { username: email, password, scope: 'openid email profile offline_access' })
         .catch(translate);
+      return toTokenSet(response);
+    },
+    async authorizationUrl(request) {
+      const config = await discover().catch(translate);
+      return oidc.buildAuthorizationUrl(config, {
+        redirect_uri: request.redirectUri,
+        scope: 'openid email profile',
+        response_type: 'code',
+        state: request.state,
+        nonce: request.nonce,
+        code_challenge: request.codeChallenge,
+        code_challenge_method: 'S256',
+        ...request.extra,
+      });
+    },
+    async exchangeCode(callbackUrl, checks) {
+      const config = await discover().catch(translate);
+      const response = await oidc
+        .authorizationCodeGrant(config, callbackUrl, {
+          expectedState: checks.state,
+          expectedNonce: checks.nonce,
+          pkceCodeVerifier: checks.codeVerifier,
+          idTokenExpected: true,
+        })
+        .catch((error: unknown) => {
+          // An unreachable provider is its fault; anything else (a refused, replayed or forged callback:
+          // wrong state, nonce or verifier, a used code) is a login to start again.
+          if (error instanceof TypeError || error instanceof DomainError) return translate(error);
+          throw new Unauthenticated('The login could not be completed; please log in again.', { code: 'login_failed', cause: error });
+        });
       return toTokenSet(response);
     },
     async refresh(refreshToken) {

@@ -35,6 +35,14 @@ export const identityVariables = {
       "token with this lifetime so it can answer `token_expired`, so match it to an external provider's " +
       'setting.',
   }),
+  RALLY_SESSION_IDLE_TTL: duration('RALLY_SESSION_IDLE_TTL', {
+    default: '2h',
+    description: 'a browser session (the cookie of the petition pages) ends after this long without a request',
+  }),
+  RALLY_SESSION_MAX_TTL: duration('RALLY_SESSION_MAX_TTL', {
+    default: '30d',
+    description: 'a browser session ends this long after its login, however active it is',
+  }),
   RALLY_KEY_GRACE_PERIOD: duration('RALLY_KEY_GRACE_PERIOD', { default: '24h', description: 'how long a rotated API key stays valid' }),
   RALLY_RESPONSE_TOKEN_TTL: duration('RALLY_RESPONSE_TOKEN_TTL', { default: '30d', description: 'validity of a decision-maker portal token' }),
   RALLY_INVITATION_TTL: duration('RALLY_INVITATION_TTL', {
@@ -54,6 +62,8 @@ export function identitySettings(values: Values) {
       embeddedPort: values.RALLY_IDP_PORT,
       accessTokenTtlMs: values.RALLY_ACCESS_TOKEN_TTL,
       refreshTokenTtlMs: values.RALLY_REFRESH_TOKEN_TTL,
+      sessionIdleTtlMs: values.RALLY_SESSION_IDLE_TTL,
+      sessionMaxTtlMs: values.RALLY_SESSION_MAX_TTL,
     }),
     keyGracePeriodMs: values.RALLY_KEY_GRACE_PERIOD,
     responseTokenTtlMs: values.RALLY_RESPONSE_TOKEN_TTL,

@@ -98,6 +98,9 @@ export type Config = Readonly<{
     embeddedPort: number;
     accessTokenTtlMs: number;
     refreshTokenTtlMs: number;
+    /** Browser sessions (core/browser-sessions/): ended after this long unused, and this long after login whatever happens. */
+    sessionIdleTtlMs: number;
+    sessionMaxTtlMs: number;
   }>;
 }>;
 

@@ -1,5 +1,6 @@
 // The page and widget renderers on their own, for the states of the call to action and for the
 // escaping rules. A petition under review is not rendered at all (review-notice.ts; test/api/pages.test.ts).
+import { signPanel } from '../../api/pages/sign-panel.ts';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { PublicPetition } from '../../core/pages/public-petition.ts';
@@ -50,7 +51,7 @@ function petitionData(status: PublicPetition['petition']['status']): PublicPetit
 describe('petition page rendering', () => {
   it('shows the sign button on an active petition and a notice instead on a closed one', () => {
     for (const render of [
-      (data: PublicPetition) => renderPetitionPage(data, PUBLIC_URL),
+      (data: PublicPetition) => renderPetitionPage(data, PUBLIC_URL, signPanel(data.petition.slug, { kind: 'visitor' })),
       (data: PublicPetition) => renderWidgetPage(data, PUBLIC_URL, { theme: 'light', showDescription: false }),
     ]) {
       expect(render(petitionData('active'))).to.include('Sign this petition');

@@ -65,7 +65,8 @@ describe('petition pages', function () {
       expect(page).to.include('<meta name="twitter:card" content="summary">');
       expect(page).to.match(/<meta name="description" content="This petition asks/);
       expect(page).to.include(`href="${pageUrl}?source=page#sign"`);
-      expect(page).to.include('sign in to Rally');
+      // A visitor is offered to log in (or sign up) and come back here to sign (issue 26).
+      expect(page).to.include(`href="/login?return_to=${encodeURIComponent(`/p/${petition.slug}`)}"`);
       expect(Buffer.byteLength(page), 'the page without its image stays within 60 KB').to.be.at.most(60 * 1024);
     });
 
@@ -170,12 +171,15 @@ describe('petition pages', function () {
         const csp = response.headers.get('content-security-policy')!;
         expect(csp).to.include("script-src 'self'").and.not.include('unsafe-inline').and.not.include('unsafe-eval');
         const scripts = [...(await response.text()).matchAll(/<script([^>]*)>/g)].map((match) => match[1]);
-        expect(scripts).to.have.length(1);
-        expect(scripts[0]).to.match(/ src="\/assets\/live\.js\?v=[\w-]+"/);
+        // The live count on both; the widget also has the account popup's script (issue 26).
+        expect(scripts).to.have.length(pathname.startsWith('/embed/') ? 2 : 1);
+        for (const attributes of scripts) expect(attributes).to.match(/^ src="\/assets\/(?:live|account)\.js\?v=[\w-]+" defer$/);
       }
-      const script = await get('/assets/live.js');
-      expect(script.status).to.equal(200);
-      expect(script.headers.get('content-type')).to.match(/^text\/javascript/);
+      for (const asset of ['/assets/live.js', '/assets/account.js']) {
+        const script = await get(asset);
+        expect(script.status).to.equal(200);
+        expect(script.headers.get('content-type')).to.match(/^text\/javascript/);
+      }
     });
   });
 });

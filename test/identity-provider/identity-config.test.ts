@@ -12,6 +12,8 @@ describe('configuration: identity provider', () => {
       embeddedPort: 3001,
       accessTokenTtlMs: 15 * 60_000,
       refreshTokenTtlMs: 30 * 86_400_000,
+      sessionIdleTtlMs: 2 * 3_600_000,
+      sessionMaxTtlMs: 30 * 86_400_000,
     });
   });
 
@@ -31,6 +33,8 @@ describe('configuration: identity provider', () => {
     ['RALLY_IDP_PORT', '0'],
     ['RALLY_ACCESS_TOKEN_TTL', '15 minutes'],
     ['RALLY_REFRESH_TOKEN_TTL', '0d'],
+    ['RALLY_SESSION_IDLE_TTL', 'two hours'],
+    ['RALLY_SESSION_MAX_TTL', '30'],
   ];
   for (const [name, value] of malformed) {
     it(`stops start-up naming ${name} when it is "${value}"`, () => {

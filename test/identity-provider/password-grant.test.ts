@@ -32,7 +32,7 @@ describe('embedded identity provider: password grant', function () {
       jwks_uri: `${provider.issuer}/jwks`,
       revocation_endpoint: `${provider.issuer}/token/revocation`,
     });
-    expect(metadata.grant_types_supported).to.have.members(['password', 'refresh_token']);
+    expect(metadata.grant_types_supported).to.have.members(['authorization_code', 'password', 'refresh_token']);
     const jwks = await json(await fetch(metadata.jwks_uri));
     expect(jwks.keys).to.have.length.greaterThan(0);
     for (const key of jwks.keys) expect(key).to.not.have.any.keys('d', 'p', 'q', 'dp', 'dq', 'qi');

@@ -1,12 +1,12 @@
-// The one HTML escaping and templating helper (api/pages/html.ts): interpolations are escaped unless
+// The one HTML escaping and templating helper (platform/html.ts): interpolations are escaped unless
 // they are fragments made by `html` or marked `trusted`, and no other file writes an escaper of its own.
 import { expect } from 'chai';
-import { readSource, sourceFiles } from '../../support/source-scan.ts';
-import { html, trusted } from '../../../api/pages/html.ts';
+import { readSource, sourceFiles } from '../support/source-scan.ts';
+import { html, trusted } from '../../platform/html.ts';
 
-const SOURCE_FOLDERS = ['api', 'core', 'platform', 'activities', 'workflows', 'worker', 'orchestration'];
+const SOURCE_FOLDERS = ['api', 'core', 'platform', 'activities', 'workflows', 'worker', 'orchestration', 'identity-provider'];
 
-describe('html (api/pages/html.ts)', () => {
+describe('html (platform/html.ts)', () => {
   it('escapes each character that could open a tag, an entity or leave an attribute', () => {
     const cases: [string, string][] = [
       ['&', '&amp;'],
@@ -28,7 +28,7 @@ describe('html (api/pages/html.ts)', () => {
   });
 
   it('is the only HTML escaper in the source: no other file maps & < > " \' to entities', () => {
-    const own = 'api/pages/html.ts';
+    const own = 'platform/html.ts';
     // A character class of the characters to escape, or a quoted entity as a replacement value.
     const escaper = /\/\[&<>|['"`]&(?:amp|lt|gt|quot|#39);['"`]/;
     const offenders = sourceFiles(...SOURCE_FOLDERS).filter((file) => file !== own && escaper.test(readSource(file)));
