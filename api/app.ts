@@ -147,7 +147,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
       refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
     }),
-    ...createOAuthRoutes({ db, signer: oauthSigner, audience: config.publicUrl, publicUrl: config.publicUrl, lifetimes: config.identity }),
+    ...createOAuthRoutes({ db, signer: oauthSigner, audience: config.publicUrl, publicUrl: config.publicUrl, lifetimes: config.identity, browserSessions }),
     ...createOAuthRevocationRoutes({ db, signer: oauthSigner }),
     ...createDeveloperAppRoutes(rotation),
     ...createAppAuthorizationRoutes({ db }),

@@ -1,7 +1,5 @@
-// SEAM for browser sessions (issue 27, "Browser login at authorize"; wired when the browser-session
-// work with Rally's /login lands): a browser that opens /oauth/authorize without a Bearer is sent to
-// log in and comes back to the same authorization request. Until then the consent screen itself still
-// needs the Bearer; the merge makes the route read the browser session's user as its principal too.
+// A browser that opens /oauth/authorize with neither a Bearer nor a Rally login is sent to /login
+// (api/browser/login-routes.ts) and comes back to the same authorization request, now logged in.
 import type { RallyContext } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
 

@@ -23,6 +23,7 @@ import { BodyError, readParameters } from './request-body.ts';
 import { answerOAuthErrors, clientCredentialsOf } from './client-auth.ts';
 import { bindBrowser, isSameBrowser } from './consent-binding.ts';
 import { sendToLogin } from './browser-login.ts';
+import type { BrowserSessions } from '../browser/session.ts';
 import { sendConsentPage, sendErrorPage } from './pages.ts';
 
 const tag = 'OAuth 2.0';
@@ -33,8 +34,8 @@ function redirect(ctx: RallyContext, location: string) {
   ctx.redirect(location);
 }
 
-export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string }): AnyRouteSpec[] {
-  const { db, signer, publicUrl } = deps;
+export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string; browserSessions: BrowserSessions }): AnyRouteSpec[] {
+  const { db, signer, publicUrl, browserSessions } = deps;
   // RFC 9207: every authorization response names its issuer, so a client talking to several servers
   // can tell whose answer it got (mix-up attacks).
   const iss = signer.issuer;
@@ -95,24 +96,27 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string 
         401: { description: 'No Bearer, from a client that is not a browser' },
       },
       async handler(ctx) {
+        // Who decides: the user of a Bearer (the spec's form), else the user logged in to Rally in this
+        // browser; a browser with neither goes to /login and comes back here.
         const principal = ctx.state.principal;
-        if (!principal) return sendToLogin(ctx);
-        if (principal.kind !== 'user')
+        if (principal && principal.kind !== 'user')
           throw new RallyError('forbidden', 'Only a user logged in with their own access token can authorize apps.', { code: 'user_token_required' });
+        const userId = principal?.userId ?? (await browserSessions.current(ctx))?.user.id;
+        if (!userId) return sendToLogin(ctx);
         const checked = await checkAuthorizationRequest(db, ctx.query);
         if (checked.kind === 'show_error') return sendErrorPage(ctx, checked.message);
         if (checked.kind === 'redirect_error') {
           return redirect(ctx, redirectWith(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state, iss }));
         }
         const { request } = checked;
-        if (await alreadyGranted(db, principal.userId, request)) {
-          const code = await approve(db, ticketOf(principal.userId, request));
+        if (await alreadyGranted(db, userId, request)) {
+          const code = await approve(db, ticketOf(userId, request));
           if (code) return redirect(ctx, redirectWith(request.redirectUri, { code, state: request.state, iss }));
         }
         sendConsentPage(ctx, {
           appName: request.client.name,
           scopeDescriptions: request.scopes.map((scope) => OAUTH_SCOPE_CATALOG[scope as OAuthScope].description),
-          ticket: await signConsentTicket(signer, principal.userId, request, bindBrowser(ctx, publicUrl.startsWith('https:'))),
+          ticket: await signConsentTicket(signer, userId, request, bindBrowser(ctx, publicUrl.startsWith('https:'))),
           redirectOrigin: new URL(request.redirectUri).origin,
         });
       },
