@@ -27,7 +27,7 @@ import { createResponseCheck } from './http/response-check.ts';
 import { createRouteDispatcher } from './http/dispatch.ts';
 import type { AnyRouteSpec } from './http/route.ts';
 import type { Logger } from '../platform/logger.ts';
-import { buildOpenApiDocument } from './reference/openapi-document.ts';
+import { loadServedDocument } from './reference/served-document.ts';
 import { declareRoutes } from './route-table.ts';
 import { createSignatureFeed, type SignatureFeed } from '../core/signatures/live-feed.ts';
 import { createCaptchaVerifier } from '../core/signatures/recaptcha.ts';
@@ -88,14 +88,14 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
 
   const readiness = createReadiness();
-  let document: Record<string, unknown> | undefined;
+  const document = loadServedDocument(config.publicUrl);
   const routes = declareRoutes({
     config,
     db,
     workflows: deps.workflows,
     identity: deps.identity,
     readiness,
-    getDocument: () => document!,
+    getDocument: () => document,
     oauthSigner,
     verifyAccessToken,
     revocations,
@@ -110,7 +110,6 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     accessCodeGuard: createAccessCodeGuard({ db }),
     networkKey: networkBlockKey(config.encryptionKey),
   });
-  document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
 
   // Fingerprints are keyed by a key of their own, derived from the server's encryption key.
   const fingerprintKey = createHmac('sha256', Buffer.from(config.encryptionKey, 'hex')).update('rally idempotency fingerprints').digest();
