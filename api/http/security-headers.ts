@@ -52,7 +52,17 @@ export const htmlPolicies = {
    * script-src stays 'self' (no inline script runs, its configuration is a data attribute).
    */
   docs: (publicUrl: string) =>
-    `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self' ${new URL(publicUrl).origin}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data:",
+      "font-src 'self' data:",
+      `connect-src 'self' ${new URL(publicUrl).origin}`,
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
   /** The OAuth consent screen: no script; its form posts here and is then redirected to the app's origin. */
   oauthConsent: (redirectOrigin?: string) =>
     `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}`,

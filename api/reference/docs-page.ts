@@ -6,7 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { html } from '../pages/html.ts';
+import { html, trusted } from '../pages/html.ts';
 
 /** Where the renderer's bundle lies, or undefined when the package is not installed. */
 export function scalarBundlePath(): string | undefined {
@@ -44,9 +44,14 @@ function configuration(publicUrl: string) {
   };
 }
 
+const HEAD = trusted('<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Rally API reference</title>');
+// Deferred: both run in this order once the page is parsed.
+const SCRIPTS = trusted('<script src="/docs/assets/docs-init.js" defer></script><script src="/docs/assets/scalar.js" defer></script>');
+const NOSCRIPT = trusted('<noscript>The machine-readable reference is <a href="/openapi.json">/openapi.json</a>.</noscript>');
+
 export function renderDocsPage(publicUrl: string): string {
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Rally API reference</title></head><body><div id="rally-reference" data-configuration="${JSON.stringify(configuration(publicUrl))}"></div><noscript>The machine-readable reference is <a href="/openapi.json">/openapi.json</a>.</noscript><script src="/docs/assets/docs-init.js" defer></script><script src="/docs/assets/scalar.js" defer></script></body></html>`
-    .value;
+  const mount = html`<div id="rally-reference" data-configuration="${JSON.stringify(configuration(publicUrl))}"></div>`;
+  return html`<!doctype html><html lang="en"><head>${HEAD}</head><body>${mount}${NOSCRIPT}${SCRIPTS}</body></html>`.value;
 }
 
 /**

@@ -73,7 +73,9 @@ function webhooks(components: ReturnType<typeof createComponentSchemas>) {
     const operation = {
       operationId: `on${name}`,
       summary,
-      description: `${summary}. Sent as a POST to every active endpoint subscribed to \`${type}\`; answer 2xx within 10 seconds, or it is retried with exponential backoff (5 retries).`,
+      description:
+        `${summary}. Sent as a POST to every active endpoint subscribed to \`${type}\`; ` +
+        'answer 2xx within 10 seconds, or it is retried with exponential backoff (5 retries).',
       tags: ['Webhook events'],
       parameters: headers,
       requestBody: { required: true, content: { 'application/json': { schema: components.define(name, schema), example: checkedExample(schema, type) } } },
