@@ -141,7 +141,7 @@ const RATE_LIMITS: Record<RateLimitClass, string> = {
 };
 
 /** The operation's description: what it does, then the contract its declaration enforces. */
-export function operationDescription(route: AnyRouteSpec & { description?: string }): string {
+export function operationDescription(route: AnyRouteSpec): string {
   const lines = [route.description ?? `${route.summary}.`];
   const auth = { none: 'none', optional: 'optional (credentials change the answer)', required: 'required' }[route.auth];
   lines.push(`**Authentication:** ${auth}.`);

@@ -227,7 +227,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an email and password for tokens (checked by the identity provider)
-         * @description Exchange an email and password for tokens (checked by the identity provider).
+         * @description The access token is sent as `Authorization: Bearer …`; when it expires, POST /v1/auth/refresh with the refresh token. Repeated failures for one address are throttled (429 with Retry-After).
          *
          *     **Authentication:** none.
          *
@@ -1218,7 +1218,7 @@ export interface paths {
         put?: never;
         /**
          * Sign an active petition (once per person; at most RALLY_SIGN_LIMIT_PER_HOUR signatures per client IP per hour)
-         * @description Sign an active petition (once per person; at most RALLY_SIGN_LIMIT_PER_HOUR signatures per client IP per hour).
+         * @description A second signature by the same person is 409. The answer carries the new count, and `milestone_reached` when this signature claimed a milestone. Emits `signature.created` (and `signature.milestone`).
          *
          *     **Authentication:** required.
          *
@@ -1580,7 +1580,7 @@ export interface paths {
         put?: never;
         /**
          * Start a petition (as a draft)
-         * @description Start a petition (as a draft).
+         * @description The petition starts as a draft, visible to its creator only; POST /v1/petitions/{id}/publish makes it public. Emits `petition.created`.
          *
          *     **Authentication:** required.
          *
