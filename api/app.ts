@@ -6,17 +6,15 @@ import { createHmac } from 'node:crypto';
 import Koa from 'koa';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../db/notifications.ts';
-import { createApiKeyRoutes } from './api-keys/routes.ts';
 import { createAccessTokenVerifier } from '../core/auth/access-tokens.ts';
 import { createAuthenticator } from './http/authenticate.ts';
 import type { IdentityClient } from '../core/auth/identity-client.ts';
 import { createLoginThrottle } from '../core/auth/login-throttle.ts';
 import { createRevocationList } from '../core/auth/revocation-list.ts';
-import { createAuthRoutes } from './auth/routes.ts';
 import { createUserDirectory } from '../core/users/directory.ts';
 import type { Config } from '../platform/config.ts';
 import type { Orchestration } from '../orchestration/index.ts';
-import { createHealthRoutes, createReadiness, type Readiness } from './health/routes.ts';
+import { createReadiness, type Readiness } from './health/routes.ts';
 import { createRequestContextMiddleware, type RallyContext, type RallyState } from './http/context.ts';
 import { createErrorMiddleware } from './http/error-middleware.ts';
 import { createUnreadBodyDrain } from './http/body.ts';
@@ -29,53 +27,20 @@ import { createResponseCheck } from './http/response-check.ts';
 import { createRouteDispatcher } from './http/dispatch.ts';
 import type { AnyRouteSpec } from './http/route.ts';
 import type { Logger } from '../platform/logger.ts';
-import { buildOpenApiDocument } from './reference/openapi-document.ts';
-import { createReferenceRoutes } from './reference/routes.ts';
-import { createUserActivityRoutes } from './users/activity-routes.ts';
-import { createUserRoutes } from './users/routes.ts';
+import { loadServedDocument } from './reference/served-document.ts';
+import { declareRoutes } from './route-table.ts';
 import { createSignatureFeed, type SignatureFeed } from '../core/signatures/live-feed.ts';
 import { createCaptchaVerifier } from '../core/signatures/recaptcha.ts';
-import { createSignatureRoutes } from './signatures/routes.ts';
 import { createSignBatcher } from '../core/signatures/sign-batcher.ts';
-import { createWebhookRoutes } from './webhooks/routes.ts';
-import { createNotificationRoutes } from './notifications/routes.ts';
 import { createAccessCodeGuard } from '../core/petitions/access-code-guard.ts';
-import { createPetitionExportRoutes } from './petitions/export.ts';
-import { createLeaderboardRoutes } from './petitions/leaderboard.ts';
-import { createPetitionRoutes } from './petitions/routes.ts';
 import { createPublicPetitionCache } from '../core/petitions/read-cache.ts';
 import { warmGeolocation } from '../core/signatures/geolocation.ts';
-import { createCommentRoutes } from './comments/routes.ts';
-import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
-import { createTransitionRoutes } from './petitions/transition-routes.ts';
-import { createMediaRoutes } from './media/routes.ts';
-import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
-import { createSearchRoutes } from './search/routes.ts';
 import { createPetitionSearch } from '../core/search/search-cache.ts';
-import { createAnalyticsRoutes } from './analytics/routes.ts';
 import { createCachedPetitionAnalytics } from '../core/analytics/analytics-cache.ts';
 import { createPageViewCounter } from '../core/analytics/page-views.ts';
-import { createEmbedRoutes } from './embeds/routes.ts';
-import { createPageRoutes } from './pages/routes.ts';
-import { createBrowserSessions } from './browser/session.ts';
-import { createBrowserLoginRoutes } from './browser/login-routes.ts';
-import { createBrowserSignRoutes } from './browser/sign-routes.ts';
 import { loadOAuthSigner } from '../core/oauth/signing-key.ts';
-import { createOAuthRevocationRoutes } from './oauth/revocation-routes.ts';
-import { createDeveloperAppRoutes } from './oauth/app-routes.ts';
-import { createOAuthRoutes } from './oauth/routes.ts';
-import { createAppAuthorizationRoutes } from './oauth/authorization-routes.ts';
-import { createMemberRoutes } from './organizations/member-routes.ts';
-import { createOrganizationApiKeyRoutes } from './organizations/api-key-routes.ts';
-import { createInvitationRoutes } from './organizations/invitation-routes.ts';
-import { createUnsubscribeRoutes } from './notifications/unsubscribe-routes.ts';
-import { createOrganizationRoutes } from './organizations/routes.ts';
-import { createReportRoutes } from './reports/routes.ts';
-import { createAdminReportRoutes } from './admin/report-routes.ts';
-import { createAdminUserRoutes } from './admin/user-routes.ts';
-import { createAdminContentRoutes } from './admin/content-routes.ts';
-import { createAdminAuditRoutes } from './admin/audit-routes.ts';
 import { networkBlockKey } from '../core/signatures/network-block.ts';
+import { createBrowserSessions } from './browser/session.ts';
 import { createHttpMetricsMiddleware, createMetricsEndpoint, observeDependencies } from './http/observability.ts';
 
 export type AppDependencies = {
@@ -122,7 +87,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const limits = createRouteLimits({ db, log: deps.log, config });
   const signatures = createSignBatcher(db, { ...config.signBatch, log: deps.log });
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
-  const networkKey = networkBlockKey(config.encryptionKey);
+
   const browserSessions = createBrowserSessions({
     db,
     publicUrl: config.publicUrl,
@@ -130,67 +95,32 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     encryptionKey: config.encryptionKey,
     lifetimes: { idleTtlMs: config.identity.sessionIdleTtlMs, maxTtlMs: config.identity.sessionMaxTtlMs },
   });
-  const { workflows } = deps;
-  const moderation = { db, workflows };
-  const rotation = { db, workflows, gracePeriodMs: config.keyGracePeriodMs };
 
   const readiness = createReadiness();
-  let document: Record<string, unknown> | undefined;
-  const routes = [
-    ...createHealthRoutes({ db, temporal: workflows, readiness }),
-    ...createReferenceRoutes(() => document!, config.publicUrl),
-    ...createAuthRoutes({
-      db,
-      identity: deps.identity,
-      verifyAccessToken,
-      revocations,
-      throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
-      refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
-    }),
-    ...createOAuthRoutes({ db, signer: oauthSigner, audience: config.publicUrl, publicUrl: config.publicUrl, lifetimes: config.identity, browserSessions }),
-    ...createOAuthRevocationRoutes({ db, signer: oauthSigner }),
-    ...createDeveloperAppRoutes(rotation),
-    ...createAppAuthorizationRoutes({ db }),
-    ...createUserActivityRoutes({ db }),
-    ...createUserRoutes({ db, httpsOnly: config.nodeEnv === 'production' }),
-    ...createApiKeyRoutes(rotation),
-    ...createWebhookRoutes({ db, config }),
-    ...createUnsubscribeRoutes({ db, config }),
-    ...createNotificationRoutes({ db }),
-    ...createTransitionRoutes({ db, workflows }),
-    ...createSignatureRoutes({ db, signatures, verifyCaptcha: createCaptchaVerifier(config.recaptcha), feed, networkKey }),
-    ...createCommentRoutes({ db }),
-    ...createPetitionUpdateRoutes({ db }),
-    // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
-    ...createLeaderboardRoutes({ db }),
-    ...createPetitionExportRoutes({ db }),
-    ...createAnalyticsRoutes({ db, petitions: petitionCache, petitionAnalytics: await createCachedPetitionAnalytics({ db, notifications, log: deps.log }) }),
-    ...createPetitionRoutes({
-      db,
-      workflows,
-      accessCodeGuard: createAccessCodeGuard({ db }),
-      pageViews,
-      cache: petitionCache,
-      httpsOnly: config.nodeEnv === 'production',
-    }),
-    ...createMediaRoutes({ db, workflows, config }),
-    ...createDecisionMakerRoutes({ db, workflows, config }),
-    ...createSearchRoutes({ search: await createPetitionSearch({ db, timeoutMs: config.search.timeoutMs, notifications, log: deps.log }) }),
-    ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews, sessions: browserSessions }),
-    ...createBrowserLoginRoutes({ db, identity: deps.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
-    ...createBrowserSignRoutes({ db, publicUrl: config.publicUrl, sessions: browserSessions, signatures, feed, limits, networkKey }),
-    ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
-    ...createMemberRoutes({ db }),
-    ...createOrganizationApiKeyRoutes(rotation),
-    ...createInvitationRoutes({ db, workflows, invitationTtlMs: config.invitationTtlMs }),
-    ...createOrganizationRoutes({ db }),
-    ...createReportRoutes({ ...moderation, networkKey, brigadeThreshold: config.moderation.brigadeThreshold }),
-    ...createAdminReportRoutes(moderation),
-    ...createAdminUserRoutes(moderation),
-    ...createAdminContentRoutes({ ...moderation, feed }),
-    ...createAdminAuditRoutes({ ...moderation, networkKey }),
-  ];
-  document = buildOpenApiDocument(routes, { publicUrl: config.publicUrl, version: '1.0.0' });
+  const document = loadServedDocument(config.publicUrl);
+  const routes = declareRoutes({
+    config,
+    db,
+    workflows: deps.workflows,
+    identity: deps.identity,
+    readiness,
+    getDocument: () => document,
+    oauthSigner,
+    verifyAccessToken,
+    revocations,
+    loginThrottle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
+    feed,
+    petitionCache,
+    petitionAnalytics: await createCachedPetitionAnalytics({ db, notifications, log: deps.log }),
+    petitionSearch: await createPetitionSearch({ db, timeoutMs: config.search.timeoutMs, notifications, log: deps.log }),
+    signatures,
+    verifyCaptcha: createCaptchaVerifier(config.recaptcha),
+    pageViews,
+    accessCodeGuard: createAccessCodeGuard({ db }),
+    networkKey: networkBlockKey(config.encryptionKey),
+    browserSessions,
+    limits,
+  });
 
   // Fingerprints are keyed by a key of their own, derived from the server's encryption key.
   const fingerprintKey = createHmac('sha256', Buffer.from(config.encryptionKey, 'hex')).update('rally idempotency fingerprints').digest();
@@ -202,7 +132,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   });
   const dispatcher = createRouteDispatcher(routes, guard, createResponseCheck({ strict: config.nodeEnv === 'test', log: deps.log }));
 
-  observeDependencies({ db, temporal: workflows });
+  observeDependencies({ db, temporal: deps.workflows });
   const app = new Koa<RallyState>();
   app.silent = true;
   app.use(createHttpMetricsMiddleware(deps.log));

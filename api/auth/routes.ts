@@ -42,6 +42,9 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       tag: 'Authentication',
       auth: 'none',
       summary: 'Exchange an email and password for tokens (checked by the identity provider)',
+      description:
+        'The access token is sent as `Authorization: Bearer …`; when it expires, POST /v1/auth/refresh with the refresh token. ' +
+        'Repeated failures for one address are throttled (429 with Retry-After).',
       body: LoginBody,
       responses: {
         200: { description: 'Tokens', schema: TokenPairEnvelope },

@@ -34,6 +34,8 @@ export type RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema> =
   path: string;
   operationId: string;
   summary: string;
+  /** What the reference says about the operation beyond its summary (Markdown); the summary otherwise. */
+  description?: string;
   tag: string;
   auth: AuthRequirement;
   /**

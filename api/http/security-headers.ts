@@ -54,6 +54,23 @@ export const htmlPolicies = {
   page: (publicUrl: string, policy: PagePolicy) => scriptedPage(publicUrl, policy, "'none'"),
   /** The widget (/embed/…): framed by any site, which is its purpose. */
   widget: (publicUrl: string, policy: PagePolicy) => scriptedPage(publicUrl, policy, '*'),
+  /**
+   * /docs (Scalar): its script and the API only. Scalar's components set inline style attributes and
+   * inject their stylesheet at run time, so style-src allows 'unsafe-inline' here, on this page alone;
+   * script-src stays 'self' (no inline script runs, its configuration is a data attribute).
+   */
+  docs: (publicUrl: string) =>
+    [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data:",
+      "font-src 'self' data:",
+      `connect-src 'self' ${new URL(publicUrl).origin}`,
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
   /** The OAuth consent screen: no script; its form posts here and is then redirected to the app's origin. */
   oauthConsent: (redirectOrigin?: string) =>
     `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}`,

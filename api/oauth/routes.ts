@@ -19,6 +19,7 @@ import {
 } from '../../core/oauth/authorization.ts';
 import { authenticateClient, clientCredentials, exchangeCode, refresh, type GrantDependencies } from '../../core/oauth/grants.ts';
 import { OAuthError } from '../../core/oauth/token-errors.ts';
+import { OAuthTokenError } from './schemas.ts';
 import { BodyError, readParameters } from './request-body.ts';
 import { answerOAuthErrors, clientCredentialsOf } from './client-auth.ts';
 import { bindBrowser, isSameBrowser } from './consent-binding.ts';
@@ -170,8 +171,8 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string;
       summary: 'Exchange a code, a refresh token or client credentials for tokens (form-encoded or JSON)',
       responses: {
         200: { description: '{access_token, token_type, expires_in, refresh_token, scope}' },
-        400: { description: 'RFC 6749 error' },
-        401: { description: 'Client authentication failed, or token_expired' },
+        400: { description: 'RFC 6749 error', schema: OAuthTokenError },
+        401: { description: 'Client authentication failed, or token_expired', schema: OAuthTokenError },
       },
       async handler(ctx) {
         ctx.set('Cache-Control', 'no-store');

@@ -60,3 +60,11 @@ const DeveloperAppWithSecret = Type.Object({
 });
 export const DeveloperAppWithSecretEnvelope = Type.Object({ data: DeveloperAppWithSecret, meta: Meta });
 export const DeveloperAppList = Type.Object({ data: Type.Array(DeveloperApp), pagination: PaginationSchema, meta: Meta });
+
+/** The token endpoint's error answer, as RFC 6749 5.2 words it (not a problem: OAuth clients read this shape). */
+export const OAuthTokenError = Type.Object({
+  error: Type.String({
+    description: 'invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope or token_expired.',
+  }),
+  error_description: Type.String(),
+});

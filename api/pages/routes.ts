@@ -60,7 +60,7 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
       responses: {
         200: { description: 'HTML page', contentType: 'text/html' },
         304: { description: 'Not modified (If-None-Match matched the ETag)' },
-        404: { description: 'HTML page: no such public petition' },
+        404: { description: 'HTML page: no such public petition', contentType: 'text/html' },
       },
       async handler(ctx, { params }) {
         const data = await loadOrNotFound(
@@ -92,7 +92,7 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
       responses: {
         200: { description: 'HTML page', contentType: 'text/html' },
         304: { description: 'Not modified (If-None-Match matched the ETag)' },
-        404: { description: 'HTML page: no such public petition' },
+        404: { description: 'HTML page: no such public petition', contentType: 'text/html' },
       },
       async handler(ctx, { params, query }) {
         const data = await loadOrNotFound(

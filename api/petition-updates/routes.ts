@@ -6,30 +6,12 @@ import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
 import { sendData, sendList } from '../http/context.ts';
-import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { viewerOf } from '../../core/petitions/policy.ts';
 import { listPetitionUpdates, postPetitionUpdate } from '../../core/petition-updates/updates.ts';
-import { Meta } from '../http/envelopes.ts';
+import { PetitionUpdateCreate, PetitionUpdateEnvelope, PetitionUpdateList, PetitionUpdateListQuery } from './schemas.ts';
 
-const PetitionUpdateCreate = Type.Object(
-  { title: Type.String({ minLength: 1, maxLength: 200 }), body: Type.String({ minLength: 1, maxLength: 10000 }) },
-  { additionalProperties: false },
-);
-
-const PetitionUpdate = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  petition_id: Type.String({ format: 'uuid' }),
-  author_id: Type.String({ format: 'uuid' }),
-  title: Type.String(),
-  body: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
-});
-
-const PetitionUpdateEnvelope = Type.Object({ data: PetitionUpdate, meta: Meta });
-const PetitionUpdateList = Type.Object({ data: Type.Array(PetitionUpdate), pagination: PaginationSchema, meta: Meta });
-const PetitionUpdateListQuery = Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
 const PetitionParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'petition-updates');

@@ -112,6 +112,8 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       scope: 'write:petitions',
       permission: 'write',
       summary: 'Start a petition (as a draft)',
+      description:
+        'The petition starts as a draft, visible to its creator only; POST /v1/petitions/{id}/publish makes it public. ' + 'Emits `petition.created`.',
       body: PetitionCreate,
       responses: { 201: { description: 'The draft petition', schema: PetitionEnvelope } },
       async handler(ctx, { body }) {

@@ -1,41 +1,32 @@
-// Builds the OpenAPI 3.1 document from the same route declarations that drive validation.
-import type { TSchema } from '@sinclair/typebox';
-import { SCOPE_DESCRIPTIONS, SCOPE_PERMISSIONS } from '../../core/auth/scopes.ts';
+// Builds the OpenAPI 3.1 document from the same route declarations that drive validation: each
+// operation from its route (operation-parts.ts), named schemas (component-schemas.ts), the shared
+// headers and parameters, the security schemes with every OAuth scope (core/auth/scopes.ts), and the
+// webhook events (webhook-events.ts). `npm run openapi` writes it to openapi.json.
+import { OAUTH_SCOPE_CATALOG, SCOPE_DESCRIPTIONS, SCOPE_PERMISSIONS } from '../../core/auth/scopes.ts';
 import { PROBLEM_TYPES } from '../http/problem.ts';
 import { openApiPath, type AnyRouteSpec } from '../http/route.ts';
+import { createComponentSchemas } from './component-schemas.ts';
+import { operationDescription, operationParameters, operationResponses, operationSecurity, requestBody } from './operation-parts.ts';
+import { FieldErrorSchema, ProblemSchema } from './problem-schema.ts';
+import { annotateComponents } from './schema-annotations.ts';
+import { checkedExample } from './schema-examples.ts';
+import { WEBHOOK_HEADERS, webhookEvents } from './webhook-events.ts';
 
-const ProblemSchema = {
-  type: 'object',
-  required: ['type', 'title', 'status', 'detail', 'message', 'instance'],
-  properties: {
-    type: { type: 'string', format: 'uri', description: 'PUBLIC_URL/problems/<slug>; the page explains the slug.' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    code: { type: 'string', description: 'Stable machine-readable code.' },
-    detail: { type: 'string', deprecated: true },
-    message: { type: 'string' },
-    instance: { type: 'string' },
-    request_id: { type: 'string' },
-    errors: {
-      type: 'array',
-      description: 'Only on 422.',
-      items: {
-        type: 'object',
-        required: ['field', 'message', 'code'],
-        properties: {
-          field: { type: 'string' },
-          message: { type: 'string' },
-          code: { type: 'string', examples: ['required', 'invalid_type', 'too_small', 'too_big', 'invalid_format', 'invalid_enum', 'unknown_field'] },
-        },
-      },
-    },
+const METHOD_ORDER = ['get', 'post', 'put', 'patch', 'delete'];
+const integer = { type: 'integer', minimum: 0 };
+const HEADERS = {
+  XRequestId: { description: 'The request id (yours, if you sent a valid X-Request-Id); quote it when reporting a problem.', schema: { type: 'string' } },
+  XApiVersion: { description: 'The API version: 1.', schema: { type: 'string', const: '1' } },
+  XRateLimitLimit: { description: "The size of the caller's general budget (requests).", schema: integer },
+  XRateLimitRemaining: { description: 'Requests left in the budget now.', schema: integer },
+  XRateLimitReset: { description: 'When the budget is full again (Unix seconds).', schema: integer },
+  RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  ETag: { description: 'A weak validator of the data; send it as If-None-Match to get 304 while it is current.', schema: { type: 'string' } },
+  IdempotentReplayed: {
+    description: 'true when this answer is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', const: 'true' },
   },
-} as const;
-
-/** TypeBox schemas carry symbol keys; a JSON round trip leaves plain JSON Schema. */
-function plain(schema: TSchema): object {
-  return JSON.parse(JSON.stringify(schema)) as object;
-}
+};
 
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
@@ -44,84 +35,123 @@ const IDEMPOTENCY_KEY = {
   description:
     'Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable).',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: '0b9f3c52-5f1e-4a43-9c1d-2f6e8a7b4c10',
 };
 
-function parameters(route: AnyRouteSpec) {
-  const list: object[] = [];
-  if (route.idempotent ?? route.method === 'post') list.push(IDEMPOTENCY_KEY);
-  for (const location of ['params', 'query'] as const) {
-    const schema = route[location] as { properties?: Record<string, TSchema>; required?: string[] } | undefined;
-    for (const [name, property] of Object.entries(schema?.properties ?? {})) {
-      list.push({
-        name,
-        in: location === 'params' ? 'path' : 'query',
-        required: location === 'params' || (schema?.required ?? []).includes(name),
-        description: (property as { description?: string }).description,
-        schema: plain(property),
-      });
-    }
-  }
-  return list;
+function securitySchemes(publicUrl: string) {
+  const scopes = Object.fromEntries(Object.entries(OAUTH_SCOPE_CATALOG).map(([scope, grant]) => [scope, grant.description]));
+  return {
+    bearerAuth: { type: 'http', scheme: 'bearer', description: 'An access token (JWT) from /v1/auth/login or OAuth, or an API key.' },
+    apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Deprecated: send the key as a Bearer token.' },
+    oauth2: {
+      type: 'oauth2',
+      description: 'Third-party apps: the authorization-code flow with PKCE (S256). The access token is then sent as a Bearer token.',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${publicUrl}/oauth/authorize`,
+          tokenUrl: `${publicUrl}/oauth/token`,
+          refreshUrl: `${publicUrl}/oauth/token`,
+          scopes,
+        },
+      },
+    },
+  };
 }
 
-function responses(route: AnyRouteSpec) {
-  const result: Record<string, object> = {};
-  for (const [status, response] of Object.entries(route.responses)) {
-    result[status] = response.schema
-      ? { description: response.description, content: { [response.contentType ?? 'application/json']: { schema: plain(response.schema) } } }
-      : { description: response.description };
-  }
-  const problem = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
-  // A route that succeeds only by redirecting (a browser form post) has no 2xx to generate a client
-  // type from: every answer not listed is a problem, which `default` says in one entry.
-  if (!Object.keys(route.responses).some((status) => status.startsWith('2'))) {
-    result.default = { description: 'Any answer not listed above is a problem', content: problem };
-    return result;
-  }
-  result['4XX'] = { description: 'A problem caused by the request', content: problem };
-  result['5XX'] = { description: 'A problem on our side', content: problem };
-  return result;
+function webhooks(components: ReturnType<typeof createComponentSchemas>) {
+  const headers = Object.entries(WEBHOOK_HEADERS).map(([name, description]) => ({
+    name,
+    in: 'header',
+    required: name !== 'X-Rally-Signature-Previous',
+    description,
+    schema: { type: 'string' },
+    example: name === 'X-Rally-Event' ? 'signature.created' : name === 'X-Rally-Timestamp' ? '2026-05-01T09:30:00.000Z' : 'sha256=9f2c…',
+  }));
+  const entries = webhookEvents().map(({ type, summary, payload }) => {
+    const schema = JSON.parse(JSON.stringify(payload)) as object;
+    const name = `${type.replace(/(^|[._])([a-z])/g, (_match, _separator, letter: string) => letter.toUpperCase())}Event`;
+    const operation = {
+      operationId: `on${name}`,
+      summary,
+      description:
+        `${summary}. Sent as a POST to every active endpoint subscribed to \`${type}\`; ` +
+        'answer 2xx within 10 seconds, or it is retried with exponential backoff (5 retries).',
+      tags: ['Webhook events'],
+      parameters: headers,
+      requestBody: { required: true, content: { 'application/json': { schema: components.define(name, schema), example: checkedExample(schema, type) } } },
+      responses: { '200': { description: 'Any 2xx: received. Any other answer, or none within 10 seconds, is a failed attempt.' } },
+      security: [],
+    };
+    // Keyed by the event name; an underscore becomes a hyphen there (names in the document are kebab-case).
+    return [type.replaceAll('_', '-'), { post: operation }];
+  });
+  return Object.fromEntries(entries);
 }
 
-export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUrl: string; version: string }) {
+/** The introduction of the reference: what the API is, how to authenticate, what each API key scope grants. */
+function infoDescription(): string {
+  const scopes = Object.entries(SCOPE_PERMISSIONS).map(
+    ([scope, permissions]) => `| \`${scope}\` | ${permissions.join(', ')} | ${SCOPE_DESCRIPTIONS[scope as keyof typeof SCOPE_DESCRIPTIONS]} |`,
+  );
+  return [
+    'Petitions, signatures, comments, decision-maker responses and signed webhooks. Every response carries X-API-Version: 1.',
+    'Errors are RFC 9457 problems (`application/problem+json`); each `type` links to its explanation under /problems/.',
+    '## Authentication and API key scopes',
+    'Send `Authorization: Bearer <access token or API key>`. Each operation names the permission it needs; an API key grants:',
+    ['| scope | permissions | |', '|---|---|---|', ...scopes].join('\n'),
+    "The `admin` permission also needs the key's owner to be an administrator. OAuth apps get the scopes of the `oauth2` scheme.",
+  ].join('\n\n');
+}
+
+export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUrl: string; version: string; servers: object[] }) {
+  const components = createComponentSchemas({ Problem: ProblemSchema, FieldError: FieldErrorSchema });
   const paths: Record<string, Record<string, object>> = {};
+  const tags = new Set<string>();
   for (const route of routes) {
     const path = openApiPath(route.path);
+    tags.add(route.tag);
     paths[path] ??= {};
     paths[path][route.method] = {
       operationId: route.operationId,
       summary: route.summary,
+      description: operationDescription(route),
       tags: [route.tag],
       deprecated: route.deprecated || undefined,
-      security: route.auth === 'required' ? [{ bearerAuth: [] }, { apiKeyHeader: [] }] : route.auth === 'optional' ? [{}, { bearerAuth: [] }] : [],
+      security: operationSecurity(route),
       'x-rally-permission': route.permission,
       'x-rally-oauth-scope': route.scope,
       'x-rally-rate-limit': route.rateLimit ?? 'default',
-      parameters: parameters(route),
-      requestBody: route.body
-        ? { required: true, content: { 'application/json': { schema: plain(route.body) } }, 'x-rally-body-limit': route.bodyLimit }
-        : undefined,
-      responses: responses(route),
+      parameters: operationParameters(route, path),
+      requestBody: requestBody(route, components),
+      responses: operationResponses(route, path, components, options.publicUrl),
     };
   }
+  for (const [path, methods] of Object.entries(paths)) {
+    paths[path] = Object.fromEntries(Object.entries(methods).sort(([a], [b]) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)));
+  }
+  const hooks = webhooks(components);
   return JSON.parse(
     JSON.stringify({
       openapi: '3.1.0',
       info: {
         title: 'Rally API',
         version: options.version,
-        description: 'Petitions, signatures, comments, decision-maker responses and signed webhooks. Every response carries X-API-Version: 1.',
+        description: infoDescription(),
         license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
+        contact: { name: 'Rally', url: `${options.publicUrl}/docs` },
       },
-      // This installation itself (PUBLIC_URL), so a client generated from the served document calls it.
-      servers: [{ url: options.publicUrl, description: 'This Rally installation' }],
+      servers: options.servers,
+      tags: [
+        ...[...tags].map((name) => ({ name, description: `Operations on ${name.toLowerCase()}.` })),
+        { name: 'Webhook events', description: 'What Rally POSTs to your webhook endpoints.' },
+      ].sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase())),
       paths,
+      webhooks: hooks,
       components: {
-        schemas: { Problem: ProblemSchema },
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An access token (JWT) from /v1/auth/login or OAuth, or an API key.' },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Deprecated: send the key as a Bearer token.' },
-        },
+        schemas: annotateComponents(Object.fromEntries(Object.entries(components.components).sort(([a], [b]) => a.localeCompare(b)))),
+        headers: HEADERS,
+        parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
+        securitySchemes: securitySchemes(options.publicUrl),
       },
       // The API key scope table: which route permissions (x-rally-permission) each scope grants.
       'x-rally-api-key-scopes': Object.fromEntries(

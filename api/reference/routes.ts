@@ -1,10 +1,12 @@
-// The API's self-description: /openapi.json, a readable /docs page rendered from it (no CDN, so it
-// works offline), and /problems/<slug>, the page every problem `type` points at.
+// The API's self-description: /openapi.json, the /docs page that renders it with Scalar (served from
+// node_modules, no CDN, so it works offline), and /problems/<slug>, the page every problem `type` points at.
 import { Type } from '@sinclair/typebox';
 import { PROBLEM_TYPES, RallyError, type ProblemSlug } from '../http/problem.ts';
 import { sendData } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { renderDocsPage, renderProblemPage } from './pages.ts';
+import { renderProblemPage } from './pages.ts';
+import { DOCS_INIT_SCRIPT, openScalarBundle, renderDocsPage } from './docs-page.ts';
+import { htmlPolicies } from '../http/security-headers.ts';
 
 const ApiIndexSchema = Type.Object({
   data: Type.Object({ name: Type.String(), version: Type.String(), documentation: Type.String(), openapi: Type.String() }),
@@ -12,7 +14,7 @@ const ApiIndexSchema = Type.Object({
 });
 
 export function createReferenceRoutes(getDocument: () => Record<string, unknown>, publicUrl: string): AnyRouteSpec[] {
-  let docsHtml: string | undefined;
+  const docsHtml = renderDocsPage(publicUrl);
   // Frozen: the response check then validates it once (response-check.ts).
   const index = Object.freeze({ name: 'Rally', version: '1', documentation: `${publicUrl}/docs`, openapi: `${publicUrl}/openapi.json` });
   return [
@@ -45,14 +47,48 @@ export function createReferenceRoutes(getDocument: () => Record<string, unknown>
       method: 'get',
       path: '/docs',
       operationId: 'getApiReference',
-      summary: 'A readable API reference page',
+      summary: 'The API reference, rendered from /openapi.json with try-it-out against this API',
       tag: 'Reference',
       auth: 'none',
       responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
       async handler(ctx) {
-        docsHtml ??= renderDocsPage(getDocument());
+        ctx.set('Content-Security-Policy', htmlPolicies.docs(publicUrl));
         ctx.type = 'text/html; charset=utf-8';
         ctx.body = docsHtml;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs/assets/docs-init.js',
+      operationId: 'getApiReferenceScript',
+      summary: "The /docs page's script: mounts the renderer on the page",
+      tag: 'Reference',
+      auth: 'none',
+      responses: { 200: { description: 'JavaScript', contentType: 'text/javascript' } },
+      async handler(ctx) {
+        ctx.set('Cache-Control', 'public, max-age=300');
+        ctx.type = 'text/javascript; charset=utf-8';
+        ctx.body = DOCS_INIT_SCRIPT;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs/assets/scalar.js',
+      operationId: 'getApiReferenceRenderer',
+      summary: 'The renderer of /docs: the browser bundle of @scalar/api-reference, from this installation',
+      tag: 'Reference',
+      auth: 'none',
+      responses: {
+        200: { description: 'JavaScript', contentType: 'text/javascript' },
+        503: { description: 'The renderer package is not installed here' },
+      },
+      async handler(ctx) {
+        const bundle = await openScalarBundle();
+        if (!bundle)
+          throw new RallyError('service-unavailable', 'The API reference renderer (@scalar/api-reference) is not installed; /openapi.json has the reference.');
+        ctx.set('Cache-Control', 'public, max-age=3600');
+        ctx.type = 'text/javascript; charset=utf-8';
+        ctx.body = bundle;
       },
     }),
     defineRoute({

@@ -81,6 +81,9 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       permission: 'write',
       rateLimit: 'sign',
       summary: 'Sign an active petition (once per person; at most RALLY_SIGN_LIMIT_PER_HOUR signatures per client IP per hour)',
+      description:
+        'A second signature by the same person is 409. The answer carries the new count, and `milestone_reached` when this ' +
+        'signature claimed a milestone. Emits `signature.created` (and `signature.milestone`).',
       params: PetitionParams,
       body: SignatureCreate,
       responses: {

@@ -32,12 +32,18 @@ describe('API reference', function () {
   });
 
   describe('GET /docs', () => {
-    it('renders a readable page listing the operations', async () => {
+    it('is a page that loads the renderer from this API, never a CDN, under a CSP that allows no inline script', async () => {
       const response = await fetch(`${api.baseUrl}/docs`);
       expect(response.headers.get('content-type')).to.match(/^text\/html/);
+      const csp = response.headers.get('content-security-policy') ?? '';
+      expect(csp).to.include("script-src 'self';").and.include("frame-ancestors 'none'").and.not.include('unsafe-eval');
       const html = await response.text();
-      expect(html).to.include('/openapi.json').and.include('/health');
-      expect(html).to.include('API key scopes').and.include('read_write');
+      expect(html).to.include('/openapi.json').and.include('src="/docs/assets/scalar.js"');
+      expect(html).to.not.match(/<script>|https?:\/\/(?!rally\.test)[a-z]/);
+      const bundle = await fetch(`${api.baseUrl}/docs/assets/scalar.js`);
+      expect(bundle.status).to.equal(200);
+      expect(bundle.headers.get('content-type')).to.match(/^text\/javascript/);
+      expect((await bundle.arrayBuffer()).byteLength).to.be.above(100_000);
     });
   });
 });

@@ -40,10 +40,10 @@ export type Operation = {
   body?: Schema;
   /**
    * The 4xx statuses the operation documents itself (beside the generic 4XX problem), with the
-   * media type it names, if any: an OAuth error or an HTML page answers in the form its protocol
+   * media types it names, if any: an OAuth error or an HTML page answers in the form its protocol
    * or its reader needs.
    */
-  ownErrors: Map<number, string | undefined>;
+  ownErrors: Map<number, string[]>;
 };
 
 type DocumentParameter = { name: string; in: string; required?: boolean; schema?: Schema };
@@ -60,7 +60,17 @@ export type OpenApiDocument = { paths: Record<string, Record<string, DocumentOpe
 export async function fetchOpenApiDocument(baseUrl: string): Promise<OpenApiDocument> {
   const response = await fetch(`${baseUrl}/openapi.json`);
   if (response.status !== 200) throw new Error(`GET /openapi.json answered ${response.status}`);
-  return (await response.json()) as OpenApiDocument;
+  const document = (await response.json()) as OpenApiDocument & { components?: { schemas?: Record<string, unknown> } };
+  return inlineReferences(document, document.components?.schemas ?? {}) as OpenApiDocument;
+}
+
+/** The document with each `#/components/schemas/X` reference replaced by X itself (the fuzzer reads plain schemas). */
+function inlineReferences(value: unknown, schemas: Record<string, unknown>): unknown {
+  if (Array.isArray(value)) return value.map((item) => inlineReferences(item, schemas));
+  if (typeof value !== 'object' || value === null) return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return inlineReferences(schemas[ref.slice('#/components/schemas/'.length)], schemas);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inlineReferences(item, schemas)]));
 }
 
 const parametersIn = (operation: DocumentOperation, location: string): Parameter[] =>
@@ -68,10 +78,10 @@ const parametersIn = (operation: DocumentOperation, location: string): Parameter
     .filter((parameter) => parameter.in === location)
     .map((parameter) => ({ name: parameter.name, required: parameter.required ?? false, schema: parameter.schema ?? {} }));
 
-function ownErrorsOf(operation: DocumentOperation): Map<number, string | undefined> {
-  const errors = new Map<number, string | undefined>();
+function ownErrorsOf(operation: DocumentOperation): Map<number, string[]> {
+  const errors = new Map<number, string[]>();
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
-    if (/^4\d\d$/.test(status)) errors.set(Number(status), Object.keys(response.content ?? {})[0]);
+    if (/^4\d\d$/.test(status)) errors.set(Number(status), Object.keys(response.content ?? {}));
   }
   return errors;
 }

@@ -52,8 +52,9 @@ export function verdict(answer: Answer, operation: Operation): string | undefine
   if ('failure' in answer) return answer.failure;
   if (answer.status >= 500) return `answered ${answer.status}: ${answer.body}`;
   if (operation.ownErrors.has(answer.status)) {
-    const documented = operation.ownErrors.get(answer.status);
-    if (documented && !answer.contentType.startsWith(documented)) return `answered ${answer.status} as ${answer.contentType}; the document says ${documented}`;
+    const documented = operation.ownErrors.get(answer.status) ?? [];
+    if (documented.length && !documented.some((type) => answer.contentType.startsWith(type)))
+      return `answered ${answer.status} as ${answer.contentType}; the document says ${documented.join(' or ')}`;
     return undefined;
   }
   if (answer.status >= 400 && !answer.contentType.startsWith('application/problem+json')) {

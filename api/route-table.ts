@@ -1,0 +1,142 @@
+// Every route of the API, in matching order, from the services they use. One list for the running
+// app (app.ts builds the services) and for the offline OpenAPI build (scripts/openapi.ts passes
+// services that are never called): the document is written from the same declarations that serve.
+import type { DatabasePool } from 'slonik';
+import type { AccessTokenVerifier } from '../core/auth/access-tokens.ts';
+import type { IdentityClient } from '../core/auth/identity-client.ts';
+import type { LoginThrottle } from '../core/auth/login-throttle.ts';
+import type { RevocationList } from '../core/auth/revocation-list.ts';
+import type { CachedPetitionAnalytics } from '../core/analytics/analytics-cache.ts';
+import type { PageViewCounter } from '../core/analytics/page-views.ts';
+import type { OAuthSigner } from '../core/oauth/signing-key.ts';
+import type { AccessCodeGuard } from '../core/petitions/access-code-guard.ts';
+import type { PublicPetitionCache } from '../core/petitions/read-cache.ts';
+import type { PetitionSearch } from '../core/search/search-cache.ts';
+import type { SignatureFeed } from '../core/signatures/live-feed.ts';
+import type { CaptchaVerifier } from '../core/signatures/recaptcha.ts';
+import type { SignBatcher } from '../core/signatures/sign-batcher.ts';
+import type { Orchestration } from '../orchestration/index.ts';
+import type { Config } from '../platform/config.ts';
+import type { BrowserSessions } from './browser/session.ts';
+import type { RouteLimits } from './http/limits.ts';
+import { createApiKeyRoutes } from './api-keys/routes.ts';
+import { createAuthRoutes } from './auth/routes.ts';
+import { createHealthRoutes, type Readiness } from './health/routes.ts';
+import type { AnyRouteSpec } from './http/route.ts';
+import { createReferenceRoutes } from './reference/routes.ts';
+import { createUserActivityRoutes } from './users/activity-routes.ts';
+import { createUserRoutes } from './users/routes.ts';
+import { createSignatureRoutes } from './signatures/routes.ts';
+import { createWebhookRoutes } from './webhooks/routes.ts';
+import { createNotificationRoutes } from './notifications/routes.ts';
+import { createPetitionExportRoutes } from './petitions/export.ts';
+import { createLeaderboardRoutes } from './petitions/leaderboard.ts';
+import { createPetitionRoutes } from './petitions/routes.ts';
+import { createCommentRoutes } from './comments/routes.ts';
+import { createPetitionUpdateRoutes } from './petition-updates/routes.ts';
+import { createTransitionRoutes } from './petitions/transition-routes.ts';
+import { createMediaRoutes } from './media/routes.ts';
+import { createDecisionMakerRoutes } from './decision-makers/routes.ts';
+import { createSearchRoutes } from './search/routes.ts';
+import { createAnalyticsRoutes } from './analytics/routes.ts';
+import { createEmbedRoutes } from './embeds/routes.ts';
+import { createPageRoutes } from './pages/routes.ts';
+import { createOAuthRoutes } from './oauth/routes.ts';
+import { createOAuthRevocationRoutes } from './oauth/revocation-routes.ts';
+import { createDeveloperAppRoutes } from './oauth/app-routes.ts';
+import { createBrowserLoginRoutes } from './browser/login-routes.ts';
+import { createBrowserSignRoutes } from './browser/sign-routes.ts';
+import { createAppAuthorizationRoutes } from './oauth/authorization-routes.ts';
+import { createMemberRoutes } from './organizations/member-routes.ts';
+import { createOrganizationApiKeyRoutes } from './organizations/api-key-routes.ts';
+import { createInvitationRoutes } from './organizations/invitation-routes.ts';
+import { createUnsubscribeRoutes } from './notifications/unsubscribe-routes.ts';
+import { createOrganizationRoutes } from './organizations/routes.ts';
+import { createReportRoutes } from './reports/routes.ts';
+import { createAdminReportRoutes } from './admin/report-routes.ts';
+import { createAdminUserRoutes } from './admin/user-routes.ts';
+import { createAdminContentRoutes } from './admin/content-routes.ts';
+import { createAdminAuditRoutes } from './admin/audit-routes.ts';
+
+/** What the routes are built from: the long-lived services app.ts starts. */
+export type RouteServices = {
+  config: Config;
+  db: DatabasePool;
+  workflows: Orchestration;
+  identity: IdentityClient;
+  readiness: Readiness;
+  /** The OpenAPI document, built once the routes exist (reference/routes.ts serves it). */
+  getDocument: () => Record<string, unknown>;
+  oauthSigner: OAuthSigner;
+  verifyAccessToken: AccessTokenVerifier;
+  revocations: RevocationList;
+  loginThrottle: LoginThrottle;
+  feed: SignatureFeed;
+  petitionCache: PublicPetitionCache;
+  petitionAnalytics: CachedPetitionAnalytics;
+  petitionSearch: PetitionSearch;
+  signatures: SignBatcher;
+  verifyCaptcha: CaptchaVerifier;
+  pageViews: PageViewCounter;
+  accessCodeGuard: AccessCodeGuard;
+  /** The HMAC key of network blocks (core/signatures/network-block.ts). */
+  networkKey: Buffer;
+  /** Rally's own login in a browser, for pages and forms only (never /v1). */
+  browserSessions: BrowserSessions;
+  /** The rate limits a browser form charges like the API route it stands for. */
+  limits: RouteLimits;
+};
+
+export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
+  const { config, db, workflows, feed, networkKey, pageViews, browserSessions } = services;
+  const moderation = { db, workflows };
+  const rotation = { db, workflows, gracePeriodMs: config.keyGracePeriodMs };
+  const httpsOnly = config.nodeEnv === 'production';
+  return [
+    ...createHealthRoutes({ db, temporal: workflows, readiness: services.readiness }),
+    ...createReferenceRoutes(services.getDocument, config.publicUrl),
+    ...createAuthRoutes({
+      db,
+      identity: services.identity,
+      verifyAccessToken: services.verifyAccessToken,
+      revocations: services.revocations,
+      throttle: services.loginThrottle,
+      refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
+    }),
+    ...createOAuthRoutes({ db, signer: services.oauthSigner, audience: config.publicUrl, publicUrl: config.publicUrl, lifetimes: config.identity, browserSessions }),
+    ...createOAuthRevocationRoutes({ db, signer: services.oauthSigner }),
+    ...createDeveloperAppRoutes(rotation),
+    ...createAppAuthorizationRoutes({ db }),
+    ...createUserActivityRoutes({ db }),
+    ...createUserRoutes({ db, httpsOnly }),
+    ...createApiKeyRoutes(rotation),
+    ...createWebhookRoutes({ db, config }),
+    ...createUnsubscribeRoutes({ db, config }),
+    ...createNotificationRoutes({ db }),
+    ...createTransitionRoutes({ db, workflows }),
+    ...createSignatureRoutes({ db, signatures: services.signatures, verifyCaptcha: services.verifyCaptcha, feed, networkKey }),
+    ...createCommentRoutes({ db }),
+    ...createPetitionUpdateRoutes({ db }),
+    // Before the petition routes: /v1/petitions/export would otherwise be read as /v1/petitions/:slug.
+    ...createLeaderboardRoutes({ db }),
+    ...createPetitionExportRoutes({ db }),
+    ...createAnalyticsRoutes({ db, petitions: services.petitionCache, petitionAnalytics: services.petitionAnalytics }),
+    ...createPetitionRoutes({ db, workflows, accessCodeGuard: services.accessCodeGuard, pageViews, cache: services.petitionCache, httpsOnly }),
+    ...createMediaRoutes({ db, workflows, config }),
+    ...createDecisionMakerRoutes({ db, workflows, config }),
+    ...createSearchRoutes({ search: services.petitionSearch }),
+    ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews, sessions: browserSessions }),
+    ...createBrowserLoginRoutes({ db, identity: services.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
+    ...createBrowserSignRoutes({ db, publicUrl: config.publicUrl, sessions: browserSessions, signatures: services.signatures, feed, limits: services.limits, networkKey }),
+    ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
+    ...createMemberRoutes({ db }),
+    ...createOrganizationApiKeyRoutes(rotation),
+    ...createInvitationRoutes({ db, workflows, invitationTtlMs: config.invitationTtlMs }),
+    ...createOrganizationRoutes({ db }),
+    ...createReportRoutes({ ...moderation, networkKey, brigadeThreshold: config.moderation.brigadeThreshold }),
+    ...createAdminReportRoutes(moderation),
+    ...createAdminUserRoutes(moderation),
+    ...createAdminContentRoutes({ ...moderation, feed }),
+    ...createAdminAuditRoutes({ ...moderation, networkKey }),
+  ];
+}
