@@ -57,6 +57,7 @@ import { createCachedPetitionAnalytics } from '../core/analytics/analytics-cache
 import { createPageViewCounter } from '../core/analytics/page-views.ts';
 import { createEmbedRoutes } from './embeds/routes.ts';
 import { createPageRoutes } from './pages/routes.ts';
+import { createGuestSignRoutes } from './pages/guest-sign-routes.ts';
 import { loadOAuthSigner } from '../core/oauth/signing-key.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
 import { createAppAuthorizationRoutes } from './oauth/authorization-routes.ts';
@@ -162,7 +163,17 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...createMediaRoutes({ db, workflows, config }),
     ...createDecisionMakerRoutes({ db, workflows, config }),
     ...createSearchRoutes({ search: await createPetitionSearch({ db, timeoutMs: config.search.timeoutMs, notifications, log: deps.log }) }),
-    ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews }),
+    ...createPageRoutes({ db, publicUrl: config.publicUrl, encryptionKey: config.encryptionKey, pageViews }),
+    ...createGuestSignRoutes({
+      db,
+      publicUrl: config.publicUrl,
+      encryptionKey: config.encryptionKey,
+      networkKey,
+      confirmationTtlMs: config.signatureConfirmationTtlMs,
+      limits,
+      signatures,
+      feed,
+    }),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
     ...createMemberRoutes({ db }),
     ...createOrganizationApiKeyRoutes(rotation),

@@ -23,7 +23,8 @@ function originsOf(urls: string[]): string[] {
   return [...origins];
 }
 
-// Same-origin script only, the inline stylesheet by its hash, WebSocket back to us.
+// Same-origin script only, the inline stylesheet by its hash, WebSocket back to us, forms (the guest
+// signing form, api/pages/guest-sign-form.ts) posted back to us.
 function scriptedPage(publicUrl: string, policy: PagePolicy, frameAncestors: string): string {
   const socketOrigin = publicUrl.replace(/^http/, 'ws');
   return [
@@ -33,7 +34,7 @@ function scriptedPage(publicUrl: string, policy: PagePolicy, frameAncestors: str
     `img-src 'self' ${originsOf(policy.imageOrigins ?? []).join(' ')}`.trim(),
     `connect-src 'self' ${socketOrigin}`,
     "base-uri 'none'",
-    "form-action 'none'",
+    "form-action 'self'",
     `frame-ancestors ${frameAncestors}`,
   ].join('; ');
 }

@@ -6,13 +6,9 @@ import { excerpt, formatDate, formatNumber, html, paragraphs, trusted, type Safe
 import { LIVE_SCRIPT_PATH } from './live-script.ts';
 import { PAGE_CSS } from './styles.ts';
 import { oembedUrl, petitionPageUrl } from './urls.ts';
+import { guestSigning } from './guest-sign-form.ts';
 
 const RESPONSE_STATUS: Record<string, string> = { acknowledged: 'Acknowledged', supportive: 'Supportive', opposed: 'Opposed', neutral: 'Neutral' };
-
-const HOW_TO_SIGN = trusted(
-  '<p>Signing needs a Rally account: sign in to Rally first, then sign from the Rally app or any app connected to your account. ' +
-    'You are not signed in on this page.</p>',
-);
 
 export function tally(petition: PublicPetition['petition']): SafeHtml {
   const count = petition.live_signature_count;
@@ -100,7 +96,8 @@ ${image(data)}
 ${petition.victory_message ? html`<section aria-labelledby="victory"><h2 id="victory">Victory</h2>${paragraphs(petition.victory_message)}</section>` : ''}
 ${decisionMakers(data)}${updates(data)}
 <section id="sign" aria-labelledby="how-to-sign"><h2 id="how-to-sign">How to sign</h2>
-${HOW_TO_SIGN}</section>
+<!-- guest signing, confirmed by email -->${guestSigning(petition, 'page')}
+</section>
 </article>
 <footer class="mu">Hosted on Rally, the open petition platform.</footer></main></body></html>`;
   return page.value;

@@ -16,6 +16,8 @@ import { sendCacheable, sendNotFoundPage } from './respond.ts';
 import { htmlPolicies } from '../http/security-headers.ts';
 import { PAGE_CSS_HASH, WIDGET_CSS_HASH } from './styles.ts';
 import { renderWidgetPage, widgetTheme } from './widget-page.ts';
+import { formToken } from '../../core/guest-signatures/tokens.ts';
+import { withFormToken } from './guest-sign-pages.ts';
 
 const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
 // Extra query parameters (ref, source, utm_*) are welcome on a shared link: the page ignores them.
@@ -41,8 +43,10 @@ async function loadOrNotFound(ctx: RallyContext, load: () => Promise<PublicPetit
 const imageOrigins = (data: PublicPetition) => (data.image ? [data.image.url, ...data.image.variants.map((variant) => variant.url)] : []);
 
 /** Views are counted like those of GET /v1/petitions/{slug} (core/analytics/page-views.ts), 304s included. */
-export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pageViews?: PageViewCounter }): AnyRouteSpec[] {
+export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; encryptionKey: string; pageViews?: PageViewCounter }): AnyRouteSpec[] {
   const { db, publicUrl } = deps;
+  // The guest form's token (core/guest-signatures/tokens.ts), issued now, for this petition.
+  const formTokenFor = (petitionId: string) => (page: string) => withFormToken(page, formToken(deps.encryptionKey, petitionId, Date.now()));
   const tag = 'Pages';
   return [
     defineRoute({
@@ -68,7 +72,7 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
         if ('notice' in data) return sendCacheable(ctx, renderReviewNoticePage(), HTML, htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH }));
         deps.pageViews?.record(data.petition.id, 'page');
         const csp = htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins: imageOrigins(data) });
-        sendCacheable(ctx, renderPetitionPage(data, publicUrl), HTML, csp);
+        sendCacheable(ctx, renderPetitionPage(data, publicUrl), HTML, csp, formTokenFor(data.petition.id));
       },
     }),
     defineRoute({
@@ -96,7 +100,7 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
         if ('notice' in data) return sendCacheable(ctx, renderReviewNoticeWidget(widgetTheme(query.theme)), HTML, widgetCsp);
         deps.pageViews?.record(data.petition.id, 'widget');
         const body = renderWidgetPage(data, publicUrl, { theme: widgetTheme(query.theme), showDescription: query.description === '1' });
-        sendCacheable(ctx, body, HTML, widgetCsp);
+        sendCacheable(ctx, body, HTML, widgetCsp, formTokenFor(data.petition.id));
       },
     }),
     defineRoute({

@@ -7,6 +7,7 @@ import { LIVE_SCRIPT_PATH } from './live-script.ts';
 import { callToAction, tally } from './petition-page.ts';
 import { WIDGET_CSS } from './styles.ts';
 import { petitionPageUrl, type WidgetOptions } from './urls.ts';
+import { guestSigning } from './guest-sign-form.ts';
 
 export const WIDGET_THEMES = ['light', 'dark', 'auto'] as const;
 export type WidgetTheme = (typeof WIDGET_THEMES)[number];
@@ -27,6 +28,7 @@ export function renderWidgetPage(data: PublicPetition, publicUrl: string, option
 ${options.showDescription ? html`<p class="d mu">${excerpt(petition.description, 240)}</p>` : ''}
 <div class="c">${tally(petition)}</div>
 ${callToAction(petition, `${pageUrl}?source=embed#sign`, true)}
+<!-- guest signing, confirmed by email -->${guestSigning(petition, 'widget')}
 <p class="by mu">Petition on Rally</p></main></body></html>`;
   return page.value;
 }

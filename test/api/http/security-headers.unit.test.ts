@@ -13,11 +13,11 @@ describe('security headers (api/http/security-headers.ts)', () => {
     );
     expect(htmlPolicies.page('https://rally.example', { styleHash: "'sha256-x'", imageOrigins: ['https://cdn.example/a.webp', 'not a url'] })).to.equal(
       "default-src 'none'; script-src 'self'; style-src 'sha256-x'; img-src 'self' https://cdn.example; " +
-        "connect-src 'self' wss://rally.example; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        "connect-src 'self' wss://rally.example; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     );
     expect(htmlPolicies.widget('http://localhost:3000', { styleHash: "'sha256-y'" })).to.equal(
       "default-src 'none'; script-src 'self'; style-src 'sha256-y'; img-src 'self'; connect-src 'self' " +
-        "ws://localhost:3000; base-uri 'none'; form-action 'none'; frame-ancestors *",
+        "ws://localhost:3000; base-uri 'none'; form-action 'self'; frame-ancestors *",
     );
     expect(htmlPolicies.oauthConsent('https://app.example')).to.equal(
       "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'self' https://app.example",
