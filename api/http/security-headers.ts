@@ -56,6 +56,10 @@ export const htmlPolicies = {
 // a measurable cost on every answer of the lightest routes.
 const isHtml = (contentType: unknown) => typeof contentType === 'string' && /^\s*text\/html\s*(?:;|$)/i.test(contentType);
 const isWidget = (path: string) => path.startsWith('/embed/');
+// The pages with the guest signing form: a same-origin form post must carry its true Origin, which
+// Chromium replaces by "null" under no-referrer (the CSRF check of a form without a session reads it
+// where Sec-Fetch-Site is not sent: plain-http origins). Other sites still get no referrer from them.
+const hasSigningForm = (path: string) => path.startsWith('/p/') || path.startsWith('/embed/p/');
 
 export function createSecurityHeadersMiddleware(options: { publicUrl: string }): Middleware<RallyState> {
   const https = new URL(options.publicUrl).protocol === 'https:';
@@ -64,7 +68,7 @@ export function createSecurityHeadersMiddleware(options: { publicUrl: string }):
       await next();
     } finally {
       ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Referrer-Policy', 'no-referrer');
+      ctx.set('Referrer-Policy', hasSigningForm(ctx.path) ? 'same-origin' : 'no-referrer');
       if (https) ctx.set('Strict-Transport-Security', HSTS);
       if (isHtml(ctx.response.get('Content-Type')) && !ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', htmlPolicies.static);
       // Only the widget may be framed; nothing else, neither pages nor the API (X-Frame-Options for

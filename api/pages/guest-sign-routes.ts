@@ -69,10 +69,14 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
     ctx.body = token ? withFormToken(body, token) : body;
   }
 
-  /** Sent from a document of Rally's own origin, as far as the browser tells (a browser always does today). */
+  /**
+   * Sent from a document of Rally's own origin. Sec-Fetch-Site, which no page can set, decides where a
+   * browser sends it (Origin is "null" on form posts under the Referrer-Policy no-referrer of every
+   * answer); without it (an older browser, a script), an Origin given must be ours.
+   */
   function fromOurOrigin(ctx: RallyContext): boolean {
     const site = ctx.get('Sec-Fetch-Site');
-    if (site && site !== 'same-origin') return false;
+    if (site) return site === 'same-origin';
     const from = ctx.get('Origin');
     return !from || from === origin;
   }
