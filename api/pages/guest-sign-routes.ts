@@ -71,8 +71,8 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
 
   /**
    * Sent from a document of Rally's own origin. Sec-Fetch-Site, which no page can set, decides where a
-   * browser sends it (Origin is "null" on form posts under the Referrer-Policy no-referrer of every
-   * answer); without it (an older browser, a script), an Origin given must be ours.
+   * browser sends it (secure origins); without it (plain http, an older browser, a script), an Origin
+   * given must be ours: the form's pages have a same-origin referrer policy so that it is not "null".
    */
   function fromOurOrigin(ctx: RallyContext): boolean {
     const site = ctx.get('Sec-Fetch-Site');

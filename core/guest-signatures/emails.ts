@@ -105,9 +105,12 @@ export async function expireOverdue(db: CommonQueryMethods, limit: number): Prom
 /** Milliseconds until the next email, reminder or expiry is due (0: now); null when nothing is open. */
 export async function nextDueMs(db: CommonQueryMethods, ttlMs: number): Promise<number | null> {
   return db.oneFirst(sql.type(z.object({ due: z.number().nullable() }))`
-    SELECT (SELECT CASE WHEN EXISTS (SELECT 1 FROM guest_signatures WHERE email_due) THEN 0 ELSE
-      greatest(0, ceil(extract(epoch FROM min(CASE WHEN reminded_at IS NULL AND emailed_at IS NOT NULL
-        THEN expires_at - make_interval(secs => ${ttlMs / 2000}) ELSE expires_at END) - now()) * 1000))::int END
-      FROM guest_signatures WHERE status = 'pending') AS due
+    SELECT CASE
+      WHEN EXISTS (SELECT 1 FROM guest_signatures WHERE email_due) THEN 0
+      -- NULL when nothing is pending (min of no rows), not greatest(0, NULL), which is 0.
+      ELSE (SELECT ceil(greatest(0, extract(epoch FROM min(CASE WHEN reminded_at IS NULL AND emailed_at IS NOT NULL
+          THEN expires_at - make_interval(secs => ${ttlMs / 2000}) ELSE expires_at END) - now())) * 1000)::int
+        FROM guest_signatures WHERE status = 'pending' HAVING count(*) > 0)
+    END AS due
   `);
 }
