@@ -5,7 +5,7 @@
 // subject the normalised address) and with the address verified by the click.
 //
 // Such a user has no account at the identity provider: they get one when they set a password (the
-// sign-up page of the browser sessions, /signup?email=…), which then adopts this user (adoptGuestUser).
+// sign-up page of the browser sessions, /signup?email=…); their first login adopts this user (adoptGuestUser).
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -39,14 +39,15 @@ export async function findOrCreateGuestUser(db: CommonQueryMethods, email: strin
 }
 
 /**
- * For the sign-up of a person who signed as a guest: the guest user of this address takes the new
- * identity-provider account, so their signatures stay theirs. Answers the adopted user's id, or null
- * when the address has no guest user.
+ * For the first login of a person who signed as a guest (upsertUserFromClaims, with the address
+ * verified by the provider): the guest user of this address takes the provider account, so their
+ * signatures stay theirs. Answers the adopted user's id, or null when there is nothing to adopt.
  */
 export async function adoptGuestUser(db: CommonQueryMethods, email: string, identity: { issuer: string; subject: string }): Promise<string | null> {
   return db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
     UPDATE users SET identity_issuer = ${identity.issuer}, identity_subject = ${identity.subject}, updated_at = now()
     WHERE identity_issuer = ${GUEST_IDENTITY_ISSUER} AND identity_subject = rally_email_key(${email})
+      AND NOT EXISTS (SELECT 1 FROM users WHERE identity_issuer = ${identity.issuer} AND identity_subject = ${identity.subject})
     RETURNING id
   `);
 }

@@ -54,7 +54,8 @@ async function seedPending(db: DatabasePool, petitionId: string, keyHex: string,
     const slice = ids.slice(start, start + 10_000);
     await db.query(sql.typeAlias('void')`
       INSERT INTO guest_signatures (id, petition_id, email, email_key, display_name, token_hash, expires_at, email_due, emailed_at)
-      SELECT id, ${petitionId}, ${`hot-${tag}-`} || ordinal || '@guests.example', ${`hot-${tag}-`} || ordinal || '@guests.example', 'Bench Guest',
+      SELECT id, ${petitionId}, ${`hot-${tag}-`} || (${start} + ordinal) || '@guests.example', ${`hot-${tag}-`} || (${start} + ordinal) || '@guests.example',
+        'Bench Guest',
         decode(hash, 'hex'), now() + interval '1 day', false, now()
       FROM unnest(${sql.array(slice, 'uuid')}, ${sql.array(
         slice.map((id) => tokenHash(linkToken(keyHex, id)).toString('hex')),
