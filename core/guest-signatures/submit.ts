@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { linkToken, tokenHash } from './tokens.ts';
 
-/** At most one confirmation email per address and petition in this long (a second form in it mails nothing). */
+/** At most one confirmation email (and one "you have already signed") per address and petition in this long. */
 export const RESEND_AFTER_SECONDS = 60 * 60;
 /** Confirmation emails one address may be sent per hour over every petition: no mail-bombing a stranger. */
 export const EMAILS_PER_ADDRESS_PER_HOUR = 10;
@@ -47,6 +47,9 @@ export async function submitGuestSignature(db: CommonQueryMethods, keyHex: strin
     WHERE (SELECT count(*) FROM guest_signatures g
            WHERE g.email_key = rally_email_key(${form.email}) AND g.requested_at > now() - make_interval(secs => ${RESEND_AFTER_SECONDS}))
       < ${EMAILS_PER_ADDRESS_PER_HOUR}
+      -- An address that had signed is told so at most once an hour per petition, like a confirmation.
+      AND NOT EXISTS (SELECT 1 FROM guest_signatures g WHERE g.petition_id = ${form.petitionId} AND g.email_key = rally_email_key(${form.email})
+        AND g.status = 'already_signed' AND g.requested_at > now() - make_interval(secs => ${RESEND_AFTER_SECONDS}))
     ON CONFLICT (petition_id, email_key) WHERE status = 'pending' DO UPDATE
       SET requested_at = now(), email_due = true, email_queued_at = NULL, expires_at = EXCLUDED.expires_at, reminded_at = NULL,
         display_name = EXCLUDED.display_name, comment = EXCLUDED.comment, is_anonymous = EXCLUDED.is_anonymous,
@@ -55,7 +58,8 @@ export async function submitGuestSignature(db: CommonQueryMethods, keyHex: strin
     RETURNING id, (xmax = 0) AS inserted
   `);
   if (row) return row.inserted ? 'queued' : 'requeued';
-  // Nothing written: an open one mailed within the hour, or the address's ceiling. Which one only matters to the logs.
+  // Nothing written: an open one (or an "already signed" notice) mailed within the hour, or the address's ceiling.
+  // Which one only matters to the logs.
   const open = await db.exists(sql.type(z.object({}))`
     SELECT 1 FROM guest_signatures WHERE petition_id = ${form.petitionId} AND email_key = rally_email_key(${form.email}) AND status = 'pending'
   `);
