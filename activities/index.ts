@@ -18,6 +18,7 @@ import { createInvitationActivities, invitationDependencies } from './organizati
 import { createNotificationEmailActivities, notificationEmailDependencies } from './notification-emails.ts';
 import type { Client } from '@temporalio/client';
 import { createModerationActivities, moderationDependencies } from './moderation.ts';
+import { createGuestSignatureEmailActivities, guestSignatureEmailDependencies } from './guest-signature-emails.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */
 export type ActivityDependencies = {
@@ -46,6 +47,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createInvitationActivities(invitationDependencies(deps.db, config)),
     ...createNotificationEmailActivities(notificationEmailDependencies(deps.db, config)),
     ...createModerationActivities(moderationDependencies(deps.db, config, deps.temporal)),
+    ...createGuestSignatureEmailActivities(guestSignatureEmailDependencies(deps.db, config)),
   };
 }
 

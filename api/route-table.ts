@@ -41,6 +41,7 @@ import { createSearchRoutes } from './search/routes.ts';
 import { createAnalyticsRoutes } from './analytics/routes.ts';
 import { createEmbedRoutes } from './embeds/routes.ts';
 import { createPageRoutes } from './pages/routes.ts';
+import { createGuestSignRoutes } from './pages/guest-sign-routes.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
 import { createOAuthRevocationRoutes } from './oauth/revocation-routes.ts';
 import { createDeveloperAppRoutes } from './oauth/app-routes.ts';
@@ -103,7 +104,14 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
       throttle: services.loginThrottle,
       refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
     }),
-    ...createOAuthRoutes({ db, signer: services.oauthSigner, audience: config.publicUrl, publicUrl: config.publicUrl, lifetimes: config.identity, browserSessions }),
+    ...createOAuthRoutes({
+      db,
+      signer: services.oauthSigner,
+      audience: config.publicUrl,
+      publicUrl: config.publicUrl,
+      lifetimes: config.identity,
+      browserSessions,
+    }),
     ...createOAuthRevocationRoutes({ db, signer: services.oauthSigner }),
     ...createDeveloperAppRoutes(rotation),
     ...createAppAuthorizationRoutes({ db }),
@@ -125,9 +133,27 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
     ...createMediaRoutes({ db, workflows, config }),
     ...createDecisionMakerRoutes({ db, workflows, config }),
     ...createSearchRoutes({ search: services.petitionSearch }),
-    ...createPageRoutes({ db, publicUrl: config.publicUrl, pageViews, sessions: browserSessions }),
+    ...createPageRoutes({ db, publicUrl: config.publicUrl, encryptionKey: config.encryptionKey, pageViews, sessions: browserSessions }),
+    ...createGuestSignRoutes({
+      db,
+      publicUrl: config.publicUrl,
+      encryptionKey: config.encryptionKey,
+      networkKey,
+      confirmationTtlMs: config.signatureConfirmationTtlMs,
+      limits: services.limits,
+      signatures: services.signatures,
+      feed,
+    }),
     ...createBrowserLoginRoutes({ db, identity: services.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
-    ...createBrowserSignRoutes({ db, publicUrl: config.publicUrl, sessions: browserSessions, signatures: services.signatures, feed, limits: services.limits, networkKey }),
+    ...createBrowserSignRoutes({
+      db,
+      publicUrl: config.publicUrl,
+      sessions: browserSessions,
+      signatures: services.signatures,
+      feed,
+      limits: services.limits,
+      networkKey,
+    }),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
     ...createMemberRoutes({ db }),
     ...createOrganizationApiKeyRoutes(rotation),

@@ -131,3 +131,14 @@ export const AUDIT_ACTIONS = [
   'organization.key_creator_left',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * A guest signature (signed from the page or the widget without an account) from its form to its end:
+ * waiting for the click on its emailed link, confirmed (a signature now), found already signed when its
+ * email went out (the email says so; nothing to confirm), or expired unconfirmed.
+ */
+export const GUEST_SIGNATURE_STATUSES = ['pending', 'confirmed', 'already_signed', 'expired'] as const;
+export type GuestSignatureStatus = (typeof GUEST_SIGNATURE_STATUSES)[number];
+
+/** The identity issuer of a user recorded from a confirmed guest signature: no password, no provider account yet. */
+export const GUEST_IDENTITY_ISSUER = 'rally:guest';

@@ -19,6 +19,9 @@ import type { Logger } from '../platform/logger.ts';
 import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
 import {
+  guestSignatureEmails,
+  guestSignatureEmailsDueSignal,
+  guestSignatureEmailsWorkflowId,
   milestoneReachedSignal,
   notificationEmailDigests,
   notificationEmailDigestsWorkflowId,
@@ -31,6 +34,7 @@ import {
 import { claimUnsignalledMilestones, markMilestoneSignalled } from '../core/organizations/milestone-notifications.ts';
 import type { PetitionStatus } from '../core/vocabulary.ts';
 import { queuePendingEmails } from '../core/notifications/emails.ts';
+import { queueDueEmails as queueGuestSignatureEmails } from '../core/guest-signatures/emails.ts';
 import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
 import { claimDeliveryBatches, dispatchEventBatch, forgetStartedBatches, unstartedBatches, type DeliveryBatch } from '../core/events/dispatch-queries.ts';
 import { withTraceCarrier } from '../platform/trace-context.ts';
@@ -146,6 +150,24 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     return more;
   }
 
+  // (4b) Guest signatures whose confirmation email is due wake the one workflow that mails them all,
+  // marked queued once Temporal accepted the signal (core/guest-signatures/emails.ts).
+  async function queueGuestEmails(): Promise<boolean> {
+    const { more } = await queueGuestSignatureEmails(db, EMAIL_QUEUE_BATCH, async () => {
+      await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+        options.temporal.workflow.signalWithStart(guestSignatureEmails, {
+          workflowId: guestSignatureEmailsWorkflowId(config.temporal.taskQueue),
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          taskQueue: config.temporal.taskQueue,
+          args: [{ ttlMs: config.signatureConfirmationTtlMs }],
+          signal: guestSignatureEmailsDueSignal,
+          typedSearchAttributes: [{ key: RallyEntityType, value: 'guest_signature_emails' }],
+        }),
+      );
+    });
+    return more;
+  }
+
   // (5) Milestone crossings become signals to their petition's workflow, which fans the notifications
   // out: in a loop of their own, so that a backlog never holds up a delivery start, and paced (see
   // MILESTONE_SIGNALS_PER_SECOND). Returns whether more are waiting.
@@ -187,9 +209,10 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     createLoop('dispatch', async () => {
       const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
       const moreEmails = await queueNotificationEmails();
+      const moreGuestEmails = await queueGuestEmails();
       // Last: a batch Temporal keeps refusing fails the round after everything else was done.
       const more = await startDeliveries();
-      return dispatched === EVENT_BATCH || moreEmails || more;
+      return dispatched === EVENT_BATCH || moreEmails || moreGuestEmails || more;
     }),
     createLoop('milestone signalling', signalMilestones),
   );

@@ -1,6 +1,7 @@
 // The copy-paste embed code: an iframe of the widget and a tiny host script (well under 1 KB) that
 // resizes it when the widget reports its height. The script accepts rally:resize only from Rally's
-// origin and only for the iframe that sent it, and bounds the height it applies.
+// origin and only for the iframe that sent it, and bounds the height it applies. The sandbox allows
+// forms: a visitor signs as a guest inside the widget (api/pages/guest-sign-form.ts).
 import { html } from '../pages/html.ts';
 import { widgetUrl, type WidgetOptions } from '../pages/urls.ts';
 
@@ -21,6 +22,6 @@ export type EmbedOptions = WidgetOptions & { width: number; height: number };
 export function widgetIframe(publicUrl: string, petition: { slug: string; title: string }, options: EmbedOptions): string {
   const src = widgetUrl(publicUrl, petition.slug, options);
   const size = html`width="${options.width}" height="${options.height}" style="border:0;width:100%;max-width:${options.width}px"`;
-  const sandbox = html`sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"`;
+  const sandbox = html`sandbox="allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox"`;
   return html`<iframe data-rally-embed src="${src}" title="Petition: ${petition.title}" ${size} loading="lazy" ${sandbox}></iframe>`.value;
 }

@@ -28,6 +28,8 @@ export type RouteLimits = {
   chargeGeneral(ctx: RallyContext): void;
   /** Charges what a route of `rateClass` costs: the general bucket, then the class's own limits. */
   chargeClass(ctx: RallyContext, rateClass: RateLimitClass): Promise<void>;
+  /** The signing limits for a guest's form (api/pages/guest-sign-routes.ts): address, block, and the domain of the address typed in. */
+  chargeGuestSignature(ctx: RallyContext, email: string): void;
   stop(): void;
 };
 
@@ -76,11 +78,15 @@ export function createRouteLimits(deps: { db: DatabasePool; log: Logger; config:
 
   /** Spends one signature of the caller's address, block and domain, before the signing statement runs. */
   async function chargeSignature(ctx: RallyContext): Promise<void> {
-    const { clientIp, principal } = ctx.state;
+    const { principal } = ctx.state;
+    spendSignature(ctx, principal?.userId ? await domains.domainOf(principal.userId) : null);
+  }
+
+  function spendSignature(ctx: RallyContext, mailDomain: string | null): void {
+    const { clientIp } = ctx.state;
     spend(sign.address, `sign:${addressBucketKey(clientIp)}`, { detail: 'Too many signatures from this address; try again later.', code: 'sign_limit' });
     const network = networkBlockOf(clientIp);
     if (network) spend(sign.block, `sign-block:${network}`, { detail: 'Too many signatures from this network; try again later.', code: 'sign_block_limit' });
-    const mailDomain = principal?.userId ? await domains.domainOf(principal.userId) : null;
     if (mailDomain && !openDomains.has(mailDomain)) {
       spend(sign.domain, `sign-domain:${mailDomain}`, {
         detail: 'Too many signatures from accounts of this email domain; try again later.',
@@ -91,6 +97,10 @@ export function createRouteLimits(deps: { db: DatabasePool; log: Logger; config:
 
   return {
     chargeGeneral,
+    chargeGuestSignature(ctx, email) {
+      // The domain as rally_email_key has it: lower-case, after the last @.
+      spendSignature(ctx, email.slice(email.lastIndexOf('@') + 1).toLowerCase() || null);
+    },
     async chargeClass(ctx, rateClass) {
       if (rateClass === 'none') return;
       chargeGeneral(ctx);

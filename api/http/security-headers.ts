@@ -31,7 +31,8 @@ function originsOf(urls: string[]): string[] {
   return [...origins];
 }
 
-// Same-origin script only, the inline stylesheet by its hash, WebSocket back to us.
+// Same-origin script only, the inline stylesheet by its hash, WebSocket back to us, forms (the guest
+// signing form, api/pages/guest-sign-form.ts) posted back to us.
 function scriptedPage(publicUrl: string, policy: PagePolicy, frameAncestors: string): string {
   const socketOrigin = publicUrl.replace(/^http/, 'ws');
   return [
@@ -80,6 +81,10 @@ export const htmlPolicies = {
 // a measurable cost on every answer of the lightest routes.
 const isHtml = (contentType: unknown) => typeof contentType === 'string' && /^\s*text\/html\s*(?:;|$)/i.test(contentType);
 const isWidget = (path: string) => path.startsWith('/embed/');
+// The pages with the guest signing form: a same-origin form post must carry its true Origin, which
+// Chromium replaces by "null" under no-referrer (the CSRF check of a form without a session reads it
+// where Sec-Fetch-Site is not sent: plain-http origins). Other sites still get no referrer from them.
+const hasSigningForm = (path: string) => path.startsWith('/p/') || path.startsWith('/embed/p/');
 
 export function createSecurityHeadersMiddleware(options: { publicUrl: string }): Middleware<RallyState> {
   const https = new URL(options.publicUrl).protocol === 'https:';
@@ -88,9 +93,11 @@ export function createSecurityHeadersMiddleware(options: { publicUrl: string }):
       await next();
     } finally {
       ctx.set('X-Content-Type-Options', 'nosniff');
-      // Pages with forms say same-origin (api/browser/pages.ts): under no-referrer a browser sends
-      // their POSTs with Origin: null, and the CSRF check needs the real one.
-      if (ctx.response.get('Referrer-Policy') !== FORM_PAGE_REFERRER_POLICY) ctx.set('Referrer-Policy', 'no-referrer');
+      // Pages with forms say same-origin (api/browser/pages.ts and the guest form's pages): under
+      // no-referrer a browser sends their POSTs with Origin: null, and the CSRF checks need the real one.
+      if (ctx.response.get('Referrer-Policy') !== FORM_PAGE_REFERRER_POLICY) {
+        ctx.set('Referrer-Policy', hasSigningForm(ctx.path) ? FORM_PAGE_REFERRER_POLICY : 'no-referrer');
+      }
       if (https) ctx.set('Strict-Transport-Security', HSTS);
       if (isHtml(ctx.response.get('Content-Type')) && !ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', htmlPolicies.static);
       // Only the widget may be framed; nothing else, neither pages nor the API (X-Frame-Options for

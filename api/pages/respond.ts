@@ -9,18 +9,23 @@ import { PAGE_CSS } from './styles.ts';
 
 export const PAGE_CACHE_CONTROL = 'public, max-age=30, stale-while-revalidate=300';
 
-/** Sends a page with its validators; answers 304 without a body when the client's copy is current. */
-export function sendCacheable(ctx: RallyContext, body: string, contentType: string, csp?: string): void {
+/**
+ * Sends a page with its validators; answers 304 without a body when the client's copy is current.
+ * `fill` writes what differs per answer but may be reused from a cached copy (the guest form's token):
+ * the ETag, weak for that reason, is of the page before it.
+ */
+export function sendCacheable(ctx: RallyContext, body: string, contentType: string, csp?: string, fill?: (page: string) => string): void {
   ctx.set('Cache-Control', PAGE_CACHE_CONTROL);
   if (csp) ctx.set('Content-Security-Policy', csp);
-  ctx.etag = createHash('sha256').update(body).digest('base64url').slice(0, 27);
+  const tag = createHash('sha256').update(body).digest('base64url').slice(0, 27);
+  ctx.etag = fill ? `W/"${tag}"` : tag;
   ctx.status = 200;
   if (ctx.fresh) {
     ctx.status = 304;
     return;
   }
   ctx.type = contentType;
-  ctx.body = body;
+  ctx.body = fill ? fill(body) : body;
 }
 
 export function sendNotFoundPage(ctx: RallyContext, csp: string): void {

@@ -20,6 +20,10 @@ import { signPanel } from './sign-panel.ts';
 import { sendPersonalPage } from '../browser/pages.ts';
 import type { BrowserSessions } from '../browser/session.ts';
 import { signPanelState } from '../browser/sign-panel-state.ts';
+import { formToken } from '../../core/guest-signatures/tokens.ts';
+import { withFormToken } from './guest-sign-pages.ts';
+import { guestSigning } from './guest-sign-form.ts';
+import { html } from './html.ts';
 
 const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
 // Extra query parameters (ref, source, utm_*) are welcome on a shared link: the page ignores them.
@@ -45,8 +49,16 @@ async function loadOrNotFound(ctx: RallyContext, load: () => Promise<PublicPetit
 const imageOrigins = (data: PublicPetition) => (data.image ? [data.image.url, ...data.image.variants.map((variant) => variant.url)] : []);
 
 /** Views are counted like those of GET /v1/petitions/{slug} (core/analytics/page-views.ts), 304s included. */
-export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pageViews?: PageViewCounter; sessions: BrowserSessions }): AnyRouteSpec[] {
+export function createPageRoutes(deps: {
+  db: DatabasePool;
+  publicUrl: string;
+  encryptionKey: string;
+  pageViews?: PageViewCounter;
+  sessions: BrowserSessions;
+}): AnyRouteSpec[] {
   const { db, publicUrl } = deps;
+  // The guest form's token (core/guest-signatures/tokens.ts), issued now, for this petition.
+  const formTokenFor = (petitionId: string) => (page: string) => withFormToken(page, formToken(deps.encryptionKey, petitionId, Date.now()));
   const tag = 'Pages';
   return [
     defineRoute({
@@ -74,10 +86,13 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
         // The page differs for a logged-in person (sign-panel.ts): shared caches key it by the cookie, and a personal copy is never stored.
         ctx.vary('Cookie');
         const panel = await signPanelState(deps, ctx, data.petition.id, 'page');
-        const body = renderPetitionPage(data, publicUrl, signPanel(data.petition.slug, panel));
+        // A visitor signs as a guest (confirmed by email) or logs in to sign with one click.
+        const signing =
+          panel.kind === 'visitor' ? html`${guestSigning(data.petition, 'page')}${signPanel(data.petition.slug, panel)}` : signPanel(data.petition.slug, panel);
+        const body = renderPetitionPage(data, publicUrl, signing);
         if (panel.kind !== 'visitor') return sendPersonalPage(ctx, publicUrl, 200, body, imageOrigins(data));
         const csp = htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins: imageOrigins(data) });
-        sendCacheable(ctx, body, HTML, csp);
+        sendCacheable(ctx, body, HTML, csp, formTokenFor(data.petition.id));
       },
     }),
     defineRoute({
@@ -105,7 +120,7 @@ export function createPageRoutes(deps: { db: DatabasePool; publicUrl: string; pa
         if ('notice' in data) return sendCacheable(ctx, renderReviewNoticeWidget(widgetTheme(query.theme)), HTML, widgetCsp);
         deps.pageViews?.record(data.petition.id, 'widget');
         const body = renderWidgetPage(data, publicUrl, { theme: widgetTheme(query.theme), showDescription: query.description === '1' });
-        sendCacheable(ctx, body, HTML, widgetCsp);
+        sendCacheable(ctx, body, HTML, widgetCsp, formTokenFor(data.petition.id));
       },
     }),
     defineRoute({

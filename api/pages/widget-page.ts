@@ -9,6 +9,7 @@ import { WIDGET_CSS } from './styles.ts';
 import { widgetAccountLink } from './sign-panel.ts';
 import { ACCOUNT_SCRIPT_PATH } from '../browser/account-script.ts';
 import { petitionPageUrl, type WidgetOptions } from './urls.ts';
+import { guestSigning } from './guest-sign-form.ts';
 
 export const WIDGET_THEMES = ['light', 'dark', 'auto'] as const;
 export type WidgetTheme = (typeof WIDGET_THEMES)[number];
@@ -30,6 +31,7 @@ ${options.showDescription ? html`<p class="d mu">${excerpt(petition.description,
 <div class="c">${tally(petition)}</div>
 ${callToAction(petition, `${pageUrl}?source=embed#sign`, true)}
 ${petition.status === 'active' ? widgetAccountLink(petition.slug) : ''}
+<!-- guest signing, confirmed by email -->${guestSigning(petition, 'widget')}
 <p class="by mu">Petition on Rally</p></main></body></html>`;
   return page.value;
 }

@@ -1,10 +1,10 @@
 // The fraud watch's SQL (issue 11). One window is examined in one transaction, which holds the watch
-// state's row lock so two runs never examine the same window at once: the signatures of the window
-// are counted per petition, per network block (the keyed /24 or /64 hash, in hex) and per email
-// domain into fraud_watch_counts; each subject past its baseline (fraud-watch-rule.ts) gets one
-// fraud_alerts row (unique per subject and window), one `fraud.suspected` event in the outbox (for
-// platform-wide webhooks; no petition_id, so a suspect petition's own creator is not told) and an
-// in-app notification to every active platform administrator. Then the state moves past the window.
+// state's row lock so two runs never examine the same window at once: the signatures of the window,
+// and its guest signatures not confirmed (yet), are counted per petition, per network block (the
+// keyed /24 or /64 hash, in hex) and per email domain into fraud_watch_counts; each subject past its
+// baseline (fraud-watch-rule.ts) gets one fraud_alerts row (unique per subject and window), one
+// `fraud.suspected` event in the outbox (for platform-wide webhooks; no petition_id, so a suspect
+// petition's own creator is not told) and an in-app notification to every active platform administrator. Then the state moves past the window.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -85,14 +85,20 @@ export async function watchWindow(
     const done = await tx.oneFirst(sql.type(z.object({ done: z.boolean() }))`
       SELECT COALESCE(watched_until >= ${at(window.end)}, false) AS done FROM fraud_watch_state WHERE name = ${STATE} FOR UPDATE`);
     if (done) return [];
-    // signatures_recent_idx (created_at) bounds the scan to the window.
+    // signatures_recent_idx and guest_signatures_created_idx (created_at) bound the scans to the window.
+    // Guest signatures not confirmed (yet) count too: a farm of addresses shows before, or without, its clicks.
     await tx.query(sql.typeAlias('void')`
       INSERT INTO fraud_watch_counts AS counts (subject_type, subject, window_start, signatures)
       SELECT s.subject_type, s.subject, ${at(window.start)}, count(*)
-      FROM signatures sig
+      FROM (
+        SELECT petition_id, network_hash, email_key FROM signatures WHERE created_at >= ${at(window.start)} AND created_at < ${at(window.end)}
+        UNION ALL
+        SELECT petition_id, network_hash, email_key FROM guest_signatures
+        WHERE created_at >= ${at(window.start)} AND created_at < ${at(window.end)} AND status <> 'confirmed'
+      ) sig
       CROSS JOIN LATERAL (VALUES ('petition', sig.petition_id::text), ('network_block', encode(sig.network_hash, 'hex')),
         ('email_domain', NULLIF(split_part(sig.email_key, '@', 2), ''))) AS s(subject_type, subject)
-      WHERE sig.created_at >= ${at(window.start)} AND sig.created_at < ${at(window.end)} AND s.subject IS NOT NULL
+      WHERE s.subject IS NOT NULL
       GROUP BY s.subject_type, s.subject
       -- A subject seen once adds nearly nothing to a baseline and is most of the rows (one block per signer): not kept.
       HAVING count(*) > 1

@@ -4,6 +4,7 @@ import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { slugify, withRandomSuffix } from '../slugs.ts';
+import { adoptGuestUser } from './guests.ts';
 
 export const UserRow = z.object({
   id: z.string().uuid(),
@@ -29,6 +30,8 @@ export type IdentityClaims = { issuer: string; subject: string; email: string; d
 
 /** Finds the user linked to a provider account, creating it from the claims on first sight. */
 export async function upsertUserFromClaims(db: CommonQueryMethods, claims: IdentityClaims, role: 'user' | 'admin' = 'user'): Promise<UserRow> {
+  // Someone who signed as a guest and now has an account: the guest user becomes theirs (core/users/guests.ts).
+  if (claims.emailVerified) await adoptGuestUser(db, claims.email, { issuer: claims.issuer, subject: claims.subject });
   let slug = slugify(claims.displayName || claims.email.split('@')[0] || 'user');
   for (let attempt = 0; ; attempt += 1) {
     try {

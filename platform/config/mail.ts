@@ -16,6 +16,10 @@ export const mailVariables = {
     default: '5m',
     description: 'notification emails gather this long before going out; more than 3 in one window become one digest',
   }),
+  RALLY_SIGNATURE_CONFIRMATION_TTL: duration('RALLY_SIGNATURE_CONFIRMATION_TTL', {
+    default: '7d',
+    description: 'a guest signature not confirmed from its email within this expires; one reminder goes out halfway',
+  }),
 };
 
 type Values = StaticDecode<ReturnType<typeof Type.Object<typeof mailVariables>>>;
@@ -28,5 +32,6 @@ export function mailSettings(values: Values, dataDir: string, publicUrl: string)
       from: values.RALLY_MAIL_FROM ?? `Rally <no-reply@${new URL(publicUrl).hostname}>`,
     }),
     notificationEmailWindowMs: values.RALLY_NOTIFICATION_EMAIL_WINDOW,
+    signatureConfirmationTtlMs: values.RALLY_SIGNATURE_CONFIRMATION_TTL,
   } satisfies Partial<Config>;
 }

@@ -38,6 +38,8 @@ export type Config = Readonly<{
   invitationTtlMs: number;
   /** How long notification emails gather before they go out; more than a few in one window become a digest. */
   notificationEmailWindowMs: number;
+  /** How long a guest signature waits for the click on its emailed link before it expires (one reminder halfway). */
+  signatureConfirmationTtlMs: number;
   webhookTimeoutMs: number;
   webhookRetryInitialMs: number;
   /** Delivery guard rails: private addresses, per-endpoint concurrency, auto-deactivation, secret rotation overlap. */

@@ -115,4 +115,38 @@ describe('workflow fraudWatch', function () {
       SELECT count(*)::int AS n FROM events WHERE type = 'fraud.suspected' AND data ->> 'subject' = ${petitionId}`);
     expect(eventCount).to.equal(petitionAlerts.length);
   });
+
+  it('counts guest signatures not confirmed yet: a burst of guest forms by one email domain raises an alert (issue 26)', async () => {
+    const { db } = testEnvironment();
+    const owner = await createTestUser();
+    const petitionId = await createPetitionRow(owner.id, 'A petition a farm of addresses signs as guests');
+    const slug = await db.oneFirst(sql.type(z.object({ slug: z.string() }))`SELECT slug FROM petitions WHERE id = ${petitionId}`);
+    const domain = `farm-${randomUUID().slice(0, 8)}.test`;
+    const page = await (await fetch(`${api.baseUrl}/p/${slug}`)).text();
+    const token = /name="form_token" value="([^"]+)"/.exec(page)![1]!;
+    await new Promise((resolve) => setTimeout(resolve, 3_100));
+    const statuses = await Promise.all(
+      Array.from({ length: BURST }, async (_, index) => {
+        const body = new URLSearchParams({ name: `Farm ${index}`, email: `guest${index}@${domain}`, form_token: token });
+        const response = await fetch(`${api.baseUrl}/p/${slug}/sign-by-email`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': `100.64.${randomInt(256)}.${index + 1}` },
+          body: body.toString(),
+        });
+        return response.status;
+      }),
+    );
+    expect(statuses).to.deep.equal(Array.from({ length: BURST }, () => 200));
+    const alerts = await eventually(
+      async () => {
+        await runWatch('guests');
+        const found = await db.any(sql.type(Alert)`
+          SELECT subject_type, subject, window_start::text FROM fraud_alerts WHERE subject_type = 'email_domain' AND subject = ${domain}`);
+        return found.length > 0 ? found : undefined;
+      },
+      90_000,
+      'an alert on the guest burst domain',
+    );
+    expect(alerts[0]!.subject).to.equal(domain);
+  });
 });

@@ -1,0 +1,210 @@
+// Guest signing in the browser (issue 26): the form of /p/{slug} and /embed/p/{slug} posts here, and
+// the link of the confirmation email lands here. Every answer is an HTML page, never a problem
+// document, also for bad input (400), a refused form (403), a limit (429) or a dead link (404, 410).
+//
+// CSRF without a session (the widget's iframe gets no cookies): the browser's Sec-Fetch-Site and
+// Origin must say the form was sent from Rally's own origin (the iframe's document is ours), and the
+// form token (core/guest-signatures/tokens.ts) must be Rally's, for this petition, and neither too
+// young (a bot) nor too old. The signing limits of the API (address, network block, email domain)
+// apply to every form that passes; the rest (one email per address and petition per hour, a ceiling
+// per address) is core/guest-signatures/submit.ts.
+import { Type } from '@sinclair/typebox';
+import type { DatabasePool } from 'slonik';
+import { confirmGuestSignature, findByReference } from '../../core/guest-signatures/confirm.ts';
+import { submitGuestSignature } from '../../core/guest-signatures/submit.ts';
+import { checkFormToken, formToken } from '../../core/guest-signatures/tokens.ts';
+import { ANONYMOUS, canRead } from '../../core/petitions/policy.ts';
+import { findPetitionBySlug } from '../../core/petitions/queries.ts';
+import { locateSigner } from '../../core/signatures/geolocation.ts';
+import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
+import { networkBlockHash } from '../../core/signatures/network-block.ts';
+import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';
+import { BodyError, readParameters } from '../oauth/request-body.ts';
+import type { RallyContext } from '../http/context.ts';
+import type { RouteLimits } from '../http/limits.ts';
+import { RallyError } from '../http/problem.ts';
+import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
+import { htmlPolicies } from '../http/security-headers.ts';
+import { HONEYPOT_FIELD, FORM_TOKEN_FIELD, type GuestFormVariant } from './guest-sign-form.ts';
+import { readGuestForm } from './guest-sign-input.ts';
+import {
+  alreadyPage,
+  checkYourEmail,
+  confirmedPage,
+  confirmStep,
+  formWithErrors,
+  refusalPage,
+  renderGuestPage,
+  withFormToken,
+  type GuestPage,
+} from './guest-sign-pages.ts';
+import { PAGE_CSS_HASH, WIDGET_CSS_HASH } from './styles.ts';
+
+export type GuestSignRouteDependencies = {
+  db: DatabasePool;
+  publicUrl: string;
+  encryptionKey: string;
+  networkKey: Buffer;
+  confirmationTtlMs: number;
+  limits: Pick<RouteLimits, 'chargeGuestSignature'>;
+  signatures: SignBatcher;
+  feed: SignatureFeed;
+};
+
+const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
+const ReferenceParams = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 200 }) });
+const HTML_PAGE = { description: 'HTML page', contentType: 'text/html' };
+const FORM_REFUSED = 'We could not take this form. Please check your details and send it again.';
+
+export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRouteSpec[] {
+  const origin = new URL(deps.publicUrl).origin;
+
+  function answer(ctx: RallyContext, status: number, variant: GuestFormVariant, page: GuestPage, token?: string): void {
+    ctx.status = status;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Cache-Control', 'no-store');
+    const policy = variant === 'widget' ? htmlPolicies.widget : htmlPolicies.page;
+    ctx.set('Content-Security-Policy', policy(deps.publicUrl, { styleHash: variant === 'widget' ? WIDGET_CSS_HASH : PAGE_CSS_HASH }));
+    const body = renderGuestPage(variant, page);
+    ctx.body = token ? withFormToken(body, token) : body;
+  }
+
+  /**
+   * Sent from a document of Rally's own origin. Sec-Fetch-Site, which no page can set, decides where a
+   * browser sends it (secure origins); without it (plain http, an older browser, a script), an Origin
+   * given must be ours: the form's pages have a same-origin referrer policy so that it is not "null".
+   */
+  function fromOurOrigin(ctx: RallyContext): boolean {
+    const site = ctx.get('Sec-Fetch-Site');
+    if (site) return site === 'same-origin';
+    const from = ctx.get('Origin');
+    return !from || from === origin;
+  }
+
+  async function submit(ctx: RallyContext, slug: string, variant: GuestFormVariant): Promise<void> {
+    if (!fromOurOrigin(ctx)) return answer(ctx, 403, variant, refusalPage('Form refused', 'This form can only be sent from the petition’s own page.'));
+    let fields: Record<string, string>;
+    try {
+      fields = await readParameters(ctx);
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      return answer(ctx, /larger/.test(error.message) ? 413 : 400, variant, refusalPage('Form refused', error.message));
+    }
+    const petition = await findPetitionBySlug(deps.db, slug);
+    if (!petition || !canRead(ANONYMOUS, petition))
+      return answer(ctx, 404, variant, refusalPage('Petition not found', 'There is no public petition at this address.'));
+    if (petition.status !== 'active')
+      return answer(ctx, 409, variant, refusalPage('Not taking signatures', `This petition is ${petition.status} and takes no more signatures.`, petition));
+
+    const freshToken = formToken(deps.encryptionKey, petition.id, Date.now());
+    const { values, errors, input } = readGuestForm(fields);
+    const verdict = checkFormToken(deps.encryptionKey, petition.id, fields[FORM_TOKEN_FIELD] ?? '', Date.now());
+    if (verdict === 'forged' || verdict === 'stale') errors.form = 'This form has expired. Please send it again.';
+    // A bot's tells get the same answer as a slip: nothing to learn from it.
+    else if (verdict === 'too_fast' || (fields[HONEYPOT_FIELD] ?? '') !== '') errors.form = FORM_REFUSED;
+    if (!input || errors.form) return answer(ctx, 400, variant, formWithErrors(petition, values, errors, variant), freshToken);
+
+    try {
+      deps.limits.chargeGuestSignature(ctx, input.email);
+    } catch (error) {
+      if (!(error instanceof RallyError) || error.status !== 429) throw error;
+      for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
+      return answer(ctx, 429, variant, refusalPage('Too many signatures', error.message, petition));
+    }
+    await submitGuestSignature(
+      deps.db,
+      deps.encryptionKey,
+      {
+        ...input,
+        petitionId: petition.id,
+        source: variant === 'widget' ? 'embed' : 'page',
+        networkHash: networkBlockHash(deps.networkKey, ctx.state.clientIp),
+      },
+      deps.confirmationTtlMs,
+    );
+    answer(ctx, 200, variant, checkYourEmail(petition, input.email, variant));
+  }
+
+  const invalidLink = () => refusalPage('This link is not valid', 'Check that you opened the whole link from the email, or sign the petition again.');
+
+  async function landing(ctx: RallyContext, reference: string): Promise<void> {
+    const pending = await findByReference(deps.db, reference);
+    if (!pending) return answer(ctx, 404, 'page', invalidLink());
+    if (pending.status === 'confirmed' || pending.status === 'already_signed')
+      return answer(ctx, 200, 'page', alreadyPage(pending, pending.email, pending.status === 'confirmed' ? 'already_confirmed' : 'already_signed'));
+    if (pending.status === 'expired' || pending.expired) return answer(ctx, 410, 'page', expiredPage(pending));
+    answer(ctx, 200, 'page', confirmStep(pending.title));
+  }
+
+  const expiredPage = (petition: { slug: string; title: string }) =>
+    refusalPage('This link has expired', 'Signatures must be confirmed within a few days. Sign the petition again to get a new link.', petition);
+
+  async function confirm(ctx: RallyContext, reference: string): Promise<void> {
+    const outcome = await confirmGuestSignature({ db: deps.db, signatures: deps.signatures, place: locateSigner(ctx.state.clientIp, null) }, reference);
+    switch (outcome.kind) {
+      case 'invalid':
+        return answer(ctx, 404, 'page', invalidLink());
+      case 'expired':
+        return answer(ctx, 410, 'page', expiredPage(outcome));
+      case 'refused':
+        return answer(ctx, 409, 'page', refusalPage('Not signed', outcome.reason, outcome));
+      case 'already_confirmed':
+      case 'already_signed':
+        return answer(ctx, 200, 'page', alreadyPage(outcome, outcome.email, outcome.kind));
+      case 'signed': {
+        const { result } = outcome;
+        deps.feed.publish({
+          type: 'signature.created',
+          petition_id: result.petition_id,
+          signature_count: result.signature_count,
+          created_at: result.created_at,
+        });
+        return answer(ctx, 200, 'page', confirmedPage(outcome, outcome.email, result.signature_count));
+      }
+    }
+  }
+
+  const tag = 'Pages';
+  const formRoute = (path: string, variant: GuestFormVariant, operationId: string) =>
+    defineRoute({
+      method: 'post',
+      path,
+      operationId,
+      tag,
+      auth: 'none',
+      idempotent: false,
+      rawBody: true,
+      summary: 'The guest signing form (application/x-www-form-urlencoded): stores a pending signature and emails its confirmation link',
+      params: SlugParams,
+      responses: { 200: HTML_PAGE, 400: HTML_PAGE, 403: HTML_PAGE, 404: HTML_PAGE, 409: HTML_PAGE, 413: HTML_PAGE, 429: HTML_PAGE },
+      handler: (ctx, { params }) => submit(ctx, params.slug, variant),
+    });
+  return [
+    formRoute('/p/:slug/sign-by-email', 'page', 'signAsGuest'),
+    formRoute('/embed/p/:slug/sign-by-email', 'widget', 'signAsGuestInWidget'),
+    defineRoute({
+      method: 'get',
+      path: '/signatures/confirm/:reference',
+      operationId: 'guestConfirmationPage',
+      tag,
+      auth: 'none',
+      summary: "The confirmation link's page: a button that confirms (a GET changes nothing: link scanners fetch links in emails)",
+      params: ReferenceParams,
+      responses: { 200: HTML_PAGE, 404: HTML_PAGE, 410: HTML_PAGE },
+      handler: (ctx, { params }) => landing(ctx, params.reference),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/signatures/confirm/:reference',
+      operationId: 'confirmGuestSignature',
+      tag,
+      auth: 'none',
+      idempotent: false,
+      rawBody: true,
+      summary: 'Confirms a guest signature: it is counted, listed and announced (signature.created) like any other',
+      params: ReferenceParams,
+      responses: { 200: HTML_PAGE, 404: HTML_PAGE, 409: HTML_PAGE, 410: HTML_PAGE },
+      handler: (ctx, { params }) => confirm(ctx, params.reference),
+    }),
+  ];
+}

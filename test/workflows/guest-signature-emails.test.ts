@@ -1,0 +1,107 @@
+// The one workflow that mails every guest signature's emails (issue 26): confirmations go out in
+// batches from one workflow (never one per guest signature), an address that had signed is told so
+// instead of getting a link, an unconfirmed one is reminded once and then expires, and the workflow
+// ends once nothing is open.
+import { expect } from 'chai';
+import { z } from 'zod';
+import { createGuestSignatureEmailActivities } from '../../activities/guest-signature-emails.ts';
+import { submitGuestSignature } from '../../core/guest-signatures/submit.ts';
+import { sql } from '../../db/sql.ts';
+import { createMailer } from '../../platform/mailer.ts';
+import { guestSignatureEmails } from '../../workflows/index.ts';
+import { testEnvironment } from '../support/environment.ts';
+import { createPetitionRow } from '../support/events.ts';
+import { createTestUser } from '../support/identity.ts';
+import { startMailCatcher, type MailCatcher } from '../support/smtp.ts';
+import { captureHistory, createTestWorker, uniqueTaskQueue } from '../support/workflows.ts';
+
+const PUBLIC_URL = 'http://rally.test';
+const ENCRYPTION_KEY = '5f'.repeat(32);
+
+describe('workflow guestSignatureEmails', function () {
+  this.timeout(120_000);
+  let mail: MailCatcher;
+
+  before(async () => {
+    mail = await startMailCatcher();
+  });
+  after(() => mail.stop());
+
+  const sign = (petitionId: string, email: string, ttlMs: number) =>
+    submitGuestSignature(
+      testEnvironment().db,
+      ENCRYPTION_KEY,
+      { petitionId, email, displayName: 'Gus Guest', comment: null, isAnonymous: false, contactConsent: false, source: 'page', networkHash: null },
+      ttlMs,
+    );
+  const statusOf = (petitionId: string, email: string) =>
+    testEnvironment().db.oneFirst(sql.type(z.object({ status: z.string() }))`
+      SELECT status FROM guest_signatures WHERE petition_id = ${petitionId} AND email = ${email}`);
+  const mailsTo = (address: string) => mail.messages.filter((message) => message.to.includes(address)).map((message) => message.subject);
+
+  /** Runs the workflow on a fresh worker; `setup` writes the guest signatures once the worker is up (its start takes seconds). */
+  async function run(taskQueue: string, ttlMs: number, setup: () => Promise<void>, history?: string) {
+    const mailer = createMailer({ smtpUrl: mail.url, dir: '', from: 'Rally <rally@rally.test>' });
+    const worker = await createTestWorker(
+      taskQueue,
+      createGuestSignatureEmailActivities({ db: testEnvironment().db, mailer, publicUrl: PUBLIC_URL, encryptionKey: ENCRYPTION_KEY }),
+    );
+    return worker.runUntil(async () => {
+      await setup();
+      const handle = await testEnvironment().temporal.client.workflow.start(guestSignatureEmails, {
+        taskQueue,
+        workflowId: `guest-signature-emails-${taskQueue}`,
+        args: [{ ttlMs }],
+      });
+      const outcome = await handle.result();
+      if (history) await captureHistory(history, handle);
+      return outcome;
+    });
+  }
+
+  it('mails the confirmation, reminds once halfway, expires at the deadline, then ends', async () => {
+    const creator = await createTestUser();
+    const petitionId = await createPetitionRow(creator.id, 'Mend the harbour wall');
+    const email = `gus-${Date.now()}@harbour.example`;
+    const result = await run(
+      uniqueTaskQueue('guest-signature-emails'),
+      4_000,
+      async () => {
+        expect(await sign(petitionId, email, 4_000)).to.equal('queued');
+      },
+      'guest-signature-emails-reminded-then-expired',
+    );
+    expect(mailsTo(email)).to.deep.equal(['Confirm your signature: Mend the harbour wall', 'Reminder: confirm your signature: Mend the harbour wall']);
+    expect(await statusOf(petitionId, email)).to.equal('expired');
+    expect(result.expired).to.be.at.least(1);
+  });
+
+  it('mails hundreds of confirmations from one workflow in a few rounds, each once, and tells an address that signed already', async () => {
+    const creator = await createTestUser();
+    const petitionId = await createPetitionRow(creator.id, 'Light the harbour steps');
+    const stamp = Date.now();
+    const addresses = Array.from({ length: 450 }, (_, index) => `crowd-${stamp}-${index}@crowd.example`);
+    // Someone who signed through the API with an account, then fills the guest form with that address.
+    const signer = await createTestUser();
+    await testEnvironment().db.query(sql.typeAlias('void')`INSERT INTO signatures (petition_id, user_id) VALUES (${petitionId}, ${signer.id})`);
+    const setup = async () => {
+      for (const address of addresses) await sign(petitionId, address, 60_000);
+      await sign(petitionId, signer.email, 60_000);
+    };
+    // Confirmed meanwhile, as a click does: the workflow then has nothing open left and ends.
+    const close = () =>
+      testEnvironment().db.query(sql.typeAlias('void')`
+      UPDATE guest_signatures SET status = 'confirmed' WHERE petition_id = ${petitionId} AND status = 'pending' AND NOT email_due`);
+    const closing = setInterval(() => void close(), 200);
+    try {
+      const result = await run(uniqueTaskQueue('guest-signature-emails'), 60_000, setup);
+      expect(result.rounds).to.be.within(2, 10);
+      expect(result.confirmations).to.be.at.least(addresses.length + 1);
+    } finally {
+      clearInterval(closing);
+    }
+    for (const address of addresses) expect(mailsTo(address)).to.deep.equal(['Confirm your signature: Light the harbour steps']);
+    expect(mailsTo(signer.email)).to.deep.equal(['You have already signed: Light the harbour steps']);
+    expect(await statusOf(petitionId, signer.email)).to.equal('already_signed');
+  });
+});
