@@ -10,6 +10,7 @@ const BY_NAME: Record<string, string> = {
   signature_id: "The signature's id.",
   client_id: "The OAuth app's client id.",
   token: 'The token from the link in the e-mail; it is the credential of this request.',
+  reference: 'The confirmation link of a guest signature as emailed (its id and token); it is the credential of this request.',
   file: 'A variant file of the media item, as named in its `variants`.',
   status: 'Only the items in this status.',
   unread_only: 'Only the unread notifications.',
