@@ -14,7 +14,6 @@ import { createSecretBox, generateSigningSecret } from '../../core/webhooks/sign
 import { recordEvent } from '../../core/events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { spawnPrefixed, stopChild, type PrefixedChild } from '../lib/child-process.ts';
-import { profilingArgs } from './environment.ts';
 import type { BenchEnvironment } from './scenario.ts';
 
 export type Receiver = {
@@ -68,13 +67,16 @@ export async function startReceiver(delays: Record<string, number> = {}): Promis
 
 /** A worker process as `npm run worker` runs it, on a task queue of its own; resolves once polling. */
 export async function startRallyWorker(env: BenchEnvironment, taskQueue: string): Promise<PrefixedChild> {
+  const node = await env.nodeArgs();
   const child = spawnPrefixed({
     name: 'worker',
     command: process.execPath,
-    args: [...profilingArgs(), 'worker/main.ts'],
+    args: [...node.args, 'worker/main.ts'],
     cwd: fileURLToPath(new URL('../../', import.meta.url)),
     env: { ...env.serviceEnv, RALLY_TASK_QUEUE: taskQueue, RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
+  env.meter.register('worker', child.process.pid, node.inspectPort);
+  void child.exited.then(() => env.meter.unregister(child.process.pid));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the worker did not start within 60 s')), 60_000);
     child.process.stdout?.on('data', (chunk: Buffer) => {
