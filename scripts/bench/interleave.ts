@@ -32,7 +32,12 @@ export async function measureInterleaved(
       );
     }
   }
-  return runs.map((results) => ({
+  return runs.map(combineRounds);
+}
+
+/** One figure for several rounds of one target: medians, errors and requests summed, each round's rate kept, costs added. */
+export function combineRounds(results: readonly LoadResult[]): LoadResult {
+  return {
     requestsPerSecond: median(results.map((result) => result.requestsPerSecond)),
     p50Ms: median(results.map((result) => result.p50Ms)),
     p99Ms: median(results.map((result) => result.p99Ms)),
@@ -43,7 +48,7 @@ export async function measureInterleaved(
     durationSec: results.reduce((sum, result) => sum + result.durationSec, 0),
     samples: results.map((result) => Math.round(result.requestsPerSecond)),
     ...(results.some((result) => result.cost) ? { cost: addCosts(...results.map((result) => result.cost)) } : {}),
-  }));
+  };
 }
 
 export { median };

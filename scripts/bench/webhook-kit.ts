@@ -1,12 +1,10 @@
 // Pieces of the webhook benchmark: a receiver that timestamps each event's arrival, a Rally worker
 // process (with its dispatcher), bench users, petitions and endpoints made straight in SQL, events
-// written through recordEvent with their commit times, and the bare Temporal reference.
+// written through recordEvent with their commit times.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { loadConfig } from '../../platform/config.ts';
@@ -22,14 +20,20 @@ export type Receiver = {
   arrivals: Map<string, number>;
   /** Event id → milliseconds from the event's own created_at to its first arrival (wall clock, same host). */
   sinceEvent: Map<string, number>;
+  /** Event id → the delivery ids it arrived with: a repeat with the same id is at-least-once, a second id a duplicate. */
+  deliveryIds: Map<string, Set<string>>;
+  /** Arrivals of an event seen before (any delivery id). */
+  repeats(): number;
   arrivedOn(path: string): number;
   close(): Promise<void>;
 };
 
-/** Answers 200 at once, or after `delays[path]` ms; records when each event id first arrived. */
-export async function startReceiver(delays: Record<string, number> = {}): Promise<Receiver> {
+/** Answers 200 at once, or after `delays[path]` ms, or 500 on a `failing` path; records when each event id first arrived. */
+export async function startReceiver(delays: Record<string, number> = {}, failing: readonly string[] = []): Promise<Receiver> {
   const arrivals = new Map<string, number>();
   const sinceEvent = new Map<string, number>();
+  const deliveryIds = new Map<string, Set<string>>();
+  let repeats = 0;
   const perPath = new Map<string, number>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -37,12 +41,20 @@ export async function startReceiver(delays: Record<string, number> = {}): Promis
     request.on('end', () => {
       const path = request.url ?? '/';
       const answer = () => {
+        perPath.set(path, (perPath.get(path) ?? 0) + 1);
+        if (failing.includes(path)) {
+          response.writeHead(500).end('failing on purpose');
+          return;
+        }
         const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
-        if (!arrivals.has(event.id)) {
+        const ids = deliveryIds.get(event.id) ?? new Set<string>();
+        ids.add(String(request.headers['x-rally-delivery-id']));
+        deliveryIds.set(event.id, ids);
+        if (arrivals.has(event.id)) repeats += 1;
+        else {
           arrivals.set(event.id, performance.now());
           sinceEvent.set(event.id, Date.now() - Date.parse(event.created_at));
         }
-        perPath.set(path, (perPath.get(path) ?? 0) + 1);
         response.writeHead(200).end('ok');
       };
       const delay = delays[path];
@@ -57,6 +69,8 @@ export async function startReceiver(delays: Record<string, number> = {}): Promis
     url: (path) => `http://127.0.0.1:${port}${path}`,
     arrivals,
     sinceEvent,
+    deliveryIds,
+    repeats: () => repeats,
     arrivedOn: (path) => perPath.get(path) ?? 0,
     async close() {
       server.closeAllConnections();
@@ -154,45 +168,4 @@ export async function waitForEmptyOutbox(db: DatabasePool, log: (line: string) =
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-/**
- * Workflows per second of the one-no-op-activity workflow, measured as the pipeline is: `count`
- * workflows started fire-and-forget, `inFlight` start calls at a time, until every activity ran.
- */
-export async function measureBareTemporal(env: BenchEnvironment, count: number, inFlight = 32): Promise<{ rate: number; count: number; seconds: number }> {
-  const taskQueue = `bench-noop-${randomUUID().slice(0, 8)}`;
-  const namespace = env.serviceEnv.TEMPORAL_NAMESPACE ?? 'default';
-  const native = await NativeConnection.connect({ address: env.temporalAddress });
-  const connection = await Connection.connect({ address: env.temporalAddress });
-  const client = new Client({ connection, namespace });
-  let done = 0;
-  const worker = await Worker.create({
-    connection: native,
-    namespace,
-    taskQueue,
-    activities: {
-      noop: async () => {
-        done += 1;
-      },
-    },
-    workflowsPath: fileURLToPath(new URL('./noop-workflow.ts', import.meta.url)),
-  });
-  const started = performance.now();
-  await worker.runUntil(async () => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (next < count) {
-          next += 1;
-          await client.workflow.start('benchNoopWorkflow', { taskQueue, workflowId: randomUUID() });
-        }
-      }),
-    );
-    while (done < count && performance.now() - started < 300_000) await new Promise((resolve) => setTimeout(resolve, 20));
-  });
-  const seconds = (performance.now() - started) / 1000;
-  await connection.close();
-  await native.close();
-  return { rate: done / seconds, count: done, seconds };
 }
