@@ -1,15 +1,17 @@
 // The reference for the delivery pipeline: a bare `undici` loop sending the same signed requests
 // (body, both signature headers, delivery id) to the same receiver, as many in flight as an
 // endpoint's delivery window allows. The pipeline adds the outbox, Temporal and the attempt records
-// on top of this; issue 28 wants it at ≥ 0.5 of the bare loop.
+// on top of this; issue 28 wants it at ≥ 0.5 of the bare loop. It runs in a process of its own, as
+// the worker does: in the bench's process it would share one thread with the receiver.
 import { randomUUID } from 'node:crypto';
+import { spawnPrefixed, stopChild } from '../lib/child-process.ts';
 import { Agent, request } from 'undici';
 import { generateSigningSecret, signPayload, signPayloadV2 } from '../../core/webhooks/signing-secrets.ts';
 
 export type BareDelivery = Readonly<{ rate: number; count: number; seconds: number; failed: number }>;
 
 /** `count` signed POSTs to `url`, `inFlight` at a time, on one keep-alive agent. */
-export async function bareUndiciLoop(url: string, count: number, inFlight: number): Promise<BareDelivery> {
+async function sendAll(url: string, count: number, inFlight: number): Promise<BareDelivery> {
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const secret = generateSigningSecret();
   let next = 0;
@@ -47,4 +49,28 @@ export async function bareUndiciLoop(url: string, count: number, inFlight: numbe
   }
   const seconds = (performance.now() - started) / 1000;
   return { rate: count / seconds, count, seconds, failed };
+}
+
+/** Runs the loop in a child process (this file) and returns what it measured. */
+export async function bareUndiciLoop(url: string, count: number, inFlight: number): Promise<BareDelivery> {
+  const child = spawnPrefixed({
+    name: 'bare-undici',
+    command: process.execPath,
+    args: [import.meta.filename, url, String(count), String(inFlight)],
+    ipc: true,
+  });
+  try {
+    return await new Promise<BareDelivery>((resolve, reject) => {
+      child.process.once('message', (message: BareDelivery) => resolve(message));
+      void child.exited.then((exit) => reject(new Error(`the bare undici loop exited without a result (code ${exit.code})`)));
+    });
+  } finally {
+    await stopChild(child, 5_000);
+  }
+}
+
+if (process.argv[1] === import.meta.filename && process.send) {
+  const [url, count, inFlight] = process.argv.slice(2);
+  const result = await sendAll(url!, Number(count), Number(inFlight));
+  process.send(result, undefined, undefined, () => process.exit(0));
 }

@@ -31,6 +31,9 @@ import {
 
 const NAME = 'webhook-delivery';
 const BURST = 10_000;
+/** Short mode (BENCH_SECONDS < 15) is for trying rows: a smaller burst, so a round stays short too. */
+const SHORT_BURST = 2_000;
+const FULL_SECONDS = 15;
 const MIN_RATE = 2_000;
 const MIN_TO_BARE = 0.5;
 const MAX_P99_MS = 1_000;
@@ -90,6 +93,7 @@ export const scenario: Scenario = {
     `${BURST.toLocaleString('en-US')} outbox events to one endpoint: ≥ ${MIN_RATE.toLocaleString('en-US')} deliveries/s and ≥ ${MIN_TO_BARE} × a bare undici loop; ` +
     `10 endpoints, one slow (${SLOW_MS / 1000} s) and one failing: the healthy keep p99 < ${MAX_P99_MS} ms and the failing one gets its 5 retries; worker RSS ≤ ${MAX_WORKER_RSS_MB} MB`,
   async run(env: BenchEnvironment): Promise<ResultRow[]> {
+    const burst = env.load.durationSec >= FULL_SECONDS ? BURST : SHORT_BURST;
     const db = await createDatabasePool(env.databaseUrl, { maximumPoolSize: 8 });
     const receiver = await startReceiver({ '/slow': SLOW_MS }, ['/failing']);
     const worker = await startRallyWorker(
@@ -106,14 +110,16 @@ export const scenario: Scenario = {
       const pipeline: Figures[] = [];
       const bare: Figures[] = [];
       for (let round = 1; round <= ROUNDS; round += 1) {
-        env.log(`${NAME}: burst of ${BURST} events into the outbox for one endpoint (round ${round}/${ROUNDS})`);
-        const ids = [...(await emitEvents(db, busy.petitionId, BURST, 500)).keys()];
-        const burstStart = performance.now();
-        const { value, cost } = await env.meter.measure(`pipeline ${BURST} events (round ${round})`, () => collect(receiver, ids, burstStart));
+        env.log(`${NAME}: burst of ${burst} events into the outbox for one endpoint (round ${round}/${ROUNDS})`);
+        // From the first event written to the last arrival: the dispatcher starts while the burst is being written.
+        const { value, cost } = await env.meter.measure(`pipeline ${burst} events (round ${round})`, async () => {
+          const burstStart = performance.now();
+          return collect(receiver, [...(await emitEvents(db, busy.petitionId, burst, 500)).keys()], burstStart);
+        });
         pipeline.push({ ...value, cost });
-        const loop = await env.meter.measure(`bare undici loop (round ${round})`, () => bareUndiciLoop(receiver.url('/bare'), BURST, BARE_IN_FLIGHT));
+        const loop = await env.meter.measure(`bare undici loop (round ${round})`, () => bareUndiciLoop(receiver.url('/bare'), burst, BARE_IN_FLIGHT));
         bare.push({ rate: loop.value.rate, p50: 0, p99: 0, count: loop.value.count, seconds: loop.value.seconds, cost: loop.cost });
-        env.log(`${NAME}: pipeline ${Math.round(value.rate)}/s (${value.count} of ${BURST}), bare undici ${Math.round(loop.value.rate)}/s`);
+        env.log(`${NAME}: pipeline ${Math.round(value.rate)}/s (${value.count} of ${burst}), bare undici ${Math.round(loop.value.rate)}/s`);
       }
       const pipe: Figures = {
         ...pipeline[0]!,
@@ -124,7 +130,7 @@ export const scenario: Scenario = {
       };
       const bareRate = median(bare.map((one) => one.rate));
       const toBare = bareRate > 0 ? pipe.rate / bareRate : 0;
-      const allArrived = pipeline.every((one) => one.count === BURST);
+      const allArrived = pipeline.every((one) => one.count === burst);
 
       env.log(`${NAME}: 10 endpoints (one slow, one failing), events for each`);
       const healthy = await Promise.all(Array.from({ length: HEALTHY }, (_, index) => seedOwner(db, [receiver.url(`/healthy-${index}`)])));
@@ -152,7 +158,7 @@ export const scenario: Scenario = {
 
       return [
         row(
-          `pipeline alone: ${BURST} events to 1 endpoint, deliveries/s; ratio = ÷ bare undici loop`,
+          `pipeline alone: ${burst} events to 1 endpoint, deliveries/s; ratio = ÷ bare undici loop`,
           { ...pipe, rate: pipe.rate },
           {
             ratio: toBare,
@@ -160,14 +166,14 @@ export const scenario: Scenario = {
             ...judge([
               check('deliveries/s', pipe.rate, `≥ ${MIN_RATE}`, pipe.rate >= MIN_RATE),
               check('÷ bare undici loop', toBare, `≥ ${MIN_TO_BARE}`, toBare >= MIN_TO_BARE),
-              check('events delivered of each burst', Math.min(...pipeline.map((one) => one.count)), `= ${BURST}`, allArrived),
+              check('events delivered of each burst', Math.min(...pipeline.map((one) => one.count)), `= ${burst}`, allArrived),
             ]),
             samples: pipeline.map((one) => Math.round(one.rate)),
           },
         ),
         row(
           `bare undici loop: the same signed POSTs, ${BARE_IN_FLIGHT} in flight`,
-          { rate: bareRate, p50: 0, p99: 0, count: BURST * ROUNDS, seconds: 0, cost: addCosts(...bare.map((one) => one.cost)) },
+          { rate: bareRate, p50: 0, p99: 0, count: burst * ROUNDS, seconds: 0, cost: addCosts(...bare.map((one) => one.cost)) },
           {
             samples: bare.map((one) => Math.round(one.rate)),
           },
