@@ -80,7 +80,8 @@ export function createRouteLimits(deps: { db: DatabasePool; log: Logger; config:
     spend(sign.address, `sign:${addressBucketKey(clientIp)}`, { detail: 'Too many signatures from this address; try again later.', code: 'sign_limit' });
     const network = networkBlockOf(clientIp);
     if (network) spend(sign.block, `sign-block:${network}`, { detail: 'Too many signatures from this network; try again later.', code: 'sign_block_limit' });
-    const mailDomain = principal?.userId ? await domains.domainOf(principal.userId) : null;
+    // Users and OAuth apps carry their domain from authentication; API keys look it up (cached).
+    const mailDomain = principal?.emailDomain !== undefined ? principal.emailDomain : principal?.userId ? await domains.domainOf(principal.userId) : null;
     if (mailDomain && !openDomains.has(mailDomain)) {
       spend(sign.domain, `sign-domain:${mailDomain}`, {
         detail: 'Too many signatures from accounts of this email domain; try again later.',
