@@ -27,7 +27,9 @@ async function prepare(databaseUrl: string): Promise<void> {
   try {
     await client.query(`
       DROP TABLE IF EXISTS bench_pgbench_signatures, bench_pgbench_counts;
-      CREATE TABLE bench_pgbench_signatures (petition_id int NOT NULL, signer bigint NOT NULL, signed_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (petition_id, signer));
+      CREATE TABLE bench_pgbench_signatures (
+        petition_id int NOT NULL, signer bigint NOT NULL, signed_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (petition_id, signer)
+      );
       CREATE TABLE bench_pgbench_counts (petition_id int PRIMARY KEY, count bigint NOT NULL);
       INSERT INTO bench_pgbench_counts VALUES (1, 0);`);
   } finally {

@@ -90,8 +90,9 @@ async function rssMb(pid: number | undefined): Promise<number | null> {
 export const scenario: Scenario = {
   name: NAME,
   goal:
-    `${BURST.toLocaleString('en-US')} outbox events to one endpoint: ≥ ${MIN_RATE.toLocaleString('en-US')} deliveries/s and ≥ ${MIN_TO_BARE} × a bare undici loop; ` +
-    `10 endpoints, one slow (${SLOW_MS / 1000} s) and one failing: the healthy keep p99 < ${MAX_P99_MS} ms and the failing one gets its 5 retries; worker RSS ≤ ${MAX_WORKER_RSS_MB} MB`,
+    `${BURST.toLocaleString('en-US')} outbox events to one endpoint: ≥ ${MIN_RATE.toLocaleString('en-US')} deliveries/s and ` +
+    `≥ ${MIN_TO_BARE} × a bare undici loop; 10 endpoints, one slow (${SLOW_MS / 1000} s) and one failing: the healthy keep ` +
+    `p99 < ${MAX_P99_MS} ms and the failing one gets its 5 retries; worker RSS ≤ ${MAX_WORKER_RSS_MB} MB`,
   async run(env: BenchEnvironment): Promise<ResultRow[]> {
     const burst = env.load.durationSec >= FULL_SECONDS ? BURST : SHORT_BURST;
     const db = await createDatabasePool(env.databaseUrl, { maximumPoolSize: 8 });
