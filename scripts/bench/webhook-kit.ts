@@ -1,9 +1,7 @@
-// Pieces of the webhook benchmark: a receiver that timestamps each event's arrival, a Rally worker
+// Pieces of the webhook benchmark: the receiver (receiver.ts, in a process of its own), a Rally worker
 // process (with its dispatcher), bench users, petitions and endpoints made straight in SQL, events
 // written through recordEvent with their commit times.
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
@@ -14,70 +12,7 @@ import { sql } from '../../db/sql.ts';
 import { spawnPrefixed, stopChild, type PrefixedChild } from '../lib/child-process.ts';
 import type { BenchEnvironment } from './scenario.ts';
 
-export type Receiver = {
-  url(path: string): string;
-  /** Event id → when it first arrived (performance.now()). */
-  arrivals: Map<string, number>;
-  /** Event id → milliseconds from the event's own created_at to its first arrival (wall clock, same host). */
-  sinceEvent: Map<string, number>;
-  /** Event id → the delivery ids it arrived with: a repeat with the same id is at-least-once, a second id a duplicate. */
-  deliveryIds: Map<string, Set<string>>;
-  /** Arrivals of an event seen before (any delivery id). */
-  repeats(): number;
-  arrivedOn(path: string): number;
-  close(): Promise<void>;
-};
-
-/** Answers 200 at once, or after `delays[path]` ms, or 500 on a `failing` path; records when each event id first arrived. */
-export async function startReceiver(delays: Record<string, number> = {}, failing: readonly string[] = []): Promise<Receiver> {
-  const arrivals = new Map<string, number>();
-  const sinceEvent = new Map<string, number>();
-  const deliveryIds = new Map<string, Set<string>>();
-  let repeats = 0;
-  const perPath = new Map<string, number>();
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const path = request.url ?? '/';
-      const answer = () => {
-        perPath.set(path, (perPath.get(path) ?? 0) + 1);
-        if (failing.includes(path)) {
-          response.writeHead(500).end('failing on purpose');
-          return;
-        }
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
-        const ids = deliveryIds.get(event.id) ?? new Set<string>();
-        ids.add(String(request.headers['x-rally-delivery-id']));
-        deliveryIds.set(event.id, ids);
-        if (arrivals.has(event.id)) repeats += 1;
-        else {
-          arrivals.set(event.id, performance.now());
-          sinceEvent.set(event.id, Date.now() - Date.parse(event.created_at));
-        }
-        response.writeHead(200).end('ok');
-      };
-      const delay = delays[path];
-      if (delay) setTimeout(answer, delay);
-      else answer();
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: (path) => `http://127.0.0.1:${port}${path}`,
-    arrivals,
-    sinceEvent,
-    deliveryIds,
-    repeats: () => repeats,
-    arrivedOn: (path) => perPath.get(path) ?? 0,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+export { startReceiver, type Receiver } from './receiver.ts';
 
 /** A worker process as `npm run worker` runs it, on a task queue of its own; resolves once polling. */
 export async function startRallyWorker(env: BenchEnvironment, taskQueue: string): Promise<PrefixedChild> {
