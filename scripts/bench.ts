@@ -1,49 +1,70 @@
-// `npm run bench`: brings up a bench database, Temporal and the real API process (bench/environment.ts),
-// runs every scenario in bench/scenarios/ (or only BENCH_ONLY=<name>[,<name>…]), prints a table and writes
-// bench/results/<date>-<short sha>.json (kept in git), then stops everything. Each scenario starts once
-// the machine is quiet (bench/settle.ts) and, on a server with autovacuum off, after the vacuum autovacuum
-// would have done (bench/vacuum.ts).
+// `npm run bench [-- --profile] [-- --topology dev-server]`: brings up a topology (bench/environment.ts:
+// the bench's own PostgreSQL with pg_stat_statements, Temporal, the real API process), runs every
+// scenario in bench/scenarios/ (or only BENCH_ONLY=<name>[,<name>…]), prints a table and writes
+// bench/results/<date>-<short sha>.json (kept in git; docs/benchmarks.md is generated from the newest
+// one), then stops everything. Every measured window is metered: CPU seconds of API, worker, Temporal,
+// PostgreSQL and the harness, and PostgreSQL's top statements, go into each row; with --profile, CPU
+// profiles of API, worker and Temporal per window go to bench/profiles/<run>/, and a MISS row keeps
+// each process's five hottest frames. Each scenario starts once the machine is quiet (bench/settle.ts)
+// and, on a server with autovacuum off, after the vacuum autovacuum would have done (bench/vacuum.ts).
 //
-//   BENCH_DURATION  measured seconds per target (default 10); each is preceded by a 2 s warm-up
+//   BENCH_SECONDS   measured seconds per round of a target (default 15, the least a full run uses);
+//                   fewer is short mode, for trying rows (its results say `short: true`)
 //   BENCH_ONLY      run only the scenario(s) named, e.g. search or signing,webhook-delivery
 //
-// A scenario missing its goal is reported as MISS and still exits 0: numbers vary by machine, and a
-// slow run is information, not a failure. Exit 1 means the harness itself broke; 130 an interruption.
+// A scenario missing its goal is reported as MISS (with the failed checks in the JSON) and still
+// exits 0: numbers vary by machine, and a slow run is information, not a failure. Exit 1 means the
+// harness itself broke; 130 an interruption.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { createCleanup, startBenchEnvironment } from './bench/environment.ts';
+import { ROUNDS } from './bench/interleave.ts';
 import type { LoadSettings } from './bench/load.ts';
-import { describeCommit, describeMachine, formatTable, writeReport } from './bench/report.ts';
-import { loadScenarios, selectScenarios, type ResultRow } from './bench/scenario.ts';
+import { describeCommit, describeMachine, formatCosts, formatTable, toReportRow, writeReport, type ReportRow } from './bench/report.ts';
+import { loadScenarios, selectScenarios, TOPOLOGIES, type Topology } from './bench/scenario.ts';
 import { settle } from './bench/settle.ts';
 import { vacuumIfAutovacuumIsOff } from './bench/vacuum.ts';
 
-const DEFAULT_DURATION_SEC = 10;
-const MAX_DURATION_SEC = 600;
+const FULL_SECONDS = 15;
+const MAX_SECONDS = 600;
 const WARMUP_SEC = 2;
 const CONNECTIONS = 50;
 const PIPELINING = 1;
+const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..');
 
 const log = (line: string): void => {
   process.stdout.write(`bench: ${line}\n`);
 };
 
-function readDuration(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return DEFAULT_DURATION_SEC;
+function readSeconds(env: NodeJS.ProcessEnv): number {
+  const raw = env.BENCH_SECONDS ?? env.BENCH_DURATION;
+  if (raw === undefined || raw === '') return FULL_SECONDS;
   const seconds = Number(raw);
-  if (!/^\d+$/.test(raw) || seconds < 1 || seconds > MAX_DURATION_SEC) {
-    throw new Error(`BENCH_DURATION must be a whole number of seconds between 1 and ${MAX_DURATION_SEC} (got "${raw}")`);
+  if (!/^\d+$/.test(raw) || seconds < 1 || seconds > MAX_SECONDS) {
+    throw new Error(`BENCH_SECONDS must be a whole number of seconds between 1 and ${MAX_SECONDS} (got "${raw}")`);
   }
   return seconds;
 }
 
-async function main(env: NodeJS.ProcessEnv): Promise<number> {
+function readOptions(argv: string[]): { profile: boolean; topology: Topology } {
+  const { values } = parseArgs({ args: argv, options: { profile: { type: 'boolean', default: false }, topology: { type: 'string', default: 'dev-server' } } });
+  const topology = values.topology as Topology;
+  if (!TOPOLOGIES.includes(topology)) throw new Error(`--topology must be one of ${TOPOLOGIES.join(', ')} (got "${values.topology}")`);
+  return { profile: values.profile, topology };
+}
+
+async function main(env: NodeJS.ProcessEnv, argv: string[]): Promise<number> {
   const config = loadConfigOrExit(env);
+  const options = readOptions(argv);
   const only = env.BENCH_ONLY || undefined;
-  const load: LoadSettings = { durationSec: readDuration(env.BENCH_DURATION), warmupSec: WARMUP_SEC, connections: CONNECTIONS, pipelining: PIPELINING };
+  const load: LoadSettings = { durationSec: readSeconds(env), warmupSec: WARMUP_SEC, connections: CONNECTIONS, pipelining: PIPELINING };
+  const short = load.durationSec < FULL_SECONDS;
   const scenarios = selectScenarios(await loadScenarios(), only);
   const timestamp = new Date().toISOString();
   const machine = describeMachine();
   const commit = describeCommit();
+  const profileDir = options.profile ? path.join(REPOSITORY_ROOT, 'bench', 'profiles', timestamp.replace(/[:.]/g, '-')) : null;
 
   const cleanup = createCleanup(log);
   let interrupted = false;
@@ -56,16 +77,17 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
     });
   }
 
-  const rows: ResultRow[] = [];
+  const rows: ReportRow[] = [];
   const failures: { scenario: string; error: string }[] = [];
   try {
-    const environment = await startBenchEnvironment({ config, env, load, cleanup, log });
+    const environment = await startBenchEnvironment({ config, env, load, topology: options.topology, profileDir, cleanup, log });
     for (const scenario of scenarios) {
       await vacuumIfAutovacuumIsOff(environment.databaseUrl, log);
-      await settle(log);
+      // A short run is for trying rows on a busy machine: it does not wait for quiet.
+      if (!short) await settle(log);
       log(`scenario ${scenario.name}: ${scenario.goal}`);
       try {
-        rows.push(...(await scenario.run(environment)));
+        for (const row of await scenario.run(environment)) rows.push(toReportRow(row, options.topology));
       } catch (error) {
         // One broken scenario should not cost the results of the others.
         const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -77,14 +99,23 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
     await cleanup.runAll();
   }
 
-  process.stdout.write(`\n${formatTable(rows)}\n\n`);
-  const file = await writeReport({ timestamp, machine, commit, settings: { ...load, only: only ?? null }, failures, rows });
+  process.stdout.write(`\n${formatTable(rows)}\n\n${formatCosts(rows)}\n\n`);
+  const { meter: _meter, ...settings } = load;
+  const file = await writeReport({
+    timestamp,
+    machine,
+    commit,
+    settings: { ...settings, rounds: ROUNDS, short, profile: options.profile, topology: options.topology, only: only ?? null },
+    failures,
+    rows,
+  });
   log(`results written to ${file}`);
+  if (profileDir) log(`CPU profiles in ${path.relative(REPOSITORY_ROOT, profileDir)}`);
   return failures.length > 0 ? 1 : 0;
 }
 
 try {
-  process.exit(await main(process.env));
+  process.exit(await main(process.env, process.argv.slice(2)));
 } catch (error) {
   // The message names the cause (a bad variable, a service that would not start); the lines above
   // it carry the services' own output.

@@ -126,11 +126,20 @@ export function createAuthenticator(deps: {
       const user = await deps.users.byUserId(token.subject);
       if (!user) throw unauthorized('The user who authorized this app no longer exists.');
       if (user.suspended) throw suspended();
-      return { kind: 'oauth_app', userId: user.id, role: 'user', scope: 'full', tokenId: token.jti, clientId: token.clientId, oauthScopes: token.scope };
+      return {
+        kind: 'oauth_app',
+        userId: user.id,
+        role: 'user',
+        scope: 'full',
+        tokenId: token.jti,
+        clientId: token.clientId,
+        oauthScopes: token.scope,
+        emailDomain: user.email_domain,
+      };
     }
     const user = await deps.users.bySubject(token.issuer, token.subject);
     if (!user) throw unauthorized('No Rally user belongs to this token; log in through /v1/auth/login first.');
     if (user.suspended) throw suspended();
-    return { kind: 'user', userId: user.id, role: user.role, scope: 'full', tokenId: token.jti };
+    return { kind: 'user', userId: user.id, role: user.role, scope: 'full', tokenId: token.jti, emailDomain: user.email_domain };
   };
 }

@@ -79,7 +79,8 @@ export function createRouteLimits(deps: { db: DatabasePool; log: Logger; config:
   /** Spends one signature of the caller's address, block and domain, before the signing statement runs. */
   async function chargeSignature(ctx: RallyContext): Promise<void> {
     const { principal } = ctx.state;
-    spendSignature(ctx, principal?.userId ? await domains.domainOf(principal.userId) : null);
+    // Users and OAuth apps carry their domain from authentication; API keys look it up (cached).
+    spendSignature(ctx, principal?.emailDomain !== undefined ? principal.emailDomain : principal?.userId ? await domains.domainOf(principal.userId) : null);
   }
 
   function spendSignature(ctx: RallyContext, mailDomain: string | null): void {

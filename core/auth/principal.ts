@@ -21,4 +21,9 @@ export type Principal = {
   /** For OAuth apps: the client and the scopes its token carries (they narrow `scope`). */
   clientId?: string;
   oauthScopes?: readonly string[];
+  /**
+   * For users and OAuth apps: the domain of the user's email as signatures normalise it, read with
+   * the user (core/users/directory.ts), so the signing throttle needs no query of its own.
+   */
+  emailDomain?: string | null;
 };

@@ -1,7 +1,9 @@
 // What the signing throttle counts a signature against besides the client address: the signer's
 // network block (/24 or /64, network-block.ts) and the domain of the signer's email address, as
-// normalised for signatures (rally_email_key: lower-case, Gmail's aliases folded). The domain is
-// read once per user and kept briefly in memory, so a sign request costs no extra query in a burst.
+// normalised for signatures (rally_email_key: lower-case, Gmail's aliases folded). Users and OAuth
+// apps bring it from authentication (Principal.emailDomain: in a campaign every signer is new, so a
+// cache here never hit and each signature cost a query of its own); for API keys it is read here,
+// once per user, and kept briefly in memory.
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

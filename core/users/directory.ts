@@ -11,7 +11,7 @@ export const USER_CHANGED_CHANNEL = 'rally_user_changed';
 const CACHE_TTL_MS = 30_000;
 const CACHE_MAX_ENTRIES = 50_000;
 
-export type DirectoryEntry = { id: string; role: 'user' | 'admin'; suspended: boolean };
+export type DirectoryEntry = { id: string; role: 'user' | 'admin'; suspended: boolean; email_domain: string | null };
 
 export type UserDirectory = {
   bySubject(issuer: string, subject: string): Promise<DirectoryEntry | undefined>;

@@ -62,17 +62,19 @@ export function findUserBySlug(db: CommonQueryMethods, slug: string) {
   return db.maybeOne(sql.type(UserRow)`SELECT ${USER_COLUMNS} FROM users WHERE slug = ${slug} AND suspended_at IS NULL`);
 }
 
-export const UserIdentity = z.object({ id: z.string().uuid(), role: z.enum(['user', 'admin']), suspended: z.boolean() });
+/** Who a token's subject is, with the domain of their email as signatures normalise it (rally_email_key), which the signing throttle counts. */
+export const UserIdentity = z.object({ id: z.string().uuid(), role: z.enum(['user', 'admin']), suspended: z.boolean(), email_domain: z.string().nullable() });
+const IDENTITY_COLUMNS = sql.fragment`id, role, suspended_at IS NOT NULL AS suspended, NULLIF(split_part(rally_email_key(email), '@', 2), '') AS email_domain`;
 
 export function findUserByIdentity(db: CommonQueryMethods, issuer: string, subject: string) {
   return db.maybeOne(sql.type(UserIdentity)`
-    SELECT id, role, suspended_at IS NOT NULL AS suspended FROM users
+    SELECT ${IDENTITY_COLUMNS} FROM users
     WHERE identity_issuer = ${issuer} AND identity_subject = ${subject}
   `);
 }
 
 export function findUserStateById(db: CommonQueryMethods, id: string) {
-  return db.maybeOne(sql.type(UserIdentity)`SELECT id, role, suspended_at IS NOT NULL AS suspended FROM users WHERE id = ${id}`);
+  return db.maybeOne(sql.type(UserIdentity)`SELECT ${IDENTITY_COLUMNS} FROM users WHERE id = ${id}`);
 }
 
 export type UserChanges = { display_name?: string; bio?: string | null; avatar_url?: string | null; notification_prefs?: Record<string, unknown> };

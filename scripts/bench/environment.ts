@@ -1,26 +1,33 @@
-// Brings up what the benchmarks run against: the `rally_bench` database (created if missing and kept
-// between runs, so data seeded by one run can serve the next), migrated; a Temporal dev server in
-// memory on free ports (unless TEMPORAL_ADDRESS is set); and the real API process on a free port.
-// Everything started is registered with the caller's cleanup stack, so it is stopped even when
-// start-up fails halfway or the run is interrupted.
+// Brings up what the benchmarks run against, for one topology (startBenchEnvironment; 'dev-server'
+// today): the bench's own PostgreSQL (embedded, data kept in .data/bench-postgres so data seeded by
+// one run serves the next, pg_stat_statements preloaded; BENCH_DATABASE_URL names another server
+// instead) with the `rally_bench` database migrated; a Temporal dev server in memory on free ports
+// (unless TEMPORAL_ADDRESS is set); and the real API process on a free port. Every process started
+// is registered with the meter (CPU per role, profiles) and with the caller's cleanup stack, so it is
+// stopped even when start-up fails halfway or the run is interrupted.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
+import pg from 'pg';
 import type { Config } from '../../platform/config.ts';
 import { runMigrations } from '../../db/migrate.ts';
 import { describeExit, spawnPrefixed, stopChild } from '../lib/child-process.ts';
-import { ensureDatabaseExists, redactDatabaseUrl } from '../lib/embedded-postgres.ts';
+import { ensureDatabaseExists, redactDatabaseUrl, startEmbeddedPostgres } from '../lib/embedded-postgres.ts';
 import { resolveTemporalCli } from '../lib/temporal-cli.ts';
 import { startTemporalDevServer } from '../lib/temporal-dev-server.ts';
 import { loadTemporalSettings, registerSearchAttributes } from '../lib/temporal-settings.ts';
 import type { LoadSettings } from './load.ts';
-import type { BenchEnvironment } from './scenario.ts';
+import { createMeter, type Meter } from './meter.ts';
+import type { BenchEnvironment, Topology } from './scenario.ts';
 import { freePort } from '../lib/free-port.ts';
 export { freePort };
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
-const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export const BENCH_DATABASE = 'rally_bench';
+const BENCH_POSTGRES_DIR = path.join(REPOSITORY_ROOT, '.data', 'bench-postgres');
+// pg_stat_statements counts statements run inside functions and triggers too ('all'), so the cost of
+// what a signature sets off shows beside the statement that set it off.
+const BENCH_POSTGRES_SETTINGS = { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' };
 const API_READY_TIMEOUT_MS = 60_000;
 const API_STOP_GRACE_MS = 15_000;
 // Effectively no rate limit: one client hammering one route is the point here, not abuse.
@@ -50,19 +57,32 @@ export function createCleanup(log: Log): Cleanup {
   };
 }
 
-async function prepareDatabase(config: Config, log: Log): Promise<string> {
-  const url = new URL(config.databaseUrl ?? DEFAULT_SERVER_URL);
+/** The bench's own server (or BENCH_DATABASE_URL's), the migrated rally_bench database on it, and pg_stat_statements where the server loads it. */
+async function prepareDatabase(env: NodeJS.ProcessEnv, cleanup: Cleanup, log: Log): Promise<{ databaseUrl: string; postgresPid: number | undefined }> {
+  let serverUrl = env.BENCH_DATABASE_URL;
+  let postgresPid: number | undefined;
+  if (!serverUrl) {
+    const server = await startEmbeddedPostgres({ dataDir: BENCH_POSTGRES_DIR, port: await freePort(), settings: BENCH_POSTGRES_SETTINGS, log });
+    cleanup.add('postgres', server.stop);
+    serverUrl = server.databaseUrl;
+    postgresPid = server.pid;
+  } else log('using BENCH_DATABASE_URL (PostgreSQL CPU is counted only for a server the bench starts)');
+  const url = new URL(serverUrl);
   url.pathname = `/${BENCH_DATABASE}`;
   const databaseUrl = url.href;
   if (await ensureDatabaseExists(databaseUrl)) log(`created database ${BENCH_DATABASE}`);
   log(`using database ${redactDatabaseUrl(databaseUrl)}`);
   await runMigrations(databaseUrl, log);
-  return databaseUrl;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => log('pg_stat_statements is not available on this server'));
+  await client.end();
+  return { databaseUrl, postgresPid };
 }
 
 type TemporalTarget = { address: string; namespace: string; taskQueue: string };
 
-async function prepareTemporal(config: Config, env: NodeJS.ProcessEnv, cleanup: Cleanup, log: Log): Promise<TemporalTarget> {
+async function prepareTemporal(config: Config, env: NodeJS.ProcessEnv, cleanup: Cleanup, meter: Meter, log: Log): Promise<TemporalTarget> {
   const settings = loadTemporalSettings();
   const namespace = env.TEMPORAL_NAMESPACE ? config.temporal.namespace : settings.namespace;
   const taskQueue = env.RALLY_TASK_QUEUE ? config.temporal.taskQueue : settings.taskQueue;
@@ -85,6 +105,7 @@ async function prepareTemporal(config: Config, env: NodeJS.ProcessEnv, cleanup: 
     log,
   });
   cleanup.add('temporal', server.stop);
+  meter.register('temporal', server.pid);
   return { address: server.address, namespace, taskQueue };
 }
 
@@ -105,14 +126,19 @@ async function waitForApi(apiUrl: string, exitedWith: () => string | undefined, 
   throw new Error(`the API did not answer ${apiUrl}/health within ${API_READY_TIMEOUT_MS / 1000} s`);
 }
 
-/** BENCH_PROFILE=<dir>: the Node flags that make a process the bench starts write a V8 CPU profile there when it stops (open it in Chrome DevTools). */
-export function profilingArgs(): string[] {
-  return process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+/** Node flags for a process under test: with profiling on, an inspector on a free loopback port that the meter profiles through. */
+async function nodeArgsFor(meter: Meter): Promise<{ args: string[]; inspectPort?: number }> {
+  if (!meter.profiling) return { args: [] };
+  const inspectPort = await freePort();
+  return { args: [`--inspect=127.0.0.1:${inspectPort}`], inspectPort };
 }
 
-async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, log: Log, name = 'api'): Promise<number | undefined> {
-  const api = spawnPrefixed({ name, command: process.execPath, args: [...profilingArgs(), 'api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
+async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, meter: Meter, log: Log, name = 'api'): Promise<number | undefined> {
+  const node = await nodeArgsFor(meter);
+  const api = spawnPrefixed({ name, command: process.execPath, args: [...node.args, 'api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
+  meter.register('api', api.process.pid, node.inspectPort);
   cleanup.add('api', async () => {
+    meter.unregister(api.process.pid);
     await stopChild(api, API_STOP_GRACE_MS);
   });
   let exit: string | undefined;
@@ -124,12 +150,28 @@ async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: 
   return api.process.pid;
 }
 
+/**
+ * Everything the scenarios run against, for one topology: the one place that decides how PostgreSQL,
+ * Temporal and the API are started (a further topology, e.g. a cluster, is a further branch here).
+ */
 export async function startBenchEnvironment(
-  options: Readonly<{ config: Config; env: NodeJS.ProcessEnv; load: LoadSettings; cleanup: Cleanup; log: Log }>,
+  options: Readonly<{
+    config: Config;
+    env: NodeJS.ProcessEnv;
+    load: LoadSettings;
+    topology: Topology;
+    profileDir: string | null;
+    cleanup: Cleanup;
+    log: Log;
+  }>,
 ): Promise<BenchEnvironment> {
-  const { config, env, cleanup, log } = options;
-  const databaseUrl = await prepareDatabase(config, log);
-  const temporal = await prepareTemporal(config, env, cleanup, log);
+  const { config, env, cleanup, log, topology } = options;
+  if (topology !== 'dev-server') throw new Error(`topology ${String(topology)} is not supported`);
+  const { databaseUrl, postgresPid } = await prepareDatabase(env, cleanup, log);
+  const meter = await createMeter({ databaseUrl, profileDir: options.profileDir });
+  cleanup.add('meter', meter.close);
+  meter.register('postgres', postgresPid);
+  const temporal = await prepareTemporal(config, env, cleanup, meter, log);
   const port = await freePort();
   const apiUrl = `http://127.0.0.1:${port}`;
   const serviceEnv: NodeJS.ProcessEnv = {
@@ -147,8 +189,18 @@ export async function startBenchEnvironment(
     RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: UNLIMITED,
     RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: UNLIMITED,
   };
-  await startApi(serviceEnv, apiUrl, cleanup, log);
-  return { apiUrl, databaseUrl, temporalAddress: temporal.address, serviceEnv, load: options.load, log };
+  await startApi(serviceEnv, apiUrl, cleanup, meter, log);
+  return {
+    apiUrl,
+    databaseUrl,
+    temporalAddress: temporal.address,
+    serviceEnv,
+    load: { ...options.load, meter },
+    meter,
+    topology,
+    nodeArgs: () => nodeArgsFor(meter),
+    log,
+  };
 }
 
 /** `pid` lets a scenario read the process's memory (/proc/<pid>/status). */
@@ -166,7 +218,7 @@ export async function startExtraApi(environment: BenchEnvironment, extraEnv: Nod
   const cleanup = createCleanup(environment.log);
   let pid: number | undefined;
   try {
-    pid = await startApi(serviceEnv, url, cleanup, environment.log, name);
+    pid = await startApi(serviceEnv, url, cleanup, environment.meter, environment.log, name);
   } catch (error) {
     await cleanup.runAll();
     throw error;

@@ -2,9 +2,11 @@
 // (A B A B …), so a burst of load from elsewhere on the machine lands on both rather than on one.
 // A target's figure is the median of its rounds, and its spread (slowest and fastest round) is
 // reported with it, so a reader can tell a real gap from noise.
+import { addCosts } from './meter.ts';
 import { measureLoad, type LoadRequest, type LoadResult, type LoadSettings } from './load.ts';
 
-export const ROUNDS = 2;
+/** Three rounds: a median that one disturbed round cannot move. */
+export const ROUNDS = 3;
 
 export type Target = Readonly<{ label: string; url: string; request?: LoadRequest }>;
 
@@ -30,7 +32,12 @@ export async function measureInterleaved(
       );
     }
   }
-  return runs.map((results) => ({
+  return runs.map(combineRounds);
+}
+
+/** One figure for several rounds of one target: medians, errors and requests summed, each round's rate kept, costs added. */
+export function combineRounds(results: readonly LoadResult[]): LoadResult {
+  return {
     requestsPerSecond: median(results.map((result) => result.requestsPerSecond)),
     p50Ms: median(results.map((result) => result.p50Ms)),
     p99Ms: median(results.map((result) => result.p99Ms)),
@@ -40,8 +47,11 @@ export async function measureInterleaved(
     requests: results.reduce((sum, result) => sum + result.requests, 0),
     durationSec: results.reduce((sum, result) => sum + result.durationSec, 0),
     samples: results.map((result) => Math.round(result.requestsPerSecond)),
-  }));
+    ...(results.some((result) => result.cost) ? { cost: addCosts(...results.map((result) => result.cost)) } : {}),
+  };
 }
+
+export { median };
 
 export const ratioOf = (measured: LoadResult, reference: LoadResult): number =>
   reference.requestsPerSecond > 0 ? measured.requestsPerSecond / reference.requestsPerSecond : 0;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { spawnPrefixed, stopChild } from '../lib/child-process.ts';
 import type { GeneratorJob } from './load-generator.ts';
+import type { Meter, WindowCost } from './meter.ts';
 
 export type LoadSettings = Readonly<{
   /** Measured seconds per target (BENCH_DURATION). */
@@ -16,6 +17,8 @@ export type LoadSettings = Readonly<{
   warmupSec: number;
   connections: number;
   pipelining: number;
+  /** Meters each measured window (not the warm-up): CPU per process, statements, profiles. */
+  meter?: Meter;
 }>;
 
 export type LoadResult = Readonly<{
@@ -32,6 +35,8 @@ export type LoadResult = Readonly<{
   durationSec: number;
   /** The req/s of each round when the figure is a median of interleaved rounds (interleave.ts). */
   samples?: readonly number[];
+  /** What the measured window(s) cost, when a meter was given. */
+  cost?: WindowCost;
 }>;
 
 export type LoadRequest = Readonly<{
@@ -136,7 +141,9 @@ export async function measureLoad(
     await runAutocannon(url, settings, settings.warmupSec, request);
   }
   log(`${label}: measuring for ${settings.durationSec} s (${settings.connections} connections, pipelining ${settings.pipelining})`);
-  const result = summarise(await runAutocannon(url, settings, settings.durationSec, request));
+  const run = () => runAutocannon(url, settings, settings.durationSec, request);
+  const metered = settings.meter ? await settings.meter.measure(label, run) : { value: await run(), cost: undefined };
+  const result: LoadResult = { ...summarise(metered.value), ...(metered.cost ? { cost: metered.cost } : {}) };
   log(
     `${label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
       `${result.errors} errors, ${result.non2xx} non-2xx`,

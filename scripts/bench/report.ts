@@ -7,7 +7,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import type { LoadSettings } from './load.ts';
-import type { ResultRow } from './scenario.ts';
+import { summariseCost, type RowCost } from './meter.ts';
+import type { Check, ResultRow, Topology } from './scenario.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const RESULTS_DIR = path.join(REPOSITORY_ROOT, 'bench', 'results');
@@ -28,11 +29,26 @@ export type RunReport = Readonly<{
   machine: MachineInfo;
   /** The commit measured (short sha, `+dirty` when the work tree had changes), or null outside git. */
   commit: string | null;
-  settings: LoadSettings & Readonly<{ only: string | null }>;
+  settings: Omit<LoadSettings, 'meter'> & Readonly<{ rounds: number; short: boolean; profile: boolean; topology: Topology; only: string | null }>;
   /** Scenarios that threw instead of producing rows: a broken harness, not a slow API. */
   failures: ReadonlyArray<Readonly<{ scenario: string; error: string }>>;
-  rows: readonly ResultRow[];
+  rows: readonly ReportRow[];
 }>;
+
+/** A row as the results JSON keeps it: the topology it ran on, the failed checks of a MISS, and its cost. */
+export type ReportRow = Omit<ResultRow, 'cost'> & Readonly<{ topology: Topology; missed: readonly Check[]; cost: RowCost | null }>;
+
+/** A MISS row's reason is its failed checks; a row judged only on its ratio gets that one check. */
+export function toReportRow(row: ResultRow, topology: Topology): ReportRow {
+  const { cost, ...rest } = row;
+  const checks =
+    row.checks ??
+    (row.goal !== null && row.verdict !== null
+      ? [{ what: 'ratio', measured: row.ratio === null ? null : Math.round(row.ratio * 1000) / 1000, goal: row.goal, pass: row.verdict === 'PASS' }]
+      : []);
+  const missed = row.verdict === 'MISS' ? checks.filter((one) => !one.pass) : [];
+  return { ...rest, topology, missed, cost: cost ? summariseCost(cost, row.requests, row.verdict === 'MISS') : null };
+}
 
 export function describeMachine(): MachineInfo {
   return {
@@ -46,14 +62,14 @@ export function describeMachine(): MachineInfo {
   };
 }
 
-type Column = { title: string; align: 'left' | 'right'; cell: (row: ResultRow) => string };
+type Column = { title: string; align: 'left' | 'right'; cell: (row: ReportRow) => string };
 
 const dash = '—';
 
 // autocannon records latencies in whole milliseconds; a fixed decimal would suggest more precision.
 const milliseconds = (value: number): string => String(Math.round(value * 10) / 10);
 
-function formatErrors(row: ResultRow): string {
+function formatErrors(row: ReportRow): string {
   if (row.errors === 0 && row.non2xx === 0) return '0';
   return `${row.errors} + ${row.non2xx} non-2xx`;
 }
@@ -75,12 +91,31 @@ const COLUMNS: Column[] = [
   { title: 'verdict', align: 'left', cell: (row) => row.verdict ?? dash },
 ];
 
-export function formatTable(rows: readonly ResultRow[]): string {
+export function formatTable(rows: readonly ReportRow[]): string {
   const cells = rows.map((row) => COLUMNS.map((column) => column.cell(row)));
   const widths = COLUMNS.map((column, index) => Math.max(column.title.length, ...cells.map((line) => line[index]!.length)));
   const pad = (text: string, index: number): string => (COLUMNS[index]!.align === 'right' ? text.padStart(widths[index]!) : text.padEnd(widths[index]!));
   const line = (texts: string[]): string => texts.map(pad).join('  ').trimEnd();
   return [line(COLUMNS.map((column) => column.title)), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
+}
+
+const ROLES = ['api', 'worker', 'temporal', 'postgres', 'bench'] as const;
+
+/** Per metered row: CPU seconds of each process over its windows, CPU ms per request, and PostgreSQL's top statement. */
+export function formatCosts(rows: readonly ReportRow[]): string {
+  const lines = ['CPU per row (seconds over the measured rounds; ms per request in brackets):'];
+  for (const row of rows) {
+    if (!row.cost) continue;
+    const { cpuSeconds, cpuMsPerRequest, topStatements } = row.cost;
+    const roles = ROLES.filter((role) => cpuSeconds[role] !== undefined).map(
+      (role) => `${role} ${cpuSeconds[role]!.toFixed(2)}${cpuMsPerRequest?.[role] !== undefined ? ` (${cpuMsPerRequest[role]!.toFixed(3)})` : ''}`,
+    );
+    lines.push(`  ${row.scenario} · ${row.target}: ${roles.join(', ')}`);
+    const top = topStatements[0];
+    if (top) lines.push(`      top statement: ${top.totalMs} ms in ${top.calls} calls: ${top.query.slice(0, 120)}`);
+    for (const miss of row.missed) lines.push(`      MISS: ${miss.what} ${miss.measured ?? '?'} (goal ${miss.goal})`);
+  }
+  return lines.join('\n');
 }
 
 /** The commit under measurement, as `abc1234` or `abc1234+dirty`; null when git cannot tell. */

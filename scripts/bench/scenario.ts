@@ -4,6 +4,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { LoadResult, LoadSettings } from './load.ts';
+import type { Meter } from './meter.ts';
 
 const SCENARIOS_DIR = path.join(import.meta.dirname, 'scenarios');
 
@@ -17,10 +18,29 @@ export type BenchEnvironment = Readonly<{
   /** The environment the API process was started with; reuse it to start a worker that matches. */
   serviceEnv: Readonly<NodeJS.ProcessEnv>;
   load: LoadSettings;
+  /** Counts the CPU of the processes scenarios start (register them) and meters windows. */
+  meter: Meter;
+  /** How Temporal (and later the rest) was started, recorded in every row: 'dev-server' today. */
+  topology: Topology;
+  /** Node flags for a process the bench starts: an inspector port when profiling (register the port with the meter). */
+  nodeArgs(): Promise<{ args: string[]; inspectPort?: number }>;
   log: (line: string) => void;
 }>;
 
+export type Topology = 'dev-server';
+export const TOPOLOGIES: readonly Topology[] = ['dev-server'];
+
 export type Verdict = 'PASS' | 'MISS' | 'INVALID';
+
+/** One condition of a goal, e.g. { what: 'p99 ms', measured: 143, goal: '< 100', pass: false }: a MISS row's reason is its failed checks. */
+export type Check = Readonly<{ what: string; measured: number | null; goal: string; pass: boolean }>;
+
+export const check = (what: string, measured: number | null, goal: string, pass: boolean): Check => ({
+  what,
+  measured: measured === null ? null : Math.round(measured * 1000) / 1000,
+  goal,
+  pass,
+});
 
 /** One line of the results table and of the JSON file. */
 export type ResultRow = LoadResult &
@@ -33,6 +53,8 @@ export type ResultRow = LoadResult &
     /** The goal in a few characters, e.g. "≥ 0.60"; null on reference rows. */
     goal: string | null;
     verdict: Verdict | null;
+    /** The conditions the verdict was decided on; a row without them is judged on ratio against goal. */
+    checks?: readonly Check[];
   }>;
 
 export type Scenario = Readonly<{
@@ -50,6 +72,17 @@ export type Scenario = Readonly<{
 export function verdictFor(passes: boolean, ...involved: LoadResult[]): Verdict {
   if (involved.some((load) => load.errors > 0 || load.non2xx > 0 || load.requests === 0)) return 'INVALID';
   return passes ? 'PASS' : 'MISS';
+}
+
+/** Verdict and checks together: PASS when every check passes (INVALID when a load involved had errors). */
+export function judge(checks: readonly Check[], ...involved: LoadResult[]): { verdict: Verdict; checks: readonly Check[] } {
+  return {
+    verdict: verdictFor(
+      checks.every((one) => one.pass),
+      ...involved,
+    ),
+    checks,
+  };
 }
 
 function isScenario(value: unknown): value is Scenario {

@@ -103,13 +103,14 @@ export function planned(used: number, rate: number, seconds: number, connections
   return used + Math.ceil(Math.max(rate, FLOOR_RATE) * seconds * RATE_MARGIN) + connections;
 }
 
-/** Distinct users with tokens, minted as needed; one phase's cursor never hands out a signer twice. */
-export type SignerPool = { signers: Signer[]; ensure(count: number): Promise<void> };
+/** Distinct users with tokens, minted as needed; `next` is the first never handed out, so no signer signs twice. */
+export type SignerPool = { signers: Signer[]; next: number; ensure(count: number): Promise<void> };
 
 export function createSignerPool(serviceEnv: NodeJS.ProcessEnv, log: (line: string) => void): SignerPool {
   const signers: Signer[] = [];
   return {
     signers,
+    next: 0,
     async ensure(count: number): Promise<void> {
       if (count > signers.length) append(signers, await mintSigners(serviceEnv, count - signers.length, log));
     },
@@ -118,7 +119,7 @@ export function createSignerPool(serviceEnv: NodeJS.ProcessEnv, log: (line: stri
 
 /**
  * Signing through the API: a warm-up, signers topped up for its rate, then the measurement; each
- * request a new signer. A pool's signers sign each petition once, so one pool serves phases on different petitions.
+ * request a signer the pool never handed out before, so phases on one petition never collide.
  */
 export async function measureSigning(
   env: BenchEnvironment,
@@ -127,10 +128,9 @@ export async function measureSigning(
   label: string,
   petitionFor: (index: number) => string,
 ): Promise<LoadResult> {
-  let next = 0;
   let reused = 0;
   const setupRequest = (request: autocannon.Request): autocannon.Request => {
-    const index = next++;
+    const index = pool.next++;
     // Past the end a signer signs a second time (409): the verdict then says INVALID, not a rate.
     if (index >= pool.signers.length) reused += 1;
     const signer = pool.signers[index % pool.signers.length]!;
@@ -141,9 +141,10 @@ export async function measureSigning(
     return request;
   };
   const { load } = env;
-  await pool.ensure(planned(0, 0, load.warmupSec, load.connections));
-  const warm = await measureLoad(`${label} (warm-up)`, `${api.url}/v1`, { ...load, durationSec: load.warmupSec, warmupSec: 0 }, env.log, { setupRequest });
-  await pool.ensure(planned(next, warm.requestsPerSecond, load.durationSec, load.connections));
+  await pool.ensure(planned(pool.next, 0, load.warmupSec, load.connections));
+  const { meter: _unmetered, ...warmLoad } = load;
+  const warm = await measureLoad(`${label} (warm-up)`, `${api.url}/v1`, { ...warmLoad, durationSec: load.warmupSec, warmupSec: 0 }, env.log, { setupRequest });
+  await pool.ensure(planned(pool.next, warm.requestsPerSecond, load.durationSec, load.connections));
   const result = await measureLoad(label, `${api.url}/v1`, { ...load, warmupSec: 0 }, env.log, { setupRequest });
   if (reused > 0) env.log(`warning: ${label} ran out of fresh signers (${reused} reused); its row is INVALID`);
   return result;

@@ -1,12 +1,8 @@
-// Pieces of the webhook benchmark: a receiver that timestamps each event's arrival, a Rally worker
+// Pieces of the webhook benchmark: the receiver (receiver.ts, in a process of its own), a Rally worker
 // process (with its dispatcher), bench users, petitions and endpoints made straight in SQL, events
-// written through recordEvent with their commit times, and the bare Temporal reference.
+// written through recordEvent with their commit times.
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { loadConfig } from '../../platform/config.ts';
@@ -14,67 +10,22 @@ import { createSecretBox, generateSigningSecret } from '../../core/webhooks/sign
 import { recordEvent } from '../../core/events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { spawnPrefixed, stopChild, type PrefixedChild } from '../lib/child-process.ts';
-import { profilingArgs } from './environment.ts';
 import type { BenchEnvironment } from './scenario.ts';
 
-export type Receiver = {
-  url(path: string): string;
-  /** Event id → when it first arrived (performance.now()). */
-  arrivals: Map<string, number>;
-  /** Event id → milliseconds from the event's own created_at to its first arrival (wall clock, same host). */
-  sinceEvent: Map<string, number>;
-  arrivedOn(path: string): number;
-  close(): Promise<void>;
-};
-
-/** Answers 200 at once, or after `delays[path]` ms; records when each event id first arrived. */
-export async function startReceiver(delays: Record<string, number> = {}): Promise<Receiver> {
-  const arrivals = new Map<string, number>();
-  const sinceEvent = new Map<string, number>();
-  const perPath = new Map<string, number>();
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const path = request.url ?? '/';
-      const answer = () => {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; created_at: string };
-        if (!arrivals.has(event.id)) {
-          arrivals.set(event.id, performance.now());
-          sinceEvent.set(event.id, Date.now() - Date.parse(event.created_at));
-        }
-        perPath.set(path, (perPath.get(path) ?? 0) + 1);
-        response.writeHead(200).end('ok');
-      };
-      const delay = delays[path];
-      if (delay) setTimeout(answer, delay);
-      else answer();
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: (path) => `http://127.0.0.1:${port}${path}`,
-    arrivals,
-    sinceEvent,
-    arrivedOn: (path) => perPath.get(path) ?? 0,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+export { startReceiver, type Receiver } from './receiver.ts';
 
 /** A worker process as `npm run worker` runs it, on a task queue of its own; resolves once polling. */
 export async function startRallyWorker(env: BenchEnvironment, taskQueue: string): Promise<PrefixedChild> {
+  const node = await env.nodeArgs();
   const child = spawnPrefixed({
     name: 'worker',
     command: process.execPath,
-    args: [...profilingArgs(), 'worker/main.ts'],
+    args: [...node.args, 'worker/main.ts'],
     cwd: fileURLToPath(new URL('../../', import.meta.url)),
     env: { ...env.serviceEnv, RALLY_TASK_QUEUE: taskQueue, RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
+  env.meter.register('worker', child.process.pid, node.inspectPort);
+  void child.exited.then(() => env.meter.unregister(child.process.pid));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the worker did not start within 60 s')), 60_000);
     child.process.stdout?.on('data', (chunk: Buffer) => {
@@ -152,45 +103,4 @@ export async function waitForEmptyOutbox(db: DatabasePool, log: (line: string) =
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-/**
- * Workflows per second of the one-no-op-activity workflow, measured as the pipeline is: `count`
- * workflows started fire-and-forget, `inFlight` start calls at a time, until every activity ran.
- */
-export async function measureBareTemporal(env: BenchEnvironment, count: number, inFlight = 32): Promise<{ rate: number; count: number; seconds: number }> {
-  const taskQueue = `bench-noop-${randomUUID().slice(0, 8)}`;
-  const namespace = env.serviceEnv.TEMPORAL_NAMESPACE ?? 'default';
-  const native = await NativeConnection.connect({ address: env.temporalAddress });
-  const connection = await Connection.connect({ address: env.temporalAddress });
-  const client = new Client({ connection, namespace });
-  let done = 0;
-  const worker = await Worker.create({
-    connection: native,
-    namespace,
-    taskQueue,
-    activities: {
-      noop: async () => {
-        done += 1;
-      },
-    },
-    workflowsPath: fileURLToPath(new URL('./noop-workflow.ts', import.meta.url)),
-  });
-  const started = performance.now();
-  await worker.runUntil(async () => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (next < count) {
-          next += 1;
-          await client.workflow.start('benchNoopWorkflow', { taskQueue, workflowId: randomUUID() });
-        }
-      }),
-    );
-    while (done < count && performance.now() - started < 300_000) await new Promise((resolve) => setTimeout(resolve, 20));
-  });
-  const seconds = (performance.now() - started) / 1000;
-  await connection.close();
-  await native.close();
-  return { rate: done / seconds, count: done, seconds };
 }

