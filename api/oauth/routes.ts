@@ -79,7 +79,7 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string;
       summary: 'The public keys app access tokens are signed with',
       responses: { 200: { description: 'A JSON Web Key Set' } },
       async handler(ctx) {
-        ctx.body = signer.publicJwks;
+        ctx.body = signer.publishedJwks();
       },
     }),
     defineRoute({
