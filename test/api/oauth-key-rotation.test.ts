@@ -42,7 +42,7 @@ describe('rotating the key that signs app access tokens', function () {
     const before = await f.tokensFor();
     const oldKid = kidOf(before.access_token);
 
-    const { created } = await rotate({ rotateAfterMs: 0, publishLeadMs: 5_000, retainAfterReplacedMs: HOUR_MS });
+    const { created } = await rotate({ rotateAfterMs: 0, publishLeadMs: 8_000, retainAfterReplacedMs: HOUR_MS });
     expect(created, 'a rotation that is due makes a key').to.not.equal(null);
     const newKid = created!.kid;
     expect(newKid).to.not.equal(oldKid);
@@ -50,6 +50,8 @@ describe('rotating the key that signs app access tokens', function () {
 
     for (const api of [f.api, other]) await eventually(async () => (await publishedKids(api)).includes(newKid), 'the new key published by every process');
     expect(await publishedKids(other)).to.include.members([oldKid, newKid]);
+    const jwks = await fetch(`${other.baseUrl}/oauth/jwks`);
+    expect(jwks.headers.get('cache-control'), 'cached for less than the day a key is published ahead').to.equal('public, max-age=3600');
     expect(Date.now(), 'still before the new key signs').to.be.below(signsFrom - 1_000);
     // Never shown to an API process: the verified-token cache (bounded by exp) cannot answer for it below.
     const unseen = (await f.tokensFor()).access_token;
