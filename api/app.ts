@@ -71,7 +71,7 @@ const answerUnmatched = (limits: RouteLimits) =>
 
 export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const { config, db, notifications } = deps;
-  const oauthSigner = await loadOAuthSigner(db, config.publicUrl, config.encryptionKey);
+  const oauthSigner = await loadOAuthSigner(db, { issuer: config.publicUrl, encryptionKey: config.encryptionKey, notifications, log: deps.log });
   const verifyAccessToken = createAccessTokenVerifier({
     identity: deps.identity,
     audience: config.publicUrl,

@@ -12,6 +12,8 @@ export const SCHEDULES: readonly RecurringWorkflow[] = [
   // Examines every watch window (RALLY_FRAUD_WATCH_WINDOW) that ended since its last run.
   { scheduleId: 'fraud-watch', workflowType: 'fraudWatch', every: '1 minute' },
   { scheduleId: 'purge-oauth-artifacts', workflowType: 'purgeOAuthArtifacts', every: '1 hour' },
+  // Whether a key is due is decided inside (monthly); hourly runs keep a missed month short.
+  { scheduleId: 'rotate-oauth-signing-keys', workflowType: 'rotateOAuthSigningKeys', every: '1 hour' },
   { scheduleId: 'purge-abandoned-uploads', workflowType: 'purgeAbandonedUploads', every: '1 hour' },
 ];
 

@@ -28,6 +28,7 @@ export { refreshPetitionRankings } from './refresh-petition-rankings.ts';
 export { foldSignatureRollups } from './fold-signature-rollups.ts';
 export { fraudWatch } from './fraud-watch.ts';
 export { purgeOAuthArtifacts } from './purge-oauth-artifacts.ts';
+export { rotateOAuthSigningKeys } from './rotate-oauth-signing-keys.ts';
 export { purgeAbandonedUploads } from './purge-abandoned-uploads.ts';
 export { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from './organization-invitation.ts';
 export { notificationEmailDigests, notificationEmailDigestsWorkflowId, notificationsPendingSignal } from './notification-email-digests.ts';

@@ -79,7 +79,9 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string;
       summary: 'The public keys app access tokens are signed with',
       responses: { 200: { description: 'A JSON Web Key Set' } },
       async handler(ctx) {
-        ctx.body = signer.publicJwks;
+        // A new key is published a day before it signs (core/oauth/signing-key-rotation.ts): an hour's cache never misses one.
+        ctx.set('Cache-Control', 'public, max-age=3600');
+        ctx.body = signer.publishedJwks();
       },
     }),
     defineRoute({

@@ -24,7 +24,8 @@ export type SealedKeyStore = {
 // RS256 is the one algorithm every OpenID Connect client must support (Core 1.0, section 15.1).
 const ALGORITHM = 'RS256';
 
-async function generateSigningKey(): Promise<JWK> {
+/** A fresh RSA key with a random kid; the caller seals it before it is stored. */
+export async function generateSigningKey(): Promise<JWK> {
   const { privateKey } = await generateKeyPair(ALGORITHM, { modulusLength: 2048, extractable: true });
   return { ...(await exportJWK(privateKey)), kid: randomUUID(), alg: ALGORITHM, use: 'sig' };
 }

@@ -1,27 +1,41 @@
-// Rally signs OAuth app access tokens (RFC 9068 JWTs) with its own RSA key, kept in PostgreSQL so every
-// API process and restart signs and verifies alike. Consent tickets never see that key: they are
+// Rally signs OAuth app access tokens (RFC 9068 JWTs) with its own RSA keys, kept in PostgreSQL so every
+// API process and restart signs and verifies alike. Consent tickets never see those keys: they are
 // MACed with a key of their own, derived from RALLY_ENCRYPTION_KEY (HKDF), so a ticket can never pass
-// for a token nor a token for a ticket, and the token key's public half is all that is published. The API is the authorization
+// for a token nor a token for a ticket, and the token keys' public halves are all that is published. The API is the authorization
 // server for apps, so its tokens name PUBLIC_URL as issuer; the audience is the same as for login tokens.
+// The keys rotate (core/oauth/signing-key-rotation.ts): each has a signs_from time, is published before
+// it comes, and every process holds all stored keys, reloading them when the rotation NOTIFYs.
 import { hkdfSync } from 'node:crypto';
 import { createLocalJWKSet, importJWK, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { sql } from '../../db/sql.ts';
+import type { NotificationListener } from '../../db/notifications.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { loadOrCreateSealedKeys } from '../auth/sealed-signing-keys.ts';
 
 const ALGORITHM = 'RS256';
-// Any constant works; it only keeps two first starts from each making a key.
-const OAUTH_KEYS_LOCK_ID = 7_301_044;
+// Any constant works; it keeps two first starts from each making a key, and a rotation from racing a start.
+export const OAUTH_KEYS_LOCK_ID = 7_301_044;
+/** A rotation added or dropped a key: every API process reloads them. */
+export const OAUTH_SIGNING_KEYS_CHANNEL = 'rally_oauth_signing_keys';
+
+type PrivateKey = Awaited<ReturnType<typeof importJWK>>;
+type LoadedKey = { kid: string; signsFrom: number; privateKey: PrivateKey; publicJwk: JWK };
 
 export type OAuthSigner = {
   issuer: string;
-  kid: string;
-  privateKey: Awaited<ReturnType<typeof importJWK>>;
-  /** Public halves, for verifying and for /oauth/jwks. */
-  publicJwks: { keys: JWK[] };
+  /** The key that signs now: of the keys whose signs_from has come, the newest. Read once per token. */
+  signingKey(): { kid: string; privateKey: PrivateKey };
+  /** Public halves of every stored key (pending, signing and retiring), for /oauth/jwks. */
+  publishedJwks(): { keys: JWK[] };
+  /** Verifies with whatever keys are loaded when a token arrives. */
   keySet: JWTVerifyGetKey;
   /** HS256 key for consent tickets only (core/oauth/authorization.ts); never published. */
   consentTicketKey: Uint8Array;
 };
+
+const SignsFromRow = z.object({ kid: z.string(), signs_from: z.number() });
 
 function deriveConsentTicketKey(encryptionKey: string): Uint8Array {
   return new Uint8Array(hkdfSync('sha256', encryptionKey, 'rally-oauth', 'consent tickets (HS256)', 32));
@@ -32,17 +46,46 @@ function publicHalf(jwk: JWK): JWK {
   return { kty, n, e, kid, alg, use };
 }
 
-export async function loadOAuthSigner(db: DatabasePool, issuer: string, encryptionKey: string): Promise<OAuthSigner> {
+async function loadKeys(db: DatabasePool, encryptionKey: string): Promise<LoadedKey[]> {
   // Sealed under RALLY_ENCRYPTION_KEY at rest, like the identity provider's keys.
   const jwks = await loadOrCreateSealedKeys(db, { table: 'oauth_signing_keys', lockId: OAUTH_KEYS_LOCK_ID, encryptionKey });
-  const newest = jwks[0]!;
-  const publicJwks = { keys: jwks.map(publicHalf) };
+  const rows = await db.any(sql.type(SignsFromRow)`SELECT kid, (extract(epoch FROM signs_from) * 1000)::float8 AS signs_from FROM oauth_signing_keys`);
+  const signsFrom = new Map(rows.map((row) => [row.kid, row.signs_from]));
+  const keys: LoadedKey[] = [];
+  for (const jwk of jwks) {
+    // A key made between the two reads is skipped here; its rotation's NOTIFY brings it.
+    const from = signsFrom.get(jwk.kid!);
+    if (from !== undefined) keys.push({ kid: jwk.kid!, signsFrom: from, privateKey: await importJWK(jwk, ALGORITHM), publicJwk: publicHalf(jwk) });
+  }
+  return keys.sort((a, b) => b.signsFrom - a.signsFrom);
+}
+
+export async function loadOAuthSigner(
+  db: DatabasePool,
+  options: { issuer: string; encryptionKey: string; notifications: NotificationListener; log: Logger },
+): Promise<OAuthSigner> {
+  let keys = await loadKeys(db, options.encryptionKey);
+  let keySet = createLocalJWKSet({ keys: keys.map((key) => key.publicJwk) });
+  async function reload() {
+    const loaded = await loadKeys(db, options.encryptionKey);
+    if (loaded.length === 0) return;
+    keys = loaded;
+    keySet = createLocalJWKSet({ keys: keys.map((key) => key.publicJwk) });
+  }
+  // A failed reload keeps the keys held; the next NOTIFY or reconnect tries again.
+  const reloadOrWarn = () => void reload().catch((error: Error) => options.log.warn('OAuth signing keys not reloaded', { error: error.message }));
+  await options.notifications.listen(OAUTH_SIGNING_KEYS_CHANNEL, reloadOrWarn);
+  options.notifications.onReconnect(reloadOrWarn);
   return {
-    issuer,
-    kid: newest.kid!,
-    privateKey: await importJWK(newest, ALGORITHM),
-    publicJwks,
-    keySet: createLocalJWKSet(publicJwks),
-    consentTicketKey: deriveConsentTicketKey(encryptionKey),
+    issuer: options.issuer,
+    signingKey() {
+      const now = Date.now();
+      // Newest first: the first whose time has come; the oldest if none has (a clock far behind the database's).
+      const key = keys.find((each) => each.signsFrom <= now) ?? keys[keys.length - 1]!;
+      return { kid: key.kid, privateKey: key.privateKey };
+    },
+    publishedJwks: () => ({ keys: keys.map((key) => key.publicJwk) }),
+    keySet: (header, token) => keySet(header, token),
+    consentTicketKey: deriveConsentTicketKey(options.encryptionKey),
   };
 }

@@ -37,8 +37,9 @@ export async function issueTokens(
   const jti = randomUUID();
   const expiresIn = Math.round(lifetimes.accessTokenTtlMs / 1000);
   const scope = input.scopes.join(' ');
+  const { kid, privateKey } = signer.signingKey();
   const accessToken = await new SignJWT({ client_id: input.clientId, scope })
-    .setProtectedHeader({ alg: 'RS256', kid: signer.kid, typ: 'at+jwt' })
+    .setProtectedHeader({ alg: 'RS256', kid, typ: 'at+jwt' })
     .setIssuer(signer.issuer)
     // An app-only token's subject is the client itself (RFC 9068 2.2): it names no user.
     .setSubject(input.userId ?? input.clientId)
@@ -46,7 +47,7 @@ export async function issueTokens(
     .setJti(jti)
     .setIssuedAt()
     .setExpirationTime(`${expiresIn}s`)
-    .sign(signer.privateKey);
+    .sign(privateKey);
   await tx.query(sql.typeAlias('void')`
     INSERT INTO oauth_access_tokens (jti, family_id, expires_at) VALUES (${jti}, ${input.familyId}, now() + ${`${expiresIn} seconds`}::interval)
   `);
