@@ -1,6 +1,7 @@
 // POST /oauth/revoke (RFC 7009): an app gives back a refresh token (its whole grant goes with it) or
 // one access token. The client authenticates as at /oauth/token; a token that is unknown, expired or
 // another client's is answered 200 all the same (RFC 7009 2.2), so the endpoint tells nothing.
+import { OAuthTokenError } from './schemas.ts';
 import type { DatabasePool } from 'slonik';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { authenticateClient } from '../../core/oauth/grants.ts';
@@ -23,8 +24,8 @@ export function createOAuthRevocationRoutes(deps: { db: DatabasePool; signer: OA
       summary: 'Revoke an app token (RFC 7009): a refresh token with every token of its grant, or one access token, on every API process',
       responses: {
         200: { description: 'Revoked, or there was nothing of this client to revoke' },
-        400: { description: 'RFC 6749 error (invalid_request)' },
-        401: { description: 'Client authentication failed' },
+        400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },
+        401: { description: 'Client authentication failed', schema: OAuthTokenError },
       },
       async handler(ctx) {
         ctx.set('Cache-Control', 'no-store');

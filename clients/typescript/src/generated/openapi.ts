@@ -8990,6 +8990,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "error": "error",
+                     *       "error_description": "error description"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                    /**
+                     * @example {
                      *       "type": "http://localhost:3000/problems/bad-request",
                      *       "title": "Bad request",
                      *       "status": 400,
@@ -9014,6 +9021,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "error",
+                     *       "error_description": "error description"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthTokenError"];
                     /**
                      * @example {
                      *       "type": "http://localhost:3000/problems/unauthorized",
