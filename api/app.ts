@@ -16,7 +16,7 @@ import { createAuthRoutes } from './auth/routes.ts';
 import { createUserDirectory } from '../core/users/directory.ts';
 import type { Config } from '../platform/config.ts';
 import type { Orchestration } from '../orchestration/index.ts';
-import { createHealthRoutes, createReadiness, type Readiness } from './health/routes.ts';
+import { closeConnectionsWhileDraining, createHealthRoutes, createReadiness, type Readiness } from './health/routes.ts';
 import { createRequestContextMiddleware, type RallyContext, type RallyState } from './http/context.ts';
 import { createErrorMiddleware } from './http/error-middleware.ts';
 import { createUnreadBodyDrain } from './http/body.ts';
@@ -189,6 +189,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   observeDependencies({ db, temporal: workflows });
   const app = new Koa<RallyState>();
   app.silent = true;
+  app.use(closeConnectionsWhileDraining(readiness));
   app.use(createHttpMetricsMiddleware(deps.log));
   app.use(createSecurityHeadersMiddleware({ publicUrl: config.publicUrl }));
   app.use(createUnreadBodyDrain());
