@@ -1,17 +1,22 @@
 // Crashes under load: while people sign one petition and its webhook events flow to a receiver, the
-// worker, the API and the Temporal dev server are each killed with SIGKILL (no chance to clean up)
-// and restarted, as a supervisor would. Temporal keeps its state in a SQLite file, as `npm start`'s
-// does. Afterwards nothing acknowledged is lost, the count matches the rows, every event arrived
-// (a duplicate only under its own X-Rally-Delivery-Id), every milestone fired once, and deliveries
-// that were failing before a kill were retried after the restart.
+// worker, the API and the Temporal server are each killed with SIGKILL (no chance to clean up) and
+// restarted, as a supervisor would. Under `npm test` Temporal is a dev server of the test's own,
+// keeping its state in a SQLite file as `npm start`'s does; under `npm run test:cluster` it is the
+// cluster's real server on PostgreSQL (restarted by the cluster's supervisor), and PostgreSQL itself
+// is then restarted with `pg_ctl restart -m fast` (test/support/cluster-control.ts). Afterwards
+// nothing acknowledged is lost, the count matches the rows, every event arrived (a duplicate only
+// under its own X-Rally-Delivery-Id), every milestone fired once, and deliveries that were failing
+// before a kill were retried after the restart.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { expect } from 'chai';
-import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
+import { startTemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
 import { loadTemporalSettings } from '../../scripts/lib/temporal-settings.ts';
 import { petitionWorkflowId } from '../../workflows/index.ts';
+import { clusterControl } from '../support/cluster-control.ts';
+import { testEnvironment } from '../support/environment.ts';
 import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login } from '../support/identity.ts';
@@ -26,11 +31,41 @@ const HOOK = '/crash';
 const running = (process: RallyProcess) => process.child.exitCode === null && process.child.signalCode === null;
 const deliveryId = (request: ReceivedRequest) => String(request.headers['x-rally-delivery-id']);
 
+/** The Temporal server the test kills: its own dev server, or the cluster's (restarted by the cluster). */
+type KillableTemporal = { address: string; namespace: string; kill(): Promise<void>; restart(): Promise<void>; stop(): Promise<void> };
+
+async function ownDevServer(directory: string): Promise<KillableTemporal> {
+  const settings = loadTemporalSettings();
+  const [port, uiPort] = await Promise.all([freePort(), freePort()]);
+  const start = () =>
+    startTemporalDevServer({
+      cliPath: process.env.RALLY_TEMPORAL_CLI!,
+      dbFile: path.join(directory, 'temporal.sqlite'),
+      port,
+      uiPort,
+      namespace: 'default',
+      searchAttributes: settings.searchAttributes,
+      log: () => {},
+      // Killed and strained on purpose: its warnings about it are expected noise.
+      quiet: process.env.RALLY_TEST_SHOW_OUTPUT !== '1',
+    });
+  let server = await start();
+  return {
+    address: server.address,
+    namespace: 'default',
+    kill: () => server.kill(),
+    async restart() {
+      server = await start();
+    },
+    stop: () => server.stop(),
+  };
+}
+
 describe('crashes under load', function () {
   this.timeout(420_000);
   let directory: string;
-  let temporal: TemporalDevServer;
-  let startTemporal: () => Promise<TemporalDevServer>;
+  const cluster = clusterControl();
+  let temporal: KillableTemporal;
   let env: Record<string, string>;
   let api: RunningApi;
   let worker: RallyProcess;
@@ -38,26 +73,21 @@ describe('crashes under load', function () {
 
   before(async () => {
     directory = await mkdtemp(path.join(tmpdir(), 'rally-crash-'));
-    const settings = loadTemporalSettings();
-    const [port, uiPort, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
-    startTemporal = () =>
-      startTemporalDevServer({
-        cliPath: process.env.RALLY_TEMPORAL_CLI!,
-        dbFile: path.join(directory, 'temporal.sqlite'),
-        port,
-        uiPort,
-        namespace: 'default',
-        searchAttributes: settings.searchAttributes,
-        log: () => {},
-        // Killed and strained on purpose: its warnings about it are expected noise.
-        quiet: process.env.RALLY_TEST_SHOW_OUTPUT !== '1',
-      });
-    temporal = await startTemporal();
+    temporal = cluster
+      ? {
+          address: cluster.temporalAddress,
+          namespace: testEnvironment().temporal.namespace!,
+          kill: cluster.killTemporalServer,
+          restart: cluster.waitForTemporalServer,
+          stop: async () => {},
+        }
+      : await ownDevServer(directory);
     receiver = await startWebhookReceiver();
     env = {
       ...SHORT_WINDOWS,
-      PORT: String(apiPort),
+      PORT: String(await freePort()),
       TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
       RALLY_TASK_QUEUE: uniqueTaskQueue('crash'),
       // Attempts 4 s, 8 s, 16 s… apart, about two minutes from first to last: a delivery that fails
       // while the receiver answers 500 across a kill and a restart (a minute or more on a loaded
@@ -127,7 +157,7 @@ describe('crashes under load', function () {
     const connection = await Connection.connect({ address: temporal.address });
     try {
       for (const delivery of waiting.filter((each) => each.started).slice(0, 3)) {
-        const described = await new Client({ connection }).workflow
+        const described = await new Client({ connection, namespace: temporal.namespace }).workflow
           .getHandle(delivery.id)
           .describe()
           .then(
@@ -180,17 +210,35 @@ describe('crashes under load', function () {
       await killWhileFailing(
         () => temporal.kill(),
         async () => {
-          temporal = await startTemporal();
+          await temporal.restart();
           await superviseRestarts();
         },
         load,
       );
+
+      // On the cluster, PostgreSQL restarts (every session ended: PgBouncer's, the LISTEN connections,
+      // Temporal's); meanwhile the API answers 503 and clients retry.
+      if (cluster) {
+        await killWhileFailing(() => cluster.restartPostgres(), superviseRestarts, load);
+        await eventually(
+          async () => {
+            for (const retry of await load.retryUnanswered()) {
+              expect([201, 409], `the retried signature of ${retry.userId}`).to.include(retry.status);
+            }
+            return load.unanswered.length === 0 ? true : undefined;
+          },
+          60_000,
+          'every signature that got no answer or a 503 retried',
+        );
+      }
     } finally {
       await load.stop();
     }
     expect(load.remaining(), 'signers left when the load stopped').to.be.above(0);
+    // A 503 tells the client to retry: only while PostgreSQL restarts (on the cluster) is one right.
+    const retryable = cluster ? ['no answer', '503'] : ['no answer'];
     expect(
-      [...load.others.keys()].filter((status) => status !== 'no answer'),
+      [...load.others.keys()].filter((status) => !retryable.includes(status)),
       'answers other than 201 to the signing stream',
     ).to.deep.equal([]);
 
@@ -247,7 +295,7 @@ describe('crashes under load', function () {
 
     const connection = await Connection.connect({ address: temporal.address });
     try {
-      const description = await new Client({ connection }).workflow.getHandle(petitionWorkflowId(petition.id)).describe();
+      const description = await new Client({ connection, namespace: temporal.namespace }).workflow.getHandle(petitionWorkflowId(petition.id)).describe();
       expect(description.status.name, 'the petition workflow after Temporal was killed').to.equal('RUNNING');
     } finally {
       await connection.close();
