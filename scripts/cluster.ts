@@ -14,13 +14,23 @@ import { runMigrations } from '../db/migrate.ts';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { describeExit, spawnPrefixed, stopChild } from './lib/child-process.ts';
 import { ensureDatabaseExists, redactDatabaseUrl } from './lib/embedded-postgres.ts';
-import { clusterPaths, PGBOUNCER_PORT, TEMPORAL_CONFIG_DIR, TEMPORAL_CONFIG_ENV, TEMPORAL_FRONTEND_ADDRESS, TEMPORAL_PORTS } from './lib/cluster-layout.ts';
+import {
+  CLUSTER_READY_LINE,
+  clusterPaths,
+  PGBOUNCER_PORT,
+  TEMPORAL_CONFIG_DIR,
+  TEMPORAL_CONFIG_ENV,
+  TEMPORAL_FRONTEND_ADDRESS,
+  TEMPORAL_PORTS,
+  TEMPORAL_UI_PORT,
+} from './lib/cluster-layout.ts';
 import { freePort } from './lib/free-port.ts';
 import { createParts, stopOnSignals } from './lib/parts.ts';
 import { startPgBouncer, throughPgBouncer } from './lib/pgbouncer.ts';
 import { startRoundRobinProxy } from './lib/round-robin-proxy.ts';
 import { waitForFrontend } from './lib/temporal-dev-server.ts';
 import { resolveTemporalServer } from './lib/temporal-server.ts';
+import { resolveTemporalUi } from './lib/temporal-ui.ts';
 import { ensureNamespace, loadTemporalSettings, registerSearchAttributes } from './lib/temporal-settings.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -109,6 +119,21 @@ async function startTemporalServer(server: string, databaseUrl: string, pidFile:
   });
 }
 
+/** The Web UI against the cluster's frontend; optional: where it cannot be had, the reason is printed and the rest runs. */
+async function startTemporalUi(namespace: string): Promise<string | undefined> {
+  const binary = await resolveTemporalUi(log).catch((error: Error) => {
+    log(`no Web UI: ${error.message}`);
+    return undefined;
+  });
+  if (!binary) return undefined;
+  const env = { ...process.env, TEMPORAL_ADDRESS: TEMPORAL_FRONTEND_ADDRESS, TEMPORAL_UI_PORT: String(TEMPORAL_UI_PORT), TEMPORAL_NAMESPACE: namespace };
+  await parts.keepRunning('temporal-ui', async () => {
+    const child = spawnPrefixed({ name: 'temporal-ui', command: binary, args: ['--root', ROOT, '--config', TEMPORAL_CONFIG_DIR, '--env', 'ui', 'start'], env });
+    return { pid: child.process.pid, exited: child.exited.then(describeExit), stop: async () => void (await stopChild(child, 5_000)) };
+  });
+  return `http://127.0.0.1:${TEMPORAL_UI_PORT}`;
+}
+
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
   const settings = loadTemporalSettings();
@@ -133,6 +158,7 @@ async function main(): Promise<void> {
     await connection.close();
   }
 
+  const ui = await startTemporalUi(settings.namespace);
   const bouncer = await startPgBouncer({ upstreamUrl: databaseUrl, dataDir: paths.pgbouncer, port: PGBOUNCER_PORT, log });
   parts.supervise('pgbouncer', bouncer.child.exited, bouncer.stop);
   const apiPorts = [await freePort(), await freePort()];
@@ -158,11 +184,12 @@ async function main(): Promise<void> {
       '',
       `  API            ${config.publicUrl}  (port ${config.port}, round-robin over APIs on ${apiPorts.join(' and ')})`,
       `  Workers        2, task queue ${settings.taskQueue}`,
-      `  Temporal       ${address}, namespace ${settings.namespace} (PostgreSQL persistence; config ${path.join(TEMPORAL_CONFIG_DIR, `${TEMPORAL_CONFIG_ENV}.yaml`)})`,
+      `  Temporal       ${address}, namespace ${settings.namespace} (PostgreSQL persistence; config ${TEMPORAL_CONFIG_DIR}/${TEMPORAL_CONFIG_ENV}.yaml)`,
+      `  Web UI         ${ui ?? 'not available (see the lines above)'}`,
       `  PgBouncer      127.0.0.1:${PGBOUNCER_PORT}, pool_mode transaction (DATABASE_URL of the APIs and workers)`,
       `  Database       ${redactDatabaseUrl(databaseUrl)} (direct: LISTEN, migrations, Temporal)`,
       '',
-      '  Press Ctrl-C to stop.',
+      `  ${CLUSTER_READY_LINE}`,
       '',
     ].join('\n') + '\n',
   );

@@ -22,6 +22,9 @@ export const PGBOUNCER_PORT = 6433; // Debian's own pgbouncer service takes 6432
 export const TEMPORAL_CONFIG_DIR = 'ops/temporal';
 export const TEMPORAL_CONFIG_ENV = 'rally';
 
+/** What `npm run cluster` prints last, once every part answers. */
+export const CLUSTER_READY_LINE = 'Press Ctrl-C to stop.';
+
 /** The cluster's files under a data directory (RALLY_DATA_DIR, default .data). */
 export function clusterPaths(dataDir: string) {
   const root = path.join(dataDir, 'cluster');
