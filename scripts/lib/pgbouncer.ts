@@ -82,6 +82,8 @@ export function pgBouncerIni(target: PgBouncerTarget): string {
     `pool_mode = ${PGBOUNCER_POOL_MODE}`,
     `default_pool_size = ${target.poolSize ?? DEFAULT_POOL_SIZE}`,
     'max_client_conn = 1000',
+    // After PostgreSQL restarts, try logging in again within a second (the default waits 15 s, all answering 503).
+    'server_login_retry = 1',
     'ignore_startup_parameters = extra_float_digits,statement_timeout,idle_in_transaction_session_timeout',
     'admin_users =',
     '',

@@ -65,6 +65,7 @@ describe('crashes under load', function () {
   this.timeout(420_000);
   let directory: string;
   const cluster = clusterControl();
+  const endedOnTheirOwn: string[] = [];
   let temporal: KillableTemporal;
   let env: Record<string, string>;
   let api: RunningApi;
@@ -107,8 +108,34 @@ describe('crashes under load', function () {
 
   /** Restarts whatever is not running, as a process supervisor would. */
   async function superviseRestarts(): Promise<void> {
-    if (!running(api)) api = await startApi(env);
-    if (!running(worker)) worker = await startWorker(env);
+    if (!running(api)) {
+      notKilledByUs(api, 'API');
+      api = await startApi(env);
+    }
+    if (!running(worker)) {
+      notKilledByUs(worker, 'worker');
+      worker = await startWorker(env);
+    }
+  }
+
+  /** A process that ended on its own (not a kill of this test): what it said last, for the failure's story. */
+  function notKilledByUs(process: RallyProcess, name: string): void {
+    if (process.child.signalCode === 'SIGKILL') return;
+    const how = process.child.signalCode ?? `exit code ${process.child.exitCode}`;
+    endedOnTheirOwn.push(`${name}: ${how}`);
+    globalThis.process.stderr.write(`      (the ${name} ended on its own, ${how}; its last output:\n${process.output().slice(-3_000)})\n`);
+  }
+
+  /** Restarts whatever ends, every second, until the returned function is called: a supervisor across a dependency's restart. */
+  function superviseContinuously(): () => Promise<void> {
+    let current = Promise.resolve();
+    const timer = setInterval(() => {
+      current = current.then(superviseRestarts);
+    }, 1_000);
+    return async () => {
+      clearInterval(timer);
+      await current;
+    };
   }
 
   /**
@@ -145,7 +172,8 @@ describe('crashes under load', function () {
       90_000,
       'that delivery succeeding',
     );
-    expect(load.acknowledged.length, 'signatures acknowledged across the kill').to.be.above(before);
+    const state = `${load.remaining()} signers left, other answers ${JSON.stringify([...load.others])}`;
+    expect(load.acknowledged.length, `signatures acknowledged across the kill (${state})`).to.be.above(before);
   }
 
   /** For a failure message: where the deliveries that did not arrive are stuck, in Rally and in Temporal. */
@@ -219,7 +247,12 @@ describe('crashes under load', function () {
       // On the cluster, PostgreSQL restarts (every session ended: PgBouncer's, the LISTEN connections,
       // Temporal's); meanwhile the API answers 503 and clients retry.
       if (cluster) {
-        await killWhileFailing(() => cluster.restartPostgres(), superviseRestarts, load);
+        const stopSupervising = superviseContinuously();
+        try {
+          await killWhileFailing(() => cluster.restartPostgres(), superviseRestarts, load);
+        } finally {
+          await stopSupervising();
+        }
         await eventually(
           async () => {
             for (const retry of await load.retryUnanswered()) {
@@ -235,6 +268,7 @@ describe('crashes under load', function () {
       await load.stop();
     }
     expect(load.remaining(), 'signers left when the load stopped').to.be.above(0);
+    expect(endedOnTheirOwn, 'processes that exited on their own (the kills aside), e.g. on the PostgreSQL restart').to.deep.equal([]);
     // A 503 tells the client to retry: only while PostgreSQL restarts (on the cluster) is one right.
     const retryable = cluster ? ['no answer', '503'] : ['no answer'];
     expect(
