@@ -6,12 +6,16 @@
 //
 //   BENCH_DURATION  measured seconds per target (default 10); each is preceded by a 2 s warm-up
 //   BENCH_ONLY      run only the scenario(s) named, e.g. search or signing,webhook-delivery
+//   --topology cluster  against `npm run cluster`'s topology (bench/cluster-topology.ts), by default only
+//                   the signing, webhook-delivery, petition-reads and scale-out scenarios; every row
+//                   names its topology (dev-server otherwise)
 //
 // A scenario missing its goal is reported as MISS and still exits 0: numbers vary by machine, and a
 // slow run is information, not a failure. Exit 1 means the harness itself broke; 130 an interruption.
 import { loadConfigOrExit } from '../platform/config.ts';
 import { createCleanup, startBenchEnvironment } from './bench/environment.ts';
 import type { LoadSettings } from './bench/load.ts';
+import { CLUSTER_SCENARIOS, readTopology } from './bench/cluster-topology.ts';
 import { describeCommit, describeMachine, formatTable, writeReport } from './bench/report.ts';
 import { loadScenarios, selectScenarios, type ResultRow } from './bench/scenario.ts';
 import { settle } from './bench/settle.ts';
@@ -38,7 +42,8 @@ function readDuration(raw: string | undefined): number {
 
 async function main(env: NodeJS.ProcessEnv): Promise<number> {
   const config = loadConfigOrExit(env);
-  const only = env.BENCH_ONLY || undefined;
+  const topology = readTopology(process.argv.slice(2));
+  const only = env.BENCH_ONLY || (topology === 'cluster' ? CLUSTER_SCENARIOS : undefined);
   const load: LoadSettings = { durationSec: readDuration(env.BENCH_DURATION), warmupSec: WARMUP_SEC, connections: CONNECTIONS, pipelining: PIPELINING };
   const scenarios = selectScenarios(await loadScenarios(), only);
   const timestamp = new Date().toISOString();
@@ -59,13 +64,13 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   const rows: ResultRow[] = [];
   const failures: { scenario: string; error: string }[] = [];
   try {
-    const environment = await startBenchEnvironment({ config, env, load, cleanup, log });
+    const environment = await startBenchEnvironment({ config, env, load, cleanup, log, topology });
     for (const scenario of scenarios) {
       await vacuumIfAutovacuumIsOff(environment.databaseUrl, log);
       await settle(log);
       log(`scenario ${scenario.name}: ${scenario.goal}`);
       try {
-        rows.push(...(await scenario.run(environment)));
+        rows.push(...(await scenario.run(environment)).map((row) => ({ ...row, topology })));
       } catch (error) {
         // One broken scenario should not cost the results of the others.
         const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -78,7 +83,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   }
 
   process.stdout.write(`\n${formatTable(rows)}\n\n`);
-  const file = await writeReport({ timestamp, machine, commit, settings: { ...load, only: only ?? null }, failures, rows });
+  const file = await writeReport({ timestamp, machine, commit, settings: { ...load, only: only ?? null, topology }, failures, rows });
   log(`results written to ${file}`);
   return failures.length > 0 ? 1 : 0;
 }

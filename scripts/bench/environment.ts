@@ -13,6 +13,7 @@ import { ensureDatabaseExists, redactDatabaseUrl } from '../lib/embedded-postgre
 import { resolveTemporalCli } from '../lib/temporal-cli.ts';
 import { startTemporalDevServer } from '../lib/temporal-dev-server.ts';
 import { loadTemporalSettings, registerSearchAttributes } from '../lib/temporal-settings.ts';
+import { startClusterTopology, type Topology } from './cluster-topology.ts';
 import type { LoadSettings } from './load.ts';
 import type { BenchEnvironment } from './scenario.ts';
 import { freePort } from '../lib/free-port.ts';
@@ -25,6 +26,14 @@ const API_READY_TIMEOUT_MS = 60_000;
 const API_STOP_GRACE_MS = 15_000;
 // Effectively no rate limit: one client hammering one route is the point here, not abuse.
 const UNLIMITED = '1000000000';
+
+const UNLIMITED_ENV = {
+  RALLY_RATE_LIMIT_RPS: UNLIMITED,
+  RALLY_RATE_LIMIT_BURST: UNLIMITED,
+  // All load comes from one address and one email domain; the signing throttle still does its work.
+  RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: UNLIMITED,
+  RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: UNLIMITED,
+};
 
 type Log = (line: string) => void;
 
@@ -125,10 +134,14 @@ async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: 
 }
 
 export async function startBenchEnvironment(
-  options: Readonly<{ config: Config; env: NodeJS.ProcessEnv; load: LoadSettings; cleanup: Cleanup; log: Log }>,
+  options: Readonly<{ config: Config; env: NodeJS.ProcessEnv; load: LoadSettings; cleanup: Cleanup; log: Log; topology?: Topology }>,
 ): Promise<BenchEnvironment> {
   const { config, env, cleanup, log } = options;
   const databaseUrl = await prepareDatabase(config, log);
+  if (options.topology === 'cluster') {
+    const cluster = await startClusterTopology({ databaseUrl, serviceEnv: { ...env, ...UNLIMITED_ENV }, cleanup, log });
+    return { ...cluster, databaseUrl, load: options.load, log };
+  }
   const temporal = await prepareTemporal(config, env, cleanup, log);
   const port = await freePort();
   const apiUrl = `http://127.0.0.1:${port}`;
@@ -141,11 +154,7 @@ export async function startBenchEnvironment(
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
     RALLY_TASK_QUEUE: temporal.taskQueue,
-    RALLY_RATE_LIMIT_RPS: UNLIMITED,
-    RALLY_RATE_LIMIT_BURST: UNLIMITED,
-    // All load comes from one address and one email domain; the signing throttle still does its work.
-    RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: UNLIMITED,
-    RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: UNLIMITED,
+    ...UNLIMITED_ENV,
   };
   await startApi(serviceEnv, apiUrl, cleanup, log);
   return { apiUrl, databaseUrl, temporalAddress: temporal.address, serviceEnv, load: options.load, log };

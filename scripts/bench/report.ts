@@ -28,7 +28,7 @@ export type RunReport = Readonly<{
   machine: MachineInfo;
   /** The commit measured (short sha, `+dirty` when the work tree had changes), or null outside git. */
   commit: string | null;
-  settings: LoadSettings & Readonly<{ only: string | null }>;
+  settings: LoadSettings & Readonly<{ only: string | null; topology: string }>;
   /** Scenarios that threw instead of producing rows: a broken harness, not a slow API. */
   failures: ReadonlyArray<Readonly<{ scenario: string; error: string }>>;
   rows: readonly ResultRow[];

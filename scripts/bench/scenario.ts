@@ -33,6 +33,8 @@ export type ResultRow = LoadResult &
     /** The goal in a few characters, e.g. "≥ 0.60"; null on reference rows. */
     goal: string | null;
     verdict: Verdict | null;
+    /** Where it was measured: `dev-server` (one API, the Temporal dev server) or `cluster` (`npm run cluster`); set by the harness. */
+    topology?: string;
   }>;
 
 export type Scenario = Readonly<{
