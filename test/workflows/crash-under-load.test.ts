@@ -12,11 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { expect } from 'chai';
-import { startTemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
-import { loadTemporalSettings } from '../../scripts/lib/temporal-settings.ts';
 import { petitionWorkflowId } from '../../workflows/index.ts';
-import { clusterControl } from '../support/cluster-control.ts';
-import { testEnvironment } from '../support/environment.ts';
+import { clusterControl, killableTemporal, type KillableTemporal } from '../support/cluster-control.ts';
 import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login } from '../support/identity.ts';
@@ -31,36 +28,6 @@ const HOOK = '/crash';
 const running = (process: RallyProcess) => process.child.exitCode === null && process.child.signalCode === null;
 const deliveryId = (request: ReceivedRequest) => String(request.headers['x-rally-delivery-id']);
 
-/** The Temporal server the test kills: its own dev server, or the cluster's (restarted by the cluster). */
-type KillableTemporal = { address: string; namespace: string; kill(): Promise<void>; restart(): Promise<void>; stop(): Promise<void> };
-
-async function ownDevServer(directory: string): Promise<KillableTemporal> {
-  const settings = loadTemporalSettings();
-  const [port, uiPort] = await Promise.all([freePort(), freePort()]);
-  const start = () =>
-    startTemporalDevServer({
-      cliPath: process.env.RALLY_TEMPORAL_CLI!,
-      dbFile: path.join(directory, 'temporal.sqlite'),
-      port,
-      uiPort,
-      namespace: 'default',
-      searchAttributes: settings.searchAttributes,
-      log: () => {},
-      // Killed and strained on purpose: its warnings about it are expected noise.
-      quiet: process.env.RALLY_TEST_SHOW_OUTPUT !== '1',
-    });
-  let server = await start();
-  return {
-    address: server.address,
-    namespace: 'default',
-    kill: () => server.kill(),
-    async restart() {
-      server = await start();
-    },
-    stop: () => server.stop(),
-  };
-}
-
 describe('crashes under load', function () {
   this.timeout(420_000);
   let directory: string;
@@ -74,15 +41,7 @@ describe('crashes under load', function () {
 
   before(async () => {
     directory = await mkdtemp(path.join(tmpdir(), 'rally-crash-'));
-    temporal = cluster
-      ? {
-          address: cluster.temporalAddress,
-          namespace: testEnvironment().temporal.namespace!,
-          kill: cluster.killTemporalServer,
-          restart: cluster.waitForTemporalServer,
-          stop: async () => {},
-        }
-      : await ownDevServer(directory);
+    temporal = await killableTemporal(cluster, directory);
     receiver = await startWebhookReceiver();
     env = {
       ...SHORT_WINDOWS,
