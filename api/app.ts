@@ -14,7 +14,7 @@ import { createRevocationList } from '../core/auth/revocation-list.ts';
 import { createUserDirectory } from '../core/users/directory.ts';
 import type { Config } from '../platform/config.ts';
 import type { Orchestration } from '../orchestration/index.ts';
-import { createReadiness, type Readiness } from './health/routes.ts';
+import { closeConnectionsWhileDraining, createReadiness, type Readiness } from './health/routes.ts';
 import { createRequestContextMiddleware, type RallyContext, type RallyState } from './http/context.ts';
 import { createErrorMiddleware } from './http/error-middleware.ts';
 import { createUnreadBodyDrain } from './http/body.ts';
@@ -135,6 +135,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   observeDependencies({ db, temporal: deps.workflows });
   const app = new Koa<RallyState>();
   app.silent = true;
+  app.use(closeConnectionsWhileDraining(readiness));
   app.use(createHttpMetricsMiddleware(deps.log));
   app.use(createSecurityHeadersMiddleware({ publicUrl: config.publicUrl }));
   app.use(createUnreadBodyDrain());

@@ -11,6 +11,9 @@
 //   BENCH_SECONDS   measured seconds per round of a target (default 15, the least a full run uses);
 //                   fewer is short mode, for trying rows (its results say `short: true`)
 //   BENCH_ONLY      run only the scenario(s) named, e.g. search or signing,webhook-delivery
+//   --topology cluster  against `npm run cluster`'s topology (bench/cluster-topology.ts), by default only
+//                   the signing, webhook-delivery, petition-reads and scale-out scenarios; every row
+//                   names its topology (dev-server otherwise)
 //
 // A scenario missing its goal is reported as MISS (with the failed checks in the JSON) and still
 // exits 0: numbers vary by machine, and a slow run is information, not a failure. Exit 1 means the
@@ -23,6 +26,7 @@ import { ROUNDS } from './bench/interleave.ts';
 import type { LoadSettings } from './bench/load.ts';
 import { describeCommit, describeMachine, formatCosts, formatTable, toReportRow, writeReport, type ReportRow } from './bench/report.ts';
 import { loadScenarios, selectScenarios, TOPOLOGIES, type Topology } from './bench/scenario.ts';
+import { CLUSTER_SCENARIOS } from './bench/cluster-topology.ts';
 import { settle } from './bench/settle.ts';
 import { vacuumIfAutovacuumIsOff } from './bench/vacuum.ts';
 
@@ -57,7 +61,7 @@ function readOptions(argv: string[]): { profile: boolean; topology: Topology } {
 async function main(env: NodeJS.ProcessEnv, argv: string[]): Promise<number> {
   const config = loadConfigOrExit(env);
   const options = readOptions(argv);
-  const only = env.BENCH_ONLY || undefined;
+  const only = env.BENCH_ONLY || (options.topology === 'cluster' ? CLUSTER_SCENARIOS : undefined);
   const load: LoadSettings = { durationSec: readSeconds(env), warmupSec: WARMUP_SEC, connections: CONNECTIONS, pipelining: PIPELINING };
   const short = load.durationSec < FULL_SECONDS;
   const scenarios = selectScenarios(await loadScenarios(), only);

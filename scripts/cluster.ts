@@ -5,7 +5,7 @@
 // one of DATABASE_URL (default the local server on 127.0.0.1:5432, database `rally`); the Temporal
 // databases `temporal` and `temporal_visibility` are created beside Rally's. A second run reuses the
 // databases, schemas and namespace. Ctrl-C stops everything in reverse order.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Connection } from '@temporalio/client';
@@ -14,31 +14,28 @@ import { runMigrations } from '../db/migrate.ts';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { describeExit, spawnPrefixed, stopChild } from './lib/child-process.ts';
 import { ensureDatabaseExists, redactDatabaseUrl } from './lib/embedded-postgres.ts';
+import {
+  CLUSTER_READY_LINE,
+  clusterPaths,
+  PGBOUNCER_PORT,
+  TEMPORAL_CONFIG_DIR,
+  TEMPORAL_CONFIG_ENV,
+  TEMPORAL_FRONTEND_ADDRESS,
+  TEMPORAL_PORTS,
+  TEMPORAL_UI_PORT,
+} from './lib/cluster-layout.ts';
 import { freePort } from './lib/free-port.ts';
 import { createParts, stopOnSignals } from './lib/parts.ts';
 import { startPgBouncer, throughPgBouncer } from './lib/pgbouncer.ts';
 import { startRoundRobinProxy } from './lib/round-robin-proxy.ts';
 import { waitForFrontend } from './lib/temporal-dev-server.ts';
 import { resolveTemporalServer } from './lib/temporal-server.ts';
+import { resolveTemporalUi } from './lib/temporal-ui.ts';
 import { ensureNamespace, loadTemporalSettings, registerSearchAttributes } from './lib/temporal-settings.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const TEMPLATE = path.join(ROOT, 'ops', 'temporal', 'config-template.yaml');
 const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432/rally';
 const GRACE_MS = 30_000;
-// Beside the dev server's 7233/8233 and PostgreSQL's 5432, so `npm start` can run at the same time.
-const PORTS = {
-  FRONTEND_PORT: 7333,
-  FRONTEND_HTTP_PORT: 7343,
-  HISTORY_PORT: 7334,
-  MATCHING_PORT: 7335,
-  WORKER_PORT: 7339,
-  FRONTEND_MEMBERSHIP_PORT: 7933,
-  HISTORY_MEMBERSHIP_PORT: 7934,
-  MATCHING_MEMBERSHIP_PORT: 7935,
-  WORKER_MEMBERSHIP_PORT: 7939,
-} as const;
-const PGBOUNCER_PORT = 6433; // Debian's own pgbouncer service takes 6432
 
 const log = (line: string): void => {
   process.stdout.write(`rally: ${line}\n`);
@@ -82,34 +79,32 @@ async function hasSchemaVersionTable(databaseUrl: string): Promise<boolean> {
   }
 }
 
-async function writeServerConfig(databaseUrl: string, dataDir: string): Promise<string> {
+/** The values ops/temporal/rally.yaml reads from the environment (compose.yaml gives the same names). */
+function serverEnvironment(databaseUrl: string): NodeJS.ProcessEnv {
   const url = new URL(databaseUrl);
-  const values: Record<string, string> = {
-    ...Object.fromEntries(Object.entries(PORTS).map(([name, port]) => [name, String(port)])),
+  return {
+    ...process.env,
+    ...Object.fromEntries(Object.entries(TEMPORAL_PORTS).map(([name, port]) => [name, String(port)])),
     BIND_IP: '127.0.0.1',
     POSTGRES_HOST: url.hostname,
     POSTGRES_PORT: url.port || '5432',
     POSTGRES_USER: decodeURIComponent(url.username),
     POSTGRES_PASSWORD: decodeURIComponent(url.password),
   };
-  const text = (await readFile(TEMPLATE, 'utf8')).replace(/\$\{([A-Z_]+)\}/g, (_, name: string) => {
-    if (values[name] === undefined) throw new Error(`${TEMPLATE}: unknown placeholder ${name}`);
-    return values[name];
-  });
-  const configDir = path.join(dataDir, 'config');
-  await mkdir(configDir, { recursive: true });
-  await writeFile(path.join(configDir, 'development.yaml'), text, { mode: 0o600 });
-  return dataDir;
 }
 
-async function startTemporalServer(server: string, root: string, address: string): Promise<void> {
+async function startTemporalServer(server: string, databaseUrl: string, pidFile: string): Promise<void> {
+  await mkdir(path.dirname(pidFile), { recursive: true });
   await parts.keepRunning('temporal-server', async () => {
     const child = spawnPrefixed({
       name: 'temporal-server',
       command: server,
-      args: ['--root', root, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'],
+      args: ['--root', ROOT, '--config', TEMPORAL_CONFIG_DIR, '--env', TEMPORAL_CONFIG_ENV, '--allow-no-auth', 'start'],
+      env: serverEnvironment(databaseUrl),
     });
-    await waitForFrontend(address, child, 120_000).catch(async (error: unknown) => {
+    // Where the crash test of `npm run test:cluster` finds the process to kill (the supervisor restarts it).
+    await writeFile(pidFile, `${child.process.pid}\n`);
+    await waitForFrontend(TEMPORAL_FRONTEND_ADDRESS, child, 120_000).catch(async (error: unknown) => {
       await stopChild(child);
       throw error;
     });
@@ -124,11 +119,26 @@ async function startTemporalServer(server: string, root: string, address: string
   });
 }
 
+/** The Web UI against the cluster's frontend; optional: where it cannot be had, the reason is printed and the rest runs. */
+async function startTemporalUi(namespace: string): Promise<string | undefined> {
+  const binary = await resolveTemporalUi(log).catch((error: Error) => {
+    log(`no Web UI: ${error.message}`);
+    return undefined;
+  });
+  if (!binary) return undefined;
+  const env = { ...process.env, TEMPORAL_ADDRESS: TEMPORAL_FRONTEND_ADDRESS, TEMPORAL_UI_PORT: String(TEMPORAL_UI_PORT), TEMPORAL_NAMESPACE: namespace };
+  await parts.keepRunning('temporal-ui', async () => {
+    const child = spawnPrefixed({ name: 'temporal-ui', command: binary, args: ['--root', ROOT, '--config', TEMPORAL_CONFIG_DIR, '--env', 'ui', 'start'], env });
+    return { pid: child.process.pid, exited: child.exited.then(describeExit), stop: async () => void (await stopChild(child, 5_000)) };
+  });
+  return `http://127.0.0.1:${TEMPORAL_UI_PORT}`;
+}
+
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
   const settings = loadTemporalSettings();
   const databaseUrl = config.databaseUrl ?? LOCAL_SERVER;
-  const dataDir = path.resolve(ROOT, config.dataDir, 'cluster');
+  const paths = clusterPaths(path.resolve(ROOT, config.dataDir));
   log(`PostgreSQL ${redactDatabaseUrl(databaseUrl)}`);
   if (await ensureDatabaseExists(databaseUrl)) log(`created database ${new URL(databaseUrl).pathname.slice(1)}`);
   const applied = await runMigrations(databaseUrl); // direct: migrations hold a session advisory lock
@@ -136,10 +146,9 @@ async function main(): Promise<void> {
 
   const tools = await resolveTemporalServer(log);
   await prepareTemporalDatabases(databaseUrl, tools.sqlTool);
-  const root = await writeServerConfig(databaseUrl, path.join(dataDir, 'temporal'));
-  const address = `127.0.0.1:${PORTS.FRONTEND_PORT}`;
+  const address = TEMPORAL_FRONTEND_ADDRESS;
   log(`starting the Temporal server (frontend, history, matching, worker) on ${address}…`);
-  await startTemporalServer(tools.server, root, address);
+  await startTemporalServer(tools.server, databaseUrl, paths.temporalPidFile);
   const connection = await Connection.connect({ address });
   try {
     if (await ensureNamespace(connection, settings.namespace, settings.workflowRetentionMs)) log(`registered namespace ${settings.namespace}`);
@@ -149,7 +158,8 @@ async function main(): Promise<void> {
     await connection.close();
   }
 
-  const bouncer = await startPgBouncer({ upstreamUrl: databaseUrl, dataDir: path.join(dataDir, 'pgbouncer'), port: PGBOUNCER_PORT, log });
+  const ui = await startTemporalUi(settings.namespace);
+  const bouncer = await startPgBouncer({ upstreamUrl: databaseUrl, dataDir: paths.pgbouncer, port: PGBOUNCER_PORT, log });
   parts.supervise('pgbouncer', bouncer.child.exited, bouncer.stop);
   const apiPorts = [await freePort(), await freePort()];
   const env = {
@@ -160,6 +170,8 @@ async function main(): Promise<void> {
     TEMPORAL_NAMESPACE: settings.namespace,
     RALLY_TASK_QUEUE: settings.taskQueue,
     PUBLIC_URL: config.publicUrl,
+    // Readiness answers 503 this long before an API closes, so the proxy (probing every 250 ms) has moved on.
+    RALLY_API_SHUTDOWN_DELAY: process.env.RALLY_API_SHUTDOWN_DELAY ?? '2s',
   };
   if (!config.identity.issuer) await parts.startServiceProcess('identity', env, GRACE_MS);
   for (const n of [1, 2]) await parts.startServiceProcess('worker', env, GRACE_MS, `worker-${n}`);
@@ -172,11 +184,12 @@ async function main(): Promise<void> {
       '',
       `  API            ${config.publicUrl}  (port ${config.port}, round-robin over APIs on ${apiPorts.join(' and ')})`,
       `  Workers        2, task queue ${settings.taskQueue}`,
-      `  Temporal       ${address}, namespace ${settings.namespace} (PostgreSQL persistence; config ${path.join(root, 'config', 'development.yaml')})`,
+      `  Temporal       ${address}, namespace ${settings.namespace} (PostgreSQL persistence; config ${TEMPORAL_CONFIG_DIR}/${TEMPORAL_CONFIG_ENV}.yaml)`,
+      `  Web UI         ${ui ?? 'not available (see the lines above)'}`,
       `  PgBouncer      127.0.0.1:${PGBOUNCER_PORT}, pool_mode transaction (DATABASE_URL of the APIs and workers)`,
       `  Database       ${redactDatabaseUrl(databaseUrl)} (direct: LISTEN, migrations, Temporal)`,
       '',
-      '  Press Ctrl-C to stop.',
+      `  ${CLUSTER_READY_LINE}`,
       '',
     ].join('\n') + '\n',
   );

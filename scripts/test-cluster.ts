@@ -1,16 +1,26 @@
 // `npm run test:cluster`: the tests that matter most in production run against `npm run cluster`'s
 // topology: the real Temporal server on PostgreSQL (each run in a namespace of its own) and the
 // API and worker processes pooling through PgBouncer in transaction mode, LISTEN going direct.
-// Starts the cluster, runs `npm test` on the files below with the switches test/support/environment.ts
-// reads, and stops the cluster (Ctrl-C) whatever the outcome.
+// Everything runs on a PostgreSQL of this run's own (lib/private-postgres.ts), because the crash test
+// restarts it with `pg_ctl restart -m fast` and kills the cluster's Temporal server, which the
+// cluster's supervisor restarts. Starts the cluster, runs `npm test` on the files below with the
+// switches test/support/environment.ts and test/support/cluster-control.ts read, and stops the
+// cluster (Ctrl-C) and that PostgreSQL whatever the outcome. First it checks that the cluster's Web UI
+// answers and lists the namespaces, which it reads from the Temporal server.
 import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnPrefixed, stopChild } from './lib/child-process.ts';
+import { CLUSTER_READY_LINE, clusterPaths, PGBOUNCER_PORT, TEMPORAL_FRONTEND_ADDRESS, TEMPORAL_UI_PORT } from './lib/cluster-layout.ts';
 import { freePort } from './lib/free-port.ts';
+import { startPrivatePostgres } from './lib/private-postgres.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const READY_LINE = 'Press Ctrl-C to stop.';
 const READY_TIMEOUT_MS = 30 * 60_000; // the first run builds the server (minutes)
+// The crash test comes last: it restarts PostgreSQL and the Temporal server under everything else.
+// The rolling restart (test/rolling-restart.test.ts, the proxy of `npm run cluster` in front of two
+// APIs) runs in `npm test`; here it would add two minutes for nothing the cluster changes.
 const FILES = [
   'test/replicas.test.ts',
   'test/workflows/petition-lifecycle.test.ts',
@@ -19,20 +29,28 @@ const FILES = [
   'test/workflows/media-processing.test.ts',
   'test/workflows/moderation.test.ts',
   'test/db/pooler.test.ts',
+  'test/workflows/crash-under-load.test.ts',
 ];
 const say = (line: string) => process.stdout.write(`[test:cluster] ${line}\n`);
+
+const postgres = await startPrivatePostgres(await freePort(), say);
+// Readable by the postgres OS user, which PgBouncer runs as when this runs as root.
+const dataDir = await mkdtemp(path.join(tmpdir(), 'rally-test-cluster-'));
+await chmod(dataDir, 0o755);
+const clusterDatabase = new URL(postgres.url);
+clusterDatabase.pathname = '/rally';
 
 const cluster = spawnPrefixed({
   name: 'cluster',
   command: process.execPath,
   args: ['scripts/cluster.ts'],
   cwd: ROOT,
-  env: { ...process.env, PORT: String(await freePort()) },
+  env: { ...process.env, PORT: String(await freePort()), DATABASE_URL: clusterDatabase.href, RALLY_DATA_DIR: dataDir },
 });
 const ready = await new Promise<boolean>((resolve) => {
   const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
   cluster.process.stdout?.on('data', (chunk: Buffer) => {
-    if (String(chunk).includes(READY_LINE)) {
+    if (String(chunk).includes(CLUSTER_READY_LINE)) {
       clearTimeout(timer);
       resolve(true);
     }
@@ -44,17 +62,45 @@ const ready = await new Promise<boolean>((resolve) => {
 });
 // Once up, its chatter would bury the test output; its own failures still end the run.
 cluster.silence();
+/** The cluster's Web UI lists the namespace through the frontend: it is served and talks to the server. */
+async function webUiAnswers(): Promise<boolean> {
+  const url = `http://127.0.0.1:${TEMPORAL_UI_PORT}/api/v1/namespaces`;
+  const response = await fetch(url, { signal: AbortSignal.timeout(10_000) }).catch((error: Error) => error);
+  const body = response instanceof Response ? await response.text() : '';
+  const answers = response instanceof Response && response.status === 200 && body.includes('"default"');
+  say(
+    answers
+      ? `the Web UI lists the namespaces (${url})`
+      : `the Web UI does not answer at ${url}: ${response instanceof Error ? response.message : `${response.status} ${body.slice(0, 200)}`}`,
+  );
+  return answers;
+}
+
 let status = 1;
 if (!ready) say('the cluster did not come up');
+else if (!(await webUiAnswers())) status = 1;
 else {
-  say(`running ${FILES.length} test files against the cluster`);
-  const tests = spawn(process.execPath, ['scripts/test.ts', ...FILES, ...process.argv.slice(2)], {
+  // `npm run test:cluster -- test/x.test.ts` runs only the files named; other arguments go to mocha.
+  const args = process.argv.slice(2);
+  const files = args.some((arg) => arg.endsWith('.ts')) ? [] : FILES;
+  say(`running ${files.length || 'the named'} test files against the cluster`);
+  const tests = spawn(process.execPath, ['scripts/test.ts', ...files, ...args], {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, RALLY_SKIP_CHECKS: '1', RALLY_TEST_TEMPORAL_ADDRESS: '127.0.0.1:7333', RALLY_TEST_PGBOUNCER_PORT: '6433' },
+    env: {
+      ...process.env,
+      RALLY_SKIP_CHECKS: '1',
+      DATABASE_URL: postgres.url,
+      RALLY_TEST_TEMPORAL_ADDRESS: TEMPORAL_FRONTEND_ADDRESS,
+      RALLY_TEST_PGBOUNCER_PORT: String(PGBOUNCER_PORT),
+      RALLY_TEST_TEMPORAL_PID_FILE: clusterPaths(dataDir).temporalPidFile,
+      RALLY_TEST_POSTGRES_DATA_DIR: postgres.dataDir,
+    },
   });
   status = await new Promise<number>((resolve) => tests.once('exit', (code) => resolve(code ?? 1)));
 }
 cluster.process.kill('SIGINT');
 await stopChild(cluster, 60_000);
+await postgres.stop().catch((error: Error) => say(`could not stop PostgreSQL: ${error.message}`));
+await rm(dataDir, { recursive: true, force: true });
 process.exit(status);

@@ -3,10 +3,14 @@
 // without its compose plugin), that step reports so and the structure below is checked on its own.
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parse } from 'yaml';
+import { TEMPORAL_CONFIG_DIR, TEMPORAL_CONFIG_ENV } from '../scripts/lib/cluster-layout.ts';
+import { COMPOSE_PGBOUNCER, PGBOUNCER_POOL_MODE, pgBouncerIni } from '../scripts/lib/pgbouncer.ts';
+import { loadTemporalSettings } from '../scripts/lib/temporal-settings.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SECRETS = {
@@ -19,6 +23,8 @@ const SECRETS = {
 
 type Service = {
   image?: string;
+  entrypoint?: string[];
+  volumes?: (string | { source: string; target: string })[];
   build?: unknown;
   command?: string[];
   environment?: Record<string, string>;
@@ -44,28 +50,77 @@ async function composeConfig(): Promise<{ services: Record<string, Service> } | 
   }
 }
 
+const volumeOf = (volume: string | { source: string; target: string }) => {
+  if (typeof volume !== 'string') return volume;
+  const [source, target] = volume.split(':');
+  return { source: source!, target: target! };
+};
+
+/** The file of the repository a service mounts at `target`. */
+function mountSource(service: Service, target: string): string {
+  const volume = (service.volumes ?? []).map(volumeOf).find((each) => each.target === target);
+  if (!volume) throw new Error(`nothing mounted at ${target}`);
+  return path.resolve(ROOT, volume.source);
+}
+
 describe('deployment (Dockerfile, compose.yaml)', function () {
   this.timeout(60_000);
 
-  it('compose.yaml runs PostgreSQL, Temporal with its UI, migrations, the API and scalable workers', async () => {
+  let services: Record<string, Service>;
+  before(async () => {
     const validated = await composeConfig();
     if (typeof validated === 'string') process.stdout.write(`      (${validated}; checking the structure only)\n`);
     const file = parse(await readFile(`${ROOT}compose.yaml`, 'utf8'), { merge: true }) as { services: Record<string, Service> };
-    const services = typeof validated === 'string' ? file.services : validated.services;
-    expect(services).to.include.keys('postgres', 'temporal', 'temporal-ui', 'migrate', 'api', 'worker', 'identity');
-    expect(services.temporal!.image).to.match(/^temporalio\/(auto-setup|server):/);
+    services = typeof validated === 'string' ? file.services : validated.services;
+  });
+
+  it('compose.yaml runs PostgreSQL, PgBouncer, Temporal with its UI, migrations, the API and scalable workers', async () => {
+    expect(services).to.include.keys('postgres', 'pgbouncer', 'temporal-schema', 'temporal', 'temporal-ui', 'migrate', 'api', 'worker', 'identity');
+    expect(services.temporal!.image).to.match(/^temporalio\/server:/);
     expect(services['temporal-ui']!.image).to.match(/^temporalio\/ui:/);
     expect(services.api!.command).to.deep.equal(['node', 'api/main.ts']);
     expect(services.worker!.command).to.deep.equal(['node', 'worker/main.ts']);
     expect(services.worker!.deploy?.replicas).to.be.greaterThan(1);
     for (const name of ['api', 'worker', 'migrate']) {
       expect(services[name]!.environment, name).to.include({ NODE_ENV: 'production', TEMPORAL_ADDRESS: 'temporal:7233' });
-      expect(services[name]!.environment!.DATABASE_URL, name).to.match(/@postgres:5432\/rally$/);
     }
     // Production refuses to serve /metrics without a token (platform/config.ts).
     for (const name of ['api', 'worker']) expect(services[name]!.environment!.RALLY_METRICS_TOKEN, name).to.be.a('string').and.not.equal('');
     expect(services.api!.depends_on?.migrate?.condition).to.equal('service_completed_successfully');
     expect(services.identity!.network_mode).to.equal('service:api');
+  });
+
+  it('compose.yaml pools like `npm run cluster`: transaction mode through PgBouncer, LISTEN and migrations direct', async () => {
+    for (const name of ['api', 'worker', 'identity']) {
+      expect(services[name]!.environment!.DATABASE_URL, name).to.match(new RegExp(`@pgbouncer:${COMPOSE_PGBOUNCER.listenPort}/rally$`));
+      expect(services[name]!.environment!.DATABASE_LISTEN_URL, name).to.match(/@postgres:5432\/rally$/);
+    }
+    expect(services.migrate!.environment!.DATABASE_URL, 'migrations hold a session advisory lock').to.match(/@postgres:5432\/rally$/);
+    const mounted = mountSource(services.pgbouncer!, '/etc/pgbouncer/pgbouncer.ini');
+    const ini = (await readFile(mounted, 'utf8')).replace(/^;.*\n/gm, '');
+    expect(ini, `${mounted} must be pgBouncerIni(COMPOSE_PGBOUNCER) of scripts/lib/pgbouncer.ts`).to.equal(pgBouncerIni(COMPOSE_PGBOUNCER));
+    expect(ini).to.match(new RegExp(`^pool_mode = ${PGBOUNCER_POOL_MODE}$`, 'm'));
+  });
+
+  it("compose.yaml runs the Temporal server with the configuration file of `npm run cluster` and temporal.yaml's search attributes", async () => {
+    const configFile = `${TEMPORAL_CONFIG_DIR}/${TEMPORAL_CONFIG_ENV}.yaml`;
+    const target = [...(services.temporal!.volumes ?? [])].map(volumeOf).find((volume) => path.resolve(ROOT, volume.source) === path.resolve(ROOT, configFile));
+    expect(target, `compose.yaml mounts ${configFile} into the temporal service`).to.not.equal(undefined);
+    const command = [...(services.temporal!.entrypoint ?? []), ...(services.temporal!.command ?? [])].join(' ');
+    const configDir = command.match(/--config (\S+)/)?.[1];
+    expect(path.posix.join('/', configDir ?? '', `${TEMPORAL_CONFIG_ENV}.yaml`), 'where the server reads its configuration').to.equal(target!.target);
+    expect(command).to.include(`--env ${TEMPORAL_CONFIG_ENV}`);
+    expect(await readFile(path.join(ROOT, configFile), 'utf8'), 'the server renders it as a template').to.match(/^# enable-template/);
+    const settings = loadTemporalSettings();
+    const setup = (services['temporal-setup']!.command ?? []).join(' ');
+    expect(setup).to.include(`--namespace ${settings.namespace}`);
+    const pairs =
+      setup
+        .match(/for pair in ([\w:\s]+?); do/)?.[1]
+        ?.split(/\s+/)
+        .filter(Boolean) ?? [];
+    const registered = Object.fromEntries(pairs.map((pair) => pair.split(':') as [string, string]));
+    expect(registered, 'search attributes registered, with their types').to.deep.equal(settings.searchAttributes);
   });
 
   it('the Dockerfile builds in stages on Node 24, prepares the workflow bundle and runs as a non-root user', async () => {

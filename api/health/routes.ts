@@ -5,9 +5,10 @@
 //   never depends on PostgreSQL or Temporal: an outage there must not restart every API process.
 // - GET /health/ready: whether to send this process traffic: dependencies reachable and not shutting
 //   down. On SIGTERM the API answers 503 here first (api/main.ts), so balancers stop routing to it
-//   before it stops accepting connections.
+//   before it stops accepting connections, and closes each keep-alive connection after its answer.
 // Dependency status is cached for up to a second (dependency-status.ts).
 import { Type } from '@sinclair/typebox';
+import type { Middleware } from 'koa';
 import type { DatabasePool } from 'slonik';
 import { pingDatabase } from '../../db/pool.ts';
 import { defineRoute } from '../http/route.ts';
@@ -26,6 +27,18 @@ export function createReadiness(): Readiness {
     drain() {
       draining = true;
     },
+  };
+}
+
+/**
+ * While draining, every answer closes its connection (`Connection: close`): a keep-alive client then
+ * opens its next connection through the load balancer, which no longer picks this process, instead of
+ * reusing one that is about to be closed under it.
+ */
+export function closeConnectionsWhileDraining(readiness: Readiness): Middleware {
+  return async (ctx, next) => {
+    if (readiness.draining) ctx.set('Connection', 'close');
+    await next();
   };
 }
 

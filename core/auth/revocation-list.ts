@@ -30,7 +30,25 @@ export async function createRevocationList(deps: { db: DatabasePool; notificatio
     const [jti, expiresAt] = payload.split(' ');
     if (jti && expiresAt) revoked.set(jti, Number(expiresAt));
   });
-  deps.notifications.onReconnect(() => void reload());
+  // NOTIFYs sent while the listener was disconnected are lost, so the list is read again; the pool may
+  // still fail then (PostgreSQL restarting, PgBouncer waiting before its next login), and a revocation
+  // must not be missed: it retries until a read succeeds, and a failure never escapes the process.
+  let reloading: Promise<void> | undefined;
+  const reloadUntilDone = async () => {
+    for (let delayMs = 250; ; delayMs = Math.min(delayMs * 2, 10_000)) {
+      const done = await reload().then(
+        () => true,
+        () => false,
+      );
+      if (done) return;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  };
+  deps.notifications.onReconnect(() => {
+    reloading ??= reloadUntilDone().finally(() => {
+      reloading = undefined;
+    });
+  });
   await reload();
 
   async function revokeMany(tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>) {

@@ -16,6 +16,7 @@ import { ensureDatabaseExists, redactDatabaseUrl, startEmbeddedPostgres } from '
 import { resolveTemporalCli } from '../lib/temporal-cli.ts';
 import { startTemporalDevServer } from '../lib/temporal-dev-server.ts';
 import { loadTemporalSettings, registerSearchAttributes } from '../lib/temporal-settings.ts';
+import { startClusterTopology } from './cluster-topology.ts';
 import type { LoadSettings } from './load.ts';
 import { createMeter, type Meter } from './meter.ts';
 import type { BenchEnvironment, Topology } from './scenario.ts';
@@ -32,6 +33,14 @@ const API_READY_TIMEOUT_MS = 60_000;
 const API_STOP_GRACE_MS = 15_000;
 // Effectively no rate limit: one client hammering one route is the point here, not abuse.
 const UNLIMITED = '1000000000';
+
+const UNLIMITED_ENV = {
+  RALLY_RATE_LIMIT_RPS: UNLIMITED,
+  RALLY_RATE_LIMIT_BURST: UNLIMITED,
+  // All load comes from one address and one email domain; the signing throttle still does its work.
+  RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: UNLIMITED,
+  RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: UNLIMITED,
+};
 
 type Log = (line: string) => void;
 
@@ -166,11 +175,15 @@ export async function startBenchEnvironment(
   }>,
 ): Promise<BenchEnvironment> {
   const { config, env, cleanup, log, topology } = options;
-  if (topology !== 'dev-server') throw new Error(`topology ${String(topology)} is not supported`);
   const { databaseUrl, postgresPid } = await prepareDatabase(env, cleanup, log);
   const meter = await createMeter({ databaseUrl, profileDir: options.profileDir });
   cleanup.add('meter', meter.close);
   meter.register('postgres', postgresPid);
+  if (topology === 'cluster') {
+    // `npm run cluster`'s processes (cluster-topology.ts); PostgreSQL is metered, the cluster's own processes are not.
+    const cluster = await startClusterTopology({ databaseUrl, serviceEnv: { ...env, ...UNLIMITED_ENV }, cleanup, log });
+    return { ...cluster, databaseUrl, load: { ...options.load, meter }, meter, topology, nodeArgs: () => nodeArgsFor(meter), log };
+  }
   const temporal = await prepareTemporal(config, env, cleanup, meter, log);
   const port = await freePort();
   const apiUrl = `http://127.0.0.1:${port}`;
@@ -183,11 +196,7 @@ export async function startBenchEnvironment(
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
     RALLY_TASK_QUEUE: temporal.taskQueue,
-    RALLY_RATE_LIMIT_RPS: UNLIMITED,
-    RALLY_RATE_LIMIT_BURST: UNLIMITED,
-    // All load comes from one address and one email domain; the signing throttle still does its work.
-    RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: UNLIMITED,
-    RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: UNLIMITED,
+    ...UNLIMITED_ENV,
   };
   await startApi(serviceEnv, apiUrl, cleanup, meter, log);
   return {

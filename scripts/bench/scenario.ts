@@ -1,5 +1,6 @@
 // What a benchmark scenario is, and how scenarios are found: every file in scripts/bench/scenarios/
 // that exports `scenario` is one. Adding a benchmark means adding a file there, nothing else.
+import type { Topology } from './cluster-topology.ts';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,8 +28,7 @@ export type BenchEnvironment = Readonly<{
   log: (line: string) => void;
 }>;
 
-export type Topology = 'dev-server';
-export const TOPOLOGIES: readonly Topology[] = ['dev-server'];
+export { TOPOLOGIES, type Topology } from './cluster-topology.ts';
 
 export type Verdict = 'PASS' | 'MISS' | 'INVALID';
 

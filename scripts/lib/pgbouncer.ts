@@ -20,6 +20,8 @@ import { spawnPrefixed, stopChild, type PrefixedChild } from './child-process.ts
 export const PGBOUNCER_POOL_MODE = 'transaction';
 const STATEMENT_TIMEOUT_MS = 30_000; // db/pool.ts's default
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000; // Slonik's default
+/** Server connections per database and user pair (docs/operations/runbook.md, sizing). */
+export const DEFAULT_POOL_SIZE = 20;
 
 export type PgBouncerOptions = Readonly<{
   /** The PostgreSQL server behind it; its user and password are the ones Rally's processes use. */
@@ -41,25 +43,47 @@ export function throughPgBouncer(databaseUrl: string, port: number): string {
   return url.toString();
 }
 
-export function pgBouncerIni(options: PgBouncerOptions): string {
-  const upstream = new URL(options.upstreamUrl);
-  const password = decodeURIComponent(upstream.password);
+/** Where one PgBouncer listens and forwards to; the pooling settings themselves are the same everywhere. */
+export type PgBouncerTarget = Readonly<{
+  upstreamHost: string;
+  upstreamPort: number;
+  listenAddr: string;
+  listenPort: number;
+  authType: 'trust' | 'scram-sha-256';
+  authFile: string;
+  poolSize?: number;
+}>;
+
+/** compose.yaml's pooler: the `pgbouncer` service in front of the `postgres` one; its entrypoint writes the userlist. */
+export const COMPOSE_PGBOUNCER: PgBouncerTarget = {
+  upstreamHost: 'postgres',
+  upstreamPort: 5432,
+  listenAddr: '0.0.0.0',
+  listenPort: 6432,
+  authType: 'scram-sha-256',
+  authFile: '/tmp/userlist.txt',
+};
+
+/** The pgbouncer.ini of `npm run cluster`, and (test/deployment.test.ts checks it) of compose.yaml's ops/pgbouncer/pgbouncer.ini. */
+export function pgBouncerIni(target: PgBouncerTarget): string {
   return [
     '[databases]',
     // Every database of the upstream server, under its own name (tests make one per run).
-    `* = host=${upstream.hostname} port=${upstream.port || 5432} connect_query='SET statement_timeout = ` +
+    `* = host=${target.upstreamHost} port=${target.upstreamPort} connect_query='SET statement_timeout = ` +
       `${STATEMENT_TIMEOUT_MS}; SET idle_in_transaction_session_timeout = ` +
       `${IDLE_IN_TRANSACTION_TIMEOUT_MS}'`,
     '[pgbouncer]',
-    `listen_addr = 127.0.0.1`,
-    `listen_port = ${options.port}`,
+    `listen_addr = ${target.listenAddr}`,
+    `listen_port = ${target.listenPort}`,
     `unix_socket_dir =`,
-    // Loopback only; with a password it is checked (SCRAM) and reused towards PostgreSQL.
-    `auth_type = ${password ? 'scram-sha-256' : 'trust'}`,
-    `auth_file = ${path.join(options.dataDir, 'userlist.txt')}`,
+    // With a password it is checked (SCRAM) and reused towards PostgreSQL.
+    `auth_type = ${target.authType}`,
+    `auth_file = ${target.authFile}`,
     `pool_mode = ${PGBOUNCER_POOL_MODE}`,
-    `default_pool_size = ${options.poolSize ?? 20}`,
+    `default_pool_size = ${target.poolSize ?? DEFAULT_POOL_SIZE}`,
     'max_client_conn = 1000',
+    // After PostgreSQL restarts, try logging in again within a second (the default waits 15 s, all answering 503).
+    'server_login_retry = 1',
     'ignore_startup_parameters = extra_float_digits,statement_timeout,idle_in_transaction_session_timeout',
     'admin_users =',
     '',
@@ -90,7 +114,19 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   const userlist = path.join(options.dataDir, 'userlist.txt');
   await writeFile(userlist, `"${decodeURIComponent(upstream.username)}" "${decodeURIComponent(upstream.password)}"\n`, { mode: 0o600 });
   const ini = path.join(options.dataDir, 'pgbouncer.ini');
-  await writeFile(ini, pgBouncerIni(options));
+  const password = decodeURIComponent(upstream.password);
+  await writeFile(
+    ini,
+    pgBouncerIni({
+      upstreamHost: upstream.hostname,
+      upstreamPort: Number(upstream.port || 5432),
+      listenAddr: '127.0.0.1', // loopback only
+      listenPort: options.port,
+      authType: password ? 'scram-sha-256' : 'trust',
+      authFile: userlist,
+      poolSize: options.poolSize,
+    }),
+  );
   // PgBouncer refuses to run as root; as root it switches to the postgres OS user, which must read its files.
   const asRoot = userInfo().uid === 0;
   if (asRoot) {

@@ -23,9 +23,9 @@ describe('ops/ dashboards and alerts', () => {
     });
   }
 
-  it('every alert links a section of docs/runbook.md that exists', async () => {
+  it('every alert links a section of docs/operations/runbook.md that exists', async () => {
     const alerts = await readFile(new URL('../../ops/prometheus/alerts.yaml', import.meta.url), 'utf8');
-    const runbook = await readFile(new URL('../../docs/runbook.md', import.meta.url), 'utf8');
+    const runbook = await readFile(new URL('../../docs/operations/runbook.md', import.meta.url), 'utf8');
     const anchors = new Set(
       [...runbook.matchAll(/^## (.+)$/gm)].map((heading) =>
         heading[1]!
@@ -34,7 +34,7 @@ describe('ops/ dashboards and alerts', () => {
           .replace(/ /g, '-'),
       ),
     );
-    const links = [...alerts.matchAll(/runbook: docs\/runbook\.md#([a-z0-9-]+)/g)].map((link) => link[1]!);
+    const links = [...alerts.matchAll(/runbook: docs\/operations\/runbook\.md#([a-z0-9-]+)/g)].map((link) => link[1]!);
     expect(links.length).to.equal([...alerts.matchAll(/- alert: /g)].length);
     for (const link of links) expect(anchors.has(link), link).to.equal(true);
   });

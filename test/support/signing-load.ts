@@ -1,7 +1,8 @@
 // A steady stream of signatures on one petition, from many distinct users, through whichever API
 // process is up at the moment: for tests that kill processes while people sign. It keeps what was
 // acknowledged (201) apart from what got no answer (connection refused or reset), which is exactly
-// what a client cannot know about and must retry.
+// what a client cannot know about and must retry, and apart from a 503 (a dependency restarting),
+// which tells the client to retry.
 import { setTimeout as pause } from 'node:timers/promises';
 import { createTokenUsers } from './identity.ts';
 
@@ -9,7 +10,7 @@ export type Acknowledged = { userId: string; signatureId: string; milestoneReach
 
 export type SigningLoad = {
   acknowledged: Acknowledged[];
-  /** Users whose request got no answer, to be retried; removed from here once retried. */
+  /** Users whose request got no answer or a 503, to be retried; removed from here once retried. */
   unanswered: { userId: string; token: string }[];
   /** Answers other than 201 and no answer, by status (`no answer` for connection failures). */
   others: Map<string, number>;
@@ -17,7 +18,7 @@ export type SigningLoad = {
   remaining(): number;
   /** Stops the stream; resolves when the requests in flight have ended. */
   stop(): Promise<void>;
-  /** Signs again for every user who got no answer; 201 or 409 (already signed) are both fine. */
+  /** Signs again for every user who got no answer or a 503; 201 or 409 (already signed) are both fine. */
   retryUnanswered(): Promise<{ status: number; userId: string }[]>;
 };
 
@@ -51,9 +52,9 @@ export async function startSigningLoad(options: {
     while (!stopped && pool.length > 0) {
       const user = pool.pop()!;
       const status = await sign(user);
-      if (status === undefined) {
+      if (status === undefined || status === 503) {
         load.unanswered.push(user);
-        count('no answer');
+        count(status === undefined ? 'no answer' : '503');
       } else if (status !== 201) {
         count(String(status));
       }
@@ -72,7 +73,7 @@ export async function startSigningLoad(options: {
       const results: { status: number; userId: string }[] = [];
       for (const user of load.unanswered.splice(0)) {
         const status = await sign(user);
-        if (status === undefined) load.unanswered.push(user);
+        if (status === undefined || status === 503) load.unanswered.push(user);
         else results.push({ status, userId: user.userId });
       }
       return results;

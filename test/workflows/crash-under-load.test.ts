@@ -1,17 +1,19 @@
 // Crashes under load: while people sign one petition and its webhook events flow to a receiver, the
-// worker, the API and the Temporal dev server are each killed with SIGKILL (no chance to clean up)
-// and restarted, as a supervisor would. Temporal keeps its state in a SQLite file, as `npm start`'s
-// does. Afterwards nothing acknowledged is lost, the count matches the rows, every event arrived
-// (a duplicate only under its own X-Rally-Delivery-Id), every milestone fired once, and deliveries
-// that were failing before a kill were retried after the restart.
+// worker, the API and the Temporal server are each killed with SIGKILL (no chance to clean up) and
+// restarted, as a supervisor would. Under `npm test` Temporal is a dev server of the test's own,
+// keeping its state in a SQLite file as `npm start`'s does; under `npm run test:cluster` it is the
+// cluster's real server on PostgreSQL (restarted by the cluster's supervisor), and PostgreSQL itself
+// is then restarted with `pg_ctl restart -m fast` (test/support/cluster-control.ts). Afterwards
+// nothing acknowledged is lost, the count matches the rows, every event arrived (a duplicate only
+// under its own X-Rally-Delivery-Id), every milestone fired once, and deliveries that were failing
+// before a kill were retried after the restart.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { expect } from 'chai';
-import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
-import { loadTemporalSettings } from '../../scripts/lib/temporal-settings.ts';
 import { petitionWorkflowId } from '../../workflows/index.ts';
+import { clusterControl, killableTemporal, type KillableTemporal } from '../support/cluster-control.ts';
 import { eventually } from '../support/events.ts';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login } from '../support/identity.ts';
@@ -29,8 +31,9 @@ const deliveryId = (request: ReceivedRequest) => String(request.headers['x-rally
 describe('crashes under load', function () {
   this.timeout(420_000);
   let directory: string;
-  let temporal: TemporalDevServer;
-  let startTemporal: () => Promise<TemporalDevServer>;
+  const cluster = clusterControl();
+  const endedOnTheirOwn: string[] = [];
+  let temporal: KillableTemporal;
   let env: Record<string, string>;
   let api: RunningApi;
   let worker: RallyProcess;
@@ -38,26 +41,13 @@ describe('crashes under load', function () {
 
   before(async () => {
     directory = await mkdtemp(path.join(tmpdir(), 'rally-crash-'));
-    const settings = loadTemporalSettings();
-    const [port, uiPort, apiPort] = await Promise.all([freePort(), freePort(), freePort()]);
-    startTemporal = () =>
-      startTemporalDevServer({
-        cliPath: process.env.RALLY_TEMPORAL_CLI!,
-        dbFile: path.join(directory, 'temporal.sqlite'),
-        port,
-        uiPort,
-        namespace: 'default',
-        searchAttributes: settings.searchAttributes,
-        log: () => {},
-        // Killed and strained on purpose: its warnings about it are expected noise.
-        quiet: process.env.RALLY_TEST_SHOW_OUTPUT !== '1',
-      });
-    temporal = await startTemporal();
+    temporal = await killableTemporal(cluster, directory);
     receiver = await startWebhookReceiver();
     env = {
       ...SHORT_WINDOWS,
-      PORT: String(apiPort),
+      PORT: String(await freePort()),
       TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
       RALLY_TASK_QUEUE: uniqueTaskQueue('crash'),
       // Attempts 4 s, 8 s, 16 s… apart, about two minutes from first to last: a delivery that fails
       // while the receiver answers 500 across a kill and a restart (a minute or more on a loaded
@@ -77,8 +67,34 @@ describe('crashes under load', function () {
 
   /** Restarts whatever is not running, as a process supervisor would. */
   async function superviseRestarts(): Promise<void> {
-    if (!running(api)) api = await startApi(env);
-    if (!running(worker)) worker = await startWorker(env);
+    if (!running(api)) {
+      notKilledByUs(api, 'API');
+      api = await startApi(env);
+    }
+    if (!running(worker)) {
+      notKilledByUs(worker, 'worker');
+      worker = await startWorker(env);
+    }
+  }
+
+  /** A process that ended on its own (not a kill of this test): what it said last, for the failure's story. */
+  function notKilledByUs(process: RallyProcess, name: string): void {
+    if (process.child.signalCode === 'SIGKILL') return;
+    const how = process.child.signalCode ?? `exit code ${process.child.exitCode}`;
+    endedOnTheirOwn.push(`${name}: ${how}`);
+    globalThis.process.stderr.write(`      (the ${name} ended on its own, ${how}; its last output:\n${process.output().slice(-3_000)})\n`);
+  }
+
+  /** Restarts whatever ends, every second, until the returned function is called: a supervisor across a dependency's restart. */
+  function superviseContinuously(): () => Promise<void> {
+    let current = Promise.resolve();
+    const timer = setInterval(() => {
+      current = current.then(superviseRestarts);
+    }, 1_000);
+    return async () => {
+      clearInterval(timer);
+      await current;
+    };
   }
 
   /**
@@ -115,7 +131,8 @@ describe('crashes under load', function () {
       90_000,
       'that delivery succeeding',
     );
-    expect(load.acknowledged.length, 'signatures acknowledged across the kill').to.be.above(before);
+    const state = `${load.remaining()} signers left, other answers ${JSON.stringify([...load.others])}`;
+    expect(load.acknowledged.length, `signatures acknowledged across the kill (${state})`).to.be.above(before);
   }
 
   /** For a failure message: where the deliveries that did not arrive are stuck, in Rally and in Temporal. */
@@ -127,7 +144,7 @@ describe('crashes under load', function () {
     const connection = await Connection.connect({ address: temporal.address });
     try {
       for (const delivery of waiting.filter((each) => each.started).slice(0, 3)) {
-        const described = await new Client({ connection }).workflow
+        const described = await new Client({ connection, namespace: temporal.namespace }).workflow
           .getHandle(delivery.id)
           .describe()
           .then(
@@ -180,17 +197,41 @@ describe('crashes under load', function () {
       await killWhileFailing(
         () => temporal.kill(),
         async () => {
-          temporal = await startTemporal();
+          await temporal.restart();
           await superviseRestarts();
         },
         load,
       );
+
+      // On the cluster, PostgreSQL restarts (every session ended: PgBouncer's, the LISTEN connections,
+      // Temporal's); meanwhile the API answers 503 and clients retry.
+      if (cluster) {
+        const stopSupervising = superviseContinuously();
+        try {
+          await killWhileFailing(() => cluster.restartPostgres(), superviseRestarts, load);
+        } finally {
+          await stopSupervising();
+        }
+        await eventually(
+          async () => {
+            for (const retry of await load.retryUnanswered()) {
+              expect([201, 409], `the retried signature of ${retry.userId}`).to.include(retry.status);
+            }
+            return load.unanswered.length === 0 ? true : undefined;
+          },
+          60_000,
+          'every signature that got no answer or a 503 retried',
+        );
+      }
     } finally {
       await load.stop();
     }
     expect(load.remaining(), 'signers left when the load stopped').to.be.above(0);
+    expect(endedOnTheirOwn, 'processes that exited on their own (the kills aside), e.g. on the PostgreSQL restart').to.deep.equal([]);
+    // A 503 tells the client to retry: only while PostgreSQL restarts (on the cluster) is one right.
+    const retryable = cluster ? ['no answer', '503'] : ['no answer'];
     expect(
-      [...load.others.keys()].filter((status) => status !== 'no answer'),
+      [...load.others.keys()].filter((status) => !retryable.includes(status)),
       'answers other than 201 to the signing stream',
     ).to.deep.equal([]);
 
@@ -247,7 +288,7 @@ describe('crashes under load', function () {
 
     const connection = await Connection.connect({ address: temporal.address });
     try {
-      const description = await new Client({ connection }).workflow.getHandle(petitionWorkflowId(petition.id)).describe();
+      const description = await new Client({ connection, namespace: temporal.namespace }).workflow.getHandle(petitionWorkflowId(petition.id)).describe();
       expect(description.status.name, 'the petition workflow after Temporal was killed').to.equal('RUNNING');
     } finally {
       await connection.close();

@@ -1,0 +1,75 @@
+// `npm run bench -- --topology cluster`: the benchmark against `npm run cluster`'s topology instead of
+// one API on a dev server. The cluster (scripts/cluster.ts) runs on the bench database's server: the
+// real Temporal server on PostgreSQL, PgBouncer in transaction mode, two workers and two APIs behind
+// the round-robin proxy, which is the API the scenarios load. Processes a scenario starts itself
+// (extra APIs, workers) get the cluster's wiring: DATABASE_URL through PgBouncer, LISTEN direct, the
+// cluster's Temporal frontend. Everything the topology changes in the harness is in this file.
+import path from 'node:path';
+import { spawnPrefixed, stopChild } from '../lib/child-process.ts';
+import { CLUSTER_READY_LINE, PGBOUNCER_PORT, TEMPORAL_FRONTEND_ADDRESS } from '../lib/cluster-layout.ts';
+import { freePort } from '../lib/free-port.ts';
+import { throughPgBouncer } from '../lib/pgbouncer.ts';
+import type { Cleanup } from './environment.ts';
+
+export const TOPOLOGIES = ['dev-server', 'cluster'] as const;
+export type Topology = (typeof TOPOLOGIES)[number];
+/** The scenarios whose rows the README shows for both topologies; the others measure one process. */
+export const CLUSTER_SCENARIOS = 'signing,webhook-delivery,petition-reads,scale-out';
+
+const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
+const READY_TIMEOUT_MS = 30 * 60_000; // the first run builds the Temporal server
+
+export type ClusterTopology = Readonly<{ apiUrl: string; temporalAddress: string; serviceEnv: NodeJS.ProcessEnv }>;
+
+/** Starts `npm run cluster` on the bench database (direct URL) and waits until it prints its addresses. */
+export async function startClusterTopology(
+  options: Readonly<{ databaseUrl: string; serviceEnv: NodeJS.ProcessEnv; cleanup: Cleanup; log: (line: string) => void }>,
+): Promise<ClusterTopology> {
+  const port = await freePort();
+  const apiUrl = `http://127.0.0.1:${port}`;
+  const cluster = spawnPrefixed({
+    name: 'cluster',
+    command: process.execPath,
+    args: ['scripts/cluster.ts'],
+    cwd: REPOSITORY_ROOT,
+    env: {
+      ...options.serviceEnv,
+      PORT: String(port),
+      PUBLIC_URL: apiUrl,
+      DATABASE_URL: options.databaseUrl,
+      RALLY_DATA_DIR: path.join(REPOSITORY_ROOT, '.data', 'bench'),
+    },
+  });
+  options.cleanup.add('cluster', async () => {
+    cluster.process.kill('SIGINT');
+    await stopChild(cluster, 60_000);
+  });
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+    cluster.process.stdout?.on('data', (chunk: Buffer) => {
+      if (String(chunk).includes(CLUSTER_READY_LINE)) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    });
+    void cluster.exited.then(() => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
+  if (!ready) throw new Error('the cluster did not come up (its output is above)');
+  cluster.silence(); // its request logs would bury the bench's lines
+  options.log(`cluster ready: API ${apiUrl} (2 APIs, 2 workers), Temporal ${TEMPORAL_FRONTEND_ADDRESS}, PgBouncer 127.0.0.1:${PGBOUNCER_PORT}`);
+  return {
+    apiUrl,
+    temporalAddress: TEMPORAL_FRONTEND_ADDRESS,
+    serviceEnv: {
+      ...options.serviceEnv,
+      PORT: String(port),
+      PUBLIC_URL: apiUrl,
+      DATABASE_URL: throughPgBouncer(options.databaseUrl, PGBOUNCER_PORT),
+      DATABASE_LISTEN_URL: options.databaseUrl,
+      TEMPORAL_ADDRESS: TEMPORAL_FRONTEND_ADDRESS,
+    },
+  };
+}
