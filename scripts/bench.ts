@@ -42,7 +42,7 @@ const log = (line: string): void => {
 };
 
 function readSeconds(env: NodeJS.ProcessEnv): number {
-  const raw = env.BENCH_SECONDS ?? env.BENCH_DURATION;
+  const raw = env.BENCH_SECONDS;
   if (raw === undefined || raw === '') return FULL_SECONDS;
   const seconds = Number(raw);
   if (!/^\d+$/.test(raw) || seconds < 1 || seconds > MAX_SECONDS) {

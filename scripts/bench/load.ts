@@ -11,7 +11,7 @@ import type { GeneratorJob } from './load-generator.ts';
 import type { Meter, WindowCost } from './meter.ts';
 
 export type LoadSettings = Readonly<{
-  /** Measured seconds per target (BENCH_DURATION). */
+  /** Measured seconds per target (BENCH_SECONDS). */
   durationSec: number;
   /** Seconds of load before each measurement, thrown away: JIT, connection set-up, pools filling. */
   warmupSec: number;

@@ -17,9 +17,9 @@ const TEST_SKIPPED = new Set(['test/support/generated', 'test/histories', 'test/
 
 /** Read by something other than platform/config.ts, on purpose. */
 const READ_ELSEWHERE: Record<string, string> = {
-  BENCH_DURATION: 'npm run bench (scripts/bench.ts)',
+  BENCH_SECONDS: 'npm run bench (scripts/bench.ts)',
   BENCH_ONLY: 'npm run bench (scripts/bench.ts)',
-  BENCH_PROFILE: 'npm run bench (scripts/bench/environment.ts)',
+  BENCH_DATABASE_URL: 'npm run bench (scripts/bench/environment.ts)',
   RALLY_SKIP_CHECKS: 'npm test (scripts/test.ts)',
   PATH: 'finding the Temporal CLI (scripts/lib/temporal-cli.ts)',
   HOME: 'finding the Temporal CLI (scripts/lib/temporal-cli.ts)',
