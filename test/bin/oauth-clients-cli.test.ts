@@ -71,7 +71,9 @@ describe('npx rally oauth-clients', function () {
       const listed = JSON.parse((await runRallyCli(['oauth-clients', 'list'])).stdout) as { client_id: string }[];
       const entry = listed.find((client) => client.client_id === app.client_id);
       expect(entry).to.include({ name: 'Short-lived' });
-      expect(JSON.stringify(listed)).to.not.include('secret');
+      // Neither a secret nor its hash; when a rotated-out secret stops working (previous_secret_expires_at) is no secret.
+      expect(JSON.stringify(listed)).to.not.include(app.client_secret!);
+      for (const client of listed) expect(client).to.not.have.any.keys('client_secret', 'secret_hash', 'previous_secret_hash');
 
       const tokens = await json(await tokenRequest(api.baseUrl, { grant_type: 'client_credentials' }, { basic: [app.client_id, app.client_secret!] }));
       expect((await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(tokens.access_token) })).status).to.equal(200);
