@@ -27,8 +27,15 @@ const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const BENCH_DATABASE = 'rally_bench';
 const BENCH_POSTGRES_DIR = path.join(REPOSITORY_ROOT, '.data', 'bench-postgres');
 // pg_stat_statements counts statements run inside functions and triggers too ('all'), so the cost of
-// what a signature sets off shows beside the statement that set it off.
-const BENCH_POSTGRES_SETTINGS = { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' };
+// what a signature sets off shows beside the statement that set it off. max_connections is raised
+// because the cluster topology puts Temporal's pools, PgBouncer's and the raw-pg reference's 50
+// connections on this one server (100, the default, ran out: "too many clients already").
+const BENCH_POSTGRES_SETTINGS = {
+  shared_preload_libraries: 'pg_stat_statements',
+  'pg_stat_statements.track': 'all',
+  'pg_stat_statements.max': '10000',
+  max_connections: '300',
+};
 const API_READY_TIMEOUT_MS = 60_000;
 const API_STOP_GRACE_MS = 15_000;
 // Effectively no rate limit: one client hammering one route is the point here, not abuse.

@@ -129,10 +129,14 @@ export function describeCommit(): string | null {
   }
 }
 
-/** Writes bench/results/<YYYY-MM-DD>-<short sha>.json (a later run of the same commit that day replaces it); returns its path. */
+/**
+ * Writes bench/results/<YYYY-MM-DD>-<short sha>[-<topology>].json (a later run of the same commit and
+ * topology that day replaces it; the cluster's run must not replace the dev server's); returns its path.
+ */
 export async function writeReport(report: RunReport, dir: string = RESULTS_DIR): Promise<string> {
   await mkdir(dir, { recursive: true });
-  const file = path.join(dir, `${report.timestamp.slice(0, 10)}-${(report.commit ?? 'unknown').replace('+', '-')}.json`);
+  const suffix = report.settings.topology === 'cluster' ? '-cluster' : '';
+  const file = path.join(dir, `${report.timestamp.slice(0, 10)}-${(report.commit ?? 'unknown').replace('+', '-')}${suffix}.json`);
   await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
   return file;
 }
