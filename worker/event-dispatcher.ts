@@ -54,9 +54,6 @@ const MAX_BATCH = 48;
 // Concurrent start calls: enough to hide Temporal's round trip, few enough not to swamp it.
 const START_CONCURRENCY = 32;
 const POLL_INTERVAL_MS = 1_000;
-// Under steady signing every statement NOTIFYs: a round right after each one made delivery batches of
-// ~19 (bench). After a nudged, not full, round the next waits this long, so batches fill towards MAX_BATCH.
-const NUDGED_ROUND_LINGER_MS = 50;
 const START_DEADLINE_MS = 10_000;
 const WEBHOOK_MAX_ATTEMPTS = 6; // 1 + 5 retries
 // Milestone crossings signalled per second by one worker. Each starts or wakes a petition workflow that
@@ -209,26 +206,19 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
 
   let stopped = false;
   loops.push(
-    createLoop(
-      'dispatch',
-      async () => {
-        const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
-        const moreEmails = await queueNotificationEmails();
-        const moreGuestEmails = await queueGuestEmails();
-        // Last: a batch Temporal keeps refusing fails the round after everything else was done.
-        const more = await startDeliveries();
-        return dispatched === EVENT_BATCH || moreEmails || moreGuestEmails || more;
-      },
-      NUDGED_ROUND_LINGER_MS,
-    ),
+    createLoop('dispatch', async () => {
+      const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
+      const moreEmails = await queueNotificationEmails();
+      const moreGuestEmails = await queueGuestEmails();
+      // Last: a batch Temporal keeps refusing fails the round after everything else was done.
+      const more = await startDeliveries();
+      return dispatched === EVENT_BATCH || moreEmails || moreGuestEmails || more;
+    }),
     createLoop('milestone signalling', signalMilestones),
   );
 
-  /**
-   * Runs `step` again at once while it says more is waiting; after `lingerMs` when only a NOTIFY came
-   * meanwhile; else after the poll interval (or at once on a NOTIFY).
-   */
-  function createLoop(name: string, step: () => Promise<boolean>, lingerMs = 0): Loop {
+  /** Runs `step` again at once while it says more is waiting or a NOTIFY came meanwhile, else after the poll interval. */
+  function createLoop(name: string, step: () => Promise<boolean>): Loop {
     let woken = false;
     let wake: (() => void) | undefined;
     let lastError: string | undefined;
@@ -236,10 +226,8 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
       while (!stopped) {
         woken = false;
         let again = false;
-        let full = false;
         try {
-          full = await step();
-          again = full || woken;
+          again = (await step()) || woken;
           if (lastError) log.info(`${name} going again`);
           lastError = undefined;
         } catch (error) {
@@ -249,11 +237,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
           if (message !== lastError) log.warn(`${name} round failed; retrying`, { error: message });
           lastError = message;
         }
-        if (stopped) continue;
-        if (again) {
-          if (!full && lingerMs > 0) await sleep(lingerMs);
-          continue;
-        }
+        if (again || stopped) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, POLL_INTERVAL_MS);
           wake = () => {
