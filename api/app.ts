@@ -34,7 +34,7 @@ import { createCaptchaVerifier } from '../core/signatures/recaptcha.ts';
 import { createSignBatcher } from '../core/signatures/sign-batcher.ts';
 import { createAccessCodeGuard } from '../core/petitions/access-code-guard.ts';
 import { createPublicPetitionCache } from '../core/petitions/read-cache.ts';
-import { warmGeolocation } from '../core/signatures/geolocation.ts';
+import { checkGeolocationDatabases } from '../core/signatures/geolocation.ts';
 import { createPetitionSearch } from '../core/search/search-cache.ts';
 import { createCachedPetitionAnalytics } from '../core/analytics/analytics-cache.ts';
 import { createPageViewCounter } from '../core/analytics/page-views.ts';
@@ -83,7 +83,9 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   const feed = await createSignatureFeed({ db, notifications, log: deps.log });
   const petitionCache = await createPublicPetitionCache({ db, notifications, feed, log: deps.log });
   // Signing places the signer by IP: the database files are opened now (a missing or broken one shows at start), not by the first signature.
-  warmGeolocation().catch((error: Error) => deps.log.warn('geolocation database not preloaded', { error: error.message }));
+  checkGeolocationDatabases().catch((error: Error) =>
+    deps.log.warn('geolocation database unusable: signers are placed by their display location only', { error: error.message }),
+  );
   const limits = createRouteLimits({ db, log: deps.log, config });
   const signatures = createSignBatcher(db, { ...config.signBatch, log: deps.log });
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });

@@ -143,6 +143,7 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
       limits: services.limits,
       signatures: services.signatures,
       feed,
+      petitions: services.petitionCache,
     }),
     ...createBrowserLoginRoutes({ db, identity: services.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
     ...createBrowserSignRoutes({

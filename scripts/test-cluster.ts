@@ -12,12 +12,11 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnPrefixed, stopChild } from './lib/child-process.ts';
-import { CLUSTER_READY_LINE, clusterPaths, PGBOUNCER_PORT, TEMPORAL_FRONTEND_ADDRESS, TEMPORAL_UI_PORT } from './lib/cluster-layout.ts';
+import { clusterPaths, waitForClusterReady, PGBOUNCER_PORT, TEMPORAL_FRONTEND_ADDRESS, TEMPORAL_UI_PORT } from './lib/cluster-layout.ts';
 import { freePort } from './lib/free-port.ts';
 import { startPrivatePostgres } from './lib/private-postgres.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const READY_TIMEOUT_MS = 30 * 60_000; // the first run builds the server (minutes)
 // The crash test comes last: it restarts PostgreSQL and the Temporal server under everything else.
 // The rolling restart (test/rolling-restart.test.ts, the proxy of `npm run cluster` in front of two
 // APIs) runs in `npm test`; here it would add two minutes for nothing the cluster changes.
@@ -47,19 +46,7 @@ const cluster = spawnPrefixed({
   cwd: ROOT,
   env: { ...process.env, PORT: String(await freePort()), DATABASE_URL: clusterDatabase.href, RALLY_DATA_DIR: dataDir },
 });
-const ready = await new Promise<boolean>((resolve) => {
-  const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
-  cluster.process.stdout?.on('data', (chunk: Buffer) => {
-    if (String(chunk).includes(CLUSTER_READY_LINE)) {
-      clearTimeout(timer);
-      resolve(true);
-    }
-  });
-  void cluster.exited.then(() => {
-    clearTimeout(timer);
-    resolve(false);
-  });
-});
+const ready = await waitForClusterReady(cluster);
 // Once up, its chatter would bury the test output; its own failures still end the run.
 cluster.silence();
 /** The cluster's Web UI lists the namespace through the frontend: it is served and talks to the server. */

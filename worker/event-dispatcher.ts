@@ -18,25 +18,12 @@ import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
-import {
-  guestSignatureEmails,
-  guestSignatureEmailsDueSignal,
-  guestSignatureEmailsWorkflowId,
-  milestoneReachedSignal,
-  notificationEmailDigests,
-  notificationEmailDigestsWorkflowId,
-  notificationsPendingSignal,
-  petitionLifecycle,
-  petitionWorkflowId,
-  webhookBatchWorkflowId,
-  webhookDeliveryBatch,
-} from '../workflows/index.ts';
+import { milestoneReachedSignal, petitionLifecycle, petitionWorkflowId, webhookBatchWorkflowId, webhookDeliveryBatch } from '../workflows/index.ts';
 import { claimUnsignalledMilestones, markMilestoneSignalled } from '../core/organizations/milestone-notifications.ts';
 import type { PetitionStatus } from '../core/vocabulary.ts';
-import { queuePendingEmails } from '../core/notifications/emails.ts';
-import { queueDueEmails as queueGuestSignatureEmails } from '../core/guest-signatures/emails.ts';
 import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
 import { claimDeliveryBatches, dispatchEventBatch, forgetStartedBatches, unstartedBatches, type DeliveryBatch } from '../core/events/dispatch-queries.ts';
+import { createEmailQueues } from './email-queues.ts';
 import { withTraceCarrier } from '../platform/trace-context.ts';
 import { metrics } from '../platform/metrics.ts';
 import { deliveryBatchSummary, petitionSummary } from '../orchestration/summaries.ts';
@@ -45,8 +32,6 @@ import { deliveryBatchSummary, petitionSummary } from '../orchestration/summarie
 // events behind it (10,000 events take well under a second in batches of 2,000).
 const EVENT_BATCH = 2_000;
 const START_BATCH = 200;
-// Pending notification emails marked queued per round: one signal wakes their workflow, however many.
-const EMAIL_QUEUE_BATCH = 5_000;
 // Deliveries claimed per round, and per batch: a batch's delivery ids are one search attribute value,
 // which Temporal limits to 2 KB by default (48 ids of 36 characters, quoted, fit).
 const CLAIM_LIMIT = 5_000;
@@ -132,41 +117,8 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     return claimed === CLAIM_LIMIT || started === START_BATCH;
   }
 
-  // (4) New notifications with email on wake the one workflow that mails every recipient; they are
-  // marked queued only after Temporal accepted the signal (core/notifications/emails.ts).
-  async function queueNotificationEmails(): Promise<boolean> {
-    const { more } = await queuePendingEmails(db, EMAIL_QUEUE_BATCH, async () => {
-      await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        options.temporal.workflow.signalWithStart(notificationEmailDigests, {
-          workflowId: notificationEmailDigestsWorkflowId(config.temporal.taskQueue),
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-          taskQueue: config.temporal.taskQueue,
-          args: [{ windowMs: config.notificationEmailWindowMs }],
-          signal: notificationsPendingSignal,
-          typedSearchAttributes: [{ key: RallyEntityType, value: 'notification_emails' }],
-        }),
-      );
-    });
-    return more;
-  }
-
-  // (4b) Guest signatures whose confirmation email is due wake the one workflow that mails them all,
-  // marked queued once Temporal accepted the signal (core/guest-signatures/emails.ts).
-  async function queueGuestEmails(): Promise<boolean> {
-    const { more } = await queueGuestSignatureEmails(db, EMAIL_QUEUE_BATCH, async () => {
-      await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        options.temporal.workflow.signalWithStart(guestSignatureEmails, {
-          workflowId: guestSignatureEmailsWorkflowId(config.temporal.taskQueue),
-          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-          taskQueue: config.temporal.taskQueue,
-          args: [{ ttlMs: config.signatureConfirmationTtlMs }],
-          signal: guestSignatureEmailsDueSignal,
-          typedSearchAttributes: [{ key: RallyEntityType, value: 'guest_signature_emails' }],
-        }),
-      );
-    });
-    return more;
-  }
+  // (4) Pending emails wake the workflows that mail them (worker/email-queues.ts).
+  const queueEmails = createEmailQueues({ db, temporal: options.temporal, config, deadlineMs: START_DEADLINE_MS });
 
   // (5) Milestone crossings become signals to their petition's workflow, which fans the notifications
   // out: in a loop of their own, so that a backlog never holds up a delivery start, and paced (see
@@ -208,11 +160,10 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   loops.push(
     createLoop('dispatch', async () => {
       const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
-      const moreEmails = await queueNotificationEmails();
-      const moreGuestEmails = await queueGuestEmails();
+      const moreEmails = await queueEmails();
       // Last: a batch Temporal keeps refusing fails the round after everything else was done.
       const more = await startDeliveries();
-      return dispatched === EVENT_BATCH || moreEmails || moreGuestEmails || more;
+      return dispatched === EVENT_BATCH || moreEmails || more;
     }),
     createLoop('milestone signalling', signalMilestones),
   );

@@ -11,12 +11,12 @@ import { safeReturnPath } from '../../core/browser-sessions/return-to.ts';
 import { endBrowserSession, endBrowserSessionsOfUser } from '../../core/browser-sessions/sessions.ts';
 import type { IdentityClient } from '../../core/auth/identity-client.ts';
 import { DomainError } from '../../core/errors/domain-error.ts';
-import { FormBodyError, readFormBody } from '../../platform/form-body.ts';
 import type { RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { cookieName, LOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from './cookies.ts';
 import { accountPage, seeOther, sendBrowserPage, sendRefusal } from './pages.ts';
 import type { BrowserSessions } from './session.ts';
+import { readSessionForm } from './session-form.ts';
 
 const ReturnQuery = Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 2000, description: 'A path on this site to come back to' })) });
 // The provider's answer; anything else it adds is ignored.
@@ -47,22 +47,6 @@ export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: Ide
     ctx.redirect(started.url.href);
   }
 
-  /** A form of a logged-in page: its fields, or undefined after answering the refusal page. */
-  async function sessionForm(ctx: RallyContext) {
-    let form: Record<string, string>;
-    try {
-      form = await readFormBody(ctx.req);
-    } catch (error) {
-      if (error instanceof FormBodyError) return sendRefusal(ctx, publicUrl, error.status, error.message);
-      throw error;
-    }
-    const session = await sessions.current(ctx);
-    if (!sessions.formAllowed(ctx, session, form.csrf_token)) {
-      return sendRefusal(ctx, publicUrl, 403, 'This form can only be sent from a Rally page you have open while logged in. Reload the page and try again.');
-    }
-    return { form, session: session! };
-  }
-
   const logout = (everywhere: boolean) =>
     defineRoute({
       method: 'post',
@@ -75,7 +59,7 @@ export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: Ide
       summary: everywhere ? 'Ends every browser session of the logged-in user (HTML form)' : 'Ends this browser session (HTML form)',
       responses: formResponses,
       async handler(ctx) {
-        const submitted = await sessionForm(ctx);
+        const submitted = await readSessionForm(ctx, { sessions, publicUrl });
         if (!submitted) return;
         if (everywhere) await endBrowserSessionsOfUser(db, submitted.session.user.id);
         else await endBrowserSession(db, submitted.session.token);

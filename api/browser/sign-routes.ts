@@ -15,7 +15,6 @@ import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
 import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';
 import type { Principal } from '../../core/auth/principal.ts';
-import { FormBodyError, readFormBody } from '../../platform/form-body.ts';
 import type { RallyContext } from '../http/context.ts';
 import type { RouteLimits } from '../http/limits.ts';
 import { RallyError } from '../http/problem.ts';
@@ -27,7 +26,8 @@ import { petitionPagePath } from '../pages/urls.ts';
 import { countedSignature } from '../signatures/routes.ts';
 import { ACCOUNT_SCRIPT, ACCOUNT_SCRIPT_ETAG, ACCOUNT_SCRIPT_PATH } from './account-script.ts';
 import { seeOther, sendBrowserPage, sendPersonalPage, sendRefusal } from './pages.ts';
-import { loginPath, type BrowserSessions } from './session.ts';
+import type { BrowserSessions } from './session.ts';
+import { readSessionForm } from './session-form.ts';
 import { signPanelState } from './sign-panel-state.ts';
 
 const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -104,24 +104,10 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
       },
       async handler(ctx, { params }) {
         deps.limits.chargeGeneral(ctx);
-        let form: Record<string, string>;
-        try {
-          form = await readFormBody(ctx.req);
-        } catch (error) {
-          if (error instanceof FormBodyError) return sendRefusal(ctx, publicUrl, error.status, error.message);
-          throw error;
-        }
-        const session = await sessions.current(ctx);
-        if (!session) return seeOther(ctx, loginPath(petitionPagePath(params.slug)));
-        if (!sessions.formAllowed(ctx, session, form.csrf_token)) {
-          return sendRefusal(
-            ctx,
-            publicUrl,
-            403,
-            'This form can only be sent from a Rally page you have open while logged in. Reload the page and try again.',
-            petitionPagePath(params.slug),
-          );
-        }
+        const back = petitionPagePath(params.slug);
+        const submitted = await readSessionForm(ctx, { sessions, publicUrl, back, loginReturnTo: back });
+        if (!submitted) return;
+        const { form, session } = submitted;
         const data = await petitionOr404(ctx, params.slug, true);
         if (!data) return;
         const values = {

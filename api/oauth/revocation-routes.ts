@@ -4,12 +4,10 @@
 import { OAuthTokenError } from './schemas.ts';
 import type { DatabasePool } from 'slonik';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { authenticateClient } from '../../core/oauth/grants.ts';
 import { revokeAppToken } from '../../core/oauth/revocation.ts';
 import type { OAuthSigner } from '../../core/oauth/signing-key.ts';
 import { OAuthError } from '../../core/oauth/token-errors.ts';
-import { answerOAuthErrors, clientCredentialsOf } from './client-auth.ts';
-import { BodyError, readParameters } from './request-body.ts';
+import { answerClientRequest, authenticatedClient } from './client-auth.ts';
 
 export function createOAuthRevocationRoutes(deps: { db: DatabasePool; signer: OAuthSigner }): AnyRouteSpec[] {
   return [
@@ -28,12 +26,8 @@ export function createOAuthRevocationRoutes(deps: { db: DatabasePool; signer: OA
         401: { description: 'Client authentication failed', schema: OAuthTokenError },
       },
       async handler(ctx) {
-        ctx.set('Cache-Control', 'no-store');
-        await answerOAuthErrors(ctx, async () => {
-          const params = await readParameters(ctx).catch((error: unknown) => {
-            throw error instanceof BodyError ? new OAuthError('invalid_request', error.message) : error;
-          });
-          const client = await authenticateClient(deps.db, clientCredentialsOf(ctx, params));
+        await answerClientRequest(ctx, async (params) => {
+          const client = await authenticatedClient(deps.db, ctx, params);
           if (!params.token) throw new OAuthError('invalid_request', 'token is required.');
           await revokeAppToken(deps, params.token, { clientId: client.client_id });
           ctx.status = 200;

@@ -17,11 +17,11 @@ import {
   ticketOf,
   verifyConsentTicket,
 } from '../../core/oauth/authorization.ts';
-import { authenticateClient, clientCredentials, exchangeCode, refresh, type GrantDependencies } from '../../core/oauth/grants.ts';
+import { clientCredentials, exchangeCode, refresh, type GrantDependencies } from '../../core/oauth/grants.ts';
 import { OAuthError } from '../../core/oauth/token-errors.ts';
 import { OAuthTokenError } from './schemas.ts';
 import { BodyError, readParameters } from './request-body.ts';
-import { answerOAuthErrors, clientCredentialsOf } from './client-auth.ts';
+import { answerClientRequest, authenticatedClient } from './client-auth.ts';
 import { bindBrowser, isSameBrowser } from './consent-binding.ts';
 import { sendToLogin } from './browser-login.ts';
 import type { BrowserSessions } from '../browser/session.ts';
@@ -177,18 +177,13 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string;
         401: { description: 'Client authentication failed, or token_expired', schema: OAuthTokenError },
       },
       async handler(ctx) {
-        ctx.set('Cache-Control', 'no-store');
         ctx.set('Pragma', 'no-cache');
-        await answerOAuthErrors(ctx, async () => {
-          const params = await readParameters(ctx).catch((error: unknown) => {
-            throw error instanceof BodyError ? new OAuthError('invalid_request', error.message) : error;
-          });
+        await answerClientRequest(ctx, async (params) => {
           const grant = GRANTS[params.grant_type as keyof typeof GRANTS];
           if (!params.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
           if (!Object.hasOwn(GRANTS, params.grant_type) || !grant)
             throw new OAuthError('unsupported_grant_type', `grant_type must be one of ${Object.keys(GRANTS).join(', ')}.`);
-          const client = await authenticateClient(db, clientCredentialsOf(ctx, params));
-          ctx.body = await grant(deps, client, params);
+          ctx.body = await grant(deps, await authenticatedClient(db, ctx, params), params);
         });
       },
     }),

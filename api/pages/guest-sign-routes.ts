@@ -16,10 +16,11 @@ import { checkFormToken, formToken } from '../../core/guest-signatures/tokens.ts
 import { ANONYMOUS, canRead } from '../../core/petitions/policy.ts';
 import { findPetitionBySlug } from '../../core/petitions/queries.ts';
 import { locateSigner } from '../../core/signatures/geolocation.ts';
+import type { PublicPetitionCache } from '../../core/petitions/read-cache.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
 import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';
-import { BodyError, readParameters } from '../oauth/request-body.ts';
+import { readBrowserForm } from '../browser/session-form.ts';
 import type { RallyContext } from '../http/context.ts';
 import type { RouteLimits } from '../http/limits.ts';
 import { RallyError } from '../http/problem.ts';
@@ -49,6 +50,7 @@ export type GuestSignRouteDependencies = {
   limits: Pick<RouteLimits, 'chargeGuestSignature'>;
   signatures: SignBatcher;
   feed: SignatureFeed;
+  petitions: PublicPetitionCache;
 };
 
 const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -83,14 +85,11 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
 
   async function submit(ctx: RallyContext, slug: string, variant: GuestFormVariant): Promise<void> {
     if (!fromOurOrigin(ctx)) return answer(ctx, 403, variant, refusalPage('Form refused', 'This form can only be sent from the petition’s own page.'));
-    let fields: Record<string, string>;
-    try {
-      fields = await readParameters(ctx);
-    } catch (error) {
-      if (!(error instanceof BodyError)) throw error;
-      return answer(ctx, /larger/.test(error.message) ? 413 : 400, variant, refusalPage('Form refused', error.message));
-    }
-    const petition = await findPetitionBySlug(deps.db, slug);
+    const fields = await readBrowserForm(ctx, (status, message) => answer(ctx, status, variant, refusalPage('Form refused', message)));
+    if (!fields) return;
+    // A public petition comes from the read cache (core/petitions/read-cache.ts) without a query; anything
+    // else is read from the database and judged by the policy, which answers the 404.
+    const petition = (await deps.petitions.read(slug)) ?? (await findPetitionBySlug(deps.db, slug));
     if (!petition || !canRead(ANONYMOUS, petition))
       return answer(ctx, 404, variant, refusalPage('Petition not found', 'There is no public petition at this address.'));
     if (petition.status !== 'active')
@@ -176,7 +175,7 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
       rawBody: true,
       summary: 'The guest signing form (application/x-www-form-urlencoded): stores a pending signature and emails its confirmation link',
       params: SlugParams,
-      responses: { 200: HTML_PAGE, 400: HTML_PAGE, 403: HTML_PAGE, 404: HTML_PAGE, 409: HTML_PAGE, 413: HTML_PAGE, 429: HTML_PAGE },
+      responses: { 200: HTML_PAGE, 400: HTML_PAGE, 403: HTML_PAGE, 404: HTML_PAGE, 409: HTML_PAGE, 413: HTML_PAGE, 415: HTML_PAGE, 429: HTML_PAGE },
       handler: (ctx, { params }) => submit(ctx, params.slug, variant),
     });
   return [

@@ -6,7 +6,7 @@
 // cluster's Temporal frontend. Everything the topology changes in the harness is in this file.
 import path from 'node:path';
 import { spawnPrefixed, stopChild } from '../lib/child-process.ts';
-import { CLUSTER_READY_LINE, PGBOUNCER_PORT, TEMPORAL_FRONTEND_ADDRESS } from '../lib/cluster-layout.ts';
+import { PGBOUNCER_PORT, TEMPORAL_FRONTEND_ADDRESS, waitForClusterReady } from '../lib/cluster-layout.ts';
 import { freePort } from '../lib/free-port.ts';
 import { throughPgBouncer } from '../lib/pgbouncer.ts';
 import type { Cleanup } from './environment.ts';
@@ -17,7 +17,6 @@ export type Topology = (typeof TOPOLOGIES)[number];
 export const CLUSTER_SCENARIOS = 'signing,webhook-delivery,petition-reads,scale-out';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
-const READY_TIMEOUT_MS = 30 * 60_000; // the first run builds the Temporal server
 
 export type ClusterTopology = Readonly<{ apiUrl: string; temporalAddress: string; serviceEnv: NodeJS.ProcessEnv }>;
 
@@ -44,19 +43,7 @@ export async function startClusterTopology(
     cluster.process.kill('SIGINT');
     await stopChild(cluster, 60_000);
   });
-  const ready = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
-    cluster.process.stdout?.on('data', (chunk: Buffer) => {
-      if (String(chunk).includes(CLUSTER_READY_LINE)) {
-        clearTimeout(timer);
-        resolve(true);
-      }
-    });
-    void cluster.exited.then(() => {
-      clearTimeout(timer);
-      resolve(false);
-    });
-  });
+  const ready = await waitForClusterReady(cluster);
   if (!ready) throw new Error('the cluster did not come up (its output is above)');
   cluster.silence(); // its request logs would bury the bench's lines
   options.log(`cluster ready: API ${apiUrl} (2 APIs, 2 workers), Temporal ${TEMPORAL_FRONTEND_ADDRESS}, PgBouncer 127.0.0.1:${PGBOUNCER_PORT}`);

@@ -2,6 +2,7 @@
 // the cluster script, `npm run test:cluster` (which kills the Temporal server through its pid file) and
 // the benchmark's cluster topology, so the addresses are written once.
 import path from 'node:path';
+import type { PrefixedChild } from './child-process.ts';
 
 // Beside the dev server's 7233/8233 and PostgreSQL's 5432, so `npm start` can run at the same time.
 export const TEMPORAL_PORTS = {
@@ -36,4 +37,24 @@ export function clusterPaths(dataDir: string) {
     temporalUi: path.join(root, 'temporal-ui'),
     pgbouncer: path.join(root, 'pgbouncer'),
   };
+}
+
+// The first run builds the Temporal server and its tools from Go modules: many minutes on two cores.
+const READY_TIMEOUT_MS = 30 * 60_000;
+
+/** Whether a started `npm run cluster` printed its ready line: false when it exited first or took over half an hour. */
+export function waitForClusterReady(cluster: Pick<PrefixedChild, 'process' | 'exited'>): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+    cluster.process.stdout?.on('data', (chunk: Buffer) => {
+      if (String(chunk).includes(CLUSTER_READY_LINE)) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    });
+    void cluster.exited.then(() => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { locateSigner } from '../../../core/signatures/geolocation.ts';
+import { checkGeolocationDatabases, locateSigner } from '../../../core/signatures/geolocation.ts';
 
 const decimals = (value: number | null) => (value === null ? 0 : (String(value).split('.')[1] ?? '').length);
 
@@ -28,5 +28,11 @@ describe('locateSigner (core/signatures/geolocation.ts)', () => {
 
   it('answers an unknown place, not an error, for an address that is not one', () => {
     expect(locateSigner('not-an-address', null)).to.deep.equal({ city: null, region: null, country: null, latitude: null, longitude: null });
+  });
+});
+
+describe('checkGeolocationDatabases (core/signatures/geolocation.ts)', () => {
+  it('accepts the installed IPv4 and IPv6 databases by their metadata section', async () => {
+    await checkGeolocationDatabases();
   });
 });

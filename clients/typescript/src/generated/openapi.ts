@@ -21472,6 +21472,34 @@ export interface operations {
                 };
             };
             /** @description HTML page */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html>… */
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported_media_type",
+                     *       "detail": "Request bodies must be JSON, sent with Content-Type: application/json.",
+                     *       "message": "Request bodies must be JSON, sent with Content-Type: application/json.",
+                     *       "instance": "/p/{slug}/sign-by-email",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description HTML page */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -21717,6 +21745,34 @@ export interface operations {
                      *       "code": "payload_too_large",
                      *       "detail": "The request body is larger than this route accepts.",
                      *       "message": "The request body is larger than this route accepts.",
+                     *       "instance": "/embed/p/{slug}/sign-by-email",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description HTML page */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html>… */
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported_media_type",
+                     *       "detail": "Request bodies must be JSON, sent with Content-Type: application/json.",
+                     *       "message": "Request bodies must be JSON, sent with Content-Type: application/json.",
                      *       "instance": "/embed/p/{slug}/sign-by-email",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
