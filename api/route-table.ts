@@ -44,6 +44,7 @@ import { createPageRoutes } from './pages/routes.ts';
 import { createGuestSignRoutes } from './pages/guest-sign-routes.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
 import { createOAuthRevocationRoutes } from './oauth/revocation-routes.ts';
+import { createOAuthIntrospectionRoutes } from './oauth/introspection-routes.ts';
 import { createDeveloperAppRoutes } from './oauth/app-routes.ts';
 import { createBrowserLoginRoutes } from './browser/login-routes.ts';
 import { createBrowserSignRoutes } from './browser/sign-routes.ts';
@@ -113,6 +114,7 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
       browserSessions,
     }),
     ...createOAuthRevocationRoutes({ db, signer: services.oauthSigner }),
+    ...createOAuthIntrospectionRoutes({ db, signer: services.oauthSigner }),
     ...createDeveloperAppRoutes(rotation),
     ...createAppAuthorizationRoutes({ db }),
     ...createUserActivityRoutes({ db }),

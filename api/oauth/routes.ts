@@ -46,6 +46,9 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string;
     token_endpoint: `${publicUrl}/oauth/token`,
     revocation_endpoint: `${publicUrl}/oauth/revoke`,
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    introspection_endpoint: `${publicUrl}/oauth/introspect`,
+    // Only confidential clients: a public one cannot prove who it is (RFC 7662 2.1).
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     jwks_uri: `${publicUrl}/oauth/jwks`,
     scopes_supported: OAUTH_SCOPES,
     response_types_supported: ['code'],

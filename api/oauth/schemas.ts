@@ -68,3 +68,17 @@ export const OAuthTokenError = Type.Object({
   }),
   error_description: Type.String(),
 });
+
+/** POST /oauth/introspect's answer (RFC 7662 2.2): `{active: false}` alone for a token the caller may not know of. */
+export const OAuthIntrospection = Type.Object({
+  active: Type.Boolean({ description: 'Whether Rally would honour the token now.' }),
+  client_id: Type.Optional(Type.String()),
+  scope: Type.Optional(Type.String({ description: 'Space-separated scopes.' })),
+  sub: Type.Optional(Type.String({ description: 'The user the token acts for; the client itself for an app-only token.' })),
+  iss: Type.Optional(Type.String()),
+  aud: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+  exp: Type.Optional(Type.Integer()),
+  iat: Type.Optional(Type.Integer()),
+  jti: Type.Optional(Type.String()),
+  token_type: Type.Optional(Type.Literal('Bearer', { description: 'Present for access tokens.' })),
+});

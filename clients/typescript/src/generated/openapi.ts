@@ -442,6 +442,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether an app token is active and what it carries (RFC 7662), for the confidential client it was issued to
+         * @description Whether an app token is active and what it carries (RFC 7662), for the confidential client it was issued to.
+         *
+         *     **Authentication:** none.
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        post: operations["introspectAppToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/oauth/apps": {
         parameters: {
             query?: never;
@@ -5174,6 +5198,40 @@ export interface components {
                 email?: boolean;
             };
         };
+        OAuthIntrospection: {
+            /**
+             * @description Whether Rally would honour the token now.
+             * @example true
+             */
+            active: boolean;
+            /** @example client id */
+            client_id?: string;
+            /**
+             * @description Space-separated scopes.
+             * @example scope
+             */
+            scope?: string;
+            /**
+             * @description The user the token acts for; the client itself for an app-only token.
+             * @example sub
+             */
+            sub?: string;
+            /** @example iss */
+            iss?: string;
+            aud?: string | string[];
+            /** @example 1 */
+            exp?: number;
+            /** @example 1 */
+            iat?: number;
+            /** @example jti */
+            jti?: string;
+            /**
+             * @description Present for access tokens.
+             * @example Bearer
+             * @constant
+             */
+            token_type?: "Bearer";
+        };
         OAuthScopeName: "read:petitions" | "write:petitions" | "read:signatures" | "write:signatures" | "read:profile" | "write:profile";
         OAuthTokenError: {
             /**
@@ -9116,6 +9174,190 @@ export interface operations {
                      *       "detail": "Something failed on our side.",
                      *       "message": "Something failed on our side.",
                      *       "instance": "/oauth/revoke",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    introspectAppToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {active: true, ...} for a live token of this client; {active: false} otherwise */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "active": true,
+                     *       "client_id": "client id",
+                     *       "scope": "scope",
+                     *       "sub": "sub",
+                     *       "iss": "iss",
+                     *       "aud": "aud",
+                     *       "exp": 1,
+                     *       "iat": 1,
+                     *       "jti": "jti",
+                     *       "token_type": "Bearer"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthIntrospection"];
+                };
+            };
+            /** @description RFC 6749 error (invalid_request) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "error",
+                     *       "error_description": "error description"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/oauth/introspect",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Client authentication failed, or the client is public */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "error",
+                     *       "error_description": "error description"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "code": "unauthorized",
+                     *       "detail": "Credentials are missing, invalid, expired or revoked.",
+                     *       "message": "Credentials are missing, invalid, expired or revoked.",
+                     *       "instance": "/oauth/introspect",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "code": "rate_limited",
+                     *       "detail": "The caller sent more requests than its limit allows.",
+                     *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/oauth/introspect",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/oauth/introspect",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "code": "internal_error",
+                     *       "detail": "Something failed on our side.",
+                     *       "message": "Something failed on our side.",
+                     *       "instance": "/oauth/introspect",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
