@@ -3,12 +3,10 @@
 // wants the caller authenticated); another client's token is answered {active: false} (2.2).
 import type { DatabasePool } from 'slonik';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { authenticateClient } from '../../core/oauth/grants.ts';
 import { introspectAppToken } from '../../core/oauth/introspection.ts';
 import type { OAuthSigner } from '../../core/oauth/signing-key.ts';
 import { OAuthError } from '../../core/oauth/token-errors.ts';
-import { answerOAuthErrors, clientCredentialsOf } from './client-auth.ts';
-import { BodyError, readParameters } from './request-body.ts';
+import { answerClientRequest, authenticatedClient } from './client-auth.ts';
 import { OAuthIntrospection, OAuthTokenError } from './schemas.ts';
 
 export function createOAuthIntrospectionRoutes(deps: { db: DatabasePool; signer: OAuthSigner }): AnyRouteSpec[] {
@@ -28,12 +26,8 @@ export function createOAuthIntrospectionRoutes(deps: { db: DatabasePool; signer:
         401: { description: 'Client authentication failed, or the client is public', schema: OAuthTokenError },
       },
       async handler(ctx) {
-        ctx.set('Cache-Control', 'no-store');
-        await answerOAuthErrors(ctx, async () => {
-          const params = await readParameters(ctx).catch((error: unknown) => {
-            throw error instanceof BodyError ? new OAuthError('invalid_request', error.message) : error;
-          });
-          const client = await authenticateClient(deps.db, clientCredentialsOf(ctx, params));
+        await answerClientRequest(ctx, async (params) => {
+          const client = await authenticatedClient(deps.db, ctx, params);
           if (!client.confidential) throw new OAuthError('invalid_client', 'Only a confidential client, with its secret, may introspect tokens.', 401);
           if (!params.token) throw new OAuthError('invalid_request', 'token is required.');
           ctx.body = await introspectAppToken(deps, params.token, client.client_id);
