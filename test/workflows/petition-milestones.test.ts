@@ -15,6 +15,14 @@ import { captureHistory, uniqueTaskQueue } from '../support/workflows.ts';
 
 type Person = TestUser & { token: string };
 
+/** Every string and every payload's bytes (as UTF-8) of a history, joined: what its events say. */
+const readableText = (value: unknown): string => {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') return Object.values(value).map(readableText).join(' ');
+  return '';
+};
+
 describe('milestone notifications through the petition workflow', function () {
   this.timeout(180_000);
   let api: RunningApi;
@@ -50,8 +58,11 @@ describe('milestone notifications through the petition workflow', function () {
     await call('/v1/notifications/preferences', optedIn.token, { method: 'PATCH', body: JSON.stringify({ 'petition.milestone': { in_app: true } }) });
     // A goal of 4 makes milestones of 1, 2, 3 and 4 signatures.
     const petition = await publishedPetition(api.baseUrl, creator.token, { orgId: org.id, signatureGoal: 4 });
+    const signatureIds: string[] = [];
     for (const signer of [optedIn, silent]) {
-      expect((await call(`/v1/petitions/${petition.id}/signatures`, signer.token, { method: 'POST', body: '{}' })).status).to.equal(201);
+      const response = await call(`/v1/petitions/${petition.id}/signatures`, signer.token, { method: 'POST', body: '{}' });
+      expect(response.status).to.equal(201);
+      signatureIds.push((await json(response)).data.id);
     }
 
     for (const leader of [owner, admin]) {
@@ -78,8 +89,10 @@ describe('milestone notifications through the petition workflow', function () {
       (event) => JSON.parse(Buffer.from(event.workflowExecutionSignaledEventAttributes!.input!.payloads![0]!.data!).toString('utf8')).threshold,
     );
     expect(thresholds).to.deep.equal([1, 2]);
-    // The history holds crossings, never single signatures.
-    expect(history.events!.length).to.be.below(80);
+    // The history holds crossings, never single signatures: no event names a signature. (Its length
+    // is no measure of that: a loaded machine adds workflow-task timeouts and retries.)
+    const recorded = readableText(history);
+    for (const signatureId of signatureIds) expect(recorded).not.to.include(signatureId);
     expect((await call(`/v1/petitions/${petition.id}/close`, creator.token, { method: 'POST' })).status).to.equal(200);
     await handle.result();
     await captureHistory('petition-lifecycle-milestones-asking-for-subscribers', handle);
