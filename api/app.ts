@@ -32,6 +32,7 @@ import { declareRoutes } from './route-table.ts';
 import { createSignatureFeed, type SignatureFeed } from '../core/signatures/live-feed.ts';
 import { createCaptchaVerifier } from '../core/signatures/recaptcha.ts';
 import { createSignBatcher } from '../core/signatures/sign-batcher.ts';
+import { createGuestFormBatcher } from '../core/guest-signatures/submit-batcher.ts';
 import { createAccessCodeGuard } from '../core/petitions/access-code-guard.ts';
 import { createPublicPetitionCache } from '../core/petitions/read-cache.ts';
 import { checkGeolocationDatabases } from '../core/signatures/geolocation.ts';
@@ -88,6 +89,11 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   );
   const limits = createRouteLimits({ db, log: deps.log, config });
   const signatures = createSignBatcher(db, { ...config.signBatch, log: deps.log });
+  const guestForms = createGuestFormBatcher(db, {
+    ...config.signBatch,
+    encryptionKey: config.encryptionKey,
+    confirmationTtlMs: config.signatureConfirmationTtlMs,
+  });
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
 
   const browserSessions = createBrowserSessions({
@@ -116,6 +122,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     petitionAnalytics: await createCachedPetitionAnalytics({ db, notifications, log: deps.log }),
     petitionSearch: await createPetitionSearch({ db, timeoutMs: config.search.timeoutMs, notifications, log: deps.log }),
     signatures,
+    guestForms,
     verifyCaptcha: createCaptchaVerifier(config.recaptcha),
     pageViews,
     accessCodeGuard: createAccessCodeGuard({ db }),
@@ -154,7 +161,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     async stop() {
       limits.stop();
       await pageViews.stop();
-      await signatures.stop();
+      await Promise.all([signatures.stop(), guestForms.stop()]);
       petitionCache.stop();
       await feed.stop();
     },

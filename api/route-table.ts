@@ -42,6 +42,7 @@ import { createAnalyticsRoutes } from './analytics/routes.ts';
 import { createEmbedRoutes } from './embeds/routes.ts';
 import { createPageRoutes } from './pages/routes.ts';
 import { createGuestSignRoutes } from './pages/guest-sign-routes.ts';
+import type { GuestFormBatcher } from '../core/guest-signatures/submit-batcher.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
 import { createOAuthRevocationRoutes } from './oauth/revocation-routes.ts';
 import { createOAuthIntrospectionRoutes } from './oauth/introspection-routes.ts';
@@ -78,6 +79,8 @@ export type RouteServices = {
   petitionAnalytics: CachedPetitionAnalytics;
   petitionSearch: PetitionSearch;
   signatures: SignBatcher;
+  /** Guest signing forms, stored in batches (core/guest-signatures/submit-batcher.ts). */
+  guestForms: GuestFormBatcher;
   verifyCaptcha: CaptchaVerifier;
   pageViews: PageViewCounter;
   accessCodeGuard: AccessCodeGuard;
@@ -141,9 +144,9 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
       publicUrl: config.publicUrl,
       encryptionKey: config.encryptionKey,
       networkKey,
-      confirmationTtlMs: config.signatureConfirmationTtlMs,
       limits: services.limits,
       signatures: services.signatures,
+      guestForms: services.guestForms,
       feed,
       petitions: services.petitionCache,
     }),

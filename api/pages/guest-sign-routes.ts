@@ -11,8 +11,9 @@
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { confirmGuestSignature, findByReference } from '../../core/guest-signatures/confirm.ts';
-import { submitGuestSignature } from '../../core/guest-signatures/submit.ts';
+import type { GuestFormBatcher } from '../../core/guest-signatures/submit-batcher.ts';
 import { checkFormToken, formToken } from '../../core/guest-signatures/tokens.ts';
+import { Unavailable } from '../../core/errors/domain-error.ts';
 import { ANONYMOUS, canRead } from '../../core/petitions/policy.ts';
 import { findPetitionBySlug } from '../../core/petitions/queries.ts';
 import { locateSigner } from '../../core/signatures/geolocation.ts';
@@ -46,9 +47,9 @@ export type GuestSignRouteDependencies = {
   publicUrl: string;
   encryptionKey: string;
   networkKey: Buffer;
-  confirmationTtlMs: number;
   limits: Pick<RouteLimits, 'chargeGuestSignature'>;
   signatures: SignBatcher;
+  guestForms: GuestFormBatcher;
   feed: SignatureFeed;
   petitions: PublicPetitionCache;
 };
@@ -110,17 +111,19 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
       for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
       return answer(ctx, 429, variant, refusalPage('Too many signatures', error.message, petition));
     }
-    await submitGuestSignature(
-      deps.db,
-      deps.encryptionKey,
-      {
+    try {
+      await deps.guestForms.submit({
         ...input,
         petitionId: petition.id,
         source: variant === 'widget' ? 'embed' : 'page',
         networkHash: networkBlockHash(deps.networkKey, ctx.state.clientIp),
-      },
-      deps.confirmationTtlMs,
-    );
+      });
+    } catch (error) {
+      // The batcher's queue is full: a page that says so, not the API's problem document.
+      if (!(error instanceof Unavailable)) throw error;
+      ctx.set('Retry-After', String(error.retryAfterSeconds ?? 1));
+      return answer(ctx, 503, variant, refusalPage('Very busy', error.message, petition));
+    }
     answer(ctx, 200, variant, checkYourEmail(petition, input.email, variant));
   }
 
@@ -175,7 +178,17 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
       rawBody: true,
       summary: 'The guest signing form (application/x-www-form-urlencoded): stores a pending signature and emails its confirmation link',
       params: SlugParams,
-      responses: { 200: HTML_PAGE, 400: HTML_PAGE, 403: HTML_PAGE, 404: HTML_PAGE, 409: HTML_PAGE, 413: HTML_PAGE, 415: HTML_PAGE, 429: HTML_PAGE },
+      responses: {
+        200: HTML_PAGE,
+        400: HTML_PAGE,
+        403: HTML_PAGE,
+        404: HTML_PAGE,
+        409: HTML_PAGE,
+        413: HTML_PAGE,
+        415: HTML_PAGE,
+        429: HTML_PAGE,
+        503: HTML_PAGE,
+      },
       handler: (ctx, { params }) => submit(ctx, params.slug, variant),
     });
   return [

@@ -1,10 +1,11 @@
-// A guest's signing form, stored as a pending guest signature in one statement. Nothing is counted,
+// Guest signing forms, stored as pending guest signatures: a batch of forms in one statement (the
+// group commit of submit-batcher.ts writes whatever forms arrive together). Nothing is counted,
 // listed or announced yet: the guest-signature-emails workflow mails the confirmation link (or, when
 // the address had signed already, says so), and only the click makes a signature (confirm.ts).
 //
 // The answer is the same page whatever happens here (new, already pending, already signed, over a
 // ceiling): the form must never tell a stranger whether an address has an account or has signed. So
-// this reports what it did for the logs and metrics only, and the page does not look at it.
+// the outcome is for the logs and tests only, and the page does not look at it.
 import { randomUUID } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
@@ -27,41 +28,82 @@ export type GuestSignatureForm = {
   networkHash: Buffer | null;
 };
 
-export type SubmitOutcome = 'queued' | 'requeued' | 'recently_mailed' | 'address_ceiling';
+export const SUBMIT_OUTCOMES = ['queued', 'requeued', 'recently_mailed', 'address_ceiling'] as const;
+export type SubmitOutcome = (typeof SUBMIT_OUTCOMES)[number];
 
-const Stored = z.object({ id: z.string(), inserted: z.boolean() });
+const Outcome = z.object({ ordinal: z.number(), outcome: z.enum(SUBMIT_OUTCOMES) });
 
 /**
- * Stores the form as a pending guest signature whose email is due, or, for an address with an open one
- * on this petition, asks for its email again once RESEND_AFTER_SECONDS have passed.
+ * Stores each form as a pending guest signature whose email is due, or, for an address with an open
+ * one on that petition, asks for its email again once RESEND_AFTER_SECONDS have passed. Answers each
+ * form's outcome, in order.
+ *
+ * Forms of one batch are judged as if sent one after another: an address's ceiling counts the forms
+ * before it in the batch (fifty forms for one address at once still send at most
+ * EMAILS_PER_ADDRESS_PER_HOUR emails), and a second form for the same petition and address finds the
+ * first one's email just sent.
  */
+export async function submitGuestSignatures(
+  db: CommonQueryMethods,
+  keyHex: string,
+  forms: readonly GuestSignatureForm[],
+  ttlMs: number,
+): Promise<SubmitOutcome[]> {
+  const ids = forms.map(() => randomUUID());
+  const text = (pick: (form: GuestSignatureForm, index: number) => string | null) => sql.array(forms.map(pick), 'text');
+  const flag = (pick: (form: GuestSignatureForm) => boolean) => sql.array(forms.map(pick), 'bool');
+  const recent = sql.fragment`now() - make_interval(secs => ${RESEND_AFTER_SECONDS})`;
+  const rows = await db.any(sql.type(Outcome)`
+    WITH given AS (
+      SELECT i.*, rally_email_key(i.email) AS email_key
+      FROM unnest(${sql.array(ids, 'uuid')}, ${sql.array(
+        forms.map((form) => form.petitionId),
+        'uuid',
+      )}, ${text((form) => form.email)}, ${text((form) => form.displayName)},
+        ${text((form) => form.comment)}, ${flag((form) => form.isAnonymous)}, ${flag((form) => form.contactConsent)}, ${text((form) => form.source)},
+        ${text((form) => form.networkHash?.toString('hex') ?? null)}, ${text((form, index) => tokenHash(linkToken(keyHex, ids[index]!)).toString('hex'))})
+        WITH ORDINALITY AS i(id, petition_id, email, display_name, comment, is_anonymous, contact_consent, source, network_hash_hex, token_hash_hex, ordinal)
+    ), input AS (
+      SELECT g.*,
+        row_number() OVER (PARTITION BY g.email_key ORDER BY g.ordinal) AS address_rank,
+        row_number() OVER (PARTITION BY g.petition_id, g.email_key ORDER BY g.ordinal) AS petition_rank
+      FROM given g
+    ), written AS (
+      INSERT INTO guest_signatures (id, petition_id, email, email_key, display_name, comment, is_anonymous, contact_consent, source, network_hash,
+        token_hash, expires_at)
+      SELECT i.id, i.petition_id, i.email, i.email_key, i.display_name, i.comment, i.is_anonymous, i.contact_consent, i.source,
+        decode(i.network_hash_hex, 'hex'), decode(i.token_hash_hex, 'hex'), now() + make_interval(secs => ${ttlMs / 1000})
+      FROM input i
+      WHERE i.petition_rank = 1
+        AND (SELECT count(*) FROM guest_signatures g WHERE g.email_key = i.email_key AND g.requested_at > ${recent}) + i.address_rank
+          <= ${EMAILS_PER_ADDRESS_PER_HOUR}
+        -- An address that had signed is told so at most once an hour per petition, like a confirmation.
+        AND NOT EXISTS (SELECT 1 FROM guest_signatures g WHERE g.petition_id = i.petition_id AND g.email_key = i.email_key
+          AND g.status = 'already_signed' AND g.requested_at > ${recent})
+      -- One order for every batch, so that two batches wait for each other instead of deadlocking.
+      ORDER BY i.petition_id, i.email_key
+      ON CONFLICT (petition_id, email_key) WHERE status = 'pending' DO UPDATE
+        SET requested_at = now(), email_due = true, email_queued_at = NULL, expires_at = EXCLUDED.expires_at, reminded_at = NULL,
+          display_name = EXCLUDED.display_name, comment = EXCLUDED.comment, is_anonymous = EXCLUDED.is_anonymous,
+          contact_consent = EXCLUDED.contact_consent
+        WHERE guest_signatures.requested_at <= ${recent}
+      RETURNING petition_id, email_key, (xmax = 0) AS inserted
+    )
+    -- Nothing written: an open one (or an "already signed" notice) mailed within the hour, or the
+    -- address's ceiling. (The scan of guest_signatures here sees the table as it was before this statement.)
+    SELECT i.ordinal::int AS ordinal,
+      CASE WHEN w.inserted THEN 'queued' WHEN w.inserted IS NOT NULL THEN 'requeued'
+        WHEN i.petition_rank > 1 OR EXISTS (SELECT 1 FROM guest_signatures g WHERE g.petition_id = i.petition_id AND g.email_key = i.email_key
+          AND g.status = 'pending') THEN 'recently_mailed'
+        ELSE 'address_ceiling' END AS outcome
+    FROM input i LEFT JOIN written w ON w.petition_id = i.petition_id AND w.email_key = i.email_key AND i.petition_rank = 1
+    ORDER BY i.ordinal
+  `);
+  return rows.map((row) => row.outcome);
+}
+
+/** One form on its own (the batch of one). */
 export async function submitGuestSignature(db: CommonQueryMethods, keyHex: string, form: GuestSignatureForm, ttlMs: number): Promise<SubmitOutcome> {
-  const id = randomUUID();
-  const hash = tokenHash(linkToken(keyHex, id));
-  const row = await db.maybeOne(sql.type(Stored)`
-    INSERT INTO guest_signatures (id, petition_id, email, email_key, display_name, comment, is_anonymous, contact_consent, source, network_hash,
-      token_hash, expires_at)
-    SELECT ${id}, ${form.petitionId}, ${form.email}, rally_email_key(${form.email}), ${form.displayName}, ${form.comment}, ${form.isAnonymous},
-      ${form.contactConsent}, ${form.source}, ${form.networkHash ? sql.binary(form.networkHash) : null}, ${sql.binary(hash)},
-      now() + make_interval(secs => ${ttlMs / 1000})
-    WHERE (SELECT count(*) FROM guest_signatures g
-           WHERE g.email_key = rally_email_key(${form.email}) AND g.requested_at > now() - make_interval(secs => ${RESEND_AFTER_SECONDS}))
-      < ${EMAILS_PER_ADDRESS_PER_HOUR}
-      -- An address that had signed is told so at most once an hour per petition, like a confirmation.
-      AND NOT EXISTS (SELECT 1 FROM guest_signatures g WHERE g.petition_id = ${form.petitionId} AND g.email_key = rally_email_key(${form.email})
-        AND g.status = 'already_signed' AND g.requested_at > now() - make_interval(secs => ${RESEND_AFTER_SECONDS}))
-    ON CONFLICT (petition_id, email_key) WHERE status = 'pending' DO UPDATE
-      SET requested_at = now(), email_due = true, email_queued_at = NULL, expires_at = EXCLUDED.expires_at, reminded_at = NULL,
-        display_name = EXCLUDED.display_name, comment = EXCLUDED.comment, is_anonymous = EXCLUDED.is_anonymous,
-        contact_consent = EXCLUDED.contact_consent
-      WHERE guest_signatures.requested_at <= now() - make_interval(secs => ${RESEND_AFTER_SECONDS})
-    RETURNING id, (xmax = 0) AS inserted
-  `);
-  if (row) return row.inserted ? 'queued' : 'requeued';
-  // Nothing written: an open one (or an "already signed" notice) mailed within the hour, or the address's ceiling.
-  // Which one only matters to the logs.
-  const open = await db.exists(sql.type(z.object({}))`
-    SELECT 1 FROM guest_signatures WHERE petition_id = ${form.petitionId} AND email_key = rally_email_key(${form.email}) AND status = 'pending'
-  `);
-  return open ? 'recently_mailed' : 'address_ceiling';
+  const [outcome] = await submitGuestSignatures(db, keyHex, [form], ttlMs);
+  return outcome!;
 }

@@ -21770,6 +21770,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description HTML page */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html>… */
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/search-unavailable",
+                     *       "title": "Search unavailable",
+                     *       "status": 503,
+                     *       "code": "search_unavailable",
+                     *       "detail": "Search took longer than its time limit or its index cannot be reached.",
+                     *       "message": "Search took longer than its time limit or its index cannot be reached.",
+                     *       "instance": "/p/{slug}/sign-by-email",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description A problem caused by the request */
             "4XX": {
                 headers: {
@@ -22044,6 +22073,35 @@ export interface operations {
                      *       "code": "rate_limited",
                      *       "detail": "The caller sent more requests than its limit allows.",
                      *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/embed/p/{slug}/sign-by-email",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description HTML page */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html>… */
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/search-unavailable",
+                     *       "title": "Search unavailable",
+                     *       "status": 503,
+                     *       "code": "search_unavailable",
+                     *       "detail": "Search took longer than its time limit or its index cannot be reached.",
+                     *       "message": "Search took longer than its time limit or its index cannot be reached.",
                      *       "instance": "/embed/p/{slug}/sign-by-email",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }

@@ -1,0 +1,27 @@
+// Group commit for guest signing forms (platform/group-commit.ts): the forms one API process receives
+// together are stored by one statement (submitGuestSignatures) and one commit. A viral petition brings
+// thousands of guests a second, all inserting under the same petition; one transaction per form would
+// have each take that petition's row lock for its foreign key and pay its own commit.
+import type { DatabasePool } from 'slonik';
+import { Unavailable } from '../errors/domain-error.ts';
+import { createGroupCommit } from '../../platform/group-commit.ts';
+import { submitGuestSignatures, type GuestSignatureForm, type SubmitOutcome } from './submit.ts';
+
+export type GuestFormBatcher = {
+  /** Stores the form with the next batch; resolves once that batch committed. */
+  submit(form: GuestSignatureForm): Promise<SubmitOutcome>;
+  /** Writes what is waiting, then resolves when every batch has finished. */
+  stop(): Promise<void>;
+};
+
+export type GuestFormBatcherOptions = { encryptionKey: string; confirmationTtlMs: number; windowMs: number; maxSize: number };
+
+export function createGuestFormBatcher(db: DatabasePool, options: GuestFormBatcherOptions): GuestFormBatcher {
+  const batches = createGroupCommit<GuestSignatureForm, SubmitOutcome>({
+    windowMs: options.windowMs,
+    maxSize: options.maxSize,
+    write: async (forms) => (await submitGuestSignatures(db, options.encryptionKey, forms, options.confirmationTtlMs)).map((result) => ({ ok: true, result })),
+    busy: () => new Unavailable('Signing is very busy right now; try again in a moment.', { code: 'signing_busy', retryAfterSeconds: 1 }),
+  });
+  return { submit: (form) => batches.submit(form), stop: () => batches.stop() };
+}
