@@ -1,5 +1,6 @@
 // Readable, URL-safe slugs for petitions, organizations and keys: "Ada Lovelace" → "ada-lovelace"; a clash gets a short random suffix.
 import { randomBytes } from 'node:crypto';
+import { UniqueIntegrityConstraintViolationError } from 'slonik';
 
 export function slugify(text: string, maxLength = 60): string {
   const slug = text
@@ -15,4 +16,21 @@ export function slugify(text: string, maxLength = 60): string {
 
 export function withRandomSuffix(slug: string): string {
   return `${slug.slice(0, 53)}-${randomBytes(4).toString('hex').slice(0, 6)}`;
+}
+
+// Random suffixes clash too: of six hex digits, among some 6,000 guests of one name two are expected to meet.
+const SLUG_ATTEMPTS = 6;
+
+/**
+ * Runs `insert` with `slug`, and again with a suffixed slug each time the unique `constraint` says
+ * another row has it. Each attempt must be its own (sub)transaction: a clash aborts the statement.
+ */
+export async function withFreeSlug<T>(slug: string, constraint: string, insert: (slug: string) => Promise<T>): Promise<T> {
+  for (let attempt = 1, candidate = slug; ; attempt += 1, candidate = withRandomSuffix(slug)) {
+    try {
+      return await insert(candidate);
+    } catch (error) {
+      if (!(error instanceof UniqueIntegrityConstraintViolationError) || error.constraint !== constraint || attempt >= SLUG_ATTEMPTS) throw error;
+    }
+  }
 }

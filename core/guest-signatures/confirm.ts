@@ -3,7 +3,7 @@
 // (core/signatures/sign.ts); nothing here inserts a signature itself. The guest signature is marked
 // confirmed inside the batch's transaction (the batcher's withinWrite seam), so a signature and its
 // confirmation commit together; a second click finds it confirmed.
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { DomainError } from '../errors/domain-error.ts';
@@ -54,7 +54,7 @@ const markConfirmed = (db: CommonQueryMethods, id: string, status: 'confirmed' |
     WHERE id = ${id} AND status = 'pending' RETURNING id
   `);
 
-export type ConfirmContext = { db: CommonQueryMethods; signatures: SignBatcher; place: SignatureInput['place'] };
+export type ConfirmContext = { db: DatabasePool; signatures: SignBatcher; place: SignatureInput['place'] };
 
 export async function confirmGuestSignature(deps: ConfirmContext, reference: string): Promise<ConfirmOutcome> {
   const pending = await findByReference(deps.db, reference);

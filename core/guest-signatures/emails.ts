@@ -17,6 +17,9 @@ export async function queueDueEmails(db: CommonQueryMethods, limit: number, wake
   const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
     SELECT id FROM guest_signatures
     WHERE email_due AND (email_queued_at IS NULL OR email_queued_at < now() - make_interval(secs => ${REQUEUE_AFTER_SECONDS}))
+    -- Oldest first, in the order of the partial index of due emails: without an ORDER BY, a LIMIT
+    -- tempts the planner into a sequential scan of every guest signature whenever none is due.
+    ORDER BY requested_at
     LIMIT ${limit}
   `);
   if (ids.length === 0) return { more: false };
@@ -97,7 +100,8 @@ export async function expireOverdue(db: CommonQueryMethods, limit: number): Prom
   `);
   await db.query(sql.typeAlias('void')`
     DELETE FROM guest_signatures WHERE id IN (
-      SELECT id FROM guest_signatures WHERE status = 'expired' AND expires_at < now() - make_interval(secs => ${KEEP_EXPIRED_SECONDS}) LIMIT ${limit})
+      SELECT id FROM guest_signatures WHERE status = 'expired' AND expires_at < now() - make_interval(secs => ${KEEP_EXPIRED_SECONDS})
+      ORDER BY expires_at LIMIT ${limit})
   `);
   return expired.length;
 }

@@ -24,6 +24,8 @@ export async function queuePendingEmails(
   const rows = await db.any(sql.type(z.object({ id: z.string(), user_id: z.string() }))`
     SELECT id, user_id FROM notifications
     WHERE email_pending AND (email_queued_at IS NULL OR email_queued_at < now() - make_interval(secs => ${REQUEUE_AFTER_SECONDS}))
+    -- In the order of the partial index of pending emails, so that an idle poll reads that index, not the table.
+    ORDER BY user_id, created_at
     LIMIT ${limit}
   `);
   if (rows.length === 0) return { userIds: [], more: false };

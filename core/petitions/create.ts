@@ -2,11 +2,10 @@
 // its lifecycle workflow, all or nothing. The slug comes from the title; a clash gets a suffix.
 import { randomBytes } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
-import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import { Forbidden, invalidField } from '../errors/domain-error.ts';
 import { organizationExists, roleIn } from '../memberships.ts';
-import { slugify, withRandomSuffix } from '../slugs.ts';
+import { slugify, withFreeSlug } from '../slugs.ts';
 import type { LifecycleDependencies } from './lifecycle.ts';
 import { toPetitionSummary } from './presenter.ts';
 import { findPetitionById, insertDecisionMakers, insertPetition } from './queries.ts';
@@ -53,37 +52,31 @@ export async function createPetition(deps: LifecycleDependencies & { db: Databas
   assertTagLimit(body.tags);
   if (body.orgId) await assertMayFileUnder(deps.db, body.orgId, creatorId);
   const visibility = body.visibility ?? 'public';
-  let slug = slugify(body.title);
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await deps.db.transaction(async (tx) => {
-        const id = await insertPetition(tx, {
-          slug,
-          title: body.title,
-          description: body.description,
-          creatorId,
-          orgId: body.orgId ?? null,
-          categoryId: body.categoryId ?? null,
-          tags: [...new Set(body.tags ?? [])],
-          imageUrl: body.imageUrl ?? null,
-          signatureGoal: body.signatureGoal ?? null,
-          visibility,
-          accessCode: visibility === 'private' ? newAccessCode() : null,
-          locationCity: body.locationCity ?? null,
-          locationRegion: body.locationRegion ?? null,
-          locationCountry: body.locationCountry ?? null,
-          signaturePrivacy: body.signaturePrivacy ?? 'public',
-        });
-        await insertDecisionMakers(tx, id, body.decisionMakers ?? []);
-        const petition = (await findPetitionById(tx, id))!;
-        await recordEvent(tx, { type: 'petition.created', actor, petitionId: id, data: toPetitionSummary(petition, undefined) });
-        // Last, so that a failed start rolls the petition back rather than leaving it without a workflow.
-        await deps.workflows.startPetition(id, body.title);
-        return petition;
+  return withFreeSlug(slugify(body.title), 'petitions_slug_unique', (slug) =>
+    deps.db.transaction(async (tx) => {
+      const id = await insertPetition(tx, {
+        slug,
+        title: body.title,
+        description: body.description,
+        creatorId,
+        orgId: body.orgId ?? null,
+        categoryId: body.categoryId ?? null,
+        tags: [...new Set(body.tags ?? [])],
+        imageUrl: body.imageUrl ?? null,
+        signatureGoal: body.signatureGoal ?? null,
+        visibility,
+        accessCode: visibility === 'private' ? newAccessCode() : null,
+        locationCity: body.locationCity ?? null,
+        locationRegion: body.locationRegion ?? null,
+        locationCountry: body.locationCountry ?? null,
+        signaturePrivacy: body.signaturePrivacy ?? 'public',
       });
-    } catch (error) {
-      if (!(error instanceof UniqueIntegrityConstraintViolationError) || error.constraint !== 'petitions_slug_unique' || attempt >= 5) throw error;
-      slug = withRandomSuffix(slug);
-    }
-  }
+      await insertDecisionMakers(tx, id, body.decisionMakers ?? []);
+      const petition = (await findPetitionById(tx, id))!;
+      await recordEvent(tx, { type: 'petition.created', actor, petitionId: id, data: toPetitionSummary(petition, undefined) });
+      // Last, so that a failed start rolls the petition back rather than leaving it without a workflow.
+      await deps.workflows.startPetition(id, body.title);
+      return petition;
+    }),
+  );
 }

@@ -6,10 +6,10 @@
 //
 // Such a user has no account at the identity provider: they get one when they set a password (the
 // sign-up page of the browser sessions, /signup?email=…); their first login adopts this user (adoptGuestUser).
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { slugify, withRandomSuffix } from '../slugs.ts';
+import { slugify, withFreeSlug, withRandomSuffix } from '../slugs.ts';
 import { GUEST_IDENTITY_ISSUER } from '../vocabulary.ts';
 
 const Signer = z.object({ id: z.string(), suspended: z.boolean() });
@@ -19,23 +19,27 @@ export type GuestSigner = z.infer<typeof Signer>;
  * The user whose address this is (an account's before a guest's; the oldest of equals), or a new
  * passwordless one. Concurrent confirmations of one new address meet at users_identity_unique.
  */
-export async function findOrCreateGuestUser(db: CommonQueryMethods, email: string, displayName: string): Promise<GuestSigner> {
+export async function findOrCreateGuestUser(db: DatabasePool, email: string, displayName: string): Promise<GuestSigner> {
+  // A guest's slug always carries a random suffix: guests choose no slug, and many share a name.
   const slug = withRandomSuffix(slugify(displayName || email.split('@')[0] || 'signer'));
-  return db.one(sql.type(Signer)`
-    WITH found AS (
-      SELECT id, suspended_at IS NOT NULL AS suspended FROM users
-      WHERE lower(email) = lower(${email})
-      ORDER BY identity_issuer = ${GUEST_IDENTITY_ISSUER}, created_at
-      LIMIT 1
-    ), created AS (
-      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, email_verified)
-      SELECT ${GUEST_IDENTITY_ISSUER}, rally_email_key(${email}), ${email}, ${displayName}, ${slug}, true
-      WHERE NOT EXISTS (SELECT 1 FROM found)
-      ON CONFLICT ON CONSTRAINT users_identity_unique DO UPDATE SET updated_at = now()
-      RETURNING id, suspended_at IS NOT NULL AS suspended
-    )
-    SELECT id, suspended FROM found UNION ALL SELECT id, suspended FROM created
-  `);
+  // One statement, which commits or fails on its own: called outside a transaction (a clash aborts it).
+  return withFreeSlug(slug, 'users_slug_unique', (candidate) =>
+    db.one(sql.type(Signer)`
+      WITH found AS (
+        SELECT id, suspended_at IS NOT NULL AS suspended FROM users
+        WHERE lower(email) = lower(${email})
+        ORDER BY identity_issuer = ${GUEST_IDENTITY_ISSUER}, created_at
+        LIMIT 1
+      ), created AS (
+        INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, email_verified)
+        SELECT ${GUEST_IDENTITY_ISSUER}, rally_email_key(${email}), ${email}, ${displayName}, ${candidate}, true
+        WHERE NOT EXISTS (SELECT 1 FROM found)
+        ON CONFLICT ON CONSTRAINT users_identity_unique DO UPDATE SET updated_at = now()
+        RETURNING id, suspended_at IS NOT NULL AS suspended
+      )
+      SELECT id, suspended FROM found UNION ALL SELECT id, suspended FROM created
+    `),
+  );
 }
 
 /**

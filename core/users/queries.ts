@@ -1,9 +1,8 @@
 // SQL for users. Every column list is explicit; rows are checked against their schemas.
 import type { CommonQueryMethods } from 'slonik';
-import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { slugify, withRandomSuffix } from '../slugs.ts';
+import { slugify, withFreeSlug } from '../slugs.ts';
 import { adoptGuestUser } from './guests.ts';
 
 export const UserRow = z.object({
@@ -32,26 +31,20 @@ export type IdentityClaims = { issuer: string; subject: string; email: string; d
 export async function upsertUserFromClaims(db: CommonQueryMethods, claims: IdentityClaims, role: 'user' | 'admin' = 'user'): Promise<UserRow> {
   // Someone who signed as a guest and now has an account: the guest user becomes theirs (core/users/guests.ts).
   if (claims.emailVerified) await adoptGuestUser(db, claims.email, { issuer: claims.issuer, subject: claims.subject });
-  let slug = slugify(claims.displayName || claims.email.split('@')[0] || 'user');
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      // Each attempt in its own (sub)transaction: called inside a transaction, this is a savepoint,
-      // so a slug clash rolls back only the attempt and the retry does not meet an aborted transaction.
-      return await db.transaction((attemptTx) =>
-        attemptTx.one(sql.type(UserRow)`
+  const slug = slugify(claims.displayName || claims.email.split('@')[0] || 'user');
+  // Each attempt in its own (sub)transaction: called inside a transaction, this is a savepoint, so a
+  // slug clash rolls back only the attempt and the retry does not meet an aborted transaction.
+  return withFreeSlug(slug, 'users_slug_unique', (candidate) =>
+    db.transaction((attemptTx) =>
+      attemptTx.one(sql.type(UserRow)`
         INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, email_verified, role)
-        VALUES (${claims.issuer}, ${claims.subject}, ${claims.email}, ${claims.displayName}, ${slug}, ${claims.emailVerified}, ${role})
+        VALUES (${claims.issuer}, ${claims.subject}, ${claims.email}, ${claims.displayName}, ${candidate}, ${claims.emailVerified}, ${role})
         ON CONFLICT ON CONSTRAINT users_identity_unique DO UPDATE
           SET email = EXCLUDED.email, email_verified = EXCLUDED.email_verified, updated_at = now()
         RETURNING ${USER_COLUMNS}
       `),
-      );
-    } catch (error) {
-      // Another user has this slug: try a suffixed one. Any other conflict is a real error.
-      if (!(error instanceof UniqueIntegrityConstraintViolationError) || error.constraint !== 'users_slug_unique' || attempt >= 5) throw error;
-      slug = withRandomSuffix(slug);
-    }
-  }
+    ),
+  );
 }
 
 export function findUserById(db: CommonQueryMethods, id: string) {
