@@ -12,6 +12,8 @@ import { eventually } from '../support/events.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
 const WINDOW_MS = 2_000;
+// Far below the 15-minute requeue of core/notifications/emails.ts, far above gRPC's reconnect backoff.
+const RECONNECTED_WITHIN_MS = 60_000;
 
 describe('notification email wake-ups', function () {
   this.timeout(120_000);
@@ -48,7 +50,7 @@ describe('notification email wake-ups', function () {
     await mail.stop();
   });
 
-  it('mails a notification within two windows even when the first wake-up fails', async () => {
+  it('mails a notification once Temporal is back even when the first wake-up failed, not at the 15-minute requeue', async () => {
     const author = await createTestUser();
     await temporal.cut();
     output = '';
@@ -59,7 +61,10 @@ describe('notification email wake-ups', function () {
     await eventually(async () => output.includes('dispatch round failed') || undefined, 30_000, 'a failed wake-up');
     await temporal.restore();
     const restored = Date.now();
-    await mail.waitFor(author.email, /replied to your comment/, 4 * WINDOW_MS + 5_000);
-    expect(Date.now() - restored).to.be.below(2 * WINDOW_MS + 5_000);
+    // The next dispatch round after the worker's Temporal connection is back wakes the workflow. How
+    // soon the connection is back is gRPC's reconnect backoff (seconds, more on a loaded machine); what
+    // must not happen is the wait for the requeue, a quarter of an hour after the failed wake-up.
+    await mail.waitFor(author.email, /replied to your comment/, RECONNECTED_WITHIN_MS);
+    expect(Date.now() - restored).to.be.below(RECONNECTED_WITHIN_MS);
   });
 });
