@@ -1,14 +1,14 @@
 // The click on a confirmation link: the guest signature becomes a signature, through the same
 // group-commit batcher, statement, counter, milestones and outbox events as a signature of the API
-// (core/signatures/sign.ts); nothing here inserts a signature itself. The guest signature is marked
-// confirmed inside the batch's transaction (the batcher's withinWrite seam), so a signature and its
-// confirmation commit together; a second click finds it confirmed.
+// (core/signatures/sign.ts); nothing here inserts a signature itself. The batch's guest signatures are
+// marked confirmed by one statement inside its transaction (the batcher's SharedWork seam), so a
+// signature and its confirmation commit together; a second click finds it confirmed.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import type { SignBatcher } from '../signatures/sign-batcher.ts';
-import type { SignatureInput, SignResult } from '../signatures/sign.ts';
+import type { SharedWork, SignatureInput, SignResult } from '../signatures/sign.ts';
 import { findOrCreateGuestUser } from '../users/guests.ts';
 import { GUEST_SIGNATURE_STATUSES } from '../vocabulary.ts';
 import { parseReference, tokenMatches } from './tokens.ts';
@@ -48,11 +48,33 @@ export async function findByReference(db: CommonQueryMethods, reference: string)
   return row && tokenMatches(parsed.token, row.token_hash) ? row : null;
 }
 
-const markConfirmed = (db: CommonQueryMethods, id: string, status: 'confirmed' | 'already_signed', signatureId: string | null) =>
-  db.maybeOne(sql.type(z.object({ id: z.string() }))`
-    UPDATE guest_signatures SET status = ${status}, confirmed_at = now(), signature_id = ${signatureId}, email_due = false
-    WHERE id = ${id} AND status = 'pending' RETURNING id
+const markAlreadySigned = (db: CommonQueryMethods, id: string) =>
+  db.query(sql.typeAlias('void')`
+    UPDATE guest_signatures SET status = 'already_signed', confirmed_at = now(), email_due = false WHERE id = ${id} AND status = 'pending'
   `);
+
+/**
+ * The batch's guest signatures marked confirmed with their signatures, in one statement inside the
+ * batch's transaction. One that is no longer pending (another click confirmed it meanwhile) fails the
+ * batch: it is then written one request at a time, and only that click fails (see confirmGuestSignature).
+ */
+const markConfirmedTogether: SharedWork = async (tx, requests) => {
+  const signed = requests.flatMap(({ key, answer }) => (answer.ok ? [{ id: key, signatureId: answer.result.id }] : []));
+  if (signed.length === 0) return;
+  const marked = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
+    UPDATE guest_signatures g SET status = 'confirmed', confirmed_at = now(), signature_id = m.signature_id, email_due = false
+    FROM unnest(${sql.array(
+      signed.map((row) => row.id),
+      'uuid',
+    )}, ${sql.array(
+      signed.map((row) => row.signatureId),
+      'uuid',
+    )}) AS m(id, signature_id)
+    WHERE g.id = m.id AND g.status = 'pending'
+    RETURNING g.id
+  `);
+  if (marked.length !== signed.length) throw new Error('guest signature confirmed concurrently');
+};
 
 export type ConfirmContext = { db: DatabasePool; signatures: SignBatcher; place: SignatureInput['place'] };
 
@@ -82,10 +104,7 @@ export async function confirmGuestSignature(deps: ConfirmContext, reference: str
         referrerSlug: null,
         accessCode: null,
       },
-      withinWrite: async (tx, answer) => {
-        // Another click confirmed it meanwhile: this batch must not commit a second confirmation.
-        if (answer.ok && !(await markConfirmed(tx, pending.id, 'confirmed', answer.result.id))) throw new Error('guest signature confirmed concurrently');
-      },
+      shared: { work: markConfirmedTogether, key: pending.id },
     });
     return { kind: 'signed', slug, title, email, result };
   } catch (error) {
@@ -95,7 +114,9 @@ export async function confirmGuestSignature(deps: ConfirmContext, reference: str
       throw error;
     }
     if (error.code !== 'already_signed') return { kind: 'refused', slug, title, reason: error.message };
-    await markConfirmed(deps.db, pending.id, 'already_signed', null);
+    // The same link clicked twice at once: the other click's signature is this one.
+    if ((await findByReference(deps.db, reference))?.status === 'confirmed') return { kind: 'already_confirmed', slug, title, email };
+    await markAlreadySigned(deps.db, pending.id);
     return { kind: 'already_signed', slug, title, email };
   }
 }

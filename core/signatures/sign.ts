@@ -63,7 +63,19 @@ export type SignAnswer = { ok: true; result: SignResult } | { ok: false; error: 
  * Throwing there rolls the batch back; the batch is then retried one request at a time, so only the
  * request that threw fails.
  */
-export type SignRequest = { input: SignatureInput; withinWrite?: (tx: DatabaseTransactionConnection, answer: SignAnswer) => Promise<void> };
+export type SignRequest = {
+  input: SignatureInput;
+  withinWrite?: (tx: DatabaseTransactionConnection, answer: SignAnswer) => Promise<void>;
+  /** Like withinWrite, for work one statement can do for many requests: see SharedWork. */
+  shared?: { work: SharedWork; key: string };
+};
+
+/**
+ * Work that must commit with the signatures, done once per batch for every request that names it
+ * (the same function), each with its key and answer: one statement where withinWrite would make one
+ * per request. Throwing rolls the batch back, as withinWrite does.
+ */
+export type SharedWork = (tx: DatabaseTransactionConnection, requests: readonly { key: string; answer: SignAnswer }[]) => Promise<void>;
 
 /**
  * The seam's use by the API: with an Idempotency-Key, the request's 201 commits with its signature, so
@@ -171,15 +183,24 @@ export async function signBatch(db: DatabasePool, requests: readonly SignRequest
   // One connection for the write and its catch-up, which must come after the commit, as a new statement.
   return db.connect(async (connection) => {
     const write = async (on: CommonQueryMethods) => decide(toWrite.length > 0 ? await on.any(statement) : []);
-    const decided = requests.some((request) => request.withinWrite)
+    const decided = requests.some((request) => request.withinWrite || request.shared)
       ? await connection.transaction(async (tx) => {
           const inTransaction = await write(tx);
           for (const [index, request] of requests.entries()) await request.withinWrite?.(tx, inTransaction[index]!);
+          await runSharedWork(tx, requests, inTransaction);
           return inTransaction;
         })
       : await write(connection);
     return caughtUp(connection, decided, petitions, log);
   });
+}
+
+async function runSharedWork(tx: DatabaseTransactionConnection, requests: readonly SignRequest[], answers: readonly SignAnswer[]): Promise<void> {
+  const byWork = new Map<SharedWork, { key: string; answer: SignAnswer }[]>();
+  requests.forEach(({ shared }, index) => {
+    if (shared) byWork.set(shared.work, [...(byWork.get(shared.work) ?? []), { key: shared.key, answer: answers[index]! }]);
+  });
+  for (const [work, items] of byWork) await work(tx, items);
 }
 
 /**

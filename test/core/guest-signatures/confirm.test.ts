@@ -1,0 +1,72 @@
+// Confirming guest signatures through the signature batcher (core/guest-signatures/confirm.ts),
+// against the real database: many confirmations in one batch each become a signature and are marked
+// confirmed together; the same link clicked twice at once signs once.
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { z } from 'zod';
+import { confirmGuestSignature } from '../../../core/guest-signatures/confirm.ts';
+import { submitGuestSignatures } from '../../../core/guest-signatures/submit.ts';
+import { confirmationReference } from '../../../core/guest-signatures/tokens.ts';
+import { createSignBatcher } from '../../../core/signatures/sign-batcher.ts';
+import { sql } from '../../../db/sql.ts';
+import { testEnvironment } from '../../support/environment.ts';
+import { createPetitionRow } from '../../support/events.ts';
+import { createTestUser } from '../../support/identity.ts';
+
+const KEY = 'cd'.repeat(32);
+const NOWHERE = { city: null, region: null, country: null, latitude: null, longitude: null };
+
+/** Pending guest signatures for new addresses on a new petition, and their links' references. */
+async function pendingGuests(count: number): Promise<{ petitionId: string; references: string[] }> {
+  const { db } = testEnvironment();
+  const petitionId = await createPetitionRow((await createTestUser()).id);
+  const emails = Array.from({ length: count }, (_, index) => `confirm-${index}-${randomUUID().slice(0, 8)}@guests.example`);
+  const forms = emails.map((email) => ({
+    petitionId,
+    email,
+    displayName: 'Gus Guest',
+    comment: null,
+    isAnonymous: false,
+    contactConsent: false,
+    source: 'page',
+    networkHash: null,
+  }));
+  expect(await submitGuestSignatures(db, KEY, forms, 60 * 60_000)).to.deep.equal(emails.map(() => 'queued'));
+  const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM guest_signatures WHERE petition_id = ${petitionId}`);
+  return { petitionId, references: ids.map((id) => confirmationReference(KEY, id)) };
+}
+
+const tally = (petitionId: string) =>
+  testEnvironment().db.one(sql.type(z.object({ counted: z.number(), signatures: z.number(), confirmed: z.number(), linked: z.number() }))`
+    SELECT (SELECT COALESCE(sum(count), 0)::int FROM signature_counters WHERE petition_id = ${petitionId}) AS counted,
+      (SELECT count(*)::int FROM signatures WHERE petition_id = ${petitionId}) AS signatures,
+      (SELECT count(*)::int FROM guest_signatures WHERE petition_id = ${petitionId} AND status = 'confirmed') AS confirmed,
+      (SELECT count(*)::int FROM guest_signatures g JOIN signatures s ON s.id = g.signature_id WHERE g.petition_id = ${petitionId}) AS linked`);
+
+describe('confirming guest signatures (core/guest-signatures/confirm.ts)', function () {
+  this.timeout(60_000);
+
+  it('signs every guest of a batch and marks each confirmed with its own signature', async () => {
+    const { db } = testEnvironment();
+    const { petitionId, references } = await pendingGuests(6);
+    const signatures = createSignBatcher(db, { windowMs: 200, maxSize: 10 });
+    const outcomes = await Promise.all(references.map((reference) => confirmGuestSignature({ db, signatures, place: NOWHERE }, reference)));
+    await signatures.stop();
+    expect(outcomes.map((outcome) => outcome.kind)).to.deep.equal(references.map(() => 'signed'));
+    expect(await tally(petitionId)).to.deep.equal({ counted: 6, signatures: 6, confirmed: 6, linked: 6 });
+  });
+
+  it('signs once when the same link is clicked twice at once, and tells the second click it is confirmed', async () => {
+    const { db } = testEnvironment();
+    const { petitionId, references } = await pendingGuests(1);
+    const signatures = createSignBatcher(db, { windowMs: 200, maxSize: 10 });
+    const outcomes = await Promise.all([1, 2].map(() => confirmGuestSignature({ db, signatures, place: NOWHERE }, references[0]!)));
+    await signatures.stop();
+    expect(outcomes.map((outcome) => outcome.kind).sort()).to.deep.equal(['already_confirmed', 'signed']);
+    expect(await tally(petitionId)).to.deep.equal({ counted: 1, signatures: 1, confirmed: 1, linked: 1 });
+    // A third click, later, finds it confirmed and changes nothing.
+    expect(
+      (await confirmGuestSignature({ db, signatures: createSignBatcher(db, { windowMs: 10, maxSize: 10 }), place: NOWHERE }, references[0]!)).kind,
+    ).to.equal('already_confirmed');
+  });
+});
