@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { createGuestSignatureEmailActivities } from '../../activities/guest-signature-emails.ts';
 import { submitGuestSignature } from '../../core/guest-signatures/submit.ts';
+import { guestForm } from '../support/guest-signatures.ts';
 import { sql } from '../../db/sql.ts';
 import { createMailer } from '../../platform/mailer.ts';
 import { guestSignatureEmails } from '../../workflows/index.ts';
@@ -31,12 +32,7 @@ describe('workflow guestSignatureEmails', function () {
   after(() => mail.stop());
 
   const sign = (petitionId: string, email: string, ttlMs: number) =>
-    submitGuestSignature(
-      testEnvironment().db,
-      ENCRYPTION_KEY,
-      { petitionId, email, displayName: 'Gus Guest', comment: null, isAnonymous: false, contactConsent: false, source: 'page', networkHash: null },
-      ttlMs,
-    );
+    submitGuestSignature(testEnvironment().db, ENCRYPTION_KEY, guestForm(petitionId, email), ttlMs);
   const statusOf = (petitionId: string, email: string) =>
     testEnvironment().db.oneFirst(sql.type(z.object({ status: z.string() }))`
       SELECT status FROM guest_signatures WHERE petition_id = ${petitionId} AND email = ${email}`);

@@ -11,6 +11,7 @@ import { createSignBatcher } from '../../../core/signatures/sign-batcher.ts';
 import { sql } from '../../../db/sql.ts';
 import { testEnvironment } from '../../support/environment.ts';
 import { createPetitionRow } from '../../support/events.ts';
+import { guestForm } from '../../support/guest-signatures.ts';
 import { createTestUser } from '../../support/identity.ts';
 
 const KEY = 'cd'.repeat(32);
@@ -21,16 +22,8 @@ async function pendingGuests(count: number): Promise<{ petitionId: string; refer
   const { db } = testEnvironment();
   const petitionId = await createPetitionRow((await createTestUser()).id);
   const emails = Array.from({ length: count }, (_, index) => `confirm-${index}-${randomUUID().slice(0, 8)}@guests.example`);
-  const forms = emails.map((email) => ({
-    petitionId,
-    email,
-    displayName: 'Gus Guest',
-    comment: null,
-    isAnonymous: false,
-    contactConsent: false,
-    source: 'page',
-    networkHash: null,
-  }));
+  const forms = emails.map((email) => guestForm(petitionId, email));
+
   expect(await submitGuestSignatures(db, KEY, forms, 60 * 60_000)).to.deep.equal(emails.map(() => 'queued'));
   const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM guest_signatures WHERE petition_id = ${petitionId}`);
   return { petitionId, references: ids.map((id) => confirmationReference(KEY, id)) };

@@ -4,25 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
-import { EMAILS_PER_ADDRESS_PER_HOUR, submitGuestSignatures, type GuestSignatureForm } from '../../../core/guest-signatures/submit.ts';
+import { EMAILS_PER_ADDRESS_PER_HOUR, submitGuestSignatures } from '../../../core/guest-signatures/submit.ts';
 import { sql } from '../../../db/sql.ts';
 import { testEnvironment } from '../../support/environment.ts';
 import { createPetitionRow } from '../../support/events.ts';
+import { guestForm as form } from '../../support/guest-signatures.ts';
 import { createTestUser } from '../../support/identity.ts';
 
 const KEY = 'ab'.repeat(32);
 const DAY_MS = 24 * 60 * 60_000;
-
-const form = (petitionId: string, email: string): GuestSignatureForm => ({
-  petitionId,
-  email,
-  displayName: 'Gus Guest',
-  comment: null,
-  isAnonymous: false,
-  contactConsent: false,
-  source: 'page',
-  networkHash: null,
-});
 
 const openRows = (email: string) =>
   testEnvironment().db.oneFirst(
