@@ -3,8 +3,8 @@
 // thousands of guests a second, all inserting under the same petition; one transaction per form would
 // have each take that petition's row lock for its foreign key and pay its own commit.
 import type { DatabasePool } from 'slonik';
-import { Unavailable } from '../errors/domain-error.ts';
 import { createGroupCommit } from '../../platform/group-commit.ts';
+import { signingBusy } from '../signatures/sign-batcher.ts';
 import { submitGuestSignatures, type GuestSignatureForm, type SubmitOutcome } from './submit.ts';
 
 export type GuestFormBatcher = {
@@ -21,7 +21,7 @@ export function createGuestFormBatcher(db: DatabasePool, options: GuestFormBatch
     windowMs: options.windowMs,
     maxSize: options.maxSize,
     write: async (forms) => (await submitGuestSignatures(db, options.encryptionKey, forms, options.confirmationTtlMs)).map((result) => ({ ok: true, result })),
-    busy: () => new Unavailable('Signing is very busy right now; try again in a moment.', { code: 'signing_busy', retryAfterSeconds: 1 }),
+    busy: signingBusy,
   });
   return { submit: (form) => batches.submit(form), stop: () => batches.stop() };
 }

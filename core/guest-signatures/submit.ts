@@ -101,9 +101,3 @@ export async function submitGuestSignatures(
   `);
   return rows.map((row) => row.outcome);
 }
-
-/** One form on its own (the batch of one). */
-export async function submitGuestSignature(db: CommonQueryMethods, keyHex: string, form: GuestSignatureForm, ttlMs: number): Promise<SubmitOutcome> {
-  const [outcome] = await submitGuestSignatures(db, keyHex, [form], ttlMs);
-  return outcome!;
-}

@@ -16,12 +16,15 @@ export type SignBatcher = {
   stop(): Promise<void>;
 };
 
+/** A full queue's answer, for signatures and guest forms alike: 503 signing_busy with Retry-After. */
+export const signingBusy = () => new Unavailable('Signing is very busy right now; try again in a moment.', { code: 'signing_busy', retryAfterSeconds: 1 });
+
 export function createSignBatcher(db: DatabasePool, options: SignBatcherOptions): SignBatcher {
   const { log = silentLogger, ...sizes } = options;
   const batches = createGroupCommit<SignRequest, SignResult>({
     ...sizes,
     write: (requests) => signBatch(db, requests, log),
-    busy: () => new Unavailable('Signing is very busy right now; try again in a moment.', { code: 'signing_busy', retryAfterSeconds: 1 }),
+    busy: signingBusy,
   });
   return { sign: (request) => batches.submit(request), stop: () => batches.stop() };
 }

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { createGuestSignatureEmailActivities } from '../../activities/guest-signature-emails.ts';
-import { submitGuestSignature } from '../../core/guest-signatures/submit.ts';
+import { submitGuestSignatures } from '../../core/guest-signatures/submit.ts';
 import { guestForm } from '../support/guest-signatures.ts';
 import { sql } from '../../db/sql.ts';
 import { createMailer } from '../../platform/mailer.ts';
@@ -31,8 +31,8 @@ describe('workflow guestSignatureEmails', function () {
   });
   after(() => mail.stop());
 
-  const sign = (petitionId: string, email: string, ttlMs: number) =>
-    submitGuestSignature(testEnvironment().db, ENCRYPTION_KEY, guestForm(petitionId, email), ttlMs);
+  const sign = async (petitionId: string, email: string, ttlMs: number) =>
+    (await submitGuestSignatures(testEnvironment().db, ENCRYPTION_KEY, [guestForm(petitionId, email)], ttlMs))[0];
   const statusOf = (petitionId: string, email: string) =>
     testEnvironment().db.oneFirst(sql.type(z.object({ status: z.string() }))`
       SELECT status FROM guest_signatures WHERE petition_id = ${petitionId} AND email = ${email}`);
