@@ -32,6 +32,7 @@ import { declareRoutes } from './route-table.ts';
 import { createSignatureFeed, type SignatureFeed } from '../core/signatures/live-feed.ts';
 import { createCaptchaVerifier } from '../core/signatures/recaptcha.ts';
 import { createSignBatcher } from '../core/signatures/sign-batcher.ts';
+import { createConfirmBatcher } from '../core/guest-signatures/confirm-batcher.ts';
 import { createGuestFormBatcher } from '../core/guest-signatures/submit-batcher.ts';
 import { createAccessCodeGuard } from '../core/petitions/access-code-guard.ts';
 import { createPublicPetitionCache } from '../core/petitions/read-cache.ts';
@@ -94,6 +95,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     encryptionKey: config.encryptionKey,
     confirmationTtlMs: config.signatureConfirmationTtlMs,
   });
+  const guestConfirmations = createConfirmBatcher(db, signatures, config.signBatch);
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });
 
   const browserSessions = createBrowserSessions({
@@ -123,6 +125,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     petitionSearch: await createPetitionSearch({ db, timeoutMs: config.search.timeoutMs, notifications, log: deps.log }),
     signatures,
     guestForms,
+    guestConfirmations,
     verifyCaptcha: createCaptchaVerifier(config.recaptcha),
     pageViews,
     accessCodeGuard: createAccessCodeGuard({ db }),
@@ -161,6 +164,8 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     async stop() {
       limits.stop();
       await pageViews.stop();
+      // Confirmations sign through the signature batcher: they stop first.
+      await guestConfirmations.stop();
       await Promise.all([signatures.stop(), guestForms.stop()]);
       petitionCache.stop();
       await feed.stop();

@@ -43,6 +43,7 @@ import { createEmbedRoutes } from './embeds/routes.ts';
 import { createPageRoutes } from './pages/routes.ts';
 import { createGuestSignRoutes } from './pages/guest-sign-routes.ts';
 import type { GuestFormBatcher } from '../core/guest-signatures/submit-batcher.ts';
+import type { ConfirmBatcher } from '../core/guest-signatures/confirm-batcher.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
 import { createOAuthRevocationRoutes } from './oauth/revocation-routes.ts';
 import { createOAuthIntrospectionRoutes } from './oauth/introspection-routes.ts';
@@ -81,6 +82,8 @@ export type RouteServices = {
   signatures: SignBatcher;
   /** Guest signing forms, stored in batches (core/guest-signatures/submit-batcher.ts). */
   guestForms: GuestFormBatcher;
+  /** Confirmation links, confirmed in batches (core/guest-signatures/confirm-batcher.ts). */
+  guestConfirmations: ConfirmBatcher;
   verifyCaptcha: CaptchaVerifier;
   pageViews: PageViewCounter;
   accessCodeGuard: AccessCodeGuard;
@@ -145,8 +148,8 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
       encryptionKey: config.encryptionKey,
       networkKey,
       limits: services.limits,
-      signatures: services.signatures,
       guestForms: services.guestForms,
+      guestConfirmations: services.guestConfirmations,
       feed,
       petitions: services.petitionCache,
     }),

@@ -10,7 +10,8 @@
 // per address) is core/guest-signatures/submit.ts.
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
-import { confirmGuestSignature, findByReference } from '../../core/guest-signatures/confirm.ts';
+import { findByReference } from '../../core/guest-signatures/confirm.ts';
+import type { ConfirmBatcher } from '../../core/guest-signatures/confirm-batcher.ts';
 import type { GuestFormBatcher } from '../../core/guest-signatures/submit-batcher.ts';
 import { checkFormToken, formToken } from '../../core/guest-signatures/tokens.ts';
 import { Unavailable } from '../../core/errors/domain-error.ts';
@@ -20,7 +21,6 @@ import { locateSigner } from '../../core/signatures/geolocation.ts';
 import type { PublicPetitionCache } from '../../core/petitions/read-cache.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
-import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';
 import { readBrowserForm } from '../browser/session-form.ts';
 import type { RallyContext } from '../http/context.ts';
 import type { RouteLimits } from '../http/limits.ts';
@@ -48,8 +48,8 @@ export type GuestSignRouteDependencies = {
   encryptionKey: string;
   networkKey: Buffer;
   limits: Pick<RouteLimits, 'chargeGuestSignature'>;
-  signatures: SignBatcher;
   guestForms: GuestFormBatcher;
+  guestConfirmations: ConfirmBatcher;
   feed: SignatureFeed;
   petitions: PublicPetitionCache;
 };
@@ -142,7 +142,7 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
     refusalPage('This link has expired', 'Signatures must be confirmed within a few days. Sign the petition again to get a new link.', petition);
 
   async function confirm(ctx: RallyContext, reference: string): Promise<void> {
-    const outcome = await confirmGuestSignature({ db: deps.db, signatures: deps.signatures, place: locateSigner(ctx.state.clientIp, null) }, reference);
+    const outcome = await deps.guestConfirmations.confirm({ reference, place: locateSigner(ctx.state.clientIp, null) });
     switch (outcome.kind) {
       case 'invalid':
         return answer(ctx, 404, 'page', invalidLink());

@@ -3,13 +3,18 @@
 // (core/signatures/sign.ts); nothing here inserts a signature itself. The batch's guest signatures are
 // marked confirmed by one statement inside its transaction (the batcher's SharedWork seam), so a
 // signature and its confirmation commit together; a second click finds it confirmed.
+//
+// Confirmations come in batches too (confirm-batcher.ts): their links are looked up by one statement
+// and their signers found or created by another, so a confirmation adds no statement of its own to
+// its signature's batch.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { DomainError } from '../errors/domain-error.ts';
+import type { BatchAnswer } from '../../platform/group-commit.ts';
 import type { SignBatcher } from '../signatures/sign-batcher.ts';
 import type { SharedWork, SignatureInput, SignResult } from '../signatures/sign.ts';
-import { findOrCreateGuestUser } from '../users/guests.ts';
+import { findOrCreateGuestUsers } from '../users/guests.ts';
 import { GUEST_SIGNATURE_STATUSES } from '../vocabulary.ts';
 import { parseReference, tokenMatches } from './tokens.ts';
 
@@ -35,18 +40,27 @@ export type ConfirmOutcome =
   | { kind: 'refused'; slug: string; title: string; reason: string }
   | { kind: 'invalid' };
 
-/** The guest signature a link names, if its token is the right one (constant-time). Nothing is changed. */
-export async function findByReference(db: CommonQueryMethods, reference: string) {
-  const parsed = parseReference(reference);
-  if (!parsed) return null;
-  const row = await db.maybeOne(sql.type(Pending)`
+type Pending = z.infer<typeof Pending>;
+
+/** The guest signature each link names, if its token is the right one (constant-time), in order. Nothing is changed. */
+export async function findByReferences(db: CommonQueryMethods, references: readonly string[]): Promise<(Pending | null)[]> {
+  const parsed = references.map(parseReference);
+  const ids = [...new Set(parsed.flatMap((reference) => (reference ? [reference.id] : [])))];
+  if (ids.length === 0) return references.map(() => null);
+  const rows = await db.any(sql.type(Pending)`
     SELECT g.id, g.petition_id, p.slug, p.title, g.email, g.display_name, g.comment, g.is_anonymous, g.source, g.network_hash, g.token_hash, g.status,
       g.expires_at <= now() AS expired
     FROM guest_signatures g JOIN petitions p ON p.id = g.petition_id
-    WHERE g.id = ${parsed.id}
+    WHERE g.id = ANY(${sql.array(ids, 'uuid')})
   `);
-  return row && tokenMatches(parsed.token, row.token_hash) ? row : null;
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return parsed.map((reference) => {
+    const row = reference && byId.get(reference.id);
+    return row && tokenMatches(reference.token, row.token_hash) ? row : null;
+  });
 }
+
+export const findByReference = async (db: CommonQueryMethods, reference: string) => (await findByReferences(db, [reference]))[0]!;
 
 const markAlreadySigned = (db: CommonQueryMethods, id: string) =>
   db.query(sql.typeAlias('void')`
@@ -76,17 +90,50 @@ const markConfirmedTogether: SharedWork = async (tx, requests) => {
   if (marked.length !== signed.length) throw new Error('guest signature confirmed concurrently');
 };
 
-export type ConfirmContext = { db: DatabasePool; signatures: SignBatcher; place: SignatureInput['place'] };
+export type ConfirmContext = { db: DatabasePool; signatures: SignBatcher };
+export type ConfirmRequest = { reference: string; place: SignatureInput['place'] };
 
-export async function confirmGuestSignature(deps: ConfirmContext, reference: string): Promise<ConfirmOutcome> {
-  const pending = await findByReference(deps.db, reference);
+/** What a link says before anything is signed: an outcome already, or the pending signature to sign. */
+function verdict(pending: Pending | null): ConfirmOutcome | null {
   if (!pending) return { kind: 'invalid' };
   const { slug, title, email } = pending;
   if (pending.status === 'confirmed') return { kind: 'already_confirmed', slug, title, email };
   if (pending.status === 'already_signed') return { kind: 'already_signed', slug, title, email };
   if (pending.status === 'expired' || pending.expired) return { kind: 'expired', slug, title, email };
+  return null;
+}
 
-  const signer = await findOrCreateGuestUser(deps.db, pending.email, pending.display_name);
+/**
+ * Confirms a batch of links, each with its own answer, in order: its outcome, or the error only it
+ * met (the others' signatures are committed by then and keep their answers).
+ */
+export async function confirmGuestSignatures(deps: ConfirmContext, requests: readonly ConfirmRequest[]): Promise<BatchAnswer<ConfirmOutcome>[]> {
+  const found = await findByReferences(
+    deps.db,
+    requests.map((request) => request.reference),
+  );
+  const toSign = found.flatMap((pending, index) => (pending && !verdict(pending) ? [{ pending, index }] : []));
+  const signers = await findOrCreateGuestUsers(
+    deps.db,
+    toSign.map(({ pending }) => ({ email: pending.email, displayName: pending.display_name })),
+  );
+  const signing = await Promise.allSettled(toSign.map(({ pending, index }, at) => sign(deps, requests[index]!, pending, signers[at]!)));
+  const signed = new Map(toSign.map(({ index }, at) => [index, signing[at]!]));
+  return found.map((pending, index): BatchAnswer<ConfirmOutcome> => {
+    const known = verdict(pending);
+    if (known) return { ok: true, result: known };
+    const settled = signed.get(index)!;
+    return settled.status === 'fulfilled' ? { ok: true, result: settled.value } : { ok: false, error: settled.reason };
+  });
+}
+
+async function sign(
+  deps: ConfirmContext,
+  { reference, place }: ConfirmRequest,
+  pending: Pending,
+  signer: { id: string; suspended: boolean },
+): Promise<ConfirmOutcome> {
+  const { slug, title, email } = pending;
   if (signer.suspended) return { kind: 'refused', slug, title, reason: 'This account is suspended and cannot sign.' };
   try {
     const result = await deps.signatures.sign({
@@ -100,7 +147,7 @@ export async function confirmGuestSignature(deps: ConfirmContext, reference: str
         comment: pending.comment,
         isAnonymous: pending.is_anonymous,
         displayLocation: null,
-        place: deps.place,
+        place,
         referrerSlug: null,
         accessCode: null,
       },

@@ -16,10 +16,11 @@ const KEEP_EXPIRED_SECONDS = 30 * 24 * 3600;
 export async function queueDueEmails(db: CommonQueryMethods, limit: number, wake: () => Promise<void>): Promise<{ more: boolean }> {
   const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
     SELECT id FROM guest_signatures
-    WHERE email_due AND (email_queued_at IS NULL OR email_queued_at < now() - make_interval(secs => ${REQUEUE_AFTER_SECONDS}))
-    -- Oldest first, in the order of the partial index of due emails: without an ORDER BY, a LIMIT
-    -- tempts the planner into a sequential scan of every guest signature whenever none is due.
-    ORDER BY requested_at
+    -- Never queued, or queued and not served within the window: the expression of the index of due
+    -- emails (migration 0033), in its order, so that a poll with nothing due reads one index entry
+    -- however many queued ones the workflow is still working through.
+    WHERE email_due AND COALESCE(email_queued_at, '-infinity'::timestamptz) < now() - make_interval(secs => ${REQUEUE_AFTER_SECONDS})
+    ORDER BY COALESCE(email_queued_at, '-infinity'::timestamptz)
     LIMIT ${limit}
   `);
   if (ids.length === 0) return { more: false };

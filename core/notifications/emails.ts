@@ -23,9 +23,10 @@ export async function queuePendingEmails(
 ): Promise<{ userIds: string[]; more: boolean }> {
   const rows = await db.any(sql.type(z.object({ id: z.string(), user_id: z.string() }))`
     SELECT id, user_id FROM notifications
-    WHERE email_pending AND (email_queued_at IS NULL OR email_queued_at < now() - make_interval(secs => ${REQUEUE_AFTER_SECONDS}))
-    -- In the order of the partial index of pending emails, so that an idle poll reads that index, not the table.
-    ORDER BY user_id, created_at
+    -- Never queued, or queued and not served within the window: the expression of the index of due
+    -- emails (migration 0033), in its order, so that a poll with nothing due reads one index entry.
+    WHERE email_pending AND COALESCE(email_queued_at, '-infinity'::timestamptz) < now() - make_interval(secs => ${REQUEUE_AFTER_SECONDS})
+    ORDER BY COALESCE(email_queued_at, '-infinity'::timestamptz)
     LIMIT ${limit}
   `);
   if (rows.length === 0) return { userIds: [], more: false };

@@ -12,34 +12,59 @@ import { sql } from '../../db/sql.ts';
 import { slugify, withFreeSlug, withRandomSuffix } from '../slugs.ts';
 import { GUEST_IDENTITY_ISSUER } from '../vocabulary.ts';
 
-const Signer = z.object({ id: z.string(), suspended: z.boolean() });
-export type GuestSigner = z.infer<typeof Signer>;
+const Signer = z.object({ ordinal: z.number(), id: z.string(), suspended: z.boolean() });
+export type GuestSigner = { id: string; suspended: boolean };
+export type GuestPerson = { email: string; displayName: string };
 
 /**
- * The user whose address this is (an account's before a guest's; the oldest of equals), or a new
- * passwordless one. Concurrent confirmations of one new address meet at users_identity_unique.
+ * The user of each address (an account's before a guest's; the oldest of equals), or a new
+ * passwordless one, in the order given, in one statement for a whole batch of confirmations. Two
+ * addresses of one person (the same rally_email_key) get one user. Concurrent statements creating one
+ * new address meet at users_identity_unique.
  */
-export async function findOrCreateGuestUser(db: DatabasePool, email: string, displayName: string): Promise<GuestSigner> {
-  // A guest's slug always carries a random suffix: guests choose no slug, and many share a name.
-  const slug = withRandomSuffix(slugify(displayName || email.split('@')[0] || 'signer'));
+export async function findOrCreateGuestUsers(db: DatabasePool, people: readonly GuestPerson[]): Promise<GuestSigner[]> {
+  if (people.length === 0) return [];
   // One statement, which commits or fails on its own: called outside a transaction (a clash aborts it).
-  return withFreeSlug(slug, 'users_slug_unique', (candidate) =>
-    db.one(sql.type(Signer)`
-      WITH found AS (
-        SELECT id, suspended_at IS NOT NULL AS suspended FROM users
-        WHERE lower(email) = lower(${email})
-        ORDER BY identity_issuer = ${GUEST_IDENTITY_ISSUER}, created_at
-        LIMIT 1
+  // A guest's slug always carries a random suffix (guests choose none, and many share a name); each
+  // attempt draws every row's anew, so one clash costs one retry of the batch, not a failure.
+  const rows = await withFreeSlug('', 'users_slug_unique', () =>
+    db.any(sql.type(Signer)`
+      WITH input AS (
+        SELECT * FROM unnest(${sql.array(
+          people.map((person) => person.email),
+          'text',
+        )}, ${sql.array(
+          people.map((person) => person.displayName),
+          'text',
+        )}, ${sql.array(
+          people.map((person) => withRandomSuffix(slugify(person.displayName || person.email.split('@')[0] || 'signer'))),
+          'text',
+        )}) WITH ORDINALITY AS i(email, display_name, slug, ordinal)
+      ), found AS (
+        -- Each address by the index on lower(email): a join would tempt the planner into reading every user.
+        SELECT i.ordinal, u.id, u.suspended
+        FROM input i CROSS JOIN LATERAL (
+          SELECT id, suspended_at IS NOT NULL AS suspended FROM users
+          WHERE lower(email) = lower(i.email)
+          ORDER BY identity_issuer = ${GUEST_IDENTITY_ISSUER}, created_at
+          LIMIT 1
+        ) u
       ), created AS (
         INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, email_verified)
-        SELECT ${GUEST_IDENTITY_ISSUER}, rally_email_key(${email}), ${email}, ${displayName}, ${candidate}, true
-        WHERE NOT EXISTS (SELECT 1 FROM found)
+        SELECT DISTINCT ON (rally_email_key(i.email)) ${GUEST_IDENTITY_ISSUER}, rally_email_key(i.email), i.email, i.display_name, i.slug, true
+        FROM input i WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.ordinal = i.ordinal)
+        -- One order for every batch, so that two batches creating the same addresses wait instead of deadlocking.
+        ORDER BY rally_email_key(i.email), i.ordinal
         ON CONFLICT ON CONSTRAINT users_identity_unique DO UPDATE SET updated_at = now()
-        RETURNING id, suspended_at IS NOT NULL AS suspended
+        RETURNING id, identity_subject, suspended_at IS NOT NULL AS suspended
       )
-      SELECT id, suspended FROM found UNION ALL SELECT id, suspended FROM created
+      SELECT i.ordinal::int AS ordinal, COALESCE(f.id, c.id) AS id, COALESCE(f.suspended, c.suspended) AS suspended
+      FROM input i LEFT JOIN found f ON f.ordinal = i.ordinal
+        LEFT JOIN created c ON f.id IS NULL AND c.identity_subject = rally_email_key(i.email)
+      ORDER BY i.ordinal
     `),
   );
+  return rows.map(({ id, suspended }) => ({ id, suspended }));
 }
 
 /**

@@ -1,10 +1,11 @@
-// Confirming guest signatures through the signature batcher (core/guest-signatures/confirm.ts),
-// against the real database: many confirmations in one batch each become a signature and are marked
-// confirmed together; the same link clicked twice at once signs once.
+// Confirming guest signatures in batches (core/guest-signatures/confirm.ts and confirm-batcher.ts)
+// through the signature batcher, against the real database: many confirmations in one batch each
+// become a signature and are marked confirmed together; the same link clicked twice at once signs
+// once; a bad, expired or suspended link in a batch gets its own answer and the others still sign.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
-import { confirmGuestSignature } from '../../../core/guest-signatures/confirm.ts';
+import { createConfirmBatcher } from '../../../core/guest-signatures/confirm-batcher.ts';
 import { submitGuestSignatures } from '../../../core/guest-signatures/submit.ts';
 import { confirmationReference } from '../../../core/guest-signatures/tokens.ts';
 import { createSignBatcher } from '../../../core/signatures/sign-batcher.ts';
@@ -36,30 +37,49 @@ const tally = (petitionId: string) =>
       (SELECT count(*)::int FROM guest_signatures WHERE petition_id = ${petitionId} AND status = 'confirmed') AS confirmed,
       (SELECT count(*)::int FROM guest_signatures g JOIN signatures s ON s.id = g.signature_id WHERE g.petition_id = ${petitionId}) AS linked`);
 
+/** Confirms the links together (one confirmation batch, hence one signature batch), answering each outcome's kind. */
+async function confirmTogether(references: readonly string[]): Promise<string[]> {
+  const { db } = testEnvironment();
+  const signatures = createSignBatcher(db, { windowMs: 200, maxSize: 10 });
+  const confirmations = createConfirmBatcher(db, signatures, { windowMs: 200, maxSize: 10 });
+  const outcomes = await Promise.all(references.map((reference) => confirmations.confirm({ reference, place: NOWHERE })));
+  await confirmations.stop();
+  await signatures.stop();
+  return outcomes.map((outcome) => outcome.kind);
+}
+
 describe('confirming guest signatures (core/guest-signatures/confirm.ts)', function () {
   this.timeout(60_000);
 
   it('signs every guest of a batch and marks each confirmed with its own signature', async () => {
-    const { db } = testEnvironment();
     const { petitionId, references } = await pendingGuests(6);
-    const signatures = createSignBatcher(db, { windowMs: 200, maxSize: 10 });
-    const outcomes = await Promise.all(references.map((reference) => confirmGuestSignature({ db, signatures, place: NOWHERE }, reference)));
-    await signatures.stop();
-    expect(outcomes.map((outcome) => outcome.kind)).to.deep.equal(references.map(() => 'signed'));
+    expect(await confirmTogether(references)).to.deep.equal(references.map(() => 'signed'));
     expect(await tally(petitionId)).to.deep.equal({ counted: 6, signatures: 6, confirmed: 6, linked: 6 });
   });
 
   it('signs once when the same link is clicked twice at once, and tells the second click it is confirmed', async () => {
-    const { db } = testEnvironment();
     const { petitionId, references } = await pendingGuests(1);
-    const signatures = createSignBatcher(db, { windowMs: 200, maxSize: 10 });
-    const outcomes = await Promise.all([1, 2].map(() => confirmGuestSignature({ db, signatures, place: NOWHERE }, references[0]!)));
-    await signatures.stop();
-    expect(outcomes.map((outcome) => outcome.kind).sort()).to.deep.equal(['already_confirmed', 'signed']);
+    expect((await confirmTogether([references[0]!, references[0]!])).sort()).to.deep.equal(['already_confirmed', 'signed']);
     expect(await tally(petitionId)).to.deep.equal({ counted: 1, signatures: 1, confirmed: 1, linked: 1 });
     // A third click, later, finds it confirmed and changes nothing.
-    expect(
-      (await confirmGuestSignature({ db, signatures: createSignBatcher(db, { windowMs: 10, maxSize: 10 }), place: NOWHERE }, references[0]!)).kind,
-    ).to.equal('already_confirmed');
+    expect(await confirmTogether([references[0]!])).to.deep.equal(['already_confirmed']);
+    expect(await tally(petitionId)).to.deep.equal({ counted: 1, signatures: 1, confirmed: 1, linked: 1 });
+  });
+
+  it("answers each link of a batch on its own: a forged, an expired and a suspended signer's link fail, the rest sign", async () => {
+    const { db } = testEnvironment();
+    const { petitionId, references } = await pendingGuests(4);
+    const [good, forged, expired, suspended] = references as [string, string, string, string];
+    const [id] = forged.split('.');
+    await db.query(sql.typeAlias('void')`UPDATE guest_signatures SET expires_at = now() - interval '1 second' WHERE id = ${expired.split('.')[0]!}`);
+    const suspendedEmail = await db.oneFirst(
+      sql.type(z.object({ email: z.string() }))`SELECT email FROM guest_signatures WHERE id = ${suspended.split('.')[0]!}`,
+    );
+    await db.query(sql.typeAlias('void')`
+      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, suspended_at)
+      VALUES ('test', ${randomUUID()}, ${suspendedEmail}, 'Suspended', ${`suspended-${randomUUID().slice(0, 8)}`}, now())`);
+    const kinds = await confirmTogether([good, `${id}.${'A'.repeat(43)}`, expired, suspended]);
+    expect(kinds).to.deep.equal(['signed', 'invalid', 'expired', 'refused']);
+    expect(await tally(petitionId)).to.deep.equal({ counted: 1, signatures: 1, confirmed: 1, linked: 1 });
   });
 });

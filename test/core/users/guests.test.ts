@@ -3,7 +3,7 @@
 // account whose address the provider verified, so one person stays one user.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { findOrCreateGuestUser } from '../../../core/users/guests.ts';
+import { findOrCreateGuestUsers } from '../../../core/users/guests.ts';
 import { upsertUserFromClaims } from '../../../core/users/queries.ts';
 import { testEnvironment } from '../../support/environment.ts';
 import { createTestUser } from '../../support/identity.ts';
@@ -20,26 +20,51 @@ const claims = (email: string, emailVerified: boolean) => ({
 describe('guest users (core/users/guests.ts)', () => {
   it('signs as the user who already has the address, whatever its case', async () => {
     const account = await createTestUser();
-    const signer = await findOrCreateGuestUser(testEnvironment().db, account.email.toUpperCase(), 'Someone');
-    expect(signer).to.deep.equal({ id: account.id, suspended: false });
+    const signers = await findOrCreateGuestUsers(testEnvironment().db, [{ email: account.email.toUpperCase(), displayName: 'Someone' }]);
+    expect(signers).to.deep.equal([{ id: account.id, suspended: false }]);
   });
 
   it('creates one passwordless user per address, also for its Gmail-style spellings', async () => {
     const { db } = testEnvironment();
     const tag = randomUUID().slice(0, 8);
-    const first = await findOrCreateGuestUser(db, `gail.${tag}@gmail.com`, 'Gail');
-    const again = await findOrCreateGuestUser(db, `gail${tag}+petitions@gmail.com`, 'Gail');
-    expect(again.id).to.equal(first.id);
+    const [first] = await findOrCreateGuestUsers(db, [{ email: `gail.${tag}@gmail.com`, displayName: 'Gail' }]);
+    const [again] = await findOrCreateGuestUsers(db, [{ email: `gail${tag}+petitions@gmail.com`, displayName: 'Gail' }]);
+    expect(again!.id).to.equal(first!.id);
+  });
+
+  it('finds or creates a whole batch in order: one user per person, also for two spellings of one address in the batch', async () => {
+    const { db } = testEnvironment();
+    const tag = randomUUID().slice(0, 8);
+    const account = await createTestUser();
+    const people = [
+      { email: `bo.${tag}@gmail.com`, displayName: 'Bo' },
+      { email: account.email, displayName: 'Account holder' },
+      { email: `cy-${tag}@users.example`, displayName: 'Cy' },
+      { email: `bo${tag}+again@gmail.com`, displayName: 'Bo' },
+    ];
+    const signers = await findOrCreateGuestUsers(db, people);
+    expect(signers).to.have.length(4);
+    expect(signers[1]).to.deep.equal({ id: account.id, suspended: false });
+    expect(signers[3]!.id, 'two spellings of one Gmail address').to.equal(signers[0]!.id);
+    expect(new Set(signers.map((signer) => signer.id)).size).to.equal(3);
+    expect(await findOrCreateGuestUsers(db, people), 'the same batch again finds the same users').to.deep.equal(signers);
+  });
+
+  it('creates a new address once when two batches bring it at the same time', async () => {
+    const { db } = testEnvironment();
+    const person = { email: `twice-${randomUUID().slice(0, 8)}@users.example`, displayName: 'Twice' };
+    const [first, second] = await Promise.all([findOrCreateGuestUsers(db, [person]), findOrCreateGuestUsers(db, [person])]);
+    expect(second![0]!.id).to.equal(first![0]!.id);
   });
 
   it('gives the guest user to the account that logs in with the verified address, and not to an unverified one', async () => {
     const { db } = testEnvironment();
     const email = address();
-    const guest = await findOrCreateGuestUser(db, email, 'Gail');
-    expect((await upsertUserFromClaims(db, claims(email, false))).id).to.not.equal(guest.id);
+    const [guest] = await findOrCreateGuestUsers(db, [{ email, displayName: 'Gail' }]);
+    expect((await upsertUserFromClaims(db, claims(email, false))).id).to.not.equal(guest!.id);
     const verified = claims(email, true);
     const user = await upsertUserFromClaims(db, verified);
-    expect(user.id).to.equal(guest.id);
-    expect((await upsertUserFromClaims(db, verified)).id, 'the next login finds the same user').to.equal(guest.id);
+    expect(user.id).to.equal(guest!.id);
+    expect((await upsertUserFromClaims(db, verified)).id, 'the next login finds the same user').to.equal(guest!.id);
   });
 });
