@@ -21,7 +21,10 @@ if (!config.databaseUrl || !config.temporal.address) {
   process.exit(78);
 }
 
-const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 20 });
+const db = await createDatabasePool(config.databaseUrl, {
+  maximumPoolSize: config.databasePoolSize ?? 20,
+  preparedStatements: config.databasePreparedStatements,
+});
 // LISTEN needs a session: through a transaction pooler it takes the direct DATABASE_LISTEN_URL.
 const notifications = await createNotificationListener(config.databaseListenUrl ?? config.databaseUrl, log);
 const workflows = await connectOrchestration(config.temporal);

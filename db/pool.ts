@@ -33,7 +33,14 @@ export function timestampAsIsoString(value: string | null): string | null {
 export type DatabasePoolOptions = {
   maximumPoolSize?: number;
   statementTimeoutMs?: number;
+  /** Whether statements named with `prepared` (db/sql.ts) are prepared by name; unset, they go unnamed. */
+  preparedStatements?: boolean;
 };
+
+/** Sends every statement unnamed: for a pool behind a PgBouncer that cannot carry prepared statements. */
+function createUnnamedStatementsInterceptor(): Interceptor {
+  return { name: 'rally-unnamed-statements', transformQuery: (_context, query) => ({ sql: query.sql, values: query.values }) };
+}
 
 // Every pool of this process, with its size, summed into rally_db_pool_connections at each scrape.
 const livePools = new Map<DatabasePool, number>();
@@ -64,7 +71,7 @@ function createPoolWithRallyDefaults(databaseUrl: string, options: DatabasePoolO
     maximumPoolSize: options.maximumPoolSize ?? 10,
     statementTimeout: options.statementTimeoutMs ?? 30_000,
     connectionTimeout: 5_000,
-    interceptors: [createResultParserInterceptor()],
+    interceptors: [...(options.preparedStatements ? [] : [createUnnamedStatementsInterceptor()]), createResultParserInterceptor()],
     // Rally never changes session state (no SET, no temporary tables, no LISTEN on pooled
     // connections), so the default DISCARD ALL after every query would be a wasted round trip.
     resetConnection: async () => {},

@@ -166,6 +166,8 @@ async function main(): Promise<void> {
     ...process.env,
     DATABASE_URL: throughPgBouncer(databaseUrl, PGBOUNCER_PORT),
     DATABASE_LISTEN_URL: databaseUrl,
+    // Debian's PgBouncer (1.18) cannot carry named prepared statements in transaction mode.
+    RALLY_DB_PREPARED_STATEMENTS: 'false',
     TEMPORAL_ADDRESS: address,
     TEMPORAL_NAMESPACE: settings.namespace,
     RALLY_TASK_QUEUE: settings.taskQueue,

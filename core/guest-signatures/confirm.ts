@@ -9,7 +9,7 @@
 // its signature's batch.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import { prepared, sql } from '../../db/sql.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import type { BatchAnswer } from '../../platform/group-commit.ts';
 import type { SignBatcher } from '../signatures/sign-batcher.ts';
@@ -47,12 +47,17 @@ export async function findByReferences(db: CommonQueryMethods, references: reado
   const parsed = references.map(parseReference);
   const ids = [...new Set(parsed.flatMap((reference) => (reference ? [reference.id] : [])))];
   if (ids.length === 0) return references.map(() => null);
-  const rows = await db.any(sql.type(Pending)`
+  const rows = await db.any(
+    prepared(
+      'rally_guest_links',
+      sql.type(Pending)`
     SELECT g.id, g.petition_id, p.slug, p.title, g.email, g.display_name, g.comment, g.is_anonymous, g.source, g.network_hash, g.token_hash, g.status,
       g.expires_at <= now() AS expired
     FROM guest_signatures g JOIN petitions p ON p.id = g.petition_id
     WHERE g.id = ANY(${sql.array(ids, 'uuid')})
-  `);
+  `,
+    ),
+  );
   const byId = new Map(rows.map((row) => [row.id, row]));
   return parsed.map((reference) => {
     const row = reference && byId.get(reference.id);
@@ -75,7 +80,10 @@ const markAlreadySigned = (db: CommonQueryMethods, id: string) =>
 const markConfirmedTogether: SharedWork = async (tx, requests) => {
   const signed = requests.flatMap(({ key, answer }) => (answer.ok ? [{ id: key, signatureId: answer.result.id }] : []));
   if (signed.length === 0) return;
-  const marked = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
+  const marked = await tx.anyFirst(
+    prepared(
+      'rally_guest_confirmed',
+      sql.type(z.object({ id: z.string() }))`
     UPDATE guest_signatures g SET status = 'confirmed', confirmed_at = now(), signature_id = m.signature_id, email_due = false
     FROM unnest(${sql.array(
       signed.map((row) => row.id),
@@ -86,7 +94,9 @@ const markConfirmedTogether: SharedWork = async (tx, requests) => {
     )}) AS m(id, signature_id)
     WHERE g.id = m.id AND g.status = 'pending'
     RETURNING g.id
-  `);
+  `,
+    ),
+  );
   if (marked.length !== signed.length) throw new Error('guest signature confirmed concurrently');
 };
 

@@ -15,7 +15,7 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { insertEvent, NOTIFY_DISPATCHER } from '../events/record-event.ts';
-import { sql } from '../../db/sql.ts';
+import { prepared, sql } from '../../db/sql.ts';
 import { MILESTONE_LOOKBACK, milestonesFor } from './milestones.ts';
 import type { SignatureInput } from './sign.ts';
 
@@ -39,7 +39,9 @@ export type BatchOutcome = z.infer<typeof BatchOutcome>;
 export function signBatchStatement(inputs: readonly SignatureInput[], petitions: readonly BatchPetition[]) {
   const column = <T>(pick: (input: SignatureInput) => T) => inputs.map(pick);
   const schedule = petitions.flatMap((petition) => milestonesFor(petition.goal).map((threshold) => [petition.id, threshold] as const));
-  return sql.type(BatchOutcome)`
+  return prepared(
+    'rally_sign_batch',
+    sql.type(BatchOutcome)`
     WITH input AS (
       SELECT * FROM unnest(
         ${sql.array(
@@ -189,5 +191,6 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
     -- A SELECT in WITH runs only when read: this reads the wake-up (data-modifying ones always run).
     WHERE (SELECT count(*) FROM notified) >= 0
     ORDER BY i.ordinal
-  `;
+  `,
+  );
 }

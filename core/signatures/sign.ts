@@ -14,7 +14,7 @@ import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } 
 import { z } from 'zod';
 import type { Actor } from '../events/record-event.ts';
 import { canRead, knowsOf, type PetitionAccessFacts, type Viewer } from '../petitions/policy.ts';
-import { sql } from '../../db/sql.ts';
+import { prepared, sql } from '../../db/sql.ts';
 import { PETITION_STATUSES, PETITION_VISIBILITIES } from '../vocabulary.ts';
 import { Conflict, DomainError, Forbidden, NotFound } from '../errors/domain-error.ts';
 import { signBatchStatement, type BatchOutcome, type BatchPetition } from './sign-statement.ts';
@@ -102,10 +102,13 @@ const PetitionFacts = z.object({
 
 /** What the policy and the milestones need of the petitions a batch signs (one read per batch). */
 export function petitionFactsStatement(ids: readonly string[]) {
-  return sql.type(PetitionFacts)`
-    SELECT id, creator_id, org_id, status, visibility, access_code, signature_goal
-    FROM petitions WHERE id = ANY(${sql.array([...ids], 'uuid')}) AND deleted_at IS NULL
-  `;
+  return prepared(
+    'rally_sign_petition_facts',
+    sql.type(PetitionFacts)`
+      SELECT id, creator_id, org_id, status, visibility, access_code, signature_goal
+      FROM petitions WHERE id = ANY(${sql.array([...ids], 'uuid')}) AND deleted_at IS NULL
+    `,
+  );
 }
 
 /** The petition policy's verdict on one request, before anything is written. */

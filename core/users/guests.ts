@@ -8,7 +8,7 @@
 // sign-up page of the browser sessions, /signup?email=…); their first login adopts this user (adoptGuestUser).
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import { prepared, sql } from '../../db/sql.ts';
 import { slugify, withFreeSlug, withRandomSuffix } from '../slugs.ts';
 import { GUEST_IDENTITY_ISSUER } from '../vocabulary.ts';
 
@@ -28,7 +28,10 @@ export async function findOrCreateGuestUsers(db: DatabasePool, people: readonly 
   // A guest's slug always carries a random suffix (guests choose none, and many share a name); each
   // attempt draws every row's anew, so one clash costs one retry of the batch, not a failure.
   const rows = await withFreeSlug('', 'users_slug_unique', () =>
-    db.any(sql.type(Signer)`
+    db.any(
+      prepared(
+        'rally_guest_signers',
+        sql.type(Signer)`
       WITH input AS (
         SELECT * FROM unnest(${sql.array(
           people.map((person) => person.email),
@@ -62,7 +65,9 @@ export async function findOrCreateGuestUsers(db: DatabasePool, people: readonly 
       FROM input i LEFT JOIN found f ON f.ordinal = i.ordinal
         LEFT JOIN created c ON f.id IS NULL AND c.identity_subject = rally_email_key(i.email)
       ORDER BY i.ordinal
-    `),
+    `,
+      ),
+    ),
   );
   return rows.map(({ id, suspended }) => ({ id, suspended }));
 }

@@ -2,7 +2,7 @@
 
 import { Type, type StaticDecode } from '@sinclair/typebox';
 import type { Config } from './types.ts';
-import { integer, text, url } from './variables.ts';
+import { flag, integer, text, url } from './variables.ts';
 
 export const databaseVariables = {
   DATABASE_URL: Type.Optional(
@@ -27,6 +27,13 @@ export const databaseVariables = {
       description: "connections one process's PostgreSQL pool may open",
     }),
   ),
+  RALLY_DB_PREPARED_STATEMENTS: flag({
+    default: true,
+    description:
+      "`false` keeps the API's hot statements (signing, guest confirmations) unnamed, so that PostgreSQL plans them at " +
+      'every call: needed when `DATABASE_URL` goes through PgBouncer older than 1.21 in transaction mode, which cannot ' +
+      'carry named prepared statements (`npm run cluster` and `compose.yaml` set it)',
+  }),
   RALLY_DATA_DIR: text({
     default: '.data',
     description:
@@ -43,6 +50,7 @@ export function databaseSettings(values: Values) {
     databaseUrl: values.DATABASE_URL,
     databaseListenUrl: values.DATABASE_LISTEN_URL,
     databasePoolSize: values.RALLY_DB_POOL_SIZE,
+    databasePreparedStatements: values.RALLY_DB_PREPARED_STATEMENTS,
     dataDir: values.RALLY_DATA_DIR,
   } satisfies Partial<Config>;
 }

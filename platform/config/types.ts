@@ -13,6 +13,8 @@ export type Config = Readonly<{
   databaseUrl: string | undefined;
   /** RALLY_DB_POOL_SIZE: connections this process's pool may open; unset, each process's own default (API 20, worker and identity provider 10). */
   databasePoolSize: number | undefined;
+  /** RALLY_DB_PREPARED_STATEMENTS: whether statements marked `prepared` (db/sql.ts) reach PostgreSQL by name. */
+  databasePreparedStatements: boolean;
   /** A direct (session) connection for LISTEN when DATABASE_URL goes through a transaction pooler. */
   databaseListenUrl: string | undefined;
   dataDir: string;

@@ -56,6 +56,7 @@ export async function startClusterTopology(
       PUBLIC_URL: apiUrl,
       DATABASE_URL: throughPgBouncer(options.databaseUrl, PGBOUNCER_PORT),
       DATABASE_LISTEN_URL: options.databaseUrl,
+      RALLY_DB_PREPARED_STATEMENTS: 'false',
       TEMPORAL_ADDRESS: TEMPORAL_FRONTEND_ADDRESS,
     },
   };

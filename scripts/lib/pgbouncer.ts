@@ -1,8 +1,9 @@
 // PgBouncer in front of PostgreSQL for Rally's processes, as production runs it. One decision, kept
 // here and repeated in docs/operations/replicas.md, the runbook and compose.yaml:
 //   - pool_mode = transaction: Rally keeps no session state on pooled connections (no SET, no
-//     temporary tables, no named prepared statements: Slonik sends unnamed ones, which transaction
-//     pooling passes through on every PgBouncer version, Debian 12's 1.18 included);
+//     temporary tables, no named prepared statements: the API's processes get
+//     RALLY_DB_PREPARED_STATEMENTS=false here, so its few named hot statements go unnamed too, which
+//     transaction pooling passes through on every PgBouncer version, Debian 12's 1.18 included);
 //   - LISTEN needs a session, so each process's one notification connection goes straight to
 //     PostgreSQL through DATABASE_LISTEN_URL, and so do migrations (a session advisory lock);
 //   - Slonik sends statement_timeout and idle_in_transaction_session_timeout as startup parameters,

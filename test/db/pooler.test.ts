@@ -37,7 +37,12 @@ describe('Rally behind PgBouncer in transaction mode', function () {
     await chmod(directory, 0o755); // run as root, PgBouncer drops to the postgres user, which reads its files here
     const direct = testEnvironment().databaseUrl;
     bouncer = await startPgBouncer({ upstreamUrl: direct, dataDir: path.join(directory, 'pgbouncer'), port: await freePort(), poolSize: 5, log: () => {} });
-    const env = { DATABASE_URL: throughPgBouncer(direct, bouncer.port), DATABASE_LISTEN_URL: direct, RALLY_TASK_QUEUE: uniqueTaskQueue('pooler') };
+    const env = {
+      DATABASE_URL: throughPgBouncer(direct, bouncer.port),
+      DATABASE_LISTEN_URL: direct,
+      RALLY_DB_PREPARED_STATEMENTS: 'false',
+      RALLY_TASK_QUEUE: uniqueTaskQueue('pooler'),
+    };
     [first, second, worker] = await Promise.all([startApi(env), startApi(env), startWorker(env)]);
   });
   after(async () => {

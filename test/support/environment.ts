@@ -35,7 +35,7 @@ const NAMESPACE_RETENTION_MS = 86_400_000;
 export function processDatabaseEnv(): Record<string, string> {
   const { databaseUrl } = testEnvironment();
   if (pgBouncerPort === undefined) return { DATABASE_URL: databaseUrl };
-  return { DATABASE_URL: throughPgBouncer(databaseUrl, pgBouncerPort), DATABASE_LISTEN_URL: databaseUrl };
+  return { DATABASE_URL: throughPgBouncer(databaseUrl, pgBouncerPort), DATABASE_LISTEN_URL: databaseUrl, RALLY_DB_PREPARED_STATEMENTS: 'false' };
 }
 
 function withDatabase(url: string, name: string): string {
