@@ -124,6 +124,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     petitionAnalytics: await createCachedPetitionAnalytics({ db, notifications, log: deps.log }),
     petitionSearch: await createPetitionSearch({ db, timeoutMs: config.search.timeoutMs, notifications, log: deps.log }),
     signatures,
+    users,
     guestForms,
     guestConfirmations,
     verifyCaptcha: createCaptchaVerifier(config.recaptcha),

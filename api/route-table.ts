@@ -15,6 +15,7 @@ import type { PetitionSearch } from '../core/search/search-cache.ts';
 import type { SignatureFeed } from '../core/signatures/live-feed.ts';
 import type { CaptchaVerifier } from '../core/signatures/recaptcha.ts';
 import type { SignBatcher } from '../core/signatures/sign-batcher.ts';
+import type { UserDirectory } from '../core/users/directory.ts';
 import type { Orchestration } from '../orchestration/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { BrowserSessions } from './browser/session.ts';
@@ -80,6 +81,8 @@ export type RouteServices = {
   petitionAnalytics: CachedPetitionAnalytics;
   petitionSearch: PetitionSearch;
   signatures: SignBatcher;
+  /** Who a token's subject is, cached (core/users/directory.ts): a route that changes a user forgets it here at once. */
+  users: UserDirectory;
   /** Guest signing forms, stored in batches (core/guest-signatures/submit-batcher.ts). */
   guestForms: GuestFormBatcher;
   /** Confirmation links, confirmed in batches (core/guest-signatures/confirm-batcher.ts). */
@@ -170,7 +173,7 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
     ...createOrganizationRoutes({ db }),
     ...createReportRoutes({ ...moderation, networkKey, brigadeThreshold: config.moderation.brigadeThreshold }),
     ...createAdminReportRoutes(moderation),
-    ...createAdminUserRoutes(moderation),
+    ...createAdminUserRoutes({ ...moderation, users: services.users }),
     ...createAdminContentRoutes({ ...moderation, feed }),
     ...createAdminAuditRoutes({ ...moderation, networkKey }),
   ];

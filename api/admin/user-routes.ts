@@ -9,6 +9,7 @@ import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { presentAdminUser, searchUsers } from '../../core/users/admin-queries.ts';
 import { scheduleSuspensionEnd, suspendUser, unsuspendUser, type SuspensionWorkflows } from '../../core/users/suspension.ts';
 import { findAdminUser } from '../../core/users/admin-queries.ts';
+import type { UserDirectory } from '../../core/users/directory.ts';
 import { sendData, sendList } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
@@ -28,7 +29,11 @@ const userCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-tim
 const warningCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-warnings');
 const tag = 'Admin';
 
-export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: SuspensionWorkflows & WarningWorkflows }): AnyRouteSpec[] {
+export function createAdminUserRoutes(deps: {
+  db: DatabasePool;
+  workflows: SuspensionWorkflows & WarningWorkflows;
+  users: Pick<UserDirectory, 'forget'>;
+}): AnyRouteSpec[] {
   const { db } = deps;
   return [
     defineRoute({
@@ -71,6 +76,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
           { userId: params.id, reason: body.reason ?? null, until: body.until ?? null },
           auditContextOf(ctx.state.principal!, ctx.state.requestId),
         );
+        deps.users.forget(user.id);
         await scheduleSuspensionEnd(deps, user);
         sendData(ctx, presentAdminUser(user));
       },
@@ -88,6 +94,7 @@ export function createAdminUserRoutes(deps: { db: DatabasePool; workflows: Suspe
       responses: { 200: { description: 'The user', schema: AdminUserEnvelope }, 404: { description: 'No such user' } },
       async handler(ctx, { params }) {
         const lifted = await unsuspendUser(db, params.id, auditContextOf(ctx.state.principal!, ctx.state.requestId));
+        deps.users.forget(params.id);
         const user = lifted ?? (await findAdminUser(db, params.id));
         ensure(user, NotFound, 'There is no such user.');
         sendData(ctx, presentAdminUser(user));

@@ -1,6 +1,8 @@
 // Who a token's subject is, without a query per request: (issuer, subject) → user id, role and
 // suspension, cached briefly in each API process, in a bounded LRU whose entries expire. A suspension or role change NOTIFYs
-// rally_user_changed so every process forgets the user at once instead of after the TTL.
+// rally_user_changed so every process forgets the user at once instead of after the TTL; the process
+// that made the change forgets it before answering (`forget`), since its own NOTIFY reaches its
+// listener a moment after the commit, and the caller's next request can be quicker than that.
 import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
@@ -17,6 +19,8 @@ export type UserDirectory = {
   bySubject(issuer: string, subject: string): Promise<DirectoryEntry | undefined>;
   /** For tokens Rally issued itself (OAuth apps), whose subject is the Rally user id. */
   byUserId(userId: string): Promise<DirectoryEntry | undefined>;
+  /** Forgets the user in this process now, after a change this process committed. */
+  forget(userId: string): void;
   /** Call in the transaction that changed the user, so the NOTIFY goes out at commit. */
   announceChange(tx: Pick<DatabasePool, 'query'>, userId: string): Promise<void>;
 };
@@ -25,11 +29,12 @@ export async function createUserDirectory(deps: { db: DatabasePool; notification
   const cache = createBoundedLru<string, DirectoryEntry>(CACHE_MAX_ENTRIES, { ttl: CACHE_TTL_MS });
   const keysByUser = createBoundedLru<string, string>(CACHE_MAX_ENTRIES);
 
-  await deps.notifications.listen(USER_CHANGED_CHANNEL, (userId) => {
+  const forget = (userId: string) => {
     const key = keysByUser.get(userId);
     if (key) cache.delete(key);
     cache.delete(`rally ${userId}`);
-  });
+  };
+  await deps.notifications.listen(USER_CHANGED_CHANNEL, forget);
   deps.notifications.onReconnect(() => cache.clear());
 
   // Login tokens are keyed by issuer and subject; app tokens by `rally <user id>` (forgotten above too).
@@ -46,6 +51,7 @@ export async function createUserDirectory(deps: { db: DatabasePool; notification
   return {
     bySubject: (issuer, subject) => cached(`${issuer} ${subject}`, () => findUserByIdentity(deps.db, issuer, subject)),
     byUserId: (userId) => cached(`rally ${userId}`, () => findUserStateById(deps.db, userId)),
+    forget,
     async announceChange(tx, userId) {
       await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${USER_CHANGED_CHANNEL}, ${userId})`);
     },

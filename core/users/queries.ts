@@ -1,7 +1,7 @@
 // SQL for users. Every column list is explicit; rows are checked against their schemas.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import { prepared, sql } from '../../db/sql.ts';
 import { slugify, withFreeSlug } from '../slugs.ts';
 import { adoptGuestUser } from './guests.ts';
 
@@ -59,11 +59,17 @@ export function findUserBySlug(db: CommonQueryMethods, slug: string) {
 export const UserIdentity = z.object({ id: z.string().uuid(), role: z.enum(['user', 'admin']), suspended: z.boolean(), email_domain: z.string().nullable() });
 const IDENTITY_COLUMNS = sql.fragment`id, role, suspended_at IS NOT NULL AS suspended, NULLIF(split_part(rally_email_key(email), '@', 2), '') AS email_domain`;
 
+/** Named (prepared): the authenticator runs it for every signer a campaign brings, each new to its cache. */
 export function findUserByIdentity(db: CommonQueryMethods, issuer: string, subject: string) {
-  return db.maybeOne(sql.type(UserIdentity)`
-    SELECT ${IDENTITY_COLUMNS} FROM users
-    WHERE identity_issuer = ${issuer} AND identity_subject = ${subject}
-  `);
+  return db.maybeOne(
+    prepared(
+      'rally_user_by_identity',
+      sql.type(UserIdentity)`
+        SELECT ${IDENTITY_COLUMNS} FROM users
+        WHERE identity_issuer = ${issuer} AND identity_subject = ${subject}
+      `,
+    ),
+  );
 }
 
 export function findUserStateById(db: CommonQueryMethods, id: string) {
