@@ -14,7 +14,7 @@ import { DomainError } from '../errors/domain-error.ts';
 import type { BatchAnswer } from '../../platform/group-commit.ts';
 import type { SignBatcher } from '../signatures/sign-batcher.ts';
 import type { SharedWork, SignatureInput, SignResult } from '../signatures/sign.ts';
-import { findOrCreateGuestUsers } from '../users/guests.ts';
+import { findOrCreateGuestUsers, type GuestSigner } from '../users/guests.ts';
 import { GUEST_SIGNATURE_STATUSES } from '../vocabulary.ts';
 import { parseReference, tokenMatches } from './tokens.ts';
 
@@ -122,15 +122,15 @@ export async function confirmGuestSignatures(deps: ConfirmContext, requests: rea
     deps.db,
     requests.map((request) => request.reference),
   );
-  const toSign = found.flatMap((pending, index) => (pending && !verdict(pending) ? [{ pending, index }] : []));
+  const verdicts = found.map(verdict);
+  const toSign = found.flatMap((pending, index) => (pending && !verdicts[index] ? [{ pending, index }] : []));
   const signers = await findOrCreateGuestUsers(
     deps.db,
     toSign.map(({ pending }) => ({ email: pending.email, displayName: pending.display_name })),
   );
   const signing = await Promise.allSettled(toSign.map(({ pending, index }, at) => sign(deps, requests[index]!, pending, signers[at]!)));
   const signed = new Map(toSign.map(({ index }, at) => [index, signing[at]!]));
-  return found.map((pending, index): BatchAnswer<ConfirmOutcome> => {
-    const known = verdict(pending);
+  return verdicts.map((known, index): BatchAnswer<ConfirmOutcome> => {
     if (known) return { ok: true, result: known };
     const settled = signed.get(index)!;
     return settled.status === 'fulfilled' ? { ok: true, result: settled.value } : { ok: false, error: settled.reason };
@@ -141,7 +141,7 @@ async function sign(
   deps: ConfirmContext,
   { reference, place }: ConfirmRequest,
   pending: Pending,
-  signer: { id: string; suspended: boolean },
+  signer: GuestSigner,
 ): Promise<ConfirmOutcome> {
   const { slug, title, email } = pending;
   if (signer.suspended) return { kind: 'refused', slug, title, reason: 'This account is suspended and cannot sign.' };
