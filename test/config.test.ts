@@ -51,6 +51,7 @@ describe('configuration (platform/config.ts)', () => {
     ['RALLY_SIGN_LIMIT_OPEN_DOMAINS', 'gmail.com,not a domain'],
     ['RALLY_FRAUD_WATCH_BASELINE', '5m'],
     ['RALLY_WORKER_SHUTDOWN_GRACE', 'forever'],
+    ['RALLY_WORKER_CACHED_WORKFLOWS', '0'],
     ['RALLY_API_SHUTDOWN_DELAY', 'soon'],
     ['TEMPORAL_TLS_CERT', '/etc/rally/client.pem'],
     ['LOG_LEVEL', 'verbose'],
@@ -92,6 +93,11 @@ describe('configuration of Temporal Cloud and shutdown', () => {
     });
     const production = loadConfig({ NODE_ENV: 'production', RALLY_ENCRYPTION_KEY: 'ab'.repeat(32), RALLY_MEDIA_SIGNING_KEY: 'k', OIDC_CLIENT_SECRET: 's' });
     expect(production.shutdown.apiReadinessDelayMs).to.equal(5_000);
+  });
+
+  it("leaves the worker's workflow cache to the SDK unless RALLY_WORKER_CACHED_WORKFLOWS bounds it", () => {
+    expect(loadConfig({}).workerCachedWorkflows).to.equal(undefined);
+    expect(loadConfig({ RALLY_WORKER_CACHED_WORKFLOWS: '40' }).workerCachedWorkflows).to.equal(40);
   });
 });
 

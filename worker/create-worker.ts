@@ -33,6 +33,8 @@ export type RallyWorkerOptions = {
   workflowBundle?: WorkflowBundleWithSourceMap | { codePath: string };
   /** RALLY_WORKER_SHUTDOWN_GRACE: how long running activities may finish after SIGTERM (default 10 s). */
   shutdownGraceMs?: number;
+  /** RALLY_WORKER_CACHED_WORKFLOWS; the SDK's default (from the heap limit) when not given. */
+  maxCachedWorkflows?: number;
   /** Log-context and tracing interceptors and the workflow span sink (worker/observability.ts). */
   observability?: Pick<WorkerOptions, 'interceptors' | 'sinks'>;
 };
@@ -51,6 +53,11 @@ export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> 
     // hold the process past the grace: a little later the worker gives up on it, and Temporal retries
     // the attempt elsewhere once its timeout passes.
     shutdownForceTime: (options.shutdownGraceMs ?? 10_000) + FORCE_AFTER_GRACE_MS,
+    // The SDK sizes its cache from the heap limit: about 2,300 workflows with a 4 GB heap, about half
+    // a MB each (the bench's worker held 1.5 GB after a spike had signalled thousands of petition
+    // workflows). Bounding it saves that memory, but under load every task of an evicted workflow
+    // replays its history: at 250 the bench's webhook deliveries fell tenfold (docs/performance.md).
+    ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
     ...options.observability,
   });
 }

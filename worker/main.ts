@@ -46,6 +46,7 @@ const worker = await createRallyWorker({
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
   shutdownGraceMs: config.shutdown.workerGraceMs,
+  maxCachedWorkflows: config.workerCachedWorkflows,
   activities: createActivities({ db, config, temporal: client }),
   observability,
 });

@@ -137,12 +137,7 @@ export async function confirmGuestSignatures(deps: ConfirmContext, requests: rea
   });
 }
 
-async function sign(
-  deps: ConfirmContext,
-  { reference, place }: ConfirmRequest,
-  pending: Pending,
-  signer: GuestSigner,
-): Promise<ConfirmOutcome> {
+async function sign(deps: ConfirmContext, { reference, place }: ConfirmRequest, pending: Pending, signer: GuestSigner): Promise<ConfirmOutcome> {
   const { slug, title, email } = pending;
   if (signer.suspended) return { kind: 'refused', slug, title, reason: 'This account is suspended and cannot sign.' };
   try {

@@ -45,6 +45,14 @@ export const temporalVariables = {
     default: '10s',
     description: 'after SIGTERM, running activities may finish for this long; then they are cancelled and retried elsewhere',
   }),
+  RALLY_WORKER_CACHED_WORKFLOWS: Type.Optional(
+    integer(100_000, {
+      defaultText: "the Temporal SDK's, from the heap limit (about 2,300 with a 4 GB heap)",
+      description:
+        'workflows a worker keeps in memory between their tasks, about half a MB each; an evicted one is replayed from its history at its ' +
+        'next task. Fewer save memory and cost throughput under load (docs/performance.md)',
+    }),
+  ),
 };
 
 type Values = StaticDecode<ReturnType<typeof Type.Object<typeof temporalVariables>>>;
@@ -66,5 +74,6 @@ export function temporalSettings(values: Values, mode: Config['nodeEnv']) {
     // Production starts from the prepared bundle when there is one; development bundles the code it has.
     workflowBundlePath: values.RALLY_WORKFLOW_BUNDLE ?? (mode === 'production' ? 'dist/workflow-bundle.js' : undefined),
     workerGraceMs: values.RALLY_WORKER_SHUTDOWN_GRACE,
+    workerCachedWorkflows: values.RALLY_WORKER_CACHED_WORKFLOWS,
   } satisfies Partial<Config> & { workerGraceMs: number };
 }

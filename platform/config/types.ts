@@ -31,6 +31,8 @@ export type Config = Readonly<{
   temporalDevServer: Readonly<{ port: number | undefined; uiPort: number | undefined; dbFile: string | undefined }>;
   /** A workflow bundle prepared ahead (`npm run build:workflows`); undefined: bundle at worker start. */
   workflowBundlePath: string | undefined;
+  /** Workflows the worker keeps in memory between their tasks (RALLY_WORKER_CACHED_WORKFLOWS); undefined: the SDK's default. */
+  workerCachedWorkflows: number | undefined;
   /** SIGTERM: how long /health/ready answers 503 before the API stops accepting; how long worker activities may finish. */
   shutdown: Readonly<{ apiReadinessDelayMs: number; workerGraceMs: number }>;
   keyGracePeriodMs: number;

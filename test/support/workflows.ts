@@ -16,7 +16,11 @@ export function uniqueTaskQueue(name: string): string {
   return `test-${name}-${randomUUID().slice(0, 8)}`;
 }
 
-export async function createTestWorker(taskQueue: string, activities: Partial<Activities> = {}): Promise<Worker> {
+export async function createTestWorker(
+  taskQueue: string,
+  activities: Partial<Activities> = {},
+  options: { maxCachedWorkflows?: number } = {},
+): Promise<Worker> {
   const { temporal, db, workflowBundle } = testEnvironment();
   return createRallyWorker({
     connection: temporal.nativeConnection,
@@ -24,6 +28,7 @@ export async function createTestWorker(taskQueue: string, activities: Partial<Ac
     taskQueue,
     activities: { ...createActivities({ db, temporal: temporal.client }), ...activities },
     workflowBundle: await workflowBundle(),
+    ...options,
   });
 }
 

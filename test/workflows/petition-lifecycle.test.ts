@@ -69,6 +69,24 @@ describe('workflow petitionLifecycle', function () {
     });
   });
 
+  it('carries on after eviction from a worker cache smaller than its petitions (RALLY_WORKER_CACHED_WORKFLOWS)', async () => {
+    // Five petitions on a worker that keeps two: each publish and close finds its workflow evicted
+    // by the others and replays it from history first.
+    const worker = await createTestWorker(taskQueue, {}, { maxCachedWorkflows: 2 });
+    await worker.runUntil(async () => {
+      const started = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((label) => startFor(`evicted-${label}`)));
+      for (const { petitionId, handle } of started) {
+        expect(await handle.executeUpdate(publishUpdate, { args: [{ actor: actor() }] })).to.deep.equal({ petitionId, status: 'active' });
+      }
+      for (const { handle } of started) expect(await handle.query(statusQuery)).to.equal('active');
+      for (const { petitionId, handle } of started) {
+        await handle.executeUpdate(closeUpdate, { args: [{ actor: actor() }] });
+        expect(await handle.result()).to.equal('closed');
+        expect(await statusOf(petitionId)).to.equal('closed');
+      }
+    });
+  });
+
   it('publishes then wins, starting the signer notifications', async () => {
     const worker = await createTestWorker(taskQueue);
     await worker.runUntil(async () => {
