@@ -53,7 +53,7 @@ export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> 
     // hold the process past the grace: a little later the worker gives up on it, and Temporal retries
     // the attempt elsewhere once its timeout passes.
     shutdownForceTime: (options.shutdownGraceMs ?? 10_000) + FORCE_AFTER_GRACE_MS,
-    // The SDK sizes its cache from the heap limit: about 2,300 workflows with a 4 GB heap, about half
+    // The SDK sizes its cache from the heap limit: about 2,400 workflows with a 4 GB heap, about half
     // a MB each (the bench's worker held 1.5 GB after a spike had signalled thousands of petition
     // workflows). Bounding it saves that memory, but under load every task of an evicted workflow
     // replays its history: at 250 the bench's webhook deliveries fell tenfold (docs/performance.md).

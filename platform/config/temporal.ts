@@ -47,7 +47,7 @@ export const temporalVariables = {
   }),
   RALLY_WORKER_CACHED_WORKFLOWS: Type.Optional(
     integer(100_000, {
-      defaultText: "the Temporal SDK's, from the heap limit (about 2,300 with a 4 GB heap)",
+      defaultText: "the Temporal SDK's, from the heap limit (about 2,400 with a 4 GB heap)",
       description:
         'workflows a worker keeps in memory between their tasks, about half a MB each; an evicted one is replayed from its history at its ' +
         'next task. Fewer save memory and cost throughput under load (docs/performance.md)',
