@@ -1,6 +1,7 @@
 // Confirming guest signatures in batches (core/guest-signatures/confirm.ts and confirm-batcher.ts)
 // through the signature batcher, against the real database: many confirmations in one batch each
-// become a signature and are marked confirmed together; the same link clicked twice at once signs
+// become a signature and are marked confirmed together, announced and counted toward milestones like
+// any signature; the same link clicked twice at once signs
 // once; a bad, expired or suspended link in a batch gets its own answer and the others still sign.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
@@ -55,6 +56,20 @@ describe('confirming guest signatures (core/guest-signatures/confirm.ts)', funct
     const { petitionId, references } = await pendingGuests(6);
     expect(await confirmTogether(references)).to.deep.equal(references.map(() => 'signed'));
     expect(await tally(petitionId)).to.deep.equal({ counted: 6, signatures: 6, confirmed: 6, linked: 6 });
+  });
+
+  it('announces each confirmed signature and claims the milestone the tenth reaches, as API signatures do', async () => {
+    const { db } = testEnvironment();
+    const { petitionId, references } = await pendingGuests(10);
+    expect(await confirmTogether(references)).to.deep.equal(references.map(() => 'signed'));
+    const events = await db.any(sql.type(z.object({ type: z.string(), milestone: z.number().nullable() }))`
+      SELECT type, (data->>'milestone')::int AS milestone FROM events WHERE petition_id = ${petitionId} AND type LIKE 'signature.%' ORDER BY type`);
+    expect(events.filter((event) => event.type === 'signature.created')).to.have.length(10);
+    expect(events.filter((event) => event.type === 'signature.milestone')).to.deep.equal([{ type: 'signature.milestone', milestone: 10 }]);
+    const claimed = await db.any(sql.type(z.object({ threshold: z.number(), guest: z.boolean() }))`
+      SELECT m.threshold::int AS threshold, EXISTS (SELECT 1 FROM guest_signatures g WHERE g.signature_id = m.signature_id) AS guest
+      FROM petition_milestones m WHERE m.petition_id = ${petitionId}`);
+    expect(claimed).to.deep.equal([{ threshold: 10, guest: true }]);
   });
 
   it('signs once when the same link is clicked twice at once, and tells the second click it is confirmed', async () => {
