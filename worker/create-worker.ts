@@ -57,7 +57,8 @@ export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> 
     // a MB each (the bench's worker held 1.5 GB after a spike had signalled thousands of petition
     // workflows). Bounding it saves that memory, but under load every task of an evicted workflow
     // replays its history: at 250 the bench's webhook deliveries fell tenfold (docs/performance.md).
-    ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
+    // Undefined leaves the SDK's default (it reads the option with ??).
+    maxCachedWorkflows: options.maxCachedWorkflows,
     ...options.observability,
   });
 }
