@@ -5,6 +5,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { hourDecayWeight } from '../petitions/rankings.ts';
 
 const Folded = z.object({ folded: z.number(), last_queue_id: z.number().nullable() });
 
@@ -18,9 +19,12 @@ export async function foldSignatureBatch(db: CommonQueryMethods, batchSize: numb
     ), dated AS (
       SELECT batch.*, (signed_at AT TIME ZONE 'UTC')::date AS day FROM batch
     ), hourly AS (
-      INSERT INTO petition_signatures_hourly AS rollup (petition_id, hour, signatures)
-      SELECT petition_id, date_trunc('hour', signed_at), sum(delta) FROM batch GROUP BY 1, 2
-      ON CONFLICT ON CONSTRAINT petition_signatures_hourly_pkey DO UPDATE SET signatures = rollup.signatures + EXCLUDED.signatures
+      -- decay_weight: what the hour's signatures weigh in trending (core/petitions/rankings.ts, migration 0035).
+      INSERT INTO petition_signatures_hourly AS rollup (petition_id, hour, signatures, decay_weight)
+      SELECT petition_id, date_trunc('hour', signed_at), sum(delta), sum(delta * ${hourDecayWeight(sql.fragment`signed_at`)})
+      FROM batch GROUP BY 1, 2
+      ON CONFLICT ON CONSTRAINT petition_signatures_hourly_pkey
+      DO UPDATE SET signatures = rollup.signatures + EXCLUDED.signatures, decay_weight = rollup.decay_weight + EXCLUDED.decay_weight
       RETURNING 1
     ), breakdown AS (
       INSERT INTO petition_signature_breakdown AS rollup (petition_id, dimension, value, context, signatures)

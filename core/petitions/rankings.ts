@@ -1,7 +1,7 @@
 // Keeps the sortable copies of popularity current: petitions.signature_count (the sum of the live
 // counter shards) and petitions.trending_score. Only petitions with recent signature activity are
 // touched, so a run costs what the last minutes brought, not the size of the database.
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { sql } from '../../db/sql.ts';
 
 // Trending: each signature of the last 7 days weighs e^(-age / 24 h).
@@ -13,6 +13,14 @@ const TRENDING_DECAY_SECONDS = 86_400;
 // At 1%, decay alone rewrites a petition about every 14 minutes, and a new signature on a small
 // petition still shows at once.
 const TRENDING_TOLERANCE = 0.01;
+
+/**
+ * A signature's weight relative to the start of its hour, e^((signedAt - hour) / 24 h): the hourly
+ * rollup sums it (decay_weight, migration 0035), so that e^(-age / 24 h) of every signature of an hour
+ * is that sum times e^(-(now - hour) / 24 h), read from one row instead of one per signature.
+ */
+export const hourDecayWeight = (signedAt: FragmentSqlToken) =>
+  sql.fragment`exp(extract(epoch FROM ${signedAt} - date_trunc('hour', ${signedAt})) / ${TRENDING_DECAY_SECONDS})`;
 
 // Both statements answer only how many rows they changed (the command tag's count): returning the
 // changed ids brought every one of them into the worker, tens of thousands a minute once many petitions
@@ -38,14 +46,20 @@ export async function rollUpSignatureCounts(db: CommonQueryMethods, lookbackSeco
 
 /**
  * Recomputes trending scores of petitions signed in the window, and lets the others fall to zero;
- * writes only scores that moved by more than TRENDING_TOLERANCE.
+ * writes only scores that moved by more than TRENDING_TOLERANCE. The folded signatures are read
+ * from the hourly rollup (the hour straddling the window's start counts whole), the ones still
+ * queued for the fold one by one, so a refresh costs hours and the last minute, not a week of rows.
  */
 export async function refreshTrendingScores(db: CommonQueryMethods): Promise<number> {
   const result = await db.query(sql.typeAlias('void')`
-    WITH recent AS (
-      SELECT petition_id, sum(exp(-extract(epoch FROM now() - created_at) / ${TRENDING_DECAY_SECONDS})) AS score
-      FROM signatures WHERE created_at > now() - ${TRENDING_WINDOW}::interval
-      GROUP BY petition_id
+    WITH weighed AS (
+      SELECT petition_id, decay_weight * exp(-extract(epoch FROM now() - hour) / ${TRENDING_DECAY_SECONDS}) AS score
+      FROM petition_signatures_hourly WHERE hour > now() - ${TRENDING_WINDOW}::interval - interval '1 hour'
+      UNION ALL
+      SELECT petition_id, delta * exp(-extract(epoch FROM now() - signed_at) / ${TRENDING_DECAY_SECONDS})
+      FROM signature_rollup_queue WHERE signed_at > now() - ${TRENDING_WINDOW}::interval
+    ), recent AS (
+      SELECT petition_id, greatest(sum(score), 0) AS score FROM weighed GROUP BY petition_id
     ), affected AS (
       SELECT id FROM petitions WHERE trending_score > 0
       UNION SELECT petition_id FROM recent

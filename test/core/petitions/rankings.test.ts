@@ -1,10 +1,13 @@
 // The rankings schedule's trending refresh: each signature of the last 7 days weighs e^(-age / 24 h),
 // a score is rewritten once it is more than 1% off, and a petition nobody signed for 7 days falls to 0.
+// The same score whether the signatures are still queued for the analytics fold or already folded
+// into the hourly rollup the refresh reads.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../../db/sql.ts';
 import { refreshTrendingScores } from '../../../core/petitions/rankings.ts';
+import { foldSignatureBatch } from '../../../core/analytics/fold.ts';
 import { testEnvironment } from '../../support/environment.ts';
 import { insertUserRow } from '../../support/rows.ts';
 
@@ -22,6 +25,9 @@ describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
       INSERT INTO signatures (petition_id, user_id, created_at)
       VALUES (${petitionId}, ${await insertUserRow('rankings')}, ${new Date(Date.now() - ageMs).toISOString()}::timestamptz)`);
   };
+  const foldEverything = async () => {
+    while ((await foldSignatureBatch(testEnvironment().db, 1000)) > 0);
+  };
   const scoreOf = (petitionId: string) =>
     testEnvironment().db.oneFirst(sql.type(z.object({ trending_score: z.number() }))`
     SELECT trending_score FROM petitions WHERE id = ${petitionId}`);
@@ -33,6 +39,31 @@ describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
     await signAgo(petition, 8 * 24 * HOUR_MS);
     await refreshTrendingScores(testEnvironment().db);
     expect(await scoreOf(petition)).to.be.closeTo(1 + Math.exp(-1), 0.001);
+  });
+
+  it('gives the same score once the signatures are folded into the hourly rollup', async () => {
+    const petition = await insertPetition(0);
+    const ages = [0, 5 * 60_000, 90 * 60_000, 24 * HOUR_MS, 6.5 * 24 * HOUR_MS, 8 * 24 * HOUR_MS];
+    for (const age of ages) await signAgo(petition, age);
+    await foldEverything();
+    await refreshTrendingScores(testEnvironment().db);
+    const expected = ages.filter((age) => age < 7 * 24 * HOUR_MS).reduce((sum, age) => sum + Math.exp(-age / (24 * HOUR_MS)), 0);
+    expect(await scoreOf(petition)).to.be.closeTo(expected, 0.001);
+  });
+
+  it('takes a removed signature out of the score, folded or not', async () => {
+    const petition = await insertPetition(0);
+    await signAgo(petition, 0);
+    await signAgo(petition, 2 * HOUR_MS);
+    await foldEverything();
+    await testEnvironment().db.query(sql.typeAlias('void')`
+      DELETE FROM signatures WHERE petition_id = ${petition} AND created_at < now() - interval '1 hour'`);
+    await refreshTrendingScores(testEnvironment().db);
+    expect(await scoreOf(petition), 'removal still queued').to.be.closeTo(1, 0.001);
+    await foldEverything();
+    await testEnvironment().db.query(sql.typeAlias('void')`UPDATE petitions SET trending_score = 5 WHERE id = ${petition}`);
+    await refreshTrendingScores(testEnvironment().db);
+    expect(await scoreOf(petition), 'removal folded').to.be.closeTo(1, 0.001);
   });
 
   it('leaves a score alone while it is within 1% of the truth', async () => {

@@ -1,0 +1,71 @@
+// Migration 0035 gives the hourly rollup each hour's trending weight. Its backfill runs on a database
+// whose rollup already holds folded hours while other signatures wait in the fold's queue: after it,
+// and after the queue is folded by the new fold, every petition's score must be what the old rule
+// (one term per signature of the last 7 days) gave. Run inside a transaction that is rolled back, on
+// the state before the migration (every decay_weight 0), so the shared database is left as it was.
+import { readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { z } from 'zod';
+import { sql } from '../../../db/sql.ts';
+import { MIGRATIONS_DIR } from '../../../db/migrate.ts';
+import { foldSignatureBatch } from '../../../core/analytics/fold.ts';
+import { refreshTrendingScores } from '../../../core/petitions/rankings.ts';
+import { testEnvironment } from '../../support/environment.ts';
+import { insertUserRow } from '../../support/rows.ts';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** The migration's backfill statement, as it is in the file (a template of one part: its text has no values). */
+async function backfillStatement() {
+  const text = await readFile(`${MIGRATIONS_DIR}0035_trending_from_hourly_rollup.sql`, 'utf8');
+  const start = text.indexOf('UPDATE petition_signatures_hourly');
+  const statement = text.slice(start, text.indexOf(';', start));
+  return sql.unsafe(Object.assign([statement], { raw: Object.freeze([statement]) }) as unknown as TemplateStringsArray);
+}
+
+describe('migration 0035: the hourly rollup’s trending weights, backfilled', () => {
+  it('gives every petition the score of its signatures of the last 7 days, folded, queued or removed', async () => {
+    const { db } = testEnvironment();
+    const backfill = await backfillStatement();
+    const petitionId = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
+      INSERT INTO petitions (slug, title, description, creator_id, status)
+      VALUES (${`backfill-${randomUUID()}`}, 'Backfill test', 'A petition of the trending backfill test, long enough.',
+        ${await insertUserRow('backfill')}, 'active')
+      RETURNING id`);
+    const sign = async (ageMs: number) =>
+      db.query(sql.typeAlias('void')`
+        INSERT INTO signatures (petition_id, user_id, created_at)
+        VALUES (${petitionId}, ${await insertUserRow('backfill')}, ${new Date(Date.now() - ageMs).toISOString()}::timestamptz)`);
+    const foldAll = async (connection: Parameters<typeof foldSignatureBatch>[0]) => {
+      while ((await foldSignatureBatch(connection, 1000)) > 0);
+    };
+
+    // Folded before the migration: two hours ago, a day ago, 8 days ago (outside the window), and one that will be removed.
+    for (const age of [2 * HOUR_MS, DAY_MS, 8 * DAY_MS, 3 * HOUR_MS]) await sign(age);
+    await foldAll(db);
+    // Still queued when the migration runs: one now, one in an hour already folded, and the removal.
+    await sign(0);
+    await sign(DAY_MS + 60_000);
+    await db.query(sql.typeAlias('void')`
+      DELETE FROM signatures WHERE petition_id = ${petitionId} AND created_at < now() - interval '150 minutes' AND created_at > now() - interval '4 hours'`);
+
+    await db
+      .transaction(async (tx) => {
+        await tx.query(sql.typeAlias('void')`UPDATE petition_signatures_hourly SET decay_weight = 0`);
+        await tx.query(backfill);
+        await foldAll(tx);
+        await refreshTrendingScores(tx);
+        const score = await tx.oneFirst(sql.type(z.object({ trending_score: z.number() }))`SELECT trending_score FROM petitions WHERE id = ${petitionId}`);
+        const expected = [2 * HOUR_MS, DAY_MS, 0, DAY_MS + 60_000].reduce((sum, age) => sum + Math.exp(-age / DAY_MS), 0);
+        expect(score).to.be.closeTo(expected, 0.001);
+        throw new RolledBack();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof RolledBack)) throw error;
+      });
+  });
+});
+
+class RolledBack extends Error {}
