@@ -19,6 +19,15 @@ export function createNotificationActivities({ db }: { db: DatabasePool }) {
     async notifyMilestoneAdmins({ petitionId, threshold }: { petitionId: string; threshold: number }): Promise<number> {
       return notifyOrganizationAdminsOfMilestone(db, petitionId, threshold);
     },
+
+    /**
+     * Both of a crossing's steps in one local activity (workflows/petition-milestones.ts): tells the
+     * admins, then answers whether any signer listens for milestones. Safe to repeat, as each step is.
+     */
+    async announceMilestone({ petitionId, threshold }: { petitionId: string; threshold: number }): Promise<{ signersListening: boolean }> {
+      await notifyOrganizationAdminsOfMilestone(db, petitionId, threshold);
+      return { signersListening: await hasMilestoneSubscribers(db, petitionId) };
+    },
   };
 }
 

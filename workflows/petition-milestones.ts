@@ -6,17 +6,30 @@
 // Behind patched(): histories recorded before this change never carry the signal and replay as before.
 // Since SKIP_UNHEARD_PATCH, a crossing no signer opted in to hear about (most of them) starts no
 // fan-out workflow: a spike spread over thousands of petitions crosses thousands of milestones.
-import { defineSignal, patched, proxyActivities, setHandler, startChild, type ParentClosePolicy } from '@temporalio/workflow';
+// Since ONE_LOCAL_ACTIVITY_PATCH, both steps of a crossing run as one local activity: two activity
+// tasks cost the Temporal server two schedule/start/complete round trips and the workflow two more
+// tasks per crossing, and a spread spike's crossings kept the server busy into the rows that followed.
+import { defineSignal, patched, proxyActivities, proxyLocalActivities, setHandler, startChild, type ParentClosePolicy } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications.ts';
 import { notifyPetitionSigners } from './signer-notifications.ts';
 
-const { notifyMilestoneAdmins, petitionHasMilestoneSubscribers } = proxyActivities<NotificationActivities>({
+const activityOptions = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+} as const;
+const { notifyMilestoneAdmins, petitionHasMilestoneSubscribers } = proxyActivities<NotificationActivities>(activityOptions);
+const { announceMilestone } = proxyLocalActivities<NotificationActivities>(activityOptions);
 
 export const MILESTONE_NOTIFICATIONS_PATCH = 'milestone-notifications';
 export const SKIP_UNHEARD_PATCH = 'milestone-skip-unheard-fan-out';
+export const ONE_LOCAL_ACTIVITY_PATCH = 'milestone-one-local-activity';
+
+/** Tells the admins; answers whether a signer fan-out is wanted. Histories of each patch replay their own steps. */
+async function announce(petitionId: string, threshold: number): Promise<boolean> {
+  if (patched(ONE_LOCAL_ACTIVITY_PATCH)) return (await announceMilestone({ petitionId, threshold })).signersListening;
+  await notifyMilestoneAdmins({ petitionId, threshold });
+  return !patched(SKIP_UNHEARD_PATCH) || (await petitionHasMilestoneSubscribers({ petitionId }));
+}
 
 export type MilestoneCrossing = { threshold: number; title: string };
 export const milestoneReachedSignal = defineSignal<[MilestoneCrossing]>('milestoneReached');
@@ -32,8 +45,7 @@ export function handleMilestoneCrossings(petitionId: string, followUp: FollowUpO
   setHandler(milestoneReachedSignal, async ({ threshold, title }) => {
     if (!patched(MILESTONE_NOTIFICATIONS_PATCH) || handled.has(threshold)) return;
     handled.add(threshold);
-    await notifyMilestoneAdmins({ petitionId, threshold });
-    if (patched(SKIP_UNHEARD_PATCH) && !(await petitionHasMilestoneSubscribers({ petitionId }))) return;
+    if (!(await announce(petitionId, threshold))) return;
     await startChild(notifyPetitionSigners, {
       ...followUp(`signer-notifications-milestone-${petitionId}-${threshold}`, `Tell the signers of “${title}” it reached ${threshold} signatures`),
       args: [

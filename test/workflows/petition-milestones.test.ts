@@ -95,7 +95,7 @@ describe('milestone notifications through the petition workflow', function () {
     for (const signatureId of signatureIds) expect(recorded).not.to.include(signatureId);
     expect((await call(`/v1/petitions/${petition.id}/close`, creator.token, { method: 'POST' })).status).to.equal(200);
     await handle.result();
-    await captureHistory('petition-lifecycle-milestones-asking-for-subscribers', handle);
+    await captureHistory('petition-lifecycle-milestones-announced-locally', handle);
   });
 
   it('starts no signer fan-out for a crossing no signer opted in to hear about', async () => {
@@ -105,14 +105,13 @@ describe('milestone notifications through the petition workflow', function () {
 
     const { client } = testEnvironment().temporal;
     const handle = client.workflow.getHandle(petitionWorkflowId(petition.id));
-    // The crossing was handled once the workflow has scheduled and completed its activities for it.
+    // The crossing was handled once the workflow has recorded the local activity that announced it.
     await eventually(
       async () => {
         const events = (await handle.fetchHistory().catch(() => undefined))?.events ?? [];
         const signalled = events.some((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'milestoneReached');
-        const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes).length;
-        const completed = events.filter((event) => event.activityTaskCompletedEventAttributes).length;
-        return signalled && scheduled >= 2 && completed === scheduled ? true : undefined;
+        const announced = events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+        return signalled && announced ? true : undefined;
       },
       60_000,
       'the milestone crossing handled by the petition workflow',
@@ -131,6 +130,6 @@ describe('milestone notifications through the petition workflow', function () {
 
     expect((await call(`/v1/petitions/${petition.id}/close`, creator.token, { method: 'POST' })).status).to.equal(200);
     await handle.result();
-    await captureHistory('petition-lifecycle-milestone-nobody-subscribed', handle);
+    await captureHistory('petition-lifecycle-milestone-nobody-subscribed-announced-locally', handle);
   });
 });
