@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { invalidField, NotFound } from '../errors/domain-error.ts';
 import { PUBLICLY_LISTED } from '../search/publicly-listed.ts';
+import { trendingScoreNow } from '../petitions/rankings.ts';
 import { breakdownFor } from './breakdown.ts';
 import { MAX_RANGE_DAYS } from './petition-analytics.ts';
 
@@ -56,7 +57,8 @@ export async function platformStats(db: CommonQueryMethods, query: StatsQuery) {
   `);
   const trending = await db.any(sql.type(Trending)`
     SELECT p.id, p.slug, p.title,
-      COALESCE((SELECT sum(sc.count) FROM signature_counters sc WHERE sc.petition_id = p.id), 0)::bigint AS signature_count, p.trending_score
+      COALESCE((SELECT sum(sc.count) FROM signature_counters sc WHERE sc.petition_id = p.id), 0)::bigint AS signature_count,
+      ${trendingScoreNow(sql.fragment`p.trending_score`)} AS trending_score
     FROM petitions p WHERE ${PUBLICLY_LISTED} AND p.trending_score > 0 ${onlyPetition}
     ORDER BY p.trending_score DESC, p.id DESC LIMIT ${query.limit}
   `);

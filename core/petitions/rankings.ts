@@ -7,12 +7,20 @@ import { sql } from '../../db/sql.ts';
 // Trending: each signature of the last 7 days weighs e^(-age / 24 h).
 const TRENDING_WINDOW = '7 days';
 const TRENDING_DECAY_SECONDS = 86_400;
-// A stored score is rewritten only once it is more than 1% off. Decay alone multiplies every score by
-// the same factor, so it never reorders petitions; rewriting each decaying score every minute left
-// tens of thousands of dead rows (and GIN pending entries) a minute for search and lists to step over.
-// At 1%, decay alone rewrites a petition about every 14 minutes, and a new signature on a small
-// petition still shows at once.
+// petitions.trending_score stores the score in forward-decay form: ln(score) + (now - epoch) / 24 h,
+// which is ln of the sum of e^((signed_at - epoch) / 24 h) and so does not change while the score
+// decays; 0 means no signature in the window (any signature after the epoch makes it positive).
+// Decay scales every score alike and never reorders petitions, so the stored form sorts as the
+// scores do; stored as the score itself, every score had to be rewritten as it decayed (thousands
+// of petition rows and their index entries every quarter of an hour). Now a row is rewritten only
+// when its own signatures move it by more than TRENDING_TOLERANCE.
+const TRENDING_EPOCH = '2026-01-01T00:00:00Z';
 const TRENDING_TOLERANCE = 0.01;
+const daysSinceEpoch = sql.fragment`(extract(epoch FROM now() - ${TRENDING_EPOCH}::timestamptz) / ${TRENDING_DECAY_SECONDS})`;
+
+/** The trending score now (each signature of the last 7 days weighing e^(-age / 24 h)) of a stored petitions.trending_score. */
+export const trendingScoreNow = (stored: FragmentSqlToken) =>
+  sql.fragment`(CASE WHEN ${stored} > 0 THEN exp(${stored} - ${daysSinceEpoch}) ELSE 0 END)::float8`;
 
 /**
  * A signature's weight relative to the start of its hour, e^((signedAt - hour) / 24 h): the hourly
@@ -45,10 +53,11 @@ export async function rollUpSignatureCounts(db: CommonQueryMethods, lookbackSeco
 }
 
 /**
- * Recomputes trending scores of petitions signed in the window, and lets the others fall to zero;
- * writes only scores that moved by more than TRENDING_TOLERANCE. The folded signatures are read
- * from the hourly rollup (the hour straddling the window's start counts whole), the ones still
- * queued for the fold one by one, so a refresh costs hours and the last minute, not a week of rows.
+ * Recomputes the trending scores of petitions signed in the window and lets the others fall to zero;
+ * writes only scores that moved by more than TRENDING_TOLERANCE (in forward-decay form, decay alone
+ * moves none). The folded signatures are read from the hourly rollup (the hour straddling the
+ * window's start counts whole), the ones still queued for the fold one by one, so a refresh costs
+ * hours and the last minute, not a week of rows.
  */
 export async function refreshTrendingScores(db: CommonQueryMethods): Promise<number> {
   const result = await db.query(sql.typeAlias('void')`
@@ -59,15 +68,16 @@ export async function refreshTrendingScores(db: CommonQueryMethods): Promise<num
       SELECT petition_id, delta * exp(-extract(epoch FROM now() - signed_at) / ${TRENDING_DECAY_SECONDS})
       FROM signature_rollup_queue WHERE signed_at > now() - ${TRENDING_WINDOW}::interval
     ), recent AS (
-      SELECT petition_id, greatest(sum(score), 0) AS score FROM weighed GROUP BY petition_id
+      -- A sum left a hair above 0 by removed signatures' rounding is no signature.
+      SELECT petition_id, CASE WHEN sum(score) > 1e-9 THEN ln(sum(score)) + ${daysSinceEpoch} ELSE 0 END AS stored
+      FROM weighed GROUP BY petition_id
     ), affected AS (
       SELECT id FROM petitions WHERE trending_score > 0
       UNION SELECT petition_id FROM recent
     )
-    UPDATE petitions p SET trending_score = COALESCE(recent.score, 0)
+    UPDATE petitions p SET trending_score = COALESCE(recent.stored, 0)
     FROM affected LEFT JOIN recent ON recent.petition_id = affected.id
-    WHERE p.id = affected.id
-      AND abs(p.trending_score - COALESCE(recent.score, 0)) > ${TRENDING_TOLERANCE} * greatest(p.trending_score, COALESCE(recent.score, 0))
+    WHERE p.id = affected.id AND abs(p.trending_score - COALESCE(recent.stored, 0)) > ln(1 + ${TRENDING_TOLERANCE}::float8)
   `);
   return result.rowCount;
 }

@@ -1,7 +1,8 @@
 // The rankings schedule's trending refresh: each signature of the last 7 days weighs e^(-age / 24 h),
 // a score is rewritten once it is more than 1% off, and a petition nobody signed for 7 days falls to 0.
 // The same score whether the signatures are still queued for the analytics fold or already folded
-// into the hourly rollup the refresh reads.
+// into the hourly rollup the refresh reads. The score is stored in forward-decay form, ln(score) +
+// days since 2026-01-01 (0: none), which does not move as the score decays.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
@@ -12,42 +13,58 @@ import { testEnvironment } from '../../support/environment.ts';
 import { insertUserRow } from '../../support/rows.ts';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const EPOCH_MS = Date.parse('2026-01-01T00:00:00Z');
+const storedForm = (score: number) => (score > 0 ? Math.log(score) + (Date.now() - EPOCH_MS) / DAY_MS : 0);
+const scoreNow = (stored: number) => (stored > 0 ? Math.exp(stored - (Date.now() - EPOCH_MS) / DAY_MS) : 0);
 
 describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
   const insertPetition = async (trendingScore: number) =>
     testEnvironment().db.oneFirst(sql.type(z.object({ id: z.string() }))`
     INSERT INTO petitions (slug, title, description, creator_id, status, trending_score)
     VALUES (${`rankings-${randomUUID()}`}, 'Rankings test', 'A petition of the trending refresh test, long enough for the check.',
-      ${await insertUserRow('rankings')}, 'active', ${trendingScore})
+      ${await insertUserRow('rankings')}, 'active', ${storedForm(trendingScore)})
     RETURNING id`);
+  /** Signs `ageMs` ago; answers when. */
   const signAgo = async (petitionId: string, ageMs: number) => {
+    const signedAt = Date.now() - ageMs;
     await testEnvironment().db.query(sql.typeAlias('void')`
       INSERT INTO signatures (petition_id, user_id, created_at)
-      VALUES (${petitionId}, ${await insertUserRow('rankings')}, ${new Date(Date.now() - ageMs).toISOString()}::timestamptz)`);
+      VALUES (${petitionId}, ${await insertUserRow('rankings')}, ${new Date(signedAt).toISOString()}::timestamptz)`);
+    return signedAt;
   };
   const foldEverything = async () => {
     while ((await foldSignatureBatch(testEnvironment().db, 1000)) > 0);
   };
-  const scoreOf = (petitionId: string) =>
+  const storedOf = (petitionId: string) =>
     testEnvironment().db.oneFirst(sql.type(z.object({ trending_score: z.number() }))`
     SELECT trending_score FROM petitions WHERE id = ${petitionId}`);
+  const scoreOf = async (petitionId: string) => scoreNow(await storedOf(petitionId));
 
   it('writes e^(-age / 24 h) summed over the signatures of the last 7 days, and nothing older', async () => {
     const petition = await insertPetition(0);
     await signAgo(petition, 0);
-    await signAgo(petition, 24 * HOUR_MS);
-    await signAgo(petition, 8 * 24 * HOUR_MS);
+    await signAgo(petition, DAY_MS);
+    await signAgo(petition, 8 * DAY_MS);
     await refreshTrendingScores(testEnvironment().db);
     expect(await scoreOf(petition)).to.be.closeTo(1 + Math.exp(-1), 0.001);
   });
 
+  it('stores a form that stays put as the score decays: ln of the sum of e^((signed_at - epoch) / 24 h)', async () => {
+    const petition = await insertPetition(0);
+    const signedAt = [await signAgo(petition, 0), await signAgo(petition, 30 * HOUR_MS), await signAgo(petition, 3 * DAY_MS)];
+    await refreshTrendingScores(testEnvironment().db);
+    const expected = Math.log(signedAt.reduce((sum, at) => sum + Math.exp((at - EPOCH_MS) / DAY_MS), 0));
+    expect(await storedOf(petition)).to.be.closeTo(expected, 1e-6);
+  });
+
   it('gives the same score once the signatures are folded into the hourly rollup', async () => {
     const petition = await insertPetition(0);
-    const ages = [0, 5 * 60_000, 90 * 60_000, 24 * HOUR_MS, 6.5 * 24 * HOUR_MS, 8 * 24 * HOUR_MS];
+    const ages = [0, 5 * 60_000, 90 * 60_000, DAY_MS, 6.5 * DAY_MS, 8 * DAY_MS];
     for (const age of ages) await signAgo(petition, age);
     await foldEverything();
     await refreshTrendingScores(testEnvironment().db);
-    const expected = ages.filter((age) => age < 7 * 24 * HOUR_MS).reduce((sum, age) => sum + Math.exp(-age / (24 * HOUR_MS)), 0);
+    const expected = ages.filter((age) => age < 7 * DAY_MS).reduce((sum, age) => sum + Math.exp(-age / DAY_MS), 0);
     expect(await scoreOf(petition)).to.be.closeTo(expected, 0.001);
   });
 
@@ -61,7 +78,7 @@ describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
     await refreshTrendingScores(testEnvironment().db);
     expect(await scoreOf(petition), 'removal still queued').to.be.closeTo(1, 0.001);
     await foldEverything();
-    await testEnvironment().db.query(sql.typeAlias('void')`UPDATE petitions SET trending_score = 5 WHERE id = ${petition}`);
+    await testEnvironment().db.query(sql.typeAlias('void')`UPDATE petitions SET trending_score = ${storedForm(5)} WHERE id = ${petition}`);
     await refreshTrendingScores(testEnvironment().db);
     expect(await scoreOf(petition), 'removal folded').to.be.closeTo(1, 0.001);
   });
@@ -69,10 +86,11 @@ describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
   it('leaves a score alone while it is within 1% of the truth', async () => {
     // The truth is 2 (two signatures of this instant); 2.01 is 0.5% off.
     const petition = await insertPetition(2.01);
+    const storedAtStart = await storedOf(petition);
     await signAgo(petition, 0);
     await signAgo(petition, 0);
     await refreshTrendingScores(testEnvironment().db);
-    expect(await scoreOf(petition)).to.equal(2.01);
+    expect(await storedOf(petition)).to.equal(storedAtStart);
   });
 
   it('rewrites a score once it is more than 1% off', async () => {
@@ -85,8 +103,8 @@ describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
 
   it('lets a petition with no signature in the last 7 days fall to 0', async () => {
     const petition = await insertPetition(0.0001);
-    await signAgo(petition, 8 * 24 * HOUR_MS);
+    await signAgo(petition, 8 * DAY_MS);
     await refreshTrendingScores(testEnvironment().db);
-    expect(await scoreOf(petition)).to.equal(0);
+    expect(await storedOf(petition)).to.equal(0);
   });
 });

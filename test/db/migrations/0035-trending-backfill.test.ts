@@ -57,7 +57,9 @@ describe('migration 0035: the hourly rollup’s trending weights, backfilled', (
         await tx.query(backfill);
         await foldAll(tx);
         await refreshTrendingScores(tx);
-        const score = await tx.oneFirst(sql.type(z.object({ trending_score: z.number() }))`SELECT trending_score FROM petitions WHERE id = ${petitionId}`);
+        const stored = await tx.oneFirst(sql.type(z.object({ trending_score: z.number() }))`SELECT trending_score FROM petitions WHERE id = ${petitionId}`);
+        // Stored in forward-decay form since migration 0036: ln(score) + days since 2026-01-01.
+        const score = Math.exp(stored - (Date.now() - Date.parse('2026-01-01T00:00:00Z')) / DAY_MS);
         const expected = [2 * HOUR_MS, DAY_MS, 0, DAY_MS + 60_000].reduce((sum, age) => sum + Math.exp(-age / DAY_MS), 0);
         expect(score).to.be.closeTo(expected, 0.001);
         throw new RolledBack();
