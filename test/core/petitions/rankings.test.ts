@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../../db/sql.ts';
-import { refreshTrendingScores } from '../../../core/petitions/rankings.ts';
+import { refreshTrendingScores, rollUpSignatureCounts } from '../../../core/petitions/rankings.ts';
 import { foldSignatureBatch } from '../../../core/analytics/fold.ts';
 import { testEnvironment } from '../../support/environment.ts';
 import { insertUserRow } from '../../support/rows.ts';
@@ -106,5 +106,24 @@ describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
     await signAgo(petition, 8 * DAY_MS);
     await refreshTrendingScores(testEnvironment().db);
     expect(await storedOf(petition)).to.equal(0);
+  });
+
+  it('is written by the count roll-up, in the same row version, for the petitions whose count it rolls up', async () => {
+    const { db } = testEnvironment();
+    const petition = await insertPetition(0);
+    for (const age of [0, DAY_MS, 8 * DAY_MS]) await signAgo(petition, age);
+    // What signing leaves beside the rows (core/signatures): a counter shard and a signature event,
+    // already dispatched so that no outbox dispatcher of another test acts on it.
+    await db.query(sql.typeAlias('void')`INSERT INTO signature_counters (petition_id, shard, count) VALUES (${petition}, 0, 3)`);
+    await db.query(sql.typeAlias('void')`
+      INSERT INTO events (type, actor_type, petition_id, data, dispatched_at) VALUES ('signature.created', 'system', ${petition}, '{}', now())`);
+    const versionOf = () => db.oneFirst(sql.type(z.object({ version: z.string() }))`SELECT xmin::text AS version FROM petitions WHERE id = ${petition}`);
+
+    await rollUpSignatureCounts(db, 180);
+    const rolledUp = await versionOf();
+    expect(await db.oneFirst(sql.type(z.object({ signature_count: z.number() }))`SELECT signature_count FROM petitions WHERE id = ${petition}`)).to.equal(3);
+    expect(await scoreOf(petition)).to.be.closeTo(1 + Math.exp(-1), 0.001);
+    await refreshTrendingScores(db);
+    expect(await versionOf(), 'the trending refresh found the score current').to.equal(rolledUp);
   });
 });
