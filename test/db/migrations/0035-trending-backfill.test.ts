@@ -3,32 +3,23 @@
 // and after the queue is folded by the new fold, every petition's score must be what the old rule
 // (one term per signature of the last 7 days) gave. Run inside a transaction that is rolled back, on
 // the state before the migration (every decay_weight 0), so the shared database is left as it was.
-import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../../db/sql.ts';
-import { MIGRATIONS_DIR } from '../../../db/migrate.ts';
 import { foldSignatureBatch } from '../../../core/analytics/fold.ts';
 import { refreshTrendingScores } from '../../../core/petitions/rankings.ts';
 import { testEnvironment } from '../../support/environment.ts';
 import { insertUserRow } from '../../support/rows.ts';
+import { inRolledBackTransaction, migrationStatement } from '../../support/migration-statements.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** The migration's backfill statement, as it is in the file (a template of one part: its text has no values). */
-async function backfillStatement() {
-  const text = await readFile(`${MIGRATIONS_DIR}0035_trending_from_hourly_rollup.sql`, 'utf8');
-  const start = text.indexOf('UPDATE petition_signatures_hourly');
-  const statement = text.slice(start, text.indexOf(';', start));
-  return sql.unsafe(Object.assign([statement], { raw: Object.freeze([statement]) }) as unknown as TemplateStringsArray);
-}
-
 describe('migration 0035: the hourly rollup’s trending weights, backfilled', () => {
   it('gives every petition the score of its signatures of the last 7 days, folded, queued or removed', async () => {
     const { db } = testEnvironment();
-    const backfill = await backfillStatement();
+    const backfill = await migrationStatement('0035_trending_from_hourly_rollup.sql', 'UPDATE petition_signatures_hourly');
     const petitionId = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
       INSERT INTO petitions (slug, title, description, creator_id, status)
       VALUES (${`backfill-${randomUUID()}`}, 'Backfill test', 'A petition of the trending backfill test, long enough.',
@@ -51,23 +42,16 @@ describe('migration 0035: the hourly rollup’s trending weights, backfilled', (
     await db.query(sql.typeAlias('void')`
       DELETE FROM signatures WHERE petition_id = ${petitionId} AND created_at < now() - interval '150 minutes' AND created_at > now() - interval '4 hours'`);
 
-    await db
-      .transaction(async (tx) => {
-        await tx.query(sql.typeAlias('void')`UPDATE petition_signatures_hourly SET decay_weight = 0`);
-        await tx.query(backfill);
-        await foldAll(tx);
-        await refreshTrendingScores(tx);
-        const stored = await tx.oneFirst(sql.type(z.object({ trending_score: z.number() }))`SELECT trending_score FROM petitions WHERE id = ${petitionId}`);
-        // Stored in forward-decay form since migration 0036: ln(score) + days since 2026-01-01.
-        const score = Math.exp(stored - (Date.now() - Date.parse('2026-01-01T00:00:00Z')) / DAY_MS);
-        const expected = [2 * HOUR_MS, DAY_MS, 0, DAY_MS + 60_000].reduce((sum, age) => sum + Math.exp(-age / DAY_MS), 0);
-        expect(score).to.be.closeTo(expected, 0.001);
-        throw new RolledBack();
-      })
-      .catch((error: unknown) => {
-        if (!(error instanceof RolledBack)) throw error;
-      });
+    await inRolledBackTransaction(db, async (tx) => {
+      await tx.query(sql.typeAlias('void')`UPDATE petition_signatures_hourly SET decay_weight = 0`);
+      await tx.query(backfill);
+      await foldAll(tx);
+      await refreshTrendingScores(tx);
+      const stored = await tx.oneFirst(sql.type(z.object({ trending_score: z.number() }))`SELECT trending_score FROM petitions WHERE id = ${petitionId}`);
+      // Stored in forward-decay form since migration 0036: ln(score) + days since 2026-01-01.
+      const score = Math.exp(stored - (Date.now() - Date.parse('2026-01-01T00:00:00Z')) / DAY_MS);
+      const expected = [2 * HOUR_MS, DAY_MS, 0, DAY_MS + 60_000].reduce((sum, age) => sum + Math.exp(-age / DAY_MS), 0);
+      expect(score).to.be.closeTo(expected, 0.001);
+    });
   });
 });
-
-class RolledBack extends Error {}
