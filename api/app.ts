@@ -41,6 +41,7 @@ import { createPetitionSearch } from '../core/search/search-cache.ts';
 import { createCachedPetitionAnalytics } from '../core/analytics/analytics-cache.ts';
 import { createPageViewCounter } from '../core/analytics/page-views.ts';
 import { loadOAuthSigner } from '../core/oauth/signing-key.ts';
+import { createAppAuthorizationServer } from './oauth/server/provider.ts';
 import { networkBlockKey } from '../core/signatures/network-block.ts';
 import { createBrowserSessions } from './browser/session.ts';
 import { createHttpMetricsMiddleware, createMetricsEndpoint, observeDependencies } from './http/observability.ts';
@@ -116,6 +117,16 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     readiness,
     getDocument: () => document,
     oauthSigner,
+    oauthServer: createAppAuthorizationServer({
+      db,
+      signer: oauthSigner,
+      users,
+      publicUrl: config.publicUrl,
+      lifetimes: config.identity,
+      encryptionKey: config.encryptionKey,
+      trustProxy: config.trustProxy !== false,
+      log: deps.log,
+    }),
     verifyAccessToken,
     revocations,
     loginThrottle: createLoginThrottle({ db, limit: config.loginFailureLimit }),

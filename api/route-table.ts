@@ -9,6 +9,7 @@ import type { RevocationList } from '../core/auth/revocation-list.ts';
 import type { CachedPetitionAnalytics } from '../core/analytics/analytics-cache.ts';
 import type { PageViewCounter } from '../core/analytics/page-views.ts';
 import type { OAuthSigner } from '../core/oauth/signing-key.ts';
+import type { AppAuthorizationServer } from './oauth/server/provider.ts';
 import type { AccessCodeGuard } from '../core/petitions/access-code-guard.ts';
 import type { PublicPetitionCache } from '../core/petitions/read-cache.ts';
 import type { PetitionSearch } from '../core/search/search-cache.ts';
@@ -46,8 +47,6 @@ import { createGuestSignRoutes } from './pages/guest-sign-routes.ts';
 import type { GuestFormBatcher } from '../core/guest-signatures/submit-batcher.ts';
 import type { ConfirmBatcher } from '../core/guest-signatures/confirm-batcher.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
-import { createOAuthRevocationRoutes } from './oauth/revocation-routes.ts';
-import { createOAuthIntrospectionRoutes } from './oauth/introspection-routes.ts';
 import { createDeveloperAppRoutes } from './oauth/app-routes.ts';
 import { createBrowserLoginRoutes } from './browser/login-routes.ts';
 import { createBrowserSignRoutes } from './browser/sign-routes.ts';
@@ -73,6 +72,8 @@ export type RouteServices = {
   /** The OpenAPI document, built once the routes exist (reference/routes.ts serves it). */
   getDocument: () => Record<string, unknown>;
   oauthSigner: OAuthSigner;
+  /** oidc-provider serving third-party apps (api/oauth/server/). */
+  oauthServer: AppAuthorizationServer;
   verifyAccessToken: AccessTokenVerifier;
   revocations: RevocationList;
   loginThrottle: LoginThrottle;
@@ -102,6 +103,7 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
   const { config, db, workflows, feed, networkKey, pageViews, browserSessions } = services;
   const moderation = { db, workflows };
   const rotation = { db, workflows, gracePeriodMs: config.keyGracePeriodMs };
+  const accessTokenTtlMs = config.identity.accessTokenTtlMs;
   const httpsOnly = config.nodeEnv === 'production';
   return [
     ...createHealthRoutes({ db, temporal: workflows, readiness: services.readiness }),
@@ -113,19 +115,11 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
       revocations: services.revocations,
       throttle: services.loginThrottle,
       refreshTokenTtlMs: config.identity.refreshTokenTtlMs,
+      accessTokenTtlMs,
     }),
-    ...createOAuthRoutes({
-      db,
-      signer: services.oauthSigner,
-      audience: config.publicUrl,
-      publicUrl: config.publicUrl,
-      lifetimes: config.identity,
-      browserSessions,
-    }),
-    ...createOAuthRevocationRoutes({ db, signer: services.oauthSigner }),
-    ...createOAuthIntrospectionRoutes({ db, signer: services.oauthSigner }),
-    ...createDeveloperAppRoutes(rotation),
-    ...createAppAuthorizationRoutes({ db }),
+    ...createOAuthRoutes({ db, signer: services.oauthSigner, server: services.oauthServer, publicUrl: config.publicUrl, browserSessions }),
+    ...createDeveloperAppRoutes({ ...rotation, accessTokenTtlMs }),
+    ...createAppAuthorizationRoutes({ db, accessTokenTtlMs }),
     ...createUserActivityRoutes({ db }),
     ...createUserRoutes({ db, httpsOnly }),
     ...createApiKeyRoutes(rotation),

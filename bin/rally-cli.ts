@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<void> {
   const db = await createDatabasePool(databaseUrlFor(config), { maximumPoolSize: 4 });
   try {
     if (group === 'oauth-clients') {
-      process.stdout.write(`${JSON.stringify(await runOAuthClientsCommand(db, action, rest))}\n`);
+      process.stdout.write(`${JSON.stringify(await runOAuthClientsCommand(db, action, rest, config.identity.accessTokenTtlMs))}\n`);
     } else if (command === 'users create') {
       process.stdout.write(`${JSON.stringify(await createUser(db, config, rest))}\n`);
     } else if (command === 'orgs set-tier') {

@@ -28,6 +28,9 @@ export type ActorType = (typeof ACTOR_TYPES)[number];
 export const OAUTH_SCOPES = ['read:petitions', 'write:petitions', 'read:signatures', 'write:signatures', 'read:profile', 'write:profile'] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
+/** The claim of an app access token that names its grant, refused with it when the grant ends (core/oauth/grants.ts). */
+export const GRANT_ID_CLAIM = 'grant_id';
+
 /** Outbox events, which are also the webhook event names integrators subscribe to. */
 export const EVENT_TYPES = [
   'petition.created',

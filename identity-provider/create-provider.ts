@@ -12,7 +12,7 @@ import { findIdentityAccount, prepareDummyHash } from './accounts.ts';
 import { createInteractionRoutes } from './interactions.ts';
 import { ACCESS_TOKEN_SCOPES, PASSWORD_GRANT_TYPE, SUPPORTED_SCOPES, registerPasswordGrant } from './password-grant.ts';
 import { loadOrCreateSigningKeys } from './signing-keys.ts';
-import { createPostgresAdapterFactory } from './storage-adapter.ts';
+import { createOidcStorage } from '../db/oidc-provider-storage.ts';
 
 export type IdentityProviderOptions = {
   issuer: string;
@@ -79,7 +79,7 @@ export async function createIdentityProvider(options: IdentityProviderOptions): 
   };
 
   const provider = new Provider(options.issuer, {
-    adapter: createPostgresAdapterFactory(db),
+    adapter: createOidcStorage(db, { table: 'identity_provider_records' }),
     clients: options.clients.map((client) => clientMetadata(client, options.rallyUrl)),
     jwks: { keys: signingKeys },
     findAccount,

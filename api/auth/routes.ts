@@ -10,7 +10,6 @@ import type { IdentityClient } from '../../core/auth/identity-client.ts';
 import type { LoginThrottle } from '../../core/auth/login-throttle.ts';
 import { revokeRefreshToken } from '../../core/auth/refresh-tokens.ts';
 import { revokeAppRefreshToken } from '../../core/oauth/revocation.ts';
-import { REFRESH_TOKEN_PREFIX } from '../../core/oauth/token-families.ts';
 import { logIn, refreshSession, type Session } from '../../core/auth/sessions.ts';
 import type { RevocationList } from '../../core/auth/revocation-list.ts';
 import { LoginBody, RefreshBody, RevokeBody, TokenPairEnvelope } from './schemas.ts';
@@ -22,6 +21,7 @@ export type AuthRouteDependencies = {
   revocations: RevocationList;
   throttle: LoginThrottle;
   refreshTokenTtlMs: number;
+  accessTokenTtlMs: number;
 };
 
 const tokenPair = ({ tokens, refreshToken }: Session) => ({
@@ -109,9 +109,8 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
           // An app's token names the user it acts for by id; a login's token by the provider's subject.
           const ownerId = verified?.clientId ? verified.subject : verified && (await findUserByIdentity(deps.db, verified.issuer, verified.subject))?.id;
           if (verified && ownerId === principal.userId) await deps.revocations.revoke(verified.jti, verified.expiresAt);
-        } else if (body.token.startsWith(REFRESH_TOKEN_PREFIX)) {
-          // An app's refresh token acting for the caller: its whole grant goes, as at /oauth/revoke.
-          await revokeAppRefreshToken(deps.db, body.token, { userId: principal.userId });
+        } else if (await revokeAppRefreshToken(deps.db, body.token, { userId: principal.userId, accessTokenTtlMs: deps.accessTokenTtlMs })) {
+          // An app's refresh token acting for the caller: its whole grant went, as at /oauth/revoke.
         } else if (await revokeRefreshToken(deps.db, body.token, principal.userId)) {
           await deps.identity.revoke(body.token, 'refresh_token');
         }

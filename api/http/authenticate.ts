@@ -112,7 +112,9 @@ export function createAuthenticator(deps: {
     if (credential === undefined) return undefined;
     if (looksLikeApiKey(credential)) return authenticateApiKey(credential);
     const token = await deps.verifyAccessToken(credential);
-    if (deps.revocations.isRevoked(token.jti)) throw unauthorized('The access token has been revoked.', 'token_revoked');
+    if (deps.revocations.isRevoked(token.jti) || (token.grantId !== undefined && deps.revocations.isRevoked(token.grantId))) {
+      throw unauthorized('The access token has been revoked.', 'token_revoked');
+    }
     if (token.clientId && token.subject === token.clientId) {
       // An app-only token acts for no user: the request goes on as an anonymous one (public reads),
       // and a route that needs a user refuses it (route-guard.ts).

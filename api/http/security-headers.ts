@@ -4,7 +4,7 @@
 // policy to HTML that set none, and the framing rule. Routes that send HTML with scripts or forms
 // set one of the named policies below (`htmlPolicies`); nothing else writes these headers.
 import type { Middleware } from 'koa';
-import type { RallyState } from './context.ts';
+import type { RallyContext, RallyState } from './context.ts';
 
 // What pages with forms send instead of no-referrer: still nothing to other sites.
 const FORM_PAGE_REFERRER_POLICY = 'same-origin';
@@ -86,31 +86,39 @@ const isWidget = (path: string) => path.startsWith('/embed/');
 // where Sec-Fetch-Site is not sent: plain-http origins). Other sites still get no referrer from them.
 const hasSigningForm = (path: string) => path.startsWith('/p/') || path.startsWith('/embed/p/');
 
+/**
+ * Every answer's security headers. The middleware sets them after the route; an answer another Koa
+ * app writes itself (the OAuth server, api/oauth/server/delegate.ts) gets them before it starts.
+ */
+export function applySecurityHeaders(ctx: RallyContext, https: boolean): void {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  // Pages with forms say same-origin (api/browser/pages.ts and the guest form's pages): under
+  // no-referrer a browser sends their POSTs with Origin: null, and the CSRF checks need the real one.
+  if (ctx.response.get('Referrer-Policy') !== FORM_PAGE_REFERRER_POLICY) {
+    ctx.set('Referrer-Policy', hasSigningForm(ctx.path) ? FORM_PAGE_REFERRER_POLICY : 'no-referrer');
+  }
+  if (https) ctx.set('Strict-Transport-Security', HSTS);
+  if (isHtml(ctx.response.get('Content-Type')) && !ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', htmlPolicies.static);
+  // Only the widget may be framed; nothing else, neither pages nor the API (X-Frame-Options for
+  // old browsers, CSP frame-ancestors for the rest).
+  if (isWidget(ctx.path)) {
+    ctx.remove('X-Frame-Options');
+    if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', 'frame-ancestors *');
+  } else {
+    ctx.set('X-Frame-Options', 'DENY');
+    const csp = String(ctx.response.get('Content-Security-Policy') ?? '');
+    if (!csp) ctx.set('Content-Security-Policy', "frame-ancestors 'none'");
+    else if (!csp.includes('frame-ancestors')) ctx.set('Content-Security-Policy', `${csp}; frame-ancestors 'none'`);
+  }
+}
+
 export function createSecurityHeadersMiddleware(options: { publicUrl: string }): Middleware<RallyState> {
   const https = new URL(options.publicUrl).protocol === 'https:';
   return async function setSecurityHeaders(ctx, next) {
     try {
       await next();
     } finally {
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      // Pages with forms say same-origin (api/browser/pages.ts and the guest form's pages): under
-      // no-referrer a browser sends their POSTs with Origin: null, and the CSRF checks need the real one.
-      if (ctx.response.get('Referrer-Policy') !== FORM_PAGE_REFERRER_POLICY) {
-        ctx.set('Referrer-Policy', hasSigningForm(ctx.path) ? FORM_PAGE_REFERRER_POLICY : 'no-referrer');
-      }
-      if (https) ctx.set('Strict-Transport-Security', HSTS);
-      if (isHtml(ctx.response.get('Content-Type')) && !ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', htmlPolicies.static);
-      // Only the widget may be framed; nothing else, neither pages nor the API (X-Frame-Options for
-      // old browsers, CSP frame-ancestors for the rest).
-      if (isWidget(ctx.path)) {
-        ctx.remove('X-Frame-Options');
-        if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', 'frame-ancestors *');
-      } else {
-        ctx.set('X-Frame-Options', 'DENY');
-        const csp = String(ctx.response.get('Content-Security-Policy') ?? '');
-        if (!csp) ctx.set('Content-Security-Policy', "frame-ancestors 'none'");
-        else if (!csp.includes('frame-ancestors')) ctx.set('Content-Security-Policy', `${csp}; frame-ancestors 'none'`);
-      }
+      applySecurityHeaders(ctx, https);
     }
   };
 }

@@ -35,7 +35,7 @@ function present(app: OAuthClient) {
 const developerOf = (ctx: RallyContext) => ctx.state.principal!.userId;
 const scopeList = (scopes: readonly string[] | undefined) => scopes?.join(' ');
 
-export function createDeveloperAppRoutes(deps: DeveloperAppDependencies): AnyRouteSpec[] {
+export function createDeveloperAppRoutes(deps: DeveloperAppDependencies & { accessTokenTtlMs: number }): AnyRouteSpec[] {
   const base = { tag: 'OAuth 2.0', auth: 'required' } as const;
   const params = AppAuthorizationParams;
   return [
@@ -118,7 +118,7 @@ export function createDeveloperAppRoutes(deps: DeveloperAppDependencies): AnyRou
       params,
       responses: { 204: { description: 'Deleted' } },
       async handler(ctx, { params }) {
-        await deleteDeveloperApp(deps.db, developerOf(ctx), params.client_id);
+        await deleteDeveloperApp(deps.db, developerOf(ctx), params.client_id, deps.accessTokenTtlMs);
         ctx.status = 204;
       },
     }),

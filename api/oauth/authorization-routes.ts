@@ -18,7 +18,7 @@ function userOf(ctx: RallyContext): string {
   return principal.userId;
 }
 
-export function createAppAuthorizationRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
+export function createAppAuthorizationRoutes(deps: { db: DatabasePool; accessTokenTtlMs: number }): AnyRouteSpec[] {
   const base = { tag: 'OAuth 2.0', auth: 'required' } as const;
   return [
     defineRoute({
@@ -48,7 +48,7 @@ export function createAppAuthorizationRoutes(deps: { db: DatabasePool }): AnyRou
       params: AppAuthorizationParams,
       responses: { 204: { description: 'Revoked' } },
       async handler(ctx, { params }) {
-        const revoked = await revokeUserAuthorization(deps.db, userOf(ctx), params.client_id);
+        const revoked = await revokeUserAuthorization(deps.db, { userId: userOf(ctx), clientId: params.client_id, accessTokenTtlMs: deps.accessTokenTtlMs });
         assertThat(revoked, 'not-found', `You have not authorized the app "${params.client_id}".`);
         ctx.status = 204;
       },

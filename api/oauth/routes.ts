@@ -1,45 +1,50 @@
-// OAuth 2.0 for third-party apps: /oauth/authorize (consent), /oauth/token, the RFC 8414 metadata
-// and the key set app tokens are signed with. Protocol answers follow RFC 6749 rather than Rally's
-// envelopes: HTML for the user at /oauth/authorize, {error, error_description} at /oauth/token.
+// OAuth 2.0 for third-party apps, at the spec's paths: Rally declares each route (its rate limit,
+// its credentials, its place in the OpenAPI document) and hands the protocol to oidc-provider
+// (api/oauth/server/). Rally answers two things itself: the RFC 8414 metadata and the key set
+// (the keys are Rally's, and rotate on a schedule), and the spec's wire details in front of the
+// provider: a Bearer as proof of login at /oauth/authorize, a JSON body at /oauth/token, and 401
+// token_expired for an expired refresh token.
+import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
+import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
+import { isExpiredRefreshToken } from '../../core/oauth/grants.ts';
+import type { OAuthSigner } from '../../core/oauth/signing-key.ts';
+import { hashTokenValue } from '../../db/oidc-provider-storage.ts';
+import { OAUTH_SCOPES } from '../../core/vocabulary.ts';
 import type { RallyContext } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
-import { OAUTH_SCOPE_CATALOG } from '../../core/auth/scopes.ts';
-import { OAUTH_SCOPES, type OAuthScope } from '../../core/vocabulary.ts';
-import {
-  alreadyGranted,
-  approve,
-  checkAuthorizationRequest,
-  redirectWith,
-  signConsentTicket,
-  ticketOf,
-  verifyConsentTicket,
-} from '../../core/oauth/authorization.ts';
-import { clientCredentials, exchangeCode, refresh, type GrantDependencies } from '../../core/oauth/grants.ts';
-import { OAuthError } from '../../core/oauth/token-errors.ts';
-import { OAuthTokenError } from './schemas.ts';
-import { BodyError, readParameters } from './request-body.ts';
-import { answerClientRequest, authenticatedClient } from './client-auth.ts';
-import { bindBrowser, isSameBrowser } from './consent-binding.ts';
-import { sendToLogin } from './browser-login.ts';
 import type { BrowserSessions } from '../browser/session.ts';
-import { sendConsentPage, sendErrorPage } from './pages.ts';
+import { sendToLogin } from './browser-login.ts';
+import { BodyError, readParameters } from './request-body.ts';
+import { OAuthIntrospection, OAuthTokenError } from './schemas.ts';
+import { vouchForUser } from './server/acting-user.ts';
+import { decideConsent } from './server/consent.ts';
+import { defaultAuthorizationScope, defaultClientCredentialsScope } from './server/default-scopes.ts';
+import { serveWithProvider, writeAnswerDirectly } from './server/delegate.ts';
+import { sendErrorPage } from './server/pages.ts';
+import type { AppAuthorizationServer } from './server/provider.ts';
 
 const tag = 'OAuth 2.0';
-const GRANTS = { authorization_code: exchangeCode, refresh_token: refresh, client_credentials: clientCredentials } as const;
+const InteractionParams = Type.Object({ uid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }) });
 
-function redirect(ctx: RallyContext, location: string) {
+export type OAuthRouteDependencies = {
+  db: DatabasePool;
+  signer: OAuthSigner;
+  server: AppAuthorizationServer;
+  publicUrl: string;
+  browserSessions: BrowserSessions;
+};
+
+function answerOAuthError(ctx: RallyContext, status: 400 | 401, error: string, description: string) {
+  ctx.status = status;
   ctx.set('Cache-Control', 'no-store');
-  ctx.redirect(location);
+  ctx.body = { error, error_description: description };
 }
 
-export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string; browserSessions: BrowserSessions }): AnyRouteSpec[] {
-  const { db, signer, publicUrl, browserSessions } = deps;
-  // RFC 9207: every authorization response names its issuer, so a client talking to several servers
-  // can tell whose answer it got (mix-up attacks).
-  const iss = signer.issuer;
+export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] {
+  const { db, signer, server, publicUrl, browserSessions } = deps;
+  const https = publicUrl.startsWith('https:');
   const metadata = {
     issuer: signer.issuer,
     authorization_endpoint: `${publicUrl}/oauth/authorize`,
@@ -47,19 +52,31 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string;
     revocation_endpoint: `${publicUrl}/oauth/revoke`,
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     introspection_endpoint: `${publicUrl}/oauth/introspect`,
-    // Only confidential clients: a public one cannot prove who it is (RFC 7662 2.1).
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     jwks_uri: `${publicUrl}/oauth/jwks`,
     scopes_supported: OAUTH_SCOPES,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: Object.keys(GRANTS),
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${publicUrl}/docs`,
   };
 
+  /** The parameters of a client's POST (form-encoded, or JSON as the spec allows), for the provider. */
+  async function clientRequest(ctx: RallyContext, answer: (params: Record<string, string>) => Promise<void>) {
+    let params: Record<string, string>;
+    try {
+      params = await readParameters(ctx);
+    } catch (error) {
+      if (error instanceof BodyError) return answerOAuthError(ctx, 400, 'invalid_request', error.message);
+      throw error;
+    }
+    await answer(params);
+  }
+
+  const clientEndpoint = { tag, auth: 'none', rawBody: true, idempotent: false, method: 'post' } as const;
   return [
     defineRoute({
       method: 'get',
@@ -109,70 +126,60 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string;
           throw new RallyError('forbidden', 'Only a user logged in with their own access token can authorize apps.', { code: 'user_token_required' });
         const userId = principal?.userId ?? (await browserSessions.current(ctx))?.user.id;
         if (!userId) return sendToLogin(ctx);
-        const checked = await checkAuthorizationRequest(db, ctx.query);
-        if (checked.kind === 'show_error') return sendErrorPage(ctx, checked.message);
-        if (checked.kind === 'redirect_error') {
-          return redirect(ctx, redirectWith(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state, iss }));
-        }
-        const { request } = checked;
-        if (await alreadyGranted(db, userId, request)) {
-          const code = await approve(db, ticketOf(userId, request));
-          if (code) return redirect(ctx, redirectWith(request.redirectUri, { code, state: request.state, iss }));
-        }
-        sendConsentPage(ctx, {
-          appName: request.client.name,
-          scopeDescriptions: request.scopes.map((scope) => OAUTH_SCOPE_CATALOG[scope as OAuthScope].description),
-          ticket: await signConsentTicket(signer, userId, request, bindBrowser(ctx, publicUrl.startsWith('https:'))),
-          redirectOrigin: new URL(request.redirectUri).origin,
-        });
+        vouchForUser(ctx.req, userId);
+        await defaultAuthorizationScope(ctx, db);
+        await serveWithProvider(ctx, server.provider(), { https });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/oauth/authorize/:uid',
+      operationId: 'resumeAppAuthorization',
+      tag,
+      auth: 'none',
+      summary: 'Where the consent form returns: the authorization request resumes and goes back to the app',
+      params: InteractionParams,
+      responses: {
+        302: { description: 'Back to the app with a code or error=access_denied' },
+        400: { description: 'This browser holds no such authorization request', contentType: 'text/html' },
+      },
+      async handler(ctx) {
+        await serveWithProvider(ctx, server.provider(), { https });
       },
     }),
     defineRoute({
       method: 'post',
-      path: '/oauth/authorize',
+      path: '/oauth/interaction/:uid',
       operationId: 'decideAppAuthorization',
       idempotent: false,
       tag,
       auth: 'none',
       rawBody: true,
-      summary: "The consent form's answer: approve or deny, carried by the signed consent ticket, from the browser that was shown the screen",
+      summary: "The consent form's answer, approve or deny, from the browser that was shown the screen",
+      params: InteractionParams,
       responses: {
-        302: { description: 'Back to the app with a code, or error=access_denied' },
-        400: { description: 'No valid consent ticket', contentType: 'text/html' },
+        303: { description: 'On to the authorization request, which goes back to the app' },
+        400: { description: 'No consent screen of this browser', contentType: 'text/html' },
       },
-      async handler(ctx) {
-        let form: Record<string, string>;
-        try {
-          form = await readParameters(ctx);
-        } catch (error) {
-          if (error instanceof BodyError) return sendErrorPage(ctx, error.message);
+      async handler(ctx, { params }) {
+        const form = await readParameters(ctx).catch((error: unknown) => {
+          if (error instanceof BodyError) return undefined;
           throw error;
+        });
+        const decision = form?.decision;
+        if (decision !== 'approve' && decision !== 'deny') return sendErrorPage(ctx, 'Choose Approve or Deny.');
+        writeAnswerDirectly(ctx, https);
+        const decided = await decideConsent({ provider: server.provider(), db, audience: publicUrl }, ctx, params.uid, decision);
+        if (!decided) {
+          ctx.respond = true;
+          sendErrorPage(ctx, 'This consent form was shown in another browser, has expired or was already used. Start again from the app.');
         }
-        const ticket = form.consent_ticket ? await verifyConsentTicket(signer, form.consent_ticket) : undefined;
-        if (!ticket) return sendErrorPage(ctx, 'The consent form has expired or was not issued by Rally. Start again from the app.');
-        if (!isSameBrowser(ctx, ticket.bnd)) {
-          return sendErrorPage(ctx, 'This consent form was shown in another browser, or this browser refused its cookie. Start again from the app.');
-        }
-        if (form.decision === 'deny') {
-          return redirect(
-            ctx,
-            redirectWith(ticket.redirect_uri, { error: 'access_denied', error_description: 'The user denied the request.', state: ticket.state, iss }),
-          );
-        }
-        if (form.decision !== 'approve') return sendErrorPage(ctx, 'Choose Approve or Deny.');
-        const code = await approve(db, ticket);
-        if (!code) return sendErrorPage(ctx, 'This consent form was already used, or the app changed. Start again from the app.');
-        redirect(ctx, redirectWith(ticket.redirect_uri, { code, state: ticket.state, iss }));
       },
     }),
     defineRoute({
-      method: 'post',
+      ...clientEndpoint,
       path: '/oauth/token',
       operationId: 'issueAppTokens',
-      idempotent: false,
-      tag,
-      auth: 'none',
-      rawBody: true,
       summary: 'Exchange a code, a refresh token or client credentials for tokens (form-encoded or JSON)',
       responses: {
         200: { description: '{access_token, token_type, expires_in, refresh_token, scope}' },
@@ -180,14 +187,41 @@ export function createOAuthRoutes(deps: GrantDependencies & { publicUrl: string;
         401: { description: 'Client authentication failed, or token_expired', schema: OAuthTokenError },
       },
       async handler(ctx) {
-        ctx.set('Pragma', 'no-cache');
-        await answerClientRequest(ctx, async (params) => {
-          const grant = GRANTS[params.grant_type as keyof typeof GRANTS];
-          if (!params.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
-          if (!Object.hasOwn(GRANTS, params.grant_type) || !grant)
-            throw new OAuthError('unsupported_grant_type', `grant_type must be one of ${Object.keys(GRANTS).join(', ')}.`);
-          ctx.body = await grant(deps, await authenticatedClient(db, ctx, params), params);
+        await clientRequest(ctx, async (params) => {
+          if (params.grant_type === 'refresh_token' && params.refresh_token && (await isExpiredRefreshToken(db, hashTokenValue(params.refresh_token)))) {
+            return answerOAuthError(ctx, 401, 'token_expired', 'The refresh token has expired; send the user through authorization again.');
+          }
+          await defaultClientCredentialsScope(ctx, db, params);
+          await serveWithProvider(ctx, server.provider(), { https, params });
         });
+      },
+    }),
+    defineRoute({
+      ...clientEndpoint,
+      path: '/oauth/revoke',
+      operationId: 'revokeAppToken',
+      summary: 'Revoke an app token (RFC 7009): a refresh token with every token of its grant, or one access token, on every API process',
+      responses: {
+        200: { description: 'Revoked, or there was nothing of this client to revoke' },
+        400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },
+        401: { description: 'Client authentication failed', schema: OAuthTokenError },
+      },
+      async handler(ctx) {
+        await clientRequest(ctx, (params) => serveWithProvider(ctx, server.provider(), { https, params }));
+      },
+    }),
+    defineRoute({
+      ...clientEndpoint,
+      path: '/oauth/introspect',
+      operationId: 'introspectAppToken',
+      summary: 'Whether an app token is active and what it carries (RFC 7662), for the confidential client it was issued to',
+      responses: {
+        200: { description: '{active: true, ...} for a live token of this client; {active: false} otherwise', schema: OAuthIntrospection },
+        400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },
+        401: { description: 'Client authentication failed, or the client is public', schema: OAuthTokenError },
+      },
+      async handler(ctx) {
+        await clientRequest(ctx, (params) => serveWithProvider(ctx, server.provider(), { https, params }));
       },
     }),
   ];

@@ -9,6 +9,7 @@ const BY_NAME: Record<string, string> = {
   response_id: "The decision-maker response's id.",
   signature_id: "The signature's id.",
   client_id: "The OAuth app's client id.",
+  uid: 'The authorization request, as named in the consent form it showed.',
   token: 'The token from the link in the e-mail; it is the credential of this request.',
   reference: 'The confirmation link of a guest signature as emailed (its id and token); it is the credential of this request.',
   file: 'A variant file of the media item, as named in its `variants`.',

@@ -45,14 +45,15 @@ async function create(db: DatabasePool, args: string[]) {
   }
 }
 
-export async function runOAuthClientsCommand(db: DatabasePool, action: string | undefined, args: string[]): Promise<unknown> {
+/** `accessTokenTtlMs`: how long a deleted client's tokens must stay refused (RALLY_ACCESS_TOKEN_TTL). */
+export async function runOAuthClientsCommand(db: DatabasePool, action: string | undefined, args: string[], accessTokenTtlMs: number): Promise<unknown> {
   if (action === 'create') return create(db, args);
   if (action === 'list') return (await listClients(db)).map(presentClient);
   if (action === 'delete') {
     const { values, positionals } = parseArgs({ args, options: { 'client-id': { type: 'string' } }, allowPositionals: true, strict: true });
     const clientId = values['client-id'] ?? positionals[0];
     if (!clientId) throw new CommandError('oauth-clients delete needs --client-id ID');
-    if (!(await deleteClient(db, clientId))) throw new CommandError(`there is no OAuth client ${clientId}`);
+    if (!(await deleteClient(db, clientId, accessTokenTtlMs))) throw new CommandError(`there is no OAuth client ${clientId}`);
     return { client_id: clientId, deleted: true };
   }
   throw new CommandError('oauth-clients takes create, list or delete');

@@ -10,8 +10,10 @@ import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { Unauthenticated } from '../errors/domain-error.ts';
 import type { IdentityClient } from './identity-client.ts';
+import { GRANT_ID_CLAIM } from '../vocabulary.ts';
 
-export type VerifiedAccessToken = { issuer: string; subject: string; jti: string; expiresAt: Date; scope: string[]; clientId?: string };
+/** `grantId`: an app token's grant (core/oauth/grants.ts), refused with it when the grant ends. */
+export type VerifiedAccessToken = { issuer: string; subject: string; jti: string; expiresAt: Date; scope: string[]; clientId?: string; grantId?: string };
 
 /** Rally's own issuer of OAuth app tokens (core/oauth/signing-key.ts). */
 export type AppTokenIssuer = { issuer: string; keySet: JWTVerifyGetKey };
@@ -72,6 +74,7 @@ export function createAccessTokenVerifier(deps: { identity: IdentityClient; audi
       expiresAt: new Date(payload.exp * 1000),
       scope: typeof payload.scope === 'string' ? payload.scope.split(' ') : [],
       ...(apps ? { clientId: payload.client_id as string } : {}),
+      ...(apps && typeof payload[GRANT_ID_CLAIM] === 'string' ? { grantId: payload[GRANT_ID_CLAIM] } : {}),
     };
   }
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { Invalid } from '../errors/domain-error.ts';
 import { OAUTH_SCOPES, type OAuthScope } from '../vocabulary.ts';
-import { revokeFamilies } from './token-families.ts';
+import { endClientGrants, listAsRevoked } from './grants.ts';
 
 export const DEFAULT_CLIENT_SCOPES: readonly OAuthScope[] = ['read:petitions', 'read:signatures', 'read:profile'];
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -94,7 +94,7 @@ export async function createClient(db: CommonQueryMethods, input: NewClient): Pr
     RETURNING ${COLUMNS}
   `);
   if (input.ownerUserId) {
-    // The owner's standing authorization for the app's client_credentials tokens (grants.ts); it
+    // The owner's standing authorization for the app's client_credentials tokens; it
     // consents to nothing on the owner's behalf in the authorization code flow (consented_scopes).
     await db.query(sql.typeAlias('void')`
       INSERT INTO oauth_authorizations (user_id, client_id, scopes) VALUES (${input.ownerUserId}, ${clientId}, ${sql.array(scopes, 'text')})
@@ -113,9 +113,12 @@ export function listClients(db: CommonQueryMethods) {
 }
 
 /** Revokes every token the client holds, then forgets it; false when there was no such client. */
-export async function deleteClient(db: DatabasePool, clientId: string): Promise<boolean> {
+export async function deleteClient(db: DatabasePool, clientId: string, accessTokenTtlMs: number): Promise<boolean> {
   return db.transaction(async (tx) => {
-    await revokeFamilies(tx, sql.fragment`client_id = ${clientId}`);
+    await endClientGrants(tx, { clientId, accessTokenTtlMs });
+    const authorizations = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM oauth_authorizations WHERE client_id = ${clientId}`);
+    // The owner's authorization and the app's own registration: what its client_credentials tokens name.
+    await listAsRevoked(tx, [...authorizations, clientId], accessTokenTtlMs);
     const deleted = await tx.maybeOneFirst(
       sql.type(z.object({ client_id: z.string() }))`DELETE FROM oauth_clients WHERE client_id = ${clientId} RETURNING client_id`,
     );

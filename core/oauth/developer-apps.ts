@@ -1,5 +1,5 @@
 // The apps a developer registers and manages themselves (/v1/oauth/apps), beside the operator's CLI.
-// They are never owned: client_credentials gives them app-only tokens (grants.ts), so registering an
+// They are never owned: client_credentials gives them app-only tokens, so registering an
 // app grants it nothing on the developer's own account. At most MAX_APPS_PER_USER per developer.
 // Rotating a confidential app's secret keeps the old one valid for the grace period; a workflow then
 // erases its hash (the expiry alone already ends it: the workflow only leaves nothing behind).
@@ -80,9 +80,9 @@ export async function updateDeveloperApp(db: CommonQueryMethods, userId: string,
   return updated;
 }
 
-export async function deleteDeveloperApp(db: DatabasePool, userId: string, clientId: string): Promise<void> {
+export async function deleteDeveloperApp(db: DatabasePool, userId: string, clientId: string, accessTokenTtlMs: number): Promise<void> {
   await findDeveloperApp(db, userId, clientId);
-  await deleteClient(db, clientId);
+  await deleteClient(db, clientId, accessTokenTtlMs);
 }
 
 /** A new secret, shown once; the current one becomes the previous one for the grace period. */

@@ -1,71 +1,45 @@
-// Revoking app tokens one at a time (RFC 7009), beside whole grants (token-families.ts): a refresh
-// token takes its grant's family with it (every access token issued in it), an access token goes
-// alone. Either way the ids land on the revocation list with a NOTIFY in the same transaction, so
-// every API process refuses them from the commit on. Who may revoke is the caller's to say: the
-// client the token was issued to (POST /oauth/revoke) or the user it acts for (POST /v1/auth/revoke).
-import { jwtVerify } from 'jose';
-import type { DatabasePool, FragmentSqlToken } from 'slonik';
-import { z } from 'zod';
+// Revoking one app access token (RFC 7009 for JWTs, which oidc-provider refuses to revoke: see
+// api/oauth/server/structured-tokens.ts), and an app's refresh token by the user it acts for
+// (POST /v1/auth/revoke). Either way the ids land on the revocation list with a NOTIFY in the same
+// transaction, so every API process refuses them from the commit on.
+import { jwtVerify, type JWTPayload } from 'jose';
+import type { DatabasePool } from 'slonik';
 import { sql } from '../../db/sql.ts';
+import { hashTokenValue } from '../../db/oidc-provider-storage.ts';
 import { TOKEN_REVOKED_CHANNEL } from '../auth/revocation-list.ts';
+import { endGrantOfRefreshToken } from './grants.ts';
 import type { OAuthSigner } from './signing-key.ts';
-import { hashRefreshToken, REFRESH_TOKEN_PREFIX, revokeFamilies } from './token-families.ts';
 
 /** Whose tokens a caller may revoke: those of one client, or those acting for one user. */
 export type RevokingParty = { clientId: string } | { userId: string };
 
-function ownedBy(party: RevokingParty): FragmentSqlToken {
-  return 'clientId' in party ? sql.fragment`f.client_id = ${party.clientId}` : sql.fragment`f.user_id = ${party.userId}`;
-}
-
-/** True when a live family was revoked; a token that is unknown, foreign or already dead changes nothing. */
-export async function revokeAppRefreshToken(db: DatabasePool, token: string, party: RevokingParty): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const familyId = await tx.maybeOneFirst(sql.type(z.object({ family_id: z.string() }))`
-      SELECT r.family_id FROM oauth_refresh_tokens r JOIN oauth_token_families f ON f.id = r.family_id
-      WHERE r.token_hash = ${sql.binary(hashRefreshToken(token))} AND ${ownedBy(party)}
-    `);
-    if (!familyId) return false;
-    await revokeFamilies(tx, sql.fragment`id = ${familyId}`);
-    return true;
-  });
-}
-
-const LiveAccessToken = z.object({ jti: z.string(), expires_ms: z.number() });
-
-/** An app access token Rally signed and `party` owns, alone; false when there was nothing to revoke. */
-export async function revokeAppAccessToken(db: DatabasePool, signer: Pick<OAuthSigner, 'issuer' | 'keySet'>, token: string, party: RevokingParty) {
-  let jti: string | undefined;
+/** The claims of an app access token Rally signed and has not expired; undefined for anything else. */
+export async function verifiedAppToken(signer: Pick<OAuthSigner, 'issuer' | 'keySet'>, token: string): Promise<JWTPayload | undefined> {
   try {
-    // An expired token needs no revoking, and one Rally did not sign names nothing of ours.
-    ({
-      payload: { jti },
-    } = await jwtVerify(token, signer.keySet, { issuer: signer.issuer, typ: 'at+jwt' }));
+    return (await jwtVerify(token, signer.keySet, { issuer: signer.issuer, typ: 'at+jwt' })).payload;
   } catch {
-    return false;
+    return undefined;
   }
-  if (!jti) return false;
-  return db.transaction(async (tx) => {
-    const live = await tx.maybeOne(sql.type(LiveAccessToken)`
-      SELECT a.jti, (extract(epoch FROM a.expires_at) * 1000)::int8 AS expires_ms
-      FROM oauth_access_tokens a JOIN oauth_token_families f ON f.id = a.family_id
-      WHERE a.jti = ${jti} AND a.expires_at > now() AND ${ownedBy(party)}
-    `);
-    if (!live) return false;
-    await tx.query(sql.typeAlias('void')`
-      INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (${live.jti}, to_timestamp(${live.expires_ms} / 1000.0)) ON CONFLICT (jti) DO NOTHING
-    `);
-    await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${live.jti} ${live.expires_ms}`})`);
-    return true;
-  });
 }
 
-/** Rally's two kinds of app token are told apart by their form, so token_type_hint is not needed (RFC 7009 2.1 lets a server ignore it). */
-export async function revokeAppToken(
-  deps: { db: DatabasePool; signer: Pick<OAuthSigner, 'issuer' | 'keySet'> },
-  token: string,
-  party: RevokingParty,
-): Promise<boolean> {
-  if (token.startsWith(REFRESH_TOKEN_PREFIX)) return revokeAppRefreshToken(deps.db, token, party);
-  return revokeAppAccessToken(deps.db, deps.signer, token, party);
+const ownedBy = (claims: JWTPayload, party: RevokingParty) =>
+  'clientId' in party ? claims.client_id === party.clientId : claims.sub === party.userId && claims.sub !== claims.client_id;
+
+/** An app access token `party` owns, alone; false when there was nothing to revoke. */
+export async function revokeAppAccessToken(db: DatabasePool, signer: Pick<OAuthSigner, 'issuer' | 'keySet'>, token: string, party: RevokingParty) {
+  const claims = await verifiedAppToken(signer, token);
+  if (!claims?.jti || !claims.exp || !ownedBy(claims, party)) return false;
+  const expiresMs = claims.exp * 1000;
+  await db.transaction(async (tx) => {
+    await tx.query(sql.typeAlias('void')`
+      INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (${claims.jti!}, to_timestamp(${expiresMs}::float8 / 1000)) ON CONFLICT (jti) DO NOTHING
+    `);
+    await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${claims.jti} ${expiresMs}`})`);
+  });
+  return true;
+}
+
+/** An app refresh token acting for `userId`: its whole grant ends, as at /oauth/revoke. False when it is not one. */
+export function revokeAppRefreshToken(db: DatabasePool, token: string, input: { userId: string; accessTokenTtlMs: number }): Promise<boolean> {
+  return endGrantOfRefreshToken(db, { tokenHash: hashTokenValue(token), ...input });
 }

@@ -1,11 +1,9 @@
 // Rally signs OAuth app access tokens (RFC 9068 JWTs) with its own RSA keys, kept in PostgreSQL so every
-// API process and restart signs and verifies alike. Consent tickets never see those keys: they are
-// MACed with a key of their own, derived from RALLY_ENCRYPTION_KEY (HKDF), so a ticket can never pass
-// for a token nor a token for a ticket, and the token keys' public halves are all that is published. The API is the authorization
-// server for apps, so its tokens name PUBLIC_URL as issuer; the audience is the same as for login tokens.
+// API process and restart signs and verifies alike; only their public halves are published. The API
+// is the authorization server for apps (api/oauth/server/), so its tokens name PUBLIC_URL as issuer;
+// the audience is the same as for login tokens.
 // The keys rotate (core/oauth/signing-key-rotation.ts): each has a signs_from time, is published before
 // it comes, and every process holds all stored keys, reloading them when the rotation NOTIFYs.
-import { hkdfSync } from 'node:crypto';
 import { createLocalJWKSet, importJWK, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
@@ -21,7 +19,7 @@ export const OAUTH_KEYS_LOCK_ID = 7_301_044;
 export const OAUTH_SIGNING_KEYS_CHANNEL = 'rally_oauth_signing_keys';
 
 type PrivateKey = Awaited<ReturnType<typeof importJWK>>;
-type LoadedKey = { kid: string; signsFrom: number; privateKey: PrivateKey; publicJwk: JWK };
+type LoadedKey = { kid: string; signsFrom: number; privateKey: PrivateKey; privateJwk: JWK; publicJwk: JWK };
 
 export type OAuthSigner = {
   issuer: string;
@@ -31,15 +29,13 @@ export type OAuthSigner = {
   publishedJwks(): { keys: JWK[] };
   /** Verifies with whatever keys are loaded when a token arrives. */
   keySet: JWTVerifyGetKey;
-  /** HS256 key for consent tickets only (core/oauth/authorization.ts); never published. */
-  consentTicketKey: Uint8Array;
+  /** Every stored key with its private half, for the authorization server that signs with them. */
+  privateJwks(): JWK[];
+  /** Called after the held keys changed (a rotation's NOTIFY was heard and the keys reloaded). */
+  onChange(listener: () => void): void;
 };
 
 const SignsFromRow = z.object({ kid: z.string(), signs_from: z.number() });
-
-function deriveConsentTicketKey(encryptionKey: string): Uint8Array {
-  return new Uint8Array(hkdfSync('sha256', encryptionKey, 'rally-oauth', 'consent tickets (HS256)', 32));
-}
 
 function publicHalf(jwk: JWK): JWK {
   const { kty, n, e, kid, alg, use } = jwk;
@@ -55,7 +51,8 @@ async function loadKeys(db: DatabasePool, encryptionKey: string): Promise<Loaded
   for (const jwk of jwks) {
     // A key made between the two reads is skipped here; its rotation's NOTIFY brings it.
     const from = signsFrom.get(jwk.kid!);
-    if (from !== undefined) keys.push({ kid: jwk.kid!, signsFrom: from, privateKey: await importJWK(jwk, ALGORITHM), publicJwk: publicHalf(jwk) });
+    if (from !== undefined)
+      keys.push({ kid: jwk.kid!, signsFrom: from, privateKey: await importJWK(jwk, ALGORITHM), privateJwk: jwk, publicJwk: publicHalf(jwk) });
   }
   return keys.sort((a, b) => b.signsFrom - a.signsFrom);
 }
@@ -66,11 +63,13 @@ export async function loadOAuthSigner(
 ): Promise<OAuthSigner> {
   let keys = await loadKeys(db, options.encryptionKey);
   let keySet = createLocalJWKSet({ keys: keys.map((key) => key.publicJwk) });
+  const listeners: Array<() => void> = [];
   async function reload() {
     const loaded = await loadKeys(db, options.encryptionKey);
     if (loaded.length === 0) return;
     keys = loaded;
     keySet = createLocalJWKSet({ keys: keys.map((key) => key.publicJwk) });
+    for (const listener of listeners) listener();
   }
   // A failed reload keeps the keys held; the next NOTIFY or reconnect tries again.
   const reloadOrWarn = () => void reload().catch((error: Error) => options.log.warn('OAuth signing keys not reloaded', { error: error.message }));
@@ -86,6 +85,7 @@ export async function loadOAuthSigner(
     },
     publishedJwks: () => ({ keys: keys.map((key) => key.publicJwk) }),
     keySet: (header, token) => keySet(header, token),
-    consentTicketKey: deriveConsentTicketKey(options.encryptionKey),
+    privateJwks: () => keys.map((key) => key.privateJwk),
+    onChange: (listener) => void listeners.push(listener),
   };
 }

@@ -1,9 +1,10 @@
-// The apps a user has authorized, and taking an authorization back: the grant is forgotten and
-// every token any app holds from it is revoked in the same transaction.
+// What each user let each app do (oauth_authorizations): recorded at consent, consulted so a repeat
+// request skips the screen, listed under /v1/users/me/authorizations. Taking an authorization back
+// ends every grant of the pair and every token issued under them, in one transaction (grants.ts).
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { revokeFamilies } from './token-families.ts';
+import { endUserGrants, listAsRevoked } from './grants.ts';
 
 export const UserAuthorizationRow = z.object({
   client_id: z.string(),
@@ -25,14 +26,46 @@ export function listUserAuthorizations(db: CommonQueryMethods, userId: string, l
   `);
 }
 
+/** The scopes the user consented to for the client on a consent screen (empty when none). */
+export async function consentedScopes(db: CommonQueryMethods, userId: string, clientId: string): Promise<readonly string[]> {
+  const scopes = await db.maybeOneFirst(sql.type(z.object({ consented_scopes: z.array(z.string()) }))`
+    SELECT consented_scopes FROM oauth_authorizations WHERE user_id = ${userId} AND client_id = ${clientId}
+  `);
+  return scopes ?? [];
+}
+
+/** Records an approval on the consent screen: the scopes join what the user granted the client before. */
+export async function recordConsent(db: CommonQueryMethods, input: { userId: string; clientId: string; scopes: readonly string[] }): Promise<void> {
+  const scopes = sql.array([...input.scopes], 'text');
+  await db.query(sql.typeAlias('void')`
+    INSERT INTO oauth_authorizations (user_id, client_id, scopes, consented_scopes)
+    VALUES (${input.userId}, ${input.clientId}, ${scopes}, ${scopes})
+    ON CONFLICT (user_id, client_id) DO UPDATE
+    SET scopes = ARRAY(SELECT DISTINCT unnest(oauth_authorizations.scopes || EXCLUDED.scopes) ORDER BY 1),
+        consented_scopes = ARRAY(SELECT DISTINCT unnest(oauth_authorizations.consented_scopes || EXCLUDED.consented_scopes) ORDER BY 1),
+        updated_at = now()
+  `);
+}
+
+/**
+ * The standing authorization of an app's owner, for its client_credentials tokens: its id (the
+ * grant those tokens name) and scopes; null once the owner took it back.
+ */
+export function ownerAuthorization(db: CommonQueryMethods, userId: string, clientId: string) {
+  return db.maybeOne(sql.type(z.object({ id: z.string(), scopes: z.array(z.string()) }))`
+    SELECT id, scopes FROM oauth_authorizations WHERE user_id = ${userId} AND client_id = ${clientId}
+  `);
+}
+
 /** False when the user had not authorized this client. */
-export async function revokeUserAuthorization(db: DatabasePool, userId: string, clientId: string): Promise<boolean> {
+export async function revokeUserAuthorization(db: DatabasePool, input: { userId: string; clientId: string; accessTokenTtlMs: number }): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const removed = await tx.maybeOneFirst(sql.type(z.object({ client_id: z.string() }))`
-      DELETE FROM oauth_authorizations WHERE user_id = ${userId} AND client_id = ${clientId} RETURNING client_id
+    const removed = await tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+      DELETE FROM oauth_authorizations WHERE user_id = ${input.userId} AND client_id = ${input.clientId} RETURNING id
     `);
-    // Also tokens from client_credentials or from a code approved before: nothing of this app stays.
-    await revokeFamilies(tx, sql.fragment`user_id = ${userId} AND client_id = ${clientId}`);
+    // Also grants approved before, and the owner's client_credentials tokens: nothing of this app stays.
+    await endUserGrants(tx, input);
+    if (removed !== null) await listAsRevoked(tx, [removed], input.accessTokenTtlMs);
     return removed !== null;
   });
 }

@@ -80,10 +80,10 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
       });
     }
 
-    it('refuses response_type=token with unsupported_response_type and the state', async () => {
+    it('refuses response_type=token with unsupported_response_type and the state, in the fragment (RFC 6749 4.2.2.1)', async () => {
       const response = await authorize(f.api.baseUrl, f.userToken, f.request({ response_type: 'token' }).params);
       expect(response.status).to.equal(302);
-      const query = new URL(response.headers.get('location')!).searchParams;
+      const query = new URLSearchParams(new URL(response.headers.get('location')!).hash.slice(1));
       expect(query.get('error')).to.equal('unsupported_response_type');
       expect(query.get('state')).to.equal('st-1');
     });
@@ -133,30 +133,29 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
       expect(query.get('state')).to.equal('deny-me');
     });
 
-    it('answers 400 without a consent ticket, with a forged one, and for a reused one (CSRF)', async () => {
+    it('answers 400 without the screen, for an interaction this browser was not shown, and for a used one (CSRF)', async () => {
       expect((await decide(f.api.baseUrl, undefined, 'approve')).status).to.equal(400);
       const page = await authorize(f.api.baseUrl, f.userToken, f.request().params);
       const cookie = consentCookieOf(page);
-      const ticket = consentTicketOf(await page.text());
-      const [header, payload, signature] = ticket.split('.');
-      const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
-      const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, scope: 'write:petitions' })).toString('base64url')}.${signature}`;
-      const forgedAnswer = await decide(f.api.baseUrl, forged, 'approve', cookie);
+      const action = consentTicketOf(await page.text());
+      const forgedAnswer = await decide(f.api.baseUrl, `/oauth/interaction/${'A'.repeat(43)}`, 'approve', cookie);
       expect(forgedAnswer.status).to.equal(400);
       expect(forgedAnswer.headers.get('location')).to.equal(null);
-      expect((await decide(f.api.baseUrl, ticket, 'approve', cookie)).status).to.equal(302);
-      expect((await decide(f.api.baseUrl, ticket, 'approve', cookie)).status).to.equal(400);
+      expect((await decide(f.api.baseUrl, action, 'approve', cookie)).status).to.equal(302);
+      expect((await decide(f.api.baseUrl, action, 'approve', cookie)).status).to.equal(400);
     });
 
-    it('signs consent tickets with a key of their own, never the published token key, and a ticket is no access token', async () => {
+    it('binds the screen to the browser with a cookie no script can read and no other site can send with a form', async () => {
       const page = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'read:petitions write:petitions' }).params);
-      const ticket = consentTicketOf(await page.text());
-      const header = JSON.parse(Buffer.from(ticket.split('.')[0]!, 'base64url').toString());
-      const published = (await json(await fetch(`${f.api.baseUrl}/oauth/jwks`))).keys as { kid: string }[];
-      expect(header.alg).to.equal('HS256');
-      expect(published.map((key) => key.kid)).to.not.include(header.kid);
-      const asToken = await fetch(`${f.api.baseUrl}/v1/users/me`, { headers: { authorization: `Bearer ${ticket}` } });
-      expect(asToken.status).to.equal(401);
+      const action = consentTicketOf(await page.text());
+      const binding = page.headers.getSetCookie().filter((cookie) => cookie.startsWith('rally_oauth_interaction='));
+      expect(binding).to.have.length(1);
+      expect(binding[0])
+        .to.match(/;\s*path=\/oauth\/interaction\//i)
+        .and.match(/;\s*httponly/i)
+        .and.match(/;\s*samesite=lax/i);
+      // The form holds nothing that works elsewhere: its action names the screen, not the user.
+      expect(action).to.match(/^\/oauth\/interaction\/[A-Za-z0-9_-]+$/);
     });
 
     it('refuses a consent answer from another browser than the one shown the screen (login CSRF)', async () => {
@@ -166,15 +165,16 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
       expect(page.headers.getSetCookie().join())
         .to.match(/HttpOnly/i)
         .and.match(/SameSite=Lax/i);
-      const ticket = consentTicketOf(await page.text());
+      const action = consentTicketOf(await page.text());
       const elsewhere = consentCookieOf(await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'write:petitions' }).params));
       expect(elsewhere).to.be.a('string').and.not.equal(cookie);
-      for (const other of [undefined, elsewhere, 'rally_oauth_browser=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
-        const answer = await decide(f.api.baseUrl, ticket, 'approve', other);
+      const forged = cookie!.replace(/rally_oauth_interaction=[^;]+/, 'rally_oauth_interaction=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+      for (const other of [undefined, elsewhere, forged]) {
+        const answer = await decide(f.api.baseUrl, action, 'approve', other);
         expect(answer.status, String(other)).to.equal(400);
         expect(answer.headers.get('location')).to.equal(null);
       }
-      const approved = await decide(f.api.baseUrl, ticket, 'approve', cookie);
+      const approved = await decide(f.api.baseUrl, action, 'approve', cookie);
       expect(approved.status).to.equal(302);
       const query = new URL(approved.headers.get('location')!).searchParams;
       expect([typeof query.get('code'), query.get('iss')]).to.deep.equal(['string', PUBLIC_URL]);

@@ -90,14 +90,15 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
       expect(byPost.status).to.equal(401);
     });
 
-    it('answers 401 invalid_client for malformed Basic credentials and 400 invalid_request for a text body', async () => {
+    it('answers 400 invalid_request for malformed Basic credentials and for a text body', async () => {
       const malformed = await fetch(`${f.api.baseUrl}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('%zz:secret').toString('base64')}` },
         body: 'grant_type=client_credentials',
       });
-      expect(malformed.status).to.equal(401);
-      expect((await json(malformed)).error).to.equal('invalid_client');
+      // Not client_id:client_secret form-encoded (RFC 6749 2.3.1): a malformed request (5.2).
+      expect(malformed.status).to.equal(400);
+      expect((await json(malformed)).error).to.equal('invalid_request');
       const text = await fetch(`${f.api.baseUrl}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'text/plain' },
@@ -138,9 +139,10 @@ describe('OAuth 2.0 tokens and what apps may do with them', function () {
 
     it('answers 401 token_expired for an expired refresh token', async () => {
       const tokens = await f.tokensFor();
-      const hash = createHash('sha256').update(tokens.refresh_token).digest();
+      // The authorization server stores a refresh token under the SHA-256 of its value.
+      const hash = createHash('sha256').update(tokens.refresh_token).digest('hex');
       await testEnvironment().db.query(
-        sql.typeAlias('void')`UPDATE oauth_refresh_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = ${sql.binary(hash)}`,
+        sql.typeAlias('void')`UPDATE oauth_server_records SET expires_at = now() - interval '1 second' WHERE model = 'RefreshToken' AND id = ${hash}`,
       );
       const response = await tokenRequest(f.api.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, { basic: f.basic() });
       expect(response.status).to.equal(401);

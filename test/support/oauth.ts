@@ -27,27 +27,48 @@ export function authorize(baseUrl: string, accessToken: string | undefined, para
   return fetch(`${baseUrl}/oauth/authorize?${new URLSearchParams(params)}`, { headers: accessToken ? bearer(accessToken) : {}, redirect: 'manual' });
 }
 
+/** Where the consent screen's form posts its answer (the path of its interaction). */
 export function consentTicketOf(html: string): string {
-  const match = /name="consent_ticket" value="([^"]+)"/.exec(html);
-  if (!match) throw new Error(`no consent ticket on the page:\n${html}`);
+  const match = /<form method="post" action="(\/oauth\/interaction\/[^"]+)"/.exec(html);
+  if (!match) throw new Error(`no consent form on the page:\n${html}`);
   return match[1]!;
 }
 
-/** The per-browser cookie the consent screen set (its answer must come back with it), as a Cookie header value. */
-export function consentCookieOf(page: Response): string | undefined {
-  const cookie = page.headers.getSetCookie().find((each) => each.startsWith('rally_oauth_browser='));
-  return cookie?.split(';')[0];
+/** The cookies an answer set, as a Cookie header value (the browser that was shown the screen holds them). */
+export function consentCookieOf(page: Response, before?: string): string | undefined {
+  const jar = new Map(
+    (before ?? '')
+      .split('; ')
+      .filter(Boolean)
+      .map((pair) => [pair.split('=')[0]!, pair] as const),
+  );
+  for (const cookie of page.headers.getSetCookie()) {
+    const pair = cookie.split(';')[0]!;
+    jar.set(pair.split('=')[0]!, pair);
+  }
+  return jar.size > 0 ? [...jar.values()].join('; ') : undefined;
 }
 
-/** The consent form's answer, from the browser holding `cookie` (none: a browser that never saw the screen). */
-export function decide(baseUrl: string, ticket: string | undefined, decision: 'approve' | 'deny', cookie?: string): Promise<Response> {
-  const form = new URLSearchParams({ decision, ...(ticket === undefined ? {} : { consent_ticket: ticket }) });
-  return fetch(`${baseUrl}/oauth/authorize`, {
+/**
+ * The consent form's answer, posted to `action` from the browser holding `cookie` (none: a browser
+ * that never saw the screen), and the redirect it leads to followed as a browser would, up to the
+ * answer that goes back to the app (or the first that does not redirect within Rally).
+ */
+export async function decide(baseUrl: string, action: string | undefined, decision: 'approve' | 'deny', cookie?: string): Promise<Response> {
+  let answer = await fetch(`${baseUrl}${action ?? '/oauth/interaction/unknown'}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
-    body: form.toString(),
+    body: new URLSearchParams({ decision }).toString(),
     redirect: 'manual',
   });
+  let jar = consentCookieOf(answer, cookie);
+  for (let hops = 0; hops < 3 && answer.status === 303; hops++) {
+    const next = new URL(answer.headers.get('location')!, baseUrl);
+    if (next.origin !== new URL(baseUrl).origin) break;
+    answer = await fetch(next, { headers: jar ? { cookie: jar } : {}, redirect: 'manual' });
+    jar = consentCookieOf(answer, jar);
+  }
+  return answer;
 }
 
 /** Consent screen, then Approve: the redirect's query (code, state or error). */

@@ -379,9 +379,49 @@ export interface paths {
          */
         get: operations["authorizeApp"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
         /**
-         * The consent form's answer: approve or deny, carried by the signed consent ticket, from the browser that was shown the screen
-         * @description The consent form's answer: approve or deny, carried by the signed consent ticket, from the browser that was shown the screen.
+         * Where the consent form returns: the authorization request resumes and goes back to the app
+         * @description Where the consent form returns: the authorization request resumes and goes back to the app.
+         *
+         *     **Authentication:** none.
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        get: operations["resumeAppAuthorization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/interaction/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The consent form's answer, approve or deny, from the browser that was shown the screen
+         * @description The consent form's answer, approve or deny, from the browser that was shown the screen.
          *
          *     **Authentication:** none.
          *
@@ -8747,16 +8787,22 @@ export interface operations {
             };
         };
     };
-    decideAppAuthorization: {
+    resumeAppAuthorization: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /**
+                 * @description The authorization request, as named in the consent form it showed.
+                 * @example river-trees
+                 */
+                uid: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Back to the app with a code, or error=access_denied */
+            /** @description Back to the app with a code or error=access_denied */
             302: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8768,7 +8814,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid consent ticket */
+            /** @description This browser holds no such authorization request */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8789,7 +8835,7 @@ export interface operations {
                      *       "code": "bad_request",
                      *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
                      *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
-                     *       "instance": "/oauth/authorize",
+                     *       "instance": "/oauth/authorize/{uid}",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -8816,7 +8862,7 @@ export interface operations {
                      *       "code": "rate_limited",
                      *       "detail": "The caller sent more requests than its limit allows.",
                      *       "message": "The caller sent more requests than its limit allows.",
-                     *       "instance": "/oauth/authorize",
+                     *       "instance": "/oauth/authorize/{uid}",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -8837,7 +8883,112 @@ export interface operations {
                      *       "code": "bad_request",
                      *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
                      *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
-                     *       "instance": "/oauth/authorize",
+                     *       "instance": "/oauth/authorize/{uid}",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    decideAppAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The authorization request, as named in the consent form it showed.
+                 * @example river-trees
+                 */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description On to the authorization request, which goes back to the app */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No consent screen of this browser */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html>… */
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/oauth/interaction/{uid}",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "code": "rate_limited",
+                     *       "detail": "The caller sent more requests than its limit allows.",
+                     *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/oauth/interaction/{uid}",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any answer not listed above is a problem */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/oauth/interaction/{uid}",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */

@@ -1,16 +1,19 @@
-// oidc-provider's storage in PostgreSQL: one table for every model (Grant, RefreshToken, Session,
-// ...), keyed by (model, id). Shared by every provider process and kept across restarts.
+// oidc-provider's storage in PostgreSQL: one table per provider for every model (Grant, RefreshToken,
+// Session, ...), keyed by (model, id). Shared by every process of that provider and kept across
+// restarts. Two providers use it: the embedded identity provider (identity_provider_records) and the
+// authorization server for third-party apps (oauth_server_records).
 // A token whose id is the very value its holder presents (refresh tokens, authorization codes,
 // opaque access tokens) is stored under the SHA-256 of that value, and its copy in the payload
 // (`jti`) is left out and put back from the presented value on read: someone reading the table
 // learns no token they could use.
-// Expired rows are invisible to reads and are pruned in small batches whenever a grant is stored
-// (each login stores one), which keeps the table bounded without a separate job.
+// Expired rows are invisible to reads and are pruned a day later in small batches whenever a grant
+// is stored (each login stores one), which keeps the table bounded without a separate job; the day
+// lets Rally still tell an expired refresh token from an unknown one (401 token_expired).
 import { createHash } from 'node:crypto';
 import type { Adapter, AdapterFactory, AdapterPayload } from 'oidc-provider';
-import type { DatabasePool } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { sql } from '../db/sql.ts';
+import { sql } from './sql.ts';
 
 const PayloadRow = z.object({
   payload: z.record(z.string(), z.unknown()),
@@ -31,26 +34,37 @@ function toPayload(row: z.infer<typeof PayloadRow>): AdapterPayload {
   return row.consumed_at === null ? payload : { ...payload, consumed: Math.floor(Date.parse(row.consumed_at) / 1000) };
 }
 
-async function pruneExpired(db: DatabasePool): Promise<void> {
+export type OidcStorageOptions = {
+  table: 'identity_provider_records' | 'oauth_server_records';
+  /**
+   * Runs in the transaction that forgets a grant (the provider revokes grants on a replayed code or
+   * refresh token, and on RFC 7009 revocation of a refresh token): the caller ends what the
+   * grant's stateless tokens could still do.
+   */
+  onGrantDestroyed?: (tx: CommonQueryMethods, grantId: string) => Promise<void>;
+};
+
+async function pruneExpired(db: DatabasePool, table: ReturnType<typeof sql.identifier>): Promise<void> {
   await db.query(sql.typeAlias('void')`
-    DELETE FROM identity_provider_records
+    DELETE FROM ${table}
     WHERE (model, id) IN (
-      SELECT model, id FROM identity_provider_records
-      WHERE expires_at < now()
+      SELECT model, id FROM ${table}
+      WHERE expires_at < now() - interval '1 day'
       LIMIT ${PRUNE_BATCH_SIZE}
       FOR UPDATE SKIP LOCKED
     )
   `);
 }
 
-function createPostgresAdapter(db: DatabasePool, model: string): Adapter {
+function createPostgresAdapter(db: DatabasePool, model: string, options: OidcStorageOptions): Adapter {
+  const table = sql.identifier([options.table]);
   const live = sql.fragment`(expires_at IS NULL OR expires_at > now())`;
   const bearer = BEARER_MODELS.has(model);
   const rowId = (id: string) => (bearer ? hashTokenValue(id) : id);
 
   async function findWhere(condition: ReturnType<typeof sql.fragment>): Promise<AdapterPayload | undefined> {
     const row = await db.maybeOne(sql.type(PayloadRow)`
-      SELECT payload, consumed_at FROM identity_provider_records
+      SELECT payload, consumed_at FROM ${table}
       WHERE model = ${model} AND ${condition} AND ${live}
       LIMIT 1
     `);
@@ -63,14 +77,14 @@ function createPostgresAdapter(db: DatabasePool, model: string): Adapter {
       const payload: AdapterPayload = bearer ? withoutValue : fullPayload;
       const expiresAt = expiresIn ? sql.fragment`now() + make_interval(secs => ${expiresIn})` : sql.fragment`NULL`;
       await db.query(sql.typeAlias('void')`
-        INSERT INTO identity_provider_records (model, id, payload, grant_id, user_code, uid, expires_at)
+        INSERT INTO ${table} (model, id, payload, grant_id, user_code, uid, expires_at)
         VALUES (${model}, ${rowId(id)}, ${sql.jsonb(payload as never)}, ${payload.grantId ?? null}, ${payload.userCode ?? null},
                 ${payload.uid ?? null}, ${expiresAt})
-        ON CONFLICT ON CONSTRAINT identity_provider_records_pkey DO UPDATE
+        ON CONFLICT (model, id) DO UPDATE
           SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id, user_code = EXCLUDED.user_code,
               uid = EXCLUDED.uid, expires_at = EXCLUDED.expires_at, consumed_at = NULL
       `);
-      if (model === 'Grant') await pruneExpired(db);
+      if (model === 'Grant') await pruneExpired(db, table);
     },
 
     async find(id) {
@@ -82,22 +96,28 @@ function createPostgresAdapter(db: DatabasePool, model: string): Adapter {
 
     async consume(id) {
       await db.query(sql.typeAlias('void')`
-        UPDATE identity_provider_records SET consumed_at = now() WHERE model = ${model} AND id = ${rowId(id)}
+        UPDATE ${table} SET consumed_at = now() WHERE model = ${model} AND id = ${rowId(id)}
       `);
     },
 
     async destroy(id) {
-      await db.query(sql.typeAlias('void')`DELETE FROM identity_provider_records WHERE model = ${model} AND id = ${rowId(id)}`);
+      const forget = sql.typeAlias('void')`DELETE FROM ${table} WHERE model = ${model} AND id = ${rowId(id)}`;
+      const { onGrantDestroyed } = options;
+      if (model !== 'Grant' || !onGrantDestroyed) return void (await db.query(forget));
+      await db.transaction(async (tx) => {
+        await tx.query(forget);
+        await onGrantDestroyed(tx, id);
+      });
     },
 
     async revokeByGrantId(grantId) {
       await db.query(sql.typeAlias('void')`
-        DELETE FROM identity_provider_records WHERE model = ${model} AND grant_id = ${grantId}
+        DELETE FROM ${table} WHERE model = ${model} AND grant_id = ${grantId}
       `);
     },
   };
 }
 
-export function createPostgresAdapterFactory(db: DatabasePool): AdapterFactory {
-  return (model) => createPostgresAdapter(db, model);
+export function createOidcStorage(db: DatabasePool, options: OidcStorageOptions): AdapterFactory {
+  return (model) => createPostgresAdapter(db, model, options);
 }
