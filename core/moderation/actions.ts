@@ -9,7 +9,7 @@ import { findAdminUser } from '../users/admin-queries.ts';
 import { suspendUser } from '../users/suspension.ts';
 import type { ModerationAction } from '../vocabulary.ts';
 import { authorOf, hideTarget, movePetition, PETITION_MOVES, removeComment, restoreTarget, type EffectDependencies } from './effects.ts';
-import { isAutoHidden, isHidden } from './restoring.ts';
+import { autoHideRecordOwed, isAutoHidden, isHidden } from './restoring.ts';
 import { countCountingReporters } from './reporters.ts';
 import { countOpenReporters, findReport, presentReport, resolveOpenReports, type ModerationTarget, type ReportRow } from './reports.ts';
 import { createWarning } from './warnings.ts';
@@ -25,7 +25,8 @@ export async function hideIfReportedEnough(deps: EffectDependencies & AutoHideSe
   const outcome = { reporters, counted, threshold: deps.threshold };
   if (counted < deps.threshold) return { ...outcome, hidden: false };
   const hidden = await hideTarget(deps, target, SYSTEM_AUDIT);
-  if (hidden) {
+  // A retry after a stop between hiding and recording finds the target hidden: the record is still owed.
+  if (hidden || (await autoHideRecordOwed(deps.db, target))) {
     await recordAudit(deps.db, {
       context: SYSTEM_AUDIT,
       action: 'moderation.auto_hidden',

@@ -27,6 +27,21 @@ export function isHidden(db: CommonQueryMethods, target: ModerationTarget): Prom
   return db.exists(sql.type(z.object({}))`${hidden}`);
 }
 
+/**
+ * Auto-hide hid the target but its record (moderation.auto_hidden, with the count) is missing since
+ * that hiding: the activity stopped between the two, and its retry finds the target hidden already.
+ */
+export async function autoHideRecordOwed(db: CommonQueryMethods, target: ModerationTarget): Promise<boolean> {
+  if (!(await isAutoHidden(db, target))) return false;
+  const recorded = await db.exists(sql.type(z.object({}))`
+    SELECT 1 FROM audit_logs r
+    WHERE r.target_id = ${target.id} AND r.target_type = ${target.type} AND r.action = 'moderation.auto_hidden'
+      AND r.created_at >= (SELECT max(h.created_at) FROM audit_logs h
+                           WHERE h.target_id = ${target.id} AND h.target_type = ${target.type} AND h.action = ${HIDING_ACTION[target.type]})
+  `);
+  return !recorded;
+}
+
 export async function isAutoHidden(db: CommonQueryMethods, target: ModerationTarget): Promise<boolean> {
   if (!(await isHidden(db, target))) return false;
   const hiddenBy = await db.maybeOneFirst(sql.type(z.object({ actor_type: z.string() }))`

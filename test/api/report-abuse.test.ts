@@ -102,6 +102,7 @@ describe('who counts toward auto-hide', function () {
       expect(await petitionStatus(petition.id)).to.equal('active');
       await reportAll(reporters.slice(THRESHOLD - 1), 'petition', petition.id);
       await eventually(async () => (await petitionStatus(petition.id)) === 'under_review', 'the petition to be under review');
+      await eventually(async () => (await autoHiddenCounts(petition.id)).length > 0, 'the auto-hide to be recorded');
       expect(await autoHiddenCounts(petition.id)).to.deep.equal([THRESHOLD]);
     });
 
@@ -125,6 +126,7 @@ describe('who counts toward auto-hide', function () {
       expect(queued).to.include.members(fresh.map((user) => user.id));
       await reportAll(established.slice(THRESHOLD - 1), 'petition', petition.id);
       await eventually(async () => (await petitionStatus(petition.id)) === 'under_review', 'the petition to be under review');
+      await eventually(async () => (await autoHiddenCounts(petition.id)).length > 0, 'the auto-hide to be recorded');
       expect(await autoHiddenCounts(petition.id)).to.deep.equal([THRESHOLD]);
     });
 

@@ -144,10 +144,11 @@ describe('reports', function () {
       expect(listed.data.map((each: { id: string }) => each.id)).to.not.include(petition.id);
       const creatorView = await json(await fetch(`${api.baseUrl}/v1/petitions/${petition.id}`, { headers: bearer(creatorToken) }));
       expect(creatorView.data).to.include({ status: 'under_review', signature_count: 1 });
-      const audited = await db().anyFirst(
-        sql.type(z.object({ action: z.string() }))`SELECT action FROM audit_logs WHERE target_id = ${petition.id} ORDER BY created_at`,
-      );
-      expect(audited).to.include.members(['petition.under_review', 'moderation.auto_hidden']);
+      const audited = () =>
+        db().anyFirst(sql.type(z.object({ action: z.string() }))`SELECT action FROM audit_logs WHERE target_id = ${petition.id} ORDER BY created_at`);
+      // The hold comes first and its record of who hid it and why right after, in the same activity.
+      await eventually(async () => (await audited()).includes('moderation.auto_hidden'), 'the auto-hide to be recorded');
+      expect(await audited()).to.include.members(['petition.under_review', 'moderation.auto_hidden']);
     });
 
     it('flags a reported user for review, without suspending them', async () => {
