@@ -76,6 +76,8 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
     await answer(params);
   }
 
+  /** Revocation and introspection: the client's parameters, as the provider reads them. */
+  const handToProvider = (ctx: RallyContext) => clientRequest(ctx, (params) => serveWithProvider(ctx, server.provider(), { https, params }));
   const clientEndpoint = { tag, auth: 'none', rawBody: true, idempotent: false, method: 'post' } as const;
   return [
     defineRoute({
@@ -206,9 +208,7 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
         400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },
         401: { description: 'Client authentication failed', schema: OAuthTokenError },
       },
-      async handler(ctx) {
-        await clientRequest(ctx, (params) => serveWithProvider(ctx, server.provider(), { https, params }));
-      },
+      handler: handToProvider,
     }),
     defineRoute({
       ...clientEndpoint,
@@ -220,9 +220,7 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
         400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },
         401: { description: 'Client authentication failed, or the client is public', schema: OAuthTokenError },
       },
-      async handler(ctx) {
-        await clientRequest(ctx, (params) => serveWithProvider(ctx, server.provider(), { https, params }));
-      },
+      handler: handToProvider,
     }),
   ];
 }

@@ -1,7 +1,7 @@
 // Revoked access tokens, checked on every request without a database round trip: each API process
 // holds the unexpired revoked ids in memory, loaded at start and kept current by NOTIFY. A revoke
 // writes the row and the NOTIFY in one transaction, so every process hears it at commit.
-import type { DatabasePool } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import type { NotificationListener } from '../../db/notifications.ts';
@@ -16,6 +16,20 @@ export type RevocationList = {
   /** Several at once (a whole login's tokens), in one transaction. */
   revokeMany(tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>): Promise<void>;
 };
+
+/**
+ * Writes revoked token ids (or grant ids, core/oauth/grants.ts) and their NOTIFY in the caller's
+ * transaction, so every API process hears them at its commit.
+ */
+export async function listRevocations(tx: CommonQueryMethods, tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>): Promise<void> {
+  for (const { jti, expiresAt } of tokens) {
+    await tx.query(sql.typeAlias('void')`
+      INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt.toISOString()})
+      ON CONFLICT (jti) DO NOTHING
+    `);
+    await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${jti} ${expiresAt.getTime()}`})`);
+  }
+}
 
 export async function createRevocationList(deps: { db: DatabasePool; notifications: NotificationListener }): Promise<RevocationList> {
   // jti → expiry in ms; entries past expiry are dropped lazily, as the token is dead anyway.
@@ -54,15 +68,7 @@ export async function createRevocationList(deps: { db: DatabasePool; notificatio
   async function revokeMany(tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>) {
     if (tokens.length === 0) return;
     for (const { jti, expiresAt } of tokens) revoked.set(jti, expiresAt.getTime());
-    await deps.db.transaction(async (tx) => {
-      for (const { jti, expiresAt } of tokens) {
-        await tx.query(sql.typeAlias('void')`
-          INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt.toISOString()})
-          ON CONFLICT (jti) DO NOTHING
-        `);
-        await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${jti} ${expiresAt.getTime()}`})`);
-      }
-    });
+    await deps.db.transaction((tx) => listRevocations(tx, tokens));
   }
 
   return {

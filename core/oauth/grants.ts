@@ -7,20 +7,18 @@
 import type { CommonQueryMethods, DatabasePool, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { TOKEN_REVOKED_CHANNEL } from '../auth/revocation-list.ts';
+import { listRevocations } from '../auth/revocation-list.ts';
 
-const ListedRow = z.object({ jti: z.string(), expires_ms: z.number() });
+// A grant's tokens were all issued before it ended: listed this long (plus clock skew), none is left.
+const CLOCK_SKEW_MS = 5 * 60_000;
 
-/** Puts token ids or grant ids on the revocation list; call inside the transaction that ends them. */
-export async function listAsRevoked(tx: CommonQueryMethods, ids: readonly string[], accessTokenTtlMs: number): Promise<void> {
-  if (ids.length === 0) return;
-  const listed = await tx.any(sql.type(ListedRow)`
-    INSERT INTO revoked_access_tokens (jti, expires_at)
-    SELECT id, now() + ${accessTokenTtlMs} * interval '1 millisecond' + interval '5 minutes' FROM unnest(${sql.array([...ids], 'text')}) AS id
-    ON CONFLICT (jti) DO UPDATE SET expires_at = GREATEST(revoked_access_tokens.expires_at, EXCLUDED.expires_at)
-    RETURNING jti, (extract(epoch FROM expires_at) * 1000)::int8 AS expires_ms
-  `);
-  for (const row of listed) await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${row.jti} ${row.expires_ms}`})`);
+/** Puts grant ids on the revocation list; call inside the transaction that ends them. */
+export function listAsRevoked(tx: CommonQueryMethods, ids: readonly string[], accessTokenTtlMs: number): Promise<void> {
+  const expiresAt = new Date(Date.now() + accessTokenTtlMs + CLOCK_SKEW_MS);
+  return listRevocations(
+    tx,
+    ids.map((jti) => ({ jti, expiresAt })),
+  );
 }
 
 /**

@@ -4,9 +4,8 @@
 // transaction, so every API process refuses them from the commit on.
 import { jwtVerify, type JWTPayload } from 'jose';
 import type { DatabasePool } from 'slonik';
-import { sql } from '../../db/sql.ts';
 import { hashTokenValue } from '../../db/oidc-provider-storage.ts';
-import { TOKEN_REVOKED_CHANNEL } from '../auth/revocation-list.ts';
+import { listRevocations } from '../auth/revocation-list.ts';
 import { endGrantOfRefreshToken } from './grants.ts';
 import type { OAuthSigner } from './signing-key.ts';
 
@@ -29,13 +28,8 @@ const ownedBy = (claims: JWTPayload, party: RevokingParty) =>
 export async function revokeAppAccessToken(db: DatabasePool, signer: Pick<OAuthSigner, 'issuer' | 'keySet'>, token: string, party: RevokingParty) {
   const claims = await verifiedAppToken(signer, token);
   if (!claims?.jti || !claims.exp || !ownedBy(claims, party)) return false;
-  const expiresMs = claims.exp * 1000;
-  await db.transaction(async (tx) => {
-    await tx.query(sql.typeAlias('void')`
-      INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (${claims.jti!}, to_timestamp(${expiresMs}::float8 / 1000)) ON CONFLICT (jti) DO NOTHING
-    `);
-    await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${claims.jti} ${expiresMs}`})`);
-  });
+  const revoked = { jti: claims.jti, expiresAt: new Date(claims.exp * 1000) };
+  await db.transaction((tx) => listRevocations(tx, [revoked]));
   return true;
 }
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { json } from '../support/http.ts';
-import { authorize, consentCookieOf, consentTicketOf, decide, registerApp } from '../support/oauth.ts';
+import { authorize, browserCookiesOf, consentFormActionOf, decide, registerApp } from '../support/oauth.ts';
 import { REDIRECT, startOAuthFixture, type OAuthFixture } from '../support/oauth-fixture.ts';
 import { PUBLIC_URL } from '../support/processes.ts';
 
@@ -126,7 +126,7 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
   describe('POST /oauth/authorize', () => {
     it('redirects with error=access_denied and the state when the user denies', async () => {
       const page = await authorize(f.api.baseUrl, f.userToken, f.request({ state: 'deny-me' }).params);
-      const response = await decide(f.api.baseUrl, consentTicketOf(await page.text()), 'deny', consentCookieOf(page));
+      const response = await decide(f.api.baseUrl, consentFormActionOf(await page.text()), 'deny', browserCookiesOf(page));
       const query = new URL(response.headers.get('location')!).searchParams;
       expect(query.get('error')).to.equal('access_denied');
       expect(query.get('iss')).to.equal(PUBLIC_URL);
@@ -136,8 +136,8 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
     it('answers 400 without the screen, for an interaction this browser was not shown, and for a used one (CSRF)', async () => {
       expect((await decide(f.api.baseUrl, undefined, 'approve')).status).to.equal(400);
       const page = await authorize(f.api.baseUrl, f.userToken, f.request().params);
-      const cookie = consentCookieOf(page);
-      const action = consentTicketOf(await page.text());
+      const cookie = browserCookiesOf(page);
+      const action = consentFormActionOf(await page.text());
       const forgedAnswer = await decide(f.api.baseUrl, `/oauth/interaction/${'A'.repeat(43)}`, 'approve', cookie);
       expect(forgedAnswer.status).to.equal(400);
       expect(forgedAnswer.headers.get('location')).to.equal(null);
@@ -147,7 +147,7 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
 
     it('binds the screen to the browser with a cookie no script can read and no other site can send with a form', async () => {
       const page = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'read:petitions write:petitions' }).params);
-      const action = consentTicketOf(await page.text());
+      const action = consentFormActionOf(await page.text());
       const binding = page.headers.getSetCookie().filter((cookie) => cookie.startsWith('rally_oauth_interaction='));
       expect(binding).to.have.length(1);
       expect(binding[0])
@@ -161,12 +161,12 @@ describe('OAuth 2.0 authorization (metadata, consent)', function () {
     it('refuses a consent answer from another browser than the one shown the screen (login CSRF)', async () => {
       const page = await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'write:petitions' }).params);
       expect(page.status).to.equal(200);
-      const cookie = consentCookieOf(page);
+      const cookie = browserCookiesOf(page);
       expect(page.headers.getSetCookie().join())
         .to.match(/HttpOnly/i)
         .and.match(/SameSite=Lax/i);
-      const action = consentTicketOf(await page.text());
-      const elsewhere = consentCookieOf(await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'write:petitions' }).params));
+      const action = consentFormActionOf(await page.text());
+      const elsewhere = browserCookiesOf(await authorize(f.api.baseUrl, f.userToken, f.request({ scope: 'write:petitions' }).params));
       expect(elsewhere).to.be.a('string').and.not.equal(cookie);
       const forged = cookie!.replace(/rally_oauth_interaction=[^;]+/, 'rally_oauth_interaction=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
       for (const other of [undefined, elsewhere, forged]) {

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import * as oauth from 'oauth4webapi';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login } from '../support/identity.ts';
-import { approveConsent, authorize, consentCookieOf, consentTicketOf, decide, registerApp, type RegisteredApp } from '../support/oauth.ts';
+import { approveConsent, authorize, browserCookiesOf, consentFormActionOf, decide, registerApp, type RegisteredApp } from '../support/oauth.ts';
 import { pkce } from '../support/oauth-fixture.ts';
 import { PUBLIC_URL, startApi, type RunningApi } from '../support/processes.ts';
 
@@ -60,7 +60,7 @@ describe('OAuth 2.0 with oauth4webapi and with plain fetch', function () {
     }).toString();
 
     const page = await authorize(api.baseUrl, userToken, Object.fromEntries(authorizationUrl.searchParams));
-    const approved = await decide(api.baseUrl, consentTicketOf(await page.text()), 'approve', consentCookieOf(page));
+    const approved = await decide(api.baseUrl, consentFormActionOf(await page.text()), 'approve', browserCookiesOf(page));
     const callback = new URL(approved.headers.get('location')!);
     const params = oauth.validateAuthResponse(as, client, callback, state);
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import * as oidc from 'openid-client';
 import { json } from '../support/http.ts';
 import { createTestUser, login } from '../support/identity.ts';
-import { authorize, consentCookieOf, consentTicketOf, decide, registerApp, type RegisteredApp } from '../support/oauth.ts';
+import { authorize, browserCookiesOf, consentFormActionOf, decide, registerApp, type RegisteredApp } from '../support/oauth.ts';
 import { PUBLIC_URL, startApi, type RunningApi } from '../support/processes.ts';
 
 // A third-party app written against openid-client, unchanged: it knows Rally only by its public
@@ -50,7 +50,7 @@ describe('OAuth 2.0 with openid-client as a third-party app', function () {
     expect(page.status).to.equal(200);
     const html = await page.text();
     expect(html).to.include('Campaign Tool').and.include('See your profile');
-    const approved = await decide(api.baseUrl, consentTicketOf(html), 'approve', consentCookieOf(page));
+    const approved = await decide(api.baseUrl, consentFormActionOf(html), 'approve', browserCookiesOf(page));
     expect(approved.status).to.equal(302);
     const callback = new URL(approved.headers.get('location')!);
     expect(`${callback.origin}${callback.pathname}`).to.equal(redirectUri);

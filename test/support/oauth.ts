@@ -28,14 +28,14 @@ export function authorize(baseUrl: string, accessToken: string | undefined, para
 }
 
 /** Where the consent screen's form posts its answer (the path of its interaction). */
-export function consentTicketOf(html: string): string {
+export function consentFormActionOf(html: string): string {
   const match = /<form method="post" action="(\/oauth\/interaction\/[^"]+)"/.exec(html);
   if (!match) throw new Error(`no consent form on the page:\n${html}`);
   return match[1]!;
 }
 
 /** The cookies an answer set, as a Cookie header value (the browser that was shown the screen holds them). */
-export function consentCookieOf(page: Response, before?: string): string | undefined {
+export function browserCookiesOf(page: Response, before?: string): string | undefined {
   const jar = new Map(
     (before ?? '')
       .split('; ')
@@ -61,12 +61,12 @@ export async function decide(baseUrl: string, action: string | undefined, decisi
     body: new URLSearchParams({ decision }).toString(),
     redirect: 'manual',
   });
-  let jar = consentCookieOf(answer, cookie);
+  let jar = browserCookiesOf(answer, cookie);
   for (let hops = 0; hops < 3 && answer.status === 303; hops++) {
     const next = new URL(answer.headers.get('location')!, baseUrl);
     if (next.origin !== new URL(baseUrl).origin) break;
     answer = await fetch(next, { headers: jar ? { cookie: jar } : {}, redirect: 'manual' });
-    jar = consentCookieOf(answer, jar);
+    jar = browserCookiesOf(answer, jar);
   }
   return answer;
 }
@@ -74,7 +74,7 @@ export async function decide(baseUrl: string, action: string | undefined, decisi
 /** Consent screen, then Approve: the redirect's query (code, state or error). */
 export async function approveConsent(baseUrl: string, accessToken: string, params: Record<string, string>): Promise<URLSearchParams> {
   const page = await authorize(baseUrl, accessToken, params);
-  const decided = page.status === 200 ? await decide(baseUrl, consentTicketOf(await page.text()), 'approve', consentCookieOf(page)) : page;
+  const decided = page.status === 200 ? await decide(baseUrl, consentFormActionOf(await page.text()), 'approve', browserCookiesOf(page)) : page;
   const location = decided.headers.get('location');
   if (decided.status !== 302 || !location) throw new Error(`expected a redirect, got ${decided.status}: ${await decided.text()}`);
   return new URL(location).searchParams;
