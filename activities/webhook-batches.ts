@@ -9,6 +9,7 @@
 // already recorded is not sent twice, and one already waiting for its retries is handed back again.
 import { loadDeliveryContexts, nextDeliveryWindow, recordBatchAttempts, type BatchDeliveryContext } from '../core/webhooks/delivery-batches.ts';
 import { finishDeliveryFailed, type AttemptRecord } from '../core/webhooks/delivery-attempts.ts';
+import { openingOnce } from '../core/webhooks/signing-secrets.ts';
 import { deliverySummary } from '../orchestration/summaries.ts';
 import { observeAttempt, outcomeOf, retryDelayMs, sendAttempt, type WebhookActivityDependencies } from './webhooks.ts';
 
@@ -45,7 +46,9 @@ export function createWebhookBatchActivities(deps: WebhookActivityDependencies) 
       if (pending.length === 0) return outcome;
 
       const attemptedAt = new Date().toISOString();
-      const reports = await Promise.all(pending.map((context) => sendAttempt(deps, context, input.timeoutMs)));
+      // The batch's deliveries share their endpoint, so its secret is opened once for all of them.
+      const batchDeps = { ...deps, secrets: openingOnce(deps.secrets) };
+      const reports = await Promise.all(pending.map((context) => sendAttempt(batchDeps, context, input.timeoutMs)));
       const records: AttemptRecord[] = pending.map((context, index) => {
         const report = reports[index]!;
         return {

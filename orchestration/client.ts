@@ -1,6 +1,6 @@
 // The Temporal client of a process that starts, signals, updates and queries workflows (the API, and
 // the worker's dispatcher and activities): every start gets a Web UI summary and carries the trace.
-import { Client, Connection } from '@temporalio/client';
+import { Client, type ClientOptions, Connection } from '@temporalio/client';
 import type { Config } from '../platform/config.ts';
 import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
 import { tracingClientInterceptors } from '../platform/telemetry.ts';
@@ -11,10 +11,18 @@ export type Temporal = { client: Client; taskQueue: string };
 
 export async function connectTemporal(settings: Config['temporal']): Promise<{ connection: Connection; client: Client }> {
   const connection = await Connection.connect(temporalConnectionOptions(settings));
-  const client = new Client({
+  return { connection, client: clientOn(connection, settings) };
+}
+
+/**
+ * A client on a connection already open. The worker gives its dispatcher a client on the worker's
+ * own NativeConnection, which lets the dispatcher start delivery batches eagerly (the server hands
+ * the first task straight back to this worker instead of through its task queue).
+ */
+export function clientOn(connection: ClientOptions['connection'], settings: Config['temporal']): Client {
+  return new Client({
     connection,
     namespace: settings.namespace,
     interceptors: { workflow: [new SummaryMemoInterceptor(), ...tracingClientInterceptors()] },
   });
-  return { connection, client };
 }

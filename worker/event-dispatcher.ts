@@ -82,6 +82,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
           taskQueue: config.temporal.taskQueue,
           args: [input(batch)],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          requestEagerStart: true,
           memo: { summary: deliveryBatchSummary(batch) },
           typedSearchAttributes: [
             { key: RallyWebhookEndpointId, value: batch.endpoint_id },

@@ -11,7 +11,7 @@ import { ensureSchedules } from './schedules.ts';
 import { startEventDispatcher } from './event-dispatcher.ts';
 import { installTemporalRuntime, serveWorkerMetrics, workerObservabilityOptions } from './observability.ts';
 import { currentTracing } from '../platform/telemetry.ts';
-import { connectTemporal } from '../orchestration/client.ts';
+import { clientOn } from '../orchestration/client.ts';
 
 const config = loadConfigOrExit(process.env, 'worker');
 const log = createLogger('worker');
@@ -24,7 +24,8 @@ const coreMetricsUrl = await installTemporalRuntime(config);
 const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 10 });
 const metricsServer = await serveWorkerMetrics(config, db, coreMetricsUrl);
 const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
-const { connection: clientConnection, client } = await connectTemporal(config.temporal);
+// One connection for polling and for starting: on it the dispatcher's batches start eagerly.
+const client = clientOn(connection, config.temporal);
 await ensureSchedules(client, config.temporal.taskQueue);
 
 const observability = workerObservabilityOptions();
@@ -67,7 +68,6 @@ try {
 }
 await dispatcher.stop();
 await metricsServer?.close();
-await clientConnection.close();
 await connection.close();
 await db.end();
 await currentTracing()?.shutdown();

@@ -49,3 +49,21 @@ export function signPayloadV2(secrets: readonly string[], body: string, unixSeco
   const signed = `${unixSeconds}.${body}`;
   return [`t=${unixSeconds}`, ...secrets.map((secret) => `v1=${createHmac('sha256', secret).update(signed).digest('hex')}`)].join(',');
 }
+
+/**
+ * A box that opens each sealed secret once and remembers it for as long as the box is kept: a batch
+ * of deliveries to one endpoint opens that endpoint's secret once instead of once per delivery. Kept
+ * for one batch only, so plaintext secrets do not outlive the work that needs them.
+ */
+export function openingOnce(box: SecretBox): SecretBox {
+  const opened = new Map<string, string>();
+  return {
+    seal: (plain) => box.seal(plain),
+    open(sealed) {
+      const key = sealed.toString('base64');
+      let plain = opened.get(key);
+      if (plain === undefined) opened.set(key, (plain = box.open(sealed)));
+      return plain;
+    },
+  };
+}

@@ -2,7 +2,7 @@
 import { sign, verify } from '@octokit/webhooks-methods';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../platform/config.ts';
-import { createSecretBox, generateSigningSecret, signPayload } from '../../core/webhooks/signing-secrets.ts';
+import { createSecretBox, generateSigningSecret, openingOnce, signPayload } from '../../core/webhooks/signing-secrets.ts';
 import { isPrivateAddress } from '../../core/webhooks/url-guard.ts';
 
 describe('webhook signing secrets', () => {
@@ -16,6 +16,21 @@ describe('webhook signing secrets', () => {
     sealed[sealed.length - 1]! ^= 1;
     expect(() => box.open(sealed)).to.throw();
     expect(() => createSecretBox('cd'.repeat(32)).open(box.seal(secret))).to.throw();
+  });
+
+  it('opens each sealed secret of a batch once, and each to its own plaintext', () => {
+    const [first, second] = [generateSigningSecret(), generateSigningSecret()];
+    const [sealedFirst, sealedSecond] = [box.seal(first), box.seal(second)];
+    let opened = 0;
+    const batch = openingOnce({ seal: box.seal, open: (sealed) => ((opened += 1), box.open(sealed)) });
+    for (let round = 0; round < 3; round += 1) {
+      expect(batch.open(sealedFirst)).to.equal(first);
+      expect(batch.open(Buffer.from(sealedSecond))).to.equal(second);
+    }
+    expect(opened).to.equal(2);
+    const tampered = Buffer.from(sealedFirst);
+    tampered[tampered.length - 1]! ^= 1;
+    expect(() => batch.open(tampered)).to.throw();
   });
 
   it('signs exactly as GitHub does', async () => {
