@@ -18,17 +18,30 @@ export type RevocationList = {
 };
 
 /**
- * Writes revoked token ids (or grant ids, core/oauth/grants.ts) and their NOTIFY in the caller's
- * transaction, so every API process hears them at its commit.
+ * Writes revoked token ids (or grant ids, core/oauth/grants.ts) and their NOTIFYs in the caller's
+ * transaction, so every API process hears them at its commit: two statements however many there are
+ * (deleting an app lists every grant it had).
  */
 export async function listRevocations(tx: CommonQueryMethods, tokens: ReadonlyArray<{ jti: string; expiresAt: Date }>): Promise<void> {
-  for (const { jti, expiresAt } of tokens) {
-    await tx.query(sql.typeAlias('void')`
-      INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (${jti}, ${expiresAt.toISOString()})
-      ON CONFLICT (jti) DO NOTHING
-    `);
-    await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${TOKEN_REVOKED_CHANNEL}, ${`${jti} ${expiresAt.getTime()}`})`);
-  }
+  if (tokens.length === 0) return;
+  const jtis = sql.array(
+    tokens.map((token) => token.jti),
+    'text',
+  );
+  const expiries = sql.array(
+    tokens.map((token) => token.expiresAt.toISOString()),
+    'timestamptz',
+  );
+  await tx.query(sql.typeAlias('void')`
+    INSERT INTO revoked_access_tokens (jti, expires_at)
+    SELECT jti, expires_at FROM unnest(${jtis}, ${expiries}) AS listed(jti, expires_at)
+    ON CONFLICT (jti) DO NOTHING
+  `);
+  const payloads = sql.array(
+    tokens.map(({ jti, expiresAt }) => `${jti} ${expiresAt.getTime()}`),
+    'text',
+  );
+  await tx.query(sql.typeAlias('void')`SELECT FROM unnest(${payloads}) AS listed(payload) CROSS JOIN LATERAL pg_notify(${TOKEN_REVOKED_CHANNEL}, payload)`);
 }
 
 export async function createRevocationList(deps: { db: DatabasePool; notifications: NotificationListener }): Promise<RevocationList> {
