@@ -5,6 +5,7 @@ import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import type { NotificationType } from '../vocabulary.ts';
+import { milestoneListeningSigners } from './milestone-audience.ts';
 
 export { NOTIFICATION_TYPES, type NotificationType } from '../vocabulary.ts';
 
@@ -90,16 +91,12 @@ export async function notifySignersBatch(db: CommonQueryMethods, input: SignerBa
 
 /**
  * Whether any signer of the petition other than its creator opted in to petition.milestone: when
- * none did, a crossing needs no signer fan-out. Served by users_milestone_opt_in_idx.
+ * none did, a crossing needs no signer fan-out.
  */
 export async function hasMilestoneSubscribers(db: CommonQueryMethods, petitionId: string): Promise<boolean> {
+  const creatorId = sql.fragment`(SELECT creator_id FROM petitions WHERE id = ${petitionId})`;
   return db.oneFirst(sql.type(z.object({ found: z.boolean() }))`
-    SELECT EXISTS (
-      SELECT 1 FROM users u
-      JOIN signatures s ON s.petition_id = ${petitionId} AND s.user_id = u.id
-      WHERE (u.notification_prefs -> 'petition.milestone' ->> 'in_app') = 'true'
-        AND u.id <> (SELECT creator_id FROM petitions WHERE id = ${petitionId})
-    ) AS found
+    SELECT EXISTS (${milestoneListeningSigners(petitionId, creatorId)}) AS found
   `);
 }
 

@@ -5,6 +5,7 @@ import type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { notifyUsers } from '../notifications/create.ts';
+import { milestoneAdmins, milestoneListeningSigners } from '../notifications/milestone-audience.ts';
 
 export const milestoneDedupeKey = (petitionId: string, threshold: number) => `milestone:${petitionId}:${threshold}`;
 
@@ -17,10 +18,7 @@ export async function notifyOrganizationAdminsOfMilestone(db: CommonQueryMethods
     SELECT title, creator_id, org_id FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL
   `);
   if (!petition?.org_id) return 0;
-  const admins = await db.anyFirst(sql.type(z.object({ user_id: z.string() }))`
-    SELECT user_id FROM organization_members
-    WHERE org_id = ${petition.org_id} AND role IN ('owner', 'admin') AND user_id <> ${petition.creator_id}
-  `);
+  const admins = await db.anyFirst(sql.type(z.object({ user_id: z.string() }))`${milestoneAdmins(petition.org_id, petition.creator_id)}`);
   return notifyUsers(
     db,
     admins.map((userId) => ({
@@ -47,6 +45,30 @@ export function claimUnsignalledMilestones(tx: DatabaseTransactionConnection, li
     LIMIT ${limit}
     FOR UPDATE OF m SKIP LOCKED
   `);
+}
+
+/**
+ * Marks handed over, without a signal, up to `limit` crossings that nobody would hear of: no
+ * organization admin to tell and no signer listening. Their workflow would only have found that out
+ * (a workflow start, a task and a local activity each); a spike spread over thousands of petitions
+ * crosses thousands of them. Rows another worker holds are skipped. Answers how many were settled.
+ */
+export async function settleUnheardMilestones(tx: DatabaseTransactionConnection, limit: number): Promise<number> {
+  const settled = await tx.query(sql.typeAlias('void')`
+    WITH unheard AS (
+      SELECT m.petition_id, m.threshold
+      FROM petition_milestones m JOIN petitions p ON p.id = m.petition_id
+      WHERE m.signalled_at IS NULL
+        AND NOT EXISTS (${milestoneAdmins(sql.fragment`p.org_id`, sql.fragment`p.creator_id`)})
+        AND NOT EXISTS (${milestoneListeningSigners(sql.fragment`p.id`, sql.fragment`p.creator_id`)})
+      ORDER BY m.reached_at
+      LIMIT ${limit}
+      FOR UPDATE OF m SKIP LOCKED
+    )
+    UPDATE petition_milestones m SET signalled_at = now()
+    FROM unheard u WHERE m.petition_id = u.petition_id AND m.threshold = u.threshold
+  `);
+  return settled.rowCount;
 }
 
 export async function markMilestoneSignalled(db: CommonQueryMethods, petitionId: string, threshold: number): Promise<void> {
