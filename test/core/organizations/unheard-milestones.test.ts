@@ -23,9 +23,12 @@ describe('settleUnheardMilestones (core/organizations/milestone-notifications.ts
 
   before(async () => {
     const { db } = testEnvironment();
-    const [creator, admin, listener, silentSigner] = await Promise.all(
-      ['creator', 'admin', 'listener', 'silent'].map((label) => insertUserRow(`unheard-${label}`)),
-    );
+    const [creator, admin, listener, silentSigner] = await Promise.all([
+      insertUserRow('unheard-creator'),
+      insertUserRow('unheard-admin'),
+      insertUserRow('unheard-listener'),
+      insertUserRow('unheard-silent'),
+    ]);
     const orgId = randomUUID();
     await db.query(sql.typeAlias('void')`INSERT INTO organizations (id, slug, name) VALUES (${orgId}, ${`unheard-${orgId}`}, ${`Unheard ${orgId}`})`);
     await db.query(sql.typeAlias('void')`
