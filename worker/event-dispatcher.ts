@@ -9,8 +9,9 @@
 // the delivery rows exist; after (2), the batch rows exist; if (3) dies after a start but before its
 // commit, the next round starts the same workflow id again and "already started" counts as success.
 // With Temporal down, steps (1) and (2) go on and step (3) retries each round. Milestone crossings
-// become signals to their petitions' workflows in a second loop, paced, so a surge of them never
-// stands between an event and its delivery; a crossing nobody would hear of is settled without one.
+// become signals to their petitions' workflows in a second loop, which polls and is paced, so a
+// surge of them never stands between an event and its delivery; a crossing nobody would hear of is
+// settled without one.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
@@ -52,7 +53,7 @@ const UNHEARD_MILESTONES_PER_ROUND = 1_000;
 
 export type EventDispatcher = { stop(): Promise<void> };
 
-type Loop = { nudge(): void; running: Promise<void> };
+type Loop = { nudge(): void; wokenByEvents: boolean; running: Promise<void> };
 
 export type EventDispatcherOptions = { config: Config; db: DatabasePool; databaseUrl: string; temporal: Client; log: Logger };
 
@@ -61,7 +62,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   const listener = await createNotificationListener(options.databaseUrl, log);
   const loops: Loop[] = [];
   const nudge = () => {
-    for (const loop of loops) loop.nudge();
+    for (const loop of loops) if (loop.wokenByEvents) loop.nudge();
   };
   await listener.listen(EVENTS_CHANNEL, nudge);
   listener.onReconnect(nudge);
@@ -171,11 +172,13 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
       const more = await startDeliveries();
       return dispatched === EVENT_BATCH || moreEmails || more;
     }),
-    createLoop('milestone signalling', signalMilestones),
+    // Not woken by each NOTIFY: a signing spike sends dozens a second and crosses a milestone rarely,
+    // and each wake-up cost two transactions. A crossing waits for the next poll, at most a second.
+    createLoop('milestone signalling', signalMilestones, { wokenByEvents: false }),
   );
 
   /** Runs `step` again at once while it says more is waiting or a NOTIFY came meanwhile, else after the poll interval. */
-  function createLoop(name: string, step: () => Promise<boolean>): Loop {
+  function createLoop(name: string, step: () => Promise<boolean>, { wokenByEvents = true } = {}): Loop {
     let woken = false;
     let wake: (() => void) | undefined;
     let lastError: string | undefined;
@@ -210,6 +213,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
         woken = true;
         wake?.();
       },
+      wokenByEvents,
       running: run(),
     };
   }
@@ -218,7 +222,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   return {
     async stop() {
       stopped = true;
-      nudge();
+      for (const loop of loops) loop.nudge();
       await Promise.all(loops.map((loop) => loop.running));
       await listener.close();
     },
