@@ -19,6 +19,11 @@ const MAIL_CONCURRENCY = 4;
 // window), without holding up the rest: the workflow sleeps until then, and a notification made
 // meanwhile must still go out a window after it was made.
 const RETRY_FAILED_MS = 60_000;
+// The workflow is woken at most this often while recipients are pending: a spike spread over many
+// petitions notifies thousands of creators whose windows end moments apart, and waking for each cost
+// the Temporal server a timer and an activity per recipient. A recipient gets their email at most
+// this long after their window.
+const MIN_PAUSE_MS = 1_000;
 
 const log = createLogger('notification-emails');
 
@@ -115,7 +120,9 @@ export function createNotificationEmailActivities({ db, mailer, publicUrl, encry
         });
       const retryMs = Math.min(RETRY_FAILED_MS, windowMs);
       const nextDueMs = failures.length > 0 ? Math.min(due.nextDueMs ?? retryMs, retryMs) : due.nextDueMs;
-      return { recipients: due.userIds.length, emails, failed: failures.length, nextDueMs };
+      // 0 (more are due now than one call takes) and null (none pending) pass unchanged.
+      const pause = nextDueMs ? Math.max(nextDueMs, Math.min(MIN_PAUSE_MS, windowMs)) : nextDueMs;
+      return { recipients: due.userIds.length, emails, failed: failures.length, nextDueMs: pause };
     },
   };
 }

@@ -65,6 +65,17 @@ describe('workflow notificationEmailDigests', function () {
     expect(result.recipients).to.be.at.least(users.length);
   });
 
+  it('pauses at least a second before the next round while a recipient is due sooner, so that neighbours go out together', async () => {
+    const user = await createTestUser();
+    // A window of a minute that ends for this recipient 900 ms from now.
+    await pendingReply(user, 'digest-soon', '59100 milliseconds');
+    const mailer = createMailer({ smtpUrl: mail.url, dir: '', from: 'Rally <rally@rally.test>' });
+    const activities = createNotificationEmailActivities({ db: testEnvironment().db, mailer, publicUrl: PUBLIC_URL, encryptionKey: ENCRYPTION_KEY });
+    const { nextDueMs } = await activities.deliverDueNotificationEmails({ windowMs: 60_000 });
+    // Null only if everything pending went out (the recipient came due before the call began).
+    if (nextDueMs !== null) expect(nextDueMs).to.be.at.least(1_000);
+  });
+
   it("mails the others when one recipient's mail is refused, and keeps that one pending", async () => {
     const [unreachable, reachable] = [await createTestUser(), await createTestUser()];
     refused.add(unreachable.email);
