@@ -153,8 +153,12 @@ async function main(env: Env): Promise<void> {
   if (!config.identity.issuer) await parts.startServiceProcess('identity', serviceEnv, API_STOP_GRACE_MS);
   await parts.startServiceProcess('worker', serviceEnv, WORKER_STOP_GRACE_MS);
   await parts.startServiceProcess('api', serviceEnv, API_STOP_GRACE_MS);
-  if (await parts.waitForApi(config.port)) printSummary(config, temporal, databaseUrl);
-  else if (!parts.isStopping()) log(`the API did not answer on port ${config.port} within a minute; still waiting`);
+  // A slow first start (a busy machine compiling and bundling) only delays the summary.
+  while (!(await parts.waitForApi(config.port))) {
+    if (parts.isStopping()) return;
+    log(`the API has not answered on port ${config.port} for a minute; still waiting`);
+  }
+  printSummary(config, temporal, databaseUrl);
 }
 
 stopOnSignals(parts, log);

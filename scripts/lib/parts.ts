@@ -25,7 +25,7 @@ export type Parts = Readonly<{
   add(name: string, stop: () => Promise<void>): void;
   /** An API, worker or identity provider process (named `label` in logs, e.g. api-2). */
   startServiceProcess(entry: keyof typeof ENTRY_POINTS, env: NodeJS.ProcessEnv, graceMs: number, label?: string): Promise<void>;
-  /** Waits for GET /health to answer at all (a "degraded" answer still means the API is up). */
+  /** Waits up to a minute for GET /health to answer at all (a "degraded" answer still means the API is up). */
   waitForApi(port: number): Promise<boolean>;
 }>;
 

@@ -77,9 +77,20 @@ describe('npm start (scripts/start.ts) keeps its parts running', function () {
     start.stderr!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    await eventually(async () => (output.includes('Press Ctrl-C to stop') ? true : undefined), RESTART_TIMEOUT_MS, 'npm start to be up');
-    await eventually(async () => (output.includes('"polling"') ? true : undefined), RESTART_TIMEOUT_MS, 'the worker to poll');
+    await explainedByOutput(async () => {
+      await eventually(async () => (output.includes('Press Ctrl-C to stop') ? true : undefined), RESTART_TIMEOUT_MS, 'npm start to be up');
+      await eventually(async () => (output.includes('"polling"') ? true : undefined), RESTART_TIMEOUT_MS, 'the worker to poll');
+    });
   });
+
+  /** A start-up that fails says why in what npm start printed, so the failure carries it. */
+  async function explainedByOutput(step: () => Promise<void>): Promise<void> {
+    try {
+      await step();
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; npm start printed (last 8,000 characters):\n${output.slice(-8_000)}`);
+    }
+  }
 
   after(async () => {
     if (process.env.RALLY_TEST_SHOW_OUTPUT === '1') process.stderr.write(output);
