@@ -64,7 +64,8 @@ export async function waitForFrontend(address: string, server: PrefixedChild, ti
     try {
       const connection = await Connection.connect({ address, connectTimeout: '2s' });
       try {
-        await connection.workflowService.getSystemInfo({});
+        // A frontend that accepts connections before it can answer must not hold the wait past its deadline.
+        await connection.withDeadline(Date.now() + 5_000, () => connection.workflowService.getSystemInfo({}));
         return;
       } finally {
         await connection.close();
