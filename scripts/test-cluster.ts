@@ -77,6 +77,8 @@ else {
     env: {
       ...process.env,
       RALLY_SKIP_CHECKS: '1',
+      // One test process: the cluster's own processes already take both cores.
+      RALLY_TEST_JOBS: '1',
       DATABASE_URL: postgres.url,
       RALLY_TEST_TEMPORAL_ADDRESS: TEMPORAL_FRONTEND_ADDRESS,
       RALLY_TEST_PGBOUNCER_PORT: String(PGBOUNCER_PORT),

@@ -1,13 +1,13 @@
-// `npm test`: type-checks and lints, then runs the whole mocha suite against real services: the
-// PostgreSQL at DATABASE_URL, else one on 127.0.0.1:5432, else an embedded one started here (each
-// run makes and drops its own database), and a Temporal dev server started from the real CLI.
-// Exits non-zero on any failure.
+// `npm test`: type-checks and lints, then runs the mocha suite against real services (the PostgreSQL at
+// DATABASE_URL, else 127.0.0.1:5432, else an embedded one; a Temporal dev server from the real CLI):
+// most files in parallel test processes, then the few that need the machine alone (lib/test-groups.ts).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { startEmbeddedPostgres } from './lib/embedded-postgres.ts';
 import { resolveTemporalCli } from './lib/temporal-cli.ts';
+import { DEFAULT_JOBS, listTestFiles, splitTestFiles } from './lib/test-groups.ts';
 import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -53,16 +53,42 @@ const cliPath = await resolveTemporalCli(say);
 // `npm test -- test/api/petitions.test.ts` runs the files named; `npm test -- --grep X` filters the
 // whole suite. RALLY_SKIP_CHECKS=1 leaves out tsc, ESLint and Prettier while iterating on one file.
 const args = process.argv.slice(2);
-const files = args.filter((arg) => arg.endsWith('.ts'));
+const named = args.filter((arg) => arg.endsWith('.ts'));
+const mochaOptions = args.filter((arg) => !arg.endsWith('.ts'));
 if (process.env.RALLY_SKIP_CHECKS !== '1') {
   await run('type-checking (tsc --noEmit)', `${BIN}tsc`, ['--noEmit', '-p', '.']);
   await run('linting (eslint)', `${BIN}eslint`, ['--config', 'scripts/eslint.config.js', '.']);
   await run('checking formatting (prettier --check)', `${BIN}prettier`, ['--check', '.']);
 }
-await run(
-  'running the test suite (mocha)',
-  process.execPath,
-  [`${BIN}mocha`, '--require', 'test/setup.ts', '--extension', 'ts', '--recursive', '--timeout', '60000', '--exit', ...args, ...(files.length ? [] : ['test'])],
-  { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_TEMPORAL_CLI: cliPath },
-);
+
+const files = named.length ? named.map((file) => path.relative(ROOT, path.resolve(file))) : await listTestFiles(ROOT);
+const { parallel, serial } = splitTestFiles(files);
+const jobs = Number(process.env.RALLY_TEST_JOBS ?? DEFAULT_JOBS);
+const testEnv = { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_TEMPORAL_CLI: cliPath };
+const mocha = (parallelJobs: number, group: string[]) => [
+  `${BIN}mocha`,
+  '--require',
+  'test/setup.ts',
+  '--reporter',
+  'scripts/lib/mocha-timing-reporter.ts',
+  '--timeout',
+  '60000',
+  '--exit',
+  ...(parallelJobs > 1 ? ['--parallel', '--jobs', String(parallelJobs)] : []),
+  ...mochaOptions,
+  ...group,
+];
+if (parallel.length) {
+  const parallelJobs = Math.min(jobs, parallel.length);
+  await run(`running ${parallel.length} test files, ${parallelJobs} at a time (mocha)`, process.execPath, mocha(parallelJobs, parallel), {
+    ...testEnv,
+    RALLY_TEST_JOBS: String(parallelJobs),
+  });
+}
+if (serial.length) {
+  await run(`running ${serial.length} test files that need the machine to themselves, one at a time (mocha)`, process.execPath, mocha(1, serial), {
+    ...testEnv,
+    RALLY_TEST_JOBS: '1',
+  });
+}
 await stopEmbedded?.();

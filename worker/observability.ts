@@ -46,7 +46,12 @@ export async function installTemporalRuntime(config: Config): Promise<string | u
   const corePort = config.observability.workerMetricsPort === undefined ? undefined : await freeLoopbackPort();
   Runtime.install({
     logger: temporalLogger,
-    ...(corePort === undefined ? {} : { telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${corePort}` } } } }),
+    telemetryOptions: {
+      // Core's own warnings (a slow workflow task, a lost poll) come through the logger above as JSON
+      // lines; left to the SDK's default they are coloured text on stderr that log pipelines cannot parse.
+      logging: { forward: {} },
+      ...(corePort === undefined ? {} : { metrics: { prometheus: { bindAddress: `127.0.0.1:${corePort}` } } }),
+    },
   });
   return corePort === undefined ? undefined : `http://127.0.0.1:${corePort}/metrics`;
 }

@@ -21,6 +21,7 @@ const READ_ELSEWHERE: Record<string, string> = {
   BENCH_ONLY: 'npm run bench (scripts/bench.ts)',
   BENCH_DATABASE_URL: 'npm run bench (scripts/bench/environment.ts)',
   RALLY_SKIP_CHECKS: 'npm test (scripts/test.ts)',
+  RALLY_TEST_JOBS: 'npm test (scripts/test.ts)',
   PATH: 'finding the Temporal CLI (scripts/lib/temporal-cli.ts)',
   HOME: 'finding the Temporal CLI (scripts/lib/temporal-cli.ts)',
   XDG_CACHE_HOME: 'finding the Temporal CLI (scripts/lib/temporal-cli.ts)',

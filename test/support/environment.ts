@@ -1,35 +1,28 @@
-// The real services every test uses, started once per run: a fresh PostgreSQL database (unique
-// name, migrated, dropped at the end), a Temporal dev server from the real CLI, and the workflow
-// bundle, built once and shared by every test worker.
-import { randomBytes } from 'node:crypto';
-import { Connection } from '@temporalio/client';
+// The services one test process uses: its own database, cloned from the run's migrated template, its
+// own Temporal namespace on the run's one server, its own data folder and identity provider. Mocha's
+// main process starts what they share (shared-services.ts); this runs once in each test process.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import pg from 'pg';
 import type { DatabasePool } from 'slonik';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { loadConfig } from '../../platform/config.ts';
 import { createDatabasePool } from '../../db/pool.ts';
-import { runMigrations } from '../../db/migrate.ts';
-import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.ts';
-import { bundleWorkflows } from '../../worker/create-worker.ts';
 import { throughPgBouncer } from '../../scripts/lib/pgbouncer.ts';
-import { ensureNamespace, loadTemporalSettings, registerSearchAttributes } from '../../scripts/lib/temporal-settings.ts';
-import { freePort, startIdentityProvider, type RallyProcess } from './processes.ts';
+import { SHARED, withDatabase } from './shared-services.ts';
+import { freePort, startIdentityProvider, stopEveryProcess } from './processes.ts';
 
 export type TestEnvironment = {
   databaseUrl: string;
   db: DatabasePool;
   temporal: TestWorkflowEnvironment;
   identityProviderPort: number;
-  workflowBundle(): Promise<WorkflowBundleWithSourceMap>;
+  workflowBundle(): Promise<{ codePath: string }>;
 };
 
 let current: TestEnvironment | undefined;
-let identityProvider: RallyProcess | undefined;
-let databaseName: string | undefined;
-let maintenanceUrl: string | undefined;
+let starting: Promise<void> | undefined;
 let pgBouncerPort: number | undefined;
-const NAMESPACE_RETENTION_MS = 86_400_000;
 
 /** DATABASE_URL and DATABASE_LISTEN_URL for the Rally processes a test starts. */
 export function processDatabaseEnv(): Record<string, string> {
@@ -38,81 +31,66 @@ export function processDatabaseEnv(): Record<string, string> {
   return { DATABASE_URL: throughPgBouncer(databaseUrl, pgBouncerPort), DATABASE_LISTEN_URL: databaseUrl, RALLY_DB_PREPARED_STATEMENTS: 'false' };
 }
 
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
-
 export function testEnvironment(): TestEnvironment {
   if (!current) throw new Error('the test environment is not started: run the tests with `npm test` (mocha --require test/setup.ts)');
   return current;
 }
 
-/**
- * `npm run test:cluster`: a real Temporal server (RALLY_TEST_TEMPORAL_ADDRESS), in a namespace of this
- * run's own, registered with Rally's search attributes, so runs never see each other's workflows.
- */
-async function onExistingServer(address: string, namespace: string): Promise<TestWorkflowEnvironment> {
-  const connection = await Connection.connect({ address });
-  try {
-    await ensureNamespace(connection, namespace, NAMESPACE_RETENTION_MS);
-    await registerSearchAttributes(connection, namespace, loadTemporalSettings().searchAttributes);
-  } finally {
-    await connection.close();
-  }
-  return TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
+function sharedValue(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is not set: the run's shared services did not start (run the tests with \`npm test\`)`);
+  return value;
 }
 
-export async function startTestEnvironment(env: NodeJS.ProcessEnv): Promise<void> {
+/** Mocha numbers the processes it forks from 0; the main process (no --parallel) is process 0. */
+function processIndex(env: NodeJS.ProcessEnv): number {
+  return Number(env.MOCHA_WORKER_ID ?? 0);
+}
+
+async function start(env: NodeJS.ProcessEnv): Promise<void> {
   const config = loadConfig(env);
-  const cliPath = env.RALLY_TEMPORAL_CLI;
-  // Through PgBouncer (test:cluster): the API and worker processes pool through it and LISTEN directly.
   pgBouncerPort = env.RALLY_TEST_PGBOUNCER_PORT ? Number(env.RALLY_TEST_PGBOUNCER_PORT) : undefined;
-  if (!config.databaseUrl) throw new Error('DATABASE_URL must point at a PostgreSQL server (npm test sets it)');
-  if (!cliPath && !env.RALLY_TEST_TEMPORAL_ADDRESS) throw new Error('RALLY_TEMPORAL_CLI must name the Temporal CLI (npm test sets it)');
-
-  maintenanceUrl = withDatabase(config.databaseUrl, 'postgres');
-  databaseName = `rally_test_${Date.now()}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: maintenanceUrl });
+  const index = processIndex(env);
+  const namespaces = sharedValue(env, SHARED.namespaces).split(',');
+  const databaseName = `${sharedValue(env, SHARED.runId)}_${index}`;
+  const admin = new pg.Client({ connectionString: withDatabase(config.databaseUrl!, 'postgres') });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${databaseName}`);
-  await admin.end();
-  const databaseUrl = withDatabase(config.databaseUrl, databaseName);
-  await runMigrations(databaseUrl);
+  await admin.query(`CREATE DATABASE ${databaseName} TEMPLATE ${sharedValue(env, SHARED.templateDatabase)}`).finally(() => admin.end());
+  const databaseUrl = withDatabase(config.databaseUrl!, databaseName);
 
-  const temporal = env.RALLY_TEST_TEMPORAL_ADDRESS
-    ? await onExistingServer(env.RALLY_TEST_TEMPORAL_ADDRESS, databaseName)
-    : await TestWorkflowEnvironment.createLocal({
-        server: {
-          executable: { type: 'existing-path', path: cliPath! },
-          ip: '127.0.0.1',
-          searchAttributes: ALL_SEARCH_ATTRIBUTES,
-          extraArgs: ['--log-level', 'error'],
-        },
-      });
-  let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+  // The processes a test starts write media and mail under RALLY_DATA_DIR: one folder per test process.
+  const dataDir = path.join(sharedValue(env, SHARED.runDir), `process-${index}`);
+  await mkdir(dataDir, { recursive: true });
+  const bundleFile = sharedValue(env, SHARED.bundleFile);
+  Object.assign(process.env, { RALLY_DATA_DIR: dataDir, RALLY_WORKFLOW_BUNDLE: bundleFile });
+
   current = {
     databaseUrl,
     db: await createDatabasePool(databaseUrl, { maximumPoolSize: 10 }),
-    temporal,
+    temporal: await TestWorkflowEnvironment.createFromExistingServer({
+      address: sharedValue(env, SHARED.temporalAddress),
+      // A restarted test process takes a namespace again; its earlier life has ended.
+      namespace: namespaces[index % namespaces.length]!,
+    }),
     identityProviderPort: await freePort(),
-    workflowBundle: () => (bundle ??= bundleWorkflows()),
+    workflowBundle: async () => ({ codePath: bundleFile }),
   };
-  identityProvider = await startIdentityProvider();
+  await startIdentityProvider();
 }
 
+/** Idempotent: mocha runs root hooks before every file in a parallel run, once in a serial one. */
+export function startTestEnvironment(env: NodeJS.ProcessEnv): Promise<void> {
+  starting ??= start(env);
+  return starting;
+}
+
+/** Stops what this process started; its database goes with the run (shared-services.ts). */
 export async function stopTestEnvironment(): Promise<void> {
-  await identityProvider?.stop();
+  await stopEveryProcess();
   if (current) {
     await current.db.end();
     await current.temporal.teardown();
     current = undefined;
   }
-  if (databaseName && maintenanceUrl) {
-    const admin = new pg.Client({ connectionString: maintenanceUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
-  }
+  starting = undefined;
 }

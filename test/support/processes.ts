@@ -18,6 +18,25 @@ export type RunningApi = RallyProcess & { baseUrl: string };
 /** `onOutput` sees everything the process writes (the kept `output()` is only its last 20,000 characters). */
 export type SpawnOptions = { onOutput?: (chunk: string) => void };
 
+// Every process a test starts, so that none outlives its test process: a test that fails before its
+// own `stop()` would otherwise leave an API or worker running against a dropped database.
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Stops whatever this test process started and has not stopped yet. */
+export async function stopEveryProcess(): Promise<void> {
+  await Promise.all(
+    [...running].map((child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return undefined;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+}
+
 function spawnRally(entry: string, env: Record<string, string>, options: SpawnOptions = {}): RallyProcess {
   const { temporal, identityProviderPort } = testEnvironment();
   const child = spawn(process.execPath, [entry], {
@@ -38,6 +57,8 @@ function spawnRally(entry: string, env: Record<string, string>, options: SpawnOp
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   const collect = (chunk: Buffer) => {
     options.onOutput?.(chunk.toString());
@@ -69,7 +90,7 @@ export async function startApi(env: Record<string, string> = {}, options: SpawnO
   // Generous: on a machine shared by many test runs, loading the TypeScript alone can take 30 s.
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
-    if (api.child.exitCode !== null) throw new Error(`the API exited during start-up:\n${api.output()}`);
+    if (api.child.exitCode !== null) throw new Error(`the API exited during start-up (exit code ${api.child.exitCode}):\n${api.output()}`);
     const alive = await fetch(`${baseUrl}/health`).then(
       () => true,
       () => false,
@@ -86,7 +107,7 @@ export async function startWorker(env: Record<string, string> = {}, options: Spa
   const worker = spawnRally('worker/main.ts', env, options);
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (worker.child.exitCode !== null) throw new Error(`the worker exited during start-up:\n${worker.output()}`);
+    if (worker.child.exitCode !== null) throw new Error(`the worker exited during start-up (exit code ${worker.child.exitCode}):\n${worker.output()}`);
     if (worker.output().includes('"polling"')) return worker;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -99,7 +120,9 @@ export async function startIdentityProvider(): Promise<RallyProcess> {
   const provider = spawnRally('identity-provider/main.ts', {});
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
-    if (provider.child.exitCode !== null) throw new Error(`the identity provider exited during start-up:\n${provider.output()}`);
+    if (provider.child.exitCode !== null) {
+      throw new Error(`the identity provider exited during start-up (exit code ${provider.child.exitCode}):\n${provider.output()}`);
+    }
     if (provider.output().includes('"message":"listening"')) return provider;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
