@@ -60,6 +60,21 @@ describe('embedded identity provider: refresh tokens', function () {
     expect((await json(await refresh(provider.issuer, second.refresh_token))).error).to.equal('invalid_grant');
   });
 
+  it('refreshes once when 20 refreshes of one refresh token arrive at once, and ends that session (issue 42)', async () => {
+    const first = await json(await login(provider.issuer, email, password));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const response = await refresh(provider.issuer, first.refresh_token);
+        return { status: response.status, body: await json(response) };
+      }),
+    );
+    const winners = answers.filter((answer) => answer.status === 200);
+    expect(winners, 'exactly one refresh gets tokens').to.have.length(1);
+    const losers = answers.filter((answer) => answer.status !== 200).map((answer) => `${answer.status} ${answer.body.error}`);
+    expect(losers).to.deep.equal(Array(19).fill('400 invalid_grant'));
+    expect((await json(await refresh(provider.issuer, winners[0]!.body.refresh_token))).error, "the winner's refresh token").to.equal('invalid_grant');
+  });
+
   it('stops refreshing a refresh token once it is revoked (RFC 7009)', async () => {
     const tokens = await json(await login(provider.issuer, email, password));
     expect((await revoke(provider.issuer, tokens.refresh_token)).status).to.equal(200);
