@@ -103,8 +103,9 @@ describe('embedded identity provider: refresh tokens', function () {
     const { privateKey } = await generateKeyPair('RS256', { extractable: true });
     const clearKid = `clear-${randomBytes(4).toString('hex')}`;
     await testEnvironment().db.query(sql.typeAlias('void')`
-      INSERT INTO identity_signing_keys (kid, private_jwk, created_at)
-      VALUES (${clearKid}, ${sql.jsonb({ ...(await exportJWK(privateKey)), kid: clearKid, alg: 'RS256', use: 'sig' } as never)}, now() - interval '1 year')`);
+      INSERT INTO identity_signing_keys (kid, private_jwk, created_at, signs_from)
+      VALUES (${clearKid}, ${sql.jsonb({ ...(await exportJWK(privateKey)), kid: clearKid, alg: 'RS256', use: 'sig' } as never)}, now() - interval '1 year',
+              now() - interval '1 year')`);
     provider = await startProvider(provider.port);
     const sealedLater = await testEnvironment().db.one(sql.type(z.object({ clear: z.boolean(), sealed: z.boolean() }))`
       SELECT private_jwk IS NOT NULL AS clear, sealed_jwk IS NOT NULL AS sealed FROM identity_signing_keys WHERE kid = ${clearKid}`);
