@@ -1,7 +1,6 @@
-// Issue 42, finding 5: an authorization code and a refresh token are single use even when they are
-// presented many times at once. Exactly one of the concurrent token requests gets tokens; every
-// other is invalid_grant (never a 500), and, as for a replay one after the other, the grant ends:
-// the tokens the winner got stop working too.
+// Issue 42, finding 5: a code or refresh token presented by many token requests at once gets tokens
+// once; every other request is invalid_grant (never a 500) and, as for a replay one after the other,
+// the grant ends: the tokens the winner got stop working too.
 import { expect } from 'chai';
 import { json } from '../support/http.ts';
 import { tokenRequest } from '../support/oauth.ts';
