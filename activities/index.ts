@@ -14,7 +14,7 @@ import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../platform/storage/media-storage.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
 import { createOAuthActivities } from './oauth.ts';
-import { keyRotationPolicy } from '../core/oauth/signing-key-rotation.ts';
+import { keyRotationPolicy } from '../core/auth/signing-key-rotation.ts';
 import { createInvitationActivities, invitationDependencies } from './organization-invitations.ts';
 import { createNotificationEmailActivities, notificationEmailDependencies } from './notification-emails.ts';
 import type { Client } from '@temporalio/client';
@@ -44,7 +44,12 @@ export function createActivities(deps: ActivityDependencies) {
     ...createWebhookBatchActivities(webhooks),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
-    ...createOAuthActivities({ db: deps.db, encryptionKey: config.encryptionKey, keyRotation: keyRotationPolicy(config.identity.accessTokenTtlMs) }),
+    ...createOAuthActivities({
+      db: deps.db,
+      encryptionKey: config.encryptionKey,
+      keyRotation: keyRotationPolicy(config.identity.accessTokenTtlMs),
+      embeddedIdentityProvider: config.identity.issuer === undefined,
+    }),
     ...createInvitationActivities(invitationDependencies(deps.db, config)),
     ...createNotificationEmailActivities(notificationEmailDependencies(deps.db, config)),
     ...createModerationActivities(moderationDependencies(deps.db, config, deps.temporal)),

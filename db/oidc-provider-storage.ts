@@ -10,7 +10,7 @@
 // is stored (each login stores one), which keeps the table bounded without a separate job; the day
 // lets Rally still tell an expired refresh token from an unknown one (401 token_expired).
 import { createHash } from 'node:crypto';
-import type { Adapter, AdapterFactory, AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterFactory, type AdapterPayload } from 'oidc-provider';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from './sql.ts';
@@ -71,6 +71,16 @@ function createPostgresAdapter(db: DatabasePool, model: string, options: OidcSto
     return row ? toPayload(row) : undefined;
   }
 
+  /** What the provider's own revocation of a grant does (oidc-provider revokes by grant id, then destroys the Grant), at once. */
+  async function endGrant(grantId: string): Promise<void> {
+    await db.transaction(async (tx) => {
+      await tx.query(sql.typeAlias('void')`
+        DELETE FROM ${table} WHERE grant_id = ${grantId} OR (model = 'Grant' AND id = ${grantId})
+      `);
+      await options.onGrantDestroyed?.(tx, grantId);
+    });
+  }
+
   return {
     async upsert(id, fullPayload, expiresIn) {
       const { jti: _jti, ...withoutValue } = fullPayload;
@@ -94,10 +104,20 @@ function createPostgresAdapter(db: DatabasePool, model: string, options: OidcSto
     findByUserCode: (userCode) => findWhere(sql.fragment`user_code = ${userCode}`),
     findByUid: (uid) => findWhere(sql.fragment`uid = ${uid}`),
 
+    // Single use: of two requests presenting one code or refresh token at once, only the one whose
+    // UPDATE flips consumed_at goes on; the other is answered as a replay, as the provider answers a
+    // token it read as consumed: invalid_grant, and the grant ended with every token issued under it.
     async consume(id) {
-      await db.query(sql.typeAlias('void')`
-        UPDATE ${table} SET consumed_at = now() WHERE model = ${model} AND id = ${rowId(id)}
+      const claimed = await db.maybeOne(sql.type(z.object({ claimed: z.boolean() }))`
+        UPDATE ${table} SET consumed_at = now() WHERE model = ${model} AND id = ${rowId(id)} AND consumed_at IS NULL
+        RETURNING true AS claimed
       `);
+      if (claimed) return;
+      const grantId = await db.maybeOneFirst(sql.type(z.object({ grant_id: z.string().nullable() }))`
+        SELECT grant_id FROM ${table} WHERE model = ${model} AND id = ${rowId(id)}
+      `);
+      if (grantId) await endGrant(grantId);
+      throw new errors.InvalidGrant(`${model === 'AuthorizationCode' ? 'authorization code' : 'token'} already consumed`);
     },
 
     async destroy(id) {

@@ -4,14 +4,16 @@
 // whose screens are interactions.ts. Access tokens are JWTs for the API (audience = its public URL),
 // so the API verifies them against the published keys without calling back here.
 import { createHmac } from 'node:crypto';
+import type { RequestListener } from 'node:http';
 import Provider, { errors, type Account, type ClientMetadata, type FindAccount, type ResourceServer } from 'oidc-provider';
 import type { DatabasePool } from 'slonik';
 import type { LoginThrottle } from '../core/auth/login-throttle.ts';
+import type { RotatingSigningKeys } from '../core/auth/rotating-signing-keys.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import { findIdentityAccount, prepareDummyHash } from './accounts.ts';
 import { createInteractionRoutes } from './interactions.ts';
 import { ACCESS_TOKEN_SCOPES, PASSWORD_GRANT_TYPE, SUPPORTED_SCOPES, registerPasswordGrant } from './password-grant.ts';
-import { loadOrCreateSigningKeys } from './signing-keys.ts';
 import { createOidcStorage } from '../db/oidc-provider-storage.ts';
 
 export type IdentityProviderOptions = {
@@ -22,13 +24,19 @@ export type IdentityProviderOptions = {
   refreshTokenTtlSeconds: number;
   /** The API's identifier, put in every access token's `aud`. */
   resourceAudience: string;
-  /** Config.encryptionKey (RALLY_ENCRYPTION_KEY): seals the private signing keys at rest. */
+  /** Config.encryptionKey (RALLY_ENCRYPTION_KEY): derives the cookie keys. */
   encryptionKey: string;
+  /** The rotating signing keys (identity-provider/signing-keys.ts). */
+  signingKeys: RotatingSigningKeys;
   /** Rally's PUBLIC_URL: its browser login comes back to /auth/callback there. */
   rallyUrl: string;
   mailer: Mailer;
   throttle: LoginThrottle;
+  log: Logger;
 };
+
+/** What the process serves: the provider built for the keys of the moment. */
+export type IdentityProviderServer = { callback(): RequestListener };
 
 /** Rally's browser login returns here (api/browser/login-routes.ts). */
 export const rallyCallbackUrl = (rallyUrl: string) => `${rallyUrl}/auth/callback`;
@@ -61,16 +69,17 @@ function clientMetadata(client: { client_id: string; client_secret: string }, ra
   };
 }
 
-export async function createIdentityProvider(options: IdentityProviderOptions): Promise<Provider> {
+function build(options: IdentityProviderOptions): { kid: string; handle: RequestListener } {
   const { db, resourceAudience, accessTokenTtlSeconds, refreshTokenTtlSeconds } = options;
-  const [signingKeys] = await Promise.all([loadOrCreateSigningKeys(db, options.encryptionKey), prepareDummyHash()]);
-
+  // The key that signs now (core/auth/signing-key-rotation.ts) signs access tokens by kid, and ID tokens
+  // as the keystore's first key; the others are in the keystore to be published (/jwks) and to verify.
+  const { kid } = options.signingKeys.signingKey();
   const resourceServer: ResourceServer = {
     scope: ACCESS_TOKEN_SCOPES.join(' '),
     audience: resourceAudience,
     accessTokenFormat: 'jwt',
     accessTokenTTL: accessTokenTtlSeconds,
-    jwt: { sign: { alg: 'RS256' } },
+    jwt: { sign: { alg: 'RS256', kid } },
   };
 
   const findAccount: FindAccount = async (_ctx, sub) => {
@@ -81,7 +90,7 @@ export async function createIdentityProvider(options: IdentityProviderOptions): 
   const provider = new Provider(options.issuer, {
     adapter: createOidcStorage(db, { table: 'identity_provider_records' }),
     clients: options.clients.map((client) => clientMetadata(client, options.rallyUrl)),
-    jwks: { keys: signingKeys },
+    jwks: { keys: options.signingKeys.privateJwks() },
     findAccount,
     scopes: [...SUPPORTED_SCOPES],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
@@ -146,5 +155,28 @@ export async function createIdentityProvider(options: IdentityProviderOptions): 
   provider.use(
     createInteractionRoutes(provider, { db, mailer: options.mailer, throttle: options.throttle, issuer: options.issuer, rallyUrl: options.rallyUrl }),
   );
-  return provider;
+  // Only our own faults: client errors (a wrong password, say) are answered, not logged, and no
+  // request parameter is ever written out.
+  provider.on('server_error', (ctx, error) => options.log.error('request failed', { path: ctx.path, error: error.message }));
+  return { kid, handle: provider.callback() };
+}
+
+/**
+ * oidc-provider's keystore is fixed when it is built, so the provider is built again, at the next
+ * request, once the keys change (a rotation's NOTIFY) or the next key's signs_from has come. Its
+ * state is all in PostgreSQL: nothing is lost.
+ */
+export async function createIdentityProvider(options: IdentityProviderOptions): Promise<IdentityProviderServer> {
+  await prepareDummyHash();
+  let current = build(options);
+  let keysChanged = false;
+  options.signingKeys.onChange(() => (keysChanged = true));
+  function latest() {
+    if (keysChanged || current.kid !== options.signingKeys.signingKey().kid) {
+      keysChanged = false;
+      current = build(options);
+    }
+    return current;
+  }
+  return { callback: () => (request, response) => latest().handle(request, response) };
 }

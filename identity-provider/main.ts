@@ -4,9 +4,11 @@ import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import { createLogger, setLogLevel } from '../platform/logger.ts';
 import { listen } from '../platform/http-server.ts';
 import { createDatabasePool } from '../db/pool.ts';
+import { createNotificationListener } from '../db/notifications.ts';
 import { createLoginThrottle } from '../core/auth/login-throttle.ts';
 import { createMailer } from '../platform/mailer.ts';
 import { createIdentityProvider } from './create-provider.ts';
+import { loadIdentitySigningKeys } from './signing-keys.ts';
 
 const config = loadConfigOrExit();
 setLogLevel(config.observability.logLevel);
@@ -19,6 +21,8 @@ if (!config.databaseUrl) {
 const port = config.identity.embeddedPort;
 const issuer = embeddedIssuer(config);
 const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: config.databasePoolSize ?? 10 });
+// Rotations announce new and dropped keys by NOTIFY; LISTEN needs a session (DATABASE_LISTEN_URL behind a transaction pooler).
+const notifications = await createNotificationListener(config.databaseListenUrl ?? config.databaseUrl, log);
 const provider = await createIdentityProvider({
   issuer,
   db,
@@ -27,13 +31,12 @@ const provider = await createIdentityProvider({
   refreshTokenTtlSeconds: Math.ceil(config.identity.refreshTokenTtlMs / 1000),
   resourceAudience: config.publicUrl,
   encryptionKey: config.encryptionKey,
+  signingKeys: await loadIdentitySigningKeys(db, { encryptionKey: config.encryptionKey, notifications, log }),
   rallyUrl: config.publicUrl,
   mailer: createMailer(config.mail),
   throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
+  log,
 });
-// Only our own faults: client errors (a wrong password, say) are answered, not logged, and no
-// request parameter is ever written out.
-provider.on('server_error', (ctx, error) => log.error('request failed', { path: ctx.path, error: error.message }));
 
 const running = await listen(provider, port, '127.0.0.1');
 log.info('listening', { port: running.port, issuer, audience: config.publicUrl });
@@ -44,6 +47,7 @@ async function shutdown(signal: string) {
   stopping = true;
   log.info('shutting down', { signal });
   await running.close();
+  await notifications.close();
   await db.end();
   log.info('stopped');
   process.exit(0);

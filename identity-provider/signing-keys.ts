@@ -1,13 +1,21 @@
-// The provider's signing keys: in PostgreSQL, sealed under RALLY_ENCRYPTION_KEY, shared by every
-// provider process and kept across restarts (core/auth/sealed-signing-keys.ts). The private halves
-// never leave this module except into oidc-provider's keystore.
+// The provider's signing keys, shared by every provider process and kept across restarts
+// (core/auth/rotating-signing-keys.ts); they rotate on the app-token keys' schedule. The private halves
+// never leave this process except into oidc-provider's keystore.
 import type { JWK } from 'jose';
 import type { DatabasePool } from 'slonik';
-import { loadOrCreateSealedKeys } from '../core/auth/sealed-signing-keys.ts';
+import type { NotificationListener } from '../db/notifications.ts';
+import type { Logger } from '../platform/logger.ts';
+import { IDENTITY_SIGNING_KEYS, keySigningAt, loadRotatingSigningKeys, loadSigningKeys, type RotatingSigningKeys } from '../core/auth/rotating-signing-keys.ts';
 
-const SIGNING_KEYS_LOCK_ID = 7_301_043;
+/** Every key, reloaded when a rotation adds or drops one. `encryptionKey` is Config.encryptionKey. */
+export function loadIdentitySigningKeys(
+  db: DatabasePool,
+  options: { encryptionKey: string; notifications: NotificationListener; log: Logger },
+): Promise<RotatingSigningKeys> {
+  return loadRotatingSigningKeys(db, IDENTITY_SIGNING_KEYS, options);
+}
 
-/** The private JWKs to sign with, newest first; makes and stores one when there is none yet. `encryptionKey` is Config.encryptionKey. */
-export function loadOrCreateSigningKeys(db: DatabasePool, encryptionKey: string): Promise<JWK[]> {
-  return loadOrCreateSealedKeys(db, { table: 'identity_signing_keys', lockId: SIGNING_KEYS_LOCK_ID, encryptionKey });
+/** The private JWK that signs now, read once (`rally loadtest users`); makes and stores one when there is none yet. */
+export async function loadCurrentSigningKey(db: DatabasePool, encryptionKey: string): Promise<JWK> {
+  return keySigningAt(await loadSigningKeys(db, IDENTITY_SIGNING_KEYS, encryptionKey), Date.now()).privateJwk;
 }

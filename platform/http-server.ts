@@ -1,9 +1,8 @@
 // Starts the HTTP server for an app and stops it gracefully: stop accepting, let in-flight requests
 // finish (bounded), then close idle keep-alive sockets. Requests Node's parser refuses before any
 // middleware sees them (headers or URL too long, raw bytes in the path) still get a problem+json.
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type Koa from 'koa';
 
 export type RunningServer = { server: Server; port: number; close(timeoutMs?: number): Promise<void> };
 
@@ -27,7 +26,8 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex, ans
   socket.end(`HTTP/1.1 ${status} ${title}\r\n${head}\r\n${body}`);
 }
 
-export async function listen(app: Koa<any>, port: number, host = '0.0.0.0', clientErrors?: ClientErrorAnswers): Promise<RunningServer> {
+/** `app`: a Koa app, or anything else that hands out a request handler (the identity provider's, rebuilt as its keys rotate). */
+export async function listen(app: { callback(): RequestListener }, port: number, host = '0.0.0.0', clientErrors?: ClientErrorAnswers): Promise<RunningServer> {
   const server = createServer(app.callback());
   if (clientErrors) server.on('clientError', (error: Error, socket: Duplex) => answerClientError(error, socket, clientErrors));
   server.keepAliveTimeout = 65_000;

@@ -7,7 +7,7 @@ import { importJWK, SignJWT } from 'jose';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { embeddedIssuer, type Config } from '../../platform/config.ts';
-import { loadOrCreateSigningKeys } from '../../identity-provider/signing-keys.ts';
+import { loadCurrentSigningKey } from '../../identity-provider/signing-keys.ts';
 import { sql } from '../../db/sql.ts';
 import { CommandError } from '../rally-cli.ts';
 
@@ -21,8 +21,8 @@ export async function createLoadtestUsers(db: DatabasePool, config: Config, args
   const count = Number(values.count);
   if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) throw new CommandError(`--count must be a whole number from 1 to ${MAX_COUNT}`);
 
-  const [jwk] = await loadOrCreateSigningKeys(db, config.encryptionKey);
-  const key = await importJWK(jwk!, jwk!.alg ?? 'RS256');
+  const jwk = await loadCurrentSigningKey(db, config.encryptionKey);
+  const key = await importJWK(jwk, jwk.alg ?? 'RS256');
   const issuer = embeddedIssuer(config);
   const lifetimeSeconds = Math.round(config.identity.accessTokenTtlMs / 1000);
 
@@ -38,7 +38,7 @@ export async function createLoadtestUsers(db: DatabasePool, config: Config, args
     `);
     for (const [index, id] of ids.entries()) {
       const accessToken = await new SignJWT({ scope: 'openid email profile' })
-        .setProtectedHeader({ alg: jwk!.alg ?? 'RS256', kid: jwk!.kid!, typ: 'at+jwt' })
+        .setProtectedHeader({ alg: jwk.alg ?? 'RS256', kid: jwk.kid!, typ: 'at+jwt' })
         .setIssuer(issuer)
         .setSubject(subjects[index]!)
         .setAudience(config.publicUrl)

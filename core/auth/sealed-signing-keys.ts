@@ -1,9 +1,6 @@
-// Private signing keys (JWK) kept in PostgreSQL, for the embedded identity provider and for Rally's
-// own OAuth authorization server: made once, on the first start, then loaded by every start and
-// every process, so tokens signed before a restart (or by a sibling process) still verify. The
-// private halves are stored sealed with AES-256-GCM under RALLY_ENCRYPTION_KEY, so a copy of the
-// database alone cannot mint tokens. A key stored in the clear by an older release is sealed at the
-// next start. Both tables have the columns kid, private_jwk (NULL once sealed), sealed_jwk, created_at.
+// Private signing keys (JWK) of the identity provider and of Rally's OAuth authorization server, in
+// PostgreSQL: the first made on the first start, the next by rotation (signing-key-rotation.ts), and
+// sealed under RALLY_ENCRYPTION_KEY, so a copy of the database alone cannot mint tokens.
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { DatabasePool } from 'slonik';

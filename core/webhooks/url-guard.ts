@@ -23,9 +23,14 @@ const PRIVATE_RANGES: [string, number, 'ipv4' | 'ipv6'][] = [
   ['fc00::', 7, 'ipv6'],
   ['fe80::', 10, 'ipv6'],
   ['ff00::', 8, 'ipv6'],
-  // NAT64 addresses can carry any IPv4 address, private ones included. (IPv4-mapped ones such as
-  // ::ffff:10.0.0.1 need no rule: BlockList checks them against the IPv4 ranges above.)
+  // Ranges that carry an IPv4 address inside, private ones included, and reach it through a
+  // translator or relay: NAT64 (well-known and local-use), 6to4 and the deprecated IPv4-compatible
+  // form (::10.0.0.1). IPv4-mapped ones such as ::ffff:10.0.0.1 need no rule: BlockList checks them
+  // against the IPv4 ranges above.
   ['64:ff9b::', 96, 'ipv6'],
+  ['64:ff9b:1::', 48, 'ipv6'],
+  ['2002::', 16, 'ipv6'],
+  ['::', 96, 'ipv6'],
 ];
 
 const privateAddresses = new BlockList();

@@ -17,7 +17,7 @@ export const databaseVariables = {
     url('postgres-url', {
       defaultText: '`DATABASE_URL`',
       description:
-        'a direct PostgreSQL connection string for the one `LISTEN` connection of each API and worker, for ' +
+        'a direct PostgreSQL connection string for the one `LISTEN` connection of each API, worker and identity provider process, for ' +
         'when `DATABASE_URL` goes through PgBouncer in transaction mode (`npm run cluster` sets both)',
     }),
   ),

@@ -1,10 +1,11 @@
 // Issue 27 (RFC 9700): the key that signs app access tokens is rotated with an overlap. The rotation runs
-// where the worker runs it (core/oauth/signing-key-rotation.ts, not in an API process): the new key is in
+// where the worker runs it (core/auth/signing-key-rotation.ts, not in an API process): the new key is in
 // /oauth/jwks of every API process before it signs, tokens of the old key keep working until they
 // could have expired, new tokens carry the new kid, and a process that made none of it verifies them.
 import { expect } from 'chai';
 import { decodeProtectedHeader } from 'jose';
-import { rotateOAuthSigningKeyIfDue, type KeyRotationPolicy } from '../../core/oauth/signing-key-rotation.ts';
+import { OAUTH_SIGNING_KEYS } from '../../core/auth/rotating-signing-keys.ts';
+import { rotateSigningKeyIfDue, type KeyRotationPolicy } from '../../core/auth/signing-key-rotation.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
@@ -26,7 +27,8 @@ describe('rotating the key that signs app access tokens', function () {
   });
   after(() => Promise.all([f?.api.stop(), other?.stop()]));
 
-  const rotate = (policy: KeyRotationPolicy) => rotateOAuthSigningKeyIfDue(testEnvironment().db, { encryptionKey: loadConfig({}).encryptionKey, policy });
+  const rotate = (policy: KeyRotationPolicy) =>
+    rotateSigningKeyIfDue(testEnvironment().db, OAUTH_SIGNING_KEYS, { encryptionKey: loadConfig({}).encryptionKey, policy });
   const publishedKids = async (api: RunningApi) => ((await json(await fetch(`${api.baseUrl}/oauth/jwks`))).keys as { kid: string }[]).map((key) => key.kid);
   const statusOn = async (api: RunningApi, token: string) => (await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(token) })).status;
   /** Keys reach every API process by NOTIFY: give it a moment. */

@@ -63,11 +63,23 @@ describe('webhook address guard', () => {
     '::ffff:10.0.0.1',
     '::ffff:7f00:1',
     '64:ff9b::a00:1',
+    // Issue 42: 6to4, local-use NAT64 and IPv4-compatible addresses, bare and embedding private IPv4s.
+    '2002::1',
+    '2002:a00:1::1',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '64:ff9b:1::1',
+    '64:ff9b:1::a00:1',
+    '64:ff9b:1:a00:0:100::',
+    '::a00:1',
+    '::127.0.0.1',
+    '::192.168.1.1',
+    '::8.8.8.8',
     'not-an-ip',
   ]) {
     it(`treats ${address} as private`, () => expect(isPrivateAddress(address)).to.equal(true));
   }
-  for (const address of ['93.184.215.14', '8.8.8.8', '::ffff:8.8.8.8', '2606:4700::1111']) {
+  for (const address of ['93.184.215.14', '8.8.8.8', '::ffff:8.8.8.8', '2606:4700::1111', '2003:e1::1', '2001:4860:4860::8888']) {
     it(`treats ${address} as public`, () => expect(isPrivateAddress(address)).to.equal(false));
   }
 });

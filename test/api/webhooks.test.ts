@@ -153,6 +153,10 @@ describe('Webhook URL guard (RALLY_WEBHOOK_ALLOW_PRIVATE unset)', function () {
     'https://[::1]/hook',
     'https://169.254.169.254/latest',
     'https://[::ffff:127.0.0.1]/x',
+    // 6to4, local-use NAT64 and IPv4-compatible forms of 10.0.0.1 (issue 42)
+    'https://[2002:a00:1::1]/hook',
+    'https://[64:ff9b:1::a00:1]/hook',
+    'https://[::10.0.0.1]/hook',
     'https://user:pw@example.com/',
   ]) {
     it(`refuses ${url}`, async () => {

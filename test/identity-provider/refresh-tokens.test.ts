@@ -60,6 +60,21 @@ describe('embedded identity provider: refresh tokens', function () {
     expect((await json(await refresh(provider.issuer, second.refresh_token))).error).to.equal('invalid_grant');
   });
 
+  it('refreshes once when 20 refreshes of one refresh token arrive at once, and ends that session (issue 42)', async () => {
+    const first = await json(await login(provider.issuer, email, password));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const response = await refresh(provider.issuer, first.refresh_token);
+        return { status: response.status, body: await json(response) };
+      }),
+    );
+    const winners = answers.filter((answer) => answer.status === 200);
+    expect(winners, 'exactly one refresh gets tokens').to.have.length(1);
+    const losers = answers.filter((answer) => answer.status !== 200).map((answer) => `${answer.status} ${answer.body.error}`);
+    expect(losers).to.deep.equal(Array(19).fill('400 invalid_grant'));
+    expect((await json(await refresh(provider.issuer, winners[0]!.body.refresh_token))).error, "the winner's refresh token").to.equal('invalid_grant');
+  });
+
   it('stops refreshing a refresh token once it is revoked (RFC 7009)', async () => {
     const tokens = await json(await login(provider.issuer, email, password));
     expect((await revoke(provider.issuer, tokens.refresh_token)).status).to.equal(200);
@@ -88,8 +103,9 @@ describe('embedded identity provider: refresh tokens', function () {
     const { privateKey } = await generateKeyPair('RS256', { extractable: true });
     const clearKid = `clear-${randomBytes(4).toString('hex')}`;
     await testEnvironment().db.query(sql.typeAlias('void')`
-      INSERT INTO identity_signing_keys (kid, private_jwk, created_at)
-      VALUES (${clearKid}, ${sql.jsonb({ ...(await exportJWK(privateKey)), kid: clearKid, alg: 'RS256', use: 'sig' } as never)}, now() - interval '1 year')`);
+      INSERT INTO identity_signing_keys (kid, private_jwk, created_at, signs_from)
+      VALUES (${clearKid}, ${sql.jsonb({ ...(await exportJWK(privateKey)), kid: clearKid, alg: 'RS256', use: 'sig' } as never)}, now() - interval '1 year',
+              now() - interval '1 year')`);
     provider = await startProvider(provider.port);
     const sealedLater = await testEnvironment().db.one(sql.type(z.object({ clear: z.boolean(), sealed: z.boolean() }))`
       SELECT private_jwk IS NOT NULL AS clear, sealed_jwk IS NOT NULL AS sealed FROM identity_signing_keys WHERE kid = ${clearKid}`);

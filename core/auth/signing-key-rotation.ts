@@ -1,13 +1,12 @@
-// Rotating the keys that sign app access tokens (issue 27, RFC 9700): run by the Temporal schedule
-// `rotate-oauth-signing-keys`. A new key is stored with a signs_from in the future, so every API process
-// (told by NOTIFY) and every app that caches /oauth/jwks knows it before the first token it signs. A key
-// another key has replaced stays published until the tokens it signed have expired, then it is deleted.
+// Rotating the app-token keys and the embedded identity provider's (RFC 9700; issues 27 and 42), both by
+// the Temporal schedule `rotate-oauth-signing-keys`: a new key is published before it signs, a replaced
+// one until the tokens it signed have expired.
 import { createSecretBox } from '../webhooks/signing-secrets.ts';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { generateSigningKey } from '../auth/sealed-signing-keys.ts';
-import { OAUTH_KEYS_LOCK_ID, OAUTH_SIGNING_KEYS_CHANNEL } from './signing-key.ts';
+import { generateSigningKey } from './sealed-signing-keys.ts';
+import type { RotatingKeyStore } from './rotating-signing-keys.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -20,7 +19,7 @@ export type KeyRotationPolicy = {
   retainAfterReplacedMs: number;
 };
 
-/** Monthly keys, announced a day ahead, kept for an access token's lifetime (plus clock skew) once replaced. */
+/** Monthly keys, announced a day ahead, kept for an access (and ID) token's lifetime (plus clock skew) once replaced. */
 export function keyRotationPolicy(accessTokenTtlMs: number): KeyRotationPolicy {
   return { rotateAfterMs: 30 * DAY_MS, publishLeadMs: DAY_MS, retainAfterReplacedMs: accessTokenTtlMs + 5 * 60_000 };
 }
@@ -32,21 +31,30 @@ const CreatedRow = z.object({ kid: z.string(), signs_from: z.string() });
 
 const milliseconds = (ms: number) => sql.fragment`(${ms} * interval '1 millisecond')`;
 
-/** Makes a key when the newest one has signed for rotateAfterMs, and deletes keys replaced long enough ago. Safe to repeat. */
-export async function rotateOAuthSigningKeyIfDue(db: DatabasePool, options: { encryptionKey: string; policy: KeyRotationPolicy }): Promise<KeyRotationOutcome> {
+/**
+ * Makes a key when the newest one has signed for rotateAfterMs, and deletes keys replaced long enough
+ * ago. The new key's signs_from is in the future, so every process of its issuer (told by NOTIFY) and
+ * every client that caches the JWKS knows it before the first token it signs. Safe to repeat.
+ */
+export async function rotateSigningKeyIfDue(
+  db: DatabasePool,
+  store: RotatingKeyStore,
+  options: { encryptionKey: string; policy: KeyRotationPolicy },
+): Promise<KeyRotationOutcome> {
   const { policy } = options;
   const box = createSecretBox(options.encryptionKey);
+  const table = sql.identifier([store.table]);
   return db.transaction(async (tx) => {
-    await tx.query(sql.typeAlias('void')`SELECT FROM pg_advisory_xact_lock(${OAUTH_KEYS_LOCK_ID})`);
+    await tx.query(sql.typeAlias('void')`SELECT FROM pg_advisory_xact_lock(${store.lockId})`);
     // Due when no key exists whose signs_from is later than rotateAfterMs ago (a pending key counts: no second one).
     const due = await tx.oneFirst(sql.type(NewestRow)`
-      SELECT NOT EXISTS (SELECT FROM oauth_signing_keys WHERE signs_from > now() - ${milliseconds(policy.rotateAfterMs)}) AS due
+      SELECT NOT EXISTS (SELECT FROM ${table} WHERE signs_from > now() - ${milliseconds(policy.rotateAfterMs)}) AS due
     `);
     let created: KeyRotationOutcome['created'] = null;
     if (due) {
       const key = await generateSigningKey();
       const row = await tx.one(sql.type(CreatedRow)`
-        INSERT INTO oauth_signing_keys (kid, sealed_jwk, signs_from)
+        INSERT INTO ${table} (kid, sealed_jwk, signs_from)
         VALUES (${key.kid!}, ${sql.binary(box.seal(JSON.stringify(key)))}, now() + ${milliseconds(policy.publishLeadMs)})
         RETURNING kid, to_char(signs_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS signs_from
       `);
@@ -54,12 +62,12 @@ export async function rotateOAuthSigningKeyIfDue(db: DatabasePool, options: { en
     }
     // A key was replaced when a newer key began signing; once that is retainAfterReplacedMs ago, its tokens are dead.
     const dropped = await tx.anyFirst(sql.type(z.object({ kid: z.string() }))`
-      DELETE FROM oauth_signing_keys old
-      WHERE EXISTS (SELECT FROM oauth_signing_keys newer WHERE newer.signs_from > old.signs_from
+      DELETE FROM ${table} old
+      WHERE EXISTS (SELECT FROM ${table} newer WHERE newer.signs_from > old.signs_from
                     AND newer.signs_from <= now() - ${milliseconds(policy.retainAfterReplacedMs)})
       RETURNING old.kid
     `);
-    if (created || dropped.length > 0) await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${OAUTH_SIGNING_KEYS_CHANNEL}, '')`);
+    if (created || dropped.length > 0) await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${store.channel}, '')`);
     return { created, dropped: [...dropped] };
   });
 }
