@@ -20,6 +20,8 @@ import { createNotificationEmailActivities, notificationEmailDependencies } from
 import type { Client } from '@temporalio/client';
 import { createModerationActivities, moderationDependencies } from './moderation.ts';
 import { createGuestSignatureEmailActivities, guestSignatureEmailDependencies } from './guest-signature-emails.ts';
+import { accountExportDependencies, createAccountExportActivities } from './account-exports.ts';
+import { createSignerDataActivities } from './signer-data.ts';
 
 /** `config` is the worker's; without it (tests) the built-in defaults apply. */
 export type ActivityDependencies = {
@@ -54,6 +56,8 @@ export function createActivities(deps: ActivityDependencies) {
     ...createNotificationEmailActivities(notificationEmailDependencies(deps.db, config)),
     ...createModerationActivities(moderationDependencies(deps.db, config, deps.temporal)),
     ...createGuestSignatureEmailActivities(guestSignatureEmailDependencies(deps.db, config)),
+    ...createAccountExportActivities(accountExportDependencies(deps.db, config)),
+    ...createSignerDataActivities({ db: deps.db, retentionMs: config.personalData.signerDataRetentionMs }),
   };
 }
 

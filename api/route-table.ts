@@ -28,6 +28,8 @@ import type { AnyRouteSpec } from './http/route.ts';
 import { createReferenceRoutes } from './reference/routes.ts';
 import { createUserActivityRoutes } from './users/activity-routes.ts';
 import { createUserRoutes } from './users/routes.ts';
+import { createExportRoutes } from './users/export-routes.ts';
+import { createMediaStorage } from '../platform/storage/media-storage.ts';
 import { createSignatureRoutes } from './signatures/routes.ts';
 import { createWebhookRoutes } from './webhooks/routes.ts';
 import { createNotificationRoutes } from './notifications/routes.ts';
@@ -122,6 +124,7 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
     ...createAppAuthorizationRoutes({ db, accessTokenTtlMs }),
     ...createUserActivityRoutes({ db }),
     ...createUserRoutes({ db, httpsOnly }),
+    ...createExportRoutes({ db, workflows, storage: createMediaStorage(config), linkTtlMs: config.personalData.exportLinkTtlMs }),
     ...createApiKeyRoutes(rotation),
     ...createWebhookRoutes({ db, config }),
     ...createUnsubscribeRoutes({ db, config }),

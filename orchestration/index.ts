@@ -5,6 +5,7 @@ import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../platform/config.ts';
 import { accountWorkflows } from './accounts.ts';
 import { connectTemporal } from './client.ts';
+import { exportWorkflows } from './exports.ts';
 import { moderationWorkflows } from './moderation.ts';
 import { decisionMakerWorkflows, petitionWorkflows } from './petitions.ts';
 
@@ -14,6 +15,7 @@ export function createOrchestration(temporal: { connection: Connection; client: 
     ...decisionMakerWorkflows(temporal),
     ...moderationWorkflows(temporal),
     ...accountWorkflows(temporal),
+    ...exportWorkflows(temporal),
     /** Health checks: resolves when the Temporal frontend answers. */
     ping: () => temporal.connection.healthService.check({}),
     close: () => temporal.connection.close(),

@@ -15,6 +15,8 @@ export const SCHEDULES: readonly RecurringWorkflow[] = [
   // Whether a key is due is decided inside (monthly); hourly runs keep a missed month short.
   { scheduleId: 'rotate-oauth-signing-keys', workflowType: 'rotateOAuthSigningKeys', every: '1 hour' },
   { scheduleId: 'purge-abandoned-uploads', workflowType: 'purgeAbandonedUploads', every: '1 hour' },
+  // Strips signers' details RALLY_SIGNER_DATA_RETENTION after a petition closed (nothing when `off`).
+  { scheduleId: 'forget-signer-data', workflowType: 'forgetSignerData', every: '1 hour' },
 ];
 
 export async function ensureSchedules(client: Client, taskQueue: string): Promise<void> {

@@ -33,6 +33,8 @@ export { purgeAbandonedUploads } from './purge-abandoned-uploads.ts';
 export { organizationInvitation, organizationInvitationWorkflowId, invitationAcceptedSignal } from './organization-invitation.ts';
 export { notificationEmailDigests, notificationEmailDigestsWorkflowId, notificationsPendingSignal } from './notification-email-digests.ts';
 export { guestSignatureEmails, guestSignatureEmailsWorkflowId, guestSignatureEmailsDueSignal } from './guest-signature-emails.ts';
+export { accountExport, accountExportWorkflowId } from './account-export.ts';
+export { forgetSignerData } from './forget-signer-data.ts';
 // No longer started; registered so that runs started by an earlier release finish.
 export { notificationEmails } from './notification-emails.ts';
 export { milestoneReachedSignal } from './petition-milestones.ts';

@@ -44,6 +44,8 @@ export type RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema> =
    */
   scope?: RouteScope;
   permission?: Permission;
+  /** A suspended person may still call it with their own login (authenticate.ts); default false. */
+  allowSuspended?: boolean;
   deprecated?: boolean;
   params?: P;
   query?: Q;

@@ -22,6 +22,7 @@ const CONSTRAINT_ERRORS: Record<string, (cause: unknown) => DomainError> = {
   organization_members_one_per_user: () => new Conflict('This user is already a member of the organization.', { code: 'already_member' }),
   organization_invitations_one_open: () => new Conflict('This address already has an open invitation to the organization.', { code: 'invitation_pending' }),
   petitions_org_id_fkey: () => invalidField('orgId', 'unknown_organization', 'There is no organization with this id.'),
+  account_exports_one_running: () => new Conflict('An export of your data is still running; its link is emailed when it is ready.', { code: 'export_running' }),
   reports_one_open_per_reporter: () => new Conflict('You already reported this, and your report is still open.', { code: 'already_reported' }),
   // A request under a webhook endpoint that was deleted while it ran (a replay, a redelivery).
   webhook_deliveries_endpoint_id_fkey: () => new NotFound(ENDPOINT_GONE),

@@ -56,6 +56,11 @@ type Format = Readonly<{ expected: string; check: (value: string) => boolean; ec
 
 export const FORMATS = {
   duration: { expected: `${DURATION_WORDS}, longer than zero`, check: (value) => DURATION.test(value.trim()) && !/^0+[a-z]+$/.test(value.trim()), echo: true },
+  'duration-or-off': {
+    expected: `${DURATION_WORDS}, longer than zero, or off`,
+    check: (value) => value.trim() === 'off' || (DURATION.test(value.trim()) && !/^0+[a-z]+$/.test(value.trim())),
+    echo: true,
+  },
   delay: { expected: `${DURATION_WORDS} (0s turns it off)`, check: (value) => DURATION.test(value.trim()) || /^0+$/.test(value.trim()), echo: true },
   'http-url': { expected: 'an http: or https: URL', check: (value) => isUrl(value, ['http:', 'https:']), echo: false },
   'postgres-url': { expected: 'a postgres: or postgresql: URL', check: (value) => isUrl(value, ['postgres:', 'postgresql:']), echo: false },

@@ -11,6 +11,7 @@ import { mailSettings, mailVariables } from './mail.ts';
 import { mediaSettings, mediaVariables } from './media.ts';
 import { moderationSettings, moderationVariables } from './moderation.ts';
 import { observabilitySettings, observabilityVariables } from './observability.ts';
+import { personalDataSettings, personalDataVariables } from './personal-data.ts';
 import { temporalSettings, temporalVariables } from './temporal.ts';
 import type { Config } from './types.ts';
 import { webhookSettings, webhookVariables } from './webhooks.ts';
@@ -25,6 +26,7 @@ export const ConfigSchema = Type.Object({
   ...mailVariables,
   ...limitVariables,
   ...moderationVariables,
+  ...personalDataVariables,
   ...observabilityVariables,
 });
 
@@ -45,6 +47,7 @@ export function buildConfig(values: ConfigValues): Config {
     ...mailSettings(values, database.dataDir, http.publicUrl),
     ...limitSettings(values),
     ...moderationSettings(values),
+    ...personalDataSettings(values),
     ...observabilitySettings(values),
   });
 }

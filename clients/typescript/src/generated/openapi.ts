@@ -805,6 +805,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an export of your data; the link to the archive is emailed to you
+         * @description Builds one ZIP of JSON files (profile, signatures with their petitions, comments, petitions, organizations, API keys' names and prefixes, OAuth authorizations, notifications, reports you made) and emails a link that works once, for RALLY_EXPORT_LINK_TTL (7 days). One export runs at a time (409 `export_running`), three a day (429).
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `write` (API key scopes `read_write`, `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         *
+         *     **Idempotency:** send an `Idempotency-Key` to retry safely; a replayed answer carries `Idempotent-Replayed: true`.
+         */
+        post: operations["startAccountExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your data exports, newest first (the last 50)
+         * @description Your data exports, newest first (the last 50).
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `read` (API key scopes `read`, `read_write`, `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        get: operations["listAccountExports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account-exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The archive of an export, through the link emailed to its owner (works once)
+         * @description The archive of an export, through the link emailed to its owner (works once).
+         *
+         *     **Authentication:** none.
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        get: operations["downloadAccountExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -4685,6 +4763,30 @@ export interface components {
             };
             meta: components["schemas"]["Meta"];
         };
+        ListAccountExportsResponse: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                id: string;
+                /** @description `ready`: the archive is stored and its link was emailed to you */
+                status: "running" | "ready" | "failed";
+                size_bytes: number | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                created_at: string;
+                completed_at: string | null;
+                /** @description until when the emailed link works (once) */
+                link_expires_at: string | null;
+                /** @description when the link was used; it works no more */
+                downloaded_at: string | null;
+            }[];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
         ListCategoriesResponse: {
             data: components["schemas"]["Category"][];
         };
@@ -6466,6 +6568,29 @@ export interface components {
                  */
                 invalidation_id: string;
             };
+        };
+        StartAccountExport202Response: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                id: string;
+                /** @description `ready`: the archive is stored and its link was emailed to you */
+                status: "running" | "ready" | "failed";
+                size_bytes: number | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                created_at: string;
+                completed_at: string | null;
+                /** @description until when the emailed link works (once) */
+                link_expires_at: string | null;
+                /** @description when the link was used; it works no more */
+                downloaded_at: string | null;
+            };
+            meta: components["schemas"]["Meta"];
         };
         Subscription: {
             tier: "free" | "pro" | "enterprise";
@@ -11405,6 +11530,455 @@ export interface operations {
                      *       "detail": "Something failed on our side.",
                      *       "message": "Something failed on our side.",
                      *       "instance": "/v1/users/{slug}",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startAccountExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable).
+                 * @example 0b9f3c52-5f1e-4a43-9c1d-2f6e8a7b4c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, running */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f",
+                     *         "status": "running",
+                     *         "size_bytes": 1,
+                     *         "created_at": "2026-05-01T09:30:00.000Z",
+                     *         "completed_at": "2026-05-01T09:30:00.000Z",
+                     *         "link_expires_at": "2026-05-01T09:30:00.000Z",
+                     *         "downloaded_at": "2026-05-01T09:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f",
+                     *         "timestamp": "2026-05-01T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StartAccountExport202Response"];
+                };
+            };
+            /** @description An export of yours is still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "conflict",
+                     *       "detail": "The resource is not in a state that allows this, or a duplicate exists.",
+                     *       "message": "The resource is not in a state that allows this, or a duplicate exists.",
+                     *       "instance": "/v1/users/me/export",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Three exports in the last 24 hours; Retry-After says when the next is possible */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "code": "rate_limited",
+                     *       "detail": "The caller sent more requests than its limit allows.",
+                     *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/v1/users/me/export",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/v1/users/me/export",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "code": "internal_error",
+                     *       "detail": "Something failed on our side.",
+                     *       "message": "Something failed on our side.",
+                     *       "instance": "/v1/users/me/export",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAccountExports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your exports */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f",
+                     *           "status": "running",
+                     *           "size_bytes": 1,
+                     *           "created_at": "2026-05-01T09:30:00.000Z",
+                     *           "completed_at": "2026-05-01T09:30:00.000Z",
+                     *           "link_expires_at": "2026-05-01T09:30:00.000Z",
+                     *           "downloaded_at": "2026-05-01T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": "eyJpZCI6IjNmMmMxYTllIn0",
+                     *         "has_more": true
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f",
+                     *         "timestamp": "2026-05-01T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ListAccountExportsResponse"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "code": "rate_limited",
+                     *       "detail": "The caller sent more requests than its limit allows.",
+                     *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/v1/users/me/exports",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/v1/users/me/exports",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "code": "internal_error",
+                     *       "detail": "Something failed on our side.",
+                     *       "message": "Something failed on our side.",
+                     *       "instance": "/v1/users/me/exports",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadAccountExport: {
+        parameters: {
+            query: {
+                /**
+                 * @description The token from the link in the e-mail; it is the credential of this request.
+                 * @example river-trees
+                 */
+                token: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account export's id.
+                 * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP archive */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description No export at this link (unknown export or wrong token) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not_found",
+                     *       "detail": "No resource or route exists at this address, or the caller may not know it exists.",
+                     *       "message": "No resource or route exists at this address, or the caller may not know it exists.",
+                     *       "instance": "/v1/account-exports/{id}/download",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The link was already used or has expired */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/gone",
+                     *       "title": "Gone",
+                     *       "status": 410,
+                     *       "code": "gone",
+                     *       "detail": "The resource existed but has expired.",
+                     *       "message": "The resource existed but has expired.",
+                     *       "instance": "/v1/account-exports/{id}/download",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "code": "rate_limited",
+                     *       "detail": "The caller sent more requests than its limit allows.",
+                     *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/v1/account-exports/{id}/download",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/v1/account-exports/{id}/download",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "code": "internal_error",
+                     *       "detail": "Something failed on our side.",
+                     *       "message": "Something failed on our side.",
+                     *       "instance": "/v1/account-exports/{id}/download",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
