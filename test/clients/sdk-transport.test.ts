@@ -5,7 +5,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { createRallyClient, loginSession, RallyProblem, unwrap } from '../../clients/typescript/src/index.ts';
+import { repeatable } from '../../clients/typescript/src/retry.ts';
 import { createTestUser } from '../support/identity.ts';
 import { runRallyCli, startApi, type RunningApi } from '../support/processes.ts';
 
@@ -36,6 +38,18 @@ async function standIn(answers: Answer[]) {
 
 describe('the TypeScript SDK transport', function () {
   this.timeout(120_000);
+
+  it('repeats after an uncertain failure exactly the POSTs whose routes take an Idempotency-Key in openapi.json', () => {
+    type Operation = { parameters?: { name?: string; $ref?: string }[] };
+    const document = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, { post?: Operation }> };
+    const posts = Object.entries(document.paths).filter(([path, item]) => item.post && /^\/(v1|oauth)\//.test(path));
+    expect(posts.length).to.be.above(20);
+    for (const [path, { post }] of posts) {
+      const keyed = (post!.parameters ?? []).some((parameter) => /idempotency/i.test(parameter.name ?? parameter.$ref ?? ''));
+      const request = new Request(`http://rally.test${path}`, { method: 'POST', headers: { 'Idempotency-Key': 'k' } });
+      expect(repeatable(request), path).to.equal(keyed);
+    }
+  });
 
   it('retries 408, 500, 502, 503 and 504 on a keyed POST with the same Idempotency-Key, at most maxRetries times', async () => {
     const server = await standIn([
