@@ -38,14 +38,14 @@ describe('the SDK verifying webhook signatures (constructEvent)', () => {
   it('refuses another secret, a changed body, a time outside the tolerance, and a delivery without the V2 header', async () => {
     const headers = { 'x-rally-signature-v2': signPayloadV2(['whsec_new'], body, now) };
     for (const attempt of [
-      constructEvent(body, headers, 'whsec_old'),
-      constructEvent(body.replace('"reports":12', '"reports":13'), headers, 'whsec_new'),
-      constructEvent(body, { 'x-rally-signature-v2': signPayloadV2(['whsec_new'], body, now - 400) }, 'whsec_new'),
-      constructEvent(body, { 'x-rally-signature-v2': signPayloadV2(['whsec_new'], body, now + 400) }, 'whsec_new'),
-      constructEvent(body, { 'x-rally-signature': 'sha256=00' }, 'whsec_new'),
-      constructEvent(body, { 'x-rally-signature-v2': `t=${now},v1=not-hex` }, 'whsec_new'),
+      () => constructEvent(body, headers, 'whsec_old'),
+      () => constructEvent(body.replace('"reports":12', '"reports":13'), headers, 'whsec_new'),
+      () => constructEvent(body, { 'x-rally-signature-v2': signPayloadV2(['whsec_new'], body, now - 400) }, 'whsec_new'),
+      () => constructEvent(body, { 'x-rally-signature-v2': signPayloadV2(['whsec_new'], body, now + 400) }, 'whsec_new'),
+      () => constructEvent(body, { 'x-rally-signature': 'sha256=00' }, 'whsec_new'),
+      () => constructEvent(body, { 'x-rally-signature-v2': `t=${now},v1=not-hex` }, 'whsec_new'),
     ])
-      expect(await refused(attempt)).to.be.instanceOf(WebhookVerificationError);
+      expect(await refused(attempt())).to.be.instanceOf(WebhookVerificationError);
     const old = { 'x-rally-signature-v2': signPayloadV2(['whsec_new'], body, now - 600) };
     expect((await constructEvent(body, old, 'whsec_new', { toleranceSeconds: 900 })).id).to.equal(EVENT.id);
   });
