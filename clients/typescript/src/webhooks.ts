@@ -1,23 +1,18 @@
-// Verifying a webhook delivery before trusting it. Rally signs the exact body bytes with the
-// endpoint's secret: X-Rally-Signature is `sha256=<hex HMAC-SHA256 of the body>`, and
-// X-Rally-Signature-V2 is `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` (one v1 per secret
-// during a rotation), which also lets a receiver refuse an old delivery replayed to it. Web Crypto
-// only, so it runs in Node.js, Deno, Bun, browsers and edge runtimes alike.
-import type { components } from './generated/openapi.ts';
+// Verifying a webhook delivery before trusting it. X-Rally-Signature-V2 is
+// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, with one v1 per secret that signs during a
+// rotation; covering the time lets a receiver refuse an old delivery replayed to it. Web Crypto's
+// verify compares in constant time, and runs in Node.js, Deno, Bun, browsers and edge runtimes alike.
+import type { webhooks } from './generated/openapi.ts';
 
-type Schemas = components['schemas'];
-/** Every webhook payload, discriminated by `type` (the `webhooks` section of openapi.json). */
-export type WebhookEvent = { [Name in keyof Schemas]: Name extends `${string}Event` ? Schemas[Name] : never }[keyof Schemas];
+type Payload<Name extends keyof webhooks> = webhooks[Name] extends { post: { requestBody: { content: { 'application/json': infer Body } } } } ? Body : never;
+/** Every event of the `webhooks` section of openapi.json, discriminated by `type`. */
+export type WebhookEvent = { [Name in keyof webhooks]: Payload<Name> }[keyof webhooks];
 export type WebhookEventType = WebhookEvent['type'];
 
-export type VerifyInput = {
-  /** The endpoint's signing secret (shown once when the endpoint was created or its secret rotated). */
-  secret: string;
-  /** The raw body, exactly as received: parse it only after verifying. */
-  body: string | Uint8Array;
-  /** The request headers (a Headers object, or a plain record as Node's IncomingMessage has). */
-  headers: Headers | Record<string, string | string[] | undefined>;
-  /** How old a V2 signature may be; default 300 s. */
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+
+export type ConstructEventOptions = {
+  /** How old (or how far in the future) a signature's time may be; default 300 s. */
   toleranceSeconds?: number;
   now?: Date;
 };
@@ -28,56 +23,67 @@ export class WebhookVerificationError extends Error {
 
 const encoder = new TextEncoder();
 
-function headerOf(headers: VerifyInput['headers'], name: string): string | undefined {
+function headerOf(headers: WebhookHeaders, name: string): string | undefined {
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
-  const value = headers[name.toLowerCase()] ?? headers[name];
+  const key = Object.keys(headers).find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+  const value = key === undefined ? undefined : headers[key];
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function hmacHex(secret: string, data: Uint8Array): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const signature = new Uint8Array(await crypto.subtle.sign('HMAC', key, data as Uint8Array<ArrayBuffer>));
-  return Array.from(signature, (byte) => byte.toString(16).padStart(2, '0')).join('');
+/** The bytes of a hex string, or undefined when it is not one. */
+function hexBytes(hex: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^(?:[0-9a-f]{2})+$/i.test(hex)) return undefined;
+  return Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16));
 }
 
-/** Equal strings, compared in time that does not depend on where they differ. */
-function constantTimeEqual(a: string, b: string): boolean {
-  let difference = a.length ^ b.length;
-  for (let index = 0; index < Math.max(a.length, b.length); index++) difference |= (a.charCodeAt(index) || 0) ^ (b.charCodeAt(index) || 0);
-  return difference === 0;
+async function signedWith(secret: string, signed: Uint8Array<ArrayBuffer>, signatures: Uint8Array<ArrayBuffer>[]): Promise<boolean> {
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  for (const signature of signatures) if (await crypto.subtle.verify('HMAC', key, signature, signed)) return true;
+  return false;
 }
-
-const concat = (prefix: string, body: Uint8Array) => {
-  const head = encoder.encode(prefix);
-  const bytes = new Uint8Array(head.length + body.length);
-  bytes.set(head);
-  bytes.set(body, head.length);
-  return bytes;
-};
 
 /**
- * Whether the delivery was signed with `secret`: by X-Rally-Signature-V2 when present (and then not
- * older than the tolerance), else by X-Rally-Signature.
+ * Checks X-Rally-Signature-V2 against the raw body: its time within the tolerance, and one of its
+ * `v1=` signatures made with one of `secrets` (give both during a rotation). Throws
+ * WebhookVerificationError otherwise.
  */
-export async function verifyWebhookSignature(input: VerifyInput): Promise<boolean> {
-  const body = typeof input.body === 'string' ? encoder.encode(input.body) : input.body;
-  const v2 = headerOf(input.headers, 'X-Rally-Signature-V2');
-  if (v2) {
-    const parts = v2.split(',').map((part) => part.split('=') as [string, string]);
-    const time = Number(parts.find(([name]) => name === 't')?.[1]);
-    const now = (input.now ?? new Date()).getTime() / 1000;
-    if (!Number.isFinite(time) || Math.abs(now - time) > (input.toleranceSeconds ?? 300)) return false;
-    const expected = await hmacHex(input.secret, concat(`${time}.`, body));
-    return parts.filter(([name]) => name === 'v1').some(([, value]) => constantTimeEqual(value ?? '', expected));
-  }
-  const v1 = headerOf(input.headers, 'X-Rally-Signature');
-  if (!v1) return false;
-  return constantTimeEqual(v1, `sha256=${await hmacHex(input.secret, body)}`);
+export async function verifySignature(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secrets: string | readonly string[],
+  options: ConstructEventOptions = {},
+): Promise<void> {
+  const header = headerOf(headers, 'X-Rally-Signature-V2');
+  if (!header) throw new WebhookVerificationError('The delivery has no X-Rally-Signature-V2 header.');
+  const parts = header.split(',').map((part) => {
+    const at = part.indexOf('=');
+    return [part.slice(0, at).trim(), part.slice(at + 1).trim()] as const;
+  });
+  const time = parts.find(([name]) => name === 't')?.[1];
+  if (!time || !/^\d+$/.test(time)) throw new WebhookVerificationError('X-Rally-Signature-V2 has no time (t=).');
+  const now = (options.now ?? new Date()).getTime() / 1000;
+  if (Math.abs(now - Number(time)) > (options.toleranceSeconds ?? 300))
+    throw new WebhookVerificationError('The signature is older than the tolerance: a replay, or a clock far off.');
+  const signatures = parts.filter(([name]) => name === 'v1').flatMap(([, value]) => hexBytes(value) ?? []);
+  const body = typeof rawBody === 'string' ? encoder.encode(rawBody) : rawBody;
+  const prefix = encoder.encode(`${time}.`);
+  const signed = new Uint8Array(prefix.length + body.length);
+  signed.set(prefix);
+  signed.set(body, prefix.length);
+  for (const secret of typeof secrets === 'string' ? [secrets] : secrets) if (await signedWith(secret, signed, signatures)) return;
+  throw new WebhookVerificationError('No v1 signature matches these secrets.');
 }
 
-/** The verified, parsed event; throws WebhookVerificationError when the signature does not hold. */
-export async function constructWebhookEvent(input: VerifyInput): Promise<WebhookEvent> {
-  if (!(await verifyWebhookSignature(input))) throw new WebhookVerificationError('The webhook signature does not match this secret (or is too old).');
-  const text = typeof input.body === 'string' ? input.body : new TextDecoder().decode(input.body);
-  return JSON.parse(text) as WebhookEvent;
+/** The verified event, typed: `switch (event.type)` narrows `event.data`. Parse only what this returns. */
+export async function constructEvent(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secrets: string | readonly string[],
+  options?: ConstructEventOptions,
+): Promise<WebhookEvent> {
+  await verifySignature(rawBody, headers, secrets, options);
+  const event = JSON.parse(typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody)) as unknown;
+  if (typeof event !== 'object' || event === null || typeof (event as { type?: unknown }).type !== 'string')
+    throw new WebhookVerificationError('The body is not a Rally event.');
+  return event as WebhookEvent;
 }
