@@ -6448,7 +6448,7 @@ export interface components {
         WebhookCreate: {
             /**
              * Format: uri
-             * @description https (http and private addresses only with RALLY_WEBHOOK_ALLOW_PRIVATE outside production).
+             * @description https. Outside production, also http to this machine (localhost, 127.0.0.0/8, ::1), and to private addresses with RALLY_WEBHOOK_ALLOW_PRIVATE.
              * @example https://example.org/hooks/rally
              */
             url: string;
@@ -6582,7 +6582,7 @@ export interface components {
         WebhookUpdate: {
             /**
              * Format: uri
-             * @description https (http and private addresses only with RALLY_WEBHOOK_ALLOW_PRIVATE outside production).
+             * @description https. Outside production, also http to this machine (localhost, 127.0.0.0/8, ::1), and to private addresses with RALLY_WEBHOOK_ALLOW_PRIVATE.
              * @example https://example.org/hooks/rally
              */
             url?: string;
