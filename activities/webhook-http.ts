@@ -5,8 +5,9 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { AddressRefusedError, assertDeliverableHost, createGuardedLookup } from '../core/webhooks/url-guard.ts';
 
-export function createWebhookAgent(options: { allowPrivate: boolean }): Dispatcher {
-  return new Agent({ connect: { lookup: createGuardedLookup(options.allowPrivate) }, keepAliveTimeout: 30_000 });
+/** `allowLoopback`: outside production, a receiver on this machine is reachable (url-guard.ts). */
+export function createWebhookAgent(options: { allowPrivate: boolean; allowLoopback: boolean }): Dispatcher {
+  return new Agent({ connect: { lookup: createGuardedLookup(options.allowPrivate, options.allowLoopback) }, keepAliveTimeout: 30_000 });
 }
 
 export type AttemptReport = {
@@ -25,7 +26,7 @@ const MAX_READ_BYTES = 64 * 1024;
 
 export async function postWebhook(
   http: Dispatcher,
-  target: { url: string; body: string; headers: Record<string, string>; timeoutMs: number; allowPrivate: boolean; allowedMs?: number },
+  target: { url: string; body: string; headers: Record<string, string>; timeoutMs: number; allowPrivate: boolean; allowLoopback?: boolean; allowedMs?: number },
 ): Promise<AttemptReport> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -35,7 +36,7 @@ export async function postWebhook(
   const timer = setTimeout(() => deadline.abort(new DOMException('the webhook attempt timed out', 'TimeoutError')), target.timeoutMs);
   try {
     const url = new URL(target.url);
-    assertDeliverableHost(url, target.allowPrivate);
+    assertDeliverableHost(url, target.allowPrivate, target.allowLoopback);
     const response = await request(url, {
       dispatcher: http,
       method: 'POST',

@@ -21,6 +21,8 @@ export type WebhookActivityDependencies = {
   http: Dispatcher;
   secrets: SecretBox;
   allowPrivate: boolean;
+  /** Outside production, a receiver on this machine (url-guard.ts). */
+  allowLoopback: boolean;
   deactivateAfterMs: number;
   destinations: DestinationBudget;
   /** The ceiling of an endpoint's delivery window (RALLY_WEBHOOK_ENDPOINT_CONCURRENCY). */
@@ -31,9 +33,10 @@ export function webhookDependencies(db: DatabasePool, config: Config): WebhookAc
   const { allowPrivate, deactivateAfterMs, hostConcurrency, endpointConcurrency } = config.webhooks;
   return {
     db,
-    http: createWebhookAgent({ allowPrivate }),
+    http: createWebhookAgent({ allowPrivate, allowLoopback: config.nodeEnv !== 'production' }),
     secrets: createSecretBox(config.encryptionKey),
     allowPrivate,
+    allowLoopback: config.nodeEnv !== 'production',
     deactivateAfterMs,
     destinations: createDestinationBudget(hostConcurrency),
     endpointConcurrency,
@@ -118,6 +121,7 @@ export async function sendAttempt(deps: WebhookActivityDependencies, context: De
       timeoutMs: remainingMs,
       allowedMs: timeoutMs,
       allowPrivate: deps.allowPrivate,
+      allowLoopback: deps.allowLoopback,
     }),
   );
   return busyAsReport(deps.destinations, outcome);

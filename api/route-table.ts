@@ -101,6 +101,9 @@ export type RouteServices = {
   limits: RouteLimits;
 };
 
+/** Routes of Rally's own pages and forms: served like the others, left out of the API reference. */
+const forBrowsers = (routes: AnyRouteSpec[]): AnyRouteSpec[] => routes.map((route) => ({ ...route, browser: true }));
+
 export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
   const { config, db, workflows, feed, networkKey, pageViews, browserSessions } = services;
   const moderation = { db, workflows };
@@ -141,28 +144,30 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
     ...createMediaRoutes({ db, workflows, config }),
     ...createDecisionMakerRoutes({ db, workflows, config }),
     ...createSearchRoutes({ search: services.petitionSearch }),
-    ...createPageRoutes({ db, publicUrl: config.publicUrl, encryptionKey: config.encryptionKey, pageViews, sessions: browserSessions }),
-    ...createGuestSignRoutes({
-      db,
-      publicUrl: config.publicUrl,
-      encryptionKey: config.encryptionKey,
-      networkKey,
-      limits: services.limits,
-      guestForms: services.guestForms,
-      guestConfirmations: services.guestConfirmations,
-      feed,
-      petitions: services.petitionCache,
-    }),
-    ...createBrowserLoginRoutes({ db, identity: services.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
-    ...createBrowserSignRoutes({
-      db,
-      publicUrl: config.publicUrl,
-      sessions: browserSessions,
-      signatures: services.signatures,
-      feed,
-      limits: services.limits,
-      networkKey,
-    }),
+    ...forBrowsers([
+      ...createPageRoutes({ db, publicUrl: config.publicUrl, encryptionKey: config.encryptionKey, pageViews, sessions: browserSessions }),
+      ...createGuestSignRoutes({
+        db,
+        publicUrl: config.publicUrl,
+        encryptionKey: config.encryptionKey,
+        networkKey,
+        limits: services.limits,
+        guestForms: services.guestForms,
+        guestConfirmations: services.guestConfirmations,
+        feed,
+        petitions: services.petitionCache,
+      }),
+      ...createBrowserLoginRoutes({ db, identity: services.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
+      ...createBrowserSignRoutes({
+        db,
+        publicUrl: config.publicUrl,
+        sessions: browserSessions,
+        signatures: services.signatures,
+        feed,
+        limits: services.limits,
+        networkKey,
+      }),
+    ]),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
     ...createMemberRoutes({ db }),
     ...createOrganizationApiKeyRoutes(rotation),

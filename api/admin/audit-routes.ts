@@ -29,7 +29,8 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'The append-only audit log, newest first, by actor, action, target type and time',
+      summary: 'List audit log entries',
+      description: 'The append-only audit log, newest first, by actor, action, target type and time.',
       query: AuditQuery,
       responses: { 200: { description: 'A page of audit entries', schema: AuditList } },
       async handler(ctx, { query }) {
@@ -51,7 +52,8 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'Platform counts: users, petitions by status, signatures, open reports, failed deliveries, running workflows',
+      summary: 'Get platform metrics',
+      description: 'Platform counts: users, petitions by status, signatures, open reports, failed deliveries, running workflows.',
       responses: { 200: { description: 'The counts', schema: MetricsEnvelope } },
       async handler(ctx) {
         sendData(ctx, await platformMetrics(db, deps.workflows));
@@ -65,7 +67,8 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'Invalidate (or with dry_run, count) the signatures matching a filter, in batches; invalidated signatures are kept but no longer counted',
+      summary: 'Invalidate signatures',
+      description: 'Invalidate (or with dry_run, count) the signatures matching a filter, in batches; invalidated signatures are kept but no longer counted.',
       params: IdParams,
       body: InvalidationBody,
       responses: {
@@ -110,7 +113,8 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'One signature invalidation: running or completed, with the count matched',
+      summary: 'Get a signature invalidation',
+      description: 'One signature invalidation: running or completed, with the count matched.',
       params: IdParams,
       responses: { 200: { description: 'The invalidation', schema: InvalidationEnvelope }, 404: { description: 'No such invalidation' } },
       async handler(ctx, { params }) {

@@ -37,7 +37,8 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: verb === 'hide' ? 'Hide a comment: it leaves the public lists at once' : 'Show a hidden comment again',
+      summary: verb === 'hide' ? 'Hide a comment' : 'Unhide a comment',
+      description: verb === 'hide' ? 'Hide a comment: it leaves the public lists at once.' : 'Show a hidden comment again.',
       params: IdParams,
       responses: { 200: { description: 'The comment', schema: CommentEnvelope }, 404: { description: 'No such comment' } },
       async handler(ctx, { params }) {
@@ -53,7 +54,7 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
       },
     });
 
-  const petitionRoute = (verb: 'close' | 'review' | 'restore', summary: string) =>
+  const petitionRoute = (verb: 'close' | 'review' | 'restore', summary: string, description: string) =>
     defineRoute({
       method: 'post',
       path: `/v1/admin/petitions/:id/${verb}`,
@@ -63,6 +64,7 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
       scope: NOT_FOR_APPS,
       permission: 'admin',
       summary,
+      description,
       params: IdParams,
       responses: {
         200: { description: 'The petition in its new state', schema: PetitionEnvelope },
@@ -84,9 +86,13 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
   return [
     commentRoute('hide'),
     commentRoute('unhide'),
-    petitionRoute('close', 'Close an active or under-review petition (petition.closed is emitted)'),
-    petitionRoute('review', 'Put an active petition under review: it stops taking signatures and leaves listings and search, keeping its signatures'),
-    petitionRoute('restore', 'Release a petition from review: it is active again'),
+    petitionRoute('close', 'Close a petition as administrator', 'Close an active or under-review petition (petition.closed is emitted).'),
+    petitionRoute(
+      'review',
+      'Put a petition under review',
+      'Put an active petition under review: it stops taking signatures and leaves listings and search, keeping its signatures.',
+    ),
+    petitionRoute('restore', 'Release a petition from review', 'Release a petition from review: it is active again.'),
     defineRoute({
       method: 'delete',
       path: '/v1/admin/petitions/:id/signatures/:signature_id',
@@ -95,7 +101,8 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'Remove one signature (signature.removed is emitted; the count drops)',
+      summary: 'Remove a signature',
+      description: 'Remove one signature (signature.removed is emitted; the count drops).',
       params: SignatureParams,
       responses: { 204: { description: 'Removed' }, 404: { description: 'No such signature on this petition' } },
       async handler(ctx, { params }) {

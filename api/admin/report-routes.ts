@@ -25,7 +25,8 @@ export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'Reports, newest first, by status and target type',
+      summary: 'List reports',
+      description: 'Reports, newest first, by status and target type.',
       query: ReportListQuery,
       responses: { 200: { description: 'A page of reports', schema: ReportList } },
       async handler(ctx, { query }) {
@@ -42,7 +43,8 @@ export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'Decide on a report: dismiss, hide, remove, suspend_user, warn_user or restore; every open report on the same target is resolved with it',
+      summary: 'Decide on a report',
+      description: 'Decide on a report: dismiss, hide, remove, suspend_user, warn_user or restore; every open report on the same target is resolved with it.',
       params: IdParams,
       body: ReportActionBody,
       responses: {

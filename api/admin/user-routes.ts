@@ -44,7 +44,8 @@ export function createAdminUserRoutes(deps: {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'Users by email (prefix or exact, case-insensitive), role and suspension, newest first',
+      summary: 'Search users',
+      description: 'Users by email (prefix or exact, case-insensitive), role and suspension, newest first.',
       query: UserSearchQuery,
       responses: { 200: { description: 'A page of users', schema: AdminUserList } },
       async handler(ctx, { query }) {
@@ -61,7 +62,8 @@ export function createAdminUserRoutes(deps: {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'Suspend a user: their tokens and API keys are refused with 403 at once; with `until`, the suspension ends by itself',
+      summary: 'Suspend a user',
+      description: 'Suspend a user: their tokens and API keys are refused with 403 at once; with `until`, the suspension ends by itself.',
       params: IdParams,
       body: SuspendBody,
       responses: {
@@ -89,7 +91,8 @@ export function createAdminUserRoutes(deps: {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'Lift a suspension (a user who is not suspended is answered as is)',
+      summary: 'Lift a suspension',
+      description: 'Lift a suspension (a user who is not suspended is answered as is).',
       params: IdParams,
       responses: { 200: { description: 'The user', schema: AdminUserEnvelope }, 404: { description: 'No such user' } },
       async handler(ctx, { params }) {
@@ -108,7 +111,8 @@ export function createAdminUserRoutes(deps: {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'Warnings sent, newest first (all, or one user’s)',
+      summary: 'List warnings',
+      description: 'Warnings sent, newest first (all, or one user’s).',
       query: WarningListQuery,
       responses: { 200: { description: 'A page of warnings', schema: WarningList } },
       async handler(ctx, { query }) {
@@ -125,7 +129,8 @@ export function createAdminUserRoutes(deps: {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: 'Warn a user: an in-app notification at once, and an email',
+      summary: 'Warn a user',
+      description: 'Warn a user: an in-app notification at once, and an email.',
       body: WarningCreate,
       responses: { 201: { description: 'The warning', schema: WarningEnvelope }, 404: { description: 'No such user' } },
       async handler(ctx, { body }) {

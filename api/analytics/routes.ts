@@ -26,7 +26,8 @@ export function createAnalyticsRoutes(deps: { db: DatabasePool; petitions: Publi
       auth: 'required',
       scope: 'read:petitions',
       permission: 'read',
-      summary: 'Signature growth, signers’ places, traffic sources and page views of a petition (its creator or an administrator)',
+      summary: "Get a petition's analytics",
+      description: 'Signature growth, signers’ places, traffic sources and page views of a petition (its creator or an administrator).',
       params: PetitionAnalyticsParams,
       query: PetitionAnalyticsQuery,
       responses: {
@@ -51,7 +52,8 @@ export function createAnalyticsRoutes(deps: { db: DatabasePool; petitions: Publi
       operationId: 'platformStats',
       tag,
       auth: 'none',
-      summary: 'Daily platform totals, trending petitions and signatures by country (publicly listed petitions only)',
+      summary: 'Get platform statistics',
+      description: 'Daily platform totals, trending petitions and signatures by country (publicly listed petitions only).',
       query: StatsQuery,
       responses: { 200: { description: 'Platform statistics', schema: PlatformStats }, 404: { description: 'petition_id is not a publicly listed petition' } },
       async handler(ctx, { query }) {

@@ -41,7 +41,7 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       idempotent: false,
       tag: 'Authentication',
       auth: 'none',
-      summary: 'Exchange an email and password for tokens (checked by the identity provider)',
+      summary: 'Log in with email and password',
       description:
         'The access token is sent as `Authorization: Bearer …`; when it expires, POST /v1/auth/refresh with the refresh token. ' +
         'Repeated failures for one address are throttled (429 with Retry-After).',
@@ -62,7 +62,8 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       idempotent: false,
       tag: 'Authentication',
       auth: 'none',
-      summary: 'Exchange a refresh token for a new token pair',
+      summary: 'Refresh a token pair',
+      description: 'Exchange a refresh token for a new token pair.',
       body: RefreshBody,
       responses: {
         200: { description: 'New tokens', schema: TokenPairEnvelope },
@@ -79,7 +80,8 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       idempotent: false,
       tag: 'Authentication',
       auth: 'none',
-      summary: 'Revoke a refresh token',
+      summary: 'Log out',
+      description: 'Revoke a refresh token.',
       body: RefreshBody,
       responses: { 204: { description: 'Revoked (also when it was already dead)' } },
       async handler(ctx, { body }) {
@@ -97,7 +99,8 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'destroy',
-      summary: "Invalidate one of the caller's access or refresh tokens at once, on every API process",
+      summary: 'Revoke an access or refresh token',
+      description: "Invalidate one of the caller's access or refresh tokens at once, on every API process.",
       body: RevokeBody,
       responses: { 204: { description: 'Revoked; a token that is not the caller’s is left alone (RFC 7009)' } },
       async handler(ctx, { body }) {

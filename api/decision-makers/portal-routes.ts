@@ -14,7 +14,8 @@ export function createPortalRoutes({ db, workflows, publicUrl }: DecisionMakerDe
       method: 'get',
       path: '/respond/:token',
       operationId: 'getResponsePortal',
-      summary: 'What the decision maker is asked to answer: the petition, its signature count, the deadline',
+      summary: 'Get what a decision maker answers',
+      description: 'What the decision maker is asked to answer: the petition, its signature count, the deadline.',
       responses: { 200: { description: 'Portal context', schema: PortalContextEnvelope } },
       async handler(ctx, { params }) {
         const row = await openPortal(db, params.token);
@@ -40,7 +41,8 @@ export function createPortalRoutes({ db, workflows, publicUrl }: DecisionMakerDe
       method: 'post',
       path: '/respond/:token',
       operationId: 'submitDecisionMakerResponse',
-      summary: 'Answer the petition once; emits response.submitted. The creator then decides to publish it',
+      summary: 'Answer a petition as decision maker',
+      description: 'Answer the petition once; emits response.submitted. The creator then decides to publish it.',
       body: PortalResponseCreate,
       responses: { 201: { description: 'The response', schema: ResponseEnvelope } },
       async handler(ctx, { params, body }) {

@@ -32,7 +32,8 @@ export function createDecisionMakerRoutes({ db, workflows, config }: { db: Datab
       path: '/v1/petitions/:id/decision-makers',
       operationId: 'listDecisionMakers',
       permission: 'read',
-      summary: 'The decision makers of your petition, each with the delivery state of their portal invitation',
+      summary: "List a petition's decision makers",
+      description: 'The decision makers of your petition, each with the delivery state of their portal invitation.',
       responses: { 200: { description: 'Decision makers, oldest first (at most 50)', schema: DecisionMakerList } },
       async handler(ctx, { params }) {
         await assertCreator(db, await loadViewer(db, ctx.state.principal), params.id);
@@ -47,7 +48,8 @@ export function createDecisionMakerRoutes({ db, workflows, config }: { db: Datab
       path: '/v1/petitions/:id/decision-makers',
       operationId: 'addDecisionMaker',
       permission: 'write',
-      summary: 'Address the petition to one more person; on an active petition they are invited at once',
+      summary: 'Add a decision maker',
+      description: 'Address the petition to one more person; on an active petition they are invited at once.',
       body: DecisionMakerCreate,
       responses: {
         201: { description: 'The decision maker', schema: DecisionMakerEnvelope },
@@ -70,7 +72,8 @@ export function createDecisionMakerRoutes({ db, workflows, config }: { db: Datab
       path: '/v1/petitions/:id/decision-makers/:decision_maker_id',
       operationId: 'removeDecisionMaker',
       permission: 'destroy',
-      summary: 'Remove a decision maker; their portal link stops working at once (a response they gave stays)',
+      summary: 'Remove a decision maker',
+      description: 'Remove a decision maker; their portal link stops working at once (a response they gave stays).',
       params: DecisionMakerParams,
       responses: { 204: { description: 'Removed' } },
       async handler(ctx, { params }) {

@@ -35,7 +35,8 @@ export function createEmbedRoutes(deps: { db: DatabasePool; publicUrl: string })
       operationId: 'getOEmbed',
       tag,
       auth: 'none',
-      summary: 'oEmbed (rich) for a petition page address: an iframe of the widget and its resize script',
+      summary: 'Get oEmbed for a petition page',
+      description: 'oEmbed (rich) for a petition page address: an iframe of the widget and its resize script.',
       query: OEmbedQuery,
       responses: {
         200: { description: 'oEmbed 1.0 answer', schema: OEmbedResponse },
@@ -87,7 +88,8 @@ export function createEmbedRoutes(deps: { db: DatabasePool; publicUrl: string })
       auth: 'required',
       scope: 'read:petitions',
       permission: 'read',
-      summary: 'Embed code for your petition (creator only): an iframe of the widget and a tiny resize script',
+      summary: "Create a petition's embed code",
+      description: 'Embed code for your petition (creator only): an iframe of the widget and a tiny resize script.',
       params: PetitionIdParams,
       body: EmbedCodeRequest,
       responses: {

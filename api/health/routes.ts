@@ -76,7 +76,8 @@ export function createHealthRoutes(deps: { db: DatabasePool; temporal: { ping():
       method: 'get',
       path: '/health',
       operationId: 'getHealth',
-      summary: 'Service health, with the reachability of PostgreSQL and Temporal',
+      summary: 'Check service health',
+      description: 'Service health, with the reachability of PostgreSQL and Temporal.',
       responses: {
         200: { description: 'Everything reachable', schema: HealthSchema },
         503: { description: 'A dependency is down or restarting', schema: HealthSchema },
@@ -92,7 +93,8 @@ export function createHealthRoutes(deps: { db: DatabasePool; temporal: { ping():
       method: 'get',
       path: '/health/live',
       operationId: 'getLiveness',
-      summary: 'Liveness: the process answers (independent of PostgreSQL and Temporal)',
+      summary: 'Check liveness',
+      description: 'Liveness: the process answers (independent of PostgreSQL and Temporal).',
       responses: { 200: { description: 'The process is alive', schema: LivenessSchema } },
       async handler(ctx) {
         answer(ctx, true, { status: 'ok' });
@@ -103,7 +105,8 @@ export function createHealthRoutes(deps: { db: DatabasePool; temporal: { ping():
       method: 'get',
       path: '/health/ready',
       operationId: 'getReadiness',
-      summary: 'Readiness: dependencies reachable and the process not shutting down',
+      summary: 'Check readiness',
+      description: 'Readiness: dependencies reachable and the process not shutting down.',
       responses: {
         200: { description: 'Ready for traffic', schema: ReadinessSchema },
         503: { description: 'Shutting down, or a dependency is down or restarting', schema: ReadinessSchema },

@@ -3,6 +3,8 @@
 // serves processed variants (originals are never served). With S3 configured, neither is used.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { Type } from '@sinclair/typebox';
+import { CONTENT_TYPES } from '../../core/media/media-types.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { sendData } from '../http/context.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
@@ -23,7 +25,11 @@ export function createLocalMediaRoutes(deps: MediaDependencies & { signingKey: s
       tag: 'Media',
       auth: 'none',
       rawBody: true,
-      summary: 'Upload the file through the signed upload_url (body: the image bytes, Content-Type as declared)',
+      requestContent: Object.fromEntries(
+        CONTENT_TYPES.map((type) => [type, Type.String({ format: 'binary', description: 'The image bytes, with the Content-Type declared for the upload.' })]),
+      ),
+      summary: 'Upload an image file',
+      description: 'Upload the file through the signed upload_url (body: the image bytes, Content-Type as declared).',
       params: UploadParams,
       query: UploadQuery,
       responses: { 200: { description: 'Stored; now call POST /v1/media/confirm', schema: UploadReceipt } },
@@ -69,7 +75,8 @@ export function createLocalMediaRoutes(deps: MediaDependencies & { signingKey: s
       operationId: 'getMediaVariantFile',
       tag: 'Media',
       auth: 'none',
-      summary: 'A processed image variant (WebP, no metadata), as linked from image_url and avatar_url',
+      summary: 'Get an image variant',
+      description: 'A processed image variant (WebP, no metadata), as linked from image_url and avatar_url.',
       params: VariantFileParams,
       responses: { 200: { description: 'The image' } },
       async handler(ctx, { params }) {

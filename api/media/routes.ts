@@ -44,7 +44,8 @@ export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool;
       path: '/v1/media/upload-url',
       operationId: 'createMediaUploadUrl',
       permission: 'write',
-      summary: 'A pre-signed URL to PUT one image to, valid RALLY_UPLOAD_URL_TTL (15 minutes)',
+      summary: 'Create an upload URL',
+      description: 'A pre-signed URL to PUT one image to, valid RALLY_UPLOAD_URL_TTL (15 minutes).',
       body: UploadUrlRequest,
       responses: { 201: { description: 'Where and how to upload', schema: UploadUrlEnvelope } },
       async handler(ctx, { body }) {
@@ -82,7 +83,8 @@ export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool;
       path: '/v1/media/confirm',
       operationId: 'confirmMediaUpload',
       permission: 'write',
-      summary: 'Confirm an upload: checks its size and starts processing (the media-<id> workflow)',
+      summary: 'Confirm an upload',
+      description: 'Confirm an upload: checks its size and starts processing (the media-<id> workflow).',
       body: ConfirmRequest,
       responses: { 200: { description: 'Confirmed; follow its status at GET /v1/media/{id}', schema: MediaEnvelope } },
       async handler(ctx, { body }) {
@@ -99,7 +101,8 @@ export function createMediaRoutes({ db, workflows, config }: { db: DatabasePool;
       path: '/v1/media/:id',
       operationId: 'getMedia',
       permission: 'read',
-      summary: 'One of your uploads: pending_upload, uploaded, processing, ready (with its variants) or failed (with the reason)',
+      summary: 'Get an upload',
+      description: 'One of your uploads: pending_upload, uploaded, processing, ready (with its variants) or failed (with the reason).',
       params: MediaParams,
       responses: { 200: { description: 'The upload', schema: MediaEnvelope } },
       async handler(ctx, { params }) {

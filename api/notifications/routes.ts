@@ -43,7 +43,8 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       path: '/v1/notifications',
       operationId: 'listNotifications',
       permission: 'read',
-      summary: 'Your notifications, newest first, with total and unread counts',
+      summary: 'List your notifications',
+      description: 'Your notifications, newest first, with total and unread counts.',
       query: NotificationListQuery,
       responses: { 200: { description: 'Notifications', schema: NotificationList } },
       async handler(ctx, { query }) {
@@ -63,7 +64,8 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       path: '/v1/notifications/unread-count',
       operationId: 'countUnreadNotifications',
       permission: 'read',
-      summary: 'How many of your notifications are unread',
+      summary: 'Count unread notifications',
+      description: 'How many of your notifications are unread.',
       responses: { 200: { description: 'The count', schema: UnreadCountEnvelope } },
       async handler(ctx) {
         sendData(ctx, { unread_count: await countUnread(db, ctx.state.principal!.userId) });
@@ -76,7 +78,8 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       path: '/v1/notifications/mark-read',
       operationId: 'markNotificationsRead',
       permission: 'write',
-      summary: 'Mark the given notifications read, or all of them with mark_all: true (exactly one of the two)',
+      summary: 'Mark notifications read',
+      description: 'Mark the given notifications read, or all of them with mark_all: true (exactly one of the two).',
       body: MarkReadRequest,
       responses: { 200: { description: 'How many changed, and what is left unread', schema: MarkReadResult } },
       async handler(ctx, { body }) {
@@ -99,7 +102,8 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       path: '/v1/notifications/preferences',
       operationId: 'getNotificationPreferences',
       permission: 'read',
-      summary: 'Per notification type, whether it is made in-app and by email',
+      summary: 'Get notification preferences',
+      description: 'Per notification type, whether it is made in-app and by email.',
       responses: { 200: { description: 'Preferences', schema: PreferencesEnvelope } },
       async handler(ctx) {
         const stored = await readPreferences(db, ctx.state.principal!.userId);
@@ -114,7 +118,8 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       path: '/v1/notifications/preferences',
       operationId: 'updateNotificationPreferences',
       permission: 'write',
-      summary: 'Change any part of the preferences; merged per type',
+      summary: 'Update notification preferences',
+      description: 'Change any part of the preferences; merged per type.',
       body: PreferencesPatch,
       responses: { 200: { description: 'Preferences after the change', schema: PreferencesEnvelope } },
       async handler(ctx, { body }) {
@@ -129,7 +134,8 @@ export function createNotificationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       path: '/v1/notifications/:id',
       operationId: 'getNotification',
       permission: 'read',
-      summary: 'One of your notifications',
+      summary: 'Get a notification',
+      description: 'One of your notifications.',
       params: NotificationParams,
       responses: { 200: { description: 'The notification', schema: NotificationEnvelope } },
       async handler(ctx, { params }) {

@@ -12,7 +12,8 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 const TokenParams = Type.Object({ token: Type.String({ minLength: 10, maxLength: 300, pattern: '^[A-Za-z0-9_.-]+$' }) });
 
 export function createUnsubscribeRoutes(deps: { db: DatabasePool; config: Config }): AnyRouteSpec[] {
-  const base = { tag: 'Notifications', auth: 'none', params: TokenParams } as const;
+  // For the recipient's browser and mail client (RFC 8058), not for integrators: out of the API reference.
+  const base = { tag: 'Notifications', auth: 'none', params: TokenParams, browser: true } as const;
   return [
     defineRoute({
       ...base,

@@ -28,7 +28,8 @@ export function createAppAuthorizationRoutes(deps: { db: DatabasePool; accessTok
       path: '/v1/users/me/authorizations',
       operationId: 'listAppAuthorizations',
       permission: 'read',
-      summary: 'The apps you authorized, most recently approved first',
+      summary: 'List the apps you authorized',
+      description: 'The apps you authorized, most recently approved first.',
       query: AppAuthorizationListQuery,
       responses: { 200: { description: 'Your authorizations', schema: AppAuthorizationList } },
       async handler(ctx, { query }) {
@@ -44,7 +45,8 @@ export function createAppAuthorizationRoutes(deps: { db: DatabasePool; accessTok
       path: '/v1/users/me/authorizations/:client_id',
       operationId: 'revokeAppAuthorization',
       permission: 'destroy',
-      summary: "Take an app's access back: every token it holds for you stops working at once",
+      summary: "Revoke an app's access",
+      description: "Take an app's access back: every token it holds for you stops working at once.",
       params: AppAuthorizationParams,
       responses: { 204: { description: 'Revoked' } },
       async handler(ctx, { params }) {

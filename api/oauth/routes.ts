@@ -4,7 +4,7 @@
 // (the keys are Rally's, and rotate on a schedule), and the spec's wire details in front of the
 // provider: a Bearer as proof of login at /oauth/authorize, a JSON body at /oauth/token, and 401
 // token_expired for an expired refresh token.
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { isExpiredRefreshToken } from '../../core/oauth/grants.ts';
@@ -17,7 +17,7 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import type { BrowserSessions } from '../browser/session.ts';
 import { sendToLogin } from './browser-login.ts';
 import { BodyError, readParameters } from './request-body.ts';
-import { OAuthIntrospection, OAuthTokenError } from './schemas.ts';
+import { OAuthIntrospection, OAuthIntrospectionRequest, OAuthRevocationRequest, OAuthTokenError, OAuthTokenRequest } from './schemas.ts';
 import { vouchForUser } from './server/acting-user.ts';
 import { decideConsent } from './server/consent.ts';
 import { defaultAuthorizationScope, defaultClientCredentialsScope } from './server/default-scopes.ts';
@@ -79,6 +79,8 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
   /** Revocation and introspection: the client's parameters, as the provider reads them. */
   const handToProvider = (ctx: RallyContext) => clientRequest(ctx, (params) => serveWithProvider(ctx, server.provider(), { https, params }));
   const clientEndpoint = { tag, auth: 'none', rawBody: true, idempotent: false, method: 'post' } as const;
+  /** Both forms a client endpoint reads (request-body.ts), for the reference. */
+  const formOrJson = (schema: TSchema) => ({ 'application/x-www-form-urlencoded': schema, 'application/json': schema });
   return [
     defineRoute({
       method: 'get',
@@ -86,7 +88,8 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
       operationId: 'getOAuthMetadata',
       tag,
       auth: 'none',
-      summary: 'Authorization server metadata (RFC 8414), so OAuth clients configure themselves',
+      summary: 'Get authorization server metadata',
+      description: 'Authorization server metadata (RFC 8414), so OAuth clients configure themselves.',
       responses: { 200: { description: 'The metadata' } },
       async handler(ctx) {
         ctx.body = metadata;
@@ -98,7 +101,8 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
       operationId: 'getOAuthKeys',
       tag,
       auth: 'none',
-      summary: 'The public keys app access tokens are signed with',
+      summary: 'Get the token signing keys',
+      description: 'The public keys app access tokens are signed with.',
       responses: { 200: { description: 'A JSON Web Key Set' } },
       async handler(ctx) {
         // A new key is published a day before it signs (core/oauth/signing-key-rotation.ts): an hour's cache never misses one.
@@ -113,7 +117,8 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
       tag,
       auth: 'optional',
       scope: NOT_FOR_APPS,
-      summary: 'Ask the logged-in user to let an app act for them (consent screen), or answer a repeat grant at once',
+      summary: 'Authorize an app',
+      description: 'Ask the logged-in user to let an app act for them (consent screen), or answer a repeat grant at once.',
       responses: {
         200: { description: 'The consent screen', contentType: 'text/html' },
         302: { description: 'Back to the app with a code or an error; a browser without a Bearer (Accept: text/html) to /login?return_to=…' },
@@ -137,6 +142,7 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
       method: 'get',
       path: '/oauth/authorize/:uid',
       operationId: 'resumeAppAuthorization',
+      browser: true,
       tag,
       auth: 'none',
       summary: 'Where the consent form returns: the authorization request resumes and goes back to the app',
@@ -153,6 +159,7 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
       method: 'post',
       path: '/oauth/interaction/:uid',
       operationId: 'decideAppAuthorization',
+      browser: true,
       idempotent: false,
       tag,
       auth: 'none',
@@ -182,7 +189,9 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
       ...clientEndpoint,
       path: '/oauth/token',
       operationId: 'issueAppTokens',
-      summary: 'Exchange a code, a refresh token or client credentials for tokens (form-encoded or JSON)',
+      requestContent: formOrJson(OAuthTokenRequest),
+      summary: 'Issue app tokens',
+      description: 'Exchange a code, a refresh token or client credentials for tokens (form-encoded or JSON).',
       responses: {
         200: { description: '{access_token, token_type, expires_in, refresh_token, scope}' },
         400: { description: 'RFC 6749 error', schema: OAuthTokenError },
@@ -202,7 +211,9 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
       ...clientEndpoint,
       path: '/oauth/revoke',
       operationId: 'revokeAppToken',
-      summary: 'Revoke an app token (RFC 7009): a refresh token with every token of its grant, or one access token, on every API process',
+      requestContent: formOrJson(OAuthRevocationRequest),
+      summary: 'Revoke an app token',
+      description: 'Revoke an app token (RFC 7009): a refresh token with every token of its grant, or one access token, on every API process.',
       responses: {
         200: { description: 'Revoked, or there was nothing of this client to revoke' },
         400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },
@@ -214,7 +225,9 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
       ...clientEndpoint,
       path: '/oauth/introspect',
       operationId: 'introspectAppToken',
-      summary: 'Whether an app token is active and what it carries (RFC 7662), for the confidential client it was issued to',
+      requestContent: formOrJson(OAuthIntrospectionRequest),
+      summary: 'Introspect an app token',
+      description: 'Whether an app token is active and what it carries (RFC 7662), for the confidential client it was issued to.',
       responses: {
         200: { description: '{active: true, ...} for a live token of this client; {active: false} otherwise', schema: OAuthIntrospection },
         400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },

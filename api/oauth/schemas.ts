@@ -82,3 +82,63 @@ export const OAuthIntrospection = Type.Object({
   jti: Type.Optional(Type.String()),
   token_type: Type.Optional(Type.Literal('Bearer', { description: 'Present for access tokens.' })),
 });
+
+// The bodies of the client endpoints (RFC 6749 4.1.3, 6, 4.4; RFC 7009; RFC 7662), for the reference:
+// the handlers read them themselves (request-body.ts), form-encoded or as a JSON object of strings.
+const clientAuthentication = {
+  client_id: Type.Optional(Type.String({ description: "The app's client id; omitted when it authenticates with HTTP Basic." })),
+  client_secret: Type.Optional(Type.String({ description: "A confidential app's secret (client_secret_post); or send id and secret with HTTP Basic." })),
+};
+const TokenScope = Type.Optional(
+  Type.String({
+    description: 'Space-separated scopes, within those of the registration (all of them when omitted).',
+    examples: ['read:petitions write:signatures'],
+  }),
+);
+
+export const OAuthTokenRequest = Type.Union(
+  [
+    Type.Object(
+      {
+        grant_type: Type.Literal('authorization_code'),
+        code: Type.String({ description: 'The code the authorization redirect brought back.', examples: ['Splx10BeZQQYbYS6WxSbIA0dB2kXq'] }),
+        redirect_uri: Type.String({
+          description: 'The redirect_uri of the authorization request, exactly.',
+          examples: ['https://app.example.org/oauth/callback'],
+        }),
+        code_verifier: Type.String({
+          minLength: 43,
+          maxLength: 128,
+          description: 'PKCE: the verifier whose S256 hash the authorization request sent.',
+          examples: ['dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk'],
+        }),
+        ...clientAuthentication,
+      },
+      { description: 'Exchange an authorization code for an access and a refresh token.' },
+    ),
+    Type.Object(
+      {
+        grant_type: Type.Literal('refresh_token'),
+        refresh_token: Type.String({ description: 'The refresh token to exchange (it is rotated).' }),
+        scope: TokenScope,
+        ...clientAuthentication,
+      },
+      { description: 'Exchange a refresh token for a new token pair; 401 token_expired when it has expired.' },
+    ),
+    Type.Object(
+      { grant_type: Type.Literal('client_credentials'), scope: TokenScope, ...clientAuthentication },
+      { description: "A confidential app's own token: for its owner within their standing authorization, or for public reads." },
+    ),
+  ],
+  { description: 'An RFC 6749 token request, by grant_type.' },
+);
+
+const TokenReference = {
+  token: Type.String({ description: 'The access or refresh token.' }),
+  token_type_hint: Type.Optional(
+    Type.Union([Type.Literal('access_token'), Type.Literal('refresh_token')], { description: 'Which kind of token it is, if known.' }),
+  ),
+  ...clientAuthentication,
+};
+export const OAuthRevocationRequest = Type.Object(TokenReference, { description: 'An RFC 7009 revocation request.' });
+export const OAuthIntrospectionRequest = Type.Object(TokenReference, { description: 'An RFC 7662 introspection request.' });

@@ -39,7 +39,8 @@ export function createInvitationRoutes(deps: InvitationDependencies): AnyRouteSp
       path: '/v1/organizations/:org_id/invitations',
       operationId: 'inviteToOrganization',
       permission: 'write',
-      summary: 'Invite an email address as admin or member (owner or admin); the token goes out by email, valid RALLY_INVITATION_TTL',
+      summary: 'Invite someone to an organization',
+      description: 'Invite an email address as admin or member (owner or admin); the token goes out by email, valid RALLY_INVITATION_TTL.',
       params: OrgParams,
       body: InvitationCreate,
       responses: {
@@ -59,7 +60,8 @@ export function createInvitationRoutes(deps: InvitationDependencies): AnyRouteSp
       path: '/v1/invitations/:token/accept',
       operationId: 'acceptOrganizationInvitation',
       permission: 'write',
-      summary: "Accept an invitation: you become a member with the invited role, within the tier's member limit",
+      summary: 'Accept an organization invitation',
+      description: "Accept an invitation: you become a member with the invited role, within the tier's member limit.",
       params: TokenParams,
       responses: {
         201: { description: 'Your membership', schema: MembershipEnvelope },

@@ -47,7 +47,8 @@ export function createPetitionExportRoutes(deps: { db: DatabasePool }): AnyRoute
       scope: 'read:petitions',
       permission: 'read',
       rateLimit: 'export',
-      summary: 'A page of petitions (or of their signatures) as CSV or JSON; the next page is named by the X-Next-Cursor and Link headers. 10 per minute.',
+      summary: 'Export petitions',
+      description: 'A page of petitions (or of their signatures) as CSV or JSON; the next page is named by the X-Next-Cursor and Link headers. 10 per minute.',
       query: ExportQuery,
       responses: { 200: { description: 'The rows, streamed', contentType: 'text/csv' }, 429: { description: 'More than 10 exports in a minute' } },
       async handler(ctx, { query }) {

@@ -59,7 +59,8 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       operationId: 'listCategories',
       tag,
       auth: 'none',
-      summary: 'The categories petitions can be filed under',
+      summary: 'List petition categories',
+      description: 'The categories petitions can be filed under.',
       responses: { 200: { description: 'Categories', schema: Type.Object({ data: Type.Array(Category) }) } },
       async handler(ctx) {
         sendData(ctx, await listCategories(deps.db));
@@ -73,7 +74,8 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       auth: 'optional',
       scope: 'read:petitions',
       permission: 'read',
-      summary: 'Public petitions (your own, all of them, with creatorId = your id)',
+      summary: 'List petitions',
+      description: 'Public petitions (your own, all of them, with creatorId = your id).',
       query: PetitionListQuery,
       responses: {
         200: { description: 'A page of petitions', schema: PetitionList },
@@ -111,7 +113,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       auth: 'required',
       scope: 'write:petitions',
       permission: 'write',
-      summary: 'Start a petition (as a draft)',
+      summary: 'Start a petition',
       description:
         'The petition starts as a draft, visible to its creator only; POST /v1/petitions/{id}/publish makes it public. ' + 'Emits `petition.created`.',
       body: PetitionCreate,
@@ -132,7 +134,8 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       auth: 'optional',
       scope: 'read:petitions',
       permission: 'read',
-      summary: 'A petition by slug or id; a private one needs its creator or ?access_code=',
+      summary: 'Get a petition',
+      description: 'A petition by slug or id; a private one needs its creator or ?access_code=.',
       params: PetitionRefParams,
       query: PetitionReadQuery,
       responses: {
@@ -166,7 +169,8 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       auth: 'required',
       scope: 'write:petitions',
       permission: 'write',
-      summary: 'Change a petition (creator only)',
+      summary: 'Update a petition',
+      description: 'Change a petition (creator only).',
       params: PetitionIdParams,
       body: PetitionUpdate,
       responses: { 200: { description: 'The petition', schema: PetitionEnvelope } },
@@ -185,7 +189,8 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       auth: 'required',
       scope: 'write:petitions',
       permission: 'destroy',
-      summary: 'Delete a petition (soft; creator only)',
+      summary: 'Delete a petition',
+      description: 'Delete a petition (soft; creator only).',
       params: PetitionIdParams,
       responses: { 204: { description: 'Deleted' } },
       async handler(ctx, { params }) {
@@ -202,7 +207,8 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
       operationId: 'checkPetitionAccessCode',
       tag,
       auth: 'none',
-      summary: 'Check an access code of a private petition',
+      summary: "Check a petition's access code",
+      description: 'Check an access code of a private petition.',
       params: PetitionIdParams,
       body: AccessBody,
       responses: {

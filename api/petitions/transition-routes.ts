@@ -13,12 +13,16 @@ import { findPetitionById } from '../../core/petitions/queries.ts';
 import { PetitionEnvelope, PetitionIdParams, VictoryBody } from './schemas.ts';
 
 // Each verb is also the name of the lifecycle workflow's update.
-type Transition = { verb: 'publish' | 'close' | 'victory'; summary: string };
+type Transition = { verb: 'publish' | 'close' | 'victory'; summary: string; description: string };
 
 const TRANSITIONS: Transition[] = [
-  { verb: 'publish', summary: 'Publish a draft: it becomes active and public (creator or organization admin)' },
-  { verb: 'close', summary: 'Close an active petition (creator or organization admin)' },
-  { verb: 'victory', summary: 'Mark an active petition a victory, with an optional message (creator or organization admin)' },
+  { verb: 'publish', summary: 'Publish a petition', description: 'Publish a draft: it becomes active and public (creator or organization admin).' },
+  { verb: 'close', summary: 'Close a petition', description: 'Close an active petition (creator or organization admin).' },
+  {
+    verb: 'victory',
+    summary: "Declare a petition's victory",
+    description: 'Mark an active petition a victory, with an optional message (creator or organization admin).',
+  },
 ];
 
 export function createTransitionRoutes(deps: LifecycleDependencies & { db: DatabasePool }): AnyRouteSpec[] {
@@ -40,6 +44,7 @@ export function createTransitionRoutes(deps: LifecycleDependencies & { db: Datab
       scope: 'write:petitions',
       permission: 'write',
       summary: definition.summary,
+      description: definition.description,
       params: PetitionIdParams,
       ...(definition.verb === 'victory' ? { body: VictoryBody } : {}),
       responses: {

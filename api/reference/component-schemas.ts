@@ -4,6 +4,7 @@
 // Shapes are matched by their JSON (TypeBox copies a schema when it is made optional), not by $id:
 // the Ajv validators compile the same schemas many times, and an $id may only be compiled once.
 import type { TSchema } from '@sinclair/typebox';
+import { checkedExample } from './schema-examples.ts';
 import * as admin from '../admin/schemas.ts';
 import * as analytics from '../analytics/schemas.ts';
 import * as apiKeys from '../api-keys/schemas.ts';
@@ -121,5 +122,14 @@ export function createComponentSchemas(initial: Record<string, object>) {
     components[unique] = referred as object;
     return { $ref: `#/components/schemas/${unique}` };
   };
-  return { refer, define, components };
+  /**
+   * A body or answer's schema as a reference to its component, after checking that the example made
+   * from it validates. The example itself is not repeated: every scalar property carries its own
+   * (schema-annotations.ts), from which a reader or renderer composes the same whole.
+   */
+  const checkedDefine = (name: string, schema: object, where: string): object => {
+    checkedExample(schema, where);
+    return define(name, schema);
+  };
+  return { refer, define, checkedDefine, components };
 }

@@ -9,7 +9,9 @@ import { createComponentSchemas } from './component-schemas.ts';
 import { operationDescription, operationParameters, operationResponses, operationSecurity, requestBody } from './operation-parts.ts';
 import { FieldErrorSchema, ProblemSchema } from './problem-schema.ts';
 import { annotateComponents } from './schema-annotations.ts';
-import { checkedExample } from './schema-examples.ts';
+import { describeSchemas } from './schema-descriptions.ts';
+import { shareParameters } from './shared-parameters.ts';
+import { createSharedResponses } from './shared-responses.ts';
 import { WEBHOOK_HEADERS, webhookEvents } from './webhook-events.ts';
 
 const METHOD_ORDER = ['get', 'post', 'put', 'patch', 'delete'];
@@ -45,7 +47,10 @@ function securitySchemes(publicUrl: string) {
     apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Deprecated: send the key as a Bearer token.' },
     oauth2: {
       type: 'oauth2',
-      description: 'Third-party apps: the authorization-code flow with PKCE (S256). The access token is then sent as a Bearer token.',
+      description:
+        'Third-party apps: the authorization-code flow with PKCE (S256), or client credentials for a confidential app ' +
+        "(a token for the app's owner within their standing authorization, or for public reads when the app has no owner). " +
+        'The access token is then sent as a Bearer token.',
       flows: {
         authorizationCode: {
           authorizationUrl: `${publicUrl}/oauth/authorize`,
@@ -53,39 +58,54 @@ function securitySchemes(publicUrl: string) {
           refreshUrl: `${publicUrl}/oauth/token`,
           scopes,
         },
+        // The same scopes: a client_credentials request gets those of the app's registration it asks for.
+        clientCredentials: { tokenUrl: `${publicUrl}/oauth/token`, scopes },
       },
     },
   };
 }
 
+const SIGNATURE = '9f2c4e7a1b3d5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4';
+const WEBHOOK_HEADER_EXAMPLES: Record<keyof typeof WEBHOOK_HEADERS, string> = {
+  'X-Rally-Signature': `sha256=${SIGNATURE}`,
+  'X-Rally-Signature-V2': `t=1777627800,v1=${SIGNATURE}`,
+  'X-Rally-Signature-Previous': `sha256=${SIGNATURE.split('').reverse().join('')}`,
+  'X-Rally-Event': 'signature.created',
+  'X-Rally-Delivery-Id': '8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b',
+  'X-Rally-Timestamp': '2026-05-01T09:30:00.000Z',
+};
+
+/** The `webhooks` section, and the description of each event's payload schema by its component name. */
 function webhooks(components: ReturnType<typeof createComponentSchemas>) {
-  const headers = Object.entries(WEBHOOK_HEADERS).map(([name, description]) => ({
+  const payloads: Record<string, string> = {};
+  const headers = (Object.entries(WEBHOOK_HEADERS) as [keyof typeof WEBHOOK_HEADERS, string][]).map(([name, description]) => ({
     name,
     in: 'header',
     required: name !== 'X-Rally-Signature-Previous',
     description,
     schema: { type: 'string' },
-    example: name === 'X-Rally-Event' ? 'signature.created' : name === 'X-Rally-Timestamp' ? '2026-05-01T09:30:00.000Z' : 'sha256=9f2c…',
+    example: WEBHOOK_HEADER_EXAMPLES[name],
   }));
-  const entries = webhookEvents().map(({ type, summary, payload }) => {
+  const entries = webhookEvents().map(({ type, title, summary, payload }) => {
     const schema = JSON.parse(JSON.stringify(payload)) as object;
     const name = `${type.replace(/(^|[._])([a-z])/g, (_match, _separator, letter: string) => letter.toUpperCase())}Event`;
+    payloads[name] = `The body of a \`${type}\` delivery: ${summary.charAt(0).toLowerCase()}${summary.slice(1)}.`;
     const operation = {
       operationId: `on${name}`,
-      summary,
+      summary: title,
       description:
         `${summary}. Sent as a POST to every active endpoint subscribed to \`${type}\`; ` +
         'answer 2xx within 10 seconds, or it is retried with exponential backoff (5 retries).',
       tags: ['Webhook events'],
       parameters: headers,
-      requestBody: { required: true, content: { 'application/json': { schema: components.define(name, schema), example: checkedExample(schema, type) } } },
+      requestBody: { required: true, content: { 'application/json': { schema: components.checkedDefine(name, schema, type) } } },
       responses: { '200': { description: 'Any 2xx: received. Any other answer, or none within 10 seconds, is a failed attempt.' } },
       security: [],
     };
-    // Keyed by the event name; an underscore becomes a hyphen there (names in the document are kebab-case).
-    return [type.replaceAll('_', '-'), { post: operation }];
+    // Keyed by the event name exactly as POST /v1/webhooks takes it (test/api/openapi-contract.test.ts).
+    return [type, { post: operation }];
   });
-  return Object.fromEntries(entries);
+  return { hooks: Object.fromEntries(entries), payloads };
 }
 
 /** The introduction of the reference: what the API is, how to authenticate, what each API key scope grants. */
@@ -103,8 +123,13 @@ function infoDescription(): string {
   ].join('\n\n');
 }
 
-export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUrl: string; version: string; servers: object[] }) {
+type BuildOptions = { publicUrl: string; version: string; servers: object[]; includeBrowserRoutes?: boolean };
+
+export function buildOpenApiDocument(allRoutes: AnyRouteSpec[], options: BuildOptions) {
+  // Rally's own pages and forms are served but are no part of the API (a fuzzer may still ask for them).
+  const routes = allRoutes.filter((route) => !route.browser || options.includeBrowserRoutes);
   const components = createComponentSchemas({ Problem: ProblemSchema, FieldError: FieldErrorSchema });
+  const shared = createSharedResponses(options.publicUrl);
   const paths: Record<string, Record<string, object>> = {};
   const tags = new Set<string>();
   for (const route of routes) {
@@ -123,13 +148,15 @@ export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUr
       'x-rally-rate-limit': route.rateLimit ?? 'default',
       parameters: operationParameters(route, path),
       requestBody: requestBody(route, components),
-      responses: operationResponses(route, path, components, options.publicUrl),
+      responses: operationResponses(route, components, shared),
     };
   }
   for (const [path, methods] of Object.entries(paths)) {
     paths[path] = Object.fromEntries(Object.entries(methods).sort(([a], [b]) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)));
   }
-  const hooks = webhooks(components);
+  const { hooks, payloads } = webhooks(components);
+  const operations = [...Object.values(paths), ...Object.values(hooks)].flatMap((methods) => Object.values(methods as object) as object[]);
+  const parameters = shareParameters(operations, { IdempotencyKey: IDEMPOTENCY_KEY });
   return JSON.parse(
     JSON.stringify({
       openapi: '3.1.0',
@@ -148,9 +175,15 @@ export function buildOpenApiDocument(routes: AnyRouteSpec[], options: { publicUr
       paths,
       webhooks: hooks,
       components: {
-        schemas: annotateComponents(Object.fromEntries(Object.entries(components.components).sort(([a], [b]) => a.localeCompare(b)))),
+        schemas: describeSchemas(
+          annotateComponents(Object.fromEntries(Object.entries(components.components).sort(([a], [b]) => a.localeCompare(b)))),
+          paths,
+          payloads,
+        ),
+        responses: shared.components().responses,
         headers: HEADERS,
-        parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
+        examples: shared.components().examples,
+        parameters,
         securitySchemes: securitySchemes(options.publicUrl),
       },
       // The API key scope table: which route permissions (x-rally-permission) each scope grants.

@@ -6,15 +6,15 @@ import { appScopeCovers, OAUTH_SCOPE_CATALOG, SCOPE_PERMISSIONS } from '../../co
 import type { AnyRouteSpec, RateLimitClass } from '../http/route.ts';
 import type { createComponentSchemas } from './component-schemas.ts';
 import { parameterDescription } from './parameter-descriptions.ts';
-import { problemExample } from './problem-schema.ts';
+import { headersOf, type createSharedResponses } from './shared-responses.ts';
 import { checkedExample } from './schema-examples.ts';
 
 type Components = ReturnType<typeof createComponentSchemas>;
+type SharedResponses = ReturnType<typeof createSharedResponses>;
 
 /** TypeBox schemas carry symbol keys; a JSON round trip leaves plain JSON Schema. */
 const plain = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 const pascal = (operationId: string) => operationId.charAt(0).toUpperCase() + operationId.slice(1);
-const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 export function operationParameters(route: AnyRouteSpec, path: string): object[] {
   const list: object[] = [];
@@ -33,7 +33,7 @@ export function operationParameters(route: AnyRouteSpec, path: string): object[]
         required: location === 'params' || ((schema?.required ?? []).includes(name) && parameter.default === undefined),
         description,
         schema: parameter,
-        example: checkedExample(parameter, `${route.operationId} parameter ${name}`),
+        example: checkedExample(parameter, `${route.operationId} parameter ${name}`, name),
       });
     }
   }
@@ -41,54 +41,40 @@ export function operationParameters(route: AnyRouteSpec, path: string): object[]
 }
 
 export function requestBody(route: AnyRouteSpec, components: Components) {
+  if (route.requestContent) {
+    // A body the handler reads itself: each media type it takes, a schema for a structured one.
+    const content = Object.entries(route.requestContent).map(([mediaType, declared]) => {
+      const schema = plain(declared);
+      if (schema.type === 'string') return [mediaType, { schema }];
+      return [mediaType, { schema: components.checkedDefine(`${pascal(route.operationId)}Request`, schema, `${route.operationId} body`) }];
+    });
+    return { required: true, content: Object.fromEntries(content) };
+  }
   if (!route.body) return undefined;
   const schema = plain(route.body);
   return {
     required: true,
     content: {
       'application/json': {
-        schema: components.define(`${pascal(route.operationId)}Request`, schema),
-        example: checkedExample(schema, `${route.operationId} body`),
+        schema: components.checkedDefine(`${pascal(route.operationId)}Request`, schema, `${route.operationId} body`),
       },
     },
     'x-rally-body-limit': route.bodyLimit,
   };
 }
 
-const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': header('XRateLimitLimit'),
-  'X-RateLimit-Remaining': header('XRateLimitRemaining'),
-  'X-RateLimit-Reset': header('XRateLimitReset'),
-};
-
-/** The headers of an answer with this status: the ones every answer has, and those the route's contract adds. */
-function headersOf(route: AnyRouteSpec, status: string): Record<string, object> {
-  const headers: Record<string, object> = { 'X-Request-Id': header('XRequestId'), 'X-API-Version': header('XApiVersion') };
-  if ((route.rateLimit ?? 'default') !== 'none') Object.assign(headers, RATE_LIMIT_HEADERS);
-  if (status === '429' || status === '503') headers['Retry-After'] = header('RetryAfter');
-  if (status === '200' && 304 in route.responses) headers.ETag = header('ETag');
-  if (status.startsWith('2') && (route.idempotent ?? route.method === 'post')) headers['Idempotent-Replayed'] = header('IdempotentReplayed');
-  return headers;
-}
-
-const problemContent = (route: AnyRouteSpec, path: string, status: number, publicUrl: string) => ({
-  'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, example: problemExample(status, path, publicUrl) },
-});
-
-export function operationResponses(route: AnyRouteSpec, path: string, components: Components, publicUrl: string) {
+export function operationResponses(route: AnyRouteSpec, components: Components, shared: SharedResponses) {
   const result: Record<string, object> = {};
   const declared = { ...route.responses } as Record<string, { description: string; schema?: TSchema; contentType?: string }>;
-  // Every charged route can answer 429; it is listed with its Retry-After so clients know to wait.
-  if ((route.rateLimit ?? 'default') !== 'none' && !declared['429']) declared['429'] = { description: 'Too many requests: wait Retry-After seconds' };
   // An error the route answers in its own form (an HTML page, an OAuth error) may still come as a
   // problem from the layers before its handler (a malformed path, a body too large): both are listed.
-  const problemToo = (status: string) => (Number(status) >= 400 ? problemContent(route, path, Number(status), publicUrl) : {});
+  const problemToo = (status: string) => (Number(status) >= 400 ? shared.problemContent(Number(status)) : {});
   for (const [status, response] of Object.entries(declared)) {
     const headers = headersOf(route, status);
     if (response.schema) {
       const schema = plain(response.schema);
       const name = `${pascal(route.operationId)}${status === '200' || status === '201' ? '' : status}Response`;
-      const content = { schema: components.define(name, schema), example: checkedExample(schema, `${route.operationId} ${status}`) };
+      const content = { schema: components.checkedDefine(name, schema, `${route.operationId} ${status}`) };
       result[status] = {
         description: response.description,
         headers,
@@ -102,18 +88,17 @@ export function operationResponses(route: AnyRouteSpec, path: string, components
       };
       result[status] = { description: response.description, headers, content: { [response.contentType]: content, ...problemToo(status) } };
     } else if (Number(status) >= 400) {
-      result[status] = { description: response.description, headers, content: problemContent(route, path, Number(status), publicUrl) };
+      result[status] = { description: response.description, headers, content: shared.problemContent(Number(status)) };
     } else {
       result[status] = { description: response.description, headers };
     }
   }
-  const problems = { description: 'Any answer not listed above is a problem', content: problemContent(route, path, 400, publicUrl) };
-  // A route that succeeds only by redirecting (a browser form post) has no 2xx to generate a client
-  // type from: every answer not listed is a problem, which `default` says in one entry.
-  if (!Object.keys(route.responses).some((status) => status.startsWith('2'))) return { ...result, default: problems };
-  result['4XX'] = { description: 'A problem caused by the request', headers: headersOf(route, '4XX'), content: problemContent(route, path, 400, publicUrl) };
-  result['5XX'] = { description: 'A problem on our side', headers: headersOf(route, '5XX'), content: problemContent(route, path, 500, publicUrl) };
-  return result;
+  // Every charged route can answer 429; it is listed with its Retry-After so clients know to wait.
+  if ((route.rateLimit ?? 'default') !== 'none' && !declared['429']) result['429'] = shared.shared(route, '429');
+  // A route that succeeds only by redirecting has no 2xx to generate a client type from: every
+  // answer not listed is a problem, which `default` says in one entry.
+  if (!Object.keys(route.responses).some((status) => status.startsWith('2'))) return { ...result, default: shared.shared(route, 'default') };
+  return { ...result, '4XX': shared.shared(route, '4XX'), '5XX': shared.shared(route, '5XX') };
 }
 
 /** The OAuth scopes that reach the route: any one of them (the route's `scope`, or a scope that implies it; core/auth/scopes.ts decides). */

@@ -60,21 +60,25 @@ const BrigadingSuspectedData = Type.Object({
   report_id: Uuid,
 });
 
-const DATA: Record<EventType, { summary: string; data: TSchema }> = {
-  'petition.created': { summary: 'A petition was created (as a draft)', data: PetitionSummary },
-  'petition.updated': { summary: "A petition's title, description or settings changed", data: PetitionSummary },
-  'petition.published': { summary: 'A petition was published and is publicly visible', data: PetitionSummary },
-  'petition.closed': { summary: 'A petition was closed by its creator or an administrator', data: PetitionSummary },
-  'petition.victory': { summary: 'A petition was marked victorious', data: PetitionSummary },
-  'signature.created': { summary: 'Someone signed a petition', data: SignatureCreatedData },
-  'signature.milestone': { summary: 'A petition reached a signature milestone', data: SignatureMilestoneData },
-  'signature.removed': { summary: 'Signatures were removed by their signer or an administrator', data: SignatureRemovedData },
-  'update.created': { summary: 'The creator posted an update', data: PetitionUpdate },
-  'response.submitted': { summary: 'A decision maker submitted an official response', data: DecisionMakerResponse },
-  'response.published': { summary: 'A decision-maker response was published', data: DecisionMakerResponse },
-  'payment.completed': { summary: "An organization's tier was upgraded", data: PaymentCompletedData },
-  'fraud.suspected': { summary: 'A signing rate jumped past its baseline (platform-wide endpoints only)', data: FraudSuspectedData },
-  'report.brigading_suspected': { summary: 'Many reports came from one network block (platform-wide endpoints only)', data: BrigadingSuspectedData },
+const DATA: Record<EventType, { title: string; summary: string; data: TSchema }> = {
+  'petition.created': { title: 'Petition created', summary: 'A petition was created (as a draft)', data: PetitionSummary },
+  'petition.updated': { title: 'Petition updated', summary: "A petition's title, description or settings changed", data: PetitionSummary },
+  'petition.published': { title: 'Petition published', summary: 'A petition was published and is publicly visible', data: PetitionSummary },
+  'petition.closed': { title: 'Petition closed', summary: 'A petition was closed by its creator or an administrator', data: PetitionSummary },
+  'petition.victory': { title: 'Petition victorious', summary: 'A petition was marked victorious', data: PetitionSummary },
+  'signature.created': { title: 'Signature created', summary: 'Someone signed a petition', data: SignatureCreatedData },
+  'signature.milestone': { title: 'Signature milestone reached', summary: 'A petition reached a signature milestone', data: SignatureMilestoneData },
+  'signature.removed': { title: 'Signatures removed', summary: 'Signatures were removed by their signer or an administrator', data: SignatureRemovedData },
+  'update.created': { title: 'Petition update posted', summary: 'The creator posted an update', data: PetitionUpdate },
+  'response.submitted': { title: 'Decision-maker response submitted', summary: 'A decision maker submitted an official response', data: DecisionMakerResponse },
+  'response.published': { title: 'Decision-maker response published', summary: 'A decision-maker response was published', data: DecisionMakerResponse },
+  'payment.completed': { title: 'Organization tier upgraded', summary: "An organization's tier was upgraded", data: PaymentCompletedData },
+  'fraud.suspected': { title: 'Fraud suspected', summary: 'A signing rate jumped past its baseline (platform-wide endpoints only)', data: FraudSuspectedData },
+  'report.brigading_suspected': {
+    title: 'Report brigading suspected',
+    summary: 'Many reports came from one network block (platform-wide endpoints only)',
+    data: BrigadingSuspectedData,
+  },
 };
 
 /** The payload of one event, as activities/webhooks.ts (webhookBody) sends it. */
@@ -100,4 +104,4 @@ export const WEBHOOK_HEADERS = {
   'X-Rally-Timestamp': 'When the event happened (ISO 8601).',
 } as const;
 
-export const webhookEvents = () => EVENT_TYPES.map((type) => ({ type, summary: DATA[type].summary, payload: webhookPayload(type) }));
+export const webhookEvents = () => EVENT_TYPES.map((type) => ({ type, title: DATA[type].title, summary: DATA[type].summary, payload: webhookPayload(type) }));

@@ -26,9 +26,10 @@ export function createReportRoutes(deps: ReportRouteDependencies): AnyRouteSpec[
       scope: NOT_FOR_APPS,
       permission: 'write',
       rateLimit: 'report',
-      summary:
+      summary: 'Report content or a user',
+      description:
         'Report a petition, comment or user (once per target while your report is open; ' +
-        'RALLY_REPORT_LIMIT_PER_HOUR per user; people only, not organization keys)',
+        'RALLY_REPORT_LIMIT_PER_HOUR per user; people only, not organization keys).',
       body: ReportCreate,
       responses: {
         201: { description: 'The report, open', schema: ReportEnvelope },

@@ -44,7 +44,8 @@ export function createSearchRoutes(deps: SearchRouteDependencies): AnyRouteSpec[
       operationId: 'searchPetitions',
       tag,
       auth: 'none',
-      summary: 'Search publicly listed petitions, with facet counts',
+      summary: 'Search petitions',
+      description: 'Search publicly listed petitions, with facet counts.',
       query: PetitionSearchQuery,
       responses: {
         200: { description: 'A page of matches, best first', schema: PetitionSearchResult },
@@ -71,7 +72,8 @@ export function createSearchRoutes(deps: SearchRouteDependencies): AnyRouteSpec[
       operationId: 'suggestPetitions',
       tag,
       auth: 'none',
-      summary: 'Petition titles for a typed prefix (typo-tolerant)',
+      summary: 'Suggest petition titles',
+      description: 'Petition titles for a typed prefix (typo-tolerant).',
       query: SuggestQuery,
       responses: {
         200: { description: 'Suggestions, closest first', schema: SuggestResult },

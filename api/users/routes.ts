@@ -23,14 +23,23 @@ export function createUserRoutes(deps: { db: DatabasePool; httpsOnly?: boolean }
   } as const;
 
   return [
-    defineRoute({ ...me, scope: 'read:profile', method: 'get', path: '/v1/users/me', operationId: 'getMe', summary: 'Your own profile' }),
+    defineRoute({
+      ...me,
+      scope: 'read:profile',
+      method: 'get',
+      path: '/v1/users/me',
+      operationId: 'getMe',
+      summary: 'Get your profile',
+      description: 'Your own profile.',
+    }),
     defineRoute({
       ...me,
       scope: 'read:profile',
       method: 'get',
       path: '/v1/me',
       operationId: 'getMeAlias',
-      summary: 'Your own profile (alias of /v1/users/me)',
+      summary: 'Get your profile (alias)',
+      description: 'Your own profile (alias of /v1/users/me).',
     }),
     defineRoute({
       method: 'patch',
@@ -40,7 +49,8 @@ export function createUserRoutes(deps: { db: DatabasePool; httpsOnly?: boolean }
       auth: 'required',
       scope: 'write:profile',
       permission: 'write',
-      summary: 'Change your display name, bio, avatar or notification preferences (merged)',
+      summary: 'Update your profile',
+      description: 'Change your display name, bio, avatar or notification preferences (merged).',
       body: UserUpdate,
       responses: { 200: { description: 'The updated profile', schema: UserEnvelope } },
       async handler(ctx, { body }) {
@@ -54,7 +64,8 @@ export function createUserRoutes(deps: { db: DatabasePool; httpsOnly?: boolean }
       operationId: 'getUserProfile',
       tag: 'Users',
       auth: 'none',
-      summary: "Someone's public profile",
+      summary: "Get a user's profile",
+      description: "Someone's public profile.",
       params: SlugParams,
       responses: { 200: { description: 'The public profile', schema: PublicProfileEnvelope } },
       async handler(ctx, { params }) {

@@ -46,7 +46,8 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       path: '/v1/webhooks',
       operationId: 'listWebhooks',
       permission: 'read',
-      summary: 'Your webhook endpoints, newest first',
+      summary: 'List your webhook endpoints',
+      description: 'Your webhook endpoints, newest first.',
       query: WebhookListQuery,
       responses: { 200: { description: 'Endpoints (never their secrets)', schema: WebhookList } },
       async handler(ctx, { query }) {
@@ -63,9 +64,10 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       operationId: 'createWebhook',
       revealsSecret: true,
       permission: 'write',
-      summary:
+      summary: 'Create a webhook endpoint',
+      description:
         "Register an endpoint for events of your petitions (an administrator's, made with a full credential, " +
-        'get every event); at most 20 per account; the signing secret is in this answer only',
+        'get every event); at most 20 per account; the signing secret is in this answer only.',
       body: WebhookCreate,
       responses: { 201: { description: 'The endpoint with its secret', schema: WebhookWithSecretEnvelope } },
       async handler(ctx, { body }) {
@@ -92,7 +94,8 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       path: '/v1/webhooks/:id',
       operationId: 'getWebhook',
       permission: 'read',
-      summary: 'One of your endpoints',
+      summary: 'Get a webhook endpoint',
+      description: 'One of your endpoints.',
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint', schema: WebhookEnvelope } },
       async handler(ctx, { params }) {
@@ -108,7 +111,8 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       path: '/v1/webhooks/:id',
       operationId: 'updateWebhook',
       permission: 'write',
-      summary: 'Change the URL or events, or switch the endpoint off and on (on again sends what waited)',
+      summary: 'Update a webhook endpoint',
+      description: 'Change the URL or events, or switch the endpoint off and on (on again sends what waited).',
       params: WebhookParams,
       body: WebhookUpdate,
       responses: { 200: { description: 'The endpoint', schema: WebhookEnvelope } },
@@ -126,7 +130,8 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       path: '/v1/webhooks/:id',
       operationId: 'deleteWebhook',
       permission: 'destroy',
-      summary: 'Delete an endpoint with its delivery history',
+      summary: 'Delete a webhook endpoint',
+      description: 'Delete an endpoint with its delivery history.',
       params: WebhookParams,
       responses: { 204: { description: 'Deleted' } },
       async handler(ctx, { params }) {
@@ -142,8 +147,9 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       operationId: 'rotateWebhookSecret',
       revealsSecret: true,
       permission: 'destroy',
-      summary:
-        'Issue a new signing secret; for RALLY_WEBHOOK_SECRET_GRACE_PERIOD (24h) deliveries also carry X-Rally-Signature-Previous, signed with the old one',
+      summary: 'Rotate a webhook signing secret',
+      description:
+        'Issue a new signing secret; for RALLY_WEBHOOK_SECRET_GRACE_PERIOD (24h) deliveries also carry X-Rally-Signature-Previous, signed with the old one.',
       params: WebhookParams,
       responses: { 200: { description: 'The endpoint with its new secret', schema: WebhookWithSecretEnvelope } },
       async handler(ctx, { params }) {

@@ -20,7 +20,7 @@ const Events = Type.Array(EventName, { minItems: 1, maxItems: 20, uniqueItems: t
 const Url = Type.String({
   format: 'uri',
   maxLength: 2048,
-  description: 'https (http and private addresses only with RALLY_WEBHOOK_ALLOW_PRIVATE outside production).',
+  description: 'https. Outside production, also http to this machine (localhost, 127.0.0.0/8, ::1), and to private addresses with RALLY_WEBHOOK_ALLOW_PRIVATE.',
 });
 
 export const WebhookCreate = Type.Object({ url: Url, events: Events }, { additionalProperties: false });

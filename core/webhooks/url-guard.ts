@@ -1,8 +1,8 @@
 // Keeps webhooks from becoming a way into Rally's own network (SSRF). A URL is checked when it is
 // registered, and the address is checked again at every delivery, after DNS resolution and right
 // before connecting (guardedLookup), so a name that later resolves inward is still refused.
-// RALLY_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules for development and tests; production
-// always requires https.
+// RALLY_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules for development and tests; outside
+// production a receiver on this machine (loopback) is always allowed; production always requires https.
 import dns, { type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
@@ -46,6 +46,13 @@ export type UrlPolicy = { production: boolean; allowPrivate: boolean };
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
 
+const loopbackAddresses = new BlockList();
+loopbackAddresses.addSubnet('127.0.0.0', 8, 'ipv4');
+loopbackAddresses.addAddress('::1', 'ipv6');
+const isLoopbackAddress = (address: string) => isIP(address) !== 0 && loopbackAddresses.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6');
+/** A receiver on this machine: what a developer runs beside `npm start`, allowed outside production. */
+const isLoopbackHost = (host: string) => host === 'localhost' || host.endsWith('.localhost') || isLoopbackAddress(host);
+
 /** Why this URL may not be registered, or undefined when it may. Resolves the host name once. */
 export async function refuseWebhookUrl(raw: string, policy: UrlPolicy): Promise<string | undefined> {
   let url: URL;
@@ -54,12 +61,13 @@ export async function refuseWebhookUrl(raw: string, policy: UrlPolicy): Promise<
   } catch {
     return 'must be an absolute URL';
   }
-  const httpAllowed = policy.allowPrivate && !policy.production;
+  const developmentLoopback = !policy.production && isLoopbackHost(hostOf(url));
+  const httpAllowed = (policy.allowPrivate || developmentLoopback) && !policy.production;
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && httpAllowed)) {
     return httpAllowed ? 'must use https or http' : 'must use https';
   }
   if (url.username || url.password) return 'must not carry credentials; authenticate deliveries with the signing secret';
-  if (policy.allowPrivate) return undefined;
+  if (policy.allowPrivate || developmentLoopback) return undefined;
   const host = hostOf(url);
   if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point at this machine';
   if (isIP(host)) return isPrivateAddress(host) ? 'must not point at a private, loopback or link-local address' : undefined;
@@ -74,19 +82,22 @@ export class AddressRefusedError extends Error {
 }
 
 /** For delivery: an IP literal never goes through DNS, so it is checked before connecting. */
-export function assertDeliverableHost(url: URL, allowPrivate: boolean): void {
+export function assertDeliverableHost(url: URL, allowPrivate: boolean, allowLoopback = false): void {
   const host = hostOf(url);
+  if (allowLoopback && isLoopbackAddress(host)) return;
   if (!allowPrivate && isIP(host) && isPrivateAddress(host)) throw new AddressRefusedError(`${host} is a private address`);
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** A dns.lookup for undici's `connect.lookup`: resolves, then refuses private addresses. */
-export function createGuardedLookup(allowPrivate: boolean) {
+/** A dns.lookup for undici's `connect.lookup`: resolves, then refuses private addresses (loopback ones too, unless allowed). */
+export function createGuardedLookup(allowPrivate: boolean, allowLoopback = false) {
   return function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
-      const refused = allowPrivate ? undefined : addresses.find((entry) => isPrivateAddress(entry.address));
+      const refused = allowPrivate
+        ? undefined
+        : addresses.find((entry) => isPrivateAddress(entry.address) && !(allowLoopback && isLoopbackAddress(entry.address)));
       if (refused) return callback(new AddressRefusedError(`${hostname} resolves to a private address`), []);
       if (options.all) return callback(null, addresses);
       const first = addresses[0];

@@ -16,7 +16,9 @@ export const webhookVariables = {
   }),
   RALLY_WEBHOOK_ALLOW_PRIVATE: flag({
     default: false,
-    description: '`true` lets webhooks target private and loopback addresses, over plain `http` outside production. For development and tests.',
+    description:
+      '`true` lets webhooks target private and loopback addresses, over plain `http` outside production. For development and tests. ' +
+      'Outside production a receiver on this machine (`localhost`, 127.0.0.0/8, ::1) is accepted without it.',
   }),
   // Per endpoint, the ceiling of its adaptive delivery window (nextDeliveryWindow, core/webhooks/delivery-batches.ts).
   RALLY_WEBHOOK_ENDPOINT_CONCURRENCY: integer(1_000, {

@@ -1,7 +1,7 @@
 // The `webhooks` section of openapi.json holds what Rally really sends: an endpoint subscribed to the
 // petition, signature and update events receives the deliveries a petition's life causes, and each
 // body is valid against the payload schema the document gives its event, each header it lists as
-// required is there.
+// required is there; and each event is listed under the name an endpoint subscribes with.
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -71,13 +71,28 @@ describe('the webhooks of openapi.json', function () {
     addFormats(ajv);
     for (const delivery of deliveries) {
       const type = String(delivery.headers['x-rally-event']);
-      const entry = document.webhooks[type.replaceAll('_', '-')];
+      const entry = document.webhooks[type];
       expect(entry, `webhooks.${type}`).to.not.equal(undefined);
       const validate = ajv.compile(inline(entry!.post.requestBody.content['application/json'].schema, document.components.schemas) as object);
       expect(validate(JSON.parse(delivery.body)), `${type}: ${JSON.stringify(validate.errors)}`).to.equal(true);
       for (const header of entry!.post.parameters.filter((parameter) => parameter.required)) {
         expect(delivery.headers[header.name.toLowerCase()], `${type} ${header.name}`).to.be.a('string');
       }
+    }
+  });
+
+  it('are named as POST /v1/webhooks takes them: each name subscribes (201)', async () => {
+    const document = JSON.parse(await readFile(new URL('../../openapi.json', import.meta.url), 'utf8')) as Document;
+    const owner = { 'content-type': 'application/json', ...bearer((await login(api.baseUrl, await createTestUser())).accessToken) };
+    const names = Object.keys(document.webhooks);
+    expect(names).to.include('report.brigading_suspected');
+    for (const name of names) {
+      const response = await fetch(`${api.baseUrl}/v1/webhooks`, {
+        method: 'POST',
+        headers: owner,
+        body: JSON.stringify({ url: receiver.url('/names'), events: [name] }),
+      });
+      expect(response.status, `${name}: ${await response.clone().text()}`).to.equal(201);
     }
   });
 });

@@ -1,5 +1,8 @@
-// The operations the fuzzer drives, read from the running API's own /openapi.json: what is in the
-// document is what gets fuzzed, so a new route is covered the day it is declared.
+// The operations the fuzzer drives: the API's OpenAPI document built from the route declarations,
+// with the routes of Rally's own pages and forms that the published document leaves out, so a new
+// route is covered the day it is declared.
+import { offlineRoutes } from '../../../api/reference/offline-document.ts';
+import { buildOpenApiDocument } from '../../../api/reference/openapi-document.ts';
 
 /** A JSON Schema as the document carries it; the fuzzer reads only the keywords it knows. */
 export type Schema = {
@@ -57,20 +60,18 @@ type DocumentOperation = {
 
 export type OpenApiDocument = { paths: Record<string, Record<string, DocumentOperation>> };
 
-export async function fetchOpenApiDocument(baseUrl: string): Promise<OpenApiDocument> {
-  const response = await fetch(`${baseUrl}/openapi.json`);
-  if (response.status !== 200) throw new Error(`GET /openapi.json answered ${response.status}`);
-  const document = (await response.json()) as OpenApiDocument & { components?: { schemas?: Record<string, unknown> } };
-  return inlineReferences(document, document.components?.schemas ?? {}) as OpenApiDocument;
+export function fuzzedDocument(baseUrl: string): OpenApiDocument {
+  const document = buildOpenApiDocument(offlineRoutes(), { publicUrl: baseUrl, version: '1', servers: [], includeBrowserRoutes: true });
+  return inlineReferences(document, document.components as Record<string, Record<string, unknown>>) as OpenApiDocument;
 }
 
-/** The document with each `#/components/schemas/X` reference replaced by X itself (the fuzzer reads plain schemas). */
-function inlineReferences(value: unknown, schemas: Record<string, unknown>): unknown {
-  if (Array.isArray(value)) return value.map((item) => inlineReferences(item, schemas));
+/** The document with each `#/components/<kind>/X` reference replaced by X itself (the fuzzer reads plain schemas). */
+function inlineReferences(value: unknown, components: Record<string, Record<string, unknown>>): unknown {
+  if (Array.isArray(value)) return value.map((item) => inlineReferences(item, components));
   if (typeof value !== 'object' || value === null) return value;
-  const ref = (value as { $ref?: unknown }).$ref;
-  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return inlineReferences(schemas[ref.slice('#/components/schemas/'.length)], schemas);
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inlineReferences(item, schemas)]));
+  const ref = /^#\/components\/(\w+)\/(.+)$/.exec(String((value as { $ref?: unknown }).$ref));
+  if (ref) return inlineReferences(components[ref[1]!]?.[ref[2]!], components);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inlineReferences(item, components)]));
 }
 
 const parametersIn = (operation: DocumentOperation, location: string): Parameter[] =>
