@@ -117,7 +117,12 @@ describe('webhook delivery survives failures', function () {
         log: () => {},
       });
     let temporal: TemporalDevServer = await startTemporal();
-    const env = { ...SHORT_WINDOWS, TEMPORAL_ADDRESS: temporal.address, RALLY_TASK_QUEUE: uniqueTaskQueue('webhook-temporal-down') };
+    const env = {
+      ...SHORT_WINDOWS,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: 'default',
+      RALLY_TASK_QUEUE: uniqueTaskQueue('webhook-temporal-down'),
+    };
     let worker: RallyProcess = await startWorker(env);
     try {
       const webhookId = await endpoint('/outage', ['200']);
