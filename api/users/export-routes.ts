@@ -18,7 +18,7 @@ export function createExportRoutes(deps: ExportRouteDependencies): AnyRouteSpec[
       path: '/v1/users/me/export',
       operationId: 'startAccountExport',
       permission: 'write',
-      summary: 'Start an export of your data; the link to the archive is emailed to you',
+      summary: 'Export your data',
       description:
         'Builds one ZIP of JSON files (profile, signatures with their petitions, comments, petitions, organizations, ' +
         "API keys' names and prefixes, OAuth authorizations, notifications, reports you made) and emails a link that " +
@@ -38,7 +38,8 @@ export function createExportRoutes(deps: ExportRouteDependencies): AnyRouteSpec[
       path: '/v1/users/me/exports',
       operationId: 'listAccountExports',
       permission: 'read',
-      summary: 'Your data exports, newest first (the last 50)',
+      summary: 'List your data exports',
+      description: 'Newest first, the last 50.',
       responses: { 200: { description: 'Your exports', schema: AccountExportList } },
       async handler(ctx) {
         const rows = await listAccountExports(deps.db, ctx.state.principal!.userId);
@@ -51,7 +52,8 @@ export function createExportRoutes(deps: ExportRouteDependencies): AnyRouteSpec[
       operationId: 'downloadAccountExport',
       tag: 'Users',
       auth: 'none',
-      summary: 'The archive of an export, through the link emailed to its owner (works once)',
+      summary: 'Download an export',
+      description: 'Through the link emailed to its owner; the link works once.',
       params: ExportDownloadParams,
       query: ExportDownloadQuery,
       responses: {

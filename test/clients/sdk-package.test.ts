@@ -30,7 +30,11 @@ async function logIn(email: string, password: string) {
   return createRallyClient({ baseUrl, token: loginSession({ baseUrl, tokens: session.data }) });
 }
 const ada = await logIn(process.env.CREATOR_EMAIL!, process.env.CREATOR_PASSWORD!);
-const created = unwrap(await ada.POST('/v1/petitions', { body: { title: 'Plant trees along the river path', description: 'The river path has no shade in summer; the council should plant a row of trees along it.' } }));
+const petition = {
+  title: 'Plant trees along the river path',
+  description: 'The river path has no shade in summer; the council should plant a row of trees along it.',
+};
+const created = unwrap(await ada.POST('/v1/petitions', { body: petition }));
 unwrap(await ada.POST('/v1/petitions/{id}/publish', { params: { path: { id: created.data.id } } }));
 const grace = await logIn(process.env.SIGNER_EMAIL!, process.env.SIGNER_PASSWORD!);
 const signed = unwrap(await grace.POST('/v1/petitions/{id}/signatures', { params: { path: { id: created.data.id } }, body: { comment: 'Yes, please.' } }));

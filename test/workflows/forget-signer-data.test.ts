@@ -34,8 +34,11 @@ describe('workflow forgetSignerData', function () {
       SELECT 'seed', ${tag} || '-' || n, ${tag} || '-' || n || '@example.test', 'Signer ' || n, ${tag} || '-signer-' || n
       FROM generate_series(1, ${signatures}) n`);
     await db.query(sql.typeAlias('void')`
-      INSERT INTO signatures (petition_id, user_id, comment, display_location, city, region, country, latitude, longitude, email_key, network_hash, source, created_at)
-      SELECT ${petition}, u.id, 'because ' || u.slug, 'Somewhere', 'City ' || (n % 50), 'Region', (${sql.array(COUNTRIES, 'text')})[1 + n % ${COUNTRIES.length}],
+      INSERT INTO signatures (
+        petition_id, user_id, comment, display_location, city, region, country, latitude, longitude, email_key, network_hash, source, created_at
+      )
+      SELECT ${petition}, u.id, 'because ' || u.slug, 'Somewhere', 'City ' || (n % 50), 'Region',
+             (${sql.array(COUNTRIES, 'text')})[1 + n % ${COUNTRIES.length}],
              48.8, 2.3, u.email, decode(md5(u.slug), 'hex'), 'newsletter', now() - interval '300 days'
       FROM (SELECT id, slug, email, row_number() OVER (ORDER BY id) AS n FROM users WHERE identity_issuer = 'seed' AND identity_subject LIKE ${`${tag}-%`}) u`);
     return petition;

@@ -695,7 +695,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start an export of your data; the link to the archive is emailed to you
+         * Export your data
          * @description Builds one ZIP of JSON files (profile, signatures with their petitions, comments, petitions, organizations, API keys' names and prefixes, OAuth authorizations, notifications, reports you made) and emails a link that works once, for RALLY_EXPORT_LINK_TTL (7 days). One export runs at a time (409 `export_running`), three a day (429).
          *
          *     **Authentication:** required.
@@ -721,8 +721,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your data exports, newest first (the last 50)
-         * @description Your data exports, newest first (the last 50).
+         * List your data exports
+         * @description Newest first, the last 50.
          *
          *     **Authentication:** required.
          *
@@ -747,8 +747,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The archive of an export, through the link emailed to its owner (works once)
-         * @description The archive of an export, through the link emailed to its owner (works once).
+         * Download an export
+         * @description Through the link emailed to its owner; the link works once.
          *
          *     **Authentication:** none.
          *
