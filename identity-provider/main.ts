@@ -29,7 +29,7 @@ const provider = await createIdentityProvider({
   encryptionKey: config.encryptionKey,
   rallyUrl: config.publicUrl,
   mailer: createMailer(config.mail),
-  throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
+  throttle: createLoginThrottle({ db, limit: config.loginFailureLimit, encryptionKey: config.encryptionKey }),
 });
 // Only our own faults: client errors (a wrong password, say) are answered, not logged, and no
 // request parameter is ever written out.

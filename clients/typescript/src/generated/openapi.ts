@@ -227,7 +227,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an email and password for tokens (checked by the identity provider)
-         * @description The access token is sent as `Authorization: Bearer …`; when it expires, POST /v1/auth/refresh with the refresh token. Repeated failures for one address are throttled (429 with Retry-After).
+         * @description The access token is sent as `Authorization: Bearer …`; when it expires, POST /v1/auth/refresh with the refresh token. Past RALLY_LOGIN_FAILURE_LIMIT failures for one email, from any address, every attempt for it answers 429 with Retry-After until the window passes, the right password too, whether or not the account exists.
          *
          *     **Authentication:** none.
          *
@@ -4930,7 +4930,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected, report.brigading_suspected, organization.key_creator_left.
+             * @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, account.login_throttled, moderation.warning, moderation.fraud_suspected, report.brigading_suspected, organization.key_creator_left.
              * @example type
              */
             type: string;
@@ -5039,6 +5039,18 @@ export interface components {
                 email: boolean;
             };
             "account.session_revoked": {
+                /**
+                 * @description Create the notification at all.
+                 * @example true
+                 */
+                in_app: boolean;
+                /**
+                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
+                 * @example true
+                 */
+                email: boolean;
+            };
+            "account.login_throttled": {
                 /**
                  * @description Create the notification at all.
                  * @example true
@@ -5178,6 +5190,18 @@ export interface components {
                 email?: boolean;
             };
             "account.session_revoked"?: {
+                /**
+                 * @description Create the notification at all.
+                 * @example true
+                 */
+                in_app?: boolean;
+                /**
+                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
+                 * @example true
+                 */
+                email?: boolean;
+            };
+            "account.login_throttled"?: {
                 /**
                  * @description Create the notification at all.
                  * @example true
@@ -7954,7 +7978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many failures */
+            /** @description Too many failures for this email or from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -14414,6 +14438,10 @@ export interface operations {
                      *           "in_app": true,
                      *           "email": true
                      *         },
+                     *         "account.login_throttled": {
+                     *           "in_app": true,
+                     *           "email": true
+                     *         },
                      *         "moderation.warning": {
                      *           "in_app": true,
                      *           "email": true
@@ -14560,6 +14588,10 @@ export interface operations {
                  *         "in_app": true,
                  *         "email": true
                  *       },
+                 *       "account.login_throttled": {
+                 *         "in_app": true,
+                 *         "email": true
+                 *       },
                  *       "moderation.warning": {
                  *         "in_app": true,
                  *         "email": true
@@ -14621,6 +14653,10 @@ export interface operations {
                      *           "email": true
                      *         },
                      *         "account.session_revoked": {
+                     *           "in_app": true,
+                     *           "email": true
+                     *         },
+                     *         "account.login_throttled": {
                      *           "in_app": true,
                      *           "email": true
                      *         },
