@@ -129,7 +129,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     }),
     verifyAccessToken,
     revocations,
-    loginThrottle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
+    loginThrottle: createLoginThrottle({ db, limit: config.loginFailureLimit, encryptionKey: config.encryptionKey }),
     feed,
     petitionCache,
     petitionAnalytics: await createCachedPetitionAnalytics({ db, notifications, log: deps.log }),

@@ -70,6 +70,8 @@ export const NOTIFICATION_TYPES = [
   'response.published',
   'webhook.deactivated',
   'account.session_revoked',
+  // To an account's owner: wrong passwords for its email went past RALLY_LOGIN_FAILURE_LIMIT (core/auth/login-throttle.ts).
+  'account.login_throttled',
   'moderation.warning',
   // To platform administrators, beside the fraud.suspected event.
   'moderation.fraud_suspected',

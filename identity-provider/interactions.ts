@@ -11,6 +11,7 @@ import { DomainError } from '../core/errors/domain-error.ts';
 import { FormBodyError, readFormBody } from '../platform/form-body.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import { createIdentityAccount, findIdentityAccount, IdentityAccountError, verifyIdentityPassword } from './accounts.ts';
+import { deviceCookieHeader, readDeviceCookie } from './device-cookie.ts';
 import { sendVerificationEmail, verifyEmail } from './email-verification.ts';
 import { pageHeaders } from './page-headers.ts';
 import { checkEmailPage, loginPage, messagePage, signupPage, type FieldErrors } from './interaction-pages.ts';
@@ -48,15 +49,18 @@ export function createInteractionRoutes(provider: Provider, deps: InteractionDep
     if (!email) errors.email = 'Enter your email address.';
     if (!password) errors.password = 'Enter your password.';
     if (errors.email || errors.password) return send(ctx, 422, loginPage(uid, { email }, errors), rallyOrigin);
+    const device = readDeviceCookie(ctx.get('Cookie'), deps.issuer);
     try {
-      await deps.throttle.beforeAttempt(email, ctx.ip);
+      await deps.throttle.beforeAttempt(email, ctx.ip, device);
     } catch (error) {
-      if (error instanceof DomainError) return send(ctx, 429, loginPage(uid, { email }, { form: error.message }), rallyOrigin);
-      throw error;
+      if (!(error instanceof DomainError)) throw error;
+      if (error.retryAfterSeconds) ctx.set('Retry-After', String(error.retryAfterSeconds));
+      return send(ctx, 429, loginPage(uid, { email }, { form: error.message }), rallyOrigin);
     }
     const accountId = await verifyIdentityPassword(deps.db, email, password);
     if (!accountId) return send(ctx, 401, loginPage(uid, { email }, { form: 'The email address or password is wrong.' }), rallyOrigin);
-    await deps.throttle.recordSuccess(email, ctx.ip);
+    // This browser is known for the account from now on: a lock from others' guessing does not hold it.
+    ctx.append('Set-Cookie', deviceCookieHeader(await deps.throttle.recordSuccess(email, ctx.ip, device), deps.issuer));
     // An address not confirmed yet gets a fresh link at each login (at most one a minute), so a lost or expired one is no dead end.
     const account = await findIdentityAccount(deps.db, accountId);
     if (account && !account.emailVerified)

@@ -34,7 +34,7 @@ const provider = await createIdentityProvider({
   signingKeys: await loadIdentitySigningKeys(db, { encryptionKey: config.encryptionKey, notifications, log }),
   rallyUrl: config.publicUrl,
   mailer: createMailer(config.mail),
-  throttle: createLoginThrottle({ db, limit: config.loginFailureLimit }),
+  throttle: createLoginThrottle({ db, limit: config.loginFailureLimit, encryptionKey: config.encryptionKey }),
   log,
 });
 

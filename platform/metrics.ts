@@ -72,6 +72,16 @@ export const metrics = {
     labelNames: ['limit'],
     registers: [registry],
   }),
+  passwordChecks: new client.Counter({
+    name: 'rally_login_password_checks_total',
+    help: 'Login attempts the login throttle let through to the identity provider, which checks the password against its hash.',
+    registers: [registry],
+  }),
+  rateLimitSyncShed: new client.Counter({
+    name: 'rally_rate_limit_sync_shed_total',
+    help: 'Rate-limit keys whose spends a sync left out, the oldest past the per-sync cap: they limit per process until charged again.',
+    registers: [registry],
+  }),
   websocketConnections: new client.Gauge({
     name: 'rally_websocket_connections',
     help: 'Open /v1/realtime WebSocket connections.',

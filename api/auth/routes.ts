@@ -44,12 +44,13 @@ export function createAuthRoutes(deps: AuthRouteDependencies): AnyRouteSpec[] {
       summary: 'Log in with email and password',
       description:
         'The access token is sent as `Authorization: Bearer …`; when it expires, POST /v1/auth/refresh with the refresh token. ' +
-        'Repeated failures for one address are throttled (429 with Retry-After).',
+        'Past RALLY_LOGIN_FAILURE_LIMIT failures for one email, from any address, every attempt for it answers 429 with Retry-After until the window passes, ' +
+        'the right password too, whether or not the account exists.',
       body: LoginBody,
       responses: {
         200: { description: 'Tokens', schema: TokenPairEnvelope },
         401: { description: 'Wrong email or password (never says which)' },
-        429: { description: 'Too many failures' },
+        429: { description: 'Too many failures for this email or from this address; Retry-After says when to try again' },
       },
       async handler(ctx, { body }) {
         sendData(ctx, tokenPair(await logIn(deps, body, ctx.state.clientIp)));

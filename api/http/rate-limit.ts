@@ -1,20 +1,28 @@
 // Token buckets shared by every API process. Which bucket a request is charged to is decided by
-// the route guard (route-guard.ts): the verified credential, else the client address. The check itself is in memory, so it costs next to nothing per request;
-// every SYNC_INTERVAL_MS each process folds what it spent into a shared bucket row per key in
-// PostgreSQL (one statement for all keys) and adopts the combined level. The slack is bounded: a
-// process that has not yet synced a key grants at most one burst for it, and afterwards can
-// overspend by at most what it serves in one interval.
-import { isIPv6 } from 'node:net';
+// the route guard (route-guard.ts): the verified credential, else the client address. The check
+// itself is in memory, so it costs next to nothing per request. Every SYNC_INTERVAL_MS each process
+// folds what it spent into a shared bucket row per key in PostgreSQL (one statement for all keys) and
+// adopts the combined level. Only keys spent on here since their last sync are written, each at most
+// once a second, so the writes follow the traffic, not the number of keys: a key learns what the other
+// processes spent when it is charged again. The slack is bounded: a process that has not yet synced a
+// key grants at most one burst for it, and afterwards can overspend by at most what it serves in one
+// second. Past MAX_KEYS_PER_SYNC due keys the oldest-charged are shed: they limit per process.
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { networkBlockOf } from '../../core/signatures/network-block.ts';
+import { clientAddressGroup } from '../../core/signatures/network-block.ts';
 import { sql } from '../../db/sql.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { metrics } from '../../platform/metrics.ts';
 
 const SYNC_INTERVAL_MS = 250;
-const IDLE_FORGET_MS = 10_000;
+const KEY_SYNC_INTERVAL_MS = 1_000;
+/** One statement's keys: about 40 ms of PostgreSQL per 1,000, so a sync stays well inside its interval. */
+const MAX_KEYS_PER_SYNC = 2_000;
+/** Buckets one limiter remembers; past it the least recently charged is forgotten. */
+const MAX_BUCKETS = 100_000;
+const FORGET_SWEEP_MS = 1_000;
 
-type Bucket = { tokens: number; updatedAt: number; unsynced: number; lastSeen: number };
+type Bucket = { tokens: number; updatedAt: number; unsynced: number; syncedAt: number };
 
 const SyncedBucket = z.object({ bucket_key: z.string(), tokens: z.number() });
 
@@ -22,20 +30,16 @@ export type Decision = { allowed: boolean; limit: number; remaining: number; res
 
 export type RateLimiter = { readonly rps: number; readonly burst: number; take(key: string): Decision; sync(): Promise<void>; stop(): void };
 
-/**
- * The bucket of a client address. An IPv6 host is usually given a whole /64, so one caller could
- * otherwise take a fresh bucket per address: its addresses share the bucket of their /64.
- */
-export function addressBucketKey(address: string): string {
-  // An IPv4 address has no colon: the common case skips the IPv6 parsing below.
-  if (!address.includes(':')) return `ip:${address}`;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return `ip:${mapped[1]}`;
-  return isIPv6(address) ? `ip:${networkBlockOf(address)}` : `ip:${address}`;
-}
+/** The bucket of a client address: an IPv6 address shares the bucket of its /64. */
+export const addressBucketKey = (address: string): string => `ip:${clientAddressGroup(address)}`;
 
-export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: number; log: Logger }): RateLimiter {
+export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: number; log: Logger; maxKeysPerSync?: number }): RateLimiter {
+  const maxKeysPerSync = deps.maxKeysPerSync ?? MAX_KEYS_PER_SYNC;
+  // Both in order of the last charge, oldest first (a charge moves its key to the end).
   const buckets = new Map<string, Bucket>();
+  const unsyncedKeys = new Set<string>();
+  let sweptAt = Date.now();
+
   const refill = (bucket: Bucket, now: number) => {
     bucket.tokens = Math.min(deps.burst, bucket.tokens + ((now - bucket.updatedAt) * deps.rps) / 1000);
     bucket.updatedAt = now;
@@ -45,16 +49,17 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
   function take(key: string): Decision {
     const now = Date.now();
     let bucket = buckets.get(key);
-    if (!bucket) {
-      bucket = { tokens: deps.burst, updatedAt: now, unsynced: 0, lastSeen: now };
-      buckets.set(key, bucket);
-    }
+    if (bucket) buckets.delete(key);
+    else bucket = { tokens: deps.burst, updatedAt: now, unsynced: 0, syncedAt: 0 };
+    buckets.set(key, bucket);
+    if (buckets.size > MAX_BUCKETS) forget(buckets.keys().next().value!);
     refill(bucket, now);
-    bucket.lastSeen = now;
     const allowed = bucket.tokens >= 1;
     if (allowed) {
       bucket.tokens -= 1;
       bucket.unsynced += 1;
+      unsyncedKeys.delete(key);
+      unsyncedKeys.add(key);
     }
     return {
       allowed,
@@ -65,25 +70,49 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
     };
   }
 
+  function forget(key: string) {
+    buckets.delete(key);
+    unsyncedKeys.delete(key);
+  }
+
+  /** A bucket refilled to full with nothing to tell is what a new one would be: it goes. */
+  function forgetFullBuckets(now: number) {
+    if (now - sweptAt < FORGET_SWEEP_MS) return;
+    sweptAt = now;
+    for (const [key, bucket] of buckets) {
+      refill(bucket, now);
+      if (bucket.unsynced === 0 && bucket.tokens >= deps.burst) buckets.delete(key);
+    }
+  }
+
+  /** The keys to write now, oldest charge first: spent on since their last sync, which was a second ago or more. */
+  function dueKeys(now: number): string[] {
+    const due: string[] = [];
+    for (const key of unsyncedKeys) if (now - buckets.get(key)!.syncedAt >= KEY_SYNC_INTERVAL_MS) due.push(key);
+    const shed = due.length - maxKeysPerSync;
+    if (shed <= 0) return due;
+    // Shed keys keep their spends in this process's bucket, which limits them here alone until charged again.
+    for (const key of due.splice(0, shed)) {
+      buckets.get(key)!.unsynced = 0;
+      unsyncedKeys.delete(key);
+    }
+    metrics.rateLimitSyncShed.inc(shed);
+    return due;
+  }
+
   async function sync() {
     const now = Date.now();
-    const keys: string[] = [];
-    const spent: number[] = [];
-    // Keys in use are synced even when nothing was spent here since the last sync, so this process
-    // also learns what the others spent.
-    for (const [key, bucket] of buckets) {
-      if (now - bucket.lastSeen > IDLE_FORGET_MS && bucket.unsynced === 0) {
-        buckets.delete(key);
-        continue;
-      }
-      // A full bucket that spent nothing here has nothing to tell or to learn.
-      refill(bucket, now);
-      if (bucket.unsynced === 0 && bucket.tokens >= deps.burst) continue;
-      keys.push(key);
-      spent.push(bucket.unsynced);
-      bucket.unsynced = 0;
-    }
+    forgetFullBuckets(now);
+    const keys = dueKeys(now);
     if (keys.length === 0) return;
+    const spent = keys.map((key) => {
+      const bucket = buckets.get(key)!;
+      const amount = bucket.unsynced;
+      bucket.unsynced = 0;
+      bucket.syncedAt = now;
+      unsyncedKeys.delete(key);
+      return amount;
+    });
     const rows = await deps.db.any(sql.type(SyncedBucket)`
       INSERT INTO rate_limit_buckets (bucket_key, tokens, updated_at)
       SELECT key, ${deps.burst} - spent, clock_timestamp() FROM unnest(${sql.array(keys, 'text')}, ${sql.array(spent, 'float8')}) AS t(key, spent)

@@ -1,54 +1,70 @@
-// Slows down and then refuses password guessing. Every attempt is counted before the password is
-// checked, in one statement that increments and returns the counts, so parallel attempts cannot
-// all read the same count (RALLY_LOGIN_FAILURE_LIMIT, default 10 per 15 minutes, fixed windows):
-// - per (email, client address): at the limit the answer is 429 until the window passes;
-// - per client address, any email: five times the limit (many people share one address), then 429;
-// - per email from anywhere: ten times the limit, after which attempts are slowed, never refused,
-//   so a stranger cannot lock a victim out of their account.
-// A successful login clears its (email, address) and email counts, and takes its attempt back from
-// the address's count.
+// Refuses password guessing (RALLY_LOGIN_FAILURE_LIMIT, default 10 per 15 minutes). Every attempt
+// is counted in PostgreSQL before the password is checked, in one statement that increments and
+// returns the counts, so parallel attempts on any API process cannot all read the same count:
+// - per email, from any address: past the limit every attempt answers 429 until the window passes,
+//   whether or not an account has that email, and the owner is told once per window;
+// - per client address (IPv6 by /64), any email: five times the limit (many people share one address);
+// - per device cookie (device-cookies.ts): a browser that logged in to the account before is not held
+//   by the two counts above, only by its own (the limit), so strangers cannot lock the owner out.
+// A window opens with its subject's first attempt. A successful login takes its attempt back.
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { RateLimited } from '../errors/domain-error.ts';
+import { clientAddressGroup } from '../signatures/network-block.ts';
 import { metrics } from '../../platform/metrics.ts';
+import { createDeviceCookies } from './device-cookies.ts';
+import { tellOwnerOfGuessing } from './login-guessing-notice.ts';
 
 const IP_LIMIT_FACTOR = 5;
-const EMAIL_CEILING_FACTOR = 10;
-const SLOWDOWN_STEP_MS = 250;
-const SLOWDOWN_MAX_MS = 2_000;
 
-const AttemptCount = z.object({ subject: z.string(), attempts: z.number(), retry_after: z.number() });
+const AttemptCount = z.object({ subject: z.string(), attempts: z.number(), retry_after: z.number(), window_started: z.number() });
 
 // The email is hashed so these tables do not become a list of who tried to log in.
 const emailHash = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('base64url');
-const subjects = (email: string, ip: string) => ({ pair: `pair:${emailHash(email)}:${ip}`, email: `email:${emailHash(email)}`, ip: `ip:${ip}` });
+
+function subjectsOf(hashedEmail: string, ip: string, deviceNonce: string | undefined) {
+  const subjects = { email: `email:${hashedEmail}`, ip: `ip:${clientAddressGroup(ip)}`, device: deviceNonce && `device:${deviceNonce}` };
+  // Always in this order, so two statements never lock the same rows in opposite orders.
+  return { ...subjects, all: [subjects.email, subjects.ip, ...(subjects.device ? [subjects.device] : [])] };
+}
 
 export type LoginThrottle = {
-  /** Counts the attempt; throws 429 past a limit, otherwise waits the slowdown due and returns. */
-  beforeAttempt(email: string, ip: string): Promise<void>;
-  recordSuccess(email: string, ip: string): Promise<void>;
+  /** Counts the attempt; throws 429 `too_many_login_failures` past a limit. `deviceCookie`: the browser's, if any. */
+  beforeAttempt(email: string, ip: string, deviceCookie?: string): Promise<void>;
+  /** Takes the attempt back; answers the device cookie the browser keeps from now on. */
+  recordSuccess(email: string, ip: string, deviceCookie?: string): Promise<string>;
 };
 
-export function createLoginThrottle(deps: { db: DatabasePool; limit: { count: number; windowMs: number } }): LoginThrottle {
-  const windowSeconds = deps.limit.windowMs / 1000;
-  const windowStart = sql.fragment`to_timestamp(floor(extract(epoch FROM now()) / ${windowSeconds}) * ${windowSeconds})`;
+export function createLoginThrottle(deps: { db: DatabasePool; limit: { count: number; windowMs: number }; encryptionKey: string }): LoginThrottle {
+  const { count: limit, windowMs } = deps.limit;
+  const window = sql.fragment`make_interval(secs => ${windowMs / 1000})`;
+  const devices = createDeviceCookies(deps.encryptionKey);
+
   return {
-    async beforeAttempt(email, ip) {
-      const subject = subjects(email, ip);
+    async beforeAttempt(email, ip, deviceCookie) {
+      const hashed = emailHash(email);
+      const subject = subjectsOf(hashed, ip, devices.nonceFor(deviceCookie, hashed));
+      // A row past its window starts a new one at this attempt.
       const counts = await deps.db.any(sql.type(AttemptCount)`
         INSERT INTO login_attempts (subject, window_start)
-        SELECT unnest(${sql.array([subject.pair, subject.email, subject.ip], 'text')}), ${windowStart}
-        ON CONFLICT ON CONSTRAINT login_attempts_pkey DO UPDATE SET attempts = login_attempts.attempts + 1
-        RETURNING subject, attempts, ceil(extract(epoch FROM window_start + make_interval(secs => ${windowSeconds}) - now()))::int AS retry_after
+        SELECT unnest(${sql.array(subject.all, 'text')}), now()
+        ON CONFLICT ON CONSTRAINT login_attempts_pkey DO UPDATE SET
+          attempts = CASE WHEN login_attempts.window_start > now() - ${window} THEN login_attempts.attempts + 1 ELSE 1 END,
+          window_start = CASE WHEN login_attempts.window_start > now() - ${window} THEN login_attempts.window_start ELSE now() END
+        RETURNING subject, attempts, ceil(extract(epoch FROM window_start + ${window} - now()))::int AS retry_after,
+          floor(extract(epoch FROM window_start))::float8 AS window_started
       `);
-      const count = (name: string) => counts.find((row) => row.subject === name);
-      const refusing = [
-        (count(subject.pair)?.attempts ?? 0) > deps.limit.count ? count(subject.pair) : undefined,
-        (count(subject.ip)?.attempts ?? 0) > deps.limit.count * IP_LIMIT_FACTOR ? count(subject.ip) : undefined,
-      ].find(Boolean);
+      const count = (name: string | undefined) => counts.find((row) => row.subject === name);
+      const byEmail = count(subject.email)!;
+      // The first attempt past the limit in a window tells the owner (dedupe keeps it to one per window).
+      if (byEmail.attempts === limit + 1) await tellOwnerOfGuessing(deps.db, { email, emailHash: hashed, windowStarted: byEmail.window_started, windowMs });
+      const byDevice = count(subject.device);
+      const byIp = count(subject.ip)!;
+      const refusing = byDevice
+        ? byDevice.attempts > limit && byDevice
+        : (byEmail.attempts > limit && byEmail) || (byIp.attempts > limit * IP_LIMIT_FACTOR && byIp);
       if (refusing) {
         metrics.rateLimitRejections.inc({ limit: 'login' });
         throw new RateLimited('Too many failed logins. Wait before trying again.', {
@@ -56,22 +72,17 @@ export function createLoginThrottle(deps: { db: DatabasePool; limit: { count: nu
           retryAfterSeconds: Math.max(1, refusing.retry_after),
         });
       }
-      const byPair = count(subject.pair)?.attempts ?? 0;
-      const overCeiling = (count(subject.email)?.attempts ?? 0) > deps.limit.count * EMAIL_CEILING_FACTOR;
-      const delay = overCeiling ? SLOWDOWN_MAX_MS : Math.min(Math.max(0, byPair - 2) * SLOWDOWN_STEP_MS, SLOWDOWN_MAX_MS);
-      if (delay > 0) await sleep(delay);
     },
-    async recordSuccess(email, ip) {
-      const subject = subjects(email, ip);
-      // The address keeps counting guesses only: a good login takes its own attempt back, so the many
-      // people behind one address (an office, a school) do not use up each other's logins.
+    async recordSuccess(email, ip, deviceCookie) {
+      const hashed = emailHash(email);
+      const subject = subjectsOf(hashed, ip, devices.nonceFor(deviceCookie, hashed));
+      // Only failures count: the people behind one address (an office, a school) do not use up each
+      // other's logins, and the owner's own logins do not add to a lock.
       await deps.db.query(sql.typeAlias('void')`
-        WITH cleared AS (
-          DELETE FROM login_attempts WHERE subject = ANY(${sql.array([subject.pair, subject.email], 'text')})
-        )
         UPDATE login_attempts SET attempts = attempts - 1
-        WHERE subject = ${subject.ip} AND window_start = ${windowStart} AND attempts > 0
+        WHERE subject = ANY(${sql.array(subject.all, 'text')}) AND window_start > now() - ${window} AND attempts > 0
       `);
+      return devices.issue(deviceCookie, hashed);
     },
   };
 }

@@ -2,6 +2,7 @@
 // to answer precisely (refresh-token state) and to revoke at once. Wrong credentials count against
 // the login throttle; a refresh token rotated by the provider replaces the old one in Rally's records.
 import type { DatabasePool } from 'slonik';
+import { metrics } from '../../platform/metrics.ts';
 import { Unauthenticated, Unavailable } from '../errors/domain-error.ts';
 import { upsertUserFromClaims } from '../users/queries.ts';
 import { accessTokenIdentity } from './access-tokens.ts';
@@ -39,6 +40,7 @@ export async function logIn(deps: SessionDependencies, credentials: { email: str
   const { email, password } = credentials;
   // Counted before the password is checked (core/auth/login-throttle.ts), so parallel guesses cannot race it.
   await deps.throttle.beforeAttempt(email, clientIp);
+  metrics.passwordChecks.inc();
   const tokens = await deps.identity.passwordGrant(email, password).catch((error: unknown) => {
     throw error instanceof Unauthenticated ? new Unauthenticated('The email or password is wrong.', { code: 'invalid_credentials' }) : error;
   });

@@ -75,3 +75,15 @@ export function networkBlockHashesOf(key: Buffer, filter: string): Buffer[] {
     hashBlock(key, `${[groups[0]!, groups[1]!, groups[2]!, base + index].map((group) => group.toString(16)).join(':')}::/64`),
   );
 }
+
+/**
+ * What one client is counted by in per-address limits: an IPv4 address as it is, an IPv6 address by
+ * its /64 (one host is usually given a whole /64, and could otherwise take a fresh count per address).
+ */
+export function clientAddressGroup(address: string): string {
+  // An IPv4 address has no colon: the common case skips the IPv6 parsing below.
+  if (!address.includes(':')) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  return isIPv6(address) ? networkBlockOf(address)! : address;
+}

@@ -41,9 +41,9 @@ export const limitVariables = {
   RALLY_LOGIN_FAILURE_LIMIT: countPerWindow('RALLY_LOGIN_FAILURE_LIMIT', {
     default: '10/15m',
     description:
-      'login attempts per (email, client address) per window before 429; one address gets five times as ' +
-      'many across emails; past ten times as many for one email from anywhere, attempts are slowed, never ' +
-      'refused. Attempts slow down from the third.',
+      'failed logins for one email, from any address, after which every attempt for it answers 429 until the window ' +
+      '(opened by the first attempt) passes, except from a browser holding a device cookie of an earlier login to that ' +
+      'account; one client address (IPv6: its /64) gets five times as many across emails',
   }),
   RECAPTCHA_SECRET: Type.Optional(
     text({
