@@ -28,6 +28,7 @@ import type { AnyRouteSpec } from './http/route.ts';
 import { createReferenceRoutes } from './reference/routes.ts';
 import { createUserActivityRoutes } from './users/activity-routes.ts';
 import { createUserRoutes } from './users/routes.ts';
+import { createAccountDeletionRoutes } from './users/deletion-routes.ts';
 import { createSignatureRoutes } from './signatures/routes.ts';
 import { createWebhookRoutes } from './webhooks/routes.ts';
 import { createNotificationRoutes } from './notifications/routes.ts';
@@ -122,6 +123,13 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
     ...createAppAuthorizationRoutes({ db, accessTokenTtlMs }),
     ...createUserActivityRoutes({ db }),
     ...createUserRoutes({ db, httpsOnly }),
+    ...createAccountDeletionRoutes({
+      db,
+      workflows,
+      users: services.users,
+      sensitiveActionMaxAgeMs: config.sensitiveActionMaxAgeMs,
+      accessTokenTtlMs,
+    }),
     ...createApiKeyRoutes(rotation),
     ...createWebhookRoutes({ db, config }),
     ...createUnsubscribeRoutes({ db, config }),

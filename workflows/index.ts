@@ -36,3 +36,4 @@ export { guestSignatureEmails, guestSignatureEmailsWorkflowId, guestSignatureEma
 // No longer started; registered so that runs started by an earlier release finish.
 export { notificationEmails } from './notification-emails.ts';
 export { milestoneReachedSignal } from './petition-milestones.ts';
+export { accountDeletion, accountDeletionWorkflowId, deletionProgressQuery } from './account-deletion.ts';
