@@ -1,7 +1,7 @@
-// What the accountDeletion workflow does, as thin adapters over core/users/erasure.ts. Every call is
+// What the accountDeletion workflow does, as thin adapters over core/account-deletion/erasure.ts. Every call is
 // one bounded batch in its own transaction, safe to repeat after a crash.
 import type { DatabasePool } from 'slonik';
-import { eraseBatch, eraseMedia, finishErasure } from '../core/users/erasure.ts';
+import { eraseBatch, eraseMedia, finishErasure } from '../core/account-deletion/erasure.ts';
 import type { ErasureStep } from '../core/vocabulary.ts';
 import type { MediaStorage } from '../platform/storage/media-storage.ts';
 

@@ -147,6 +147,6 @@ export type GuestSignatureStatus = (typeof GUEST_SIGNATURE_STATUSES)[number];
 /** The identity issuer of a user recorded from a confirmed guest signature: no password, no provider account yet. */
 export const GUEST_IDENTITY_ISSUER = 'rally:guest';
 
-/** What deleting an account erases, in order (core/users/erasure.ts; workflows/account-deletion.ts runs them). */
+/** What deleting an account erases, in order (core/account-deletion/erasure.ts; workflows/account-deletion.ts runs them). */
 export const ERASURE_STEPS = ['signatures', 'comments', 'authorship', 'belongings', 'media', 'events'] as const;
 export type ErasureStep = (typeof ERASURE_STEPS)[number];

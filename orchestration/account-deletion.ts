@@ -1,8 +1,8 @@
-// The account-deletion workflow (id `account-deletion-<user id>`), behind core/users/deletion.ts's
+// The account-deletion workflow (id `account-deletion-<user id>`), behind core/account-deletion/request.ts's
 // port. Started once per person: asking again while it runs finds the same run; a failed run may be
 // started again (ALLOW_DUPLICATE_FAILED_ONLY). A failed start is a 503 that rolls the request back.
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import type { AccountDeletionWorkflows } from '../core/users/deletion.ts';
+import type { AccountDeletionWorkflows } from '../core/account-deletion/request.ts';
 import { accountDeletion, accountDeletionWorkflowId } from '../workflows/index.ts';
 import { RallyEntityType, RallyUserId } from '../workflows/search-attributes.ts';
 import type { Temporal } from './client.ts';

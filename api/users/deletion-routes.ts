@@ -7,7 +7,7 @@ import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { assertFreshLogin } from '../../core/auth/fresh-login.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { NotFound } from '../../core/errors/domain-error.ts';
-import { deletionStatus, requestAccountDeletion, type AccountDeletionWorkflows } from '../../core/users/deletion.ts';
+import { deletionStatus, requestAccountDeletion, type AccountDeletionWorkflows } from '../../core/account-deletion/request.ts';
 import type { UserDirectory } from '../../core/users/directory.ts';
 import { sendData, type RallyContext } from '../http/context.ts';
 import { Meta } from '../http/envelopes.ts';
@@ -57,7 +57,8 @@ export function createAccountDeletionRoutes(deps: {
       scope: NOT_FOR_APPS,
       permission: 'destroy',
       summary:
-        'Delete your account: every login, key and app authorization ends at once; signatures stay counted but anonymous, comments become "[deleted]", petitions stay by "a former member"',
+        'Delete your account: every login, key and app authorization ends at once; signatures stay counted but anonymous, ' +
+        'comments become "[deleted]", petitions stay by "a former member"',
       responses: {
         202: accepted,
         401: { description: '`reauthentication_required`: log in again (RALLY_SENSITIVE_ACTION_MAX_AGE) and retry' },

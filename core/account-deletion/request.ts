@@ -2,7 +2,7 @@
 // last administrator, an organization only they own), ends every way of acting as the person (refresh
 // tokens and their access tokens, browser sessions, API keys, OAuth grants, the embedded identity
 // provider's account), writes the one audit row and starts the `accountDeletion` workflow, which
-// erases the rest in batches (core/users/erasure.ts). Asking again starts nothing new.
+// erases the rest in batches (core/account-deletion/erasure.ts). Asking again starts nothing new.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -10,9 +10,9 @@ import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
 import { listRevocations } from '../auth/revocation-list.ts';
 import { Conflict, NotFound } from '../errors/domain-error.ts';
 import { listAsRevoked } from '../oauth/grants.ts';
-import { USER_CHANGED_CHANNEL } from './directory.ts';
-import { FORMER_MEMBER_ID } from './former-member.ts';
-import { assertAnotherActiveAdmin } from './suspension.ts';
+import { USER_CHANGED_CHANNEL } from '../users/directory.ts';
+import { FORMER_MEMBER_ID } from '../users/former-member.ts';
+import { assertAnotherActiveAdmin } from '../users/suspension.ts';
 
 /** The port orchestration/ implements: start (or find) the workflow, and read how it is doing. */
 export type AccountDeletionWorkflows = {

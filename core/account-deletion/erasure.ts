@@ -8,10 +8,13 @@ import { DELETED_BODY } from '../comments/presenter.ts';
 import { anonymizeInvalidatedSignatures, anonymizeSignatureBatch } from '../signatures/anonymize.ts';
 import { originalKey, variantKey, type MediaStorage } from '../../platform/storage/media-storage.ts';
 import type { ErasureStep } from '../vocabulary.ts';
-import { USER_CHANGED_CHANNEL } from './directory.ts';
-import { FORMER_MEMBER_ID } from './former-member.ts';
+import { USER_CHANGED_CHANNEL } from '../users/directory.ts';
+import { FORMER_MEMBER_ID } from '../users/former-member.ts';
 
 const Count = z.object({ n: z.number() });
+
+/** A string matched literally by LIKE (backslash is PostgreSQL's default escape). */
+const likeEscaped = (text: string) => text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_');
 
 /** Their signatures stripped (core/signatures/anonymize.ts), and their name off the signatures they referred. */
 async function signatures(tx: CommonQueryMethods, userId: string, limit: number): Promise<number> {
@@ -100,12 +103,12 @@ async function belongings(tx: CommonQueryMethods, userId: string, limit: number)
 /** Their uploads, stored files first (removing a missing file is no error), then the rows. */
 export async function eraseMedia(db: DatabasePool, storage: MediaStorage, userId: string, limit: number): Promise<number> {
   return db.transaction(async (tx) => {
-    const rows = await tx.any(sql.type(z.object({ id: z.string(), variants: z.record(z.string(), z.unknown()).nullable() }))`
+    const rows = await tx.any(sql.type(z.object({ id: z.string(), variants: z.array(z.object({ name: z.string() })) }))`
       SELECT id, variants FROM media WHERE owner_id = ${userId} ORDER BY id LIMIT ${limit} FOR UPDATE
     `);
     for (const row of rows) {
       await storage.remove(originalKey(row.id));
-      await Promise.all(Object.keys(row.variants ?? {}).map((variant) => storage.remove(variantKey(row.id, variant))));
+      await Promise.all(row.variants.map((variant) => storage.remove(variantKey(row.id, variant.name))));
     }
     if (rows.length > 0) {
       await tx.query(
@@ -127,7 +130,7 @@ export async function eraseMedia(db: DatabasePool, storage: MediaStorage, userId
 async function events(tx: CommonQueryMethods, userId: string, limit: number): Promise<number> {
   const email = await tx.maybeOneFirst(sql.type(z.object({ email: z.string() }))`SELECT email FROM users WHERE id = ${userId}`);
   const mentions = email
-    ? sql.fragment`(data::text LIKE ${`%${userId}%`} OR lower(data::text) LIKE ${`%${email.toLowerCase().replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')}%`})`
+    ? sql.fragment`(data::text LIKE ${`%${userId}%`} OR lower(data::text) LIKE ${`%${likeEscaped(email.toLowerCase())}%`})`
     : sql.fragment`data::text LIKE ${`%${userId}%`}`;
   const result = await tx.query(sql.typeAlias('void')`
     UPDATE events SET actor_id = NULL,
