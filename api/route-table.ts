@@ -50,6 +50,7 @@ import type { ConfirmBatcher } from '../core/guest-signatures/confirm-batcher.ts
 import { createOAuthRoutes } from './oauth/routes.ts';
 import { createDeveloperAppRoutes } from './oauth/app-routes.ts';
 import { createBrowserLoginRoutes } from './browser/login-routes.ts';
+import { createBrowserAccountDeletionRoutes } from './browser/account-deletion-routes.ts';
 import { createBrowserSignRoutes } from './browser/sign-routes.ts';
 import { createAppAuthorizationRoutes } from './oauth/authorization-routes.ts';
 import { createMemberRoutes } from './organizations/member-routes.ts';
@@ -159,6 +160,14 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
       petitions: services.petitionCache,
     }),
     ...createBrowserLoginRoutes({ db, identity: services.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
+    ...createBrowserAccountDeletionRoutes({
+      db,
+      publicUrl: config.publicUrl,
+      sessions: browserSessions,
+      workflows,
+      sensitiveActionMaxAgeMs: config.sensitiveActionMaxAgeMs,
+      accessTokenTtlMs,
+    }),
     ...createBrowserSignRoutes({
       db,
       publicUrl: config.publicUrl,

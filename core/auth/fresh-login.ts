@@ -23,6 +23,9 @@ export async function assertFreshLogin(db: CommonQueryMethods, principal: Princi
 }
 
 /** The same rule for a browser session, whose start is its login. */
-export function isFreshLogin(loggedInAt: Date, maxAgeMs: number, now = Date.now()): boolean {
-  return now - loggedInAt.getTime() < maxAgeMs;
+export async function isFreshBrowserLogin(db: CommonQueryMethods, sessionId: string, maxAgeMs: number): Promise<boolean> {
+  const fresh = await db.maybeOneFirst(sql.type(z.object({ fresh: z.boolean() }))`
+    SELECT created_at > now() - make_interval(secs => ${maxAgeMs / 1000}) AS fresh FROM browser_sessions WHERE id = ${sessionId}
+  `);
+  return fresh === true;
 }
