@@ -1,6 +1,6 @@
-// Deleting one's account from the browser (issue 46): GET /account/delete asks for confirmation,
-// POST /account/delete (CSRF-checked like every form of a logged-in page) starts the deletion the
-// API's DELETE /v1/users/me starts, then GET /account/deleted says so. A session whose login is older
+// Deleting one's account from the browser (issue 46): GET /account-deletion asks for confirmation,
+// POST /account-deletion (CSRF-checked like every form of a logged-in page) starts the deletion the
+// API's DELETE /v1/users/me starts, then GET /goodbye says so. A session whose login is older
 // than RALLY_SENSITIVE_ACTION_MAX_AGE is asked to log in again first.
 import type { DatabasePool } from 'slonik';
 import { isFreshBrowserLogin } from '../../core/auth/fresh-login.ts';
@@ -14,7 +14,7 @@ import { loginPath, type BrowserSessions, type CurrentSession } from './session.
 import { readSessionForm } from './session-form.ts';
 
 const tag = 'Browser sessions';
-const PATH = '/account/delete';
+const PATH = '/account-deletion';
 const page = (description: string) => ({ description, contentType: 'text/html' });
 
 export function createBrowserAccountDeletionRoutes(deps: {
@@ -91,10 +91,12 @@ your comments become “[deleted]”, and your petitions stay, shown as by “a 
       summary: 'Deletes the logged-in person’s account, as DELETE /v1/users/me does (HTML form, CSRF-checked)',
       responses: {
         200: page('HTML page: the login is too old, log in again first'),
-        303: page('Deleting: on to /account/deleted'),
+        303: page('Deleting: on to /goodbye'),
         400: page('HTML page: not confirmed'),
         403: page('HTML page: not from a Rally page, or without the session’s CSRF token'),
         409: page('HTML page: the only owner of an organization, or the last administrator'),
+        413: page('HTML page: form too large'),
+        415: page('HTML page: not a form'),
       },
       async handler(ctx) {
         const submitted = await readSessionForm(ctx, { sessions, publicUrl, back: PATH, loginReturnTo: PATH });
@@ -114,12 +116,12 @@ your comments become “[deleted]”, and your petitions stay, shown as by “a 
           return sendRefusal(ctx, publicUrl, 409, error.message);
         }
         ctx.append('Set-Cookie', sessions.clearSessionCookie());
-        seeOther(ctx, '/account/deleted');
+        seeOther(ctx, '/goodbye');
       },
     }),
     defineRoute({
       method: 'get',
-      path: '/account/deleted',
+      path: '/goodbye',
       operationId: 'browserAccountDeleted',
       tag,
       auth: 'none',

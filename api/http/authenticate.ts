@@ -32,7 +32,8 @@ const ApiKeyCredential = z.object({
   creator_suspended: z.boolean(),
 });
 
-export type Authenticator = (ctx: RallyContext) => Promise<Principal | undefined>;
+/** `suspendedMayCall`: a suspended person's own login is let through (routes that say so, route.ts). */
+export type Authenticator = (ctx: RallyContext, options?: { suspendedMayCall?: boolean }) => Promise<Principal | undefined>;
 
 export function presentedCredential(ctx: RallyContext): string | undefined {
   const authorization = ctx.get('Authorization');
@@ -107,7 +108,7 @@ export function createAuthenticator(deps: {
     return principal;
   }
 
-  return async function authenticate(ctx) {
+  return async function authenticate(ctx, options = {}) {
     const credential = presentedCredential(ctx);
     if (credential === undefined) return undefined;
     if (looksLikeApiKey(credential)) return authenticateApiKey(credential);
@@ -141,7 +142,7 @@ export function createAuthenticator(deps: {
     }
     const user = await deps.users.bySubject(token.issuer, token.subject);
     if (!user) throw unauthorized('No Rally user belongs to this token; log in through /v1/auth/login first.');
-    if (user.suspended) throw suspended();
+    if (user.suspended && !options.suspendedMayCall) throw suspended();
     return { kind: 'user', userId: user.id, role: user.role, scope: 'full', tokenId: token.jti, emailDomain: user.email_domain };
   };
 }

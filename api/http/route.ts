@@ -44,6 +44,8 @@ export type RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema> =
    */
   scope?: RouteScope;
   permission?: Permission;
+  /** A suspended person's own login still reaches this route (deleting their account, issue 46). */
+  suspendedMayCall?: boolean;
   deprecated?: boolean;
   params?: P;
   query?: Q;

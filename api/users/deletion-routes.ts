@@ -56,6 +56,7 @@ export function createAccountDeletionRoutes(deps: {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'destroy',
+      suspendedMayCall: true,
       summary:
         'Delete your account: every login, key and app authorization ends at once; signatures stay counted but anonymous, ' +
         'comments become "[deleted]", petitions stay by "a former member"',
@@ -86,6 +87,7 @@ export function createAccountDeletionRoutes(deps: {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'read',
+      suspendedMayCall: true,
       summary: "Your account's deletion while it runs (with the access token that asked for it)",
       responses: { 200: { description: 'The deletion', schema: DeletionStatusEnvelope }, 404: { description: 'No deletion was asked for' } },
       async handler(ctx) {
@@ -109,6 +111,8 @@ export function createAccountDeletionRoutes(deps: {
         409: { description: '`sole_owner`: they are the only owner of the organizations named; `last_admin`: the last administrator' },
       },
       async handler(ctx, { params, body }) {
+        // Their own account through this door needs what DELETE /v1/users/me needs.
+        if (params.id === ctx.state.principal!.userId) await assertFreshLogin(db, ctx.state.principal!, deps.sensitiveActionMaxAgeMs);
         await requestAccountDeletion(deps, {
           userId: params.id,
           audit: auditContextOf(ctx.state.principal!, ctx.state.requestId),

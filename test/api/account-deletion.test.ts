@@ -66,6 +66,19 @@ describe('account deletion', function () {
     expect((await call('GET', '/v1/users/me', user.token)).status, 'nothing was revoked').to.equal(200);
   });
 
+  it('lets a suspended person delete their account (and read its status), while every other route still refuses them', async () => {
+    const user = await person();
+    await db().query(sql.typeAlias('void')`UPDATE users SET suspended_at = now() WHERE id = ${user.id}`);
+    await db().query(sql.typeAlias('void')`SELECT FROM pg_notify('rally_user_changed', ${user.id})`);
+    const me = await call('GET', '/v1/users/me', user.token);
+    expect(me.status).to.equal(403);
+    expect(me.body.code).to.equal('account_suspended');
+    const asked = await call('DELETE', '/v1/users/me', user.token);
+    expect(asked.status).to.equal(202);
+    expect((await call('GET', '/v1/users/me/deletion', user.token)).status).to.be.oneOf([200, 401]);
+    await completed(`/v1/admin/users/${user.id}/deletion`, admin.token);
+  });
+
   it('answers 409 sole_owner naming the organizations they own, and deletes once ownership is transferred', async () => {
     const user = await person();
     const created = await call('POST', '/v1/organizations', user.token, { name: 'Friends of the Library' });

@@ -39,7 +39,7 @@ describe('deleting an account from /account, in Chromium', function () {
     return page;
   }
   const postDelete = (cookie: string, form: Record<string, string>) =>
-    fetch(`${api.baseUrl}/account/delete`, {
+    fetch(`${api.baseUrl}/account-deletion`, {
       method: 'POST',
       redirect: 'manual',
       headers: { cookie, origin: PUBLIC_URL, 'content-type': 'application/x-www-form-urlencoded' },
@@ -50,7 +50,7 @@ describe('deleting an account from /account, in Chromium', function () {
     const { db } = testEnvironment();
     const person = await verifiedAccount(provider.issuer);
     const page = await loggedIn(person);
-    await Promise.all([page.waitForNavigation(), page.click('a[href="/account/delete"]')]);
+    await Promise.all([page.waitForNavigation(), page.click('a[href="/account-deletion"]')]);
     expect(await page.$eval('h1', (el) => el.textContent)).to.equal('Delete your account?');
 
     const cookie = await sessionCookie(page);
@@ -60,8 +60,8 @@ describe('deleting an account from /account, in Chromium', function () {
     expect((await postDelete(cookie, { csrf_token: csrf })).status, 'not confirmed').to.equal(400);
 
     await page.click('input[name=confirm]');
-    await Promise.all([page.waitForNavigation(), page.click('form[action="/account/delete"] button[type=submit]')]);
-    expect(new URL(page.url()).pathname).to.equal('/account/deleted');
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/account-deletion"] button[type=submit]')]);
+    expect(new URL(page.url()).pathname).to.equal('/goodbye');
     expect(await page.$eval('h1', (el) => el.textContent)).to.equal('Your account is being deleted');
     await page.goto(`${PUBLIC_URL}/account`, { waitUntil: 'load' });
     expect(await page.content()).to.include('You are not logged in');
@@ -88,7 +88,7 @@ describe('deleting an account from /account, in Chromium', function () {
     const person = await verifiedAccount(provider.issuer);
     const page = await loggedIn(person);
     await db.query(sql.typeAlias('void')`UPDATE browser_sessions SET created_at = now() - interval '16 minutes' WHERE user_id = ${person.id}`);
-    await page.goto(`${PUBLIC_URL}/account/delete`, { waitUntil: 'load' });
+    await page.goto(`${PUBLIC_URL}/account-deletion`, { waitUntil: 'load' });
     expect(await page.$eval('h1', (el) => el.textContent)).to.equal('Log in again to delete your account');
     const csrf = await page.$eval('input[name=csrf_token]', (el) => el.getAttribute('value') ?? '');
     const refused = await postDelete(await sessionCookie(page), { csrf_token: csrf, confirm: 'yes' });
@@ -99,7 +99,7 @@ describe('deleting an account from /account, in Chromium', function () {
     expect(await page.$eval('h1', (el) => el.textContent)).to.equal('Log in to delete your account');
     await Promise.all([page.waitForNavigation(), page.click('a[href^="/login"]')]);
     await typeLogin(page, person);
-    expect(new URL(page.url()).pathname).to.equal('/account/delete');
+    expect(new URL(page.url()).pathname).to.equal('/account-deletion');
     expect(await page.$eval('h1', (el) => el.textContent)).to.equal('Delete your account?');
   });
 });

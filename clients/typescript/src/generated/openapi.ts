@@ -2583,7 +2583,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/account/delete": {
+    "/account-deletion": {
         parameters: {
             query?: never;
             header?: never;
@@ -2615,7 +2615,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/account/deleted": {
+    "/goodbye": {
         parameters: {
             query?: never;
             header?: never;
@@ -24427,7 +24427,7 @@ export interface operations {
                      *       "code": "rate_limited",
                      *       "detail": "The caller sent more requests than its limit allows.",
                      *       "message": "The caller sent more requests than its limit allows.",
-                     *       "instance": "/account/delete",
+                     *       "instance": "/account-deletion",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24453,7 +24453,7 @@ export interface operations {
                      *       "code": "bad_request",
                      *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
                      *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
-                     *       "instance": "/account/delete",
+                     *       "instance": "/account-deletion",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24479,7 +24479,7 @@ export interface operations {
                      *       "code": "internal_error",
                      *       "detail": "Something failed on our side.",
                      *       "message": "Something failed on our side.",
-                     *       "instance": "/account/delete",
+                     *       "instance": "/account-deletion",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24512,7 +24512,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Deleting: on to /account/deleted */
+            /** @description Deleting: on to /goodbye */
             303: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -24548,7 +24548,7 @@ export interface operations {
                      *       "code": "bad_request",
                      *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
                      *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
-                     *       "instance": "/account/delete",
+                     *       "instance": "/account-deletion",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24576,7 +24576,7 @@ export interface operations {
                      *       "code": "forbidden",
                      *       "detail": "The caller is known but may not do this.",
                      *       "message": "The caller is known but may not do this.",
-                     *       "instance": "/account/delete",
+                     *       "instance": "/account-deletion",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24604,7 +24604,63 @@ export interface operations {
                      *       "code": "conflict",
                      *       "detail": "The resource is not in a state that allows this, or a duplicate exists.",
                      *       "message": "The resource is not in a state that allows this, or a duplicate exists.",
-                     *       "instance": "/account/delete",
+                     *       "instance": "/account-deletion",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description HTML page: form too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html>… */
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload_too_large",
+                     *       "detail": "The request body is larger than this route accepts.",
+                     *       "message": "The request body is larger than this route accepts.",
+                     *       "instance": "/account-deletion",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description HTML page: not a form */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html>… */
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported_media_type",
+                     *       "detail": "Request bodies must be JSON, sent with Content-Type: application/json.",
+                     *       "message": "Request bodies must be JSON, sent with Content-Type: application/json.",
+                     *       "instance": "/account-deletion",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24631,7 +24687,7 @@ export interface operations {
                      *       "code": "rate_limited",
                      *       "detail": "The caller sent more requests than its limit allows.",
                      *       "message": "The caller sent more requests than its limit allows.",
-                     *       "instance": "/account/delete",
+                     *       "instance": "/account-deletion",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24657,7 +24713,7 @@ export interface operations {
                      *       "code": "bad_request",
                      *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
                      *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
-                     *       "instance": "/account/delete",
+                     *       "instance": "/account-deletion",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24683,7 +24739,7 @@ export interface operations {
                      *       "code": "internal_error",
                      *       "detail": "Something failed on our side.",
                      *       "message": "Something failed on our side.",
-                     *       "instance": "/account/delete",
+                     *       "instance": "/account-deletion",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24736,7 +24792,7 @@ export interface operations {
                      *       "code": "rate_limited",
                      *       "detail": "The caller sent more requests than its limit allows.",
                      *       "message": "The caller sent more requests than its limit allows.",
-                     *       "instance": "/account/deleted",
+                     *       "instance": "/goodbye",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24762,7 +24818,7 @@ export interface operations {
                      *       "code": "bad_request",
                      *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
                      *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
-                     *       "instance": "/account/deleted",
+                     *       "instance": "/goodbye",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
@@ -24788,7 +24844,7 @@ export interface operations {
                      *       "code": "internal_error",
                      *       "detail": "Something failed on our side.",
                      *       "message": "Something failed on our side.",
-                     *       "instance": "/account/deleted",
+                     *       "instance": "/goodbye",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
