@@ -108,7 +108,10 @@ export function createAccountDeletionRoutes(deps: {
       responses: {
         202: accepted,
         404: { description: 'No such user' },
-        409: { description: '`sole_owner`: they are the only owner of the organizations named; `last_admin`: the last administrator' },
+        409: {
+          description:
+            "`sole_owner`: they are the only owner of the organizations named; `last_admin`: the last administrator; `organization_account`: an organization's own key-holding account",
+        },
       },
       async handler(ctx, { params, body }) {
         // Their own account through this door needs what DELETE /v1/users/me needs.

@@ -84,6 +84,9 @@ export async function requestAccountDeletion(deps: { db: DatabasePool; workflows
   await deps.db.transaction(async (tx) => {
     const user = await tx.maybeOne(sql.type(Row)`SELECT id, role, identity_subject FROM users WHERE id = ${request.userId} FOR UPDATE`);
     if (!user || user.id === FORMER_MEMBER_ID) throw new NotFound('There is no such user.');
+    const organizationAccount = await tx.exists(sql.type(z.object({}))`SELECT 1 FROM organizations WHERE service_user_id = ${user.id}`);
+    if (organizationAccount)
+      throw new Conflict('This is an organization’s own account (it holds its API keys), not a person’s.', { code: 'organization_account' });
     if (user.role === 'admin') await assertAnotherActiveAdmin(tx, user.id);
     await assertNotSoleOwner(tx, user.id);
     await revokeEverything(tx, { id: user.id, identitySubject: user.identity_subject }, request.keepTokenId, request.accessTokenTtlMs);

@@ -192,5 +192,12 @@ describe('account deletion', function () {
     expect(row).to.deep.include({ actor_id: admin.id, after: { reason: 'Asked by letter' }, before: null });
     expect(JSON.stringify(row)).not.to.include(user.email).and.not.to.include('Grace');
     expect((await call('DELETE', `/v1/admin/users/${crypto.randomUUID()}`, admin.token, { reason: 'x' })).status).to.equal(404);
+    // An organization's own key-holding account is not a person's: its organization would lose its keys' owner.
+    const org = await call('POST', '/v1/organizations', member.token, { name: 'Keys of their own' });
+    const service = await createTestUser();
+    await db().query(sql.typeAlias('void')`UPDATE organizations SET service_user_id = ${service.id} WHERE id = ${org.body.data.id}`);
+    const refused = await call('DELETE', `/v1/admin/users/${service.id}`, admin.token, { reason: 'x' });
+    expect(refused.status).to.equal(409);
+    expect(refused.body.code).to.equal('organization_account');
   });
 });

@@ -12043,7 +12043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `sole_owner`: they are the only owner of the organizations named; `last_admin`: the last administrator */
+            /** @description `sole_owner`: they are the only owner of the organizations named; `last_admin`: the last administrator; `organization_account`: an organization's own key-holding account */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
