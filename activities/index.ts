@@ -1,5 +1,6 @@
 // Composes every activity group from the clients they need. The worker calls this once.
 import type { DatabasePool } from 'slonik';
+import { createAccountDeletionActivities } from './account-deletion.ts';
 import { createApiKeyActivities } from './api-keys.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
 import { createPetitionActivities } from './petitions.ts';
@@ -45,6 +46,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createWebhookActivities(webhooks),
     ...createWebhookBatchActivities(webhooks),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
+    ...createAccountDeletionActivities({ db: deps.db, storage: createMediaStorage(config) }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
     ...createOAuthActivities({
       db: deps.db,

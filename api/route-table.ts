@@ -30,6 +30,7 @@ import { createUserActivityRoutes } from './users/activity-routes.ts';
 import { createUserRoutes } from './users/routes.ts';
 import { createExportRoutes } from './users/export-routes.ts';
 import { createMediaStorage } from '../platform/storage/media-storage.ts';
+import { createAccountDeletionRoutes } from './users/deletion-routes.ts';
 import { createSignatureRoutes } from './signatures/routes.ts';
 import { createWebhookRoutes } from './webhooks/routes.ts';
 import { createNotificationRoutes } from './notifications/routes.ts';
@@ -51,6 +52,7 @@ import type { ConfirmBatcher } from '../core/guest-signatures/confirm-batcher.ts
 import { createOAuthRoutes } from './oauth/routes.ts';
 import { createDeveloperAppRoutes } from './oauth/app-routes.ts';
 import { createBrowserLoginRoutes } from './browser/login-routes.ts';
+import { createBrowserAccountDeletionRoutes } from './browser/account-deletion-routes.ts';
 import { createBrowserSignRoutes } from './browser/sign-routes.ts';
 import { createAppAuthorizationRoutes } from './oauth/authorization-routes.ts';
 import { createMemberRoutes } from './organizations/member-routes.ts';
@@ -128,6 +130,13 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
     ...createUserActivityRoutes({ db }),
     ...createUserRoutes({ db, httpsOnly }),
     ...createExportRoutes({ db, workflows, storage: createMediaStorage(config), linkTtlMs: config.personalData.exportLinkTtlMs }),
+    ...createAccountDeletionRoutes({
+      db,
+      workflows,
+      users: services.users,
+      sensitiveActionMaxAgeMs: config.sensitiveActionMaxAgeMs,
+      accessTokenTtlMs,
+    }),
     ...createApiKeyRoutes(rotation),
     ...createWebhookRoutes({ db, config }),
     ...createUnsubscribeRoutes({ db, config }),
@@ -158,6 +167,14 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
         petitions: services.petitionCache,
       }),
       ...createBrowserLoginRoutes({ db, identity: services.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
+      ...createBrowserAccountDeletionRoutes({
+        db,
+        publicUrl: config.publicUrl,
+        sessions: browserSessions,
+        workflows,
+        sensitiveActionMaxAgeMs: config.sensitiveActionMaxAgeMs,
+        accessTokenTtlMs,
+      }),
       ...createBrowserSignRoutes({
         db,
         publicUrl: config.publicUrl,

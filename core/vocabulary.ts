@@ -130,6 +130,7 @@ export const AUDIT_ACTIONS = [
   'user.unsuspended',
   'user.role_changed',
   'user.warned',
+  'user.deleted',
   'signature.removed_by_admin',
   'signatures.invalidated',
   // Beside the organization.key_creator_left notification: whose keys were left behind, and which.
@@ -147,3 +148,7 @@ export type GuestSignatureStatus = (typeof GUEST_SIGNATURE_STATUSES)[number];
 
 /** The identity issuer of a user recorded from a confirmed guest signature: no password, no provider account yet. */
 export const GUEST_IDENTITY_ISSUER = 'rally:guest';
+
+/** What deleting an account erases, in order (core/account-deletion/erasure.ts; workflows/account-deletion.ts runs them). */
+export const ERASURE_STEPS = ['signatures', 'comments', 'authorship', 'belongings', 'media', 'events'] as const;
+export type ErasureStep = (typeof ERASURE_STEPS)[number];

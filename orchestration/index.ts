@@ -3,6 +3,7 @@
 // built once per process (api/main.ts; activities build the part they need) and handed down.
 import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../platform/config.ts';
+import { accountDeletionWorkflows } from './account-deletion.ts';
 import { accountWorkflows } from './accounts.ts';
 import { connectTemporal } from './client.ts';
 import { exportWorkflows } from './exports.ts';
@@ -16,6 +17,7 @@ export function createOrchestration(temporal: { connection: Connection; client: 
     ...moderationWorkflows(temporal),
     ...accountWorkflows(temporal),
     ...exportWorkflows(temporal),
+    ...accountDeletionWorkflows(temporal),
     /** Health checks: resolves when the Temporal frontend answers. */
     ping: () => temporal.connection.healthService.check({}),
     close: () => temporal.connection.close(),

@@ -38,3 +38,4 @@ export { forgetSignerData } from './forget-signer-data.ts';
 // No longer started; registered so that runs started by an earlier release finish.
 export { notificationEmails } from './notification-emails.ts';
 export { milestoneReachedSignal } from './petition-milestones.ts';
+export { accountDeletion, accountDeletionWorkflowId, deletionProgressQuery } from './account-deletion.ts';

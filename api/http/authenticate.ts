@@ -32,11 +32,8 @@ const ApiKeyCredential = z.object({
   creator_suspended: z.boolean(),
 });
 
-/**
- * `allowSuspended`: a route a suspended person may still use with their own login (their data
- * export, issue 46); API keys and OAuth apps of a suspended person stay refused everywhere.
- */
-export type Authenticator = (ctx: RallyContext, options?: { allowSuspended?: boolean }) => Promise<Principal | undefined>;
+/** `suspendedMayCall`: a suspended person's own login is let through (routes that say so, route.ts). */
+export type Authenticator = (ctx: RallyContext, options?: { suspendedMayCall?: boolean }) => Promise<Principal | undefined>;
 
 export function presentedCredential(ctx: RallyContext): string | undefined {
   const authorization = ctx.get('Authorization');
@@ -111,7 +108,7 @@ export function createAuthenticator(deps: {
     return principal;
   }
 
-  return async function authenticate(ctx, options) {
+  return async function authenticate(ctx, options = {}) {
     const credential = presentedCredential(ctx);
     if (credential === undefined) return undefined;
     if (looksLikeApiKey(credential)) return authenticateApiKey(credential);
@@ -145,7 +142,7 @@ export function createAuthenticator(deps: {
     }
     const user = await deps.users.bySubject(token.issuer, token.subject);
     if (!user) throw unauthorized('No Rally user belongs to this token; log in through /v1/auth/login first.');
-    if (user.suspended && !options?.allowSuspended) throw suspended();
+    if (user.suspended && !options.suspendedMayCall) throw suspended();
     return { kind: 'user', userId: user.id, role: user.role, scope: 'full', tokenId: token.jti, emailDomain: user.email_domain };
   };
 }

@@ -23,7 +23,7 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.U
 
 export const Report = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  reporter_id: Type.String({ format: 'uuid' }),
+  reporter_id: Nullable(Type.String({ format: 'uuid', description: 'Null once the reporter deleted their account' })),
   target_type: ReportTargetType,
   target_id: Type.String({ format: 'uuid' }),
   reason: Type.String(),

@@ -10,7 +10,7 @@ import { AccountExportEnvelope, AccountExportList, ExportDownloadParams, ExportD
 export type ExportRouteDependencies = { db: DatabasePool; workflows: AccountExportWorkflows; storage: MediaStorage; linkTtlMs: number };
 
 export function createExportRoutes(deps: ExportRouteDependencies): AnyRouteSpec[] {
-  const base = { tag: 'Users', auth: 'required', allowSuspended: true, scope: 'not_for_apps' } as const;
+  const base = { tag: 'Users', auth: 'required', suspendedMayCall: true, scope: 'not_for_apps' } as const;
   return [
     defineRoute({
       ...base,

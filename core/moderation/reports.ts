@@ -11,7 +11,7 @@ export type ModerationTarget = { type: ReportTargetType; id: string };
 
 export const ReportRow = z.object({
   id: z.string(),
-  reporter_id: z.string(),
+  reporter_id: z.string().nullable(),
   target_type: z.enum(REPORT_TARGET_TYPES),
   target_id: z.string(),
   reason: z.string(),

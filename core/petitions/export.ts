@@ -112,7 +112,7 @@ export function exportSignaturePage(db: CommonQueryMethods, viewer: Viewer, filt
       -- Located from the signer's address: only those who manage the petition see it, signer by signer.
       CASE WHEN ${managedBy(viewer)} THEN s.city END AS city, CASE WHEN ${managedBy(viewer)} THEN s.country END AS country,
       s.created_at AS signed_at
-    FROM signatures s JOIN petitions p ON p.id = s.petition_id JOIN users u ON u.id = s.user_id
+    FROM signatures s JOIN petitions p ON p.id = s.petition_id LEFT JOIN users u ON u.id = s.user_id
     WHERE ${sql.join(conditions, sql.fragment` AND `)} AND ${keyset.where}
     ORDER BY ${keyset.orderBy}
     LIMIT ${page.limit + 1}

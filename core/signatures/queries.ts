@@ -34,7 +34,7 @@ export function listSignatures(db: CommonQueryMethods, petitionId: string, after
     SELECT s.id, s.comment, s.is_anonymous, s.display_location, s.created_at,
       CASE WHEN s.is_anonymous THEN NULL ELSE json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'bio', u.bio,
         'avatar_url', u.avatar_url, 'petition_count', u.petition_count) END AS user
-    FROM signatures s JOIN users u ON u.id = s.user_id
+    FROM signatures s LEFT JOIN users u ON u.id = s.user_id
     WHERE s.petition_id = ${petitionId}
       AND ${keyset.where}
     ORDER BY ${keyset.orderBy}
@@ -108,7 +108,7 @@ export function exportBatch(db: CommonQueryMethods, petitionId: string, after: r
     SELECT s.id, CASE WHEN s.is_anonymous THEN NULL ELSE u.display_name END AS signer_name,
       CASE WHEN s.is_anonymous THEN NULL ELSE u.email END AS signer_email,
       s.comment, s.is_anonymous, s.display_location, s.city, s.country, s.created_at
-    FROM signatures s JOIN users u ON u.id = s.user_id
+    FROM signatures s LEFT JOIN users u ON u.id = s.user_id
     WHERE s.petition_id = ${petitionId}
       AND ${keyset.where}
     ORDER BY ${keyset.orderBy}

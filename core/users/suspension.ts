@@ -33,7 +33,7 @@ async function lockedUser(tx: CommonQueryMethods, userId: string): Promise<Admin
  * Refuses to leave the platform without an active administrator. Locks every active admin row, so
  * two admins suspending or demoting each other at once cannot both succeed.
  */
-async function assertAnotherActiveAdmin(tx: CommonQueryMethods, userId: string): Promise<void> {
+export async function assertAnotherActiveAdmin(tx: CommonQueryMethods, userId: string): Promise<void> {
   const others = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
     SELECT id FROM users WHERE role = 'admin' AND suspended_at IS NULL ORDER BY id FOR UPDATE
   `);

@@ -43,6 +43,10 @@ export const identityVariables = {
     default: '30d',
     description: 'a browser session ends this long after its login, however active it is',
   }),
+  RALLY_SENSITIVE_ACTION_MAX_AGE: duration('RALLY_SENSITIVE_ACTION_MAX_AGE', {
+    default: '15m',
+    description: "deleting one's account needs a login at most this old (else 401 `reauthentication_required`)",
+  }),
   RALLY_KEY_GRACE_PERIOD: duration('RALLY_KEY_GRACE_PERIOD', { default: '24h', description: 'how long a rotated API key stays valid' }),
   RALLY_RESPONSE_TOKEN_TTL: duration('RALLY_RESPONSE_TOKEN_TTL', { default: '30d', description: 'validity of a decision-maker portal token' }),
   RALLY_INVITATION_TTL: duration('RALLY_INVITATION_TTL', {
@@ -66,6 +70,7 @@ export function identitySettings(values: Values) {
       sessionMaxTtlMs: values.RALLY_SESSION_MAX_TTL,
     }),
     keyGracePeriodMs: values.RALLY_KEY_GRACE_PERIOD,
+    sensitiveActionMaxAgeMs: values.RALLY_SENSITIVE_ACTION_MAX_AGE,
     responseTokenTtlMs: values.RALLY_RESPONSE_TOKEN_TTL,
     invitationTtlMs: values.RALLY_INVITATION_TTL,
   } satisfies Partial<Config>;

@@ -36,6 +36,8 @@ export type Config = Readonly<{
   /** SIGTERM: how long /health/ready answers 503 before the API stops accepting; how long worker activities may finish. */
   shutdown: Readonly<{ apiReadinessDelayMs: number; workerGraceMs: number }>;
   keyGracePeriodMs: number;
+  /** How recent a login must be for deleting one's account (RALLY_SENSITIVE_ACTION_MAX_AGE). */
+  sensitiveActionMaxAgeMs: number;
   uploadUrlTtlMs: number;
   responseTokenTtlMs: number;
   /** Validity of an organization invitation (RALLY_INVITATION_TTL). */

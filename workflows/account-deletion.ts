@@ -1,0 +1,38 @@
+// Deleting an account (id `account-deletion-<user id>`, started by orchestration/ once the request has
+// revoked every credential): each erasure step in bounded batches until a batch comes back short,
+// then the last step re-scans for anything written meanwhile and removes the user row. Every
+// activity is idempotent, so a run resumed after a worker crash repeats at most one batch.
+import { defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { AccountDeletionActivities } from '../activities/account-deletion.ts';
+import { ERASURE_STEPS, type ErasureStep } from '../core/vocabulary.ts';
+
+const { eraseAccountBatch, finishAccountErasure } = proxyActivities<AccountDeletionActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+export const accountDeletionWorkflowId = (userId: string) => `account-deletion-${userId}`;
+
+export type AccountDeletionInput = { userId: string; batchSize?: number };
+export type AccountDeletionProgress = { step: ErasureStep | 'finishing' | 'done'; erased: number };
+
+export const deletionProgressQuery = defineQuery<AccountDeletionProgress>('deletionProgress');
+
+const DEFAULT_BATCH_SIZE = 500;
+
+export async function accountDeletion({ userId, batchSize = DEFAULT_BATCH_SIZE }: AccountDeletionInput): Promise<AccountDeletionProgress> {
+  const progress: AccountDeletionProgress = { step: ERASURE_STEPS[0], erased: 0 };
+  setHandler(deletionProgressQuery, () => progress);
+  for (const step of ERASURE_STEPS) {
+    progress.step = step;
+    for (;;) {
+      const count = await eraseAccountBatch({ userId, step, batchSize });
+      progress.erased += count;
+      if (count < batchSize) break;
+    }
+  }
+  progress.step = 'finishing';
+  await finishAccountErasure({ userId });
+  progress.step = 'done';
+  return progress;
+}
