@@ -818,7 +818,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Register an endpoint for events of your petitions (an administrator's, made with a full credential, get every event); at most 20 per account; the signing secret is in this answer only.
+         * @description Register an endpoint for events of your petitions (an administrator's, made with a full credential, get every event); at most 20 per account; the signing secret is in this answer only. A signed `ping` event is sent to the new endpoint at once (see its deliveries).
          *
          *     **Authentication:** required.
          *
@@ -1011,6 +1011,34 @@ export interface paths {
          *     **Idempotency:** send an `Idempotency-Key` to retry safely; a replayed answer carries `Idempotent-Replayed: true`.
          */
         post: operations["replayWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test ping
+         * @description Send a signed `ping` event (data: the endpoint id, URL and events) to the endpoint now. Answers 200 with the delivery and its first attempt (status code, time, latency, first bytes of the answer) once made, or 202 with the queued delivery if it was not made within RALLY_WEBHOOK_TIMEOUT and a few seconds. A failed ping is retried like any delivery. 30 per endpoint per hour.
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `write` (API key scopes `read_write`, `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         *
+         *     **Idempotency:** send an `Idempotency-Key` to retry safely; a replayed answer carries `Idempotent-Replayed: true`.
+         */
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3229,6 +3257,26 @@ export interface webhooks {
          * @description Many reports came from one network block (platform-wide endpoints only). Sent as a POST to every active endpoint subscribed to `report.brigading_suspected`; answer 2xx within 10 seconds, or it is retried with exponential backoff (5 retries).
          */
         post: operations["onReportBrigadingSuspectedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping
+         * @description A test: sent to every new endpoint and on POST /v1/webhooks/{id}/test. Not subscribable: sent as a POST to the one endpoint; answer 2xx within 10 seconds, or it is retried with exponential backoff (5 retries).
+         */
+        post: operations["onPingEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5576,6 +5624,46 @@ export interface components {
         };
         /** @description Who can find and read a petition. */
         PetitionVisibility: "public" | "private" | "unlisted";
+        /** @description The body of a `ping` delivery: a test: sent to every new endpoint and on POST /v1/webhooks/{id}/test. */
+        PingEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: the same in every delivery of this event.
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+             */
+            id: string;
+            /**
+             * @example ping
+             * @constant
+             */
+            type: "ping";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description The actor that caused the event. */
+            triggered_by: {
+                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
+                id: string | null;
+            };
+            data: {
+                /**
+                 * Format: uuid
+                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
+                 */
+                webhook_id: string;
+                /**
+                 * Format: uri
+                 * @description The endpoint URL pinged.
+                 * @example https://example.org/hooks/rally
+                 */
+                url: string;
+                /** @description The events the endpoint subscribes to. */
+                events: string[];
+            };
+        };
         /** @description The answer of GET /v1/analytics/stats (200). */
         PlatformStats: {
             data: {
@@ -6474,7 +6562,8 @@ export interface components {
             event_id: string;
             /** @example signature.created */
             event_type: string;
-            cause: "event" | "redelivery" | "replay";
+            /** @description event: its first delivery; redelivery and replay: sent again on request; ping: a test (on creation and POST /v1/webhooks/{id}/test). */
+            cause: "event" | "redelivery" | "replay" | "ping";
             status: components["schemas"]["WebhookDeliveryStatus"];
             /** @example 128 */
             attempt_count: number;
@@ -6508,7 +6597,8 @@ export interface components {
                 event_id: string;
                 /** @example signature.created */
                 event_type: string;
-                cause: "event" | "redelivery" | "replay";
+                /** @description event: its first delivery; redelivery and replay: sent again on request; ping: a test (on creation and POST /v1/webhooks/{id}/test). */
+                cause: "event" | "redelivery" | "replay" | "ping";
                 status: components["schemas"]["WebhookDeliveryStatus"];
                 /** @example 128 */
                 attempt_count: number;
@@ -8714,6 +8804,76 @@ export interface operations {
                 };
             };
             /** @description Replayed 10 times within the last hour (code replay_limit) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            "4XX": components["responses"]["ClientProblem"];
+            "5XX": components["responses"]["ServerProblem"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable).
+                 * @example 0b9f3c52-5f1e-4a43-9c1d-2f6e8a7b4c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook's id.
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery with its first attempt */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            /** @description The delivery, queued: its attempts are in GET …/deliveries/{delivery_id} */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            /** @description Pinged 30 times within the last hour (code ping_limit) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -13885,6 +14045,59 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ReportBrigadingSuspectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. Any other answer, or none within 10 seconds, is a failed attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description sha256= and the hex HMAC-SHA256 of the raw body, keyed with the endpoint secret. Compare in constant time.
+                 * @example sha256=9f2c4e7a1b3d5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4
+                 */
+                "X-Rally-Signature": components["parameters"]["XRallySignature"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">: covers the time, so a receiver can refuse replays older than 5 minutes.
+                 * @example t=1777627800,v1=9f2c4e7a1b3d5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4
+                 */
+                "X-Rally-Signature-V2": components["parameters"]["XRallySignatureV2"];
+                /**
+                 * @description During a secret rotation grace period: the X-Rally-Signature computed with the previous secret.
+                 * @example sha256=4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a39281706f5d3b1a7e4c2f9
+                 */
+                "X-Rally-Signature-Previous"?: components["parameters"]["XRallySignaturePrevious"];
+                /**
+                 * @description The event type.
+                 * @example signature.created
+                 */
+                "X-Rally-Event": components["parameters"]["XRallyEvent"];
+                /**
+                 * @description The delivery id (UUID): the same across retries of one delivery; deduplicate on it.
+                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
+                 */
+                "X-Rally-Delivery-Id": components["parameters"]["XRallyDeliveryId"];
+                /**
+                 * @description When the event happened (ISO 8601).
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                "X-Rally-Timestamp": components["parameters"]["XRallyTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PingEvent"];
             };
         };
         responses: {
