@@ -10,6 +10,7 @@ import { createUser } from './commands/users-create.ts';
 import { runOAuthClientsCommand } from './commands/oauth-clients.ts';
 import { setOrganizationTier } from './commands/orgs-set-tier.ts';
 import { setRole } from './commands/users-set-role.ts';
+import { LISTEN_USAGE, listenForWebhooks } from './commands/webhooks-listen.ts';
 
 const USAGE = `usage:
   rally users create --email E --password P [--name N] [--admin]
@@ -18,7 +19,8 @@ const USAGE = `usage:
   rally orgs set-tier --org SLUG --tier free|pro|enterprise
   rally oauth-clients create --name N --redirect-uri URI [--redirect-uri URI2] [--scopes "…"] [--confidential] [--owner-email E]
   rally oauth-clients list
-  rally oauth-clients delete --client-id ID`;
+  rally oauth-clients delete --client-id ID
+  ${LISTEN_USAGE}`;
 
 export class CommandError extends Error {
   override name = 'CommandError';
@@ -34,8 +36,10 @@ function databaseUrlFor(config: Config): string {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const config = loadConfigOrExit();
   const [group, action, ...rest] = argv;
+  // Through the API, which may be another machine's: neither this machine's settings nor its database.
+  if (group === 'webhooks' && action === 'listen') return listenForWebhooks(rest, (line) => process.stdout.write(`${JSON.stringify(line)}\n`));
+  const config = loadConfigOrExit();
   const command = `${group ?? ''} ${action ?? ''}`;
   const known =
     command === 'users create' || command === 'users set-role' || command === 'loadtest users' || command === 'orgs set-tier' || group === 'oauth-clients';

@@ -86,7 +86,7 @@ function webhooks(components: ReturnType<typeof createComponentSchemas>) {
     schema: { type: 'string' },
     example: WEBHOOK_HEADER_EXAMPLES[name],
   }));
-  const entries = webhookEvents().map(({ type, title, summary, payload }) => {
+  const entries = webhookEvents().map(({ type, title, summary, payload, subscribable }) => {
     const schema = JSON.parse(JSON.stringify(payload)) as object;
     const name = `${type.replace(/(^|[._])([a-z])/g, (_match, _separator, letter: string) => letter.toUpperCase())}Event`;
     payloads[name] = `The body of a \`${type}\` delivery: ${summary.charAt(0).toLowerCase()}${summary.slice(1)}.`;
@@ -94,13 +94,16 @@ function webhooks(components: ReturnType<typeof createComponentSchemas>) {
       operationId: `on${name}`,
       summary: title,
       description:
-        `${summary}. Sent as a POST to every active endpoint subscribed to \`${type}\`; ` +
+        `${summary}. ` +
+        (subscribable ? `Sent as a POST to every active endpoint subscribed to \`${type}\`; ` : 'Not subscribable: sent as a POST to the one endpoint; ') +
         'answer 2xx within 10 seconds, or it is retried with exponential backoff (5 retries).',
       tags: ['Webhook events'],
       parameters: headers,
       requestBody: { required: true, content: { 'application/json': { schema: components.checkedDefine(name, schema, type) } } },
       responses: { '200': { description: 'Any 2xx: received. Any other answer, or none within 10 seconds, is a failed attempt.' } },
       security: [],
+      // Read by test/api/openapi-webhooks.test.ts: POST /v1/webhooks takes every other name, and refuses this one.
+      ...(subscribable ? {} : { 'x-rally-subscribable': false }),
     };
     // Keyed by the event name exactly as POST /v1/webhooks takes it (test/api/openapi-contract.test.ts).
     return [type, { post: operation }];

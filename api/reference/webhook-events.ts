@@ -1,11 +1,12 @@
 // The document's OpenAPI 3.1 `webhooks`: one entry per event of the catalogue (core/vocabulary.ts
-// EVENT_TYPES), with the payload activities/webhooks.ts sends (webhookBody) and the headers it signs
+// EVENT_TYPES) and the `ping`, with the payload activities/webhooks.ts sends (webhookBody) and the headers it signs
 // it with. The `data` of each event is the shape its emitter records (core/**: recordEvent).
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ACTOR_TYPES, EVENT_TYPES, ORGANIZATION_TIERS, type EventType } from '../../core/vocabulary.ts';
 import { Response as DecisionMakerResponse } from '../decision-makers/schemas.ts';
 import { PetitionUpdate } from '../petition-updates/schemas.ts';
 import { PetitionSummary } from '../petitions/schemas.ts';
+import { PING_EVENT } from '../../core/webhooks/ping.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
 const literals = (values: readonly string[]) => Type.Union(values.map((value) => Type.Literal(value)));
@@ -81,8 +82,16 @@ const DATA: Record<EventType, { title: string; summary: string; data: TSchema }>
   },
 };
 
+// Not an event of the catalogue: nobody subscribes to it, every endpoint gets it (core/webhooks/ping.ts).
+const PingData = Type.Object({
+  webhook_id: Uuid,
+  url: Type.String({ format: 'uri', description: 'The endpoint URL pinged.' }),
+  events: Type.Array(Type.String(), { description: 'The events the endpoint subscribes to.' }),
+});
+const PING = { title: 'Ping', summary: 'A test: sent to every new endpoint and on POST /v1/webhooks/{id}/test', data: PingData };
+
 /** The payload of one event, as activities/webhooks.ts (webhookBody) sends it. */
-export function webhookPayload(type: EventType): TSchema {
+export function webhookPayload(type: EventType | typeof PING_EVENT): TSchema {
   return Type.Object({
     id: Type.String({ format: 'uuid', description: 'The event id: the same in every delivery of this event.' }),
     type: Type.Literal(type),
@@ -91,7 +100,7 @@ export function webhookPayload(type: EventType): TSchema {
       { type: literals(ACTOR_TYPES), id: Type.Union([Type.String(), Type.Null()]) },
       { description: 'The actor that caused the event.' },
     ),
-    data: DATA[type].data,
+    data: type === PING_EVENT ? PING.data : DATA[type].data,
   });
 }
 
@@ -104,4 +113,8 @@ export const WEBHOOK_HEADERS = {
   'X-Rally-Timestamp': 'When the event happened (ISO 8601).',
 } as const;
 
-export const webhookEvents = () => EVENT_TYPES.map((type) => ({ type, title: DATA[type].title, summary: DATA[type].summary, payload: webhookPayload(type) }));
+/** Every payload a receiver may get: the events it subscribes to, and the ping it cannot subscribe to. */
+export const webhookEvents = () => [
+  ...EVENT_TYPES.map((type) => ({ type, title: DATA[type].title, summary: DATA[type].summary, payload: webhookPayload(type), subscribable: true })),
+  { type: PING_EVENT, title: PING.title, summary: PING.summary, payload: webhookPayload(PING_EVENT), subscribable: false },
+];

@@ -1,6 +1,7 @@
-// /v1/webhooks/{id}/deliveries (list, one with its attempts, redeliver) and /v1/webhooks/{id}/replay.
+// /v1/webhooks/{id}/deliveries (list, one with its attempts, redeliver), /v1/webhooks/{id}/replay and
+// /v1/webhooks/{id}/test (a ping now, answered with its first attempt).
 import { Type } from '@sinclair/typebox';
-import type { DatabasePool } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { sendData, sendList, type RallyContext } from '../http/context.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
@@ -8,6 +9,8 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { findDelivery, findEndpoint, listAttempts, listDeliveries } from '../../core/webhooks/queries.ts';
 import { redeliver, replaySince } from '../../core/webhooks/redelivery.ts';
+import { assertPingAllowed, awaitFirstAttempt, PINGS_PER_HOUR, queuePing } from '../../core/webhooks/ping.ts';
+import { actorOf } from '../../core/events/record-event.ts';
 import {
   DeliveryEnvelope,
   DeliveryList,
@@ -22,10 +25,11 @@ import {
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'webhook-deliveries');
 
-export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: string) => string }): AnyRouteSpec[] {
+/** `answerWithinMs`: how long POST …/test waits for the ping's first attempt before answering 202. */
+export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: string) => string; answerWithinMs: number }): AnyRouteSpec[] {
   const { db } = deps;
-  async function ownEndpoint(ctx: RallyContext, id: string) {
-    const endpoint = await findEndpoint(db, ctx.state.principal!.userId, id);
+  async function ownEndpoint(ctx: RallyContext, id: string, connection: CommonQueryMethods = db) {
+    const endpoint = await findEndpoint(connection, ctx.state.principal!.userId, id);
     assertThat(endpoint, 'not-found', deps.notFound(id));
     return endpoint;
   }
@@ -113,6 +117,39 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
         const platformWide = endpoint.platform_wide && principal.role === 'admin' && principal.scope === 'full';
         const result = await replaySince(db, { id: endpoint.id, events: endpoint.events, ownerId: principal.userId, platformWide }, body.since);
         sendData(ctx, { replayed: result.replayed, next_since: result.nextSince }, 202);
+      },
+    }),
+    defineRoute({
+      ...base,
+      scope: NOT_FOR_APPS,
+      method: 'post',
+      path: '/v1/webhooks/:id/test',
+      operationId: 'testWebhook',
+      permission: 'write',
+      summary: 'Send a test ping',
+      description:
+        'Send a signed `ping` event (data: the endpoint id, URL and events) to the endpoint now. Answers 200 with the delivery and its ' +
+        'first attempt (status code, time, latency, first bytes of the answer) once made, or 202 with the queued delivery if it was ' +
+        `not made within RALLY_WEBHOOK_TIMEOUT and a few seconds. A failed ping is retried like any delivery. ${PINGS_PER_HOUR} per endpoint per hour.`,
+      params: WebhookParams,
+      responses: {
+        200: { description: 'The delivery with its first attempt', schema: DeliveryEnvelope },
+        202: { description: 'The delivery, queued: its attempts are in GET …/deliveries/{delivery_id}', schema: DeliveryEnvelope },
+        429: { description: `Pinged ${PINGS_PER_HOUR} times within the last hour (code ping_limit)` },
+      },
+      async handler(ctx, { params }) {
+        const principal = ctx.state.principal!;
+        const queued = await db.transaction(async (tx) => {
+          const endpoint = await ownEndpoint(ctx, params.id, tx);
+          assertThat(endpoint.is_active, 'conflict', inactive, { code: 'webhook_inactive' });
+          await assertPingAllowed(tx, endpoint.id);
+          return queuePing(tx, endpoint, actorOf(principal));
+        });
+        ctx.set('Location', `/v1/webhooks/${params.id}/deliveries/${queued.id}`);
+        const attempt = await awaitFirstAttempt(db, queued.id, deps.answerWithinMs);
+        if (!attempt) return sendData(ctx, { ...toDelivery(queued), attempts: [] }, 202);
+        const delivery = (await findDelivery(db, params.id, queued.id)) ?? queued;
+        sendData(ctx, { ...toDelivery(delivery), attempts: [toAttempt(attempt)] });
       },
     }),
   ];

@@ -22,6 +22,11 @@ import {
 } from './schemas.ts';
 import { createSecretBox, generateSigningSecret } from '../../core/webhooks/signing-secrets.ts';
 import { refuseWebhookUrl } from '../../core/webhooks/url-guard.ts';
+import { queuePing } from '../../core/webhooks/ping.ts';
+import { actorOf } from '../../core/events/record-event.ts';
+
+// How long POST …/test waits beyond RALLY_WEBHOOK_TIMEOUT: the dispatcher's poll and the workflow's start.
+const PING_MARGIN_MS = 3_000;
 
 export type WebhookRouteDependencies = { db: DatabasePool; config: Config };
 
@@ -67,7 +72,8 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       summary: 'Create a webhook endpoint',
       description:
         "Register an endpoint for events of your petitions (an administrator's, made with a full credential, " +
-        'get every event); at most 20 per account; the signing secret is in this answer only.',
+        'get every event); at most 20 per account; the signing secret is in this answer only. ' +
+        'A signed `ping` event is sent to the new endpoint at once (see its deliveries).',
       body: WebhookCreate,
       responses: { 201: { description: 'The endpoint with its secret', schema: WebhookWithSecretEnvelope } },
       async handler(ctx, { body }) {
@@ -76,12 +82,17 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
         const principal = ctx.state.principal!;
         // Every platform event is an administrator's to receive, and only through a full credential.
         const platformWide = principal.role === 'admin' && principal.scope === 'full';
-        const row = await insertEndpoint(db, {
-          userId: principal.userId,
-          url: body.url,
-          events: body.events,
-          sealedSecret: secrets.seal(secret),
-          platformWide,
+        // The endpoint and its first ping commit together: every new endpoint gets one, as on GitHub.
+        const row = await db.transaction(async (tx) => {
+          const created = await insertEndpoint(tx, {
+            userId: principal.userId,
+            url: body.url,
+            events: body.events,
+            sealedSecret: secrets.seal(secret),
+            platformWide,
+          });
+          await queuePing(tx, created, actorOf(principal));
+          return created;
         });
         ctx.set('Location', `/v1/webhooks/${row.id}`);
         sendData(ctx, { ...toWebhookEndpoint(row), secret }, 201);
@@ -159,6 +170,6 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
         sendData(ctx, { ...toWebhookEndpoint(row), secret });
       },
     }),
-    ...createDeliveryRoutes({ db, notFound }),
+    ...createDeliveryRoutes({ db, notFound, answerWithinMs: config.webhookTimeoutMs + PING_MARGIN_MS }),
   ];
 }

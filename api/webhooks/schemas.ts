@@ -67,7 +67,9 @@ export const Delivery = Type.Object({
   webhook_id: Type.String({ format: 'uuid' }),
   event_id: Type.String({ format: 'uuid' }),
   event_type: Type.String(),
-  cause: Type.Union([Type.Literal('event'), Type.Literal('redelivery'), Type.Literal('replay')]),
+  cause: Type.Union([Type.Literal('event'), Type.Literal('redelivery'), Type.Literal('replay'), Type.Literal('ping')], {
+    description: 'event: its first delivery; redelivery and replay: sent again on request; ping: a test (on creation and POST /v1/webhooks/{id}/test).',
+  }),
   status: DeliveryStatus,
   attempt_count: Type.Integer(),
   last_status_code: Type.Union([Type.Integer(), Type.Null()]),

@@ -1,6 +1,6 @@
 // SQL for webhook endpoints and their deliveries. Every statement names the owner, so one user can
 // never see or touch another's endpoints (they get 404).
-import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import type { CommonQueryMethods } from 'slonik';
 import { LimitReached } from '../errors/domain-error.ts';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -27,7 +27,7 @@ const COLUMNS = sql.fragment`id, url, events, is_active, created_at, updated_at,
 export const MAX_ENDPOINTS_PER_USER = 20;
 
 export function insertEndpoint(
-  db: DatabasePool,
+  db: CommonQueryMethods,
   input: { userId: string; url: string; events: readonly string[]; sealedSecret: Buffer; platformWide: boolean },
 ) {
   return db.transaction(async (tx) => {
@@ -101,7 +101,7 @@ export const DeliveryRow = z.object({
   endpoint_id: z.string(),
   event_id: z.string(),
   event_type: z.string(),
-  cause: z.enum(['event', 'redelivery', 'replay']),
+  cause: z.enum(['event', 'redelivery', 'replay', 'ping']),
   status: z.enum(['pending', 'retrying', 'delivered', 'failed']),
   attempt_count: z.number(),
   last_status_code: z.number().nullable(),

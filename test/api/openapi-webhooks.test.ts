@@ -14,7 +14,13 @@ import { uniqueTaskQueue } from '../support/workflows.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
-type WebhookEntry = { post: { parameters: { name: string; required: boolean }[]; requestBody: { content: { 'application/json': { schema: object } } } } };
+type WebhookEntry = {
+  post: {
+    'x-rally-subscribable'?: boolean;
+    parameters: { name: string; required: boolean }[];
+    requestBody: { content: { 'application/json': { schema: object } } };
+  };
+};
 type Document = { webhooks: Record<string, WebhookEntry>; components: { schemas: Record<string, unknown> } };
 
 /** The schema with each `#/components/schemas/X` reference replaced by X itself. */
@@ -81,18 +87,30 @@ describe('the webhooks of openapi.json', function () {
     }
   });
 
-  it('are named as POST /v1/webhooks takes them: each name subscribes (201)', async () => {
+  it('are named as POST /v1/webhooks takes them: each name subscribes (201), but the ping marked x-rally-subscribable: false (422)', async () => {
     const document = JSON.parse(await readFile(new URL('../../openapi.json', import.meta.url), 'utf8')) as Document;
     const owner = { 'content-type': 'application/json', ...bearer((await login(api.baseUrl, await createTestUser())).accessToken) };
     const names = Object.keys(document.webhooks);
     expect(names).to.include('report.brigading_suspected');
+    const unsubscribable = names.filter((name) => document.webhooks[name]!.post['x-rally-subscribable'] === false);
+    expect(unsubscribable).to.deep.equal(['ping']);
     for (const name of names) {
       const response = await fetch(`${api.baseUrl}/v1/webhooks`, {
         method: 'POST',
         headers: owner,
         body: JSON.stringify({ url: receiver.url('/names'), events: [name] }),
       });
-      expect(response.status, `${name}: ${await response.clone().text()}`).to.equal(201);
+      const expected = unsubscribable.includes(name) ? 422 : 201;
+      expect(response.status, `${name}: ${await response.clone().text()}`).to.equal(expected);
     }
+  });
+
+  it('describe the ping every new endpoint receives', async () => {
+    const document = JSON.parse(await readFile(new URL('../../openapi.json', import.meta.url), 'utf8')) as Document;
+    const [ping] = await receiver.waitFor('/all', 1, 30_000, 'pings');
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const validate = ajv.compile(inline(document.webhooks.ping!.post.requestBody.content['application/json'].schema, document.components.schemas) as object);
+    expect(validate(JSON.parse(ping!.body)), JSON.stringify(validate.errors)).to.equal(true);
   });
 });

@@ -104,7 +104,10 @@ describe(`webhook receivers of ${GUIDE}`, function () {
       const delivery = await eventually(
         async () => {
           const listed = await json(await fetch(`${api.baseUrl}/v1/webhooks/${receiver.webhookId}/deliveries`, { headers: bearer(ownerToken) }));
-          return listed.data.find((candidate: { status: string }) => candidate.status === 'delivered');
+          // The endpoint's creation ping is delivered too: the signature's delivery is the one looked for.
+          return listed.data.find(
+            (candidate: { status: string; event_type: string }) => candidate.status === 'delivered' && candidate.event_type === 'signature.created',
+          );
         },
         60_000,
         `the ${receiver.language} receiver's delivery`,

@@ -103,7 +103,8 @@ describe('webhook delivery', function () {
     expect(delivery.attempts).to.have.length(1);
     expect(delivery.attempts[0]).to.include({ attempt: 1, status_code: 200, error: null, response_excerpt: 'answer 1: 200' });
     const listed = await call(`/v1/webhooks/${hook.id}/deliveries?status=delivered`);
-    expect(listed.body.data.map((entry: { id: string }) => entry.id)).to.deep.equal([deliveryId]);
+    const events = listed.body.data.filter((entry: { cause: string }) => entry.cause !== 'ping');
+    expect(events.map((entry: { id: string }) => entry.id)).to.deep.equal([deliveryId]);
     expect((await call(`/v1/webhooks/${hook.id}/deliveries?status=failed`)).body.data).to.deep.equal([]);
     const [batch] = await workflowsOf(deliveryId, 'webhook_delivery_batch');
     await captureFinished('webhook-delivery-batch-delivered', batch!);
@@ -254,7 +255,8 @@ describe('webhook delivery to one destination across endpoints', function () {
       request.resume().on('end', () =>
         setTimeout(() => {
           inFlight -= 1;
-          arrived += 1;
+          // Each endpoint's creation ping counts in the host's budget, not among the events awaited.
+          if (request.headers['x-rally-event'] !== 'ping') arrived += 1;
           response.end('ok');
         }, 150),
       );
