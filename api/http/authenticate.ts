@@ -32,7 +32,10 @@ const ApiKeyCredential = z.object({
   creator_suspended: z.boolean(),
 });
 
-/** `suspendedMayCall`: a suspended person's own login is let through (routes that say so, route.ts). */
+/**
+ * `suspendedMayCall`: a route a suspended person may still use with their own login (deleting or
+ * exporting their data, issue 46); API keys and OAuth apps of a suspended person stay refused everywhere.
+ */
 export type Authenticator = (ctx: RallyContext, options?: { suspendedMayCall?: boolean }) => Promise<Principal | undefined>;
 
 export function presentedCredential(ctx: RallyContext): string | undefined {
@@ -108,7 +111,7 @@ export function createAuthenticator(deps: {
     return principal;
   }
 
-  return async function authenticate(ctx, options = {}) {
+  return async function authenticate(ctx, options) {
     const credential = presentedCredential(ctx);
     if (credential === undefined) return undefined;
     if (looksLikeApiKey(credential)) return authenticateApiKey(credential);
@@ -142,7 +145,7 @@ export function createAuthenticator(deps: {
     }
     const user = await deps.users.bySubject(token.issuer, token.subject);
     if (!user) throw unauthorized('No Rally user belongs to this token; log in through /v1/auth/login first.');
-    if (user.suspended && !options.suspendedMayCall) throw suspended();
+    if (user.suspended && !options?.suspendedMayCall) throw suspended();
     return { kind: 'user', userId: user.id, role: user.role, scope: 'full', tokenId: token.jti, emailDomain: user.email_domain };
   };
 }

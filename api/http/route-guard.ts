@@ -30,7 +30,7 @@ export function createRouteGuard(deps: RouteGuardDependencies): RouteGuard {
       async function authenticateAndLimit(ctx, next) {
         if (route.auth !== 'none') {
           try {
-            ctx.state.principal = await deps.authenticate(ctx, { suspendedMayCall: route.suspendedMayCall === true });
+            ctx.state.principal = await deps.authenticate(ctx, { suspendedMayCall: route.suspendedMayCall });
           } catch (error) {
             // The refused attempt costs its address; a 429 wins once the address is out of budget.
             if (route.rateLimit !== 'none') deps.limits.chargeGeneral(ctx);

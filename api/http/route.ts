@@ -44,7 +44,7 @@ export type RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema> =
    */
   scope?: RouteScope;
   permission?: Permission;
-  /** A suspended person's own login still reaches this route (deleting their account, issue 46). */
+  /** A suspended person may still call it with their own login (authenticate.ts); default false. */
   suspendedMayCall?: boolean;
   deprecated?: boolean;
   params?: P;
@@ -67,6 +67,10 @@ export type RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema> =
   bodyLimit?: number;
   /** The handler streams the request body itself (file uploads): the JSON body parser skips it. */
   rawBody?: boolean;
+  /** For the reference: what a rawBody route reads, per media type (its handler checks it itself). */
+  requestContent?: Record<string, TSchema>;
+  /** A route of Rally's own pages and forms (HTML, scripts): served, but not part of the API reference. */
+  browser?: boolean;
   responses: Record<number, ResponseSpec>;
   handler: (ctx: RallyContext, input: { params: Static<P>; query: Static<Q>; body: Static<B> }) => Promise<void>;
 };
