@@ -6,6 +6,8 @@ export const PETITION_STATUSES = ['draft', 'active', 'closed', 'victory', 'under
 export type PetitionStatus = (typeof PETITION_STATUSES)[number];
 /** Not yet (or no longer) out in the open: only its managers and platform admins may see these. */
 export const UNPUBLISHED_PETITION_STATUSES = ['draft', 'under_review'] as const satisfies readonly PetitionStatus[];
+/** A petition that is done: signer-data retention counts from its close (RALLY_SIGNER_DATA_RETENTION). */
+export const ENDED_PETITION_STATUSES = ['closed', 'victory'] as const satisfies readonly PetitionStatus[];
 /** Published petitions: everyone may read them (public lists show the public ones). */
 export const PUBLISHED_PETITION_STATUSES = PETITION_STATUSES.filter(
   (status): status is Exclude<PetitionStatus, (typeof UNPUBLISHED_PETITION_STATUSES)[number]> =>

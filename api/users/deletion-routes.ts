@@ -110,7 +110,8 @@ export function createAccountDeletionRoutes(deps: {
         404: { description: 'No such user' },
         409: {
           description:
-            "`sole_owner`: they are the only owner of the organizations named; `last_admin`: the last administrator; `organization_account`: an organization's own key-holding account",
+            '`sole_owner`: they are the only owner of the organizations named; `last_admin`: the last administrator; ' +
+            "`organization_account`: an organization's own key-holding account",
         },
       },
       async handler(ctx, { params, body }) {

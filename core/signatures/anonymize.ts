@@ -12,7 +12,8 @@ export const ANONYMIZED_SIGNATURE_KEEPS = ['id', 'petition_id', 'country', 'crea
 /** What an anonymised signature's personal columns are set to (invalidated_signatures has no `source`). */
 const STRIPPED_COMMON = sql.fragment`user_id = NULL, comment = NULL, is_anonymous = true, display_location = NULL, city = NULL, region = NULL,
   latitude = NULL, longitude = NULL, referrer_id = NULL, email_key = NULL, network_hash = NULL`;
-const STRIPPED = sql.fragment`${STRIPPED_COMMON}, source = NULL`;
+/** The SET list of the rule, for callers that choose their own batches (signer-data retention). */
+export const STRIPPED = sql.fragment`${STRIPPED_COMMON}, source = NULL`;
 
 /** True for a row that still holds something the rule strips. */
 const NOT_YET_STRIPPED_COMMON = sql.fragment`s.user_id IS NOT NULL OR s.comment IS NOT NULL OR NOT s.is_anonymous OR s.display_location IS NOT NULL

@@ -1,38 +1,18 @@
 // Forgetting signers' details once a petition is done (issue 46, RALLY_SIGNER_DATA_RETENTION): that
-// long after a petition closed (closed or victory), its signatures are stripped of everything that
-// says who signed, in keyset batches. Counts, milestones and analytics come from counters and rollups
-// that are already folded, so they do not change; the row keeps what the geo and source counts read.
+// long after a petition closed (closed or victory), its signatures are anonymised by the one rule
+// (anonymize.ts) in keyset batches. Counts, milestones and analytics come from counters and rollups
+// that are already folded, so they do not change; the row keeps its petition, time and country.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-
-/**
- * The columns of `signatures` that identify or describe the signer, set to NULL when stripped (and
- * is_anonymous set true). Kept: id, petition_id, created_at, country (geo counts), source and
- * referrer_id (the sharer's credit, not the signer's detail).
- */
-export const SIGNER_PERSONAL_COLUMNS = [
-  'user_id',
-  'comment',
-  'display_location',
-  'city',
-  'region',
-  'latitude',
-  'longitude',
-  'email_key',
-  'network_hash',
-] as const;
-
-const STRIP = sql.join(
-  [...SIGNER_PERSONAL_COLUMNS.map((column) => sql.fragment`${sql.identifier([column])} = NULL`), sql.fragment`is_anonymous = true`],
-  sql.fragment`, `,
-);
+import { ENDED_PETITION_STATUSES } from '../vocabulary.ts';
+import { STRIPPED } from './anonymize.ts';
 
 /** Ended petitions whose signers' details are due for deletion: closed more than retentionMs ago. */
 export function petitionsDueForSignerDataDeletion(db: CommonQueryMethods, retentionMs: number, limit: number): Promise<readonly string[]> {
   return db.anyFirst(sql.type(z.object({ id: z.string() }))`
     SELECT id FROM petitions
-    WHERE status IN ('closed', 'victory') AND signer_data_deleted_at IS NULL
+    WHERE status = ANY(${sql.array(ENDED_PETITION_STATUSES, 'text')}) AND signer_data_deleted_at IS NULL
       AND closed_at < now() - make_interval(secs => ${retentionMs / 1000})
     ORDER BY closed_at, id LIMIT ${limit}`);
 }
@@ -50,7 +30,7 @@ export async function stripSignerDataBatch(db: CommonQueryMethods, petitionId: s
       ORDER BY user_id LIMIT ${batchSize}
       FOR UPDATE
     )
-    UPDATE signatures s SET ${STRIP} FROM batch WHERE s.id = batch.id
+    UPDATE signatures SET ${STRIPPED} FROM batch WHERE signatures.id = batch.id
     RETURNING batch.user_id`);
   const next = stripped.reduce<string | null>((last, userId) => (last === null || userId > last ? userId : last), null);
   return { stripped: stripped.length, next };

@@ -29,6 +29,8 @@ const NOTICE_TITLE = 'Someone is trying passwords on your account';
 type Person = { email: string; password: string };
 type Source = { address?: string; forwardedFor?: string };
 
+const THE_REST = 'the rest and the right password answer 429 until the window passes, but not in the owner’s browser';
+
 describe('the login throttle: past the limit for one email, 429 from every address and API process, except from a known browser', function () {
   this.timeout(300_000);
   let provider: RunningProvider;
@@ -119,7 +121,7 @@ describe('the login throttle: past the limit for one email, 429 from every addre
     expect(await noticesTo(person.email), 'emails to the owner in the window').to.equal(1);
   }
 
-  it('lets at most 10 of 50 parallel guesses from one IPv6 /64 reach the password check; the rest and the right password answer 429 until the window passes, but not in the owner’s browser', async () => {
+  it(`lets at most 10 of 50 parallel guesses from one IPv6 /64 reach the password check; ${THE_REST}`, async () => {
     const person = await verifiedAccount(provider.issuer);
     const known = await logInOnForm(provider.issuer, FORM_CLIENT, person);
     expect(known.status, known.page).to.equal(303);
@@ -127,7 +129,7 @@ describe('the login throttle: past the limit for one email, 429 from every addre
     await expectGuessingStopped(person, sources, known.deviceCookie!, ['127.61.0.1', '127.61.0.2', '127.61.0.3', '127.61.0.4']);
   });
 
-  it('lets at most 10 of 50 parallel guesses from 50 IPv4 /24s reach the password check; the rest and the right password answer 429 until the window passes, but not in the owner’s browser', async () => {
+  it(`lets at most 10 of 50 parallel guesses from 50 IPv4 /24s reach the password check; ${THE_REST}`, async () => {
     const person = await verifiedAccount(provider.issuer);
     const known = await logInOnForm(provider.issuer, FORM_CLIENT, person, { address: '127.62.0.1' });
     expect(known.status, known.page).to.equal(303);

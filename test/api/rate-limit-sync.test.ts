@@ -107,7 +107,8 @@ describe('the rate limiter’s sync: rows written follow the requests, not the c
         body: '{}',
       });
 
-    it(`writes rate_limit_buckets rows at a small multiple of the requests while up to ${ADDRESSES} client addresses, one request each, sign for ${DRIVE_MS / 1000} s`, async () => {
+    const driving = `up to ${ADDRESSES} client addresses, one request each, sign for ${DRIVE_MS / 1000} s`;
+    it(`writes rate_limit_buckets rows at a small multiple of the requests while ${driving}`, async () => {
       const api = await startApi(env);
       const petitionId = randomUUID();
       const before = await bucketWrites();

@@ -22,6 +22,8 @@ const READ_ELSEWHERE: Record<string, string> = {
   BENCH_DATABASE_URL: 'npm run bench (scripts/bench/environment.ts)',
   RALLY_SKIP_CHECKS: 'npm test (scripts/test.ts)',
   RALLY_TEST_JOBS: 'npm test (scripts/test.ts)',
+  RALLY_URL: 'npx rally webhooks listen (bin/commands/webhooks-listen.ts)',
+  RALLY_TOKEN: 'npx rally webhooks listen (bin/commands/webhooks-listen.ts)',
   PATH: 'finding the Temporal CLI (scripts/lib/temporal-cli.ts)',
   HOME: 'finding the Temporal CLI (scripts/lib/temporal-cli.ts)',
   XDG_CACHE_HOME: 'finding the Temporal CLI (scripts/lib/temporal-cli.ts)',
