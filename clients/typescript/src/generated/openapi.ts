@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with email and password
-         * @description The access token is sent as `Authorization: Bearer …`; when it expires, POST /v1/auth/refresh with the refresh token. Repeated failures for one address are throttled (429 with Retry-After).
+         * @description The access token is sent as `Authorization: Bearer …`; when it expires, POST /v1/auth/refresh with the refresh token. Past RALLY_LOGIN_FAILURE_LIMIT failures for one email, from any address, every attempt for it answers 429 with Retry-After until the window passes, the right password too, whether or not the account exists.
          *
          *     **Authentication:** none.
          *
@@ -619,7 +619,17 @@ export interface paths {
         get: operations["getMe"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete your account: every login, key and app authorization ends at once; signatures stay counted but anonymous, comments become "[deleted]", petitions stay by "a former member"
+         * @description Delete your account: every login, key and app authorization ends at once; signatures stay counted but anonymous, comments become "[deleted]", petitions stay by "a former member".
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `destroy` (API key scopes `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        delete: operations["deleteMe"];
         options?: never;
         head?: never;
         /**
@@ -677,6 +687,162 @@ export interface paths {
          *     **Rate limit:** charged to the caller's general budget.
          */
         get: operations["getUserProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export your data
+         * @description Builds one ZIP of JSON files (profile, signatures with their petitions, comments, petitions, organizations, API keys' names and prefixes, OAuth authorizations, notifications, reports you made) and emails a link that works once, for RALLY_EXPORT_LINK_TTL (7 days). One export runs at a time (409 `export_running`), three a day (429).
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `write` (API key scopes `read_write`, `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         *
+         *     **Idempotency:** send an `Idempotency-Key` to retry safely; a replayed answer carries `Idempotent-Replayed: true`.
+         */
+        post: operations["startAccountExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your data exports
+         * @description Newest first, the last 50.
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `read` (API key scopes `read`, `read_write`, `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        get: operations["listAccountExports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account-exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an export
+         * @description Through the link emailed to its owner; the link works once.
+         *
+         *     **Authentication:** none.
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        get: operations["downloadAccountExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/me/deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account's deletion while it runs (with the access token that asked for it)
+         * @description Your account's deletion while it runs (with the access token that asked for it).
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `read` (API key scopes `read`, `read_write`, `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        get: operations["getMyDeletion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete someone's account, as DELETE /v1/users/me does; the reason goes to the audit log
+         * @description Delete someone's account, as DELETE /v1/users/me does; the reason goes to the audit log.
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `admin` (API key scopes `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        delete: operations["adminDeleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/{id}/deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's deletion, while it runs and after (by user id)
+         * @description An account's deletion, while it runs and after (by user id).
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `admin` (API key scopes `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        get: operations["adminGetUserDeletion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3291,6 +3457,60 @@ export interface components {
             /** @example river-2026 */
             accessCode: string;
         };
+        /** @description The answer of DELETE /v1/admin/users/{id} (202). */
+        AdminDeleteUser202Response: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
+                 */
+                user_id: string;
+                /**
+                 * @description The accountDeletion workflow: `account-deletion-<user id>`
+                 * @example account-deletion-3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+                 */
+                workflow_id: string;
+                status: "running" | "completed" | "failed";
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                requested_at: string;
+                completed_at: string | null;
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The request body of DELETE /v1/admin/users/{id}. */
+        AdminDeleteUserRequest: {
+            /**
+             * @description Why; kept in the audit log
+             * @example Repeated spam from this account.
+             */
+            reason: string;
+        };
+        /** @description The answer of GET /v1/admin/users/{id}/deletion (200). */
+        AdminGetUserDeletionResponse: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
+                 */
+                user_id: string;
+                /**
+                 * @description The accountDeletion workflow: `account-deletion-<user id>`
+                 * @example account-deletion-3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+                 */
+                workflow_id: string;
+                status: "running" | "completed" | "failed";
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                requested_at: string;
+                completed_at: string | null;
+            };
+            meta: components["schemas"]["Meta"];
+        };
         /** @description Platform counts for administrators: users, petitions by status, signatures, open reports, failed deliveries, running workflows. */
         AdminMetrics: {
             users: {
@@ -3817,6 +4037,29 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
         };
+        /** @description The answer of DELETE /v1/users/me (202). */
+        DeleteMe202Response: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
+                 */
+                user_id: string;
+                /**
+                 * @description The accountDeletion workflow: `account-deletion-<user id>`
+                 * @example account-deletion-3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+                 */
+                workflow_id: string;
+                status: "running" | "completed" | "failed";
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                requested_at: string;
+                completed_at: string | null;
+            };
+            meta: components["schemas"]["Meta"];
+        };
         /** @description One attempt of a webhook delivery: when, the status code, latency, error and the first bytes of the answer. */
         DeliveryAttempt: {
             /** @example 1 */
@@ -4112,6 +4355,29 @@ export interface components {
              */
             timestamp: string;
         };
+        /** @description The answer of GET /v1/users/me/deletion (200). */
+        GetMyDeletionResponse: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
+                 */
+                user_id: string;
+                /**
+                 * @description The accountDeletion workflow: `account-deletion-<user id>`
+                 * @example account-deletion-3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+                 */
+                workflow_id: string;
+                status: "running" | "completed" | "failed";
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                requested_at: string;
+                completed_at: string | null;
+            };
+            meta: components["schemas"]["Meta"];
+        };
         /** @description The answer of GET /v1/petitions/{id}/leaderboard (200). */
         GetPetitionLeaderboardResponse: {
             data: {
@@ -4348,6 +4614,31 @@ export interface components {
              * @example rcs_Vb3pLr8sWc1fYd0hJa4gNe6uPo5iKq7tRz2AQ2x9TkM
              */
             client_secret?: string;
+        };
+        /** @description The answer of GET /v1/users/me/exports (200). */
+        ListAccountExportsResponse: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                id: string;
+                /** @description `ready`: the archive is stored and its link was emailed to you */
+                status: "running" | "ready" | "failed";
+                size_bytes: number | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                created_at: string;
+                completed_at: string | null;
+                /** @description until when the emailed link works (once) */
+                link_expires_at: string | null;
+                /** @description when the link was used; it works no more */
+                downloaded_at: string | null;
+            }[];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
         };
         /** @description The answer of GET /v1/categories (200). */
         ListCategoriesResponse: {
@@ -4614,7 +4905,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, moderation.warning, moderation.fraud_suspected, report.brigading_suspected, organization.key_creator_left.
+             * @description One of petition.milestone, petition.victory, comment.reply, response.submitted, response.published, webhook.deactivated, account.session_revoked, account.login_throttled, moderation.warning, moderation.fraud_suspected, report.brigading_suspected, organization.key_creator_left.
              * @example signature.created
              */
             type: string;
@@ -4725,6 +5016,18 @@ export interface components {
                 email: boolean;
             };
             "account.session_revoked": {
+                /**
+                 * @description Create the notification at all.
+                 * @example true
+                 */
+                in_app: boolean;
+                /**
+                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
+                 * @example true
+                 */
+                email: boolean;
+            };
+            "account.login_throttled": {
                 /**
                  * @description Create the notification at all.
                  * @example true
@@ -4865,6 +5168,18 @@ export interface components {
                 email?: boolean;
             };
             "account.session_revoked"?: {
+                /**
+                 * @description Create the notification at all.
+                 * @example true
+                 */
+                in_app?: boolean;
+                /**
+                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
+                 * @example true
+                 */
+                email?: boolean;
+            };
+            "account.login_throttled"?: {
                 /**
                  * @description Create the notification at all.
                  * @example true
@@ -5881,11 +6196,7 @@ export interface components {
              * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
              */
             id: string;
-            /**
-             * Format: uuid
-             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-             */
-            reporter_id: string;
+            reporter_id: string | null;
             target_type: components["schemas"]["ReportTargetType"];
             /**
              * Format: uuid
@@ -6291,6 +6602,30 @@ export interface components {
                  */
                 invalidation_id: string;
             };
+        };
+        /** @description The answer of POST /v1/users/me/export (202). */
+        StartAccountExport202Response: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                id: string;
+                /** @description `ready`: the archive is stored and its link was emailed to you */
+                status: "running" | "ready" | "failed";
+                size_bytes: number | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                created_at: string;
+                completed_at: string | null;
+                /** @description until when the emailed link works (once) */
+                link_expires_at: string | null;
+                /** @description when the link was used; it works no more */
+                downloaded_at: string | null;
+            };
+            meta: components["schemas"]["Meta"];
         };
         /** @description An organization's tier, its limits and what is used. */
         Subscription: {
@@ -7215,7 +7550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many failures */
+            /** @description Too many failures for this email or from this address; Retry-After says when to try again */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -8060,6 +8395,62 @@ export interface operations {
             "5XX": components["responses"]["ServerProblem"];
         };
     };
+    deleteMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion runs: its status (poll the Location) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteMe202Response"];
+                };
+            };
+            /** @description `reauthentication_required`: log in again (RALLY_SENSITIVE_ACTION_MAX_AGE) and retry */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sole_owner`: transfer the organizations named first; `last_admin`: the last administrator */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            "4XX": components["responses"]["ClientProblem"];
+            "5XX": components["responses"]["ServerProblem"];
+        };
+    };
     updateMe: {
         parameters: {
             query?: never;
@@ -8147,6 +8538,321 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PublicProfileEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            "4XX": components["responses"]["ClientProblem"];
+            "5XX": components["responses"]["ServerProblem"];
+        };
+    };
+    startAccountExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable).
+                 * @example 0b9f3c52-5f1e-4a43-9c1d-2f6e8a7b4c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, running */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartAccountExport202Response"];
+                };
+            };
+            /** @description An export of yours is still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Three exports in the last 24 hours; Retry-After says when the next is possible */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            "4XX": components["responses"]["ClientProblem"];
+            "5XX": components["responses"]["ServerProblem"];
+        };
+    };
+    listAccountExports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your exports */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAccountExportsResponse"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            "4XX": components["responses"]["ClientProblem"];
+            "5XX": components["responses"]["ServerProblem"];
+        };
+    };
+    downloadAccountExport: {
+        parameters: {
+            query: {
+                /**
+                 * @description The token from the link in the e-mail; it is the credential of this request.
+                 * @example ZTk3YjI0ODctNTNmYS00YzE2LWI1ZTctNWQ0YjU3MjE3OWQx
+                 */
+                token: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The account export's id.
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP archive */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description No export at this link (unknown export or wrong token) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The link was already used or has expired */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            "4XX": components["responses"]["ClientProblem"];
+            "5XX": components["responses"]["ServerProblem"];
+        };
+    };
+    getMyDeletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetMyDeletionResponse"];
+                };
+            };
+            /** @description No deletion was asked for */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            "4XX": components["responses"]["ClientProblem"];
+            "5XX": components["responses"]["ServerProblem"];
+        };
+    };
+    adminDeleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id.
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminDeleteUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The deletion runs: its status (poll the Location) */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDeleteUser202Response"];
+                };
+            };
+            /** @description No such user */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sole_owner`: they are the only owner of the organizations named; `last_admin`: the last administrator; `organization_account`: an organization's own key-holding account */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            "4XX": components["responses"]["ClientProblem"];
+            "5XX": components["responses"]["ServerProblem"];
+        };
+    };
+    adminGetUserDeletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id.
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminGetUserDeletionResponse"];
+                };
+            };
+            /** @description No deletion was asked for */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             429: components["responses"]["TooManyRequests"];
@@ -13118,7 +13824,7 @@ export interface operations {
                  * @description Only this action.
                  * @example report.created
                  */
-                action?: "report.created" | "report.actioned" | "report.brigading_suspected" | "moderation.auto_hidden" | "comment.hidden" | "comment.unhidden" | "comment.removed" | "petition.under_review" | "petition.restored" | "petition.closed_by_admin" | "user.flagged" | "user.unflagged" | "user.suspended" | "user.unsuspended" | "user.role_changed" | "user.warned" | "signature.removed_by_admin" | "signatures.invalidated" | "organization.key_creator_left";
+                action?: "report.created" | "report.actioned" | "report.brigading_suspected" | "moderation.auto_hidden" | "comment.hidden" | "comment.unhidden" | "comment.removed" | "petition.under_review" | "petition.restored" | "petition.closed_by_admin" | "user.flagged" | "user.unflagged" | "user.suspended" | "user.unsuspended" | "user.role_changed" | "user.warned" | "user.deleted" | "signature.removed_by_admin" | "signatures.invalidated" | "organization.key_creator_left";
                 /**
                  * @description Only reports against this kind of target.
                  * @example petition
