@@ -526,8 +526,8 @@ export interface paths {
         get: operations["listOAuthApps"];
         put?: never;
         /**
-         * Register an OAuth app (at most 10 per account); a confidential app gets its client_secret in this answer only
-         * @description Register an OAuth app (at most 10 per account); a confidential app gets its client_secret in this answer only.
+         * Register an OAuth app (at most 10 per account, with a verified email address); a confidential app gets its client_secret in this answer only
+         * @description Register an OAuth app (at most 10 per account, with a verified email address); a confidential app gets its client_secret in this answer only.
          *
          *     **Authentication:** required.
          *
@@ -9727,6 +9727,58 @@ export interface operations {
                     "application/json": components["schemas"]["DeveloperAppWithSecretEnvelope"];
                 };
             };
+            /** @description email_unverified: your email address is not verified yet (the consent screen names you as the app’s owner) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "code": "forbidden",
+                     *       "detail": "The caller is known but may not do this.",
+                     *       "message": "The caller is known but may not do this.",
+                     *       "instance": "/v1/oauth/apps",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field breaks a rule; reserved_name: the platform’s own name ("Rally", in any spelling) is not for self-service apps */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "code": "validation_failed",
+                     *       "detail": "The request is well-formed but some fields break the rules; `errors` lists each field with a code.",
+                     *       "message": "The request is well-formed but some fields break the rules; `errors` lists each field with a code.",
+                     *       "instance": "/v1/oauth/apps",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait Retry-After seconds */
             429: {
                 headers: {
@@ -10110,6 +10162,32 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DeveloperAppEnvelope"];
+                };
+            };
+            /** @description A field breaks a rule; reserved_name: the platform’s own name is not for self-service apps */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "code": "validation_failed",
+                     *       "detail": "The request is well-formed but some fields break the rules; `errors` lists each field with a code.",
+                     *       "message": "The request is well-formed but some fields break the rules; `errors` lists each field with a code.",
+                     *       "instance": "/v1/oauth/apps/{client_id}",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Too many requests: wait Retry-After seconds */
