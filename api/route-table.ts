@@ -150,7 +150,13 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
       feed,
       petitions: services.petitionCache,
     }),
-    ...createBrowserLoginRoutes({ db, identity: services.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
+    ...createBrowserLoginRoutes({
+      db,
+      identity: services.identity,
+      publicUrl: config.publicUrl,
+      encryptionKey: config.encryptionKey,
+      sessions: browserSessions,
+    }),
     ...createBrowserSignRoutes({
       db,
       publicUrl: config.publicUrl,

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { finishBrowserLogin, startBrowserLogin, type BrowserLoginDependencies } from '../../core/browser-sessions/browser-login.ts';
-import { LOGIN_ATTEMPT_TTL_MS } from '../../core/browser-sessions/login-attempts.ts';
+import { LOGIN_ATTEMPT_TTL_MS, loginAttemptBox } from '../../core/browser-sessions/login-attempts.ts';
 import { safeReturnPath } from '../../core/browser-sessions/return-to.ts';
 import { endBrowserSession, endBrowserSessionsOfUser } from '../../core/browser-sessions/sessions.ts';
 import type { IdentityClient } from '../../core/auth/identity-client.ts';
@@ -33,9 +33,23 @@ const formResponses = htmlResponses({
   415: 'HTML page: not a form',
 });
 
-export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: IdentityClient; publicUrl: string; sessions: BrowserSessions }): AnyRouteSpec[] {
+export type BrowserLoginRouteDependencies = {
+  db: DatabasePool;
+  identity: IdentityClient;
+  publicUrl: string;
+  encryptionKey: string;
+  sessions: BrowserSessions;
+};
+
+export function createBrowserLoginRoutes(deps: BrowserLoginRouteDependencies): AnyRouteSpec[] {
   const { db, publicUrl, sessions } = deps;
-  const login: BrowserLoginDependencies = { db, identity: deps.identity, redirectUri: `${publicUrl}/auth/callback`, lifetimes: sessions.lifetimes };
+  const login: BrowserLoginDependencies = {
+    db,
+    identity: deps.identity,
+    redirectUri: `${publicUrl}/auth/callback`,
+    lifetimes: sessions.lifetimes,
+    attempts: loginAttemptBox(deps.encryptionKey),
+  };
 
   async function goToProvider(ctx: RallyContext, returnTo: string | undefined, signup: boolean) {
     ctx.set('Cache-Control', 'no-store');
@@ -103,7 +117,8 @@ export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: Ide
           const previous = readCookie(ctx.get('Cookie'), cookieName(sessions.policy, SESSION_COOKIE));
           if (previous) await endBrowserSession(db, previous);
           ctx.append('Set-Cookie', sessions.sessionCookie(done.sessionToken));
-          seeOther(ctx, done.returnTo);
+          // Checked again where the redirect is sent, whatever the attempt carried.
+          seeOther(ctx, safeReturnPath(done.returnTo));
         } catch (error) {
           if (!(error instanceof DomainError) || (error.kind !== 'unauthenticated' && error.kind !== 'forbidden')) throw error;
           sendRefusal(ctx, publicUrl, error.kind === 'forbidden' ? 403 : 400, error.message, '/login');
