@@ -156,6 +156,7 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
       publicUrl: config.publicUrl,
       encryptionKey: config.encryptionKey,
       sessions: browserSessions,
+      endAppSession: (ctx) => services.oauthServer.endBrowserSession(ctx),
     }),
     ...createBrowserSignRoutes({
       db,

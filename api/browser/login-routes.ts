@@ -1,8 +1,8 @@
 // Logging in and out in a browser: GET /login and /signup send the browser to the identity
 // provider (authorization code + PKCE, core/browser-sessions/browser-login.ts), GET /auth/callback
 // comes back with the code and sets the session cookie, POST /logout ends this session and POST
-// /logout/everywhere every session of the user; GET /account shows who is logged in. Failures are
-// HTML pages, never JSON problems: a person is reading.
+// /logout/everywhere every session of the user (both end this browser's session with the OAuth
+// server too); GET /account shows who is logged in. Failures are HTML pages: a person is reading.
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { finishBrowserLogin, startBrowserLogin, type BrowserLoginDependencies } from '../../core/browser-sessions/browser-login.ts';
@@ -39,6 +39,8 @@ export type BrowserLoginRouteDependencies = {
   publicUrl: string;
   encryptionKey: string;
   sessions: BrowserSessions;
+  /** Ends this browser's session with the OAuth server and clears its cookies (api/oauth/server/cookies.ts). */
+  endAppSession(ctx: RallyContext): Promise<void>;
 };
 
 export function createBrowserLoginRoutes(deps: BrowserLoginRouteDependencies): AnyRouteSpec[] {
@@ -78,6 +80,7 @@ export function createBrowserLoginRoutes(deps: BrowserLoginRouteDependencies): A
         if (everywhere) await endBrowserSessionsOfUser(db, submitted.session.user.id);
         else await endBrowserSession(db, submitted.session.token);
         ctx.append('Set-Cookie', sessions.clearSessionCookie());
+        await deps.endAppSession(ctx);
         seeOther(ctx, safeReturnPath(submitted.form.return_to));
       },
     });

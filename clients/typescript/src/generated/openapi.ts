@@ -420,10 +420,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The consent form's answer, approve or deny, from the browser that was shown the screen
-         * @description The consent form's answer, approve or deny, from the browser that was shown the screen.
+         * The consent form's answer, approve or deny: from Rally's page, in the browser shown the screen, by the account it was shown to
+         * @description The consent form's answer, approve or deny: from Rally's page, in the browser shown the screen, by the account it was shown to.
          *
-         *     **Authentication:** none.
+         *     **Authentication:** optional (credentials change the answer).
          *
          *     **Rate limit:** charged to the caller's general budget.
          */
@@ -8940,6 +8940,34 @@ export interface operations {
                      *       "code": "bad_request",
                      *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
                      *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/oauth/interaction/{uid}",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not sent from Rally's own page (Origin, Sec-Fetch-Site), or not by the account the screen was shown to (its Bearer or Rally login) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html>… */
+                    "text/html": string;
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "code": "forbidden",
+                     *       "detail": "The caller is known but may not do this.",
+                     *       "message": "The caller is known but may not do this.",
                      *       "instance": "/oauth/interaction/{uid}",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
