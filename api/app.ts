@@ -125,6 +125,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
       lifetimes: config.identity,
       encryptionKey: config.encryptionKey,
       trustProxy: config.trustProxy !== false,
+      cookies: browserSessions.policy,
       log: deps.log,
     }),
     verifyAccessToken,

@@ -166,7 +166,14 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
         feed,
         petitions: services.petitionCache,
       }),
-      ...createBrowserLoginRoutes({ db, identity: services.identity, publicUrl: config.publicUrl, sessions: browserSessions }),
+      ...createBrowserLoginRoutes({
+        db,
+        identity: services.identity,
+        publicUrl: config.publicUrl,
+        encryptionKey: config.encryptionKey,
+        sessions: browserSessions,
+        endAppSession: (ctx) => services.oauthServer.endBrowserSession(ctx),
+      }),
       ...createBrowserAccountDeletionRoutes({
         db,
         publicUrl: config.publicUrl,

@@ -9,14 +9,35 @@
 // someone, join an organization, open a private petition or upload in someone's name.
 
 const MASK = '[redacted]';
+// A URL inside another URL's query (the login's return_to holding an OAuth authorization request)
+// writes its `/`, `?`, `&`, `=` and `#` percent-encoded (%2F…); inside a third, encoded twice (%252F…).
+// Credentials are masked down to this depth of nesting.
+const MAX_NESTING = 3;
 
-// The segment after each prefix, up to the next `/`, `?`, `#`, quote or space.
-const SECRET_SEGMENTS = /(\/(?:respond|v1\/notifications\/unsubscribe|v1\/invitations|signatures\/confirm)\/)[^/?#\s"'<>]+/g;
+/** `raw` (a character class) as written at nesting `level`: itself at 0, `hex` encoded `level` times after. */
+const at = (level: number, raw: string, hex: string) => (level === 0 ? raw : `%(?:25){${level - 1}}(?:${hex})`);
+/** What ends a value at `level`: a separator of that level or of any level around it, a quote or a space. */
+const endAt = (level: number, raw: string, hex: string) => `[${raw}\\s"'<>]${level === 0 ? '' : `|%(?:25){0,${level - 1}}(?:${hex})`}`;
+const masking = (prefix: string, end: string, least: '*' | '+') => new RegExp(`(${prefix})(?:(?!${end})[^])${least}`, 'gi');
+const levels = Array.from({ length: MAX_NESTING + 1 }, (_, level) => level);
+
+// The segment after each prefix, up to the next `/`, `?`, `#`, quote or space (encoded: or `&`).
+const SEGMENT_PREFIXES = ['respond', 'v1/notifications/unsubscribe', 'v1/invitations', 'signatures/confirm'];
+const SECRET_SEGMENTS = levels.map((level) => {
+  const slash = at(level, '/', '2F');
+  const prefixes = SEGMENT_PREFIXES.map((prefix) => prefix.split('/').join(slash)).join('|');
+  return masking(`${slash}(?:${prefixes})${slash}`, level === 0 ? endAt(0, '/?#', '') : endAt(level, '/?#&', '2F|3F|23|26'), '+');
+});
 
 // `name=value` after `?` or `&`, up to the next `&`, `#`, quote or space.
-const SECRET_PARAMETERS = /([?&](?:access_code|signature|state|code|[A-Za-z_]*(?:token|secret|password|key))=)[^&#\s"'<>]*/gi;
+const PARAMETER_NAMES = 'access_code|signature|state|code|[A-Za-z_]*(?:token|secret|password|key)';
+const SECRET_PARAMETERS = levels.map((level) =>
+  masking(`${at(level, '[?&]', '3F|26')}(?:${PARAMETER_NAMES})${at(level, '=', '3D')}`, endAt(level, '&#', '26|23'), '*'),
+);
 
-/** `text` (a path, a URL, or a whole log line holding URLs) with every credential Rally's URLs carry masked. */
+/** `text` (a path, a URL, or a whole log line holding URLs) with every credential Rally's URLs carry masked, plain or percent-encoded. */
 export function redactSecretUrls(text: string): string {
-  return text.replace(SECRET_SEGMENTS, `$1${MASK}`).replace(SECRET_PARAMETERS, `$1${MASK}`);
+  let masked = text;
+  for (const pattern of [...SECRET_SEGMENTS, ...SECRET_PARAMETERS]) masked = masked.replace(pattern, `$1${MASK}`);
+  return masked;
 }

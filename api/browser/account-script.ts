@@ -3,10 +3,12 @@
 // popup (a first-party window, where the login cookie works although the iframe's cookies are
 // blocked), and a message from that popup, checked to come from Rally's own origin, shows the
 // signature and the new count. In the popup: once the person has signed, it tells its opener (the
-// widget, whose origin is Rally's: the message goes to that origin only) and offers to close.
+// widget, whose origin is Rally's: the message goes to that origin only) and offers to close. Its
+// Sign button is armed after half a second of being seen (api/pages/armed-buttons.ts).
 import { createHash } from 'node:crypto';
+import { ARM_BUTTONS_SCRIPT } from '../pages/armed-buttons.ts';
 
-export const ACCOUNT_SCRIPT = `(function () {
+export const ACCOUNT_SCRIPT = `${ARM_BUTTONS_SCRIPT}(function () {
   'use strict';
   var format = new Intl.NumberFormat('en-US');
   var signed = document.querySelector('[data-signed-petition]');

@@ -1,12 +1,12 @@
 // Logging in and out in a browser: GET /login and /signup send the browser to the identity
 // provider (authorization code + PKCE, core/browser-sessions/browser-login.ts), GET /auth/callback
 // comes back with the code and sets the session cookie, POST /logout ends this session and POST
-// /logout/everywhere every session of the user; GET /account shows who is logged in. Failures are
-// HTML pages, never JSON problems: a person is reading.
+// /logout/everywhere every session of the user (both end this browser's session with the OAuth
+// server too); GET /account shows who is logged in. Failures are HTML pages: a person is reading.
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { finishBrowserLogin, startBrowserLogin, type BrowserLoginDependencies } from '../../core/browser-sessions/browser-login.ts';
-import { LOGIN_ATTEMPT_TTL_MS } from '../../core/browser-sessions/login-attempts.ts';
+import { LOGIN_ATTEMPT_TTL_MS, loginAttemptBox } from '../../core/browser-sessions/login-attempts.ts';
 import { safeReturnPath } from '../../core/browser-sessions/return-to.ts';
 import { endBrowserSession, endBrowserSessionsOfUser } from '../../core/browser-sessions/sessions.ts';
 import type { IdentityClient } from '../../core/auth/identity-client.ts';
@@ -33,9 +33,25 @@ const formResponses = htmlResponses({
   415: 'HTML page: not a form',
 });
 
-export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: IdentityClient; publicUrl: string; sessions: BrowserSessions }): AnyRouteSpec[] {
+export type BrowserLoginRouteDependencies = {
+  db: DatabasePool;
+  identity: IdentityClient;
+  publicUrl: string;
+  encryptionKey: string;
+  sessions: BrowserSessions;
+  /** Ends this browser's session with the OAuth server and clears its cookies (api/oauth/server/cookies.ts). */
+  endAppSession(ctx: RallyContext): Promise<void>;
+};
+
+export function createBrowserLoginRoutes(deps: BrowserLoginRouteDependencies): AnyRouteSpec[] {
   const { db, publicUrl, sessions } = deps;
-  const login: BrowserLoginDependencies = { db, identity: deps.identity, redirectUri: `${publicUrl}/auth/callback`, lifetimes: sessions.lifetimes };
+  const login: BrowserLoginDependencies = {
+    db,
+    identity: deps.identity,
+    redirectUri: `${publicUrl}/auth/callback`,
+    lifetimes: sessions.lifetimes,
+    attempts: loginAttemptBox(deps.encryptionKey),
+  };
 
   async function goToProvider(ctx: RallyContext, returnTo: string | undefined, signup: boolean) {
     ctx.set('Cache-Control', 'no-store');
@@ -64,6 +80,7 @@ export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: Ide
         if (everywhere) await endBrowserSessionsOfUser(db, submitted.session.user.id);
         else await endBrowserSession(db, submitted.session.token);
         ctx.append('Set-Cookie', sessions.clearSessionCookie());
+        await deps.endAppSession(ctx);
         seeOther(ctx, safeReturnPath(submitted.form.return_to));
       },
     });
@@ -103,7 +120,8 @@ export function createBrowserLoginRoutes(deps: { db: DatabasePool; identity: Ide
           const previous = readCookie(ctx.get('Cookie'), cookieName(sessions.policy, SESSION_COOKIE));
           if (previous) await endBrowserSession(db, previous);
           ctx.append('Set-Cookie', sessions.sessionCookie(done.sessionToken));
-          seeOther(ctx, done.returnTo);
+          // Checked again where the redirect is sent, whatever the attempt carried.
+          seeOther(ctx, safeReturnPath(done.returnTo));
         } catch (error) {
           if (!(error instanceof DomainError) || (error.kind !== 'unauthenticated' && error.kind !== 'forbidden')) throw error;
           sendRefusal(ctx, publicUrl, error.kind === 'forbidden' ? 403 : 400, error.message, '/login');

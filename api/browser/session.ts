@@ -19,7 +19,9 @@ export type BrowserSessions = {
   current(ctx: RallyContext): Promise<CurrentSession | undefined>;
   /** The logged-in session, or undefined after answering 303 to /login?return_to=<the request's path>. */
   requireUser(ctx: RallyContext): Promise<CurrentSession | undefined>;
-  /** Whether a form POST comes from Rally's own page (Origin / Sec-Fetch-Site) and carries the session's CSRF token. */
+  /** Whether a POST comes from a page of Rally's own origin, as the browser names it (Origin, Sec-Fetch-Site). */
+  fromOwnPage(ctx: RallyContext): boolean;
+  /** Whether a form POST comes from Rally's own page (fromOwnPage) and carries the session's CSRF token. */
   formAllowed(ctx: RallyContext, session: CurrentSession | undefined, submittedToken: unknown): boolean;
   sessionCookie(token: string): string;
   clearSessionCookie(): string;
@@ -53,6 +55,16 @@ export function createBrowserSessions(deps: {
     return found;
   };
 
+  // A browser names the page a form came from: Origin on every POST, and Sec-Fetch-Site. Either must
+  // say "this site"; a request that says neither is no browser form. A page that sends no referrer
+  // makes its form's Origin "null"; Sec-Fetch-Site then decides alone.
+  function fromOwnPage(ctx: RallyContext): boolean {
+    const from = ctx.get('Origin');
+    const site = ctx.get('Sec-Fetch-Site');
+    const sameOrigin = from && from !== 'null' ? from === origin : site === 'same-origin';
+    return Boolean(sameOrigin) && (!site || site === 'same-origin');
+  }
+
   return {
     policy,
     lifetimes: deps.lifetimes,
@@ -65,15 +77,9 @@ export function createBrowserSessions(deps: {
       ctx.redirect(loginPath(ctx.url));
       return undefined;
     },
+    fromOwnPage,
     formAllowed(ctx, session, submittedToken) {
-      // A browser names the page a form came from: Origin on every POST, and Sec-Fetch-Site. Either
-      // must say "this site"; a request that says neither is no browser form. A page that sends no
-      // referrer makes its form's Origin "null"; Sec-Fetch-Site then decides alone.
-      const from = ctx.get('Origin');
-      const site = ctx.get('Sec-Fetch-Site');
-      const sameOrigin = from && from !== 'null' ? from === origin : site === 'same-origin';
-      if (!sameOrigin || (site && site !== 'same-origin')) return false;
-      return session !== undefined && csrfTokenMatches(csrfKey, session.token, submittedToken);
+      return fromOwnPage(ctx) && session !== undefined && csrfTokenMatches(csrfKey, session.token, submittedToken);
     },
     sessionCookie: (token) => setCookie(policy, SESSION_COOKIE, token, deps.lifetimes.maxTtlMs / 1000),
     clearSessionCookie: () => setCookie(policy, SESSION_COOKIE, '', 0),

@@ -72,9 +72,19 @@ export const htmlPolicies = {
       "form-action 'none'",
       "frame-ancestors 'none'",
     ].join('; '),
-  /** The OAuth consent screen: no script; its form posts here and is then redirected to the app's origin. */
-  oauthConsent: (redirectOrigin?: string) =>
-    `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}`,
+  /**
+   * The OAuth consent screen (without a form: its error page): one inline script, by its hash; its form
+   * posts here and is then redirected to the app's origin.
+   */
+  oauthConsent: (form?: { redirectOrigin: string; scriptHash: string }) =>
+    [
+      "default-src 'none'",
+      ...(form ? [`script-src ${form.scriptHash}`] : []),
+      "style-src 'unsafe-inline'",
+      "base-uri 'none'",
+      "frame-ancestors 'none'",
+      `form-action 'self'${form ? ` ${form.redirectOrigin}` : ''}`,
+    ].join('; '),
 } as const;
 
 // Read from the header itself: Koa's `is('html')` parses the content type and looks up MIME tables,

@@ -48,9 +48,14 @@ export function createDeveloperAppRoutes(deps: DeveloperAppDependencies & { acce
       revealsSecret: true,
       permission: 'write',
       summary: 'Register an OAuth app',
-      description: 'Register an OAuth app (at most 10 per account); a confidential app gets its client_secret in this answer only.',
+      description:
+        'Register an OAuth app (at most 10 per account, with a verified email address); a confidential app gets its client_secret in this answer only.',
       body: DeveloperAppCreate,
-      responses: { 201: { description: 'The app, with its secret', schema: DeveloperAppWithSecretEnvelope } },
+      responses: {
+        201: { description: 'The app, with its secret', schema: DeveloperAppWithSecretEnvelope },
+        403: { description: 'email_unverified: your email address is not verified yet (the consent screen names you as the app’s owner)' },
+        422: { description: 'A field breaks a rule; reserved_name: the platform’s own name ("Rally", in any spelling) is not for self-service apps' },
+      },
       async handler(ctx, { body }) {
         const { client, secret } = await registerDeveloperApp(deps.db, developerOf(ctx), {
           name: body.name,
@@ -105,7 +110,10 @@ export function createDeveloperAppRoutes(deps: DeveloperAppDependencies & { acce
       description: 'Rename an app, replace its redirect URIs or its scopes (tokens already issued keep theirs).',
       params,
       body: DeveloperAppUpdate,
-      responses: { 200: { description: 'The app', schema: DeveloperAppEnvelope } },
+      responses: {
+        200: { description: 'The app', schema: DeveloperAppEnvelope },
+        422: { description: 'A field breaks a rule; reserved_name: the platform’s own name is not for self-service apps' },
+      },
       async handler(ctx, { params, body }) {
         const change = { name: body.name, redirectUris: body.redirect_uris, scopes: scopeList(body.scopes) };
         sendData(ctx, present(await updateDeveloperApp(deps.db, developerOf(ctx), params.client_id, change)));

@@ -27,6 +27,9 @@ import type { AppAuthorizationServer } from './server/provider.ts';
 
 const tag = 'OAuth 2.0';
 const InteractionParams = Type.Object({ uid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }) });
+const NOT_FROM_OUR_PAGE = "This answer can only be sent from Rally's consent screen. Start again from the app.";
+const NOT_YOUR_SCREEN =
+  'This consent screen was shown to another account than the one logged in to Rally in this browser. Log in as that account, or start again from the app.';
 
 export type OAuthRouteDependencies = {
   db: DatabasePool;
@@ -63,6 +66,14 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${publicUrl}/docs`,
   };
+
+  /** Who decides at authorize and on the consent form: the user of a Bearer (the spec's form), else the browser's Rally login. */
+  async function deciderOf(ctx: RallyContext): Promise<string | undefined> {
+    const principal = ctx.state.principal;
+    if (principal && principal.kind !== 'user')
+      throw new RallyError('forbidden', 'Only a user logged in with their own access token can authorize apps.', { code: 'user_token_required' });
+    return principal?.userId ?? (await browserSessions.current(ctx))?.user.id;
+  }
 
   /** The parameters of a client's POST (form-encoded, or JSON as the spec allows), for the provider. */
   async function clientRequest(ctx: RallyContext, answer: (params: Record<string, string>) => Promise<void>) {
@@ -126,12 +137,8 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
         401: { description: 'No Bearer, from a client that is not a browser' },
       },
       async handler(ctx) {
-        // Who decides: the user of a Bearer (the spec's form), else the user logged in to Rally in this
-        // browser; a browser with neither goes to /login and comes back here.
-        const principal = ctx.state.principal;
-        if (principal && principal.kind !== 'user')
-          throw new RallyError('forbidden', 'Only a user logged in with their own access token can authorize apps.', { code: 'user_token_required' });
-        const userId = principal?.userId ?? (await browserSessions.current(ctx))?.user.id;
+        // A browser with neither a Bearer nor a Rally login goes to /login and comes back here.
+        const userId = await deciderOf(ctx);
         if (!userId) return sendToLogin(ctx);
         vouchForUser(ctx.req, userId);
         await defaultAuthorizationScope(ctx, db);
@@ -162,26 +169,34 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
       browser: true,
       idempotent: false,
       tag,
-      auth: 'none',
+      auth: 'optional',
+      scope: NOT_FOR_APPS,
       rawBody: true,
-      summary: "The consent form's answer, approve or deny, from the browser that was shown the screen",
+      summary: "The consent form's answer, approve or deny: from Rally's page, in the browser shown the screen, by the account it was shown to",
       params: InteractionParams,
       responses: {
         303: { description: 'On to the authorization request, which goes back to the app' },
         400: { description: 'No consent screen of this browser', contentType: 'text/html' },
+        403: {
+          description: "Not sent from Rally's own page (Origin, Sec-Fetch-Site), or not by the account the screen was shown to (its Bearer or Rally login)",
+          contentType: 'text/html',
+        },
       },
       async handler(ctx, { params }) {
         const form = await readParameters(ctx).catch((error: unknown) => {
           if (error instanceof BodyError) return undefined;
           throw error;
         });
+        if (!browserSessions.fromOwnPage(ctx)) return sendErrorPage(ctx, NOT_FROM_OUR_PAGE, 403);
         const decision = form?.decision;
         if (decision !== 'approve' && decision !== 'deny') return sendErrorPage(ctx, 'Choose Approve or Deny.');
+        const decider = await deciderOf(ctx);
         writeAnswerDirectly(ctx, https);
-        const decided = await decideConsent({ provider: server.provider(), db, audience: publicUrl }, ctx, params.uid, decision);
-        if (!decided) {
+        const outcome = await decideConsent({ provider: server.provider(), db, audience: publicUrl }, ctx, { uid: params.uid, decision, decider });
+        if (outcome !== 'decided') {
           ctx.respond = true;
-          sendErrorPage(ctx, 'This consent form was shown in another browser, has expired or was already used. Start again from the app.');
+          if (outcome === 'not_yours') sendErrorPage(ctx, NOT_YOUR_SCREEN, 403);
+          else sendErrorPage(ctx, 'This consent form was shown in another browser, has expired or was already used. Start again from the app.');
         }
       },
     }),

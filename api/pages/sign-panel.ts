@@ -4,6 +4,7 @@
 // field and in a summary announced to screen readers (role=alert) that the page focuses.
 import type { BrowserUser } from '../../core/browser-sessions/sessions.ts';
 import type { OwnSignature } from '../../core/signatures/own-signature.ts';
+import { ARMED_BUTTON } from './armed-buttons.ts';
 import { formatDate, html, type SafeHtml } from './html.ts';
 import { petitionPagePath } from './urls.ts';
 
@@ -27,6 +28,8 @@ function summary(errors: SignFormErrors): SafeHtml {
 
 function signForm(slug: string, state: Extract<SignPanelState, { kind: 'ready' }>): SafeHtml {
   const errors = state.errors ?? {};
+  // The widget's popup is a window another site opens: its button answers only once the page has been seen.
+  const popup = state.via === 'popup';
   const commentError = errors.comment ? html`<p class="err" id="comment-error">${errors.comment}</p>` : '';
   const described = errors.comment ? html` aria-describedby="comment-error" aria-invalid="true"` : '';
   return html`${summary(errors)}<form method="post" action="${petitionPagePath(slug)}/sign" class="sign-form">
@@ -35,8 +38,12 @@ function signForm(slug: string, state: Extract<SignPanelState, { kind: 'ready' }
 <textarea id="comment" name="comment" rows="3" maxlength="${COMMENT_MAX_LENGTH}"${described}>${state.values?.comment ?? ''}</textarea>${commentError}
 <p class="check"><input type="checkbox" id="is_anonymous" name="is_anonymous" value="1"${state.values?.anonymous ? html` checked` : ''}>
 <label for="is_anonymous">Don't show my name publicly</label></p>
-<button type="submit" class="btn">Sign as ${state.user.displayName}</button></form>`;
+<button type="submit" class="btn"${popup ? ARMED_BUTTON : ''}>Sign as ${state.user.displayName}</button>${popup ? noScriptInPopup(slug) : ''}</form>`;
 }
+
+/** The popup's Sign button waits for its script (armed-buttons.ts); without script, the petition page signs. */
+const noScriptInPopup = (slug: string) =>
+  html`<noscript><p>Without JavaScript, <a href="${petitionPagePath(slug)}#sign" target="_blank">sign on the petition page</a>.</p></noscript>`;
 
 export function signPanel(slug: string, state: SignPanelState): SafeHtml {
   const back = encodeURIComponent(petitionPagePath(slug));

@@ -1,18 +1,26 @@
 // Logging a browser in through the identity provider: OpenID Connect authorization code with PKCE
-// (S256), state and nonce. startBrowserLogin records the attempt and gives the provider's address;
-// finishBrowserLogin checks the callback against that attempt, trades the code, links the account to
+// (S256), state and nonce. startBrowserLogin seals the attempt for the browser's cookie and gives the
+// provider's address; finishBrowserLogin checks the callback against that attempt, trades the code, links the account to
 // a Rally user (as the API's login does) and starts a new session: a fresh cookie at every login,
 // so a session id planted before login is never the one that gets logged in.
 import * as oidc from 'openid-client';
 import type { DatabasePool } from 'slonik';
+import type { SecretBox } from '../webhooks/signing-secrets.ts';
 import { Forbidden, Unauthenticated } from '../errors/domain-error.ts';
 import type { IdentityClient } from '../auth/identity-client.ts';
 import { upsertUserFromClaims } from '../users/queries.ts';
-import { recordLoginAttempt, takeLoginAttempt } from './login-attempts.ts';
+import { openLoginAttempt, sealLoginAttempt } from './login-attempts.ts';
 import { safeReturnPath } from './return-to.ts';
 import { startBrowserSession, type SessionLifetimes } from './sessions.ts';
 
-export type BrowserLoginDependencies = { db: DatabasePool; identity: IdentityClient; redirectUri: string; lifetimes: SessionLifetimes };
+export type BrowserLoginDependencies = {
+  db: DatabasePool;
+  identity: IdentityClient;
+  redirectUri: string;
+  lifetimes: SessionLifetimes;
+  /** Seals the attempt into the login cookie (login-attempts.ts loginAttemptBox). */
+  attempts: SecretBox;
+};
 
 /** Returns the login cookie's value and where to send the browser. `signup` asks the provider for its sign-up screen. */
 export async function startBrowserLogin(
@@ -29,8 +37,7 @@ export async function startBrowserLogin(
     // The password is asked every time: Rally's logout cannot end the provider's own session.
     extra: { prompt: 'login', ...(request.signup ? { rally_screen: 'signup' } : {}) },
   });
-  const binding = await recordLoginAttempt(deps.db, attempt);
-  return { binding, url };
+  return { binding: sealLoginAttempt(deps.attempts, attempt), url };
 }
 
 /** The new session's cookie value and the path to go back to; throws Unauthenticated for a callback that does not belong to this browser's attempt. */
@@ -39,7 +46,7 @@ export async function finishBrowserLogin(
   binding: string | undefined,
   callbackUrl: URL,
 ): Promise<{ sessionToken: string; returnTo: string }> {
-  const attempt = binding ? await takeLoginAttempt(deps.db, binding) : undefined;
+  const attempt = openLoginAttempt(deps.attempts, binding);
   if (!attempt) throw new Unauthenticated('This login has expired or was started in another browser; please log in again.', { code: 'login_expired' });
   const tokens = await deps.identity.exchangeCode(callbackUrl, attempt);
   const claims = tokens.claims;

@@ -1,43 +1,43 @@
 // A login on its way through the identity provider (OpenID Connect authorization code with PKCE):
-// what the callback needs to finish it (state, nonce, code verifier, where to go back), found by
-// the hash of a random value in a short-lived cookie of the same browser. A callback URL carried to
-// another browser therefore logs nobody in (login CSRF), and each attempt is used once.
-import { createHash, randomBytes } from 'node:crypto';
-import type { CommonQueryMethods } from 'slonik';
+// what the callback needs to finish it (state, nonce, code verifier, where to go back), sealed with
+// AES-256-GCM into a short-lived cookie of the same browser. Nothing is stored until a login is
+// finished, so anonymous requests to /login cost no row (issue 42). A callback URL carried to another
+// browser logs nobody in (its cookie holds another state: login CSRF), and a replayed callback fails
+// at the provider, which takes each code once.
+import { createHmac } from 'node:crypto';
 import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import { createSecretBox, type SecretBox } from '../webhooks/signing-secrets.ts';
+import { safeReturnPath } from './return-to.ts';
 
 /** How long a person has to finish logging in (typing a password, or signing up). */
 export const LOGIN_ATTEMPT_TTL_MS = 30 * 60_000;
 
 export type LoginAttempt = { state: string; nonce: string; codeVerifier: string; returnTo: string };
 
-const AttemptRow = z.object({ state: z.string(), nonce: z.string(), code_verifier: z.string(), return_to: z.string(), live: z.boolean() });
+const Sealed = z.object({ state: z.string(), nonce: z.string(), codeVerifier: z.string(), returnTo: z.string(), expiresAt: z.number() });
 
-const hashOf = (binding: string) => createHash('sha256').update(binding).digest();
+// Sealed attempts are at most a couple of kilobytes (return_to is bounded); anything longer is not ours.
+const MAX_COOKIE_LENGTH = 3_000;
 
-/** Stores an attempt; the returned binding goes into the browser's login cookie. Old attempts are pruned on the way. */
-export async function recordLoginAttempt(db: CommonQueryMethods, attempt: LoginAttempt): Promise<string> {
-  const binding = randomBytes(32).toString('base64url');
-  await db.query(sql.typeAlias('void')`
-    WITH pruned AS (
-      DELETE FROM browser_login_attempts WHERE binding_hash IN (
-        SELECT binding_hash FROM browser_login_attempts WHERE expires_at < now() LIMIT 100 FOR UPDATE SKIP LOCKED
-      )
-    )
-    INSERT INTO browser_login_attempts (binding_hash, state, nonce, code_verifier, return_to, expires_at)
-    VALUES (${sql.binary(hashOf(binding))}, ${attempt.state}, ${attempt.nonce}, ${attempt.codeVerifier}, ${attempt.returnTo},
-            now() + make_interval(secs => ${LOGIN_ATTEMPT_TTL_MS / 1000}))
-  `);
-  return binding;
+/** The box of login cookies, under a key of their own derived from RALLY_ENCRYPTION_KEY. */
+export function loginAttemptBox(encryptionKeyHex: string): SecretBox {
+  return createSecretBox(createHmac('sha256', Buffer.from(encryptionKeyHex, 'hex')).update('rally browser login attempts').digest('hex'));
 }
 
-/** Takes the attempt of a login cookie (deleting it: one use), or undefined when there is none or it expired. */
-export async function takeLoginAttempt(db: CommonQueryMethods, binding: string): Promise<LoginAttempt | undefined> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(binding)) return undefined;
-  const row = await db.maybeOne(sql.type(AttemptRow)`
-    DELETE FROM browser_login_attempts WHERE binding_hash = ${sql.binary(hashOf(binding))}
-    RETURNING state, nonce, code_verifier, return_to, expires_at > now() AS live
-  `);
-  return row?.live ? { state: row.state, nonce: row.nonce, codeVerifier: row.code_verifier, returnTo: row.return_to } : undefined;
+/** The login cookie's value for an attempt, good for LOGIN_ATTEMPT_TTL_MS. */
+export function sealLoginAttempt(box: SecretBox, attempt: LoginAttempt, now = Date.now()): string {
+  return box.seal(JSON.stringify({ ...attempt, expiresAt: now + LOGIN_ATTEMPT_TTL_MS })).toString('base64url');
+}
+
+/** The attempt of a login cookie, or undefined when it is absent, altered, not Rally's, or expired. */
+export function openLoginAttempt(box: SecretBox, cookie: string | undefined, now = Date.now()): LoginAttempt | undefined {
+  if (!cookie || cookie.length > MAX_COOKIE_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cookie)) return undefined;
+  let opened: z.infer<typeof Sealed>;
+  try {
+    opened = Sealed.parse(JSON.parse(box.open(Buffer.from(cookie, 'base64url'))));
+  } catch {
+    return undefined;
+  }
+  if (opened.expiresAt <= now) return undefined;
+  return { state: opened.state, nonce: opened.nonce, codeVerifier: opened.codeVerifier, returnTo: safeReturnPath(opened.returnTo) };
 }

@@ -1,12 +1,14 @@
 // The apps a developer registers and manages themselves (/v1/oauth/apps), beside the operator's CLI.
 // They are never owned: client_credentials gives them app-only tokens, so registering an
-// app grants it nothing on the developer's own account. At most MAX_APPS_PER_USER per developer.
+// app grants it nothing on the developer's own account. At most MAX_APPS_PER_USER per developer, who
+// must have a verified email address (the consent screen names it as the app's owner: issue 42).
 // Rotating a confidential app's secret keeps the old one valid for the grace period; a workflow then
 // erases its hash (the expiry alone already ends it: the workflow only leaves nothing behind).
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { Conflict, LimitReached, NotFound, ensure } from '../errors/domain-error.ts';
+import { Conflict, Forbidden, LimitReached, NotFound, ensure } from '../errors/domain-error.ts';
+import { checkDeveloperAppName } from './app-identity.ts';
 import { afterPosition, type KeyColumn } from '../pagination/keyset.ts';
 import {
   CLIENT_COLUMNS,
@@ -32,8 +34,14 @@ export type DeveloperAppChange = { name?: string; redirectUris?: string[]; scope
 
 export function registerDeveloperApp(db: DatabasePool, userId: string, input: NewDeveloperApp): Promise<{ client: OAuthClient; secret?: string }> {
   return db.transaction(async (tx) => {
+    checkDeveloperAppName(input.name);
     // The developer's row serialises concurrent registrations, so the cap holds.
-    await tx.query(sql.typeAlias('void')`SELECT FROM users WHERE id = ${userId} FOR UPDATE`);
+    const verified = await tx.maybeOneFirst(sql.type(z.object({ email_verified: z.boolean() }))`
+      SELECT email_verified FROM users WHERE id = ${userId} FOR UPDATE
+    `);
+    ensure(verified === true, Forbidden, 'Verify your email address before registering an app: the consent screen names you as its owner.', {
+      code: 'email_unverified',
+    });
     const count = await tx.oneFirst(sql.type(z.object({ count: z.number() }))`
       SELECT count(*)::int AS count FROM oauth_clients WHERE registered_by = ${userId}
     `);
@@ -65,7 +73,10 @@ export async function findDeveloperApp(db: CommonQueryMethods, userId: string, c
 
 /** Scopes narrowed here bind new grants; tokens already issued keep theirs until they expire or are revoked. */
 export async function updateDeveloperApp(db: CommonQueryMethods, userId: string, clientId: string, change: DeveloperAppChange): Promise<OAuthClient> {
-  if (change.name !== undefined) checkName(change.name);
+  if (change.name !== undefined) {
+    checkName(change.name);
+    checkDeveloperAppName(change.name);
+  }
   const redirectUris = change.redirectUris === undefined ? undefined : checkRedirectUris(change.redirectUris);
   const scopes = change.scopes === undefined ? undefined : parseScopes(change.scopes);
   const updated = await db.maybeOne(sql.type(OAuthClientRow)`

@@ -1,6 +1,7 @@
 // Developers register their own OAuth apps (issue 27): /v1/oauth/apps with a real API and worker, the
 // secret shown once and stored hashed, at most 10 apps, https or loopback redirect URIs, and a rotated
-// secret valid for RALLY_KEY_GRACE_PERIOD (3 s here), after which a workflow erases it.
+// secret valid for RALLY_KEY_GRACE_PERIOD (3 s here), after which a workflow erases it. Only verified
+// addresses register, and never under the platform's own name (issue 42).
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -133,6 +134,46 @@ describe('/v1/oauth/apps', function () {
     const stored = await testEnvironment().db.one(sql.type(z.object({ previous_secret_hash: z.instanceof(Buffer).nullable() }))`
       SELECT previous_secret_hash FROM oauth_clients WHERE client_id = ${data.client_id}`);
     expect(stored.previous_secret_hash).to.equal(null);
+  });
+
+  it('reserves the platform name: "Rally" in any spelling is refused at registration and rename (422 reserved_name)', async () => {
+    const spellings = [
+      'Rally',
+      ' rally ',
+      'R A L L Y',
+      'RALLY.',
+      'r-a-l-l-y',
+      'RaIIy',
+      'R\u0430lly',
+      'R\u00e4lly',
+      '\uff32\uff41\uff4c\uff4c\uff59',
+      'Ral\u200bly',
+    ];
+    for (const name of spellings) {
+      const response = await register({ name });
+      expect(response.status, JSON.stringify(name)).to.equal(422);
+      expect(
+        (await json(response)).errors.map((error: { code: string }) => error.code),
+        JSON.stringify(name),
+      ).to.include('reserved_name');
+    }
+    // A name that only mentions it is the developer's to choose: the consent screen says who registered the app.
+    const { data } = await json(await register({ name: 'Rally Route Planner' }));
+    const renamed = await call('PATCH', `/v1/oauth/apps/${data.client_id}`, { name: 'RALLY' });
+    expect([renamed.status, (await json(renamed)).errors?.[0]?.code]).to.deep.equal([422, 'reserved_name']);
+  });
+
+  it('lets only an account with a verified email address register an app (403 email_unverified)', async () => {
+    const person = await createTestUser();
+    const developer = (await login(api.baseUrl, person)).accessToken;
+    const { db } = testEnvironment();
+    await db.query(sql.typeAlias('void')`UPDATE users SET email_verified = false WHERE id = ${person.id}`);
+    const refused = await register({}, developer);
+    expect([refused.status, (await json(refused)).code]).to.deep.equal([403, 'email_unverified']);
+    const apps = await db.oneFirst(
+      sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM oauth_clients WHERE registered_by = ${person.id}`,
+    );
+    expect(apps).to.equal(0);
   });
 
   it('refuses to rotate a public app (409)', async () => {

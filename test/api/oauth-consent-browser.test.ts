@@ -5,10 +5,10 @@ import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { json } from '../support/http.ts';
 import { createTestUser, login } from '../support/identity.ts';
 import { registerApp, startCallbackServer, tokenRequest } from '../support/oauth.ts';
-import { startApi, type RunningApi } from '../support/processes.ts';
+import { PUBLIC_URL, startApi, type RunningApi } from '../support/processes.ts';
 
-// The consent screen in a real browser: it renders, the keyboard reaches Approve, and approving
-// lands on the app's redirect with a code the app can exchange.
+// The consent screen in a real browser: it renders, the keyboard reaches Approve once it is armed,
+// and approving lands on the app's redirect with a code the app can exchange.
 describe('OAuth consent screen in headless Chromium', function () {
   this.timeout(90_000);
   let api: RunningApi;
@@ -17,7 +17,9 @@ describe('OAuth consent screen in headless Chromium', function () {
   let page: Page;
 
   before(async () => {
-    [api, browser, callback] = await Promise.all([startApi(), launchBrowser(), startCallbackServer()]);
+    [api, callback] = await Promise.all([startApi(), startCallbackServer()]);
+    // At Rally's public address, so the form's Origin is the one the consent route expects.
+    browser = await launchBrowser({ hostRules: [`MAP rally.test 127.0.0.1:${new URL(api.baseUrl).port}`] });
   });
   after(async () => {
     await Promise.all([browser?.close(), api?.stop(), callback?.close()]);
@@ -39,14 +41,17 @@ describe('OAuth consent screen in headless Chromium', function () {
     });
 
     page = await browser.browser.newPage();
-    // The user's login token goes to Rally's authorize page only, never to the app.
+    // The user's login token goes to Rally's authorize page and its consent form only, never to the app.
     await page.setRequestInterception(true);
     page.on('request', (request) => {
-      const toAuthorize = request.url().startsWith(`${api.baseUrl}/oauth/authorize`) && request.method() === 'GET';
-      void request.continue(toAuthorize ? { headers: { ...request.headers(), authorization: `Bearer ${userToken}` } } : undefined);
+      const url = request.url();
+      const toRally =
+        (url.startsWith(`${PUBLIC_URL}/oauth/authorize`) && request.method() === 'GET') ||
+        (url.startsWith(`${PUBLIC_URL}/oauth/interaction/`) && request.method() === 'POST');
+      void request.continue(toRally ? { headers: { ...request.headers(), authorization: `Bearer ${userToken}` } } : undefined);
     });
 
-    const response = await page.goto(`${api.baseUrl}/oauth/authorize?${query}`);
+    const response = await page.goto(`${PUBLIC_URL}/oauth/authorize?${query}`);
     expect(response?.status()).to.equal(200);
     expect(await page.title()).to.include('Petition Planner');
     // Expressions run in the page (the tests' TypeScript has no DOM types).
@@ -54,6 +59,7 @@ describe('OAuth consent screen in headless Chromium', function () {
     expect(text).to.include('Petition Planner wants to use your Rally account');
     expect(text).to.include('Start, edit, publish, close and delete petitions');
 
+    await page.waitForSelector('button[value=approve]:not([disabled])');
     let focused = '';
     for (let presses = 0; presses < 10 && focused !== 'approve'; presses++) {
       await page.keyboard.press('Tab');

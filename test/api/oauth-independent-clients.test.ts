@@ -60,7 +60,7 @@ describe('OAuth 2.0 with oauth4webapi and with plain fetch', function () {
     }).toString();
 
     const page = await authorize(api.baseUrl, userToken, Object.fromEntries(authorizationUrl.searchParams));
-    const approved = await decide(api.baseUrl, consentFormActionOf(await page.text()), 'approve', browserCookiesOf(page));
+    const approved = await decide(api.baseUrl, consentFormActionOf(await page.text()), 'approve', { cookie: browserCookiesOf(page), token: userToken });
     const callback = new URL(approved.headers.get('location')!);
     const params = oauth.validateAuthResponse(as, client, callback, state);
 

@@ -50,7 +50,7 @@ describe('OAuth 2.0 with openid-client as a third-party app', function () {
     expect(page.status).to.equal(200);
     const html = await page.text();
     expect(html).to.include('Campaign Tool').and.include('See your profile');
-    const approved = await decide(api.baseUrl, consentFormActionOf(html), 'approve', browserCookiesOf(page));
+    const approved = await decide(api.baseUrl, consentFormActionOf(html), 'approve', { cookie: browserCookiesOf(page), token: userToken });
     expect(approved.status).to.equal(302);
     const callback = new URL(approved.headers.get('location')!);
     expect(`${callback.origin}${callback.pathname}`).to.equal(redirectUri);

@@ -253,7 +253,8 @@ describe('browser sessions and one-click signing, in Chromium', function () {
     const popup = await opened;
     await popup.waitForSelector('#email');
     await typeLogin(popup, person);
-    const sign = await popup.waitForSelector('form.sign-form button[type=submit]');
+    // The popup's button answers once the page has been visible for half a second (issue 42).
+    const sign = await popup.waitForSelector('form.sign-form button[type=submit]:not([disabled])');
     await Promise.all([popup.waitForNavigation(), sign!.click()]);
     await popup.waitForSelector('[data-signed-petition]');
     await frame.waitForSelector('[data-widget-signed]:not([hidden])', { timeout: 10_000 });

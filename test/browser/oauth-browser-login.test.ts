@@ -76,7 +76,8 @@ describe('an app authorized in Chromium by a person who logs in by typing', func
     await typeLogin(page, person);
 
     // Back on Rally at the same authorization request: the consent screen names the app and the scope.
-    await page.waitForSelector('button[value=approve]');
+    // Approve answers once the screen has been visible for half a second (issue 42).
+    await page.waitForSelector('button[value=approve]:not([disabled])');
     const onConsent = new URL(page.url());
     expect(onConsent.pathname).to.equal('/oauth/authorize');
     expect(Object.fromEntries(onConsent.searchParams)).to.deep.equal(Object.fromEntries(authorizationUrl.searchParams));

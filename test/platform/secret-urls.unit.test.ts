@@ -28,12 +28,30 @@ describe('redactSecretUrls (platform/secret-urls.ts)', () => {
     }
   });
 
+  it('masks a percent-encoded state inside return_to, once or twice encoded, and the parameters after it', () => {
+    const request = `/oauth/authorize?client_id=app&state=${secret}&code_challenge=abc&scope=read`;
+    const once = `/login?return_to=${encodeURIComponent(request)}`;
+    expect(redactSecretUrls(once)).to.equal(
+      '/login?return_to=%2Foauth%2Fauthorize%3Fclient_id%3Dapp%26state%3D[redacted]%26code_challenge%3Dabc%26scope%3Dread',
+    );
+    const twice = `/x?next=${encodeURIComponent(once)}&page=2`;
+    expect(redactSecretUrls(twice)).to.not.include(secret);
+    expect(redactSecretUrls(twice)).to.include('scope%253Dread').and.include('&page=2');
+    expect(redactSecretUrls(`/login?return_to=${encodeURIComponent(`/cb?code=${secret}&token=${secret}`)}`)).to.not.include(secret);
+    // A state holding an encoded "&" is masked whole, not cut at it.
+    const awkward = `/login?return_to=${encodeURIComponent(`/oauth/authorize?state=${encodeURIComponent(`a&${secret}`)}&x=1`)}`;
+    expect(redactSecretUrls(awkward)).to.not.include(secret);
+    expect(redactSecretUrls(awkward)).to.include('%26x%3D1');
+    expect(redactSecretUrls(`/login?return_to=${encodeURIComponent(`/respond/${secret}`)}`)).to.equal('/login?return_to=%2Frespond%2F[redacted]');
+  });
+
   it('leaves ids, slugs, cursors and other parameters as they are', () => {
     for (const path of [
       '/v1/petitions/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f/signatures?cursor=eyJ0Ijo&limit=5',
       '/p/save-the-river',
       '/v1/organizations/o/invitations',
       '/v1/search/petitions?q=river&sort=recent',
+      `/login?return_to=${encodeURIComponent('/p/save-the-river?ref=ada')}`,
     ]) {
       expect(redactSecretUrls(path)).to.equal(path);
     }

@@ -1,7 +1,7 @@
 // OAuth apps for tests: registered through the operator's CLI, and the consent steps a user takes
 // (with their login token), driven over plain HTTP.
 import { createServer, type Server } from 'node:http';
-import { freePort, runRallyCli } from './processes.ts';
+import { freePort, PUBLIC_URL, runRallyCli } from './processes.ts';
 import { bearer } from './identity.ts';
 
 export type RegisteredApp = { client_id: string; client_secret?: string; name: string; redirect_uris: string[]; scopes: string[] };
@@ -49,15 +49,25 @@ export function browserCookiesOf(page: Response, before?: string): string | unde
   return jar.size > 0 ? [...jar.values()].join('; ') : undefined;
 }
 
+/** Who answers a consent form: the browser's cookies (none: a browser that never saw the screen), the user's Bearer, and headers a browser adds. */
+export type Decider = { cookie?: string; token?: string; headers?: Record<string, string> };
+
 /**
- * The consent form's answer, posted to `action` from the browser holding `cookie` (none: a browser
- * that never saw the screen), and the redirect it leads to followed as a browser would, up to the
- * answer that goes back to the app (or the first that does not redirect within Rally).
+ * The consent form's answer, posted to `action` from Rally's page (its Origin) by `as`, and the
+ * redirect it leads to followed as a browser would, up to the answer that goes back to the app (or
+ * the first that does not redirect within Rally).
  */
-export async function decide(baseUrl: string, action: string | undefined, decision: 'approve' | 'deny', cookie?: string): Promise<Response> {
+export async function decide(baseUrl: string, action: string | undefined, decision: 'approve' | 'deny', as: Decider = {}): Promise<Response> {
+  const { cookie, token } = as;
   let answer = await fetch(`${baseUrl}${action ?? '/oauth/interaction/unknown'}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: PUBLIC_URL,
+      ...(cookie ? { cookie } : {}),
+      ...(token ? bearer(token) : {}),
+      ...as.headers,
+    },
     body: new URLSearchParams({ decision }).toString(),
     redirect: 'manual',
   });
@@ -74,7 +84,10 @@ export async function decide(baseUrl: string, action: string | undefined, decisi
 /** Consent screen, then Approve: the redirect's query (code, state or error). */
 export async function approveConsent(baseUrl: string, accessToken: string, params: Record<string, string>): Promise<URLSearchParams> {
   const page = await authorize(baseUrl, accessToken, params);
-  const decided = page.status === 200 ? await decide(baseUrl, consentFormActionOf(await page.text()), 'approve', browserCookiesOf(page)) : page;
+  const decided =
+    page.status === 200
+      ? await decide(baseUrl, consentFormActionOf(await page.text()), 'approve', { cookie: browserCookiesOf(page), token: accessToken })
+      : page;
   const location = decided.headers.get('location');
   if (decided.status !== 302 || !location) throw new Error(`expected a redirect, got ${decided.status}: ${await decided.text()}`);
   return new URL(location).searchParams;

@@ -15,12 +15,15 @@ import { consentedScopes } from '../../../core/oauth/user-authorizations.ts';
 import type { UserDirectory } from '../../../core/users/directory.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import { OAUTH_SCOPES } from '../../../core/vocabulary.ts';
+import type { CookiePolicy } from '../../browser/cookies.ts';
+import type { RallyContext } from '../../http/context.ts';
 import { compareSecretsWithRallysHashes, createClientStore } from './client-store.ts';
 import { grantScopes } from './grant-scopes.ts';
 import { actAsRallyUser } from './acting-user.ts';
 import { customizeAccessToken } from './owner-tokens.ts';
 import { renderProviderError } from './pages.ts';
 import { answerConsentInteractions } from './consent.ts';
+import { endProviderSession, providerCookies, writeCookiesByPolicy } from './cookies.ts';
 import { answerAsTheSpecSays } from './spec-answers.ts';
 import { answerStructuredTokens, isPublic, publicClientRefused } from './structured-tokens.ts';
 
@@ -33,10 +36,16 @@ export type AppAuthorizationServerOptions = {
   lifetimes: { accessTokenTtlMs: number; refreshTokenTtlMs: number };
   encryptionKey: string;
   trustProxy: boolean;
+  /** Rally's cookie policy (api/browser/cookies.ts): the provider's cookies follow it. */
+  cookies: CookiePolicy;
   log: Logger;
 };
 
-export type AppAuthorizationServer = { provider(): Provider };
+export type AppAuthorizationServer = {
+  provider(): Provider;
+  /** Ends this browser's session with the provider and clears its cookies (Rally's logout). */
+  endBrowserSession(ctx: RallyContext): Promise<void>;
+};
 
 const seconds = (ms: number) => Math.ceil(ms / 1000);
 const epochSeconds = () => Math.floor(Date.now() / 1000);
@@ -85,11 +94,9 @@ function configuration(options: AppAuthorizationServerOptions): Configuration {
         if (!value) throw new errors.InvalidRequest('the state parameter is required');
       },
     },
-    cookies: {
-      keys: [createHmac('sha256', Buffer.from(options.encryptionKey, 'hex')).update('rally oauth server cookies').digest('base64url')],
-      // Named apart from Rally's own (rally_session) and from the identity provider's.
-      names: { session: 'rally_oauth_session', interaction: 'rally_oauth_interaction', resume: 'rally_oauth_resume' },
-    },
+    cookies: providerCookies(options.cookies, [
+      createHmac('sha256', Buffer.from(options.encryptionKey, 'hex')).update('rally oauth server cookies').digest('base64url'),
+    ]),
     routes: {
       authorization: '/oauth/authorize',
       token: '/oauth/token',
@@ -160,10 +167,11 @@ function build(options: AppAuthorizationServerOptions): Provider {
   provider.proxy = options.trustProxy;
   // Only our own faults: a client's bad request is answered, not logged, and no parameter is written out.
   provider.on('server_error', (ctx, error) => options.log.error('OAuth request failed', { path: ctx.path, error: error.message }));
+  writeCookiesByPolicy(provider, options.cookies);
   compareSecretsWithRallysHashes(provider, options.db);
   actAsRallyUser(provider);
   provider.use(answerAsTheSpecSays);
-  provider.use(answerConsentInteractions({ audience: options.publicUrl }));
+  provider.use(answerConsentInteractions({ audience: options.publicUrl, db: options.db }));
   provider.use(answerStructuredTokens({ db: options.db, signer: options.signer }));
   return provider;
 }
@@ -174,5 +182,10 @@ export function createAppAuthorizationServer(options: AppAuthorizationServerOpti
   options.signer.onChange(() => {
     current = build(options);
   });
-  return { provider: () => current };
+  return {
+    provider: () => current,
+    async endBrowserSession(ctx) {
+      for (const cookie of await endProviderSession(current, options.cookies, ctx)) ctx.append('Set-Cookie', cookie);
+    },
+  };
 }

@@ -20,8 +20,8 @@ describe('security headers (api/http/security-headers.ts)', () => {
       "default-src 'none'; script-src 'self'; style-src 'sha256-y'; img-src 'self'; connect-src 'self' " +
         "ws://localhost:3000; base-uri 'none'; form-action 'self'; frame-ancestors *",
     );
-    expect(htmlPolicies.oauthConsent('https://app.example')).to.equal(
-      "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'self' https://app.example",
+    expect(htmlPolicies.oauthConsent({ redirectOrigin: 'https://app.example', scriptHash: "'sha256-z'" })).to.equal(
+      "default-src 'none'; script-src 'sha256-z'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'self' https://app.example",
     );
     expect(htmlPolicies.oauthConsent()).to.equal("default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
   });
