@@ -91,8 +91,8 @@ describe('confirming guest signatures (core/guest-signatures/confirm.ts)', funct
       sql.type(z.object({ email: z.string() }))`SELECT email FROM guest_signatures WHERE id = ${suspended.split('.')[0]!}`,
     );
     await db.query(sql.typeAlias('void')`
-      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, suspended_at)
-      VALUES ('test', ${randomUUID()}, ${suspendedEmail}, 'Suspended', ${`suspended-${randomUUID().slice(0, 8)}`}, now())`);
+      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, suspended_at, email_verified)
+      VALUES ('test', ${randomUUID()}, ${suspendedEmail}, 'Suspended', ${`suspended-${randomUUID().slice(0, 8)}`}, now(), true)`);
     const kinds = await confirmTogether([good, `${id}.${'A'.repeat(43)}`, expired, suspended]);
     expect(kinds).to.deep.equal(['signed', 'invalid', 'expired', 'refused']);
     expect(await tally(petitionId)).to.deep.equal({ counted: 1, signatures: 1, confirmed: 1, linked: 1 });
