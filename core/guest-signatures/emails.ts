@@ -34,6 +34,8 @@ export async function queueDueEmails(db: CommonQueryMethods, limit: number, wake
 export const GuestEmail = z.object({
   id: z.string(),
   email: z.string(),
+  /** rally_email_key(email): what "never email me again" stops (mail-stop.ts). */
+  email_key: z.string(),
   display_name: z.string(),
   petition_title: z.string(),
   petition_slug: z.string(),
@@ -43,14 +45,16 @@ export const GuestEmail = z.object({
 });
 export type GuestEmail = z.infer<typeof GuestEmail>;
 
+// Signed by the user who owns the address (its address verified, as for the signer of a confirmation,
+// core/users/guests.ts), or by the guest user of its normalised key.
 const SIGNED_BEFORE = sql.fragment`EXISTS (
   SELECT 1 FROM users u JOIN signatures s ON s.user_id = u.id AND s.petition_id = g.petition_id
-  WHERE lower(u.email) = lower(g.email) OR (u.identity_issuer = ${GUEST_IDENTITY_ISSUER} AND u.identity_subject = g.email_key))`;
+  WHERE (lower(u.email) = lower(g.email) AND u.email_verified) OR (u.identity_issuer = ${GUEST_IDENTITY_ISSUER} AND u.identity_subject = g.email_key))`;
 
 /** Due confirmation emails, oldest first, locked until the caller's transaction ends. */
 export function lockDueConfirmations(tx: CommonQueryMethods, limit: number) {
   return tx.any(sql.type(GuestEmail)`
-    SELECT g.id, g.email, g.display_name, p.title AS petition_title, p.slug AS petition_slug, g.expires_at, ${SIGNED_BEFORE} AS already_signed
+    SELECT g.id, g.email, g.email_key, g.display_name, p.title AS petition_title, p.slug AS petition_slug, g.expires_at, ${SIGNED_BEFORE} AS already_signed
     FROM guest_signatures g JOIN petitions p ON p.id = g.petition_id
     WHERE g.email_due
     ORDER BY g.requested_at
@@ -75,12 +79,20 @@ export async function markMailed(tx: CommonQueryMethods, mailed: readonly GuestE
   `);
 }
 
+/** The emails of guest signatures whose address stopped guest mail: none goes out, and no reminder later. */
+export async function dropMail(tx: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  await tx.query(sql.typeAlias('void')`UPDATE guest_signatures SET email_due = false, remind = false WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
+}
+
+// A row that is to get its one reminder: mailed, not reminded, and not silenced (remind: see migration 0039).
+const REMINDER_DUE = sql.fragment`g.remind AND g.reminded_at IS NULL AND g.emailed_at IS NOT NULL`;
+
 /** Unconfirmed guest signatures past half their time and not reminded yet, locked. */
 export function lockDueReminders(tx: CommonQueryMethods, ttlMs: number, limit: number) {
   return tx.any(sql.type(GuestEmail)`
-    SELECT g.id, g.email, g.display_name, p.title AS petition_title, p.slug AS petition_slug, g.expires_at, false AS already_signed
+    SELECT g.id, g.email, g.email_key, g.display_name, p.title AS petition_title, p.slug AS petition_slug, g.expires_at, false AS already_signed
     FROM guest_signatures g JOIN petitions p ON p.id = g.petition_id
-    WHERE g.status = 'pending' AND NOT g.email_due AND g.reminded_at IS NULL AND g.emailed_at IS NOT NULL
+    WHERE g.status = 'pending' AND NOT g.email_due AND ${REMINDER_DUE}
       AND g.expires_at - make_interval(secs => ${ttlMs / 2000}) <= now() AND g.expires_at > now()
     ORDER BY g.expires_at
     LIMIT ${limit}
@@ -113,9 +125,9 @@ export async function nextDueMs(db: CommonQueryMethods, ttlMs: number): Promise<
     SELECT CASE
       WHEN EXISTS (SELECT 1 FROM guest_signatures WHERE email_due) THEN 0
       -- NULL when nothing is pending (min of no rows), not greatest(0, NULL), which is 0.
-      ELSE (SELECT ceil(greatest(0, extract(epoch FROM min(CASE WHEN reminded_at IS NULL AND emailed_at IS NOT NULL
-          THEN expires_at - make_interval(secs => ${ttlMs / 2000}) ELSE expires_at END) - now())) * 1000)::int
-        FROM guest_signatures WHERE status = 'pending' HAVING count(*) > 0)
+      ELSE (SELECT ceil(greatest(0, extract(epoch FROM min(CASE WHEN ${REMINDER_DUE}
+          THEN g.expires_at - make_interval(secs => ${ttlMs / 2000}) ELSE g.expires_at END) - now())) * 1000)::int
+        FROM guest_signatures g WHERE g.status = 'pending' HAVING count(*) > 0)
     END AS due
   `);
 }

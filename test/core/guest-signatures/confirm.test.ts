@@ -26,7 +26,9 @@ async function pendingGuests(count: number): Promise<{ petitionId: string; refer
   const emails = Array.from({ length: count }, (_, index) => `confirm-${index}-${randomUUID().slice(0, 8)}@guests.example`);
   const forms = emails.map((email) => guestForm(petitionId, email));
 
-  expect(await submitGuestSignatures(db, KEY, forms, 60 * 60_000)).to.deep.equal(emails.map(() => 'queued'));
+  expect(await submitGuestSignatures(db, forms, { encryptionKey: KEY, confirmationTtlMs: 60 * 60_000, emailsPerAddressPerDay: 20 })).to.deep.equal(
+    emails.map(() => 'queued'),
+  );
   const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM guest_signatures WHERE petition_id = ${petitionId}`);
   return { petitionId, references: ids.map((id) => confirmationReference(KEY, id)) };
 }
