@@ -126,7 +126,7 @@ export function createGuestSignatureEmailActivities({ db, mailer, publicUrl, enc
             rows.map((row) => row.id),
           ),
       );
-      const expired = await expireOverdue(db, EXPIRE_PER_CALL);
+      const expired = await expireOverdue(db, EXPIRE_PER_CALL, ttlMs);
       return { confirmations, reminders, expired, nextDueMs: await nextDueMs(db, ttlMs) };
     },
   };

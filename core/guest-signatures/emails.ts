@@ -84,8 +84,10 @@ export async function dropMail(tx: CommonQueryMethods, ids: readonly string[]): 
   await tx.query(sql.typeAlias('void')`UPDATE guest_signatures SET email_due = false, remind = false WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
 }
 
-// A row that is to get its one reminder: mailed, not reminded, and not silenced (remind: see migration 0039).
-const REMINDER_DUE = sql.fragment`g.remind AND g.reminded_at IS NULL AND g.emailed_at IS NOT NULL`;
+// A row that is to get its one reminder: mailed, not reminded, its address neither stopped guest mail
+// nor over a per-address cap since it was asked for (migration 0039).
+const REMINDER_DUE = sql.fragment`g.remind AND g.reminded_at IS NULL AND g.emailed_at IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM guest_mail_over_limit o WHERE o.email_key = g.email_key AND o.at >= g.requested_at)`;
 
 /** Unconfirmed guest signatures past half their time and not reminded yet, locked. */
 export function lockDueReminders(tx: CommonQueryMethods, ttlMs: number, limit: number) {
@@ -104,8 +106,8 @@ export async function markReminded(tx: CommonQueryMethods, ids: readonly string[
   await tx.query(sql.typeAlias('void')`UPDATE guest_signatures SET reminded_at = now() WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
 }
 
-/** Expires up to `limit` overdue guest signatures, forgets long-expired ones; answers how many expired. */
-export async function expireOverdue(db: CommonQueryMethods, limit: number): Promise<number> {
+/** Expires up to `limit` overdue guest signatures, forgets long-expired ones and spent caps; answers how many expired. */
+export async function expireOverdue(db: CommonQueryMethods, limit: number, ttlMs: number): Promise<number> {
   const expired = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
     UPDATE guest_signatures SET status = 'expired', email_due = false
     WHERE id IN (SELECT id FROM guest_signatures WHERE status = 'pending' AND expires_at <= now() ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
@@ -115,6 +117,10 @@ export async function expireOverdue(db: CommonQueryMethods, limit: number): Prom
     DELETE FROM guest_signatures WHERE id IN (
       SELECT id FROM guest_signatures WHERE status = 'expired' AND expires_at < now() - make_interval(secs => ${KEEP_EXPIRED_SECONDS})
       ORDER BY expires_at LIMIT ${limit})
+  `);
+  await db.query(sql.typeAlias('void')`
+    DELETE FROM guest_mail_over_limit WHERE email_key IN (
+      SELECT email_key FROM guest_mail_over_limit WHERE at < now() - make_interval(secs => ${ttlMs / 1000}) ORDER BY at LIMIT ${limit})
   `);
   return expired.length;
 }

@@ -109,11 +109,11 @@ export async function submitGuestSignatures(
           day_requests = CASE WHEN guest_signatures.requested_at > ${today} THEN guest_signatures.day_requests + 1 ELSE 1 END
         WHERE guest_signatures.requested_at <= ${recent}
       RETURNING petition_id, email_key, (xmax = 0) AS inserted
-    ), unreminded AS (
-      -- No reminder for an address over a cap. (A row this statement wrote is left to it: one change per row.)
-      UPDATE guest_signatures g SET remind = false
-      WHERE g.email_key IN (SELECT email_key FROM input WHERE NOT within_caps) AND g.status = 'pending' AND g.remind
-        AND NOT EXISTS (SELECT 1 FROM written w WHERE w.petition_id = g.petition_id AND w.email_key = g.email_key)
+    ), over_limit AS (
+      -- No reminder for what the address had asked until now (emails.ts reads this; migration 0039).
+      INSERT INTO guest_mail_over_limit (email_key, at)
+      SELECT DISTINCT email_key, now() FROM input WHERE NOT within_caps ORDER BY email_key
+      ON CONFLICT (email_key) DO UPDATE SET at = EXCLUDED.at
     )
     -- Nothing written: the address's caps, or an open one (or an "already signed" notice) mailed within
     -- the hour. (The scans of guest_signatures here see the table as it was before this statement.)
