@@ -2,9 +2,12 @@
 // the due confirmations (or, to an address that had signed already, a note saying so, without a link),
 // the due reminders (the same link again, halfway to the deadline), and expires what is overdue.
 // Every email also offers to set a password (/signup?email=…, the browser sign-up page): a guest is a
-// user without one. Safe to repeat: what was mailed is marked in the transaction that locked it.
+// user without one; and "never email me again" (core/guest-signatures/mail-stop.ts, also as RFC 8058
+// one-click List-Unsubscribe): nothing more goes to an address that asked so, its rows are done with.
+// Safe to repeat: what was mailed is marked in the transaction that locked it.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import {
+  dropMail,
   expireOverdue,
   lockDueConfirmations,
   lockDueReminders,
@@ -13,7 +16,9 @@ import {
   nextDueMs,
   type GuestEmail,
 } from '../core/guest-signatures/emails.ts';
+import { mailStopKey, mailStopToken, mailStopUrl, stoppedAddresses } from '../core/guest-signatures/mail-stop.ts';
 import { confirmationReference, confirmationUrl } from '../core/guest-signatures/tokens.ts';
+import { nameInMail } from '../core/users/name-in-mail.ts';
 import type { Config } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { createMailer, isRecipientRefused, type Mailer, type MailMessage } from '../platform/mailer.ts';
@@ -28,41 +33,47 @@ const log = createLogger('guest-signature-emails');
 export type GuestSignatureEmailDependencies = { db: DatabasePool; mailer: Mailer; publicUrl: string; encryptionKey: string };
 
 export function createGuestSignatureEmailActivities({ db, mailer, publicUrl, encryptionKey }: GuestSignatureEmailDependencies) {
+  const stopKey = mailStopKey(encryptionKey);
   const setPassword = (email: string) =>
     `Want to sign in next time? Set a password for your Rally account: ${publicUrl}/signup?email=${encodeURIComponent(email)}`;
   const petitionLink = (row: GuestEmail) => `${publicUrl}/p/${row.petition_slug}`;
+  // Whoever filled the form chose the name: plain words only (it may be a stranger's inbox).
+  const hello = (row: GuestEmail) => `Hello ${nameInMail(row.display_name, 'there')},`;
 
   function message(row: GuestEmail, kind: 'confirm' | 'remind'): MailMessage {
+    const stop = mailStopUrl(publicUrl, mailStopToken(stopKey, row.email_key));
+    const closing = ['', setPassword(row.email), '', `Never email me again (no more emails like this to this address): ${stop}`];
+    const headers = { 'List-Unsubscribe': `<${stop}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
     if (row.already_signed)
       return {
         to: row.email,
         subject: `You have already signed: ${row.petition_title}`,
         text: [
-          `Hello ${row.display_name},`,
+          hello(row),
           '',
           `Someone (probably you) asked to sign "${row.petition_title}" with this address, but this address has already signed it.`,
           'Your signature is counted once; nothing has changed and there is nothing to confirm.',
           '',
           petitionLink(row),
-          '',
-          setPassword(row.email),
+          ...closing,
         ].join('\n'),
+        headers,
       };
     const link = confirmationUrl(publicUrl, confirmationReference(encryptionKey, row.id));
     return {
       to: row.email,
       subject: `${kind === 'remind' ? 'Reminder: confirm' : 'Confirm'} your signature: ${row.petition_title}`,
       text: [
-        `Hello ${row.display_name},`,
+        hello(row),
         '',
         `${kind === 'remind' ? 'Your signature is not counted yet. ' : ''}To sign "${row.petition_title}", confirm with this link:`,
         '',
         link,
         '',
         `The link works until ${new Date(row.expires_at).toUTCString()}. If you did not ask to sign, ignore this email: nothing is signed without the click.`,
-        '',
-        setPassword(row.email),
+        ...closing,
       ].join('\n'),
+      headers,
     };
   }
 
@@ -73,7 +84,18 @@ export function createGuestSignatureEmailActivities({ db, mailer, publicUrl, enc
     mark: (tx: CommonQueryMethods, rows: GuestEmail[]) => Promise<void>,
   ) {
     return db.transaction(async (tx) => {
-      const rows = await lock(tx);
+      const locked = await lock(tx);
+      const stopped = await stoppedAddresses(
+        tx,
+        stopKey,
+        locked.map((row) => row.email_key),
+      );
+      const rows = locked.filter((row) => !stopped.has(row.email_key));
+      if (rows.length < locked.length)
+        await dropMail(
+          tx,
+          locked.filter((row) => stopped.has(row.email_key)).map((row) => row.id),
+        );
       const done: GuestEmail[] = [];
       const failures: unknown[] = [];
       for (let index = 0; index < rows.length; index += MAIL_CONCURRENCY) {
@@ -104,7 +126,7 @@ export function createGuestSignatureEmailActivities({ db, mailer, publicUrl, enc
             rows.map((row) => row.id),
           ),
       );
-      const expired = await expireOverdue(db, EXPIRE_PER_CALL);
+      const expired = await expireOverdue(db, EXPIRE_PER_CALL, ttlMs);
       return { confirmations, reminders, expired, nextDueMs: await nextDueMs(db, ttlMs) };
     },
   };

@@ -95,6 +95,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     ...config.signBatch,
     encryptionKey: config.encryptionKey,
     confirmationTtlMs: config.signatureConfirmationTtlMs,
+    emailsPerAddressPerDay: config.guestEmailsPerAddressPerDay,
   });
   const guestConfirmations = createConfirmBatcher(db, signatures, config.signBatch);
   const pageViews = createPageViewCounter({ db, flushIntervalMs: config.search.pageViewFlushMs, log: deps.log });

@@ -47,6 +47,7 @@ import { createAnalyticsRoutes } from './analytics/routes.ts';
 import { createEmbedRoutes } from './embeds/routes.ts';
 import { createPageRoutes } from './pages/routes.ts';
 import { createGuestSignRoutes } from './pages/guest-sign-routes.ts';
+import { createGuestMailStopRoutes } from './pages/guest-mail-stop-routes.ts';
 import type { GuestFormBatcher } from '../core/guest-signatures/submit-batcher.ts';
 import type { ConfirmBatcher } from '../core/guest-signatures/confirm-batcher.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
@@ -166,6 +167,7 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
         feed,
         petitions: services.petitionCache,
       }),
+      ...createGuestMailStopRoutes({ db, publicUrl: config.publicUrl, encryptionKey: config.encryptionKey }),
       ...createBrowserLoginRoutes({
         db,
         identity: services.identity,

@@ -1,7 +1,8 @@
 // The credentials Rally's own URLs carry, masked wherever a URL is written down: request and error
 // logs, and the attributes of trace spans (http.target, http.url, url.path, url.full, url.query).
 // A path segment is the credential itself on the decision-maker portal (/respond/{token}), the
-// one-click unsubscribe link, invitation acceptance and a guest signature's confirmation link; a query parameter is on a private petition
+// one-click unsubscribe link, invitation acceptance, a guest signature's confirmation link and its
+// "never email me again" link; a query parameter is on a private petition
 // (access_code), a local upload URL (signature) and an OAuth authorization request (state, and
 // code should a client ever send one). Parameters named like credentials anywhere (token, secret,
 // password, key) are masked too, so a client that puts one in a URL does not put it in our logs.
@@ -22,7 +23,7 @@ const masking = (prefix: string, end: string, least: '*' | '+') => new RegExp(`(
 const levels = Array.from({ length: MAX_NESTING + 1 }, (_, level) => level);
 
 // The segment after each prefix, up to the next `/`, `?`, `#`, quote or space (encoded: or `&`).
-const SEGMENT_PREFIXES = ['respond', 'v1/notifications/unsubscribe', 'v1/invitations', 'signatures/confirm'];
+const SEGMENT_PREFIXES = ['respond', 'v1/notifications/unsubscribe', 'v1/invitations', 'signatures/confirm', 'guest-emails/unsubscribe'];
 const SECRET_SEGMENTS = levels.map((level) => {
   const slash = at(level, '/', '2F');
   const prefixes = SEGMENT_PREFIXES.map((prefix) => prefix.split('/').join(slash)).join('|');

@@ -120,7 +120,6 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
             comment: `Shorten your comment to at most ${COMMENT_MAX_LENGTH} characters (it has ${values.comment.length}).`,
           });
         }
-        if (!session.user.emailVerified) return answerWithErrors(ctx, 403, data, values, {});
         const principal: Principal = { kind: 'user', userId: session.user.id, role: session.user.role, scope: 'full' };
         ctx.state.principal = principal;
         try {
@@ -152,6 +151,8 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
         } catch (error) {
           // Signed before: the page says so, and nothing was counted twice.
           if (error instanceof DomainError && error.code === 'already_signed') return seeOther(ctx, afterSigning(params.slug, values.via));
+          // Who may sign is core/signatures' rule: the panel (unverified) says what to do.
+          if (error instanceof DomainError && error.code === 'email_unverified') return answerWithErrors(ctx, 403, data, values, {});
           if (error instanceof RallyError && error.status === 429) {
             for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
             return answerWithErrors(ctx, 429, data, values, { form: error.message });

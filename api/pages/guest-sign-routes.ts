@@ -27,6 +27,7 @@ import type { RouteLimits } from '../http/limits.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { htmlPolicies } from '../http/security-headers.ts';
+import { sentFromOrigin } from './form-origin.ts';
 import { HONEYPOT_FIELD, FORM_TOKEN_FIELD, type GuestFormVariant } from './guest-sign-form.ts';
 import { readGuestForm } from './guest-sign-input.ts';
 import {
@@ -72,20 +73,8 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
     ctx.body = token ? withFormToken(body, token) : body;
   }
 
-  /**
-   * Sent from a document of Rally's own origin. Sec-Fetch-Site, which no page can set, decides where a
-   * browser sends it (secure origins); without it (plain http, an older browser, a script), an Origin
-   * given must be ours: the form's pages have a same-origin referrer policy so that it is not "null".
-   */
-  function fromOurOrigin(ctx: RallyContext): boolean {
-    const site = ctx.get('Sec-Fetch-Site');
-    if (site) return site === 'same-origin';
-    const from = ctx.get('Origin');
-    return !from || from === origin;
-  }
-
   async function submit(ctx: RallyContext, slug: string, variant: GuestFormVariant): Promise<void> {
-    if (!fromOurOrigin(ctx)) return answer(ctx, 403, variant, refusalPage('Form refused', 'This form can only be sent from the petition’s own page.'));
+    if (!sentFromOrigin(ctx, origin)) return answer(ctx, 403, variant, refusalPage('Form refused', 'This form can only be sent from the petition’s own page.'));
     const fields = await readBrowserForm(ctx, (status, message) => answer(ctx, status, variant, refusalPage('Form refused', message)));
     if (!fields) return;
     // A public petition comes from the read cache (core/petitions/read-cache.ts) without a query; anything

@@ -88,6 +88,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       body: SignatureCreate,
       responses: {
         201: { description: 'Signed; milestone_reached is true for the signature that claimed a milestone', schema: SignatureCreated },
+        403: { description: 'The signer’s email address is not verified (`email_unverified`), or a private petition needs its access code' },
         409: { description: 'Already signed, or the petition is not active' },
       },
       async handler(ctx, { params, body }) {

@@ -1,6 +1,7 @@
 // `rally loadtest users --count N`: many users with ready access tokens, for load tests. No password
 // hashing: users are inserted in batches and their tokens signed directly with the embedded
-// provider's key, exactly as the provider would sign them. Refused in production.
+// provider's key, exactly as the provider would sign them; their addresses count as verified, as a
+// signer's must (core/signatures/sign.ts). Refused in production.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { importJWK, SignJWT } from 'jose';
@@ -30,8 +31,8 @@ export async function createLoadtestUsers(db: DatabasePool, config: Config, args
     const size = Math.min(BATCH_SIZE, count - offset);
     const subjects = Array.from({ length: size }, () => randomUUID());
     const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
-      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
-      SELECT ${issuer}, subject, 'loadtest-' || subject || '@example.invalid', 'Load test ' || left(subject, 8), 'loadtest-' || subject
+      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, email_verified)
+      SELECT ${issuer}, subject, 'loadtest-' || subject || '@example.invalid', 'Load test ' || left(subject, 8), 'loadtest-' || subject, true
       FROM unnest(${sql.array(subjects, 'text')}) WITH ORDINALITY AS t(subject, position)
       ORDER BY position
       RETURNING id

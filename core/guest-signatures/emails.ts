@@ -34,6 +34,8 @@ export async function queueDueEmails(db: CommonQueryMethods, limit: number, wake
 export const GuestEmail = z.object({
   id: z.string(),
   email: z.string(),
+  /** rally_email_key(email): what "never email me again" stops (mail-stop.ts). */
+  email_key: z.string(),
   display_name: z.string(),
   petition_title: z.string(),
   petition_slug: z.string(),
@@ -43,14 +45,16 @@ export const GuestEmail = z.object({
 });
 export type GuestEmail = z.infer<typeof GuestEmail>;
 
+// Signed by the user who owns the address (its address verified, as for the signer of a confirmation,
+// core/users/guests.ts), or by the guest user of its normalised key.
 const SIGNED_BEFORE = sql.fragment`EXISTS (
   SELECT 1 FROM users u JOIN signatures s ON s.user_id = u.id AND s.petition_id = g.petition_id
-  WHERE lower(u.email) = lower(g.email) OR (u.identity_issuer = ${GUEST_IDENTITY_ISSUER} AND u.identity_subject = g.email_key))`;
+  WHERE (lower(u.email) = lower(g.email) AND u.email_verified) OR (u.identity_issuer = ${GUEST_IDENTITY_ISSUER} AND u.identity_subject = g.email_key))`;
 
 /** Due confirmation emails, oldest first, locked until the caller's transaction ends. */
 export function lockDueConfirmations(tx: CommonQueryMethods, limit: number) {
   return tx.any(sql.type(GuestEmail)`
-    SELECT g.id, g.email, g.display_name, p.title AS petition_title, p.slug AS petition_slug, g.expires_at, ${SIGNED_BEFORE} AS already_signed
+    SELECT g.id, g.email, g.email_key, g.display_name, p.title AS petition_title, p.slug AS petition_slug, g.expires_at, ${SIGNED_BEFORE} AS already_signed
     FROM guest_signatures g JOIN petitions p ON p.id = g.petition_id
     WHERE g.email_due
     ORDER BY g.requested_at
@@ -75,12 +79,22 @@ export async function markMailed(tx: CommonQueryMethods, mailed: readonly GuestE
   `);
 }
 
+/** The emails of guest signatures whose address stopped guest mail: none goes out, and no reminder later. */
+export async function dropMail(tx: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  await tx.query(sql.typeAlias('void')`UPDATE guest_signatures SET email_due = false, remind = false WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
+}
+
+// A row that is to get its one reminder: mailed, not reminded, its address neither stopped guest mail
+// nor over a per-address cap since it was asked for (migration 0039).
+const REMINDER_DUE = sql.fragment`g.remind AND g.reminded_at IS NULL AND g.emailed_at IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM guest_mail_over_limit o WHERE o.email_key = g.email_key AND o.at >= g.requested_at)`;
+
 /** Unconfirmed guest signatures past half their time and not reminded yet, locked. */
 export function lockDueReminders(tx: CommonQueryMethods, ttlMs: number, limit: number) {
   return tx.any(sql.type(GuestEmail)`
-    SELECT g.id, g.email, g.display_name, p.title AS petition_title, p.slug AS petition_slug, g.expires_at, false AS already_signed
+    SELECT g.id, g.email, g.email_key, g.display_name, p.title AS petition_title, p.slug AS petition_slug, g.expires_at, false AS already_signed
     FROM guest_signatures g JOIN petitions p ON p.id = g.petition_id
-    WHERE g.status = 'pending' AND NOT g.email_due AND g.reminded_at IS NULL AND g.emailed_at IS NOT NULL
+    WHERE g.status = 'pending' AND NOT g.email_due AND ${REMINDER_DUE}
       AND g.expires_at - make_interval(secs => ${ttlMs / 2000}) <= now() AND g.expires_at > now()
     ORDER BY g.expires_at
     LIMIT ${limit}
@@ -92,8 +106,8 @@ export async function markReminded(tx: CommonQueryMethods, ids: readonly string[
   await tx.query(sql.typeAlias('void')`UPDATE guest_signatures SET reminded_at = now() WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
 }
 
-/** Expires up to `limit` overdue guest signatures, forgets long-expired ones; answers how many expired. */
-export async function expireOverdue(db: CommonQueryMethods, limit: number): Promise<number> {
+/** Expires up to `limit` overdue guest signatures, forgets long-expired ones and spent caps; answers how many expired. */
+export async function expireOverdue(db: CommonQueryMethods, limit: number, ttlMs: number): Promise<number> {
   const expired = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
     UPDATE guest_signatures SET status = 'expired', email_due = false
     WHERE id IN (SELECT id FROM guest_signatures WHERE status = 'pending' AND expires_at <= now() ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
@@ -104,6 +118,10 @@ export async function expireOverdue(db: CommonQueryMethods, limit: number): Prom
       SELECT id FROM guest_signatures WHERE status = 'expired' AND expires_at < now() - make_interval(secs => ${KEEP_EXPIRED_SECONDS})
       ORDER BY expires_at LIMIT ${limit})
   `);
+  await db.query(sql.typeAlias('void')`
+    DELETE FROM guest_mail_over_limit WHERE email_key IN (
+      SELECT email_key FROM guest_mail_over_limit WHERE at < now() - make_interval(secs => ${ttlMs / 1000}) ORDER BY at LIMIT ${limit})
+  `);
   return expired.length;
 }
 
@@ -113,9 +131,9 @@ export async function nextDueMs(db: CommonQueryMethods, ttlMs: number): Promise<
     SELECT CASE
       WHEN EXISTS (SELECT 1 FROM guest_signatures WHERE email_due) THEN 0
       -- NULL when nothing is pending (min of no rows), not greatest(0, NULL), which is 0.
-      ELSE (SELECT ceil(greatest(0, extract(epoch FROM min(CASE WHEN reminded_at IS NULL AND emailed_at IS NOT NULL
-          THEN expires_at - make_interval(secs => ${ttlMs / 2000}) ELSE expires_at END) - now())) * 1000)::int
-        FROM guest_signatures WHERE status = 'pending' HAVING count(*) > 0)
+      ELSE (SELECT ceil(greatest(0, extract(epoch FROM min(CASE WHEN ${REMINDER_DUE}
+          THEN g.expires_at - make_interval(secs => ${ttlMs / 2000}) ELSE g.expires_at END) - now())) * 1000)::int
+        FROM guest_signatures g WHERE g.status = 'pending' HAVING count(*) > 0)
     END AS due
   `);
 }

@@ -5,7 +5,7 @@
 import type { DatabasePool } from 'slonik';
 import { createGroupCommit } from '../../platform/group-commit.ts';
 import { signingBusy } from '../signatures/sign-batcher.ts';
-import { submitGuestSignatures, type GuestSignatureForm, type SubmitOutcome } from './submit.ts';
+import { submitGuestSignatures, type GuestFormSettings, type GuestSignatureForm, type SubmitOutcome } from './submit.ts';
 
 export type GuestFormBatcher = {
   /** Stores the form with the next batch; resolves once that batch committed. */
@@ -14,13 +14,13 @@ export type GuestFormBatcher = {
   stop(): Promise<void>;
 };
 
-export type GuestFormBatcherOptions = { encryptionKey: string; confirmationTtlMs: number; windowMs: number; maxSize: number };
+export type GuestFormBatcherOptions = GuestFormSettings & { windowMs: number; maxSize: number };
 
 export function createGuestFormBatcher(db: DatabasePool, options: GuestFormBatcherOptions): GuestFormBatcher {
   const batches = createGroupCommit<GuestSignatureForm, SubmitOutcome>({
     windowMs: options.windowMs,
     maxSize: options.maxSize,
-    write: async (forms) => (await submitGuestSignatures(db, options.encryptionKey, forms, options.confirmationTtlMs)).map((result) => ({ ok: true, result })),
+    write: async (forms) => (await submitGuestSignatures(db, forms, options)).map((result) => ({ ok: true, result })),
     busy: signingBusy,
   });
   return { submit: (form) => batches.submit(form), stop: () => batches.stop() };

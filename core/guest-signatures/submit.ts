@@ -16,6 +16,15 @@ import { linkToken, tokenHash } from './tokens.ts';
 export const RESEND_AFTER_SECONDS = 60 * 60;
 /** Confirmation emails one address may be sent per hour over every petition: no mail-bombing a stranger. */
 export const EMAILS_PER_ADDRESS_PER_HOUR = 10;
+const DAY_SECONDS = 24 * 60 * 60;
+
+export type GuestFormSettings = {
+  /** RALLY_ENCRYPTION_KEY, which the link tokens are keyed from. */
+  encryptionKey: string;
+  confirmationTtlMs: number;
+  /** RALLY_GUEST_EMAILS_PER_ADDRESS_PER_DAY: the daily cap beside the hourly one. */
+  emailsPerAddressPerDay: number;
+};
 
 export type GuestSignatureForm = {
   petitionId: string;
@@ -38,21 +47,26 @@ const Outcome = z.object({ ordinal: z.number(), outcome: z.enum(SUBMIT_OUTCOMES)
  * one on that petition, asks for its email again once RESEND_AFTER_SECONDS have passed. Answers each
  * form's outcome, in order.
  *
- * Forms of one batch are judged as if sent one after another: an address's ceiling counts the forms
+ * An address gets at most EMAILS_PER_ADDRESS_PER_HOUR and `emailsPerAddressPerDay` confirmation emails
+ * (by its normalised key, so +tags do not multiply them). A form over either cap is not stored, and
+ * the address's open guest signatures lose their reminder: someone is filling forms with it.
+ *
+ * Forms of one batch are judged as if sent one after another: an address's caps count the forms
  * before it in the batch (fifty forms for one address at once still send at most
  * EMAILS_PER_ADDRESS_PER_HOUR emails), and a second form for the same petition and address finds the
  * first one's email just sent.
  */
 export async function submitGuestSignatures(
   db: CommonQueryMethods,
-  keyHex: string,
   forms: readonly GuestSignatureForm[],
-  ttlMs: number,
+  settings: GuestFormSettings,
 ): Promise<SubmitOutcome[]> {
   const ids = forms.map(() => randomUUID());
   const text = (pick: (form: GuestSignatureForm, index: number) => string | null) => sql.array(forms.map(pick), 'text');
   const flag = (pick: (form: GuestSignatureForm) => boolean) => sql.array(forms.map(pick), 'bool');
+  const keyHex = settings.encryptionKey;
   const recent = sql.fragment`now() - make_interval(secs => ${RESEND_AFTER_SECONDS})`;
+  const today = sql.fragment`now() - make_interval(secs => ${DAY_SECONDS})`;
   const rows = await db.any(sql.type(Outcome)`
     WITH given AS (
       SELECT i.*, rally_email_key(i.email) AS email_key
@@ -63,20 +77,26 @@ export async function submitGuestSignatures(
         ${text((form) => form.comment)}, ${flag((form) => form.isAnonymous)}, ${flag((form) => form.contactConsent)}, ${text((form) => form.source)},
         ${text((form) => form.networkHash?.toString('hex') ?? null)}, ${text((form, index) => tokenHash(linkToken(keyHex, ids[index]!)).toString('hex'))})
         WITH ORDINALITY AS i(id, petition_id, email, display_name, comment, is_anonymous, contact_consent, source, network_hash_hex, token_hash_hex, ordinal)
-    ), input AS (
+    ), ranked AS (
       SELECT g.*,
         row_number() OVER (PARTITION BY g.email_key ORDER BY g.ordinal) AS address_rank,
         row_number() OVER (PARTITION BY g.petition_id, g.email_key ORDER BY g.ordinal) AS petition_rank
       FROM given g
+    ), input AS (
+      -- The caps: the hour's rows (each mailed once within it), the day's emails (day_requests, migration 0039).
+      SELECT r.*,
+        (SELECT count(*) FROM guest_signatures g WHERE g.email_key = r.email_key AND g.requested_at > ${recent}) + r.address_rank
+          <= ${EMAILS_PER_ADDRESS_PER_HOUR}
+        AND (SELECT COALESCE(sum(g.day_requests), 0) FROM guest_signatures g WHERE g.email_key = r.email_key AND g.requested_at > ${today})
+          + r.address_rank <= ${settings.emailsPerAddressPerDay} AS within_caps
+      FROM ranked r
     ), written AS (
       INSERT INTO guest_signatures (id, petition_id, email, email_key, display_name, comment, is_anonymous, contact_consent, source, network_hash,
         token_hash, expires_at)
       SELECT i.id, i.petition_id, i.email, i.email_key, i.display_name, i.comment, i.is_anonymous, i.contact_consent, i.source,
-        decode(i.network_hash_hex, 'hex'), decode(i.token_hash_hex, 'hex'), now() + make_interval(secs => ${ttlMs / 1000})
+        decode(i.network_hash_hex, 'hex'), decode(i.token_hash_hex, 'hex'), now() + make_interval(secs => ${settings.confirmationTtlMs / 1000})
       FROM input i
-      WHERE i.petition_rank = 1
-        AND (SELECT count(*) FROM guest_signatures g WHERE g.email_key = i.email_key AND g.requested_at > ${recent}) + i.address_rank
-          <= ${EMAILS_PER_ADDRESS_PER_HOUR}
+      WHERE i.petition_rank = 1 AND i.within_caps
         -- An address that had signed is told so at most once an hour per petition, like a confirmation.
         AND NOT EXISTS (SELECT 1 FROM guest_signatures g WHERE g.petition_id = i.petition_id AND g.email_key = i.email_key
           AND g.status = 'already_signed' AND g.requested_at > ${recent})
@@ -85,17 +105,22 @@ export async function submitGuestSignatures(
       ON CONFLICT (petition_id, email_key) WHERE status = 'pending' DO UPDATE
         SET requested_at = now(), email_due = true, email_queued_at = NULL, expires_at = EXCLUDED.expires_at, reminded_at = NULL,
           display_name = EXCLUDED.display_name, comment = EXCLUDED.comment, is_anonymous = EXCLUDED.is_anonymous,
-          contact_consent = EXCLUDED.contact_consent
+          contact_consent = EXCLUDED.contact_consent,
+          day_requests = CASE WHEN guest_signatures.requested_at > ${today} THEN guest_signatures.day_requests + 1 ELSE 1 END
         WHERE guest_signatures.requested_at <= ${recent}
       RETURNING petition_id, email_key, (xmax = 0) AS inserted
+    ), over_limit AS (
+      -- No reminder for what the address had asked until now (emails.ts reads this; migration 0039).
+      INSERT INTO guest_mail_over_limit (email_key, at)
+      SELECT DISTINCT email_key, now() FROM input WHERE NOT within_caps ORDER BY email_key
+      ON CONFLICT (email_key) DO UPDATE SET at = EXCLUDED.at
     )
-    -- Nothing written: an open one (or an "already signed" notice) mailed within the hour, or the
-    -- address's ceiling. (The scan of guest_signatures here sees the table as it was before this statement.)
+    -- Nothing written: the address's caps, or an open one (or an "already signed" notice) mailed within
+    -- the hour. (The scans of guest_signatures here see the table as it was before this statement.)
     SELECT i.ordinal::int AS ordinal,
       CASE WHEN w.inserted THEN 'queued' WHEN w.inserted IS NOT NULL THEN 'requeued'
-        WHEN i.petition_rank > 1 OR EXISTS (SELECT 1 FROM guest_signatures g WHERE g.petition_id = i.petition_id AND g.email_key = i.email_key
-          AND g.status = 'pending') THEN 'recently_mailed'
-        ELSE 'address_ceiling' END AS outcome
+        WHEN NOT i.within_caps THEN 'address_ceiling'
+        ELSE 'recently_mailed' END AS outcome
     FROM input i LEFT JOIN written w ON w.petition_id = i.petition_id AND w.email_key = i.email_key AND i.petition_rank = 1
     ORDER BY i.ordinal
   `);

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import type { NotificationType } from '../vocabulary.ts';
 import { milestoneListeningSigners } from './milestone-audience.ts';
+import { nameInMail } from '../users/name-in-mail.ts';
 
 export { NOTIFICATION_TYPES, type NotificationType } from '../vocabulary.ts';
 
@@ -116,7 +117,8 @@ export async function notifyCommentReply(
     {
       userId: parentAuthor,
       type: 'comment.reply',
-      title: `${reply.authorName} replied to your comment`,
+      // Its title is the email's subject: the replier's name as plain words (core/users/name-in-mail.ts).
+      title: `${nameInMail(reply.authorName, 'Someone')} replied to your comment`,
       body: reply.body.length > 200 ? `${reply.body.slice(0, 199)}…` : reply.body,
       data: { petition_id: reply.petitionId, comment_id: reply.id, parent_id: reply.parentId },
       dedupeKey: `comment-reply:${reply.id}`,

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
 import { notifyUsers } from '../notifications/create.ts';
+import { nameInMail } from '../users/name-in-mail.ts';
 
 const KeyLeftBehind = z.object({ id: z.string(), name: z.string(), display_prefix: z.string() });
 const Names = z.object({ organization: z.string(), person: z.string() });
@@ -42,9 +43,10 @@ export async function warnOfKeysLeftBehind(tx: CommonQueryMethods, departure: De
   `);
   // Names and display prefixes only: enough to find each key in the list, nothing of its secret.
   const listed = keys.map((key) => ({ id: key.id, name: key.name, prefix: key.display_prefix }));
-  const title = `${names.person} ${HEADLINE[departure.reason]} ${names.organization}: rotate the API keys they created`;
+  const person = nameInMail(names.person, 'A member');
+  const title = `${person} ${HEADLINE[departure.reason]} ${names.organization}: rotate the API keys they created`;
   const body = [
-    `${names.person} created these API keys of ${names.organization}, which still work and may still be known to them:`,
+    `${person} created these API keys of ${names.organization}, which still work and may still be known to them:`,
     ...listed.map((key) => `- ${key.name} (${key.prefix}…)`),
     "Rotate or revoke each of them under the organization's API keys.",
   ].join('\n');

@@ -11,7 +11,8 @@
 //   milestone-catch-up.ts);
 // - the outbox events (signature.created per signature, signature.milestone per milestone won),
 //   through THE outbox insert of core/events, and one wake-up for the dispatcher at commit.
-// Statuses are checked again here (a petition closed since the policy read takes no signature).
+// Statuses are checked again here (a petition closed since the policy read takes no signature), and
+// only a signer whose email address is verified is written (sign.ts says who may sign).
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { insertEvent, NOTIFY_DISPATCHER } from '../events/record-event.ts';
@@ -33,6 +34,8 @@ export const BatchOutcome = z.object({
   milestone_reached: z.boolean(),
   /** The petition's status as the statement saw it (null: deleted), to explain a row not inserted. */
   petition_status: z.string().nullable(),
+  /** Whether the signer's email address is verified: only such a signer's row is inserted (who may sign, sign.ts). */
+  signer_verified: z.boolean(),
 });
 export type BatchOutcome = z.infer<typeof BatchOutcome>;
 
@@ -128,9 +131,10 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
       INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, source,
         email_key, network_hash)
       SELECT i.petition_id, i.user_id, i.comment, i.is_anonymous, i.display_location, i.city, i.region, i.country, i.latitude, i.longitude,
-        (SELECT u.id FROM users u WHERE u.slug = i.referrer_slug AND u.id <> i.user_id), i.source,
-        (SELECT rally_email_key(u.email) FROM users u WHERE u.id = i.user_id), decode(i.network_hash_hex, 'hex')
+        (SELECT r.id FROM users r WHERE r.slug = i.referrer_slug AND r.id <> i.user_id), i.source,
+        rally_email_key(u.email), decode(i.network_hash_hex, 'hex')
       FROM input i JOIN live ON live.id = i.petition_id AND live.status = 'active'
+        JOIN users u ON u.id = i.user_id AND u.email_verified
       ORDER BY i.petition_id, i.user_id
       ON CONFLICT ON CONSTRAINT signatures_one_per_user DO NOTHING
       RETURNING id, petition_id, user_id, created_at
@@ -186,7 +190,8 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
       SELECT ${NOTIFY_DISPATCHER} WHERE EXISTS (SELECT 1 FROM announced) OR EXISTS (SELECT 1 FROM celebrated)
     )
     SELECT i.ordinal, r.id AS signature_id, r.created_at, r.signature_count::bigint AS signature_count,
-      EXISTS (SELECT 1 FROM claimed c WHERE c.signature_id = r.id) AS milestone_reached, live.status AS petition_status
+      EXISTS (SELECT 1 FROM claimed c WHERE c.signature_id = r.id) AS milestone_reached, live.status AS petition_status,
+      COALESCE((SELECT u.email_verified FROM users u WHERE u.id = i.user_id), false) AS signer_verified
     FROM input i LEFT JOIN ranked r ON r.ordinal = i.ordinal LEFT JOIN live ON live.id = i.petition_id
     -- A SELECT in WITH runs only when read: this reads the wake-up (data-modifying ones always run).
     WHERE (SELECT count(*) FROM notified) >= 0

@@ -122,6 +122,10 @@ function refusal(petition: (PetitionAccessFacts & { status: string }) | undefine
 
 const notActive = (status: string) => new Conflict(`Only active petitions take signatures; this one is ${status}.`, { code: 'petition_not_active' });
 const alreadySigned = () => new Conflict('You have already signed this petition.', { code: 'already_signed' });
+// Who may sign: only an account whose email address is verified. One that merely claims an address (a
+// provider that lets people log in before verifying) does not own it; the statement writes no row for it.
+const emailUnverified = () =>
+  new Forbidden('Verify your email address before signing: open the link you were emailed, then log in again.', { code: 'email_unverified' });
 
 function answerFor(outcome: BatchOutcome, input: SignatureInput): SignAnswer {
   if (outcome.signature_id && outcome.created_at && outcome.signature_count !== null) {
@@ -138,8 +142,8 @@ function answerFor(outcome: BatchOutcome, input: SignatureInput): SignAnswer {
       },
     };
   }
-  // Signed before; or closed (or deleted) between the policy read and the write.
-  if (outcome.petition_status === 'active') return { ok: false, error: alreadySigned() };
+  // Not verified; signed before; or closed (or deleted) between the policy read and the write.
+  if (outcome.petition_status === 'active') return { ok: false, error: outcome.signer_verified ? alreadySigned() : emailUnverified() };
   return { ok: false, error: outcome.petition_status ? notActive(outcome.petition_status) : new NotFound('There is no such petition.') };
 }
 

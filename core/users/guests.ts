@@ -1,8 +1,9 @@
 // The user behind a confirmed guest signature. One person signs a petition once whichever way they
 // come (API, account, guest), because every signature is a user's and the unique index of signatures
-// is per user: so a guest who confirms is the user that already has their address when there is one,
-// and otherwise a new user without a password, identified by the address (issuer GUEST_IDENTITY_ISSUER,
-// subject the normalised address) and with the address verified by the click.
+// is per user: so a guest who confirms is the user that owns their address when there is one (its
+// address verified: an account that merely claims it owns nothing), and otherwise a new user without a
+// password, identified by the address (issuer GUEST_IDENTITY_ISSUER, subject the normalised address)
+// and with the address verified by the click.
 //
 // Such a user has no account at the identity provider: they get one when they set a password (the
 // sign-up page of the browser sessions, /signup?email=…); their first login adopts this user (adoptGuestUser).
@@ -17,7 +18,7 @@ export type GuestSigner = { id: string; suspended: boolean };
 export type GuestPerson = { email: string; displayName: string };
 
 /**
- * The user of each address (an account's before a guest's; the oldest of equals), or a new
+ * The verified user of each address (an account's before a guest's; the oldest of equals), or a new
  * passwordless one, in the order given, in one statement for a whole batch of confirmations. Two
  * addresses of one person (the same rally_email_key) get one user. Concurrent statements creating one
  * new address meet at users_identity_unique.
@@ -48,7 +49,7 @@ export async function findOrCreateGuestUsers(db: DatabasePool, people: readonly 
         SELECT i.ordinal, u.id, u.suspended
         FROM input i CROSS JOIN LATERAL (
           SELECT id, suspended_at IS NOT NULL AS suspended FROM users
-          WHERE lower(email) = lower(i.email)
+          WHERE lower(email) = lower(i.email) AND email_verified
           ORDER BY identity_issuer = ${GUEST_IDENTITY_ISSUER}, created_at
           LIMIT 1
         ) u
@@ -75,12 +76,14 @@ export async function findOrCreateGuestUsers(db: DatabasePool, people: readonly 
 /**
  * For the first login of a person who signed as a guest (upsertUserFromClaims, with the address
  * verified by the provider): the guest user of this address takes the provider account, so their
- * signatures stay theirs. Answers the adopted user's id, or null when there is nothing to adopt.
+ * signatures stay theirs. Only for the very address (case-folded) the guest user was made for: the
+ * normalised key that finds it drops +tags on every domain, where alice+x and alice may be two people.
+ * Answers the adopted user's id, or null when there is nothing to adopt.
  */
 export async function adoptGuestUser(db: CommonQueryMethods, email: string, identity: { issuer: string; subject: string }): Promise<string | null> {
   return db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
     UPDATE users SET identity_issuer = ${identity.issuer}, identity_subject = ${identity.subject}, updated_at = now()
-    WHERE identity_issuer = ${GUEST_IDENTITY_ISSUER} AND identity_subject = rally_email_key(${email})
+    WHERE identity_issuer = ${GUEST_IDENTITY_ISSUER} AND identity_subject = rally_email_key(${email}) AND lower(email) = lower(${email})
       AND NOT EXISTS (SELECT 1 FROM users WHERE identity_issuer = ${identity.issuer} AND identity_subject = ${identity.subject})
     RETURNING id
   `);

@@ -2,7 +2,7 @@
 
 import { Type, type StaticDecode } from '@sinclair/typebox';
 import type { Config } from './types.ts';
-import { duration, text, url } from './variables.ts';
+import { duration, integer, text, url } from './variables.ts';
 
 export const mailVariables = {
   SMTP_URL: Type.Optional(
@@ -20,6 +20,12 @@ export const mailVariables = {
     default: '7d',
     description: 'a guest signature not confirmed from its email within this expires; one reminder goes out halfway',
   }),
+  RALLY_GUEST_EMAILS_PER_ADDRESS_PER_DAY: integer(10_000, {
+    default: 20,
+    description:
+      'confirmation emails guest forms may have sent to one address (as normalised for signatures) per day, beside 10 per hour; ' +
+      "past either, a form mails nothing and the address's open guest signatures get no reminder",
+  }),
 };
 
 type Values = StaticDecode<ReturnType<typeof Type.Object<typeof mailVariables>>>;
@@ -33,5 +39,6 @@ export function mailSettings(values: Values, dataDir: string, publicUrl: string)
     }),
     notificationEmailWindowMs: values.RALLY_NOTIFICATION_EMAIL_WINDOW,
     signatureConfirmationTtlMs: values.RALLY_SIGNATURE_CONFIRMATION_TTL,
+    guestEmailsPerAddressPerDay: values.RALLY_GUEST_EMAILS_PER_ADDRESS_PER_DAY,
   } satisfies Partial<Config>;
 }

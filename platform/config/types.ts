@@ -46,6 +46,8 @@ export type Config = Readonly<{
   notificationEmailWindowMs: number;
   /** How long a guest signature waits for the click on its emailed link before it expires (one reminder halfway). */
   signatureConfirmationTtlMs: number;
+  /** Confirmation emails guest forms may have sent to one address per day (RALLY_GUEST_EMAILS_PER_ADDRESS_PER_DAY), beside 10 an hour. */
+  guestEmailsPerAddressPerDay: number;
   webhookTimeoutMs: number;
   webhookRetryInitialMs: number;
   /** Delivery guard rails: private addresses, per-endpoint concurrency, auto-deactivation, secret rotation overlap. */

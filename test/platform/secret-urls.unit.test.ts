@@ -9,6 +9,7 @@ describe('redactSecretUrls (platform/secret-urls.ts)', () => {
       [`/respond/${secret}`, '/respond/[redacted]'],
       [`/v1/notifications/unsubscribe/${secret}`, '/v1/notifications/unsubscribe/[redacted]'],
       [`/v1/invitations/${secret}/accept`, '/v1/invitations/[redacted]/accept'],
+      [`/guest-emails/unsubscribe/${secret}.${secret}`, '/guest-emails/unsubscribe/[redacted]'],
       [`http://rally.test/respond/${secret}?x=1`, 'http://rally.test/respond/[redacted]?x=1'],
     ])
       expect(redactSecretUrls(path!)).to.equal(masked);

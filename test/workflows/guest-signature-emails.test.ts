@@ -1,11 +1,13 @@
 // The one workflow that mails every guest signature's emails (issue 26): confirmations go out in
 // batches from one workflow (never one per guest signature), an address that had signed is told so
 // instead of getting a link, an unconfirmed one is reminded once and then expires, and the workflow
-// ends once nothing is open.
+// ends once nothing is open. Mail to strangers (issue 42): no reminder for an address a form was over
+// a limit for, nothing to an address that asked never to be emailed again.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { createGuestSignatureEmailActivities } from '../../activities/guest-signature-emails.ts';
-import { submitGuestSignatures } from '../../core/guest-signatures/submit.ts';
+import { addressHash, mailStopKey, stopGuestMail } from '../../core/guest-signatures/mail-stop.ts';
+import { EMAILS_PER_ADDRESS_PER_HOUR, submitGuestSignatures } from '../../core/guest-signatures/submit.ts';
 import { guestForm } from '../support/guest-signatures.ts';
 import { sql } from '../../db/sql.ts';
 import { createMailer } from '../../platform/mailer.ts';
@@ -32,7 +34,13 @@ describe('workflow guestSignatureEmails', function () {
   after(() => mail.stop());
 
   const sign = async (petitionId: string, email: string, ttlMs: number) =>
-    (await submitGuestSignatures(testEnvironment().db, ENCRYPTION_KEY, [guestForm(petitionId, email)], ttlMs))[0];
+    (
+      await submitGuestSignatures(testEnvironment().db, [guestForm(petitionId, email)], {
+        encryptionKey: ENCRYPTION_KEY,
+        confirmationTtlMs: ttlMs,
+        emailsPerAddressPerDay: 20,
+      })
+    )[0];
   const statusOf = (petitionId: string, email: string) =>
     testEnvironment().db.oneFirst(sql.type(z.object({ status: z.string() }))`
       SELECT status FROM guest_signatures WHERE petition_id = ${petitionId} AND email = ${email}`);
@@ -73,6 +81,39 @@ describe('workflow guestSignatureEmails', function () {
     expect(mailsTo(email)).to.deep.equal(['Confirm your signature: Mend the harbour wall', 'Reminder: confirm your signature: Mend the harbour wall']);
     expect(await statusOf(petitionId, email)).to.equal('expired');
     expect(result.expired).to.be.at.least(1);
+  });
+
+  it('sends no reminder to an address that a form was over a limit for', async () => {
+    const creator = await createTestUser();
+    const petitions = await Promise.all(Array.from({ length: EMAILS_PER_ADDRESS_PER_HOUR + 1 }, (_, n) => createPetitionRow(creator.id, `Fix lamp ${n}`)));
+    const email = `flooded-${Date.now()}@harbour.example`;
+    await run(uniqueTaskQueue('guest-signature-emails'), 4_000, async () => {
+      const outcomes = [];
+      for (const petitionId of petitions) outcomes.push(await sign(petitionId, email, 4_000));
+      expect(outcomes.at(-1)).to.equal('address_ceiling');
+    });
+    expect(mailsTo(email)).to.have.length(EMAILS_PER_ADDRESS_PER_HOUR);
+    expect(mailsTo(email).filter((subject) => subject.startsWith('Reminder'))).to.deep.equal([]);
+  });
+
+  it('mails nothing more to an address that asked never to be emailed again, whatever its +tag; every email offers it', async () => {
+    const creator = await createTestUser();
+    const [petitionId, another] = await Promise.all([createPetitionRow(creator.id, 'Paint the harbour crane'), createPetitionRow(creator.id, 'Oil it')]);
+    const stamp = Date.now();
+    const [stopped, tagged, other] = [`stopped-${stamp}@harbour.example`, `stopped-${stamp}+petitions@harbour.example`, `other-${stamp}@harbour.example`];
+    await stopGuestMail(testEnvironment().db, addressHash(mailStopKey(ENCRYPTION_KEY), stopped));
+    await run(uniqueTaskQueue('guest-signature-emails'), 4_000, async () => {
+      expect([await sign(petitionId, stopped, 4_000), await sign(another, tagged, 4_000)]).to.deep.equal(['queued', 'queued']);
+      const named = { ...guestForm(petitionId, other), displayName: 'Win big at evil.example/now' };
+      await submitGuestSignatures(testEnvironment().db, [named], { encryptionKey: ENCRYPTION_KEY, confirmationTtlMs: 4_000, emailsPerAddressPerDay: 20 });
+    });
+    expect([...mailsTo(stopped), ...mailsTo(tagged)]).to.deep.equal([]);
+    const [confirmation] = mail.messages.filter((message) => message.to.includes(other));
+    expect(confirmation!.text).to.include('Hello Win big at,').and.not.include('evil.example');
+    const stop = /^Never email me again .*: (http:\/\/rally\.test\/guest-emails\/unsubscribe\/\S+)$/m.exec(confirmation!.text)?.[1];
+    expect(stop).to.be.a('string');
+    const head = confirmation!.raw.split(/\r?\n\r?\n/)[0]!.replace(/\s+/g, '');
+    expect(head).to.include(`List-Unsubscribe:<${stop}>`).and.include('List-Unsubscribe-Post:List-Unsubscribe=One-Click');
   });
 
   it('mails hundreds of confirmations from one workflow in a few rounds, each once, and tells an address that signed already', async () => {

@@ -72,6 +72,18 @@ describe('notification emails', function () {
     expect(header(message, 'List-Unsubscribe')).to.match(/^<http:\/\/rally\.test\/v1\/notifications\/unsubscribe\/[A-Za-z0-9_.-]+>$/);
   });
 
+  it("names the replier in plain words in the author's email: no link, at most 40 characters", async () => {
+    const author = await person();
+    const named = await createTestUser({ name: 'Claim your prize at evil.example/win and www.evil.example today, friends of the canal' });
+    const linker = { ...named, token: (await login(api.baseUrl, named)).accessToken };
+    const petition = await publishedPetition(api.baseUrl, creator.token);
+    const comment = (await json(await post(`/v1/petitions/${petition.id}/comments`, author.token, { body: 'Who is coming on Saturday?' }))).data;
+    expect((await post(`/v1/petitions/${petition.id}/comments`, linker.token, { body: 'Me!', parent_id: comment.id })).status).to.equal(201);
+    const message = await mail.waitFor(author.email, /replied to your comment/);
+    expect(message.subject).to.equal('Claim your prize at and today, friends… replied to your comment');
+    expect(message.text).to.not.include('evil.example');
+  });
+
   it('gathers more than a few notifications in one window into a single digest', async () => {
     const author = await person();
     await replies(author, 5);

@@ -82,8 +82,8 @@ function percentile(sorted: readonly number[], p: number): number {
 async function insertRawUsers(client: pg.Client, count: number): Promise<string[]> {
   const result = await client.query<{ id: string }>(
     `
-    INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
-    SELECT $1, subject, subject || '@example.invalid', 'Raw signer ' || left(subject, 8), 'bench-raw-' || subject
+    INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, email_verified)
+    SELECT $1, subject, subject || '@example.invalid', 'Raw signer ' || left(subject, 8), 'bench-raw-' || subject, true
     FROM (SELECT gen_random_uuid()::text AS subject FROM generate_series(1, $2::int)) AS fresh
     RETURNING id`,
     [RAW_ISSUER, count],

@@ -26,7 +26,9 @@ async function pendingGuests(count: number): Promise<{ petitionId: string; refer
   const emails = Array.from({ length: count }, (_, index) => `confirm-${index}-${randomUUID().slice(0, 8)}@guests.example`);
   const forms = emails.map((email) => guestForm(petitionId, email));
 
-  expect(await submitGuestSignatures(db, KEY, forms, 60 * 60_000)).to.deep.equal(emails.map(() => 'queued'));
+  expect(await submitGuestSignatures(db, forms, { encryptionKey: KEY, confirmationTtlMs: 60 * 60_000, emailsPerAddressPerDay: 20 })).to.deep.equal(
+    emails.map(() => 'queued'),
+  );
   const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM guest_signatures WHERE petition_id = ${petitionId}`);
   return { petitionId, references: ids.map((id) => confirmationReference(KEY, id)) };
 }
@@ -91,8 +93,8 @@ describe('confirming guest signatures (core/guest-signatures/confirm.ts)', funct
       sql.type(z.object({ email: z.string() }))`SELECT email FROM guest_signatures WHERE id = ${suspended.split('.')[0]!}`,
     );
     await db.query(sql.typeAlias('void')`
-      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, suspended_at)
-      VALUES ('test', ${randomUUID()}, ${suspendedEmail}, 'Suspended', ${`suspended-${randomUUID().slice(0, 8)}`}, now())`);
+      INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug, suspended_at, email_verified)
+      VALUES ('test', ${randomUUID()}, ${suspendedEmail}, 'Suspended', ${`suspended-${randomUUID().slice(0, 8)}`}, now(), true)`);
     const kinds = await confirmTogether([good, `${id}.${'A'.repeat(43)}`, expired, suspended]);
     expect(kinds).to.deep.equal(['signed', 'invalid', 'expired', 'refused']);
     expect(await tally(petitionId)).to.deep.equal({ counted: 1, signatures: 1, confirmed: 1, linked: 1 });
