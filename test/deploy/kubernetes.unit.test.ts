@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../platform/config.ts';
 import { ConfigSchema } from '../../platform/config/schema.ts';
+import { TARGET_UTILISATION } from '../../scripts/bench/capacity.ts';
 import { ENTRY_POINTS } from '../../scripts/lib/parts.ts';
 
 const DIR = fileURLToPath(new URL('../../deploy/kubernetes/', import.meta.url));
@@ -158,5 +159,14 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     const autoscaler = one('HorizontalPodAutoscaler', 'rally-api').spec as { scaleTargetRef: { kind: string; name: string }; minReplicas: number };
     expect(autoscaler.scaleTargetRef).to.include({ kind: 'Deployment', name: 'rally-api' });
     expect(autoscaler.minReplicas, 'more API pods than the budget lets go at once').to.be.above(budget.maxUnavailable ?? 0);
+  });
+
+  it('requests for each API and worker process the share of a core the capacity model plans, and scales the API at it', () => {
+    const millicores = (each: Container) => Number(/^(\d+)m$/.exec(each.resources!.requests!.cpu!)?.[1]);
+    for (const each of [container('rally-api', 'api'), container('rally-worker', 'worker')])
+      expect(millicores(each), each.name).to.equal(TARGET_UTILISATION * 1000);
+    const target = (one('HorizontalPodAutoscaler', 'rally-api').spec as { metrics: { resource: { name: string; target: { averageUtilization: number } } }[] })
+      .metrics;
+    expect(target.map((metric) => [metric.resource.name, metric.resource.target.averageUtilization])).to.deep.equal([['cpu', 100]]);
   });
 });
