@@ -66,13 +66,19 @@ async function webUiAnswers(): Promise<boolean> {
   return answers;
 }
 
-/** HAProxy on PORT checks both APIs and passes a request through. */
+/** HAProxy on PORT has both APIs up (within 30 s: their first readiness checks) and passes a request through. */
 async function frontDoorAnswers(): Promise<boolean> {
-  const states = await serverStates(`http://127.0.0.1:${HAPROXY_STATS_PORT}/`).catch((error: Error) => ({ error: error.message }));
-  const response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(10_000) }).catch((error: Error) => error);
-  const answers = JSON.stringify(states) === JSON.stringify({ 'api-1': 'UP', 'api-2': 'UP' }) && response instanceof Response && response.status === 200;
-  say(`HAProxy on port ${port}: servers ${JSON.stringify(states)}, GET /health/ready ${response instanceof Response ? response.status : response.message}`);
-  return answers;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const states = await serverStates(`http://127.0.0.1:${HAPROXY_STATS_PORT}/`).catch((error: Error) => ({ error: error.message }));
+    const response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(10_000) }).catch((error: Error) => error);
+    const answers = JSON.stringify(states) === JSON.stringify({ 'api-1': 'UP', 'api-2': 'UP' }) && response instanceof Response && response.status === 200;
+    if (answers || Date.now() > deadline) {
+      say(`HAProxy on port ${port}: servers ${JSON.stringify(states)}, GET /health/ready ${response instanceof Response ? response.status : response.message}`);
+      return answers;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 let status = 1;
