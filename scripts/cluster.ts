@@ -1,7 +1,7 @@
 // `npm run cluster`: Rally's production topology on one machine, without Docker. The real Temporal
 // server (built once from Go modules, lib/temporal-server.ts) on PostgreSQL persistence, PgBouncer in
 // transaction mode in front of PostgreSQL for Rally's processes (lib/pgbouncer.ts says why), the
-// identity provider, two workers, and two APIs behind a round-robin proxy on PORT. PostgreSQL is the
+// identity provider, two workers, and two APIs behind HAProxy on PORT (lib/haproxy.ts). PostgreSQL is the
 // one of DATABASE_URL (default the local server on 127.0.0.1:5432, database `rally`); the Temporal
 // databases `temporal` and `temporal_visibility` are created beside Rally's. A second run reuses the
 // databases, schemas and namespace. Ctrl-C stops everything in reverse order.
@@ -17,6 +17,7 @@ import { ensureDatabaseExists, redactDatabaseUrl } from './lib/embedded-postgres
 import {
   CLUSTER_READY_LINE,
   clusterPaths,
+  HAPROXY_STATS_PORT,
   PGBOUNCER_PORT,
   TEMPORAL_CONFIG_DIR,
   TEMPORAL_CONFIG_ENV,
@@ -26,8 +27,8 @@ import {
 } from './lib/cluster-layout.ts';
 import { freePort } from './lib/free-port.ts';
 import { createParts, stopOnSignals } from './lib/parts.ts';
+import { startHaproxy } from './lib/haproxy.ts';
 import { startPgBouncer, throughPgBouncer } from './lib/pgbouncer.ts';
-import { startRoundRobinProxy } from './lib/round-robin-proxy.ts';
 import { waitForFrontend } from './lib/temporal-dev-server.ts';
 import { resolveTemporalServer } from './lib/temporal-server.ts';
 import { resolveTemporalUi } from './lib/temporal-ui.ts';
@@ -134,6 +135,20 @@ async function startTemporalUi(namespace: string): Promise<string | undefined> {
   return `http://127.0.0.1:${TEMPORAL_UI_PORT}`;
 }
 
+/** HAProxy on PORT, restarted when it crashes: it holds no state, and the APIs behind it keep running. */
+async function startLoadBalancer(dataDir: string, port: number, apiPorts: readonly number[]): Promise<void> {
+  await parts.keepRunning('haproxy', async () => {
+    const haproxy = await startHaproxy({
+      dataDir,
+      bind: `0.0.0.0:${port}`,
+      apiAddresses: apiPorts.map((apiPort) => `127.0.0.1:${apiPort}`),
+      statsBind: `127.0.0.1:${HAPROXY_STATS_PORT}`,
+      log,
+    });
+    return { pid: haproxy.child.process.pid, exited: haproxy.child.exited.then(describeExit), stop: haproxy.stop };
+  });
+}
+
 async function main(): Promise<void> {
   const config = loadConfigOrExit(process.env);
   const settings = loadTemporalSettings();
@@ -172,19 +187,21 @@ async function main(): Promise<void> {
     TEMPORAL_NAMESPACE: settings.namespace,
     RALLY_TASK_QUEUE: settings.taskQueue,
     PUBLIC_URL: config.publicUrl,
-    // Readiness answers 503 this long before an API closes, so the proxy (probing every 250 ms) has moved on.
+    // Readiness answers 503 this long before an API closes, so HAProxy (two failed checks 250 ms apart) has moved on.
     RALLY_API_SHUTDOWN_DELAY: process.env.RALLY_API_SHUTDOWN_DELAY ?? '2s',
   };
+  // HAProxy adds X-Forwarded-For; the APIs read the client's address from it (one trusted hop).
+  const apiEnv = { ...env, RALLY_TRUST_PROXY: '1' };
   if (!config.identity.issuer) await parts.startServiceProcess('identity', env, GRACE_MS);
   for (const n of [1, 2]) await parts.startServiceProcess('worker', env, GRACE_MS, `worker-${n}`);
-  for (const [index, port] of apiPorts.entries()) await parts.startServiceProcess('api', { ...env, PORT: String(port) }, GRACE_MS, `api-${index + 1}`);
-  const proxy = await startRoundRobinProxy('0.0.0.0', config.port, apiPorts);
-  parts.add('proxy', proxy.close);
+  for (const [index, port] of apiPorts.entries()) await parts.startServiceProcess('api', { ...apiEnv, PORT: String(port) }, GRACE_MS, `api-${index + 1}`);
+  await startLoadBalancer(paths.haproxy, config.port, apiPorts);
   if (!(await parts.waitForApi(config.port))) throw new Error(`the APIs did not answer on port ${config.port}`);
   process.stdout.write(
     [
       '',
-      `  API            ${config.publicUrl}  (port ${config.port}, round-robin over APIs on ${apiPorts.join(' and ')})`,
+      `  API            ${config.publicUrl}  (port ${config.port}, HAProxy over APIs on ${apiPorts.join(' and ')})`,
+      `  HAProxy stats  http://127.0.0.1:${HAPROXY_STATS_PORT}/  (CSV: /;csv)`,
       `  Workers        2, task queue ${settings.taskQueue}`,
       `  Temporal       ${address}, namespace ${settings.namespace} (PostgreSQL persistence; config ${TEMPORAL_CONFIG_DIR}/${TEMPORAL_CONFIG_ENV}.yaml)`,
       `  Web UI         ${ui ?? 'not available (see the lines above)'}`,

@@ -6,19 +6,21 @@
 // cluster's supervisor restarts. Starts the cluster, runs `npm test` on the files below with the
 // switches test/support/environment.ts and test/support/cluster-control.ts read, and stops the
 // cluster (Ctrl-C) and that PostgreSQL whatever the outcome. First it checks that the cluster's Web UI
-// answers and lists the namespaces, which it reads from the Temporal server.
+// answers and lists the namespaces, which it reads from the Temporal server, and that HAProxy on PORT
+// has both APIs up and answers through them.
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnPrefixed, stopChild } from './lib/child-process.ts';
-import { clusterPaths, waitForClusterReady, PGBOUNCER_PORT, TEMPORAL_FRONTEND_ADDRESS, TEMPORAL_UI_PORT } from './lib/cluster-layout.ts';
+import { serverStates } from './lib/haproxy.ts';
+import { clusterPaths, waitForClusterReady, HAPROXY_STATS_PORT, PGBOUNCER_PORT, TEMPORAL_FRONTEND_ADDRESS, TEMPORAL_UI_PORT } from './lib/cluster-layout.ts';
 import { freePort } from './lib/free-port.ts';
 import { startPrivatePostgres } from './lib/private-postgres.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 // The crash test comes last: it restarts PostgreSQL and the Temporal server under everything else.
-// The rolling restart (test/rolling-restart.test.ts, the proxy of `npm run cluster` in front of two
+// The rolling restart (test/rolling-restart.test.ts, HAProxy as `npm run cluster` runs it in front of two
 // APIs) runs in `npm test`; here it would add two minutes for nothing the cluster changes.
 const FILES = [
   'test/replicas.test.ts',
@@ -39,12 +41,13 @@ await chmod(dataDir, 0o755);
 const clusterDatabase = new URL(postgres.url);
 clusterDatabase.pathname = '/rally';
 
+const port = await freePort();
 const cluster = spawnPrefixed({
   name: 'cluster',
   command: process.execPath,
   args: ['scripts/cluster.ts'],
   cwd: ROOT,
-  env: { ...process.env, PORT: String(await freePort()), DATABASE_URL: clusterDatabase.href, RALLY_DATA_DIR: dataDir },
+  env: { ...process.env, PORT: String(port), DATABASE_URL: clusterDatabase.href, RALLY_DATA_DIR: dataDir },
 });
 const ready = await waitForClusterReady(cluster);
 // Once up, its chatter would bury the test output; its own failures still end the run.
@@ -63,9 +66,24 @@ async function webUiAnswers(): Promise<boolean> {
   return answers;
 }
 
+/** HAProxy on PORT has both APIs up (within 30 s: their first readiness checks) and passes a request through. */
+async function frontDoorAnswers(): Promise<boolean> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const states = await serverStates(`http://127.0.0.1:${HAPROXY_STATS_PORT}/`).catch((error: Error) => ({ error: error.message }));
+    const response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(10_000) }).catch((error: Error) => error);
+    const answers = JSON.stringify(states) === JSON.stringify({ 'api-1': 'UP', 'api-2': 'UP' }) && response instanceof Response && response.status === 200;
+    if (answers || Date.now() > deadline) {
+      say(`HAProxy on port ${port}: servers ${JSON.stringify(states)}, GET /health/ready ${response instanceof Response ? response.status : response.message}`);
+      return answers;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 let status = 1;
 if (!ready) say('the cluster did not come up');
-else if (!(await webUiAnswers())) status = 1;
+else if (!(await webUiAnswers()) || !(await frontDoorAnswers())) status = 1;
 else {
   // `npm run test:cluster -- test/x.test.ts` runs only the files named; other arguments go to mocha.
   const args = process.argv.slice(2);

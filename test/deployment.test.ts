@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { TEMPORAL_CONFIG_DIR, TEMPORAL_CONFIG_ENV } from '../scripts/lib/cluster-layout.ts';
+import { COMPOSE_HAPROXY, haproxyConfig, READINESS_PATH } from '../scripts/lib/haproxy.ts';
 import { COMPOSE_PGBOUNCER, PGBOUNCER_POOL_MODE, pgBouncerIni } from '../scripts/lib/pgbouncer.ts';
 import { loadTemporalSettings } from '../scripts/lib/temporal-settings.ts';
 
@@ -31,6 +32,8 @@ type Service = {
   depends_on?: Record<string, { condition: string }>;
   network_mode?: string;
   deploy?: { replicas?: number };
+  ports?: (string | { target: number; published?: string; host_ip?: string })[];
+  stop_grace_period?: string;
 };
 
 /** `docker compose config` output, or why it could not run here. */
@@ -75,7 +78,7 @@ describe('deployment (Dockerfile, compose.yaml)', function () {
   });
 
   it('compose.yaml runs PostgreSQL, PgBouncer, Temporal with its UI, migrations, the API and scalable workers', async () => {
-    expect(services).to.include.keys('postgres', 'pgbouncer', 'temporal-schema', 'temporal', 'temporal-ui', 'migrate', 'api', 'worker', 'identity');
+    expect(services).to.include.keys('haproxy', 'postgres', 'pgbouncer', 'temporal-schema', 'temporal', 'temporal-ui', 'migrate', 'api', 'worker', 'identity');
     expect(services.temporal!.image).to.match(/^temporalio\/server:/);
     expect(services['temporal-ui']!.image).to.match(/^temporalio\/ui:/);
     expect(services.api!.command).to.deep.equal(['node', 'api/main.ts']);
@@ -100,6 +103,21 @@ describe('deployment (Dockerfile, compose.yaml)', function () {
     const ini = (await readFile(mounted, 'utf8')).replace(/^;.*\n/gm, '');
     expect(ini, `${mounted} must be pgBouncerIni(COMPOSE_PGBOUNCER) of scripts/lib/pgbouncer.ts`).to.equal(pgBouncerIni(COMPOSE_PGBOUNCER));
     expect(ini).to.match(new RegExp(`^pool_mode = ${PGBOUNCER_POOL_MODE}$`, 'm'));
+  });
+
+  it('compose.yaml puts HAProxy in front of the API: readiness checks, the configuration of `npm run cluster`, the only published API port', async () => {
+    const mounted = mountSource(services.haproxy!, '/usr/local/etc/haproxy/haproxy.cfg');
+    const config = (await readFile(mounted, 'utf8')).replace(/^#.*\n/gm, '');
+    expect(config, `${mounted} must be haproxyConfig(COMPOSE_HAPROXY) of scripts/lib/haproxy.ts`).to.equal(haproxyConfig(COMPOSE_HAPROXY));
+    expect(config)
+      .to.include(`uri ${READINESS_PATH}`)
+      .and.match(/ slowstart \d+s/);
+    expect(config, 'the API service and port HAProxy resolves').to.match(/ api:3000 check /);
+    const published = (service: Service) =>
+      (service.ports ?? []).map((port) => (typeof port === 'string' ? port : [port.host_ip, port.published, port.target].filter(Boolean).join(':')));
+    expect(published(services.haproxy!)).to.include.members(['3000:3000', '127.0.0.1:8404:8404']);
+    expect(published(services.api!), 'clients reach the API through HAProxy only').to.deep.equal([]);
+    expect(services.api!.environment!.RALLY_TRUST_PROXY, 'HAProxy is one hop that adds X-Forwarded-For').to.equal('1');
   });
 
   it("compose.yaml runs the Temporal server with the configuration file of `npm run cluster` and temporal.yaml's search attributes", async () => {

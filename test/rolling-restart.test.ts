@@ -1,11 +1,13 @@
-// A rolling restart with no failed request (issue 29): two API processes behind the round-robin proxy
-// `npm run cluster` puts on PORT (scripts/lib/round-robin-proxy.ts) are restarted one at a time, as a
-// deployment does, while clients keep signing and reading through the proxy over keep-alive
-// connections. SIGTERM turns the API's readiness to 503 first and it keeps serving for
-// RALLY_API_SHUTDOWN_DELAY, answering `Connection: close` meanwhile; the proxy, probing readiness,
-// sends new connections to the other API. No request may fail: no 5xx, no refused or reset connection.
+// A rolling restart with no failed request (issues 29, 48): two API processes behind HAProxy, configured
+// as `npm run cluster` runs it (scripts/lib/haproxy.ts), are restarted one at a time, as a deployment
+// does, while clients keep signing and reading through it over keep-alive connections. SIGTERM turns
+// the API's readiness to 503 first and it keeps serving for RALLY_API_SHUTDOWN_DELAY; HAProxy's health
+// checks take it out and send requests to the other API. No request may fail: no 5xx, no refused or reset connection.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
-import { startRoundRobinProxy, type RoundRobinProxy } from '../scripts/lib/round-robin-proxy.ts';
+import { serverStates, startHaproxy, type Haproxy } from '../scripts/lib/haproxy.ts';
 import { testEnvironment } from './support/environment.ts';
 import { sql } from '../db/sql.ts';
 import { z } from 'zod';
@@ -20,13 +22,14 @@ const SHUTDOWN_DELAY = '2s';
 
 type Outcome = { kind: 'read' | 'sign'; status?: number; error?: string };
 
-describe('rolling restart of both APIs behind the round-robin proxy', function () {
+describe('rolling restart of both APIs behind HAProxy', function () {
   this.timeout(300_000);
-  const env = { RALLY_TASK_QUEUE: uniqueTaskQueue('rolling'), RALLY_API_SHUTDOWN_DELAY: SHUTDOWN_DELAY };
+  const env = { RALLY_TASK_QUEUE: uniqueTaskQueue('rolling'), RALLY_API_SHUTDOWN_DELAY: SHUTDOWN_DELAY, RALLY_TRUST_PROXY: '1' };
   let ports: number[];
   let apis: RunningApi[];
   let worker: RallyProcess;
-  let proxy: RoundRobinProxy;
+  let dataDir: string;
+  let haproxy: Haproxy;
   let proxyUrl: string;
 
   before(async () => {
@@ -34,12 +37,20 @@ describe('rolling restart of both APIs behind the round-robin proxy', function (
     apis = await Promise.all(ports.map((port) => startApi({ ...env, PORT: String(port) })));
     worker = await startWorker(env);
     const proxyPort = await freePort();
-    proxy = await startRoundRobinProxy('127.0.0.1', proxyPort, ports);
+    dataDir = await mkdtemp(path.join(tmpdir(), 'rally-haproxy-'));
+    haproxy = await startHaproxy({
+      dataDir,
+      bind: `127.0.0.1:${proxyPort}`,
+      apiAddresses: ports.map((port) => `127.0.0.1:${port}`),
+      statsBind: `127.0.0.1:${await freePort()}`,
+      log: () => {},
+    });
     proxyUrl = `http://127.0.0.1:${proxyPort}`;
   });
   after(async () => {
-    await proxy?.close();
+    await haproxy?.stop();
     await Promise.all([...(apis ?? []), worker].map((process) => process?.stop()));
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   const ready = (api: RunningApi) =>
@@ -53,6 +64,14 @@ describe('rolling restart of both APIs behind the round-robin proxy', function (
     const signers = await createTokenUsers(600);
     const outcomes: Outcome[] = [];
     let running = true;
+    // What HAProxy's stats page said of each API while they restarted: each must have been taken out.
+    const seen = new Set<string>();
+    const watching = (async () => {
+      while (running) {
+        for (const [server, status] of Object.entries(await serverStates(haproxy.statsUrl))) seen.add(`${server} ${status.split(' ')[0]}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
 
     const call = async (kind: Outcome['kind'], request: () => Promise<Response>) => {
       try {
@@ -86,12 +105,18 @@ describe('rolling restart of both APIs behind the round-robin proxy', function (
         await apis[index]!.stop('SIGTERM');
         apis[index] = await startApi({ ...env, PORT: String(port) });
         await ready(apis[index]!);
+        const server = `api-${index + 1}`;
+        await eventually(async () => ((await serverStates(haproxy.statsUrl))[server] === 'UP' ? true : undefined), 30_000, `HAProxy puts ${server} back`);
         await eventually(async () => (outcomes.length > before + 20 ? true : undefined), 60_000, 'requests served after the restart');
       }
     } finally {
       running = false;
-      await Promise.all(clients);
+      await Promise.all([...clients, watching]);
     }
+    expect([...seen].filter((state) => state.endsWith(' DOWN')).sort(), 'APIs HAProxy took out while they restarted').to.deep.equal([
+      'api-1 DOWN',
+      'api-2 DOWN',
+    ]);
 
     const failed = outcomes.filter((outcome) => outcome.error !== undefined || outcome.status! >= 500);
     expect(failed, 'requests that failed during the rolling restart').to.deep.equal([]);

@@ -1,7 +1,7 @@
 // `npm run bench -- --topology cluster`: the benchmark against `npm run cluster`'s topology instead of
 // one API on a dev server. The cluster (scripts/cluster.ts) runs on the bench database's server: the
 // real Temporal server on PostgreSQL, PgBouncer in transaction mode, two workers and two APIs behind
-// the round-robin proxy, which is the API the scenarios load. Processes a scenario starts itself
+// HAProxy (scripts/lib/haproxy.ts), which is the API the scenarios load. Processes a scenario starts itself
 // (extra APIs, workers) get the cluster's wiring: DATABASE_URL through PgBouncer, LISTEN direct, the
 // cluster's Temporal frontend. Everything the topology changes in the harness is in this file.
 import path from 'node:path';

@@ -19,6 +19,8 @@ export const TEMPORAL_PORTS = {
 export const TEMPORAL_FRONTEND_ADDRESS = `127.0.0.1:${TEMPORAL_PORTS.FRONTEND_PORT}`;
 export const TEMPORAL_UI_PORT = 8333;
 export const PGBOUNCER_PORT = 6433; // Debian's own pgbouncer service takes 6432
+/** HAProxy's stats page (HTML at /, CSV at /;csv), loopback only; compose.yaml publishes its own on 8404. */
+export const HAPROXY_STATS_PORT = 8405;
 /** The Temporal server's configuration, shared with compose.yaml: `--config ops/temporal --env rally`. */
 export const TEMPORAL_CONFIG_DIR = 'ops/temporal';
 export const TEMPORAL_CONFIG_ENV = 'rally';
@@ -36,6 +38,7 @@ export function clusterPaths(dataDir: string) {
     temporalPidFile: path.join(root, 'temporal', 'server.pid'),
     temporalUi: path.join(root, 'temporal-ui'),
     pgbouncer: path.join(root, 'pgbouncer'),
+    haproxy: path.join(root, 'haproxy'),
   };
 }
 
