@@ -21,6 +21,7 @@ import { createUnreadBodyDrain } from './http/body.ts';
 import { createSecurityHeadersMiddleware } from './http/security-headers.ts';
 import { createIdempotencyMiddleware } from './http/idempotency.ts';
 import { createRouteLimits, type RouteLimits } from './http/limits.ts';
+import { createSigningListCache } from '../core/signatures/signing-list-cache.ts';
 import { RallyError } from './http/problem.ts';
 import { createRouteGuard } from './http/route-guard.ts';
 import { createResponseCheck } from './http/response-check.ts';
@@ -89,7 +90,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   checkGeolocationDatabases().catch((error: Error) =>
     deps.log.warn('geolocation database unusable: signers are placed by their display location only', { error: error.message }),
   );
-  const limits = createRouteLimits({ db, log: deps.log, config });
+  const limits = createRouteLimits({ db, log: deps.log, config, lists: await createSigningListCache({ db, notifications, log: deps.log }) });
   const signatures = createSignBatcher(db, { ...config.signBatch, log: deps.log });
   const guestForms = createGuestFormBatcher(db, {
     ...config.signBatch,

@@ -66,6 +66,7 @@ import { createAdminReportRoutes } from './admin/report-routes.ts';
 import { createAdminUserRoutes } from './admin/user-routes.ts';
 import { createAdminContentRoutes } from './admin/content-routes.ts';
 import { createAdminAuditRoutes } from './admin/audit-routes.ts';
+import { createAdminFraudRoutes } from './admin/fraud-routes.ts';
 
 /** What the routes are built from: the long-lived services app.ts starts. */
 export type RouteServices = {
@@ -204,5 +205,6 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
     ...createAdminUserRoutes({ ...moderation, users: services.users }),
     ...createAdminContentRoutes({ ...moderation, feed }),
     ...createAdminAuditRoutes({ ...moderation, networkKey }),
+    ...createAdminFraudRoutes({ db }),
   ];
 }

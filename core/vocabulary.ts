@@ -111,7 +111,8 @@ export const MODERATION_ACTIONS = ['dismiss', 'hide', 'remove', 'suspend_user', 
 export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
 
 /** What the fraud watch counts signing rates of: a petition, a signer's /24 or /64 (keyed hash), an email domain. */
-export const FRAUD_SUBJECT_TYPES = ['petition', 'network_block', 'email_domain'] as const;
+/** What fraud.suspected names: a signing rate jump (the first three), or a petition's share of flagged signatures. */
+export const FRAUD_SUBJECT_TYPES = ['petition', 'network_block', 'email_domain', 'flagged_share'] as const;
 export type FraudSubjectType = (typeof FRAUD_SUBJECT_TYPES)[number];
 
 /** The audit log's action names (GET /v1/admin/audit-logs?action=…). */
@@ -135,6 +136,9 @@ export const AUDIT_ACTIONS = [
   'user.deleted',
   'signature.removed_by_admin',
   'signatures.invalidated',
+  'signatures.flags_cleared',
+  'signing_list.entry_added',
+  'signing_list.entry_removed',
   // Beside the organization.key_creator_left notification: whose keys were left behind, and which.
   'organization.key_creator_left',
 ] as const;

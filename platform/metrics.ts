@@ -64,11 +64,16 @@ export const metrics = {
     labelNames: ['outcome', 'reason'],
     registers: [registry],
   }),
+  signingFlags: new client.Counter({
+    name: 'rally_signing_flags_total',
+    help: 'Signatures accepted past a signing threshold and flagged for review, by threshold (network_block, email_domain).',
+    labelNames: ['threshold'],
+  }),
   rateLimitRejections: new client.Counter({
     name: 'rally_rate_limit_rejections_total',
     help:
-      'Requests refused with 429 by a rate limit, by limit (general, sign_limit, sign_block_limit, ' +
-      'sign_domain_limit, export_limit, report_limit, login, websocket_per_address).',
+      'Requests refused with 429 by a rate limit, by limit (general, sign_limit, signing_limit (a hard ceiling per network ' +
+      'block or email domain), export_limit, report_limit, login, websocket_per_address).',
     labelNames: ['limit'],
     registers: [registry],
   }),

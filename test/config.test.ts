@@ -14,9 +14,10 @@ describe('configuration (platform/config.ts)', () => {
     expect(config.keyGracePeriodMs).to.equal(24 * 3_600_000);
     expect(config.rateLimit).to.deep.equal({ enabled: true, rps: 100, burst: 200, signPerHour: 10 });
     expect(config.trustProxy).to.equal(false);
-    expect(config.signingThrottle).to.include({ perBlockPerHour: 200, perDomainPerHour: 300 });
+    // The thresholds that flag, and their hard ceilings at 20 times them (issue 44).
+    expect(config.signingThrottle).to.include({ perBlockPerHour: 200, perDomainPerHour: 300, blockCeilingPerHour: 4_000, domainCeilingPerHour: 6_000 });
     expect(config.signingThrottle.openDomains).to.include.members(['gmail.com', 'outlook.com', 'yahoo.com']);
-    expect(config.fraudWatch).to.deep.equal({ windowMs: 300_000, baselineMs: 86_400_000, multiple: 5, minSignatures: 50 });
+    expect(config.fraudWatch).to.deep.equal({ windowMs: 300_000, baselineMs: 86_400_000, multiple: 5, minSignatures: 50, flaggedShare: 0.2 });
     expect(config.webhooks.hostConcurrency).to.equal(200);
     expect(config.moderation).to.deep.equal({ autohideThreshold: 5, reportsPerHour: 20, minAccountAgeMs: 24 * 3_600_000, brigadeThreshold: 5 });
     expect(config.observability).to.deep.equal({
@@ -26,6 +27,12 @@ describe('configuration (platform/config.ts)', () => {
       otlpProtocol: 'http/protobuf',
       logLevel: 'info',
     });
+  });
+
+  it('puts the signing ceilings at 20 times their thresholds unless set, and reads 0 as no ceiling', () => {
+    const lowered = loadConfig({ RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: '50', RALLY_SIGN_CEILING_PER_DOMAIN_PER_HOUR: '0' }).signingThrottle;
+    expect(lowered).to.include({ perBlockPerHour: 50, blockCeilingPerHour: 1_000, domainCeilingPerHour: 0 });
+    expect(() => loadConfig({ RALLY_FRAUD_FLAGGED_SHARE_ALERT: '101' })).to.throw(ConfigError, /RALLY_FRAUD_FLAGGED_SHARE_ALERT/);
   });
 
   it('reads durations written as 500ms, 10s, 15m, 24h, 30d', () => {

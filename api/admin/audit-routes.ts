@@ -78,9 +78,12 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       },
       async handler(ctx, { params, body }) {
         const principal = ctx.state.principal!;
+        const inBlock = body.filter.ip_block ? networkBlockHashesOf(deps.networkKey, body.filter.ip_block).map((hash) => hash.toString('hex')) : null;
+        const named = body.filter.network_hash;
         const filter: ResolvedFilter = {
-          networkHashes: body.filter.ip_block ? networkBlockHashesOf(deps.networkKey, body.filter.ip_block).map((hash) => hash.toString('hex')) : null,
+          networkHashes: named ? (inBlock ?? [named]).filter((hash) => hash === named) : inBlock,
           emailDomain: body.filter.email_domain?.toLowerCase() ?? null,
+          flaggedOnly: body.filter.flagged ?? false,
           since: body.filter.since ?? null,
           until: body.filter.until ?? null,
         };

@@ -125,7 +125,15 @@ export const InvalidationBody = Type.Object(
     filter: Type.Object(
       {
         ip_block: Type.Optional(Type.String({ minLength: 2, maxLength: 64, description: 'An address or CIDR block: /16–/32 (IPv4), /56–/128 (IPv6).' })),
+        network_hash: Type.Optional(
+          Type.String({
+            pattern: '^[0-9a-f]{64}$',
+            examples: ['9f2c4e6a1b3d5f7081a2c3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e'],
+            description: 'A network block as the flagged-crowds view names it (its keyed hash, never an address).',
+          }),
+        ),
         email_domain: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$' })),
+        flagged: Type.Optional(Type.Boolean({ description: 'true: only the signatures flagged past a signing threshold.' })),
         since: Type.Optional(DateTime),
         until: Type.Optional(DateTime),
       },

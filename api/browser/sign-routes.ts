@@ -94,7 +94,7 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
       responses: {
         303: HTML('Signed (or already signed): back to the page, or to login when nobody is logged in'),
         400: HTML('A malformed form (a field given twice)'),
-        403: HTML('Not from a Rally page, without the CSRF token, or the email address is not confirmed'),
+        403: HTML('Not from a Rally page, without the CSRF token, the email address is not confirmed, or the signer is on the block-list'),
         404: HTML('No such public petition'),
         409: HTML('The petition is not taking signatures'),
         413: HTML('Form too large'),
@@ -139,6 +139,7 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
                 accessCode: null,
                 source: values.via === 'popup' ? 'embed' : 'page',
                 networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
+                flags: ctx.state.signingFlags ?? null,
               },
             }),
           );
@@ -153,9 +154,9 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
           if (error instanceof DomainError && error.code === 'already_signed') return seeOther(ctx, afterSigning(params.slug, values.via));
           // Who may sign is core/signatures' rule: the panel (unverified) says what to do.
           if (error instanceof DomainError && error.code === 'email_unverified') return answerWithErrors(ctx, 403, data, values, {});
-          if (error instanceof RallyError && error.status === 429) {
+          if (error instanceof RallyError && (error.status === 429 || error.code === 'signing_blocked')) {
             for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-            return answerWithErrors(ctx, 429, data, values, { form: error.message });
+            return answerWithErrors(ctx, error.status, data, values, { form: error.message });
           }
           if (error instanceof DomainError && (error.kind === 'conflict' || error.kind === 'rate-limited')) {
             return answerWithErrors(ctx, error.kind === 'conflict' ? 409 : 429, data, values, { form: error.message });

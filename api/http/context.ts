@@ -21,6 +21,8 @@ export type RallyState = {
   idempotency?: IdempotencyTicket;
   /** The matched route's path template (`/v1/petitions/:id`), set by the dispatcher: metrics and logs name it, never the raw path. */
   route?: string;
+  /** The signing thresholds this request's signature passed (limits.ts): it is accepted and flagged with them. */
+  signingFlags?: readonly ('network_block' | 'email_domain')[];
 };
 
 export type RallyContext = ParameterizedContext<RallyState>;

@@ -2,16 +2,19 @@
 // answer, in one place. The route guard charges them after authentication (route-guard.ts):
 // - every class but `none`: the caller's general bucket (RALLY_RATE_LIMIT_RPS/BURST), the verified
 //   credential's, else the client address's, described in X-RateLimit-* headers on every answer;
-// - `sign`: the signing throttle (issue 11), three hourly buckets per client address
-//   (RALLY_SIGN_LIMIT_PER_HOUR; an IPv6 address by its /64), per network block, the /24 of an IPv4
-//   address or the /64 of an IPv6 one (RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: many addresses of one
-//   block are one signer farm or one NAT), and per email domain of the signer
-//   (RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR), except the open mail providers anyone can sign up at
-//   (RALLY_SIGN_LIMIT_OPEN_DOMAINS): accounts made in bulk on a domain of one's own;
+// - `sign`: the signing throttle (issues 11 and 44): the spec's hourly limit per client address
+//   (RALLY_SIGN_LIMIT_PER_HOUR; an IPv6 address by its /64) refuses; the thresholds per network
+//   block, the /24 of an IPv4 address or the /64 of an IPv6 one (RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR),
+//   and per email domain of the signer (RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR), except the open mail
+//   providers anyone can sign up at (RALLY_SIGN_LIMIT_OPEN_DOMAINS), only flag: a crowd behind one
+//   carrier NAT or at one university is people, so the signature is counted and flagged for review
+//   (ctx.state.signingFlags). Only their hard ceilings (RALLY_SIGN_CEILING_*) refuse. The
+//   administrators' lists (core/signatures/signing-lists.ts) block a signer (403), or exempt them;
 // - `report`: RALLY_REPORT_LIMIT_PER_HOUR per user; `export`: the spec's 10 a minute per user.
 // Each is a token bucket shared by every API process (rate-limit.ts) and answers 429 with
 // Retry-After. Why these are not rate-limiter-flexible limiters: docs/architecture.md, "Rate limits are hand-made buckets".
 import type { DatabasePool } from 'slonik';
+import type { SigningListCache } from '../../core/signatures/signing-list-cache.ts';
 import { createSignerDomains, networkBlockOf } from '../../core/signatures/throttle-subjects.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -28,12 +31,21 @@ export type RouteLimits = {
   chargeGeneral(ctx: RallyContext): void;
   /** Charges what a route of `rateClass` costs: the general bucket, then the class's own limits. */
   chargeClass(ctx: RallyContext, rateClass: RateLimitClass): Promise<void>;
-  /** The signing limits for a guest's form (api/pages/guest-sign-routes.ts): address, block, and the domain of the address typed in. */
-  chargeGuestSignature(ctx: RallyContext, email: string): void;
+  /**
+   * The signing limits for a guest's form (api/pages/guest-sign-routes.ts): address, block, and the
+   * domain of the address typed in. A form past a threshold is taken (its mailbox is proven by the
+   * link); false when the lists block the signer, whose form is then silently not mailed.
+   */
+  chargeGuestSignature(ctx: RallyContext, email: string): boolean;
   stop(): void;
 };
 
 type Refusal = { detail: string; code: string };
+
+/** The thresholds a signature passed, as signatures.flags names them. */
+export type SigningFlag = 'network_block' | 'email_domain';
+
+const CEILING_REFUSAL: Refusal = { detail: 'Far too many signatures from this network or email domain right now; try again later.', code: 'signing_limit' };
 
 function spend(limiter: RateLimiter, key: string, refusal: Refusal): void {
   const decision = limiter.take(key);
@@ -51,12 +63,23 @@ function callerBucketKey(ctx: RallyContext): string {
 /** Reports and exports are counted per person, whichever of their credentials they use. */
 const personBucketKey = (ctx: RallyContext) => (ctx.state.principal ? `user:${ctx.state.principal.userId}` : addressBucketKey(ctx.state.clientIp));
 
-export function createRouteLimits(deps: { db: DatabasePool; log: Logger; config: Pick<Config, 'rateLimit' | 'signingThrottle' | 'moderation'> }): RouteLimits {
+export function createRouteLimits(deps: {
+  db: DatabasePool;
+  log: Logger;
+  config: Pick<Config, 'rateLimit' | 'signingThrottle' | 'moderation'>;
+  lists?: SigningListCache;
+}): RouteLimits {
   const { rateLimit, signingThrottle, moderation } = deps.config;
   const bucket = (rps: number, burst: number) => createRateLimiter({ db: deps.db, rps, burst, log: deps.log });
   const perHour = (count: number) => bucket(count / 3600, count);
   const general = rateLimit.enabled ? bucket(rateLimit.rps, rateLimit.burst) : undefined;
-  const sign = { address: perHour(rateLimit.signPerHour), block: perHour(signingThrottle.perBlockPerHour), domain: perHour(signingThrottle.perDomainPerHour) };
+  const sign = {
+    address: perHour(rateLimit.signPerHour),
+    block: perHour(signingThrottle.perBlockPerHour),
+    domain: perHour(signingThrottle.perDomainPerHour),
+    blockCeiling: signingThrottle.blockCeilingPerHour > 0 ? perHour(signingThrottle.blockCeilingPerHour) : undefined,
+    domainCeiling: signingThrottle.domainCeilingPerHour > 0 ? perHour(signingThrottle.domainCeilingPerHour) : undefined,
+  };
   const report = perHour(moderation.reportsPerHour);
   const exports = bucket(EXPORTS_PER_MINUTE / 60, EXPORTS_PER_MINUTE);
   const openDomains = new Set(signingThrottle.openDomains);
@@ -80,27 +103,48 @@ export function createRouteLimits(deps: { db: DatabasePool; log: Logger; config:
   async function chargeSignature(ctx: RallyContext): Promise<void> {
     const { principal } = ctx.state;
     // Users and OAuth apps carry their domain from authentication; API keys look it up (cached).
-    spendSignature(ctx, principal?.emailDomain !== undefined ? principal.emailDomain : principal?.userId ? await domains.domainOf(principal.userId) : null);
+    const mailDomain = principal?.emailDomain !== undefined ? principal.emailDomain : principal?.userId ? await domains.domainOf(principal.userId) : null;
+    const flags = spendSignature(ctx, mailDomain);
+    if (flags.length > 0) ctx.state.signingFlags = flags;
   }
 
-  function spendSignature(ctx: RallyContext, mailDomain: string | null): void {
+  /** Past a threshold: ceiling first (refuses), then the threshold's own bucket (flags when empty). */
+  function passes(flag: SigningFlag, threshold: RateLimiter, ceiling: RateLimiter | undefined, key: string): boolean {
+    if (ceiling) spend(ceiling, `ceiling-${key}`, CEILING_REFUSAL);
+    if (threshold.take(key).allowed) return false;
+    metrics.signingFlags.inc({ threshold: flag });
+    return true;
+  }
+
+  /** The thresholds this signature passed; throws when the lists block the signer or a limit refuses. */
+  function spendSignature(ctx: RallyContext, mailDomain: string | null): SigningFlag[] {
     const { clientIp } = ctx.state;
-    spend(sign.address, `sign:${addressBucketKey(clientIp)}`, { detail: 'Too many signatures from this address; try again later.', code: 'sign_limit' });
-    const network = networkBlockOf(clientIp);
-    if (network) spend(sign.block, `sign-block:${network}`, { detail: 'Too many signatures from this network; try again later.', code: 'sign_block_limit' });
-    if (mailDomain && !openDomains.has(mailDomain)) {
-      spend(sign.domain, `sign-domain:${mailDomain}`, {
-        detail: 'Too many signatures from accounts of this email domain; try again later.',
-        code: 'sign_domain_limit',
-      });
+    const domain = mailDomain && !openDomains.has(mailDomain) ? mailDomain : null;
+    const listed = deps.lists?.verdict(clientIp, mailDomain);
+    if (listed?.blocked) {
+      throw new RallyError('forbidden', 'Signing from this address, network or email domain is blocked on this platform.', { code: 'signing_blocked' });
     }
+    if (!listed?.exemptAddressLimit) {
+      spend(sign.address, `sign:${addressBucketKey(clientIp)}`, { detail: 'Too many signatures from this address; try again later.', code: 'sign_limit' });
+    }
+    const flags: SigningFlag[] = [];
+    const network = networkBlockOf(clientIp);
+    if (network && !listed?.networkAllowed && passes('network_block', sign.block, sign.blockCeiling, `sign-block:${network}`)) flags.push('network_block');
+    if (domain && !listed?.domainAllowed && passes('email_domain', sign.domain, sign.domainCeiling, `sign-domain:${domain}`)) flags.push('email_domain');
+    return flags;
   }
 
   return {
     chargeGeneral,
     chargeGuestSignature(ctx, email) {
       // The domain as rally_email_key has it: lower-case, after the last @.
-      spendSignature(ctx, email.slice(email.lastIndexOf('@') + 1).toLowerCase() || null);
+      try {
+        spendSignature(ctx, email.slice(email.lastIndexOf('@') + 1).toLowerCase() || null);
+        return true;
+      } catch (error) {
+        if (error instanceof RallyError && error.code === 'signing_blocked') return false;
+        throw error;
+      }
     },
     async chargeClass(ctx, rateClass) {
       if (rateClass === 'none') return;
@@ -115,7 +159,7 @@ export function createRouteLimits(deps: { db: DatabasePool; log: Logger; config:
         });
     },
     stop() {
-      for (const limiter of [general, sign.address, sign.block, sign.domain, report, exports]) limiter?.stop();
+      for (const limiter of [general, ...Object.values(sign), report, exports]) limiter?.stop();
     },
   };
 }

@@ -94,7 +94,8 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
     if (!input || errors.form) return answer(ctx, 400, variant, formWithErrors(petition, values, errors, variant), freshToken);
 
     try {
-      deps.limits.chargeGuestSignature(ctx, input.email);
+      // A blocked signer is told what everyone is told, and nothing is mailed.
+      if (!deps.limits.chargeGuestSignature(ctx, input.email)) return answer(ctx, 200, variant, checkYourEmail(petition, input.email, variant));
     } catch (error) {
       if (!(error instanceof RallyError) || error.status !== 429) throw error;
       for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);

@@ -83,12 +83,17 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       summary: 'Sign a petition',
       description:
         'A second signature by the same person is 409. The answer carries the new count, and `milestone_reached` when this ' +
-        'signature claimed a milestone. Emits `signature.created` (and `signature.milestone`).',
+        'signature claimed a milestone. Emits `signature.created` (and `signature.milestone`). A signature past the hourly ' +
+        'threshold of its network block or email domain is still counted, and flagged for the moderators; only their hard ' +
+        "ceilings answer 429 `signing_limit`. A signer on the administrators' block-list is refused with 403 `signing_blocked`.",
       params: PetitionParams,
       body: SignatureCreate,
       responses: {
         201: { description: 'Signed; milestone_reached is true for the signature that claimed a milestone', schema: SignatureCreated },
-        403: { description: 'The signer’s email address is not verified (`email_unverified`), or a private petition needs its access code' },
+        403: {
+          description:
+            'The signer’s email address is not verified (`email_unverified`), the address, network or email domain is on the block-list (`signing_blocked`), or a private petition needs its access code',
+        },
         409: { description: 'Already signed, or the petition is not active' },
       },
       async handler(ctx, { params, body }) {
@@ -111,6 +116,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
               accessCode: body.access_code ?? null,
               source: body.source ?? null,
               networkHash: deps.networkKey ? networkBlockHash(deps.networkKey, ctx.state.clientIp) : null,
+              flags: ctx.state.signingFlags ?? null,
             },
             withinWrite: rememberedWithSignature(rememberAnswer(ctx, 201)),
           });

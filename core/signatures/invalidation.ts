@@ -15,9 +15,12 @@ import { COUNTER_SHARDS } from './sign.ts';
 import { liveSignatureCount } from '../petitions/queries.ts';
 
 /** As the admin wrote it; stored on the invalidation and in its audit row. */
-export type InvalidationFilter = { ip_block?: string; email_domain?: string; since?: string; until?: string };
-/** What the batches match on: ip_block resolved to network hashes (hex), the domain lower-cased. */
-export type ResolvedFilter = { networkHashes: string[] | null; emailDomain: string | null; since: string | null; until: string | null };
+export type InvalidationFilter = { ip_block?: string; network_hash?: string; email_domain?: string; flagged?: boolean; since?: string; until?: string };
+/**
+ * What the batches match on: ip_block (and network_hash) resolved to network hashes (hex), the domain
+ * lower-cased; flaggedOnly (optional: runs started before issue 44 lack it) keeps to flagged signatures.
+ */
+export type ResolvedFilter = { networkHashes: string[] | null; emailDomain: string | null; flaggedOnly?: boolean; since: string | null; until: string | null };
 
 /**
  * The run that does the work (workflows/signature-invalidation.ts, started by orchestration/): in
@@ -75,6 +78,7 @@ function matches(filter: ResolvedFilter) {
       filter.emailDomain
         ? sql.fragment`split_part(COALESCE(s.email_key, (SELECT rally_email_key(u.email) FROM users u WHERE u.id = s.user_id)), '@', 2) = ${filter.emailDomain}`
         : null,
+      filter.flaggedOnly ? sql.fragment`s.flags IS NOT NULL` : null,
     ].filter((part) => part !== null),
     sql.fragment` AND `,
   );
@@ -119,12 +123,12 @@ export async function invalidateBatch(db: DatabasePool, input: BatchInput): Prom
           removed AS (
             DELETE FROM signatures s USING batch b WHERE s.id = b.id AND ${matches(filter)}
             RETURNING s.id, s.petition_id, s.user_id, s.comment, s.is_anonymous, s.display_location, s.city, s.region, s.country, s.latitude, s.longitude,
-              s.referrer_id, s.email_key, s.network_hash, s.created_at
+              s.referrer_id, s.email_key, s.network_hash, s.flags, s.created_at
           ), kept AS (
             INSERT INTO invalidated_signatures (id, invalidation_id, petition_id, user_id, comment, is_anonymous, display_location, city, region, country,
-              latitude, longitude, referrer_id, email_key, network_hash, created_at)
+              latitude, longitude, referrer_id, email_key, network_hash, flags, created_at)
             SELECT id, ${input.invalidationId}, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude,
-              referrer_id, email_key, network_hash, created_at FROM removed
+              referrer_id, email_key, network_hash, flags, created_at FROM removed
             RETURNING id
           ), uncounted AS (
             -- Any shard will do: the count is the sum of them all.

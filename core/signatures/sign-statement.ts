@@ -102,9 +102,14 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
         )}, ${sql.array(
           column((input) => input.networkHash?.toString('hex') ?? null),
           'text',
+        )},
+        ${sql.array(
+          // One text per row (unnest flattens arrays of arrays): the flags joined by commas, or null.
+          column((input) => (input.flags?.length ? input.flags.join(',') : null)),
+          'text',
         )}
       ) AS i(ordinal, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude,
-             referrer_slug, source, actor_type, actor_id, network_hash_hex)
+             referrer_slug, source, actor_type, actor_id, network_hash_hex, flags_text)
     ), involved AS (
       SELECT * FROM unnest(${sql.array(
         petitions.map((petition) => petition.id),
@@ -129,10 +134,10 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
       SELECT p.id, p.status FROM petitions p JOIN involved b ON b.petition_id = p.id WHERE p.deleted_at IS NULL
     ), signed AS (
       INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, source,
-        email_key, network_hash)
+        email_key, network_hash, flags)
       SELECT i.petition_id, i.user_id, i.comment, i.is_anonymous, i.display_location, i.city, i.region, i.country, i.latitude, i.longitude,
         (SELECT r.id FROM users r WHERE r.slug = i.referrer_slug AND r.id <> i.user_id), i.source,
-        rally_email_key(u.email), decode(i.network_hash_hex, 'hex')
+        rally_email_key(u.email), decode(i.network_hash_hex, 'hex'), string_to_array(i.flags_text, ',')
       FROM input i JOIN live ON live.id = i.petition_id AND live.status = 'active'
         JOIN users u ON u.id = i.user_id AND u.email_verified
       ORDER BY i.petition_id, i.user_id

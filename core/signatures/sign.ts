@@ -33,6 +33,8 @@ export type SignatureInput = {
   source?: string | null;
   /** Keyed hash of the signer's /24 or /64 (core/signatures/network-block.ts), for fraud investigation. */
   networkHash?: Buffer | null;
+  /** The signing thresholds the signature passed (api/http/limits.ts): stored, never shown publicly (issue 44). */
+  flags?: readonly string[] | null;
   actor: Actor;
   comment: string | null;
   isAnonymous: boolean;

@@ -9,6 +9,11 @@ const OPEN_MAIL_DOMAINS =
   'gmail.com,googlemail.com,outlook.com,hotmail.com,live.com,msn.com,yahoo.com,icloud.com,me.com,aol.com,' +
   'proton.me,protonmail.com,gmx.de,gmx.net,web.de,mail.ru,yandex.ru,qq.com,163.com';
 const MANY = 1_000_000_000;
+/** The default hard ceiling is this many times its threshold (issue 44). */
+const CEILING_MULTIPLE = 20;
+
+/** A hard ceiling per hour: `0` turns it off. */
+const ceiling = (docs: { defaultText: string; description: string }) => Type.Integer({ minimum: 0, maximum: MANY, ...docs });
 
 export const limitVariables = {
   RALLY_RATE_LIMIT_ENABLED: flag({ default: true, description: "`false` turns the API rate limiter off. Meant only for measuring the limiter's own cost." }),
@@ -28,12 +33,28 @@ export const limitVariables = {
   }),
   RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR: integer(MANY, {
     default: 200,
-    description: 'signatures per hour from one network block: the /24 of an IPv4 address, the /64 of an IPv6 one',
+    description:
+      'threshold that flags: signatures per hour from one network block (the /24 of an IPv4 address, the /64 of an IPv6 one) ' +
+      'past which signatures are still accepted and counted, but flagged for review',
   }),
   RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR: integer(MANY, {
     default: 300,
-    description: 'signatures per hour by accounts of one email domain (as normalised for signatures), except the open mail providers below',
+    description:
+      'threshold that flags: signatures per hour by accounts of one email domain (as normalised for signatures), except the ' +
+      'open mail providers below, past which signatures are accepted, counted and flagged for review',
   }),
+  RALLY_SIGN_CEILING_PER_BLOCK_PER_HOUR: Type.Optional(
+    ceiling({
+      defaultText: '20 × RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR',
+      description: 'hard ceiling: signatures per hour from one network block past which signing answers 429 `signing_limit`; `0` turns it off',
+    }),
+  ),
+  RALLY_SIGN_CEILING_PER_DOMAIN_PER_HOUR: Type.Optional(
+    ceiling({
+      defaultText: '20 × RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR',
+      description: 'hard ceiling: signatures per hour by accounts of one email domain past which signing answers 429 `signing_limit`; `0` turns it off',
+    }),
+  ),
   RALLY_SIGN_LIMIT_OPEN_DOMAINS: domainList({
     default: OPEN_MAIL_DOMAINS,
     description: 'comma-separated domains anyone can get an address at, which the per-domain limit leaves alone',
@@ -69,6 +90,8 @@ export function limitSettings(values: Values) {
       perBlockPerHour: values.RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR,
       perDomainPerHour: values.RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR,
       openDomains: Object.freeze(values.RALLY_SIGN_LIMIT_OPEN_DOMAINS),
+      blockCeilingPerHour: values.RALLY_SIGN_CEILING_PER_BLOCK_PER_HOUR ?? CEILING_MULTIPLE * values.RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR,
+      domainCeilingPerHour: values.RALLY_SIGN_CEILING_PER_DOMAIN_PER_HOUR ?? CEILING_MULTIPLE * values.RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR,
     }),
     loginFailureLimit: Object.freeze(values.RALLY_LOGIN_FAILURE_LIMIT),
     recaptcha: Object.freeze({ secret: values.RECAPTCHA_SECRET, verifyUrl: values.RECAPTCHA_VERIFY_URL }),

@@ -15,6 +15,12 @@ export const moderationVariables = {
   }),
   RALLY_FRAUD_WATCH_MULTIPLE: integer(1_000, { default: 5, description: 'a window at this multiple of its baseline raises `fraud.suspected` …' }),
   RALLY_FRAUD_WATCH_MIN_SIGNATURES: integer(1_000_000_000, { default: 50, description: '… when it also holds at least this many signatures' }),
+  RALLY_FRAUD_FLAGGED_SHARE_ALERT: integer(100, {
+    default: 20,
+    description:
+      'percent: a petition whose flagged signatures (past a signing threshold) pass this share of its count raises `fraud.suspected`, ' +
+      'once per petition and hour, when they also number at least RALLY_FRAUD_WATCH_MIN_SIGNATURES',
+  }),
   RALLY_REPORT_AUTOHIDE_THRESHOLD: integer(1_000, {
     default: 5,
     description: 'distinct established people with an open report after which a target is hidden pending review',
@@ -41,6 +47,7 @@ export function moderationSettings(values: Values) {
       baselineMs: values.RALLY_FRAUD_WATCH_BASELINE,
       multiple: values.RALLY_FRAUD_WATCH_MULTIPLE,
       minSignatures: values.RALLY_FRAUD_WATCH_MIN_SIGNATURES,
+      flaggedShare: values.RALLY_FRAUD_FLAGGED_SHARE_ALERT / 100,
     }),
     moderation: Object.freeze({
       autohideThreshold: values.RALLY_REPORT_AUTOHIDE_THRESHOLD,

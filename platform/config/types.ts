@@ -61,14 +61,22 @@ export type Config = Readonly<{
   rateLimit: Readonly<{ enabled: boolean; rps: number; burst: number; signPerHour: number }>;
   /**
    * The signing throttle beyond the per-address limit: signatures per hour per /24 (IPv4) or /64
-   * (IPv6), and per email domain of the signer, except the large open mail providers in `openDomains`.
+   * (IPv6), and per email domain of the signer, except the large open mail providers in `openDomains`:
+   * thresholds past which signatures are flagged, and hard ceilings (0: none) past which they are refused.
    */
-  signingThrottle: Readonly<{ perBlockPerHour: number; perDomainPerHour: number; openDomains: readonly string[] }>;
+  signingThrottle: Readonly<{
+    perBlockPerHour: number;
+    perDomainPerHour: number;
+    openDomains: readonly string[];
+    blockCeilingPerHour: number;
+    domainCeilingPerHour: number;
+  }>;
   /**
    * The scheduled fraud watch: signatures per subject per `windowMs` against their average over the
    * `baselineMs` before; a subject reaching `minSignatures` and `multiple` × that average is suspected.
+   * A petition whose flagged signatures pass `flaggedShare` (a fraction) of its count is suspected too.
    */
-  fraudWatch: Readonly<{ windowMs: number; baselineMs: number; multiple: number; minSignatures: number }>;
+  fraudWatch: Readonly<{ windowMs: number; baselineMs: number; multiple: number; minSignatures: number; flaggedShare: number }>;
   /** Which X-Forwarded-For entries to believe: none, the last `hops` ones, or those added by proxies in `cidrs`. */
   trustProxy: TrustProxy;
   /**

@@ -420,10 +420,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The consent form's answer, approve or deny: from Rally's page, in the browser shown the screen, by the account it was shown to
-         * @description The consent form's answer, approve or deny: from Rally's page, in the browser shown the screen, by the account it was shown to.
+         * The consent form's answer, approve or deny, from the browser that was shown the screen
+         * @description The consent form's answer, approve or deny, from the browser that was shown the screen.
          *
-         *     **Authentication:** optional (credentials change the answer).
+         *     **Authentication:** none.
          *
          *     **Rate limit:** charged to the caller's general budget.
          */
@@ -526,8 +526,8 @@ export interface paths {
         get: operations["listOAuthApps"];
         put?: never;
         /**
-         * Register an OAuth app (at most 10 per account, with a verified email address); a confidential app gets its client_secret in this answer only
-         * @description Register an OAuth app (at most 10 per account, with a verified email address); a confidential app gets its client_secret in this answer only.
+         * Register an OAuth app (at most 10 per account); a confidential app gets its client_secret in this answer only
+         * @description Register an OAuth app (at most 10 per account); a confidential app gets its client_secret in this answer only.
          *
          *     **Authentication:** required.
          *
@@ -1418,7 +1418,7 @@ export interface paths {
         put?: never;
         /**
          * Sign an active petition (once per person; at most RALLY_SIGN_LIMIT_PER_HOUR signatures per client IP per hour)
-         * @description A second signature by the same person is 409. The answer carries the new count, and `milestone_reached` when this signature claimed a milestone. Emits `signature.created` (and `signature.milestone`).
+         * @description A second signature by the same person is 409. The answer carries the new count, and `milestone_reached` when this signature claimed a milestone. Emits `signature.created` (and `signature.milestone`). A signature past the hourly threshold of its network block or email domain is still counted, and flagged for the moderators; only their hard ceilings answer 429 `signing_limit`. A signer on the administrators' block-list is refused with 403 `signing_blocked`.
          *
          *     **Authentication:** required.
          *
@@ -2345,38 +2345,6 @@ export interface paths {
          *     **Rate limit:** charged to the caller's general budget.
          */
         post: operations["confirmGuestSignature"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/guest-emails/unsubscribe/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The "never email me again" link of guest signing emails: a page with a button (a GET changes nothing)
-         * @description The "never email me again" link of guest signing emails: a page with a button (a GET changes nothing).
-         *
-         *     **Authentication:** none.
-         *
-         *     **Rate limit:** charged to the caller's general budget.
-         */
-        get: operations["guestMailStopPage"];
-        put?: never;
-        /**
-         * Stops all guest signing email to the link’s address (the page’s button, or a mail client’s one-click, RFC 8058)
-         * @description Stops all guest signing email to the link’s address (the page’s button, or a mail client’s one-click, RFC 8058).
-         *
-         *     **Authentication:** none.
-         *
-         *     **Rate limit:** charged to the caller's general budget.
-         */
-        post: operations["stopGuestMail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3507,6 +3475,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/petitions/{id}/flagged-crowds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A petition's signatures flagged past a network or email domain threshold, per network and domain, most first
+         * @description A crowd (a carrier NAT, a university, a company) has established, verified accounts that do other things on Rally; a farm has new, unverified accounts that only sign. Then invalidate (invalidate-signatures with `flagged: true`) or clear the flags.
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `admin` (API key scopes `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        get: operations["adminFlaggedCrowds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/petitions/{id}/flagged-crowds/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clears one network's or email domain's flag from a petition's signatures (a crowd, not a farm)
+         * @description Clears one network's or email domain's flag from a petition's signatures (a crowd, not a farm).
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `admin` (API key scopes `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         *
+         *     **Idempotency:** send an `Idempotency-Key` to retry safely; a replayed answer carries `Idempotent-Replayed: true`.
+         */
+        post: operations["adminClearFlags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/signing-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The allow- and block-lists of signing addresses, networks and email domains
+         * @description The allow- and block-lists of signing addresses, networks and email domains.
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `admin` (API key scopes `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        get: operations["adminSigningLists"];
+        put?: never;
+        /**
+         * Allows (never flagged) or blocks (403 signing_blocked) an address, network or email domain; effective within seconds
+         * @description Allows (never flagged) or blocks (403 signing_blocked) an address, network or email domain; effective within seconds.
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `admin` (API key scopes `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         *
+         *     **Idempotency:** send an `Idempotency-Key` to retry safely; a replayed answer carries `Idempotent-Replayed: true`.
+         */
+        post: operations["adminAddSigningListEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/signing-lists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Removes an entry from the signing lists
+         * @description Removes an entry from the signing lists.
+         *
+         *     **Authentication:** required.
+         *
+         *     **Permission:** `admin` (API key scopes `full`; not open to OAuth apps).
+         *
+         *     **Rate limit:** charged to the caller's general budget.
+         */
+        delete: operations["adminRemoveSigningListEntry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "petition.created": {
@@ -3796,6 +3882,103 @@ export interface components {
             /** @example accessCode */
             accessCode: string;
         };
+        AdminAddSigningListEntryRequest: {
+            list: "allow" | "block";
+            subject_type: "address" | "network" | "email_domain";
+            /**
+             * @description An IPv4 or IPv6 address, a network in CIDR notation, or an email domain (`*.example.org`: its subdomains).
+             * @example subject
+             */
+            subject: string;
+            /**
+             * @description Allowed addresses and networks only: not held to RALLY_SIGN_LIMIT_PER_HOUR either (a university NAT, say).
+             * @default false
+             * @example false
+             */
+            exempt_address_limit: boolean;
+            /** @example note */
+            note?: string;
+        };
+        AdminAddSigningListEntryResponse: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                id: string;
+                list: "allow" | "block";
+                subject_type: "address" | "network" | "email_domain";
+                /** @example subject */
+                subject: string;
+                /** @example true */
+                exempt_address_limit: boolean;
+                note: string | null;
+                created_by: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                created_at: string;
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        AdminClearFlagsRequest: {
+            subject_type: "network_block" | "email_domain";
+            /**
+             * @description As the flagged-crowds view names it.
+             * @example river-trees
+             */
+            subject: string;
+        };
+        AdminClearFlagsResponse: {
+            data: {
+                /** @example 0 */
+                cleared: number;
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        AdminFlaggedCrowdsResponse: {
+            data: {
+                subject_type: "network_block" | "email_domain";
+                /**
+                 * @description The email domain, or the network block as its keyed hash (hex): an address is never stored.
+                 * @example subject
+                 */
+                subject: string;
+                /**
+                 * @description The petition's signatures flagged for this subject.
+                 * @example 1
+                 */
+                flagged: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                first_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                last_at: string;
+                /**
+                 * @description Of their accounts, made less than a day before signing.
+                 * @example 128
+                 */
+                new_accounts: number;
+                /**
+                 * @description Of their accounts, with an email address not verified.
+                 * @example 128
+                 */
+                unverified_accounts: number;
+                /**
+                 * @description Of their accounts, with no other signature, petition or comment.
+                 * @example 128
+                 */
+                inactive_accounts: number;
+            }[];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
         AdminMetrics: {
             users: {
                 /** @example 128 */
@@ -3827,6 +4010,29 @@ export interface components {
         };
         AdminMetricsEnvelope: {
             data: components["schemas"]["AdminMetrics"];
+            meta: components["schemas"]["Meta"];
+        };
+        AdminSigningListsResponse: {
+            data: {
+                /**
+                 * Format: uuid
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                id: string;
+                list: "allow" | "block";
+                subject_type: "address" | "network" | "email_domain";
+                /** @example subject */
+                subject: string;
+                /** @example true */
+                exempt_address_limit: boolean;
+                note: string | null;
+                created_by: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                created_at: string;
+            }[];
             meta: components["schemas"]["Meta"];
         };
         AdminUser: {
@@ -4657,8 +4863,18 @@ export interface components {
                  * @example ip block
                  */
                 ip_block?: string;
+                /**
+                 * @description A network block as the flagged-crowds view names it (its keyed hash, never an address).
+                 * @example 9f2c4e6a1b3d5f7081a2c3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e
+                 */
+                network_hash?: string;
                 /** @example river-trees */
                 email_domain?: string;
+                /**
+                 * @description true: only the signatures flagged past a signing threshold.
+                 * @example true
+                 */
+                flagged?: boolean;
                 /**
                  * Format: date-time
                  * @example 2026-05-01T09:30:00.000Z
@@ -8979,34 +9195,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not sent from Rally's own page (Origin, Sec-Fetch-Site), or not by the account the screen was shown to (its Bearer or Rally login) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html>… */
-                    "text/html": string;
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "status": 403,
-                     *       "code": "forbidden",
-                     *       "detail": "The caller is known but may not do this.",
-                     *       "message": "The caller is known but may not do this.",
-                     *       "instance": "/oauth/interaction/{uid}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Too many requests: wait Retry-After seconds */
             429: {
                 headers: {
@@ -9787,58 +9975,6 @@ export interface operations {
                     "application/json": components["schemas"]["DeveloperAppWithSecretEnvelope"];
                 };
             };
-            /** @description email_unverified: your email address is not verified yet (the consent screen names you as the app’s owner) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "status": 403,
-                     *       "code": "forbidden",
-                     *       "detail": "The caller is known but may not do this.",
-                     *       "message": "The caller is known but may not do this.",
-                     *       "instance": "/v1/oauth/apps",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A field breaks a rule; reserved_name: the platform’s own name ("Rally", in any spelling) is not for self-service apps */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/validation-failed",
-                     *       "title": "Validation failed",
-                     *       "status": 422,
-                     *       "code": "validation_failed",
-                     *       "detail": "The request is well-formed but some fields break the rules; `errors` lists each field with a code.",
-                     *       "message": "The request is well-formed but some fields break the rules; `errors` lists each field with a code.",
-                     *       "instance": "/v1/oauth/apps",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Too many requests: wait Retry-After seconds */
             429: {
                 headers: {
@@ -10222,32 +10358,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DeveloperAppEnvelope"];
-                };
-            };
-            /** @description A field breaks a rule; reserved_name: the platform’s own name is not for self-service apps */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/validation-failed",
-                     *       "title": "Validation failed",
-                     *       "status": 422,
-                     *       "code": "validation_failed",
-                     *       "detail": "The request is well-formed but some fields break the rules; `errors` lists each field with a code.",
-                     *       "message": "The request is well-formed but some fields break the rules; `errors` lists each field with a code.",
-                     *       "instance": "/v1/oauth/apps/{client_id}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Too many requests: wait Retry-After seconds */
@@ -15796,7 +15906,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignatureCreated"];
                 };
             };
-            /** @description The signer’s email address is not verified (`email_unverified`), or a private petition needs its access code */
+            /** @description The address, network or email domain is on the block-list (`signing_blocked`) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -22840,312 +22950,6 @@ export interface operations {
             };
         };
     };
-    guestMailStopPage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The token from the link in the e-mail; it is the credential of this request.
-                 * @example text
-                 */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description HTML page */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html>… */
-                    "text/html": string;
-                };
-            };
-            /** @description HTML page */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html>… */
-                    "text/html": string;
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/not-found",
-                     *       "title": "Not found",
-                     *       "status": 404,
-                     *       "code": "not_found",
-                     *       "detail": "No resource or route exists at this address, or the caller may not know it exists.",
-                     *       "message": "No resource or route exists at this address, or the caller may not know it exists.",
-                     *       "instance": "/guest-emails/unsubscribe/{token}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/rate-limited",
-                     *       "title": "Too many requests",
-                     *       "status": 429,
-                     *       "code": "rate_limited",
-                     *       "detail": "The caller sent more requests than its limit allows.",
-                     *       "message": "The caller sent more requests than its limit allows.",
-                     *       "instance": "/guest-emails/unsubscribe/{token}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem caused by the request */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/bad-request",
-                     *       "title": "Bad request",
-                     *       "status": 400,
-                     *       "code": "bad_request",
-                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
-                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
-                     *       "instance": "/guest-emails/unsubscribe/{token}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem on our side */
-            "5XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/internal-error",
-                     *       "title": "Internal server error",
-                     *       "status": 500,
-                     *       "code": "internal_error",
-                     *       "detail": "Something failed on our side.",
-                     *       "message": "Something failed on our side.",
-                     *       "instance": "/guest-emails/unsubscribe/{token}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    stopGuestMail: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The token from the link in the e-mail; it is the credential of this request.
-                 * @example text
-                 */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description HTML page */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html>… */
-                    "text/html": string;
-                };
-            };
-            /** @description HTML page */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html>… */
-                    "text/html": string;
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/forbidden",
-                     *       "title": "Forbidden",
-                     *       "status": 403,
-                     *       "code": "forbidden",
-                     *       "detail": "The caller is known but may not do this.",
-                     *       "message": "The caller is known but may not do this.",
-                     *       "instance": "/guest-emails/unsubscribe/{token}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description HTML page */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html>… */
-                    "text/html": string;
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/not-found",
-                     *       "title": "Not found",
-                     *       "status": 404,
-                     *       "code": "not_found",
-                     *       "detail": "No resource or route exists at this address, or the caller may not know it exists.",
-                     *       "message": "No resource or route exists at this address, or the caller may not know it exists.",
-                     *       "instance": "/guest-emails/unsubscribe/{token}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Too many requests: wait Retry-After seconds */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/rate-limited",
-                     *       "title": "Too many requests",
-                     *       "status": 429,
-                     *       "code": "rate_limited",
-                     *       "detail": "The caller sent more requests than its limit allows.",
-                     *       "message": "The caller sent more requests than its limit allows.",
-                     *       "instance": "/guest-emails/unsubscribe/{token}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem caused by the request */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/bad-request",
-                     *       "title": "Bad request",
-                     *       "status": 400,
-                     *       "code": "bad_request",
-                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
-                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
-                     *       "instance": "/guest-emails/unsubscribe/{token}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem on our side */
-            "5XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "http://localhost:3000/problems/internal-error",
-                     *       "title": "Internal server error",
-                     *       "status": 500,
-                     *       "code": "internal_error",
-                     *       "detail": "Something failed on our side.",
-                     *       "message": "Something failed on our side.",
-                     *       "instance": "/guest-emails/unsubscribe/{token}",
-                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     startBrowserLogin: {
         parameters: {
             query?: {
@@ -24017,7 +23821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not from a Rally page, without the CSRF token, or the email address is not confirmed */
+            /** @description Not from a Rally page, without the CSRF token, the email address is not confirmed, or the signer is on the block-list */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -30454,7 +30258,7 @@ export interface operations {
                  * @description Only this action.
                  * @example report.created
                  */
-                action?: "report.created" | "report.actioned" | "report.brigading_suspected" | "moderation.auto_hidden" | "comment.hidden" | "comment.unhidden" | "comment.removed" | "petition.under_review" | "petition.restored" | "petition.closed_by_admin" | "user.flagged" | "user.unflagged" | "user.suspended" | "user.unsuspended" | "user.role_changed" | "user.warned" | "signature.removed_by_admin" | "signatures.invalidated" | "organization.key_creator_left";
+                action?: "report.created" | "report.actioned" | "report.brigading_suspected" | "moderation.auto_hidden" | "comment.hidden" | "comment.unhidden" | "comment.removed" | "petition.under_review" | "petition.restored" | "petition.closed_by_admin" | "user.flagged" | "user.unflagged" | "user.suspended" | "user.unsuspended" | "user.role_changed" | "user.warned" | "signature.removed_by_admin" | "signatures.invalidated" | "signatures.flags_cleared" | "signing_list.entry_added" | "signing_list.entry_removed" | "organization.key_creator_left";
                 /**
                  * @description Only reports against this kind of target.
                  * @example text
@@ -30757,7 +30561,9 @@ export interface operations {
                  * @example {
                  *       "filter": {
                  *         "ip_block": "ip block",
+                 *         "network_hash": "9f2c4e6a1b3d5f7081a2c3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e",
                  *         "email_domain": "river-trees",
+                 *         "flagged": true,
                  *         "since": "2026-05-01T09:30:00.000Z",
                  *         "until": "2026-05-01T09:30:00.000Z"
                  *       },
@@ -31093,6 +30899,710 @@ export interface operations {
                      *       "detail": "Something failed on our side.",
                      *       "message": "Something failed on our side.",
                      *       "instance": "/v1/admin/signature-invalidations/{id}",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminFlaggedCrowds: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size.
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The petition's id.
+                 * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The flagged networks and domains */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "subject_type": "network_block",
+                     *           "subject": "subject",
+                     *           "flagged": 1,
+                     *           "first_at": "2026-05-01T09:30:00.000Z",
+                     *           "last_at": "2026-05-01T09:30:00.000Z",
+                     *           "new_accounts": 128,
+                     *           "unverified_accounts": 128,
+                     *           "inactive_accounts": 128
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "next_cursor": "eyJpZCI6IjNmMmMxYTllIn0",
+                     *         "has_more": true
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f",
+                     *         "timestamp": "2026-05-01T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminFlaggedCrowdsResponse"];
+                };
+            };
+            /** @description No such petition */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not_found",
+                     *       "detail": "No resource or route exists at this address, or the caller may not know it exists.",
+                     *       "message": "No resource or route exists at this address, or the caller may not know it exists.",
+                     *       "instance": "/v1/admin/petitions/{id}/flagged-crowds",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "code": "rate_limited",
+                     *       "detail": "The caller sent more requests than its limit allows.",
+                     *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/v1/admin/petitions/{id}/flagged-crowds",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/v1/admin/petitions/{id}/flagged-crowds",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "code": "internal_error",
+                     *       "detail": "Something failed on our side.",
+                     *       "message": "Something failed on our side.",
+                     *       "instance": "/v1/admin/petitions/{id}/flagged-crowds",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminClearFlags: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable).
+                 * @example 0b9f3c52-5f1e-4a43-9c1d-2f6e8a7b4c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The petition's id.
+                 * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject_type": "network_block",
+                 *       "subject": "river-trees"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminClearFlagsRequest"];
+            };
+        };
+        responses: {
+            /** @description How many signatures lost the flag */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "cleared": 0
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f",
+                     *         "timestamp": "2026-05-01T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminClearFlagsResponse"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "code": "rate_limited",
+                     *       "detail": "The caller sent more requests than its limit allows.",
+                     *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/v1/admin/petitions/{id}/flagged-crowds/clear",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/v1/admin/petitions/{id}/flagged-crowds/clear",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "code": "internal_error",
+                     *       "detail": "Something failed on our side.",
+                     *       "message": "Something failed on our side.",
+                     *       "instance": "/v1/admin/petitions/{id}/flagged-crowds/clear",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminSigningLists: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every entry, oldest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f",
+                     *           "list": "allow",
+                     *           "subject_type": "address",
+                     *           "subject": "subject",
+                     *           "exempt_address_limit": true,
+                     *           "note": "note",
+                     *           "created_by": "8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b",
+                     *           "created_at": "2026-05-01T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f",
+                     *         "timestamp": "2026-05-01T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminSigningListsResponse"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "code": "rate_limited",
+                     *       "detail": "The caller sent more requests than its limit allows.",
+                     *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/v1/admin/signing-lists",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/v1/admin/signing-lists",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "code": "internal_error",
+                     *       "detail": "Something failed on our side.",
+                     *       "message": "Something failed on our side.",
+                     *       "instance": "/v1/admin/signing-lists",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminAddSigningListEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retries with the same key replay the first answer for 24 h (an answer that showed a secret is not replayed: 409 idempotency_secret_not_replayable).
+                 * @example 0b9f3c52-5f1e-4a43-9c1d-2f6e8a7b4c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "list": "allow",
+                 *       "subject_type": "address",
+                 *       "subject": "subject",
+                 *       "exempt_address_limit": false,
+                 *       "note": "note"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminAddSigningListEntryRequest"];
+            };
+        };
+        responses: {
+            /** @description Listed (or updated, when listed already) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f",
+                     *         "list": "allow",
+                     *         "subject_type": "address",
+                     *         "subject": "subject",
+                     *         "exempt_address_limit": true,
+                     *         "note": "note",
+                     *         "created_by": "8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b",
+                     *         "created_at": "2026-05-01T09:30:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f",
+                     *         "timestamp": "2026-05-01T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminAddSigningListEntryResponse"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "code": "rate_limited",
+                     *       "detail": "The caller sent more requests than its limit allows.",
+                     *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/v1/admin/signing-lists",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/v1/admin/signing-lists",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "code": "internal_error",
+                     *       "detail": "Something failed on our side.",
+                     *       "message": "Something failed on our side.",
+                     *       "instance": "/v1/admin/signing-lists",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminRemoveSigningListEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The signing list's id.
+                 * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such entry */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not_found",
+                     *       "detail": "No resource or route exists at this address, or the caller may not know it exists.",
+                     *       "message": "No resource or route exists at this address, or the caller may not know it exists.",
+                     *       "instance": "/v1/admin/signing-lists/{id}",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/rate-limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "code": "rate_limited",
+                     *       "detail": "The caller sent more requests than its limit allows.",
+                     *       "message": "The caller sent more requests than its limit allows.",
+                     *       "instance": "/v1/admin/signing-lists/{id}",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem caused by the request */
+            "4XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/bad-request",
+                     *       "title": "Bad request",
+                     *       "status": 400,
+                     *       "code": "bad_request",
+                     *       "detail": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "message": "The request could not be understood: malformed JSON or an invalid parameter.",
+                     *       "instance": "/v1/admin/signing-lists/{id}",
+                     *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem on our side */
+            "5XX": {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-API-Version": components["headers"]["XApiVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:3000/problems/internal-error",
+                     *       "title": "Internal server error",
+                     *       "status": 500,
+                     *       "code": "internal_error",
+                     *       "detail": "Something failed on our side.",
+                     *       "message": "Something failed on our side.",
+                     *       "instance": "/v1/admin/signing-lists/{id}",
                      *       "request_id": "6f1c1d2e-8a4b-4c7d-9e0f-1a2b3c4d5e6f"
                      *     }
                      */
