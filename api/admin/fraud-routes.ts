@@ -31,8 +31,9 @@ export function createAdminFraudRoutes(deps: { db: DatabasePool }): AnyRouteSpec
       method: 'get',
       path: '/v1/admin/petitions/:id/flagged-crowds',
       operationId: 'adminFlaggedCrowds',
-      summary: "A petition's signatures flagged past a network or email domain threshold, per network and domain, most first",
+      summary: 'List flagged crowds',
       description:
+        "A petition's signatures flagged past a network or email domain threshold, per network and domain, most first. " +
         'A crowd (a carrier NAT, a university, a company) has established, verified accounts that do other things on Rally; a ' +
         'farm has new, unverified accounts that only sign. Then invalidate (invalidate-signatures with `flagged: true`) or clear the flags.',
       params: IdParams,
@@ -48,7 +49,8 @@ export function createAdminFraudRoutes(deps: { db: DatabasePool }): AnyRouteSpec
       method: 'post',
       path: '/v1/admin/petitions/:id/flagged-crowds/clear',
       operationId: 'adminClearFlags',
-      summary: "Clears one network's or email domain's flag from a petition's signatures (a crowd, not a farm)",
+      summary: "Clear a crowd's flags",
+      description: "Clears one network's or email domain's flag from a petition's signatures (a crowd, not a farm).",
       params: IdParams,
       body: ClearFlagsBody,
       responses: { 200: { description: 'How many signatures lost the flag', schema: ClearFlagsEnvelope } },
@@ -62,7 +64,8 @@ export function createAdminFraudRoutes(deps: { db: DatabasePool }): AnyRouteSpec
       method: 'get',
       path: '/v1/admin/signing-lists',
       operationId: 'adminSigningLists',
-      summary: 'The allow- and block-lists of signing addresses, networks and email domains',
+      summary: 'List the signing lists',
+      description: 'The allow- and block-lists of signing addresses, networks and email domains.',
       responses: { 200: { description: 'Every entry, oldest first', schema: SigningListEntryList } },
       async handler(ctx) {
         sendData(ctx, await listSigningListEntries(db));
@@ -73,7 +76,8 @@ export function createAdminFraudRoutes(deps: { db: DatabasePool }): AnyRouteSpec
       method: 'post',
       path: '/v1/admin/signing-lists',
       operationId: 'adminAddSigningListEntry',
-      summary: 'Allows (never flagged) or blocks (403 signing_blocked) an address, network or email domain; effective within seconds',
+      summary: 'Add to the signing lists',
+      description: 'Allows (never flagged) or blocks (403 signing_blocked) an address, network or email domain; effective within seconds.',
       body: SigningListEntryCreate,
       responses: { 201: { description: 'Listed (or updated, when listed already)', schema: SigningListEntryEnvelope } },
       async handler(ctx, { body }) {
@@ -86,7 +90,8 @@ export function createAdminFraudRoutes(deps: { db: DatabasePool }): AnyRouteSpec
       method: 'delete',
       path: '/v1/admin/signing-lists/:id',
       operationId: 'adminRemoveSigningListEntry',
-      summary: 'Removes an entry from the signing lists',
+      summary: 'Remove a signing-list entry',
+      description: 'Removes an entry from the signing lists; effective within seconds.',
       params: IdParams,
       responses: { 204: { description: 'Removed' }, 404: { description: 'No such entry' } },
       async handler(ctx, { params }) {

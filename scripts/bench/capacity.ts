@@ -105,11 +105,13 @@ export function renderCapacityTable(run: TopologyRun): string {
     '',
     `Sizing, with ${READS_PER_SIGNATURE} reads and ${DELIVERIES_PER_SIGNATURE} webhook delivery per signature, every core at ${TARGET_UTILISATION * 100} %:`,
     '',
-    '| signatures/s | API processes (1 core each) | worker processes (1 core each) | Temporal server cores | PostgreSQL cores | PgBouncer pool (server connections) | one primary enough? |',
+    '| signatures/s | API processes (1 core each) | worker processes (1 core each) | Temporal server cores | PostgreSQL cores ' +
+      '| PgBouncer pool (server connections) | one primary enough? |',
     '|---:|---:|---:|---:|---:|---:|---|',
     ...rows.map(
       (row) =>
-        `| ${number(row.rate)} | ${row.apiProcesses} | ${row.workerProcesses} | ${row.temporalCores} | ${row.postgresCores} | ${row.pgbouncerPool} | ${row.onePrimary ? 'yes' : `no (over ${LARGEST_PRIMARY_CORES} cores)`} |`,
+        `| ${number(row.rate)} | ${row.apiProcesses} | ${row.workerProcesses} | ${row.temporalCores} | ${row.postgresCores} | ${row.pgbouncerPool} ` +
+        `| ${row.onePrimary ? 'yes' : `no (over ${LARGEST_PRIMARY_CORES} cores)`} |`,
     ),
     TABLE_END,
   ].join('\n');
