@@ -6,8 +6,7 @@
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { recordEvent } from '../events/record-event.ts';
-import { notifyUsers } from '../notifications/create.ts';
+import { announceFraudAlert } from './fraud-alert-announcement.ts';
 
 export type FlaggedShareSettings = { flaggedShare: number; minSignatures: number };
 
@@ -53,21 +52,14 @@ async function raise(db: DatabasePool, suspect: z.infer<typeof Suspect>, setting
       baseline_per_window: suspect.total,
       multiple: settings.flaggedShare,
     };
-    await recordEvent(tx, { type: 'fraud.suspected', actor: { type: 'system', id: null }, petitionId: null, data });
-    const admins = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM users WHERE role = 'admin' AND suspended_at IS NULL`);
-    await notifyUsers(
-      tx,
-      admins.map((userId) => ({
-        userId,
-        type: 'moderation.fraud_suspected',
-        data,
-        dedupeKey: `fraud-alert:${alert.id}`,
-        title: `Flagged signatures: ${share} % of “${suspect.title}”`,
-        body:
-          `${suspect.flagged} of its ${suspect.total} signatures passed a network or email domain threshold. ` +
-          'GET /v1/admin/petitions/{id}/flagged-crowds tells a crowd from a farm; invalidate or clear their flags there.',
-      })),
-    );
+    await announceFraudAlert(tx, {
+      alertId: alert.id,
+      data,
+      title: `Flagged signatures: ${share} % of “${suspect.title}”`,
+      body:
+        `${suspect.flagged} of its ${suspect.total} signatures passed a network or email domain threshold. ` +
+        'GET /v1/admin/petitions/{id}/flagged-crowds tells a crowd from a farm; invalidate or clear their flags there.',
+    });
     return true;
   });
 }

@@ -8,8 +8,7 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { recordEvent } from '../events/record-event.ts';
-import { notifyUsers } from '../notifications/create.ts';
+import { announceFraudAlert } from './fraud-alert-announcement.ts';
 import { FRAUD_SUBJECT_TYPES, type FraudSubjectType } from '../vocabulary.ts';
 import { baselinePerWindow, isSuspected, type FraudWatchSettings, type Window } from './fraud-watch-rule.ts';
 
@@ -56,22 +55,15 @@ async function raise(tx: CommonQueryMethods, candidate: Candidate, window: Windo
     baseline_per_window: Math.round(baseline * 100) / 100,
     multiple: settings.multiple,
   };
-  await recordEvent(tx, { type: 'fraud.suspected', actor: { type: 'system', id: null }, petitionId: null, data });
-  const admins = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM users WHERE role = 'admin' AND suspended_at IS NULL`);
-  await notifyUsers(
-    tx,
-    admins.map((userId) => ({
-      userId,
-      type: 'moderation.fraud_suspected',
-      data,
-      dedupeKey: `fraud-alert:${alertId}`,
-      title: `Signing rate jump: ${describe(candidate)}`,
-      body:
-        `${candidate.signatures} signatures in ${(settings.windowMs / 60_000).toLocaleString('en-US')} min, ` +
-        `against ${data.baseline_per_window} in an average window. ` +
-        'Review them; POST /v1/admin/petitions/{id}/invalidate-signatures can take fraudulent ones off.',
-    })),
-  );
+  await announceFraudAlert(tx, {
+    alertId,
+    data,
+    title: `Signing rate jump: ${describe(candidate)}`,
+    body:
+      `${candidate.signatures} signatures in ${(settings.windowMs / 60_000).toLocaleString('en-US')} min, ` +
+      `against ${data.baseline_per_window} in an average window. ` +
+      'Review them; POST /v1/admin/petitions/{id}/invalidate-signatures can take fraudulent ones off.',
+  });
   return true;
 }
 
