@@ -1,28 +1,19 @@
-// `npm test`: type-checks and lints, then runs the mocha suite against real services (the PostgreSQL at
-// DATABASE_URL, else 127.0.0.1:5432, else an embedded one; a Temporal dev server from the real CLI):
-// most files in parallel test processes, then the few that need the machine alone (lib/test-groups.ts).
-import { spawnSync } from 'node:child_process';
+// `npm test`: runs the mocha suite against real services (the PostgreSQL at DATABASE_URL, else 127.0.0.1:5432,
+// else an embedded one; a Temporal dev server from the real CLI), most files in parallel test processes while
+// tsc, ESLint and Prettier check the tree beside them, then the few files that need the machine alone.
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { startEmbeddedPostgres } from './lib/embedded-postgres.ts';
 import { resolveTemporalCli } from './lib/temporal-cli.ts';
 import { DEFAULT_JOBS, listTestFiles, splitTestFiles } from './lib/test-groups.ts';
+import { checkLabels, runTreeChecks, type CheckResult } from './lib/tree-checks.ts';
 import pg from 'pg';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = `${ROOT}node_modules/.bin/`;
 const say = (line: string) => process.stdout.write(`[test] ${line}\n`);
-
-async function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  say(label);
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env });
-  if (result.status !== 0) {
-    say(`${label}: failed`);
-    await stopEmbedded?.();
-    process.exit(result.status ?? 1);
-  }
-}
 
 const LOCAL_SERVER = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -55,40 +46,48 @@ const cliPath = await resolveTemporalCli(say);
 const args = process.argv.slice(2);
 const named = args.filter((arg) => arg.endsWith('.ts'));
 const mochaOptions = args.filter((arg) => !arg.endsWith('.ts'));
-if (process.env.RALLY_SKIP_CHECKS !== '1') {
-  await run('type-checking (tsc --noEmit)', `${BIN}tsc`, ['--noEmit', '-p', '.']);
-  await run('linting (eslint)', `${BIN}eslint`, ['--config', 'scripts/eslint.config.js', '.']);
-  await run('checking formatting (prettier --check)', `${BIN}prettier`, ['--check', '.']);
+const skipChecks = process.env.RALLY_SKIP_CHECKS === '1';
+if (!skipChecks) say(`checking the tree beside the tests: ${checkLabels(BIN).join(', ')}`);
+const checks: Promise<CheckResult[]> = skipChecks ? Promise.resolve([]) : runTreeChecks(ROOT, BIN);
+
+/** Ends the run: every failed check is printed, and the exit code says whether anything failed. */
+async function finish(testStatus: number): Promise<never> {
+  const failed = (await checks).filter((check) => !check.ok);
+  for (const check of failed) say(`${check.label}: failed\n${check.output}`);
+  await stopEmbedded?.();
+  process.exit(testStatus !== 0 ? testStatus : failed.length > 0 ? 1 : 0);
+}
+
+async function runMocha(label: string, mochaArgs: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  say(label);
+  const child = spawn(process.execPath, [`${BIN}mocha`, ...mochaArgs], { cwd: ROOT, stdio: 'inherit', env });
+  const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (status === 0) return;
+  say(`${label}: failed`);
+  await finish(status ?? 1);
 }
 
 const files = named.length ? named.map((file) => path.relative(ROOT, path.resolve(file))) : await listTestFiles(ROOT);
 const { parallel, serial } = splitTestFiles(files);
 const jobs = Number(process.env.RALLY_TEST_JOBS ?? DEFAULT_JOBS);
 const testEnv = { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_TEMPORAL_CLI: cliPath };
-const mocha = (parallelJobs: number, group: string[]) => [
-  `${BIN}mocha`,
-  '--require',
-  'test/setup.ts',
-  '--reporter',
-  'scripts/lib/mocha-timing-reporter.ts',
-  '--timeout',
-  '60000',
-  '--exit',
+const mochaArgs = (parallelJobs: number, group: string[]) => [
+  ...['--require', 'test/setup.ts', '--reporter', 'scripts/lib/mocha-timing-reporter.ts', '--timeout', '60000', '--exit'],
   ...(parallelJobs > 1 ? ['--parallel', '--jobs', String(parallelJobs)] : []),
   ...mochaOptions,
   ...group,
 ];
 if (parallel.length) {
   const parallelJobs = Math.min(jobs, parallel.length);
-  await run(`running ${parallel.length} test files, ${parallelJobs} at a time (mocha)`, process.execPath, mocha(parallelJobs, parallel), {
+  await runMocha(`running ${parallel.length} test files, ${parallelJobs} at a time (mocha)`, mochaArgs(parallelJobs, parallel), {
     ...testEnv,
     RALLY_TEST_JOBS: String(parallelJobs),
   });
 }
 if (serial.length) {
-  await run(`running ${serial.length} test files that need the machine to themselves, one at a time (mocha)`, process.execPath, mocha(1, serial), {
+  await runMocha(`running ${serial.length} test files that need the machine to themselves, one at a time (mocha)`, mochaArgs(1, serial), {
     ...testEnv,
     RALLY_TEST_JOBS: '1',
   });
 }
-await stopEmbedded?.();
+await finish(0);

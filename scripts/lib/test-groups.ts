@@ -4,7 +4,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
-/** Test processes at once: the suite mostly waits on workflows, timers and browsers (measured: docs/testing.md). */
+/** Test processes at once: the suite mostly waits on workflows, timers and browsers (CONTRIBUTING.md, Tests). */
 export const DEFAULT_JOBS = 4;
 
 export const SERIAL_FILES: Readonly<Record<string, string>> = {
