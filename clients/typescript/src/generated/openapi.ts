@@ -620,8 +620,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete your account: every login, key and app authorization ends at once; signatures stay counted but anonymous, comments become "[deleted]", petitions stay by "a former member"
-         * @description Delete your account: every login, key and app authorization ends at once; signatures stay counted but anonymous, comments become "[deleted]", petitions stay by "a former member".
+         * Delete your account
+         * @description Every login, key and app authorization ends at once; signatures stay counted but anonymous, comments become "[deleted]", petitions stay by "a former member". A confirmation is emailed to your address when it completes.
          *
          *     **Authentication:** required.
          *
@@ -781,7 +781,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your account's deletion while it runs (with the access token that asked for it)
+         * Get your account's deletion
          * @description Your account's deletion while it runs (with the access token that asked for it).
          *
          *     **Authentication:** required.
@@ -810,7 +810,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete someone's account, as DELETE /v1/users/me does; the reason goes to the audit log
+         * Delete a user's account
          * @description Delete someone's account, as DELETE /v1/users/me does; the reason goes to the audit log.
          *
          *     **Authentication:** required.
@@ -833,7 +833,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An account's deletion, while it runs and after (by user id)
+         * Get a user's account deletion
          * @description An account's deletion, while it runs and after (by user id).
          *
          *     **Authentication:** required.
@@ -5833,6 +5833,57 @@ export interface components {
                 tier: "free" | "pro" | "enterprise";
             };
         };
+        /** @description One petition as its own answers show it: the summary and when its signers' details were or will be deleted. */
+        Petition: {
+            /**
+             * Format: uuid
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+             */
+            id: string;
+            /** @example plant-trees-along-the-river-path */
+            slug: string;
+            /** @example Plant trees along the river path */
+            title: string;
+            /** @example The river path has no shade in summer; the council should plant a row of trees along it. */
+            description: string;
+            status: components["schemas"]["PetitionStatus"];
+            /** @example 128 */
+            signature_count: number;
+            signature_goal: number | null;
+            image_url: string | null;
+            category: components["schemas"]["Category"] | null;
+            creator: components["schemas"]["PublicProfile"];
+            /** @description The organization the petition runs under; null once that organization is deleted. */
+            org_id: string | null;
+            tags: string[];
+            visibility: components["schemas"]["PetitionVisibility"];
+            signature_privacy: components["schemas"]["SignaturePrivacy"];
+            location: {
+                city: string | null;
+                region: string | null;
+                country: string | null;
+            };
+            victory_message: string | null;
+            /**
+             * @description Only in answers to the creator of a private petition.
+             * @example river-2026
+             */
+            access_code?: string;
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            updated_at: string;
+            published_at: string | null;
+            closed_at: string | null;
+            signer_data_deleted_at: string | null;
+            signer_data_deletion_due_at: string | null;
+        };
         /** @description The answer of GET /v1/petitions/{id}/analytics (200). */
         PetitionAnalytics: {
             data: {
@@ -5994,9 +6045,9 @@ export interface components {
             };
             data: components["schemas"]["PetitionSummary"];
         };
-        /** @description One [PetitionSummary](#/components/schemas/PetitionSummary) in `data`, with `meta`. */
+        /** @description One [Petition](#/components/schemas/Petition) in `data`, with `meta`. */
         PetitionEnvelope: {
-            data: components["schemas"]["PetitionSummary"];
+            data: components["schemas"]["Petition"];
             meta: components["schemas"]["Meta"];
         };
         /** @description A page of [PetitionSummary](#/components/schemas/PetitionSummary) in `data`, with `pagination` and `meta`. */
@@ -8871,7 +8922,7 @@ export interface operations {
                     "application/json": components["schemas"]["StartAccountExport202Response"];
                 };
             };
-            /** @description An export of yours is still running */
+            /** @description `export_running`: an export of yours is still running; `account_deletion_running`: your account is being deleted */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
