@@ -3547,6 +3547,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "signature.anonymized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signatures anonymized
+         * @description Signatures lost their signer, who deleted their account (only to endpoints that list this event). Sent as a POST to every active endpoint subscribed to `signature.anonymized`; answer 2xx within 10 seconds, or it is retried with exponential backoff (5 retries).
+         */
+        post: operations["onSignatureAnonymizedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -6675,6 +6695,52 @@ export interface components {
         };
         /** @description An API key scope. */
         ScopeName: "read" | "read_write" | "full";
+        /** @description The body of a `signature.anonymized` delivery: signatures lost their signer, who deleted their account (only to endpoints that list this event). */
+        SignatureAnonymizedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: the same in every delivery of this event.
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+             */
+            id: string;
+            /**
+             * @example signature.anonymized
+             * @constant
+             */
+            type: "signature.anonymized";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description The actor that caused the event. */
+            triggered_by: {
+                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
+                id: string | null;
+            };
+            /** @description A petition's signatures stripped of everything that identified their signer; never any personal data. */
+            data: {
+                /**
+                 * Format: uuid
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                petition_id: string;
+                /** @description The signatures stripped of their signer: forget what you hold under these ids. */
+                signature_ids: string[];
+                /**
+                 * @description How many; they still count towards the petition.
+                 * @example 128
+                 */
+                count: number;
+                /**
+                 * @description Their signer deleted their account.
+                 * @example account_deleted
+                 * @constant
+                 */
+                reason: "account_deleted";
+            };
+        };
         /** @description The request body of POST /v1/petitions/{id}/signatures. */
         SignatureCreate: {
             /** @example Yes, please. */
@@ -7301,7 +7367,7 @@ export interface components {
             meta: components["schemas"]["Meta"];
         };
         /** @description An event of the Events table. payment.completed is emitted when an operator upgrades an organization's tier (rally orgs set-tier); its data names the organization and both tiers. */
-        WebhookEventName: "petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed" | "fraud.suspected" | "report.brigading_suspected";
+        WebhookEventName: "petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed" | "fraud.suspected" | "report.brigading_suspected" | "signature.anonymized";
         /** @description A page of [WebhookEndpoint](#/components/schemas/WebhookEndpoint) in `data`, with `pagination` and `meta`. */
         WebhookList: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -15324,6 +15390,59 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ReportBrigadingSuspectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. Any other answer, or none within 10 seconds, is a failed attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSignatureAnonymizedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description sha256= and the hex HMAC-SHA256 of the raw body, keyed with the endpoint secret. Compare in constant time.
+                 * @example sha256=9f2c4e7a1b3d5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4
+                 */
+                "X-Rally-Signature": components["parameters"]["XRallySignature"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">: covers the time, so a receiver can refuse replays older than 5 minutes.
+                 * @example t=1777627800,v1=9f2c4e7a1b3d5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4
+                 */
+                "X-Rally-Signature-V2": components["parameters"]["XRallySignatureV2"];
+                /**
+                 * @description During a secret rotation grace period: the X-Rally-Signature computed with the previous secret.
+                 * @example sha256=4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a39281706f5d3b1a7e4c2f9
+                 */
+                "X-Rally-Signature-Previous"?: components["parameters"]["XRallySignaturePrevious"];
+                /**
+                 * @description The event type.
+                 * @example signature.created
+                 */
+                "X-Rally-Event": components["parameters"]["XRallyEvent"];
+                /**
+                 * @description The delivery id (UUID): the same across retries of one delivery; deduplicate on it.
+                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
+                 */
+                "X-Rally-Delivery-Id": components["parameters"]["XRallyDeliveryId"];
+                /**
+                 * @description When the event happened (ISO 8601).
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                "X-Rally-Timestamp": components["parameters"]["XRallyTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignatureAnonymizedEvent"];
             };
         };
         responses: {
