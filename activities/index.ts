@@ -13,6 +13,7 @@ import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
 import { createWebhookBatchActivities } from './webhook-batches.ts';
 import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../platform/storage/media-storage.ts';
+import { createMailer } from '../platform/mailer.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
 import { createOAuthActivities } from './oauth.ts';
 import { keyRotationPolicy } from '../core/auth/signing-key-rotation.ts';
@@ -46,7 +47,12 @@ export function createActivities(deps: ActivityDependencies) {
     ...createWebhookActivities(webhooks),
     ...createWebhookBatchActivities(webhooks),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),
-    ...createAccountDeletionActivities({ db: deps.db, storage: createMediaStorage(config) }),
+    ...createAccountDeletionActivities({
+      db: deps.db,
+      storage: createMediaStorage(config),
+      mailer: createMailer(config.mail),
+      encryptionKey: config.encryptionKey,
+    }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
     ...createOAuthActivities({
       db: deps.db,

@@ -52,8 +52,14 @@ export const EVENT_TYPES = [
   'fraud.suspected',
   // Emitted when many reports against one target come from one network block; platform-wide endpoints only.
   'report.brigading_suspected',
+  // Emitted when account deletion strips a person's signatures, one per petition (issue 46). Opt-in.
+  'signature.anonymized',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/** Events an endpoint gets only by naming them: left out of every "all events" default (rally webhooks listen). */
+export const OPT_IN_EVENT_TYPES = ['signature.anonymized'] as const satisfies readonly EventType[];
+/** What "all events" means where a tool subscribes on someone's behalf. */
+export const DEFAULT_EVENT_TYPES = EVENT_TYPES.filter((type) => !(OPT_IN_EVENT_TYPES as readonly string[]).includes(type));
 
 /** Roles in an organization; only admin and member can be given by add or role change. */
 export const ORGANIZATION_ROLES = ['owner', 'admin', 'member'] as const;

@@ -1,12 +1,13 @@
 // Deleting an account (id `account-deletion-<user id>`, started by orchestration/ once the request has
 // revoked every credential): each erasure step in bounded batches until a batch comes back short,
-// then the last step re-scans for anything written meanwhile and removes the user row. Every
-// activity is idempotent, so a run resumed after a worker crash repeats at most one batch.
-import { defineQuery, proxyActivities, setHandler } from '@temporalio/workflow';
+// then the last step re-scans for anything written meanwhile and removes the user row, and the
+// confirmation goes to the address sealed before the first step. Every activity is idempotent, so a
+// run resumed after a worker crash repeats at most one batch.
+import { defineQuery, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { AccountDeletionActivities } from '../activities/account-deletion.ts';
 import { ERASURE_STEPS, type ErasureStep } from '../core/vocabulary.ts';
 
-const { eraseAccountBatch, finishAccountErasure } = proxyActivities<AccountDeletionActivities>({
+const { sealAccountDeletionAddress, eraseAccountBatch, finishAccountErasure, mailAccountDeletionConfirmation } = proxyActivities<AccountDeletionActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -23,6 +24,8 @@ const DEFAULT_BATCH_SIZE = 500;
 export async function accountDeletion({ userId, batchSize = DEFAULT_BATCH_SIZE }: AccountDeletionInput): Promise<AccountDeletionProgress> {
   const progress: AccountDeletionProgress = { step: ERASURE_STEPS[0], erased: 0 };
   setHandler(deletionProgressQuery, () => progress);
+  // Runs started before the confirmation email existed replay without it.
+  const sealedAddress = patched('account-deletion-confirmation') ? await sealAccountDeletionAddress({ userId }) : null;
   for (const step of ERASURE_STEPS) {
     progress.step = step;
     for (;;) {
@@ -33,6 +36,7 @@ export async function accountDeletion({ userId, batchSize = DEFAULT_BATCH_SIZE }
   }
   progress.step = 'finishing';
   await finishAccountErasure({ userId });
+  if (sealedAddress !== null) await mailAccountDeletionConfirmation({ sealedAddress });
   progress.step = 'done';
   return progress;
 }

@@ -10,7 +10,7 @@ import { movePetition, PETITION_MOVES, removeSignatureByAdmin, setCommentHidden 
 import type { ModerationTarget } from '../../core/moderation/reports.ts';
 import type { ModerationWorkflows } from '../../core/moderation/workflow-port.ts';
 import type { PetitionWorkflows } from '../../core/petitions/lifecycle.ts';
-import { toPetitionSummary } from '../../core/petitions/presenter.ts';
+import { toPetitionDetail } from '../../core/petitions/presenter.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 import { CommentEnvelope } from '../comments/schemas.ts';
@@ -22,7 +22,13 @@ import { IdParams, SignatureParams } from './schemas.ts';
 
 const tag = 'Admin';
 
-export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: ModerationWorkflows & PetitionWorkflows; feed: SignatureFeed }): AnyRouteSpec[] {
+export function createAdminContentRoutes(deps: {
+  db: DatabasePool;
+  workflows: ModerationWorkflows & PetitionWorkflows;
+  feed: SignatureFeed;
+  /** RALLY_SIGNER_DATA_RETENTION (null: off), for the petition's signer-data dates. */
+  signerDataRetentionMs: number | null;
+}): AnyRouteSpec[] {
   const { db } = deps;
   // The target's moderation workflow recounts and, with no report left open, ends.
   const recount = async (target: ModerationTarget, resolved: readonly string[]) => {
@@ -79,7 +85,7 @@ export function createAdminContentRoutes(deps: { db: DatabasePool; workflows: Mo
           const target = { type: 'petition' as const, id: params.id };
           await recount(target, await db.transaction((tx) => resolveReportsOfRestored(tx, target, audit)));
         }
-        sendData(ctx, toPetitionSummary((await findPetitionById(db, params.id))!, undefined));
+        sendData(ctx, toPetitionDetail((await findPetitionById(db, params.id))!, undefined, deps.signerDataRetentionMs));
       },
     });
 

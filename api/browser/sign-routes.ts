@@ -42,6 +42,8 @@ export type BrowserSignDependencies = {
   feed: SignatureFeed;
   limits: RouteLimits;
   networkKey?: Buffer;
+  /** RALLY_SIGNER_DATA_RETENTION (null: off), for the page shown again with errors. */
+  signerDataRetentionMs: number | null;
 };
 
 /** Where the browser goes after signing: back to the page's panel, or to the popup that tells the widget. */
@@ -76,7 +78,7 @@ export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRoute
     ctx.set('Cache-Control', 'no-store');
     if (values.via === 'popup') return sendPopup(ctx, status, data, panel);
     const images = data.image ? [data.image.url, ...data.image.variants.map((variant) => variant.url)] : [];
-    sendPersonalPage(ctx, publicUrl, status, renderPetitionPage(data, publicUrl, panel), images);
+    sendPersonalPage(ctx, publicUrl, status, renderPetitionPage(data, publicUrl, panel, deps.signerDataRetentionMs), images);
   }
 
   return [

@@ -2,6 +2,7 @@
 // link previews and oEmbed-aware editors read: description, canonical URL, Open Graph and Twitter
 // Card tags, and the oEmbed discovery link. The one script keeps the count live.
 import type { PublicPetition } from '../../core/pages/public-petition.ts';
+import { signerDataDates } from '../../core/signatures/retention.ts';
 import { excerpt, formatDate, formatNumber, html, paragraphs, trusted, type SafeHtml } from './html.ts';
 import { LIVE_SCRIPT_PATH } from './live-script.ts';
 import { PAGE_CSS } from './styles.ts';
@@ -27,6 +28,20 @@ export function callToAction(petition: PublicPetition['petition'], signHref: str
   return opensTab
     ? html`<a class="btn" href="${signHref}" target="_blank" rel="noopener">Sign this petition</a>`
     : html`<a class="btn" id="sign-button" href="${signHref}">Sign this petition</a>`;
+}
+
+const DAY_MS = 86_400_000;
+const lasting = (ms: number) => (ms >= DAY_MS ? `${Math.round(ms / DAY_MS)} days` : `${Math.max(1, Math.round(ms / 3_600_000))} hours`);
+
+/** When signers' names and details go (RALLY_SIGNER_DATA_RETENTION; null: off), said before anyone signs. */
+export function signerDataNotice(petition: PublicPetition['petition'], retentionMs: number | null, now = Date.now()): SafeHtml {
+  const { signer_data_deleted_at: deleted, signer_data_deletion_due_at: due } = signerDataDates(petition, retentionMs);
+  const notice = (text: string) => html`<p class="mu" data-signer-data>${text}</p>`;
+  if (deleted) return notice(`Signers' names and details were deleted on ${formatDate(deleted)}; the count remains.`);
+  if (due)
+    return notice(`Signers' names and details ${Date.parse(due) > now ? `will be deleted on ${formatDate(due)}` : 'are being deleted'}; the count remains.`);
+  if (retentionMs === null) return html``;
+  return notice(`Signers' names and details are deleted ${lasting(retentionMs)} after this petition closes.`);
 }
 
 function image(data: PublicPetition): SafeHtml {
@@ -78,8 +93,8 @@ ${twitterCard}<meta name="twitter:title" content="${petition.title}"><meta name=
 ${preview ? html`<meta name="twitter:image" content="${preview.url}"><meta name="twitter:image:alt" content="${petition.title}">` : ''}`;
 }
 
-/** `signPanel` is the "How to sign" section's content for this visitor (sign-panel.ts). */
-export function renderPetitionPage(data: PublicPetition, publicUrl: string, signPanel: SafeHtml): string {
+/** `signPanel` is the "How to sign" section's content for this visitor (sign-panel.ts); retentionMs: RALLY_SIGNER_DATA_RETENTION. */
+export function renderPetitionPage(data: PublicPetition, publicUrl: string, signPanel: SafeHtml, retentionMs: number | null): string {
   const { petition } = data;
   const signHref = `${petitionPageUrl(publicUrl, petition.slug)}?source=page#sign`;
   const page = html`<!doctype html>
@@ -91,7 +106,7 @@ ${metaTags(data, publicUrl)}
 <article><h1>${petition.title}</h1>
 <p class="mu">Started by ${petition.creator.display_name}${petition.published_at ? ` on ${formatDate(petition.published_at)}` : ''}</p>
 ${image(data)}
-<section class="tally" aria-label="Signatures">${tally(petition)}${callToAction(petition, signHref, false)}</section>
+<section class="tally" aria-label="Signatures">${tally(petition)}${callToAction(petition, signHref, false)}${signerDataNotice(petition, retentionMs)}</section>
 <section aria-label="About this petition">${paragraphs(petition.description)}</section>
 ${petition.victory_message ? html`<section aria-labelledby="victory"><h2 id="victory">Victory</h2>${paragraphs(petition.victory_message)}</section>` : ''}
 ${decisionMakers(data)}${updates(data)}

@@ -55,6 +55,8 @@ export function createPageRoutes(deps: {
   encryptionKey: string;
   pageViews?: PageViewCounter;
   sessions: BrowserSessions;
+  /** RALLY_SIGNER_DATA_RETENTION (null: off): the page says when signers' details go. */
+  signerDataRetentionMs: number | null;
 }): AnyRouteSpec[] {
   const { db, publicUrl } = deps;
   // The guest form's token (core/guest-signatures/tokens.ts), issued now, for this petition.
@@ -89,7 +91,7 @@ export function createPageRoutes(deps: {
         // A visitor signs as a guest (confirmed by email) or logs in to sign with one click.
         const signing =
           panel.kind === 'visitor' ? html`${guestSigning(data.petition, 'page')}${signPanel(data.petition.slug, panel)}` : signPanel(data.petition.slug, panel);
-        const body = renderPetitionPage(data, publicUrl, signing);
+        const body = renderPetitionPage(data, publicUrl, signing, deps.signerDataRetentionMs);
         if (panel.kind !== 'visitor') return sendPersonalPage(ctx, publicUrl, 200, body, imageOrigins(data));
         const csp = htmlPolicies.page(publicUrl, { styleHash: PAGE_CSS_HASH, imageOrigins: imageOrigins(data) });
         sendCacheable(ctx, body, HTML, csp, formTokenFor(data.petition.id));

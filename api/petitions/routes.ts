@@ -19,7 +19,7 @@ import { presentedOnce } from '../http/presented.ts';
 import { createPetition } from '../../core/petitions/create.ts';
 import { listPetitions, positionOf } from '../../core/petitions/listing.ts';
 import { checkAccessCode, deletePetition, readPetitionByLink, updatePetition } from '../../core/petitions/manage.ts';
-import { toPetitionSummary } from '../../core/petitions/presenter.ts';
+import { toPetitionDetail, toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { listCategories } from '../../core/petitions/queries.ts';
 import {
   AccessBody,
@@ -43,11 +43,14 @@ export type PetitionRouteDependencies = {
   cache: PublicPetitionCache;
   /** Production: imageUrl must be https (http/web-urls.ts). */
   httpsOnly?: boolean;
+  /** RALLY_SIGNER_DATA_RETENTION (null: off): a petition's answer says when its signers' details go. */
+  signerDataRetentionMs: number | null;
 };
 
 export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteSpec[] {
   const tag = 'Petitions';
-  const publicSummary = presentedOnce<Readonly<PetitionRow>, ReturnType<typeof toPetitionSummary>>();
+  const publicPetition = presentedOnce<Readonly<PetitionRow>, ReturnType<typeof toPetitionDetail>>();
+  const detail = (row: PetitionRow, viewerId: string | undefined) => toPetitionDetail(row, viewerId, deps.signerDataRetentionMs);
   const publicPage = presentedOnce<
     readonly PetitionRow[],
     { page: ReturnType<typeof toPetitionSummary>[]; pagination: ReturnType<typeof paginate>['pagination'] }
@@ -123,7 +126,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
         assertWebUrl(deps.httpsOnly ?? false, 'imageUrl', body.imageUrl);
         const petition = await createPetition(deps, principal.userId, actorOf(principal), body);
         ctx.set('Location', `/v1/petitions/${petition.id}`);
-        sendData(ctx, toPetitionSummary(petition, principal.userId), 201);
+        sendData(ctx, detail(petition, principal.userId), 201);
       },
     }),
     defineRoute({
@@ -147,7 +150,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
           const row = await deps.cache.read(params.id);
           if (row) {
             deps.pageViews?.record(row.id);
-            const { data, etag } = publicSummary(row, () => toPetitionSummary(row, undefined));
+            const { data, etag } = publicPetition(row, () => detail(row, undefined));
             if (!notModified(ctx, etag)) sendData(ctx, data);
             return;
           }
@@ -158,7 +161,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
           clientIp: ctx.state.clientIp,
         });
         deps.pageViews?.record(petition.id);
-        sendData(ctx, toPetitionSummary(petition, ctx.state.principal?.userId));
+        sendData(ctx, detail(petition, ctx.state.principal?.userId));
       },
     }),
     defineRoute({
@@ -178,7 +181,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
         const principal = ctx.state.principal!;
         assertWebUrl(deps.httpsOnly ?? false, 'imageUrl', body.imageUrl);
         const updated = await updatePetition(deps.db, await loadViewer(deps.db, principal), actorOf(principal), params.id, body);
-        sendData(ctx, toPetitionSummary(updated, principal.userId));
+        sendData(ctx, detail(updated, principal.userId));
       },
     }),
     defineRoute({

@@ -95,7 +95,23 @@ export const PetitionSummary = Type.Object({
   closed_at: Nullable(Type.String({ format: 'date-time' })),
 });
 
-export const PetitionEnvelope = Type.Object({ data: PetitionSummary, meta: Meta });
+// Composite (one flat object), not Intersect: answers are stripped with removeAdditional, which would
+// strip each allOf branch's fields by the other's list.
+export const Petition = Type.Composite([
+  PetitionSummary,
+  Type.Object({
+    signer_data_deleted_at: Nullable(Type.String({ format: 'date-time', description: "When the signers' details were deleted; null until then." })),
+    signer_data_deletion_due_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          "When the signers' details of a closed or won petition are deleted (closed_at + RALLY_SIGNER_DATA_RETENTION); null while it runs or when the retention is off.",
+      }),
+    ),
+  }),
+]);
+
+export const PetitionEnvelope = Type.Object({ data: Petition, meta: Meta });
 export const PetitionList = Type.Object({ data: Type.Array(PetitionSummary), pagination: PaginationSchema, meta: Meta });
 
 export const PetitionListQuery = Type.Object(

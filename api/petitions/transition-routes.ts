@@ -8,7 +8,7 @@ import { sendData, type RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertCanManage, viewerOf } from '../../core/petitions/policy.ts';
 import type { LifecycleDependencies } from '../../core/petitions/lifecycle.ts';
-import { toPetitionSummary } from '../../core/petitions/presenter.ts';
+import { toPetitionDetail } from '../../core/petitions/presenter.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import { PetitionEnvelope, PetitionIdParams, VictoryBody } from './schemas.ts';
 
@@ -25,13 +25,14 @@ const TRANSITIONS: Transition[] = [
   },
 ];
 
-export function createTransitionRoutes(deps: LifecycleDependencies & { db: DatabasePool }): AnyRouteSpec[] {
+/** signerDataRetentionMs: RALLY_SIGNER_DATA_RETENTION (null: off), for the petition's signer-data dates. */
+export function createTransitionRoutes(deps: LifecycleDependencies & { db: DatabasePool; signerDataRetentionMs: number | null }): AnyRouteSpec[] {
   async function run(ctx: RallyContext, petitionId: string, definition: Transition, victoryMessage?: string) {
     const principal = ctx.state.principal!;
     const petition = await findPetitionById(deps.db, petitionId);
     assertCanManage(await loadViewer(deps.db, principal, petition), petition);
     await deps.workflows.transitionPetition(definition.verb, petitionId, petition.status, { actor: actorOf(principal), victoryMessage });
-    sendData(ctx, toPetitionSummary((await findPetitionById(deps.db, petitionId))!, principal.userId));
+    sendData(ctx, toPetitionDetail((await findPetitionById(deps.db, petitionId))!, principal.userId, deps.signerDataRetentionMs));
   }
 
   return TRANSITIONS.map((definition) =>

@@ -30,6 +30,7 @@ const RESOURCES: Record<string, string> = {
   Organization: 'An organization: its public profile, tier and settings.',
   OrganizationApiKey: 'An API key that acts for an organization, without its secret.',
   Pagination: 'Where the page ends: `next_cursor` names the next page (null on the last) and `has_more` says whether there is one.',
+  Petition: "One petition as its own answers show it: the summary and when its signers' details were or will be deleted.",
   PetitionStatus: "A petition's place in its lifecycle.",
   PetitionSummary: 'A petition as lists and most answers show it: its text, status, counts and creator.',
   PetitionUpdate: "An update a petition's creator posted to its signers.",

@@ -33,6 +33,15 @@ const SignatureRemovedData = Type.Union([
     { description: "A batch removed by an administrator's invalidation." },
   ),
 ]);
+const SignatureAnonymizedData = Type.Object(
+  {
+    petition_id: Uuid,
+    signature_ids: Type.Array(Uuid, { description: 'The signatures stripped of their signer: forget what you hold under these ids.' }),
+    count: Type.Integer({ description: 'How many; they still count towards the petition.' }),
+    reason: Type.Literal('account_deleted', { description: 'Their signer deleted their account.' }),
+  },
+  { description: "A petition's signatures stripped of everything that identified their signer; never any personal data." },
+);
 const PaymentCompletedData = Type.Object({
   organization_id: Uuid,
   organization_slug: Type.String(),
@@ -75,6 +84,11 @@ const DATA: Record<EventType, { title: string; summary: string; data: TSchema }>
   'response.published': { title: 'Decision-maker response published', summary: 'A decision-maker response was published', data: DecisionMakerResponse },
   'payment.completed': { title: 'Organization tier upgraded', summary: "An organization's tier was upgraded", data: PaymentCompletedData },
   'fraud.suspected': { title: 'Fraud suspected', summary: 'A signing rate jumped past its baseline (platform-wide endpoints only)', data: FraudSuspectedData },
+  'signature.anonymized': {
+    title: 'Signatures anonymized',
+    summary: 'Signatures lost their signer, who deleted their account (only to endpoints that list this event)',
+    data: SignatureAnonymizedData,
+  },
   'report.brigading_suspected': {
     title: 'Report brigading suspected',
     summary: 'Many reports came from one network block (platform-wide endpoints only)',

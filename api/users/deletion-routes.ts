@@ -60,7 +60,7 @@ export function createAccountDeletionRoutes(deps: {
       summary: 'Delete your account',
       description:
         'Every login, key and app authorization ends at once; signatures stay counted but anonymous, ' +
-        'comments become "[deleted]", petitions stay by "a former member".',
+        'comments become "[deleted]", petitions stay by "a former member". A confirmation is emailed to your address when it completes.',
       responses: {
         202: accepted,
         401: { description: '`reauthentication_required`: log in again (RALLY_SENSITIVE_ACTION_MAX_AGE) and retry' },
@@ -89,8 +89,8 @@ export function createAccountDeletionRoutes(deps: {
       scope: NOT_FOR_APPS,
       permission: 'read',
       suspendedMayCall: true,
-      summary: "Your account's deletion",
-      description: 'While it runs, with the access token that asked for it.',
+      summary: "Get your account's deletion",
+      description: "Your account's deletion while it runs (with the access token that asked for it).",
       responses: { 200: { description: 'The deletion', schema: DeletionStatusEnvelope }, 404: { description: 'No deletion was asked for' } },
       async handler(ctx) {
         await answer(ctx, ctx.state.principal!.userId, '/v1/users/me/deletion');
@@ -104,8 +104,8 @@ export function createAccountDeletionRoutes(deps: {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: "Delete someone's account",
-      description: 'As DELETE /v1/users/me does; the reason goes to the audit log.',
+      summary: "Delete a user's account",
+      description: "Delete someone's account, as DELETE /v1/users/me does; the reason goes to the audit log.",
       params: IdParams,
       body: AdminDeletionBody,
       responses: {
@@ -138,8 +138,8 @@ export function createAccountDeletionRoutes(deps: {
       auth: 'required',
       scope: NOT_FOR_APPS,
       permission: 'admin',
-      summary: "An account's deletion",
-      description: 'While it runs and after, by user id.',
+      summary: "Get a user's account deletion",
+      description: "An account's deletion, while it runs and after (by user id).",
       params: IdParams,
       responses: { 200: { description: 'The deletion', schema: DeletionStatusEnvelope }, 404: { description: 'No deletion was asked for' } },
       async handler(ctx, { params }) {

@@ -25,7 +25,7 @@ export function createExportRoutes(deps: ExportRouteDependencies): AnyRouteSpec[
         'works once, for RALLY_EXPORT_LINK_TTL (7 days). One export runs at a time (409 `export_running`), three a day (429).',
       responses: {
         202: { description: 'The export, running', schema: AccountExportEnvelope },
-        409: { description: 'An export of yours is still running' },
+        409: { description: '`export_running`: an export of yours is still running; `account_deletion_running`: your account is being deleted' },
         429: { description: 'Three exports in the last 24 hours; Retry-After says when the next is possible' },
       },
       async handler(ctx) {

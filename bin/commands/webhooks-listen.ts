@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { EVENT_TYPES } from '../../core/vocabulary.ts';
+import { DEFAULT_EVENT_TYPES } from '../../core/vocabulary.ts';
 import { CommandError } from '../rally-cli.ts';
 
 export const LISTEN_USAGE = 'rally webhooks listen --forward-to URL [--events a,b] [--url RALLY_URL] [--token TOKEN] [--port N] [--endpoint-url URL]';
@@ -48,7 +48,7 @@ function options(args: string[]): Options {
   } catch {
     throw new CommandError(`--forward-to must be a URL, such as http://localhost:8080/hooks; got ${values['forward-to']}`);
   }
-  const events = values.events ? values.events.split(',').map((name) => name.trim()) : [...EVENT_TYPES];
+  const events = values.events ? values.events.split(',').map((name) => name.trim()) : [...DEFAULT_EVENT_TYPES];
   const port = Number(values.port ?? 0);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CommandError(`--port must be a port number; got ${values.port}`);
   const rallyUrl = (values.url ?? process.env.RALLY_URL ?? `http://localhost:${process.env.PORT ?? 3000}`).replace(/\/$/, '');

@@ -5,7 +5,7 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { DELETED_BODY } from '../comments/presenter.ts';
-import { anonymizeInvalidatedSignatures, anonymizeSignatureBatch } from '../signatures/anonymize.ts';
+import { anonymizeInvalidatedSignatures, anonymizeSignatureBatch, recordAnonymized } from '../signatures/anonymize.ts';
 import { originalKey, variantKey, type MediaStorage } from '../../platform/storage/media-storage.ts';
 import type { ErasureStep } from '../vocabulary.ts';
 import { USER_CHANGED_CHANNEL } from '../users/directory.ts';
@@ -16,9 +16,10 @@ const Count = z.object({ n: z.number() });
 /** A string matched literally by LIKE (backslash is PostgreSQL's default escape). */
 const likeEscaped = (text: string) => text.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_');
 
-/** Their signatures stripped (core/signatures/anonymize.ts), and their name off the signatures they referred. */
+/** Their signatures stripped (core/signatures/anonymize.ts, with its signature.anonymized events), and their name off the signatures they referred. */
 async function signatures(tx: CommonQueryMethods, userId: string, limit: number): Promise<number> {
   const own = await anonymizeSignatureBatch(tx, sql.fragment`s.user_id = ${userId}`, limit);
+  await recordAnonymized(tx, own.byPetition, 'account_deleted');
   const referred = await tx.query(sql.typeAlias('void')`
     UPDATE signatures SET referrer_id = NULL
     WHERE id IN (SELECT id FROM signatures WHERE referrer_id = ${userId} ORDER BY referrer_id, id LIMIT ${limit} FOR UPDATE SKIP LOCKED)

@@ -52,6 +52,13 @@ async function assertNotSoleOwner(tx: CommonQueryMethods, userId: string): Promi
   });
 }
 
+/** Whether the person's deletion was asked for: its audit row, written once in the request's transaction. */
+export function deletionRequested(tx: CommonQueryMethods, userId: string): Promise<boolean> {
+  return tx.exists(sql.type(z.object({}))`
+    SELECT 1 FROM audit_logs WHERE action = 'user.deleted' AND target_type = 'user' AND target_id = ${userId}
+  `);
+}
+
 /** Ends every login, session, key and grant of the person, and their account at the embedded provider. */
 export async function revokeEverything(tx: CommonQueryMethods, user: { id: string; identitySubject: string }, keepTokenId: string | undefined, ttlMs: number) {
   const tokens = await tx.any(sql.type(FamilyToken)`
@@ -90,10 +97,7 @@ export async function requestAccountDeletion(deps: { db: DatabasePool; workflows
     if (user.role === 'admin') await assertAnotherActiveAdmin(tx, user.id);
     await assertNotSoleOwner(tx, user.id);
     await revokeEverything(tx, { id: user.id, identitySubject: user.identity_subject }, request.keepTokenId, request.accessTokenTtlMs);
-    const recorded = await tx.exists(sql.type(z.object({}))`
-      SELECT 1 FROM audit_logs WHERE action = 'user.deleted' AND target_type = 'user' AND target_id = ${user.id}
-    `);
-    if (!recorded) {
+    if (!(await deletionRequested(tx, user.id))) {
       await recordAudit(tx, {
         context: request.audit,
         action: 'user.deleted',

@@ -5,7 +5,8 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { Gone, NotFound, RateLimited, ensure } from '../errors/domain-error.ts';
+import { deletionRequested } from '../account-deletion/request.ts';
+import { Conflict, Gone, NotFound, RateLimited, ensure } from '../errors/domain-error.ts';
 
 export const EXPORTS_PER_DAY = 3;
 const DAY_MS = 24 * 60 * 60_000;
@@ -32,11 +33,15 @@ const hashToken = (raw: string) => createHash('sha256').update(raw, 'utf8').dige
 /**
  * Records a running export and starts its workflow, in one transaction. A second while one runs
  * breaks account_exports_one_running (409 export_running); the person's row is locked so that two
- * requests at once cannot both pass the daily count.
+ * requests at once cannot both pass the daily count, and an export cannot start beside the account's
+ * deletion (409 account_deletion_running), which takes the same lock.
  */
 export async function startAccountExport(deps: ExportDependencies, userId: string): Promise<AccountExportRow> {
   return deps.db.transaction(async (tx) => {
     await tx.query(sql.type(z.object({ id: z.string() }))`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`);
+    ensure(!(await deletionRequested(tx, userId)), Conflict, 'This account is being deleted; there is nothing left to export.', {
+      code: 'account_deletion_running',
+    });
     const oldest = await tx.maybeOneFirst(sql.type(z.object({ retry_after: z.number() }))`
       SELECT ceil(extract(epoch FROM min(created_at) + make_interval(secs => ${DAY_MS / 1000}) - now()))::int AS retry_after
       FROM (SELECT created_at FROM account_exports WHERE user_id = ${userId} AND created_at > now() - make_interval(secs => ${DAY_MS / 1000})

@@ -1,4 +1,6 @@
-// How a petition row is shown: the access code only to its creator.
+// How a petition row is shown: the access code only to its creator; a petition's own answer also
+// says when its signers' details were or will be deleted (RALLY_SIGNER_DATA_RETENTION).
+import { signerDataDates } from '../signatures/retention.ts';
 import type { PetitionRow } from './queries.ts';
 
 export function toPetitionSummary(row: PetitionRow, viewerId: string | undefined) {
@@ -25,4 +27,9 @@ export function toPetitionSummary(row: PetitionRow, viewerId: string | undefined
     published_at: row.published_at,
     closed_at: row.closed_at,
   };
+}
+
+/** One petition's own answer: the summary and its signer-data dates (retentionMs null: retention off). */
+export function toPetitionDetail(row: PetitionRow, viewerId: string | undefined, retentionMs: number | null) {
+  return { ...toPetitionSummary(row, viewerId), ...signerDataDates(row, retentionMs) };
 }

@@ -40,6 +40,7 @@ export const PetitionRow = z.object({
   updated_at: z.string(),
   published_at: z.string().nullable(),
   closed_at: z.string().nullable(),
+  signer_data_deleted_at: z.string().nullable(),
 });
 export type PetitionRow = z.infer<typeof PetitionRow>;
 
@@ -52,7 +53,8 @@ export const PETITION_SELECT = sql.fragment`
     p.tags, p.image_url, p.signature_goal, p.visibility, p.access_code, p.location_city, p.location_region, p.location_country,
     p.signature_privacy, p.victory_message,
     COALESCE((SELECT sum(sc.count) FROM signature_counters sc WHERE sc.petition_id = p.id), 0)::bigint AS live_signature_count,
-    p.signature_count AS ranked_signature_count, p.trending_score, p.created_at, p.updated_at, p.published_at, p.closed_at
+    p.signature_count AS ranked_signature_count, p.trending_score, p.created_at, p.updated_at, p.published_at, p.closed_at,
+    p.signer_data_deleted_at
   FROM petitions p
   JOIN users u ON u.id = p.creator_id
   LEFT JOIN categories c ON c.id = p.category_id`;

@@ -1,10 +1,12 @@
 // The one rule for stripping a signature of everything that identifies its signer (issue 46): used
 // when a signer deletes their account and when a closed petition's signer data is forgotten. The row
 // keeps its petition, time and country, so counts, milestones and the (already folded) breakdowns do
-// not change; it becomes anonymous in every list. No event: the signature was not withdrawn.
+// not change; it becomes anonymous in every list. Never `signature.removed` (it was not withdrawn); the
+// opt-in `signature.anonymized` tells integrators which ids to forget, one event per petition.
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { recordEvent } from '../events/record-event.ts';
 
 /** Columns an anonymised signature still holds (docs/operations/privacy.md names the same). */
 export const ANONYMIZED_SIGNATURE_KEEPS = ['id', 'petition_id', 'country', 'created_at', 'is_anonymous'] as const;
@@ -33,8 +35,8 @@ export async function anonymizeSignatureBatch(
   where: FragmentSqlToken,
   limit: number,
   afterId: string | null = null,
-): Promise<{ anonymized: number; lastId: string | null }> {
-  const ids = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
+): Promise<{ anonymized: number; lastId: string | null; byPetition: Map<string, string[]> }> {
+  const rows = await tx.any(sql.type(z.object({ id: z.string(), petition_id: z.string() }))`
     WITH batch AS (
       SELECT s.id FROM signatures s
       WHERE ${where} AND ${NOT_YET_STRIPPED} ${afterId ? sql.fragment`AND s.id > ${afterId}` : sql.fragment``}
@@ -42,10 +44,28 @@ export async function anonymizeSignatureBatch(
       FOR UPDATE SKIP LOCKED
     )
     UPDATE signatures SET ${STRIPPED} FROM batch WHERE signatures.id = batch.id
-    RETURNING signatures.id
+    RETURNING signatures.id, signatures.petition_id
   `);
-  const sorted = [...ids].sort();
-  return { anonymized: ids.length, lastId: sorted.at(-1) ?? afterId };
+  const byPetition = new Map<string, string[]>();
+  for (const row of rows) byPetition.set(row.petition_id, [...(byPetition.get(row.petition_id) ?? []), row.id]);
+  const sorted = rows.map((row) => row.id).sort();
+  return { anonymized: rows.length, lastId: sorted.at(-1) ?? afterId, byPetition };
+}
+
+/**
+ * One `signature.anonymized` event per petition for what a batch stripped: the petition, the
+ * signatures' ids (so an integrator can forget what it holds under them), their count, and why; no
+ * personal data. Delivered only to endpoints that list it (webhook subscriptions name each event).
+ */
+export async function recordAnonymized(tx: CommonQueryMethods, byPetition: ReadonlyMap<string, readonly string[]>, reason: 'account_deleted') {
+  for (const [petitionId, ids] of byPetition) {
+    await recordEvent(tx, {
+      type: 'signature.anonymized',
+      actor: { type: 'system', id: null },
+      petitionId,
+      data: { petition_id: petitionId, signature_ids: [...ids].sort(), count: ids.length, reason },
+    });
+  }
 }
 
 /** The same rule for signatures an invalidation set aside (they name their signer the same way). */

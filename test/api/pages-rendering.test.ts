@@ -40,6 +40,7 @@ function petitionData(status: PublicPetition['petition']['status']): PublicPetit
       updated_at: now,
       published_at: now,
       closed_at: null,
+      signer_data_deleted_at: null,
     },
     image: null,
     decisionMakers: [],
@@ -51,7 +52,7 @@ function petitionData(status: PublicPetition['petition']['status']): PublicPetit
 describe('petition page rendering', () => {
   it('shows the sign button on an active petition and a notice instead on a closed one', () => {
     for (const render of [
-      (data: PublicPetition) => renderPetitionPage(data, PUBLIC_URL, signPanel(data.petition.slug, { kind: 'visitor' })),
+      (data: PublicPetition) => renderPetitionPage(data, PUBLIC_URL, signPanel(data.petition.slug, { kind: 'visitor' }), null),
       (data: PublicPetition) => renderWidgetPage(data, PUBLIC_URL, { theme: 'light', showDescription: false }),
     ]) {
       expect(render(petitionData('active'))).to.include('Sign this petition');
@@ -67,5 +68,37 @@ describe('petition page rendering', () => {
         'rel="nofollow ugc noopener">https://a.example/x?y=1&amp;z=2</a>. ' +
         'javascript:alert(1) &lt;a href=&quot;javascript:x&quot;&gt;y&lt;/a&gt;</p>',
     );
+  });
+
+  describe("says when signers' details are deleted (RALLY_SIGNER_DATA_RETENTION, issue 46)", () => {
+    const DAYS_180 = 180 * 86_400_000;
+    const page = (data: PublicPetition, retentionMs: number | null) =>
+      renderPetitionPage(data, PUBLIC_URL, signPanel(data.petition.slug, { kind: 'visitor' }), retentionMs);
+    const closedOn = (closedAt: string, deletedAt: string | null = null) => {
+      const data = petitionData('closed');
+      return { ...data, petition: { ...data.petition, closed_at: closedAt, signer_data_deleted_at: deletedAt } };
+    };
+
+    it('on a running petition: how long after it closes', () => {
+      expect(page(petitionData('active'), DAYS_180)).to.include('Signers&#39; names and details are deleted 180 days after this petition closes.');
+    });
+
+    it('on a closed petition: the date they will be deleted', () => {
+      const closedAt = new Date(Date.now() - 86_400_000).toISOString();
+      const due = new Intl.DateTimeFormat('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' }).format(
+        new Date(Date.parse(closedAt) + DAYS_180),
+      );
+      expect(page(closedOn(closedAt), DAYS_180)).to.include(`Signers&#39; names and details will be deleted on ${due}`);
+    });
+
+    it('once deleted: the date they were', () => {
+      expect(page(closedOn('2025-01-01T00:00:00.000Z', '2025-06-30T10:00:00.000Z'), DAYS_180)).to.include(
+        'Signers&#39; names and details were deleted on June 30, 2025',
+      );
+    });
+
+    it('says nothing with the retention off', () => {
+      expect(page(closedOn('2025-01-01T00:00:00.000Z'), null)).to.not.include('data-signer-data');
+    });
   });
 });

@@ -54,7 +54,7 @@ describe('workflow accountDeletion', function () {
         args: [{ userId: person.id, batchSize: 3 }],
       });
       const outcome = await handle.result();
-      await captureHistory('account-deletion-rescanned', handle);
+      await captureHistory('account-deletion-confirmed', handle);
       return outcome;
     });
     expect(result.step).to.equal('done');

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Ajv } from 'ajv';
-import { PetitionSummary } from '../../../api/petitions/schemas.ts';
+import { Petition, PetitionSummary } from '../../../api/petitions/schemas.ts';
 import { addFormats } from '../../../api/http/validation.ts';
-import { toPetitionSummary } from '../../../core/petitions/presenter.ts';
+import { toPetitionDetail, toPetitionSummary } from '../../../core/petitions/presenter.ts';
 import type { PetitionRow } from '../../../core/petitions/queries.ts';
 
 const CREATOR = '7b0b8c56-4a39-4d5e-9a55-1f6f0e3f5c10';
@@ -35,6 +35,7 @@ function petitionRow(overrides: Partial<PetitionRow> = {}): PetitionRow {
     updated_at: '2026-01-02T00:00:00.000Z',
     published_at: '2026-01-01T01:00:00.000Z',
     closed_at: null,
+    signer_data_deleted_at: null,
     ...overrides,
   };
 }
@@ -61,5 +62,32 @@ describe('petition presenter (core/petitions/presenter.ts)', () => {
 
   it('produces what the PetitionSummary response schema describes', () => {
     expect(validate(toPetitionSummary(petitionRow(), CREATOR)), JSON.stringify(validate.errors)).to.equal(true);
+  });
+
+  describe('signer-data dates (RALLY_SIGNER_DATA_RETENTION, issue 46)', () => {
+    const DAYS_30 = 30 * 86_400_000;
+    const closed = { status: 'closed' as const, closed_at: '2026-02-01T00:00:00.000Z' };
+
+    it('are due closed_at + the retention for a closed or won petition', () => {
+      for (const status of ['closed', 'victory'] as const) {
+        const shown = toPetitionDetail(petitionRow({ ...closed, status }), undefined, DAYS_30);
+        expect(shown).to.include({ signer_data_deletion_due_at: '2026-03-03T00:00:00.000Z', signer_data_deleted_at: null });
+      }
+    });
+
+    it('are not due while the petition runs, nor with the retention off', () => {
+      expect(toPetitionDetail(petitionRow(), undefined, DAYS_30).signer_data_deletion_due_at).to.equal(null);
+      expect(toPetitionDetail(petitionRow(closed), undefined, null).signer_data_deletion_due_at).to.equal(null);
+    });
+
+    it('say when the details were deleted', () => {
+      const deleted = '2026-03-03T01:00:00.000Z';
+      expect(toPetitionDetail(petitionRow({ ...closed, signer_data_deleted_at: deleted }), undefined, DAYS_30)).to.include({ signer_data_deleted_at: deleted });
+    });
+
+    it('produce what the Petition response schema describes', () => {
+      const validateDetail = addFormats(new Ajv({ strict: false })).compile(Petition);
+      expect(validateDetail(toPetitionDetail(petitionRow(closed), CREATOR, DAYS_30)), JSON.stringify(validateDetail.errors)).to.equal(true);
+    });
   });
 });

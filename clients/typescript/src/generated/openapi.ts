@@ -621,7 +621,7 @@ export interface paths {
         post?: never;
         /**
          * Delete your account
-         * @description Every login, key and app authorization ends at once; signatures stay counted but anonymous, comments become "[deleted]", petitions stay by "a former member".
+         * @description Every login, key and app authorization ends at once; signatures stay counted but anonymous, comments become "[deleted]", petitions stay by "a former member". A confirmation is emailed to your address when it completes.
          *
          *     **Authentication:** required.
          *
@@ -781,8 +781,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Your account's deletion
-         * @description While it runs, with the access token that asked for it.
+         * Get your account's deletion
+         * @description Your account's deletion while it runs (with the access token that asked for it).
          *
          *     **Authentication:** required.
          *
@@ -810,8 +810,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete someone's account
-         * @description As DELETE /v1/users/me does; the reason goes to the audit log.
+         * Delete a user's account
+         * @description Delete someone's account, as DELETE /v1/users/me does; the reason goes to the audit log.
          *
          *     **Authentication:** required.
          *
@@ -833,8 +833,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An account's deletion
-         * @description While it runs and after, by user id.
+         * Get a user's account deletion
+         * @description An account's deletion, while it runs and after (by user id).
          *
          *     **Authentication:** required.
          *
@@ -3155,8 +3155,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List flagged crowds
-         * @description A petition's signatures flagged past a network or email domain threshold, per network and domain, most first. A crowd (a carrier NAT, a university, a company) has established, verified accounts that do other things on Rally; a farm has new, unverified accounts that only sign. Then invalidate (invalidate-signatures with `flagged: true`) or clear the flags.
+         * A petition's signatures flagged past a network or email domain threshold, per network and domain, most first
+         * @description A crowd (a carrier NAT, a university, a company) has established, verified accounts that do other things on Rally; a farm has new, unverified accounts that only sign. Then invalidate (invalidate-signatures with `flagged: true`) or clear the flags.
          *
          *     **Authentication:** required.
          *
@@ -3183,7 +3183,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Clear a crowd's flags
+         * Clears one network's or email domain's flag from a petition's signatures (a crowd, not a farm)
          * @description Clears one network's or email domain's flag from a petition's signatures (a crowd, not a farm).
          *
          *     **Authentication:** required.
@@ -3209,7 +3209,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the signing lists
+         * The allow- and block-lists of signing addresses, networks and email domains
          * @description The allow- and block-lists of signing addresses, networks and email domains.
          *
          *     **Authentication:** required.
@@ -3221,7 +3221,7 @@ export interface paths {
         get: operations["adminSigningLists"];
         put?: never;
         /**
-         * Add to the signing lists
+         * Allows (never flagged) or blocks (403 signing_blocked) an address, network or email domain; effective within seconds
          * @description Allows (never flagged) or blocks (403 signing_blocked) an address, network or email domain; effective within seconds.
          *
          *     **Authentication:** required.
@@ -3250,8 +3250,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove a signing-list entry
-         * @description Removes an entry from the signing lists; effective within seconds.
+         * Removes an entry from the signing lists
+         * @description Removes an entry from the signing lists.
          *
          *     **Authentication:** required.
          *
@@ -3541,6 +3541,26 @@ export interface webhooks {
          * @description Many reports came from one network block (platform-wide endpoints only). Sent as a POST to every active endpoint subscribed to `report.brigading_suspected`; answer 2xx within 10 seconds, or it is retried with exponential backoff (5 retries).
          */
         post: operations["onReportBrigadingSuspectedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signature.anonymized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signatures anonymized
+         * @description Signatures lost their signer, who deleted their account (only to endpoints that list this event). Sent as a POST to every active endpoint subscribed to `signature.anonymized`; answer 2xx within 10 seconds, or it is retried with exponential backoff (5 retries).
+         */
+        post: operations["onSignatureAnonymizedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5833,6 +5853,57 @@ export interface components {
                 tier: "free" | "pro" | "enterprise";
             };
         };
+        /** @description One petition as its own answers show it: the summary and when its signers' details were or will be deleted. */
+        Petition: {
+            /**
+             * Format: uuid
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+             */
+            id: string;
+            /** @example plant-trees-along-the-river-path */
+            slug: string;
+            /** @example Plant trees along the river path */
+            title: string;
+            /** @example The river path has no shade in summer; the council should plant a row of trees along it. */
+            description: string;
+            status: components["schemas"]["PetitionStatus"];
+            /** @example 128 */
+            signature_count: number;
+            signature_goal: number | null;
+            image_url: string | null;
+            category: components["schemas"]["Category"] | null;
+            creator: components["schemas"]["PublicProfile"];
+            /** @description The organization the petition runs under; null once that organization is deleted. */
+            org_id: string | null;
+            tags: string[];
+            visibility: components["schemas"]["PetitionVisibility"];
+            signature_privacy: components["schemas"]["SignaturePrivacy"];
+            location: {
+                city: string | null;
+                region: string | null;
+                country: string | null;
+            };
+            victory_message: string | null;
+            /**
+             * @description Only in answers to the creator of a private petition.
+             * @example river-2026
+             */
+            access_code?: string;
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            updated_at: string;
+            published_at: string | null;
+            closed_at: string | null;
+            signer_data_deleted_at: string | null;
+            signer_data_deletion_due_at: string | null;
+        };
         /** @description The answer of GET /v1/petitions/{id}/analytics (200). */
         PetitionAnalytics: {
             data: {
@@ -5994,9 +6065,9 @@ export interface components {
             };
             data: components["schemas"]["PetitionSummary"];
         };
-        /** @description One [PetitionSummary](#/components/schemas/PetitionSummary) in `data`, with `meta`. */
+        /** @description One [Petition](#/components/schemas/Petition) in `data`, with `meta`. */
         PetitionEnvelope: {
-            data: components["schemas"]["PetitionSummary"];
+            data: components["schemas"]["Petition"];
             meta: components["schemas"]["Meta"];
         };
         /** @description A page of [PetitionSummary](#/components/schemas/PetitionSummary) in `data`, with `pagination` and `meta`. */
@@ -6624,6 +6695,52 @@ export interface components {
         };
         /** @description An API key scope. */
         ScopeName: "read" | "read_write" | "full";
+        /** @description The body of a `signature.anonymized` delivery: signatures lost their signer, who deleted their account (only to endpoints that list this event). */
+        SignatureAnonymizedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: the same in every delivery of this event.
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+             */
+            id: string;
+            /**
+             * @example signature.anonymized
+             * @constant
+             */
+            type: "signature.anonymized";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description The actor that caused the event. */
+            triggered_by: {
+                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
+                id: string | null;
+            };
+            /** @description A petition's signatures stripped of everything that identified their signer; never any personal data. */
+            data: {
+                /**
+                 * Format: uuid
+                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+                 */
+                petition_id: string;
+                /** @description The signatures stripped of their signer: forget what you hold under these ids. */
+                signature_ids: string[];
+                /**
+                 * @description How many; they still count towards the petition.
+                 * @example 128
+                 */
+                count: number;
+                /**
+                 * @description Their signer deleted their account.
+                 * @example account_deleted
+                 * @constant
+                 */
+                reason: "account_deleted";
+            };
+        };
         /** @description The request body of POST /v1/petitions/{id}/signatures. */
         SignatureCreate: {
             /** @example Yes, please. */
@@ -7250,7 +7367,7 @@ export interface components {
             meta: components["schemas"]["Meta"];
         };
         /** @description An event of the Events table. payment.completed is emitted when an operator upgrades an organization's tier (rally orgs set-tier); its data names the organization and both tiers. */
-        WebhookEventName: "petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed" | "fraud.suspected" | "report.brigading_suspected";
+        WebhookEventName: "petition.created" | "petition.updated" | "petition.published" | "petition.closed" | "petition.victory" | "signature.created" | "signature.milestone" | "signature.removed" | "update.created" | "response.submitted" | "response.published" | "payment.completed" | "fraud.suspected" | "report.brigading_suspected" | "signature.anonymized";
         /** @description A page of [WebhookEndpoint](#/components/schemas/WebhookEndpoint) in `data`, with `pagination` and `meta`. */
         WebhookList: {
             data: components["schemas"]["WebhookEndpoint"][];
@@ -8871,7 +8988,7 @@ export interface operations {
                     "application/json": components["schemas"]["StartAccountExport202Response"];
                 };
             };
-            /** @description An export of yours is still running */
+            /** @description `export_running`: an export of yours is still running; `account_deletion_running`: your account is being deleted */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -15273,6 +15390,59 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ReportBrigadingSuspectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. Any other answer, or none within 10 seconds, is a failed attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSignatureAnonymizedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description sha256= and the hex HMAC-SHA256 of the raw body, keyed with the endpoint secret. Compare in constant time.
+                 * @example sha256=9f2c4e7a1b3d5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4
+                 */
+                "X-Rally-Signature": components["parameters"]["XRallySignature"];
+                /**
+                 * @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">: covers the time, so a receiver can refuse replays older than 5 minutes.
+                 * @example t=1777627800,v1=9f2c4e7a1b3d5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4
+                 */
+                "X-Rally-Signature-V2": components["parameters"]["XRallySignatureV2"];
+                /**
+                 * @description During a secret rotation grace period: the X-Rally-Signature computed with the previous secret.
+                 * @example sha256=4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a39281706f5d3b1a7e4c2f9
+                 */
+                "X-Rally-Signature-Previous"?: components["parameters"]["XRallySignaturePrevious"];
+                /**
+                 * @description The event type.
+                 * @example signature.created
+                 */
+                "X-Rally-Event": components["parameters"]["XRallyEvent"];
+                /**
+                 * @description The delivery id (UUID): the same across retries of one delivery; deduplicate on it.
+                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
+                 */
+                "X-Rally-Delivery-Id": components["parameters"]["XRallyDeliveryId"];
+                /**
+                 * @description When the event happened (ISO 8601).
+                 * @example 2026-05-01T09:30:00.000Z
+                 */
+                "X-Rally-Timestamp": components["parameters"]["XRallyTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignatureAnonymizedEvent"];
             };
         };
         responses: {
