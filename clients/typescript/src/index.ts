@@ -14,7 +14,18 @@ export type Schemas = components['schemas'];
 export { RallyProblem, isProblem, unwrap, type FieldError, type Problem, type ProblemSlug } from './problems.ts';
 export { paginate, collect, type ListItem, type ListPath, type PaginateOptions } from './pagination.ts';
 export { retryAfterMs, type RetryOptions } from './retry.ts';
-export { loginSession, oauthSession, OAuthError, type OAuthClient, type RefreshingTokens, type TokenProvider, type Tokens } from './auth.ts';
+export { loginSession, oauthSession, type RefreshingTokens, type TokenProvider, type Tokens } from './auth.ts';
+export {
+  authorizationRequest,
+  codeFromCallback,
+  exchangeCode,
+  refreshTokens,
+  revokeToken,
+  OAuthError,
+  type AuthorizationRequest,
+  type OAuthApp,
+  type OAuthTokens,
+} from './oauth.ts';
 export {
   constructEvent,
   verifySignature,
