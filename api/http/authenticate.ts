@@ -6,6 +6,7 @@ import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import type { Principal, RallyContext } from './context.ts';
+import { announceDeprecation } from './deprecation.ts';
 import { RallyError } from './problem.ts';
 import type { AccessTokenVerifier } from '../../core/auth/access-tokens.ts';
 import { hashApiKey, isWellFormedApiKey, looksLikeApiKey, sameHash } from '../../core/api-keys/secrets.ts';
@@ -47,8 +48,7 @@ export function presentedCredential(ctx: RallyContext): string | undefined {
   }
   const legacy = ctx.get('X-API-Key');
   if (legacy) {
-    ctx.set('Deprecation', 'true');
-    ctx.set('Link', '</docs#authentication>; rel="deprecation"');
+    announceDeprecation(ctx, 'apiKeyHeader', '</docs#authentication>; rel="deprecation"');
     return legacy.trim();
   }
   return undefined;

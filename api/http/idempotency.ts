@@ -32,7 +32,7 @@ const StoredResponse = z.object({
 const ClaimRow = z.object({ claimed: z.literal(true) });
 
 // Headers worth replaying: the ones a handler sets to describe what it created.
-const REPLAYED_HEADERS = ['location', 'content-type', 'deprecation'];
+const REPLAYED_HEADERS = ['location', 'content-type', 'deprecation', 'sunset'];
 
 function fingerprint(key: Buffer | string, method: string, path: string, body: unknown): string {
   return createHmac('sha256', key)

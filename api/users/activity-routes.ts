@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { sendList } from '../http/context.ts';
+import { announceDeprecation } from '../http/deprecation.ts';
 import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
@@ -16,9 +17,6 @@ import { toPetitionSummary } from '../../core/petitions/presenter.ts';
 import { PetitionList } from '../petitions/schemas.ts';
 import { findUserBySlug } from '../../core/users/queries.ts';
 import { SlugParams } from './schemas.ts';
-
-/** RFC 8594: the date after which the deprecated listing may stop answering. */
-const PETITIONS_LISTING_SUNSET = 'Fri, 01 Jan 2027 00:00:00 GMT';
 
 import { Meta } from '../http/envelopes.ts';
 const ActivityQuery = Type.Object({ cursor: Type.Optional(CursorQuery), limit: LimitQuery() }, { additionalProperties: false });
@@ -56,9 +54,7 @@ export function createUserActivityRoutes(deps: { db: DatabasePool }): AnyRouteSp
       responses: { 200: { description: 'A page of petitions; Deprecation, Sunset and a successor Link header come with it', schema: PetitionList } },
       async handler(ctx, { params, query }) {
         const user = await userNamed(params.slug);
-        ctx.set('Deprecation', 'true');
-        ctx.set('Sunset', PETITIONS_LISTING_SUNSET);
-        ctx.set('Link', `</v1/petitions?creatorId=${user.id}>; rel="successor-version"`);
+        announceDeprecation(ctx, 'userPetitionsListing', `</v1/petitions?creatorId=${user.id}>; rel="successor-version"`);
         // No caller id: even the user themselves sees only the public list here.
         const rows = await listPetitions(db, { sort: 'recent', creatorId: user.id, cursor: query.cursor, limit: query.limit }, ANONYMOUS);
         const { page, pagination } = paginate(rows, query.limit, (row) => positionOf('recent', row));

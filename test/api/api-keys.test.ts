@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { json } from '../support/http.ts';
 import { bearer, createApiKey, createTestUser, login } from '../support/identity.ts';
 import { startApi, type RunningApi } from '../support/processes.ts';
+import { expectTwelveMonthsNotice } from '../support/deprecation.ts';
 
 describe('API keys', function () {
   this.timeout(60_000);
@@ -47,11 +48,12 @@ describe('API keys', function () {
       expect(response.headers.get('deprecation')).to.equal(null);
     });
 
-    it('still works as X-API-Key, marked deprecated', async () => {
+    it('still works as X-API-Key, marked deprecated with a Sunset 12 months after its deprecation', async () => {
       const { key } = await createApiKey(api.baseUrl, token, 'read');
       const response = await fetch(`${api.baseUrl}/v1/users/me`, { headers: { 'x-api-key': key } });
       expect(response.status).to.equal(200);
-      expect(response.headers.get('deprecation')).to.equal('true');
+      expectTwelveMonthsNotice(response.headers);
+      expect(response.headers.get('link')).to.equal('</docs#authentication>; rel="deprecation"');
     });
 
     it('answers 401 for a key that was never issued', async () => {

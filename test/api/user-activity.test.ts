@@ -4,6 +4,7 @@ import { bearer, createTestUser, createTokenUsers, login, type TestUser } from '
 import { createPetition, publishedPetition } from '../support/petitions.ts';
 import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
+import { expectTwelveMonthsNotice } from '../support/deprecation.ts';
 
 describe('user activity', function () {
   this.timeout(60_000);
@@ -47,10 +48,9 @@ describe('user activity', function () {
       expect(rest.pagination.has_more).to.equal(false);
     });
 
-    it('announces its deprecation, sunset and successor in headers', async () => {
+    it('announces its deprecation, a Sunset 12 months after it, and its successor in headers', async () => {
       const response = await get(`/v1/users/${creator.slug}/petitions`);
-      expect(response.headers.get('deprecation')).to.equal('true');
-      expect(new Date(response.headers.get('sunset')!).getUTCFullYear()).to.equal(2027);
+      expectTwelveMonthsNotice(response.headers);
       expect(response.headers.get('link')).to.equal(`</v1/petitions?creatorId=${creator.id}>; rel="successor-version"`);
     });
 

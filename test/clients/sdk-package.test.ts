@@ -72,6 +72,14 @@ describe('the SDK package (clients/typescript, npm pack)', function () {
     expect(packed).to.have.nested.property('publishConfig.access', 'public');
   });
 
+  it("declares its calls without openapi-fetch's types, which cost a consumer's type-check several times the SDK's own", () => {
+    const declarations = run('tar', ['-tzf', tarball], scratch)
+      .split('\n')
+      .filter((file) => file.endsWith('.d.ts'));
+    for (const file of declarations)
+      expect(run('tar', ['-xzOf', tarball, file], scratch), file).to.not.match(/from ['"]openapi-(fetch|typescript-helpers)['"]/);
+  });
+
   describe('installed in an empty project', () => {
     let api: RunningApi;
     let worker: RallyProcess;

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
+import { DEPRECATIONS, deprecationDates, type Deprecated } from '../../api/http/deprecation.ts';
 import { readDocument, ROOT } from '../support/markdown.ts';
 
 const CHANGELOG = 'docs/api-changelog.md';
@@ -28,8 +29,17 @@ describe('docs/api-changelog.md', () => {
   it('is linked from the versioning guide, which names the deprecation headers and the 12-month window', async () => {
     const guide = await readDocument('docs/guides/versioning.md');
     expect(guide).to.include('](../api-changelog.md)');
-    for (const promise of ['`Deprecation: true`', '**`Sunset`**', '12 months after the next one is released', 'X-API-Version: 1']) {
+    for (const promise of ['**`Deprecation`**', '**`Sunset`**', '12 months after the next one is released', 'X-API-Version: 1']) {
       expect(guide, promise).to.include(promise);
+    }
+  });
+
+  it("lists every deprecation with the day it was announced and its Sunset 12 months later, as Rally's answers send them", async () => {
+    const guide = await readDocument('docs/guides/versioning.md');
+    for (const what of Object.keys(DEPRECATIONS) as Deprecated[]) {
+      const { deprecatedAt, sunsetAt } = deprecationDates(what);
+      const day = (date: Date) => date.toISOString().slice(0, 10);
+      expect(guide, what).to.include(`| ${day(deprecatedAt)} | ${day(sunsetAt)} |`);
     }
   });
 });

@@ -2,6 +2,7 @@
 // every attempt, and once more with `refresh: true` after a 401 token_expired. loginSession and
 // oauthSession are such providers: they keep a token pair, refresh it shortly before it expires (or
 // when asked), one refresh at a time since each refresh token works once, and revoke it on request.
+import { refreshTokens, revokeToken, type OAuthApp } from './oauth.ts';
 import { isProblem, RallyProblem } from './problems.ts';
 
 /** Returns the Bearer token for the next attempt; `refresh` is true after the API said it expired. */
@@ -16,19 +17,6 @@ export type RefreshingTokens = TokenProvider & {
   /** Revokes the refresh token (and with it the session or grant); the provider is unusable after. */
   revoke(): Promise<void>;
 };
-
-/** An OAuth error answer (RFC 6749 section 5.2) from /oauth/token or /oauth/revoke. */
-export class OAuthError extends Error {
-  override name = 'OAuthError';
-  readonly status: number;
-  readonly error: string;
-
-  constructor(status: number, error: string, description?: string) {
-    super(`${status} ${error}${description ? `: ${description}` : ''}`);
-    this.status = status;
-    this.error = error;
-  }
-}
 
 /** Refresh this long before the access token expires, so a request in flight does not carry a dead one. */
 const EARLY_MS = 30_000;
@@ -93,32 +81,14 @@ export function loginSession(options: SessionOptions): RefreshingTokens {
   );
 }
 
-export type OAuthClient = { clientId: string; /** Confidential clients only (sent as client_secret_post). */ clientSecret?: string };
-
-/** An OAuth app's tokens (POST /oauth/token), refreshed with the refresh_token grant, revoked at POST /oauth/revoke. */
-export function oauthSession(options: SessionOptions & OAuthClient): RefreshingTokens {
-  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const post = async (path: string, fields: Record<string, string>) => {
-    const client = { client_id: options.clientId, ...(options.clientSecret ? { client_secret: options.clientSecret } : {}) };
-    const response = await doFetch(`${options.baseUrl.replace(/\/$/, '')}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-      body: new URLSearchParams({ ...fields, ...client }),
-    });
-    const answer = (await json(response)) as { error?: string; error_description?: string } | undefined;
-    if (!response.ok) throw new OAuthError(response.status, answer?.error ?? 'invalid_response', answer?.error_description);
-    return answer as Tokens;
-  };
+/** An OAuth app's tokens (POST /oauth/token, e.g. from exchangeCode), refreshed with the refresh_token grant, revoked at POST /oauth/revoke. */
+export function oauthSession(options: SessionOptions & OAuthApp): RefreshingTokens {
   return refreshing(
     options.tokens,
     {
-      refresh: (refreshToken) => post('/oauth/token', { grant_type: 'refresh_token', refresh_token: refreshToken }),
-      revoke: async (tokens) => {
-        await post('/oauth/revoke', {
-          token: tokens.refresh_token ?? tokens.access_token,
-          token_type_hint: tokens.refresh_token ? 'refresh_token' : 'access_token',
-        });
-      },
+      refresh: (refreshToken) => refreshTokens(options, refreshToken),
+      revoke: (tokens) =>
+        tokens.refresh_token ? revokeToken(options, tokens.refresh_token, 'refresh_token') : revokeToken(options, tokens.access_token, 'access_token'),
     },
     options.onTokens,
   );

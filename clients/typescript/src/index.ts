@@ -2,7 +2,8 @@
 // the Rally repository, so it never lags the API), whose transport keeps one Idempotency-Key per POST
 // across retries, retries what is safe to retry, times attempts out and refreshes expired tokens;
 // with cursor pagination, typed problems and typed webhook verification. See README.md.
-import createClient, { type Client } from 'openapi-fetch';
+import createClient from 'openapi-fetch';
+import type { TypedCalls } from './client-types.ts';
 import type { components, paths, webhooks } from './generated/openapi.ts';
 import type { TokenProvider } from './auth.ts';
 import { collect, paginate, type ListItem, type ListPath, type PaginateOptions } from './pagination.ts';
@@ -11,10 +12,22 @@ import { transport } from './transport.ts';
 
 export type { components, paths, webhooks };
 export type Schemas = components['schemas'];
+export type { FetchResult, HttpMethod, PathsWith, RequestOptions, TypedCalls } from './client-types.ts';
 export { RallyProblem, isProblem, unwrap, type FieldError, type Problem, type ProblemSlug } from './problems.ts';
 export { paginate, collect, type ListItem, type ListPath, type PaginateOptions } from './pagination.ts';
 export { retryAfterMs, type RetryOptions } from './retry.ts';
-export { loginSession, oauthSession, OAuthError, type OAuthClient, type RefreshingTokens, type TokenProvider, type Tokens } from './auth.ts';
+export { loginSession, oauthSession, type RefreshingTokens, type TokenProvider, type Tokens } from './auth.ts';
+export {
+  authorizationRequest,
+  codeFromCallback,
+  exchangeCode,
+  refreshTokens,
+  revokeToken,
+  OAuthError,
+  type AuthorizationRequest,
+  type OAuthApp,
+  type OAuthTokens,
+} from './oauth.ts';
 export {
   constructEvent,
   verifySignature,
@@ -41,7 +54,7 @@ export type RallyClientOptions = {
   headers?: Record<string, string>;
 };
 
-export type RallyClient = Client<paths> & {
+export type RallyClient = TypedCalls & {
   /** Every item of a cursor list, as an async iterable. */
   paginate<P extends ListPath>(path: P, options?: PaginateOptions<P>): AsyncGenerator<ListItem<P>>;
   /** Every item of a cursor list, in an array. */
@@ -62,9 +75,11 @@ export function createRallyClient(options: RallyClientOptions): RallyClient {
     }),
     headers: options.headers,
   });
-  return Object.assign(client, {
-    paginate: <P extends ListPath>(path: P, paginateOptions?: PaginateOptions<P>) => paginate(client, path, paginateOptions),
-    collect: <P extends ListPath>(path: P, paginateOptions?: PaginateOptions<P>) => collect(client, path, paginateOptions),
+  // openapi-fetch's calls, typed by client-types.ts (the same shapes, cheaper to check).
+  const calls = client as unknown as TypedCalls;
+  return Object.assign(calls, {
+    paginate: <P extends ListPath>(path: P, paginateOptions?: PaginateOptions<P>) => paginate(calls, path, paginateOptions),
+    collect: <P extends ListPath>(path: P, paginateOptions?: PaginateOptions<P>) => collect(calls, path, paginateOptions),
     withOptions: (changes: Partial<Omit<RallyClientOptions, 'baseUrl'>>) => createRallyClient({ ...options, ...changes }),
   });
 }

@@ -1,7 +1,7 @@
 // Cursor lists: every list operation answers `{ data: [...], pagination: { next_cursor, has_more } }`
 // and takes `cursor` back. `paginate` walks the pages for you and yields the items, typed from the
 // operation's own answer in openapi.json.
-import type { Client } from 'openapi-fetch';
+import type { TypedCalls } from './client-types.ts';
 import type { paths } from './generated/openapi.ts';
 import { unwrap } from './problems.ts';
 
@@ -27,7 +27,7 @@ export type PaginateOptions<P extends ListPath> = {
 };
 
 /** Every item of a cursor list, page after page, as one async iterable. Problems throw RallyProblem. */
-export async function* paginate<P extends ListPath>(client: Client<paths>, path: P, options: PaginateOptions<P> = {}): AsyncGenerator<ListItem<P>> {
+export async function* paginate<P extends ListPath>(client: TypedCalls, path: P, options: PaginateOptions<P> = {}): AsyncGenerator<ListItem<P>> {
   let cursor: string | undefined;
   let yielded = 0;
   const get = client.GET as unknown as (path: string, init: object) => Promise<{ data?: ListAnswer; error?: unknown; response: Response }>;
@@ -45,7 +45,7 @@ export async function* paginate<P extends ListPath>(client: Client<paths>, path:
 }
 
 /** All items of a cursor list in an array (mind `max` on long lists). */
-export async function collect<P extends ListPath>(client: Client<paths>, path: P, options: PaginateOptions<P> = {}): Promise<ListItem<P>[]> {
+export async function collect<P extends ListPath>(client: TypedCalls, path: P, options: PaginateOptions<P> = {}): Promise<ListItem<P>[]> {
   const items: ListItem<P>[] = [];
   for await (const item of paginate(client, path, options)) items.push(item);
   return items;
