@@ -92,7 +92,8 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
         201: { description: 'Signed; milestone_reached is true for the signature that claimed a milestone', schema: SignatureCreated },
         403: {
           description:
-            'The signer’s email address is not verified (`email_unverified`), the address, network or email domain is on the block-list (`signing_blocked`), or a private petition needs its access code',
+            'The signer’s email address is not verified (`email_unverified`), the address, network or email domain is on the block-list ' +
+            '(`signing_blocked`), or a private petition needs its access code',
         },
         409: { description: 'Already signed, or the petition is not active' },
       },

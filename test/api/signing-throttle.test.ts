@@ -88,7 +88,7 @@ describe('POST /v1/petitions/{id}/signatures: the signing throttle per network b
     return tokens;
   }
 
-  it('accepts and counts signatures past RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR from one /24, flagged network_block, while another /24 is not flagged', async () => {
+  it('accepts and counts signatures past RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR from one /24, flagged network_block; another /24 is not flagged', async () => {
     const petition = await activePetition();
     const [a, b, c, d] = await signers(4);
     const block = freshIpv4Block();
