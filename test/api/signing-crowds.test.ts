@@ -120,7 +120,7 @@ describe('signing past the network block and email domain thresholds (issue 44)'
   const runFraudWatch = async () =>
     testEnvironment().temporal.client.workflow.execute(fraudWatch, { taskQueue: env.RALLY_TASK_QUEUE, workflowId: `fraud-watch-crowds-${randomUUID()}` });
 
-  it('counts a /24 crowd and a domain crowd, flags those past the thresholds, alerts once, and bulk invalidation takes exactly the flagged off', async () => {
+  it('counts a crowd of one /24 and one of one domain, flags those past the thresholds, alerts once; invalidation takes the flagged off', async () => {
     const creator = await createTestUser();
     const petitionId = await createPetitionRow(creator.id, 'A petition shared by a union and on one mobile network');
     const unionDomain = `union-${randomUUID().slice(0, 8)}.test`;

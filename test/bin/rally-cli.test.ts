@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { jwtVerify, createRemoteJWKSet } from 'jose';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
-import { bearer, login } from '../support/identity.ts';
+import { requestFrom } from '../support/bound-client.ts';
+import { createPetitionRow } from '../support/events.ts';
+import { bearer, createTestUser, login } from '../support/identity.ts';
 import { PRODUCTION_SECRETS } from '../support/production-secrets.ts';
 import { PUBLIC_URL, runRallyCli, startApi, type RunningApi } from '../support/processes.ts';
 
@@ -62,7 +64,21 @@ describe('npx rally', function () {
       const jwks = createRemoteJWKSet(new URL(`http://127.0.0.1:${testEnvironment().identityProviderPort}/jwks`));
       await jwtVerify(lines[0].access_token, jwks, { audience: PUBLIC_URL });
       const me = await fetch(`${api.baseUrl}/v1/users/me`, { headers: bearer(lines[0].access_token) });
-      expect((await json(me)).data.id).to.equal(lines[0].id);
+      expect((await json(me)).data).to.include({ id: lines[0].id, email_verified: true });
+    });
+
+    it('makes users who may sign (their addresses count as verified), as the signing bench needs', async () => {
+      const { stdout } = await rally(['loadtest', 'users', '--count', '1']);
+      const { access_token: token } = JSON.parse(stdout.trim());
+      const petitionId = await createPetitionRow((await createTestUser()).id, 'A petition signed by a load test user');
+      // From an address of its own, so that no other test's signatures from 127.0.0.1 count here.
+      const address = `127.${200 + Math.floor(Math.random() * 50)}.${Math.floor(Math.random() * 256)}.8`;
+      const signed = await requestFrom(address, `${api.baseUrl}/v1/petitions/${petitionId}/signatures`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: '{}',
+      });
+      expect(signed.status, signed.body).to.equal(201);
     });
 
     it('is refused when NODE_ENV=production', async () => {

@@ -13,8 +13,7 @@ import { eventually } from './events.ts';
 import { PUBLIC_URL } from './processes.ts';
 
 /** A verified account of the provider with this issuer, as `rally users create` makes one. */
-export async function verifiedAccount(issuer: string, role: 'user' | 'admin' = 'user') {
-  const email = `person-${randomUUID().slice(0, 8)}@example.test`;
+export async function verifiedAccount(issuer: string, role: 'user' | 'admin' = 'user', email = `person-${randomUUID().slice(0, 8)}@example.test`) {
   const password = `pw-${randomUUID()}`;
   const displayName = `Person ${email.slice(7, 11)}`;
   const subject = await createIdentityAccount(testEnvironment().db, { email, password, displayName, emailVerified: true });
