@@ -3155,8 +3155,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A petition's signatures flagged past a network or email domain threshold, per network and domain, most first
-         * @description A crowd (a carrier NAT, a university, a company) has established, verified accounts that do other things on Rally; a farm has new, unverified accounts that only sign. Then invalidate (invalidate-signatures with `flagged: true`) or clear the flags.
+         * List flagged crowds
+         * @description A petition's signatures flagged past a network or email domain threshold, per network and domain, most first. A crowd (a carrier NAT, a university, a company) has established, verified accounts that do other things on Rally; a farm has new, unverified accounts that only sign. Then invalidate (invalidate-signatures with `flagged: true`) or clear the flags.
          *
          *     **Authentication:** required.
          *
@@ -3183,7 +3183,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Clears one network's or email domain's flag from a petition's signatures (a crowd, not a farm)
+         * Clear a crowd's flags
          * @description Clears one network's or email domain's flag from a petition's signatures (a crowd, not a farm).
          *
          *     **Authentication:** required.
@@ -3209,7 +3209,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The allow- and block-lists of signing addresses, networks and email domains
+         * List the signing lists
          * @description The allow- and block-lists of signing addresses, networks and email domains.
          *
          *     **Authentication:** required.
@@ -3221,7 +3221,7 @@ export interface paths {
         get: operations["adminSigningLists"];
         put?: never;
         /**
-         * Allows (never flagged) or blocks (403 signing_blocked) an address, network or email domain; effective within seconds
+         * Add to the signing lists
          * @description Allows (never flagged) or blocks (403 signing_blocked) an address, network or email domain; effective within seconds.
          *
          *     **Authentication:** required.
@@ -3250,8 +3250,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Removes an entry from the signing lists
-         * @description Removes an entry from the signing lists.
+         * Remove a signing-list entry
+         * @description Removes an entry from the signing lists; effective within seconds.
          *
          *     **Authentication:** required.
          *
