@@ -2,7 +2,7 @@
 // link previews and oEmbed-aware editors read: description, canonical URL, Open Graph and Twitter
 // Card tags, and the oEmbed discovery link. The one script keeps the count live.
 import type { PublicPetition } from '../../core/pages/public-petition.ts';
-import { signerDataDates } from '../../core/signatures/retention.ts';
+import { signerDataDates } from '../../core/petitions/signer-data-dates.ts';
 import { excerpt, formatDate, formatNumber, html, paragraphs, trusted, type SafeHtml } from './html.ts';
 import { LIVE_SCRIPT_PATH } from './live-script.ts';
 import { PAGE_CSS } from './styles.ts';

@@ -105,7 +105,8 @@ export const Petition = Type.Composite([
       Type.String({
         format: 'date-time',
         description:
-          "When the signers' details of a closed or won petition are deleted (closed_at + RALLY_SIGNER_DATA_RETENTION); null while it runs or when the retention is off.",
+          "When the signers' details of a closed or won petition are deleted (closed_at + RALLY_SIGNER_DATA_RETENTION); " +
+          'null while it runs or when the retention is off.',
       }),
     ),
   }),

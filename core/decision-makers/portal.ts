@@ -27,6 +27,9 @@ const PortalRow = z.object({
 });
 export type PortalRow = z.infer<typeof PortalRow>;
 
+// The hash alone finds the token: the raw token exists only in the email, so a link works the moment its
+// email arrives, before the sender has recorded it as sent; a retried send replaces the hash, and the
+// earlier link then finds nothing.
 async function findByToken(db: CommonQueryMethods, raw: string, options: { lock?: boolean } = {}) {
   const row = looksLikePortalToken(raw)
     ? await db.maybeOne(sql.type(PortalRow)`
@@ -36,7 +39,7 @@ async function findByToken(db: CommonQueryMethods, raw: string, options: { lock?
         FROM response_tokens t
         JOIN petition_decision_makers d ON d.id = t.decision_maker_id
         JOIN petitions p ON p.id = t.petition_id AND p.deleted_at IS NULL
-        WHERE t.token_hash = ${sql.binary(hashPortalToken(raw))} AND t.sent_at IS NOT NULL
+        WHERE t.token_hash = ${sql.binary(hashPortalToken(raw))}
         ${options.lock ? sql.fragment`FOR UPDATE OF t` : sql.fragment``}
       `)
     : null;

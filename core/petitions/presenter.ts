@@ -1,6 +1,6 @@
 // How a petition row is shown: the access code only to its creator; a petition's own answer also
 // says when its signers' details were or will be deleted (RALLY_SIGNER_DATA_RETENTION).
-import { signerDataDates } from '../signatures/retention.ts';
+import { signerDataDates } from './signer-data-dates.ts';
 import type { PetitionRow } from './queries.ts';
 
 export function toPetitionSummary(row: PetitionRow, viewerId: string | undefined) {
