@@ -9,6 +9,8 @@ import { ERASURE_STEPS, type ErasureStep } from '../core/vocabulary.ts';
 
 const { sealAccountDeletionAddress, eraseAccountBatch, finishAccountErasure, mailAccountDeletionConfirmation } = proxyActivities<AccountDeletionActivities>({
   startToCloseTimeout: '2 minutes',
+  // Each call heartbeats while it runs: a worker killed mid-batch is retried within seconds.
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
