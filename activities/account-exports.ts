@@ -7,13 +7,14 @@ import { exportDownloadUrl } from '../core/account-exports/exports.ts';
 import type { Config } from '../platform/config.ts';
 import { createMailer, type Mailer } from '../platform/mailer.ts';
 import { createMediaStorage, type MediaStorage } from '../platform/storage/media-storage.ts';
+import { withHeartbeat } from './heartbeat.ts';
 
 export type AccountExportActivityDependencies = { db: DatabasePool; storage: MediaStorage; mailer: Mailer; publicUrl: string };
 
 export function createAccountExportActivities({ db, storage, mailer, publicUrl }: AccountExportActivityDependencies) {
   return {
     /** False when the export is no longer running (a repeated workflow task after it finished). */
-    writeAccountExport: ({ exportId }: { exportId: string }): Promise<boolean> => writeExportArchive(db, storage, exportId),
+    writeAccountExport: ({ exportId }: { exportId: string }): Promise<boolean> => withHeartbeat(() => writeExportArchive(db, storage, exportId)),
 
     /** Marks the export ready with a new link and emails it; a retry mails another link. */
     async mailAccountExportLink({ exportId, linkTtlMs }: { exportId: string; linkTtlMs: number }): Promise<boolean> {

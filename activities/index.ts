@@ -52,6 +52,8 @@ export function createActivities(deps: ActivityDependencies) {
       storage: createMediaStorage(config),
       mailer: createMailer(config.mail),
       encryptionKey: config.encryptionKey,
+      temporal: deps.temporal,
+      taskQueue: config.temporal.taskQueue,
     }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
     ...createOAuthActivities({

@@ -3,11 +3,12 @@
 // (wrong type, undecodable) are non-retryable failures carrying a reason meant for the uploader;
 // anything else (storage or database trouble) is thrown as is and retried.
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { attachMediaVariants, findMediaById, markMediaFailed, markMediaProcessing } from '../core/media/processing.ts';
 import type { MediaVariant } from '../core/media/queries.ts';
 import { removeAbandonedUploads } from '../core/media/abandoned.ts';
+import { withHeartbeat } from './heartbeat.ts';
 import { originalKey, variantKey, type MediaStorage } from '../platform/storage/media-storage.ts';
 import { PRIMARY_VARIANT, readDimensions, renderVariant, sniffImageType, VARIANT_PLANS } from './media-images.ts';
 
@@ -15,17 +16,6 @@ import { PRIMARY_VARIANT, readDimensions, renderVariant, sniffImageType, VARIANT
 export const IMAGE_REJECTED = FAILURE_TYPES.imageRejected;
 
 const TYPE_NAMES: Record<string, string> = { 'image/jpeg': 'JPEG', 'image/png': 'PNG', 'image/gif': 'GIF', 'image/webp': 'WebP' };
-
-/** Heartbeats every second while `work` runs, so a worker that dies mid-step is noticed within seconds. */
-async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
-  const context = Context.current();
-  const timer = setInterval(() => context.heartbeat(), 1_000);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 export function createMediaActivities({ db, storage }: { db: DatabasePool; storage: MediaStorage }) {
   async function loadMedia(mediaId: string) {

@@ -12,12 +12,12 @@ const RUN_STATUS = { RUNNING: 'running', COMPLETED: 'completed' } as const;
 
 export function accountDeletionWorkflows(temporal: Temporal): AccountDeletionWorkflows {
   return {
-    async startAccountDeletion(userId) {
+    async startAccountDeletion(userId, { closePetitions }) {
       const started = temporal.client.workflow
         .start(accountDeletion, {
           workflowId: accountDeletionWorkflowId(userId),
           taskQueue: temporal.taskQueue,
-          args: [{ userId }],
+          args: [closePetitions ? { userId, closePetitions } : { userId }],
           workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
           typedSearchAttributes: [
             { key: RallyUserId, value: userId },

@@ -7,25 +7,35 @@ import { defineQuery, patched, proxyActivities, setHandler } from '@temporalio/w
 import type { AccountDeletionActivities } from '../activities/account-deletion.ts';
 import { ERASURE_STEPS, type ErasureStep } from '../core/vocabulary.ts';
 
-const { sealAccountDeletionAddress, eraseAccountBatch, finishAccountErasure, mailAccountDeletionConfirmation } = proxyActivities<AccountDeletionActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+const { sealAccountDeletionAddress, closeAccountPetitions, eraseAccountBatch, finishAccountErasure, mailAccountDeletionConfirmation } =
+  proxyActivities<AccountDeletionActivities>({
+    startToCloseTimeout: '2 minutes',
+    // Each call heartbeats while it runs: a worker killed mid-batch is retried within seconds.
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  });
 
 export const accountDeletionWorkflowId = (userId: string) => `account-deletion-${userId}`;
 
-export type AccountDeletionInput = { userId: string; batchSize?: number };
+/** `closePetitions`: the creator chose to close their active petitions rather than leave them published. */
+export type AccountDeletionInput = { userId: string; batchSize?: number; closePetitions?: boolean };
 export type AccountDeletionProgress = { step: ErasureStep | 'finishing' | 'done'; erased: number };
 
 export const deletionProgressQuery = defineQuery<AccountDeletionProgress>('deletionProgress');
 
 const DEFAULT_BATCH_SIZE = 500;
 
-export async function accountDeletion({ userId, batchSize = DEFAULT_BATCH_SIZE }: AccountDeletionInput): Promise<AccountDeletionProgress> {
+export async function accountDeletion({
+  userId,
+  batchSize = DEFAULT_BATCH_SIZE,
+  closePetitions = false,
+}: AccountDeletionInput): Promise<AccountDeletionProgress> {
   const progress: AccountDeletionProgress = { step: ERASURE_STEPS[0], erased: 0 };
   setHandler(deletionProgressQuery, () => progress);
   // Runs started before the confirmation email existed replay without it.
   const sealedAddress = patched('account-deletion-confirmation') ? await sealAccountDeletionAddress({ userId }) : null;
+  // Only runs that asked for it call this (none did before it existed), so no patch is needed.
+  if (closePetitions) await closeAccountPetitions({ userId });
   for (const step of ERASURE_STEPS) {
     progress.step = step;
     for (;;) {

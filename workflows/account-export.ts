@@ -8,6 +8,8 @@ const retry: RetryPolicy = { initialInterval: '2 seconds', backoffCoefficient: 2
 // Building reads every table of one person; a handful of attempts, then the export is marked failed.
 const { writeAccountExport } = proxyActivities<AccountExportActivities>({
   startToCloseTimeout: '5 minutes',
+  // It heartbeats while it builds: a worker killed mid-build is retried within seconds.
+  heartbeatTimeout: '10 seconds',
   retry: { ...retry, maximumAttempts: 5 },
 });
 const { mailAccountExportLink, markAccountExportFailed, removeAccountExport } = proxyActivities<AccountExportActivities>({

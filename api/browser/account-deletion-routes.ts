@@ -74,6 +74,7 @@ export function createBrowserAccountDeletionRoutes(deps: {
 <p>This cannot be undone. You are logged out everywhere at once. Your signatures stay counted but no longer carry your name,
 your comments become “[deleted]”, and your petitions stay, shown as by “a former member”.</p>
 <form method="post" action="${PATH}">${csrfField(session.csrfToken)}
+<label><input type="checkbox" name="close_petitions" value="yes"> Close my active petitions instead of leaving them published</label>
 <label><input type="checkbox" name="confirm" value="yes" required> I understand: delete my account</label>
 <button type="submit" class="btn">Delete my account</button></form>
 <p><a href="/account">Keep my account</a></p>`,
@@ -110,6 +111,7 @@ your comments become “[deleted]”, and your petitions stay, shown as by “a 
             audit: { actorType: 'user', actorId: session.user.id, credential: 'browser_session', requestId: ctx.state.requestId },
             reason: null,
             accessTokenTtlMs: deps.accessTokenTtlMs,
+            closePetitions: form.close_petitions === 'yes',
           });
         } catch (error) {
           if (!(error instanceof DomainError) || error.kind !== 'conflict') throw error;

@@ -25,6 +25,14 @@ const DeletionStatus = Type.Object(
   { additionalProperties: false },
 );
 const DeletionStatusEnvelope = Type.Object({ data: DeletionStatus, meta: Meta });
+const DeleteMeBody = Type.Object(
+  {
+    close_petitions: Type.Optional(
+      Type.Boolean({ description: 'Close your active petitions instead of leaving them published by "a former member" (default false)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 const AdminDeletionBody = Type.Object(
   { reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why; kept in the audit log' }) },
   { additionalProperties: false },
@@ -60,13 +68,15 @@ export function createAccountDeletionRoutes(deps: {
       summary: 'Delete your account',
       description:
         'Every login, key and app authorization ends at once; signatures stay counted but anonymous, ' +
-        'comments become "[deleted]", petitions stay by "a former member". A confirmation is emailed to your address when it completes.',
+        'comments become "[deleted]", petitions stay by "a former member" (or are closed first with `close_petitions`). ' +
+        'A confirmation is emailed to your address when it completes.',
+      body: DeleteMeBody,
       responses: {
         202: accepted,
         401: { description: '`reauthentication_required`: log in again (RALLY_SENSITIVE_ACTION_MAX_AGE) and retry' },
         409: { description: '`sole_owner`: transfer the organizations named first; `last_admin`: the last administrator' },
       },
-      async handler(ctx) {
+      async handler(ctx, { body }) {
         const principal = ctx.state.principal!;
         await assertFreshLogin(db, principal, deps.sensitiveActionMaxAgeMs);
         await requestAccountDeletion(deps, {
@@ -75,6 +85,7 @@ export function createAccountDeletionRoutes(deps: {
           reason: null,
           keepTokenId: principal.tokenId,
           accessTokenTtlMs: deps.accessTokenTtlMs,
+          closePetitions: body.close_petitions ?? false,
         });
         deps.users.forget(principal.userId);
         await answer(ctx, principal.userId, '/v1/users/me/deletion', 202);

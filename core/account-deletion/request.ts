@@ -16,7 +16,8 @@ import { assertAnotherActiveAdmin } from '../users/suspension.ts';
 
 /** The port orchestration/ implements: start (or find) the workflow, and read how it is doing. */
 export type AccountDeletionWorkflows = {
-  startAccountDeletion(userId: string): Promise<void>;
+  /** `closePetitions`: close their active petitions first (asked again while it runs: the first run's choice holds). */
+  startAccountDeletion(userId: string, options: { closePetitions: boolean }): Promise<void>;
   /** The workflow's id, and how its latest run is doing (null: Temporal knows none). */
   accountDeletionProgress(userId: string): Promise<{
     workflowId: string;
@@ -32,6 +33,8 @@ export type DeletionRequest = {
   /** The access token that asked stays valid until its own expiry, so it can follow the deletion. */
   keepTokenId?: string;
   accessTokenTtlMs: number;
+  /** The creator's choice: close their active petitions instead of leaving them published. */
+  closePetitions?: boolean;
 };
 
 const Row = z.object({ id: z.string(), role: z.enum(['user', 'admin']), identity_subject: z.string() });
@@ -105,7 +108,7 @@ export async function requestAccountDeletion(deps: { db: DatabasePool; workflows
         after: request.reason === null ? null : { reason: request.reason },
       });
     }
-    await deps.workflows.startAccountDeletion(user.id);
+    await deps.workflows.startAccountDeletion(user.id, { closePetitions: request.closePetitions ?? false });
   });
 }
 

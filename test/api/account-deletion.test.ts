@@ -176,6 +176,30 @@ describe('account deletion', function () {
     expect(reports.find((entry: { id: string }) => entry.id === report.body.data.id)).to.include({ reporter_id: null, reason: 'spam' });
   });
 
+  it("closes the creator's active petitions first when they choose close_petitions (a draft stays a draft); 422 for a non-boolean", async () => {
+    const user = await person();
+    const active = await publishedPetition(api.baseUrl, user.token, { title: 'Light the underpass at night' });
+    const draft = await call('POST', '/v1/petitions', user.token, {
+      title: 'A draft never published',
+      description: 'A description long enough to satisfy the fifty character minimum rule.',
+    });
+    expect(draft.status).to.equal(201);
+    const wrong = await call('DELETE', '/v1/users/me', user.token, { close_petitions: 'yes' });
+    expect(wrong.status).to.equal(422);
+    expect(wrong.body.errors[0].field).to.equal('close_petitions');
+
+    expect((await call('DELETE', '/v1/users/me', user.token, { close_petitions: true })).status).to.equal(202);
+    await completed(`/v1/admin/users/${user.id}/deletion`, admin.token);
+    const closed = (await call('GET', `/v1/petitions/${active.id}`)).body.data;
+    expect(closed).to.deep.include({ status: 'closed' });
+    expect(closed.creator.display_name).to.equal('a former member');
+    const kept = await db().one(sql.type(z.object({ status: z.string(), closed_events: z.number() }))`
+      SELECT (SELECT status FROM petitions WHERE id = ${draft.body.data.id}) AS status,
+        (SELECT count(*)::int FROM events WHERE type = 'petition.closed' AND petition_id = ${active.id}) AS closed_events
+    `);
+    expect(kept).to.deep.equal({ status: 'draft', closed_events: 1 });
+  });
+
   it('lets an administrator delete an account with a reason (422 without), audit-logged without personal data', async () => {
     const user = await person();
     const missing = await call('DELETE', `/v1/admin/users/${user.id}`, admin.token, {});

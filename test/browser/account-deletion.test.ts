@@ -1,5 +1,6 @@
 // Deleting one's account from /account in Chromium (issue 46): the link, the confirmation step, the
-// CSRF-checked form, a stale login asked to log in again, and the account gone afterwards.
+// CSRF-checked form (with the choice to close one's petitions), a stale login asked to log in again,
+// and the account gone afterwards.
 import { expect } from 'chai';
 import { z } from 'zod';
 import type { Browser, Page } from 'puppeteer-core';
@@ -7,7 +8,7 @@ import { sql } from '../../db/sql.ts';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { sessionCookie, typeLogin, verifiedAccount } from '../support/browser-login.ts';
 import { testEnvironment } from '../support/environment.ts';
-import { eventually } from '../support/events.ts';
+import { createPetitionRow, eventually } from '../support/events.ts';
 import { PUBLIC_URL, startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
 import { CLIENT, freePort, startProvider, type RunningProvider } from '../identity-provider/provider-process.ts';
@@ -46,9 +47,10 @@ describe('deleting an account from /account, in Chromium', function () {
       body: new URLSearchParams(form).toString(),
     });
 
-  it('deletes the account after the confirmation step; the form needs the CSRF token and the box ticked', async () => {
+  it('deletes the account after the confirmation step, closing their petitions when asked; the form needs the CSRF token and the box ticked', async () => {
     const { db } = testEnvironment();
     const person = await verifiedAccount(provider.issuer);
+    const petition = await createPetitionRow(person.id, 'Their petition, closed by their choice');
     const page = await loggedIn(person);
     await Promise.all([page.waitForNavigation(), page.click('a[href="/account-deletion"]')]);
     expect(await page.$eval('h1', (el) => el.textContent)).to.equal('Delete your account?');
@@ -59,6 +61,7 @@ describe('deleting an account from /account, in Chromium', function () {
     expect((await postDelete(cookie, { confirm: 'yes', csrf_token: 'x'.repeat(43) })).status, 'a wrong CSRF token').to.equal(403);
     expect((await postDelete(cookie, { csrf_token: csrf })).status, 'not confirmed').to.equal(400);
 
+    await page.click('input[name=close_petitions]');
     await page.click('input[name=confirm]');
     await Promise.all([page.waitForNavigation(), page.click('form[action="/account-deletion"] button[type=submit]')]);
     expect(new URL(page.url()).pathname).to.equal('/goodbye');
@@ -74,6 +77,8 @@ describe('deleting an account from /account, in Chromium', function () {
       60_000,
       'the account to be erased',
     );
+    const status = await db.oneFirst(sql.type(z.object({ status: z.string() }))`SELECT status FROM petitions WHERE id = ${petition}`);
+    expect(status, 'the box to close their petitions was ticked').to.equal('closed');
     const relogin = await (await (chromium.browser as Browser).createBrowserContext()).newPage();
     await relogin.goto(`${PUBLIC_URL}/login?return_to=%2Faccount`, { waitUntil: 'load' });
     await relogin.waitForSelector('#email');

@@ -621,7 +621,7 @@ export interface paths {
         post?: never;
         /**
          * Delete your account
-         * @description Every login, key and app authorization ends at once; signatures stay counted but anonymous, comments become "[deleted]", petitions stay by "a former member". A confirmation is emailed to your address when it completes.
+         * @description Every login, key and app authorization ends at once; signatures stay counted but anonymous, comments become "[deleted]", petitions stay by "a former member" (or are closed first with `close_petitions`). A confirmation is emailed to your address when it completes.
          *
          *     **Authentication:** required.
          *
@@ -4323,6 +4323,14 @@ export interface components {
                 completed_at: string | null;
             };
             meta: components["schemas"]["Meta"];
+        };
+        /** @description The request body of DELETE /v1/users/me. */
+        DeleteMeRequest: {
+            /**
+             * @description Close your active petitions instead of leaving them published by "a former member" (default false)
+             * @example true
+             */
+            close_petitions?: boolean;
         };
         /** @description One attempt of a webhook delivery: when, the status code, latency, error and the first bytes of the answer. */
         DeliveryAttempt: {
@@ -8815,7 +8823,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteMeRequest"];
+            };
+        };
         responses: {
             /** @description The deletion runs: its status (poll the Location) */
             202: {
