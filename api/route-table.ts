@@ -54,6 +54,7 @@ import { createOAuthRoutes } from './oauth/routes.ts';
 import { createDeveloperAppRoutes } from './oauth/app-routes.ts';
 import { createBrowserLoginRoutes } from './browser/login-routes.ts';
 import { createBrowserAccountDeletionRoutes } from './browser/account-deletion-routes.ts';
+import { createBrowserExportRoutes } from './browser/export-routes.ts';
 import { createBrowserSignRoutes } from './browser/sign-routes.ts';
 import { createAppAuthorizationRoutes } from './oauth/authorization-routes.ts';
 import { createMemberRoutes } from './organizations/member-routes.ts';
@@ -199,6 +200,13 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
         workflows,
         sensitiveActionMaxAgeMs: config.sensitiveActionMaxAgeMs,
         accessTokenTtlMs,
+      }),
+      ...createBrowserExportRoutes({
+        db,
+        publicUrl: config.publicUrl,
+        sessions: browserSessions,
+        workflows,
+        linkTtlMs: config.personalData.exportLinkTtlMs,
       }),
       ...createBrowserSignRoutes({
         db,

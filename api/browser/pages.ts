@@ -58,5 +58,6 @@ then log in again to sign petitions.</p>`
 }
 <form method="post" action="/logout">${csrfField(csrfToken)}<button type="submit" class="btn">Log out</button></form>
 <form method="post" action="/logout/everywhere">${csrfField(csrfToken)}<button type="submit" class="btn secondary">Log out on every device</button></form>
+<form method="post" action="/account/export">${csrfField(csrfToken)}<button type="submit" class="btn secondary">Download my data</button></form>
 <p><a href="/account-deletion">Delete my account</a></p>`;
 }
