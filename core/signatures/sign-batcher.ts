@@ -6,6 +6,7 @@ import { Unavailable } from '../errors/domain-error.ts';
 import { createGroupCommit } from '../../platform/group-commit.ts';
 import { silentLogger, type Logger } from '../../platform/logger.ts';
 import { signBatch, type SignRequest, type SignResult } from './sign.ts';
+import { createPetitionFactsCache } from './petition-facts.ts';
 
 export type SignBatcherOptions = { windowMs: number; maxSize: number; maxInFlight?: number; maxQueued?: number; log?: Logger };
 
@@ -21,9 +22,10 @@ export const signingBusy = () => new Unavailable('Signing is very busy right now
 
 export function createSignBatcher(db: DatabasePool, options: SignBatcherOptions): SignBatcher {
   const { log = silentLogger, ...sizes } = options;
+  const facts = createPetitionFactsCache();
   const batches = createGroupCommit<SignRequest, SignResult>({
     ...sizes,
-    write: (requests) => signBatch(db, requests, log),
+    write: (requests) => signBatch(db, requests, log, facts),
     busy: signingBusy,
   });
   return { sign: (request) => batches.submit(request), stop: () => batches.stop() };

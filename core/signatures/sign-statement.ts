@@ -1,6 +1,7 @@
 // The statement that writes a batch of signatures, in one round trip and atomically:
-// - every signature, in (petition, user) order so that two batches wait for each other instead of
-//   deadlocking, ON CONFLICT DO NOTHING: the unique index decides who had signed already;
+// - every signature, keyed by a UUIDv7 made here (time-ordered: appended to the primary key's index),
+//   in (petition, user) order so that two batches wait for each other instead of deadlocking, ON
+//   CONFLICT DO NOTHING: the unique index decides who had signed already;
 // - one counter shard per petition, picked at random and bumped by the rows inserted, so thousands of
 //   signers of one petition do not queue on one row (the count is the sum of the shards);
 // - each signature's count: the shards as this statement sees them plus its rank in the batch;
@@ -17,6 +18,7 @@ import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { insertEvent, NOTIFY_DISPATCHER } from '../events/record-event.ts';
 import { prepared, sql } from '../../db/sql.ts';
+import { uuidV7 } from '../../platform/uuid-v7.ts';
 import { MILESTONE_LOOKBACK, milestonesFor } from './milestones.ts';
 import type { SignatureInput } from './sign.ts';
 
@@ -50,6 +52,9 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
         ${sql.array(
           inputs.map((_, index) => index),
           'int4',
+        )}, ${sql.array(
+          inputs.map(() => uuidV7()),
+          'uuid',
         )}, ${sql.array(
           column((input) => input.petitionId),
           'uuid',
@@ -108,7 +113,7 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
           column((input) => (input.flags?.length ? input.flags.join(',') : null)),
           'text',
         )}
-      ) AS i(ordinal, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude,
+      ) AS i(ordinal, signature_id, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude,
              referrer_slug, source, actor_type, actor_id, network_hash_hex, flags_text)
     ), involved AS (
       SELECT * FROM unnest(${sql.array(
@@ -132,14 +137,18 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
       )}) AS m(petition_id, threshold)
     ), live AS (
       SELECT p.id, p.status FROM petitions p JOIN involved b ON b.petition_id = p.id WHERE p.deleted_at IS NULL
+    ), signers AS (
+      -- Every signer of the batch at once: whether they may sign, and their normalised address (kept on users).
+      SELECT u.id, u.email_verified, u.email_key FROM users u WHERE u.id IN (SELECT user_id FROM input)
     ), signed AS (
-      INSERT INTO signatures (petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id, source,
-        email_key, network_hash, flags)
-      SELECT i.petition_id, i.user_id, i.comment, i.is_anonymous, i.display_location, i.city, i.region, i.country, i.latitude, i.longitude,
-        (SELECT r.id FROM users r WHERE r.slug = i.referrer_slug AND r.id <> i.user_id), i.source,
-        rally_email_key(u.email), decode(i.network_hash_hex, 'hex'), string_to_array(i.flags_text, ',')
+      INSERT INTO signatures (id, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude, referrer_id,
+        source, email_key, network_hash, flags)
+      SELECT i.signature_id, i.petition_id, i.user_id, i.comment, i.is_anonymous, i.display_location, i.city, i.region, i.country, i.latitude, i.longitude,
+        r.id, i.source, u.email_key, decode(i.network_hash_hex, 'hex'), string_to_array(i.flags_text, ',')
       FROM input i JOIN live ON live.id = i.petition_id AND live.status = 'active'
-        JOIN users u ON u.id = i.user_id AND u.email_verified
+        JOIN signers u ON u.id = i.user_id AND u.email_verified
+        -- A share link's sharer (slugs are unique), unless it is the signer's own link.
+        LEFT JOIN users r ON r.slug = i.referrer_slug AND r.id <> i.user_id
       ORDER BY i.petition_id, i.user_id
       ON CONFLICT ON CONSTRAINT signatures_one_per_user DO NOTHING
       RETURNING id, petition_id, user_id, created_at
@@ -196,8 +205,8 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
     )
     SELECT i.ordinal, r.id AS signature_id, r.created_at, r.signature_count::bigint AS signature_count,
       EXISTS (SELECT 1 FROM claimed c WHERE c.signature_id = r.id) AS milestone_reached, live.status AS petition_status,
-      COALESCE((SELECT u.email_verified FROM users u WHERE u.id = i.user_id), false) AS signer_verified
-    FROM input i LEFT JOIN ranked r ON r.ordinal = i.ordinal LEFT JOIN live ON live.id = i.petition_id
+      COALESCE(u.email_verified, false) AS signer_verified
+    FROM input i LEFT JOIN ranked r ON r.ordinal = i.ordinal LEFT JOIN live ON live.id = i.petition_id LEFT JOIN signers u ON u.id = i.user_id
     -- A SELECT in WITH runs only when read: this reads the wake-up (data-modifying ones always run).
     WHERE (SELECT count(*) FROM notified) >= 0
     ORDER BY i.ordinal

@@ -21,8 +21,10 @@ import { signBatchStatement, type BatchOutcome, type BatchPetition } from './sig
 import type { RememberAnswer } from '../idempotency/remembered-answers.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { catchUpMilestones } from './milestone-catch-up.ts';
+import { readPetitionFacts, type PetitionFactsCache } from './petition-facts.ts';
 
 export { COUNTER_SHARDS } from './sign-statement.ts';
+export { petitionFactsStatement } from './petition-facts.ts';
 
 export type SignatureInput = {
   petitionId: string;
@@ -92,27 +94,6 @@ export function rememberedWithSignature(remember: RememberAnswer | undefined): S
   };
 }
 
-const PetitionFacts = z.object({
-  id: z.string(),
-  creator_id: z.string(),
-  org_id: z.string().nullable(),
-  status: z.enum(PETITION_STATUSES),
-  visibility: z.enum(PETITION_VISIBILITIES),
-  access_code: z.string().nullable(),
-  signature_goal: z.number().nullable(),
-});
-
-/** What the policy and the milestones need of the petitions a batch signs (one read per batch). */
-export function petitionFactsStatement(ids: readonly string[]) {
-  return prepared(
-    'rally_sign_petition_facts',
-    sql.type(PetitionFacts)`
-      SELECT id, creator_id, org_id, status, visibility, access_code, signature_goal
-      FROM petitions WHERE id = ANY(${sql.array([...ids], 'uuid')}) AND deleted_at IS NULL
-    `,
-  );
-}
-
 /** The petition policy's verdict on one request, before anything is written. */
 function refusal(petition: (PetitionAccessFacts & { status: string }) | undefined, input: SignatureInput): DomainError | null {
   if (!petition || !knowsOf(input.viewer, petition)) return new NotFound('There is no such petition.');
@@ -153,10 +134,8 @@ function answerFor(outcome: BatchOutcome, input: SignatureInput): SignAnswer {
  * Signs every request of a batch in one statement and returns each request's answer, in order.
  * Throws only when the write itself failed (the caller then retries the requests one by one).
  */
-export async function signBatch(db: DatabasePool, requests: readonly SignRequest[], log: Logger): Promise<SignAnswer[]> {
-  const petitions = new Map(
-    (await db.any(petitionFactsStatement([...new Set(requests.map((request) => request.input.petitionId))]))).map((row) => [row.id, row]),
-  );
+export async function signBatch(db: DatabasePool, requests: readonly SignRequest[], log: Logger, facts?: PetitionFactsCache): Promise<SignAnswer[]> {
+  const petitions = await readPetitionFacts(db, [...new Set(requests.map((request) => request.input.petitionId))], facts);
   const answers: (SignAnswer | undefined)[] = requests.map(({ input }) => {
     const refused = refusal(petitions.get(input.petitionId), input);
     return refused ? { ok: false, error: refused } : undefined;

@@ -57,9 +57,9 @@ export function findUserBySlug(db: CommonQueryMethods, slug: string) {
 
 /** Who a token's subject is, with the domain of their email as signatures normalise it (rally_email_key), which the signing throttle counts. */
 export const UserIdentity = z.object({ id: z.string().uuid(), role: z.enum(['user', 'admin']), suspended: z.boolean(), email_domain: z.string().nullable() });
-const IDENTITY_COLUMNS = sql.fragment`id, role, suspended_at IS NOT NULL AS suspended, NULLIF(split_part(rally_email_key(email), '@', 2), '') AS email_domain`;
+const IDENTITY_COLUMNS = sql.fragment`id, role, suspended_at IS NOT NULL AS suspended, NULLIF(split_part(email_key, '@', 2), '') AS email_domain`;
 
-/** Named (prepared): the authenticator runs it for every signer a campaign brings, each new to its cache. */
+/** One user by identity, named (prepared); the directory looks many up at once (findUsersByIdentities). */
 export function findUserByIdentity(db: CommonQueryMethods, issuer: string, subject: string) {
   return db.maybeOne(
     prepared(
@@ -67,6 +67,27 @@ export function findUserByIdentity(db: CommonQueryMethods, issuer: string, subje
       sql.type(UserIdentity)`
         SELECT ${IDENTITY_COLUMNS} FROM users
         WHERE identity_issuer = ${issuer} AND identity_subject = ${subject}
+      `,
+    ),
+  );
+}
+
+const IdentifiedUser = UserIdentity.extend({ identity_issuer: z.string(), identity_subject: z.string() });
+
+/** The users of many (issuer, subject) pairs in one statement: the directory's misses of one moment, together. */
+export function findUsersByIdentities(db: CommonQueryMethods, identities: readonly { issuer: string; subject: string }[]) {
+  return db.any(
+    prepared(
+      'rally_users_by_identities',
+      sql.type(IdentifiedUser)`
+        SELECT identity_issuer, identity_subject, ${IDENTITY_COLUMNS} FROM users
+        WHERE (identity_issuer, identity_subject) IN (SELECT * FROM unnest(${sql.array(
+          identities.map((identity) => identity.issuer),
+          'text',
+        )}, ${sql.array(
+          identities.map((identity) => identity.subject),
+          'text',
+        )}))
       `,
     ),
   );
