@@ -1,5 +1,7 @@
 // Who a token's subject is, without a query per request: (issuer, subject) → user id, role and
-// suspension, cached briefly in each API process, in a bounded LRU whose entries expire. A suspension or role change NOTIFYs
+// suspension, cached briefly in each API process, in a bounded LRU whose entries expire. The subjects
+// missing from it at one moment (a campaign's signers are all new to it) are looked up together, one
+// statement for all of them (identity-batch.ts). A suspension or role change NOTIFYs
 // rally_user_changed so every process forgets the user at once instead of after the TTL; the process
 // that made the change forgets it before answering (`forget`), since its own NOTIFY reaches its
 // listener a moment after the commit, and the caller's next request can be quicker than that.
@@ -7,7 +9,8 @@ import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
 import { sql } from '../../db/sql.ts';
-import { findUserByIdentity, findUserStateById } from './queries.ts';
+import { findUserStateById } from './queries.ts';
+import { createIdentityBatch } from './identity-batch.ts';
 
 export const USER_CHANGED_CHANNEL = 'rally_user_changed';
 const CACHE_TTL_MS = 30_000;
@@ -28,6 +31,7 @@ export type UserDirectory = {
 export async function createUserDirectory(deps: { db: DatabasePool; notifications: NotificationListener }): Promise<UserDirectory> {
   const cache = createBoundedLru<string, DirectoryEntry>(CACHE_MAX_ENTRIES, { ttl: CACHE_TTL_MS });
   const keysByUser = createBoundedLru<string, string>(CACHE_MAX_ENTRIES);
+  const identities = createIdentityBatch(deps.db);
 
   const forget = (userId: string) => {
     const key = keysByUser.get(userId);
@@ -49,7 +53,7 @@ export async function createUserDirectory(deps: { db: DatabasePool; notification
   }
 
   return {
-    bySubject: (issuer, subject) => cached(`${issuer} ${subject}`, () => findUserByIdentity(deps.db, issuer, subject)),
+    bySubject: (issuer, subject) => cached(`${issuer} ${subject}`, () => identities.find(issuer, subject)),
     byUserId: (userId) => cached(`rally ${userId}`, () => findUserStateById(deps.db, userId)),
     forget,
     async announceChange(tx, userId) {
