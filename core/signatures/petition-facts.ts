@@ -29,7 +29,7 @@ export function petitionFactsStatement(ids: readonly string[]) {
   );
 }
 
-type PetitionFactsRow = z.infer<typeof PetitionFacts>;
+export type PetitionFactsRow = z.infer<typeof PetitionFacts>;
 
 /**
  * Facts read lately, kept a second at most: a change of visibility, access code or goal reaches signing
@@ -42,13 +42,22 @@ const FACTS_CACHED = 10_000;
 
 export const createPetitionFactsCache = (): PetitionFactsCache => createBoundedLru<string, PetitionFactsRow>(FACTS_CACHED, { ttl: FACTS_TTL_MS });
 
-/** The facts of the petitions named that exist and are not deleted, from the cache when it has them. */
-export async function readPetitionFacts(db: CommonQueryMethods, ids: readonly string[], cache?: PetitionFactsCache): Promise<Map<string, PetitionFactsRow>> {
+/**
+ * The facts of the petitions named that exist and are not deleted, from the cache when it has them,
+ * except where `refuses` says a request would be refused on them: a refusal is never answered from
+ * facts up to a second old (a petition restored or made public a moment ago takes its signatures).
+ */
+export async function readPetitionFacts(
+  db: CommonQueryMethods,
+  ids: readonly string[],
+  cache?: PetitionFactsCache,
+  refuses: (petition: PetitionFactsRow) => boolean = () => false,
+): Promise<Map<string, PetitionFactsRow>> {
   const found = new Map<string, PetitionFactsRow>();
   const missing = ids.filter((id) => {
     const hit = cache?.get(id);
-    if (hit) found.set(id, hit);
-    return !hit;
+    if (hit && !refuses(hit)) found.set(id, hit);
+    return !found.has(id);
   });
   if (missing.length === 0) return found;
   for (const row of await db.any(petitionFactsStatement(missing))) {

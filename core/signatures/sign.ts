@@ -135,7 +135,9 @@ function answerFor(outcome: BatchOutcome, input: SignatureInput): SignAnswer {
  * Throws only when the write itself failed (the caller then retries the requests one by one).
  */
 export async function signBatch(db: DatabasePool, requests: readonly SignRequest[], log: Logger, facts?: PetitionFactsCache): Promise<SignAnswer[]> {
-  const petitions = await readPetitionFacts(db, [...new Set(requests.map((request) => request.input.petitionId))], facts);
+  const petitions = await readPetitionFacts(db, [...new Set(requests.map((request) => request.input.petitionId))], facts, (petition) =>
+    requests.some(({ input }) => input.petitionId === petition.id && refusal(petition, input) !== null),
+  );
   const answers: (SignAnswer | undefined)[] = requests.map(({ input }) => {
     const refused = refusal(petitions.get(input.petitionId), input);
     return refused ? { ok: false, error: refused } : undefined;
