@@ -102,8 +102,6 @@ export function petitionMilestoneWorkflows(temporal: Temporal) {
   };
 }
 
-export type PetitionMilestoneWorkflows = ReturnType<typeof petitionMilestoneWorkflows>;
-
 export function decisionMakerWorkflows(temporal: Temporal): DecisionMakerWorkflows {
   return {
     async inviteDecisionMaker(petitionId, decisionMakerId) {

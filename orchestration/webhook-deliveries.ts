@@ -35,5 +35,3 @@ export function webhookDeliveryWorkflows(temporal: Temporal) {
     },
   };
 }
-
-export type WebhookDeliveryWorkflows = ReturnType<typeof webhookDeliveryWorkflows>;
