@@ -17,9 +17,9 @@ import { createMailer } from '../platform/mailer.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
 import { createOAuthActivities } from './oauth.ts';
 import { keyRotationPolicy } from '../core/auth/signing-key-rotation.ts';
+import type { PetitionWorkflows } from '../core/petitions/lifecycle.ts';
 import { createInvitationActivities, invitationDependencies } from './organization-invitations.ts';
 import { createNotificationEmailActivities, notificationEmailDependencies } from './notification-emails.ts';
-import type { Client } from '@temporalio/client';
 import { createModerationActivities, moderationDependencies } from './moderation.ts';
 import { createGuestSignatureEmailActivities, guestSignatureEmailDependencies } from './guest-signature-emails.ts';
 import { accountExportDependencies, createAccountExportActivities } from './account-exports.ts';
@@ -29,7 +29,8 @@ import { createSignerDataActivities } from './signer-data.ts';
 export type ActivityDependencies = {
   db: DatabasePool;
   config?: Config;
-  /** For activities that drive other workflows (moderation → petition lifecycle). */ temporal?: Client;
+  /** For activities that move petitions through their workflows (moderation, account deletion): orchestration/'s. */
+  petitionWorkflows?: PetitionWorkflows;
 };
 
 export function createActivities(deps: ActivityDependencies) {
@@ -52,8 +53,7 @@ export function createActivities(deps: ActivityDependencies) {
       storage: createMediaStorage(config),
       mailer: createMailer(config.mail),
       encryptionKey: config.encryptionKey,
-      temporal: deps.temporal,
-      taskQueue: config.temporal.taskQueue,
+      petitionWorkflows: deps.petitionWorkflows,
     }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
     ...createOAuthActivities({
@@ -64,7 +64,7 @@ export function createActivities(deps: ActivityDependencies) {
     }),
     ...createInvitationActivities(invitationDependencies(deps.db, config)),
     ...createNotificationEmailActivities(notificationEmailDependencies(deps.db, config)),
-    ...createModerationActivities(moderationDependencies(deps.db, config, deps.temporal)),
+    ...createModerationActivities(moderationDependencies(deps.db, config, deps.petitionWorkflows)),
     ...createGuestSignatureEmailActivities(guestSignatureEmailDependencies(deps.db, config)),
     ...createAccountExportActivities(accountExportDependencies(deps.db, config)),
     ...createSignerDataActivities({ db: deps.db, retentionMs: config.personalData.signerDataRetentionMs }),

@@ -13,21 +13,18 @@
 // surge of them never stands between an event and its delivery; a crossing nobody would hear of is
 // settled without one.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
-import { milestoneReachedSignal, petitionLifecycle, petitionWorkflowId, webhookBatchWorkflowId, webhookDeliveryBatch } from '../workflows/index.ts';
 import { claimUnsignalledMilestones, markMilestoneSignalled, settleUnheardMilestones } from '../core/organizations/milestone-notifications.ts';
 import type { PetitionStatus } from '../core/vocabulary.ts';
-import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
 import { claimDeliveryBatches, dispatchEventBatch, forgetStartedBatches, unstartedBatches, type DeliveryBatch } from '../core/events/dispatch-queries.ts';
 import { createEmailQueues } from './email-queues.ts';
 import { withTraceCarrier } from '../platform/trace-context.ts';
 import { metrics } from '../platform/metrics.ts';
-import { deliveryBatchSummary, petitionSummary } from '../orchestration/summaries.ts';
+import type { WorkerOrchestration } from '../orchestration/index.ts';
 
 // Large batches: the outbox is first in, first out, so a burst must be turned into rows quickly for the
 // events behind it (10,000 events take well under a second in batches of 2,000).
@@ -40,7 +37,6 @@ const MAX_BATCH = 48;
 // Concurrent start calls: enough to hide Temporal's round trip, few enough not to swamp it.
 const START_CONCURRENCY = 32;
 const POLL_INTERVAL_MS = 1_000;
-const START_DEADLINE_MS = 10_000;
 const WEBHOOK_MAX_ATTEMPTS = 6; // 1 + 5 retries
 // Milestone crossings signalled per second by one worker. Each starts or wakes a petition workflow that
 // tells admins and signers: a surge (thousands of crossings in a minute when signatures spread over
@@ -55,7 +51,7 @@ export type EventDispatcher = { stop(): Promise<void> };
 
 type Loop = { nudge(): void; wokenByEvents: boolean; running: Promise<void> };
 
-export type EventDispatcherOptions = { config: Config; db: DatabasePool; databaseUrl: string; temporal: Client; log: Logger };
+export type EventDispatcherOptions = { config: Config; db: DatabasePool; databaseUrl: string; workflows: WorkerOrchestration; log: Logger };
 
 export async function startEventDispatcher(options: EventDispatcherOptions): Promise<EventDispatcher> {
   const { config, db, log } = options;
@@ -75,29 +71,10 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     retryInitialMs: config.webhookRetryInitialMs,
     maxAttempts: WEBHOOK_MAX_ATTEMPTS,
   });
-  // The start calls run while batch rows are locked: a Temporal that hangs must not hold them long.
+  // The start calls run while batch rows are locked (orchestration/ gives them a deadline).
   // Started inside the trace of the request that wrote the first event, so the delivery joins that trace.
   async function start(batch: DeliveryBatch): Promise<void> {
-    await withTraceCarrier(batch.trace_context, () =>
-      options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        options.temporal.workflow.start(webhookDeliveryBatch, {
-          workflowId: webhookBatchWorkflowId(batch.id),
-          taskQueue: config.temporal.taskQueue,
-          args: [input(batch)],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          requestEagerStart: true,
-          memo: { summary: deliveryBatchSummary(batch) },
-          typedSearchAttributes: [
-            { key: RallyWebhookEndpointId, value: batch.endpoint_id },
-            { key: RallyWebhookDeliveryId, value: batch.delivery_ids },
-            { key: RallyEntityType, value: 'webhook_delivery_batch' },
-            ...(batch.petition_id ? [{ key: RallyPetitionId, value: batch.petition_id }] : []),
-          ],
-        }),
-      ),
-    ).catch((error: unknown) => {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    });
+    await withTraceCarrier(batch.trace_context, () => options.workflows.startDeliveryBatch(batch, input(batch)));
   }
 
   // (2) and (3): returns whether either step left work for another round.
@@ -122,7 +99,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   }
 
   // (4) Pending emails wake the workflows that mail them (worker/email-queues.ts).
-  const queueEmails = createEmailQueues({ db, temporal: options.temporal, config, deadlineMs: START_DEADLINE_MS });
+  const queueEmails = createEmailQueues({ db, workflows: options.workflows, config });
 
   // (5) Milestone crossings become signals to their petition's workflow, which fans the notifications
   // out: in a loop of their own, so that a backlog never holds up a delivery start, and paced (see
@@ -139,20 +116,8 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
       const found = await db.transaction(async (tx) => {
         const [crossing] = await claimUnsignalledMilestones(tx, 1);
         if (!crossing) return false;
-        await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-          options.temporal.workflow.signalWithStart(petitionLifecycle, {
-            workflowId: petitionWorkflowId(crossing.petition_id),
-            taskQueue: config.temporal.taskQueue,
-            args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
-            signal: milestoneReachedSignal,
-            signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
-            memo: { summary: petitionSummary(crossing.title) },
-            typedSearchAttributes: [
-              { key: RallyPetitionId, value: crossing.petition_id },
-              { key: RallyEntityType, value: 'petition' },
-            ],
-          }),
-        );
+        const { threshold, title } = crossing;
+        await options.workflows.milestoneReached(crossing.petition_id, crossing.status as PetitionStatus, { threshold, title });
         await markMilestoneSignalled(tx, crossing.petition_id, crossing.threshold);
         return true;
       });

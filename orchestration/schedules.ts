@@ -1,11 +1,12 @@
 // Recurring work is a Temporal Schedule, created once per cluster and visible in the Web UI under
 // Schedules. Creating one that exists is not an error: every worker start calls this.
-import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
+import { ScheduleAlreadyRunning } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
+import type { Temporal } from './client.ts';
 
 type RecurringWorkflow = { scheduleId: string; workflowType: string; every: Duration };
 
-export const SCHEDULES: readonly RecurringWorkflow[] = [
+const SCHEDULES: readonly RecurringWorkflow[] = [
   { scheduleId: 'purge-idempotency-keys', workflowType: 'purgeIdempotencyKeys', every: '1 hour' },
   { scheduleId: 'refresh-petition-rankings', workflowType: 'refreshPetitionRankings', every: '1 minute' },
   { scheduleId: 'fold-signature-rollups', workflowType: 'foldSignatureRollups', every: '1 minute' },
@@ -19,25 +20,30 @@ export const SCHEDULES: readonly RecurringWorkflow[] = [
   { scheduleId: 'forget-signer-data', workflowType: 'forgetSignerData', every: '1 hour' },
 ];
 
-export async function ensureSchedules(client: Client, taskQueue: string): Promise<void> {
-  for (const schedule of SCHEDULES) {
-    try {
-      await client.schedule.create({
-        scheduleId: schedule.scheduleId,
-        spec: { intervals: [{ every: schedule.every }] },
-        action: {
-          type: 'startWorkflow',
-          workflowType: schedule.workflowType,
-          workflowId: schedule.scheduleId,
-          taskQueue,
-          args: [],
-          memo: { summary: `${schedule.workflowType}, every ${schedule.every} (schedule ${schedule.scheduleId})` },
-        },
-        // A run still going when the next is due is not doubled; a missed run is made up once.
-        policies: { overlap: 'SKIP', catchupWindow: schedule.every },
-      });
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    }
-  }
+export function scheduleWorkflows(temporal: Temporal) {
+  return {
+    /** Creates each schedule of SCHEDULES that the cluster does not have yet (worker/main.ts, at every start). */
+    async ensureSchedules(): Promise<void> {
+      for (const schedule of SCHEDULES) {
+        try {
+          await temporal.client.schedule.create({
+            scheduleId: schedule.scheduleId,
+            spec: { intervals: [{ every: schedule.every }] },
+            action: {
+              type: 'startWorkflow',
+              workflowType: schedule.workflowType,
+              workflowId: schedule.scheduleId,
+              taskQueue: temporal.taskQueue,
+              args: [],
+              memo: { summary: `${schedule.workflowType}, every ${schedule.every} (schedule ${schedule.scheduleId})` },
+            },
+            // A run still going when the next is due is not doubled; a missed run is made up once.
+            policies: { overlap: 'SKIP', catchupWindow: schedule.every },
+          });
+        } catch (error) {
+          if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+        }
+      }
+    },
+  };
 }
