@@ -109,8 +109,9 @@ export function shareResponses(operations: Operation[]): Record<string, object> 
   }
   for (const operation of operations)
     for (const [status, response] of Object.entries(operation.responses)) {
-      const component = '$ref' in response ? undefined : names.get(keyOf(status, response));
-      if (!component || '$ref' in response) continue;
+      if ('$ref' in response) continue;
+      const component = names.get(keyOf(status, response));
+      if (!component) continue;
       const reference = { $ref: `#/components/responses/${component.name}` };
       operation.responses[status] = response.description === component.description ? reference : { ...reference, description: response.description };
     }
