@@ -44,7 +44,8 @@ const Partition = z.object({ name: z.string(), upper_ms: z.number() });
  */
 export async function dropExpiredEventPartitions(db: CommonQueryMethods, now: Date, retentionMs: number): Promise<string[]> {
   const partitions = await db.any(sql.type(Partition)`
-    SELECT c.relname AS name, extract(epoch FROM substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO [(]''([^'']+)''[)]')::timestamptz)::float8 * 1000 AS upper_ms
+    SELECT c.relname AS name,
+      extract(epoch FROM substring(pg_get_expr(c.relpartbound, c.oid) FROM 'TO [(]''([^'']+)''[)]')::timestamptz)::float8 * 1000 AS upper_ms
     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
     WHERE i.inhparent = 'events'::regclass
   `);

@@ -56,7 +56,8 @@ describe('migration 0046: the outbox as a log', function () {
 
     // A new event comes after them all, with a time-ordered (version 7) id, and lands in today's partition.
     const added = await client.query<{ id: string; position: string; partition: string }>(`
-      INSERT INTO events (type, actor_type, data) VALUES ('petition.updated', 'system', '{}') RETURNING id, position::text, tableoid::regclass::text AS partition`);
+      INSERT INTO events (type, actor_type, data) VALUES ('petition.updated', 'system', '{}')
+      RETURNING id, position::text, tableoid::regclass::text AS partition`);
     expect(Number(added.rows[0]!.position)).to.be.above(Math.max(...before.map((row) => Number(row.position))));
     expect(added.rows[0]!.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab]/);
     expect(added.rows[0]!.partition).to.equal(`events_${new Date().toISOString().slice(0, 10).replaceAll('-', '')}`);
