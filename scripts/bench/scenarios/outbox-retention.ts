@@ -75,6 +75,7 @@ export const scenario: Scenario = {
       await waitForEmptyOutbox(db, env.log, DRAIN_LIMIT_MS);
       const appendSeconds = await append(db);
       env.log(`${NAME}: appended ${EVENTS.toLocaleString('en-US')} events in ${appendSeconds.toFixed(1)} s`);
+      // The dispatcher reads while they are appended; what is left after the last statement is timed here.
       const drainBegan = performance.now();
       await waitForEmptyOutbox(db, env.log, DRAIN_LIMIT_MS);
       const drainSeconds = (performance.now() - drainBegan) / 1000;
@@ -98,7 +99,7 @@ export const scenario: Scenario = {
         ...NO_LOAD,
         requests: EVENTS,
         durationSec: appendSeconds + drainSeconds,
-        requestsPerSecond: EVENTS / drainSeconds,
+        requestsPerSecond: EVENTS / (appendSeconds + drainSeconds),
         scenario: NAME,
         target,
         ratio: null,
@@ -107,7 +108,7 @@ export const scenario: Scenario = {
         ...extra,
       });
       return [
-        row(`events: ${EVENTS.toLocaleString('en-US')} dispatched (events/s drained), then the retention passed`, {
+        row(`events: ${EVENTS.toLocaleString('en-US')} appended and dispatched (events/s), then the retention passed`, {
           ratio: deadShare,
           goal: `dead ≤ ${MAX_DEAD_SHARE}; size after ≤ ${MAX_SIZE_AFTER_SHARE} × before`,
           ...judge(
