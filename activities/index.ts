@@ -3,6 +3,7 @@ import type { DatabasePool } from 'slonik';
 import { createAccountDeletionActivities } from './account-deletion.ts';
 import { createApiKeyActivities } from './api-keys.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
+import { createEventPartitionActivities } from './event-partitions.ts';
 import { createPetitionActivities } from './petitions.ts';
 import { createRankingActivities } from './rankings.ts';
 import { createAnalyticsActivities } from './analytics.ts';
@@ -38,6 +39,7 @@ export function createActivities(deps: ActivityDependencies) {
   const webhooks = webhookDependencies(deps.db, config);
   return {
     ...createMaintenanceActivities({ db: deps.db }),
+    ...createEventPartitionActivities({ db: deps.db, retentionMs: config.personalData.eventRetentionMs }),
     ...createApiKeyActivities({ db: deps.db }),
     ...createPetitionActivities({ db: deps.db }),
     ...createRankingActivities({ db: deps.db }),

@@ -18,6 +18,8 @@ const SCHEDULES: readonly RecurringWorkflow[] = [
   { scheduleId: 'purge-abandoned-uploads', workflowType: 'purgeAbandonedUploads', every: '1 hour' },
   // Strips signers' details RALLY_SIGNER_DATA_RETENTION after a petition closed (nothing when `off`).
   { scheduleId: 'forget-signer-data', workflowType: 'forgetSignerData', every: '1 hour' },
+  // Makes the outbox's coming day partitions and drops those past RALLY_EVENT_RETENTION.
+  { scheduleId: 'roll-event-partitions', workflowType: 'rollEventPartitions', every: '1 hour' },
 ];
 
 export function scheduleWorkflows(temporal: Temporal) {

@@ -1,11 +1,11 @@
-// The outbox dispatcher, run inside every worker process. It wakes on NOTIFY rally_events (a new
-// event, or a delivery that finished and freed room) and polls every second anyway, since a NOTIFY
-// can be missed. Each round: (1) outbox events become delivery rows and notifications, committed with
-// the events marked dispatched; (2) waiting deliveries are claimed into batches per endpoint, within
-// its room (core/events/dispatch-queries.ts), committed with the batch rows; (3) each batch row gets
-// its webhookDeliveryBatch workflow, inside a transaction that deletes the row only after Temporal
-// accepted the workflow.
-// Nothing is lost at any crash point: before (1) commits, the events are still undispatched; after it,
+// The outbox dispatcher, run inside every worker process. It wakes on NOTIFY rally_events (a delivery
+// that finished and freed room, a replay, an API process's batch of signatures) and polls every second
+// anyway, since a NOTIFY can be missed. Each round: (1) the outbox events after the dispatcher's stored
+// position become delivery rows and notifications, committed with the position moved past them
+// (core/events/dispatch-queries.ts); (2) waiting deliveries are claimed into batches per endpoint, within
+// its room, committed with the batch rows; (3) each batch row gets its webhookDeliveryBatch workflow,
+// inside a transaction that deletes the row only after Temporal accepted the workflow.
+// Nothing is lost at any crash point: before (1) commits, the position has not moved; after it,
 // the delivery rows exist; after (2), the batch rows exist; if (3) dies after a start but before its
 // commit, the next round starts the same workflow id again and "already started" counts as success.
 // With Temporal down, steps (1) and (2) go on and step (3) retries each round. Milestone crossings
@@ -27,8 +27,12 @@ import { metrics } from '../platform/metrics.ts';
 import type { WorkerOrchestration } from '../orchestration/index.ts';
 
 // Large batches: the outbox is first in, first out, so a burst must be turned into rows quickly for the
-// events behind it (10,000 events take well under a second in batches of 2,000).
-const EVENT_BATCH = 2_000;
+// events behind it (events nobody wants are only read past).
+const EVENT_BATCH = 5_000;
+// Committed events behind a transaction still running (core/events/outbox-reader.ts) are looked for
+// again this soon: such a transaction usually ends within milliseconds, and the webhook goal is 1 s.
+// Doubled while the same wait goes on (a long transaction elsewhere), up to the poll interval.
+const HORIZON_RETRY_MS = 10;
 const START_BATCH = 200;
 // Deliveries claimed per round, and per batch: a batch's delivery ids are one search attribute value,
 // which Temporal limits to 2 KB by default (48 ids of 36 characters, quoted, fit).
@@ -129,13 +133,16 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   }
 
   let stopped = false;
+  let horizonRetryMs = HORIZON_RETRY_MS;
   loops.push(
     createLoop('dispatch', async () => {
       const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
       const moreEmails = await queueEmails();
       // Last: a batch Temporal keeps refusing fails the round after everything else was done.
       const more = await startDeliveries();
-      return dispatched === EVENT_BATCH || moreEmails || more;
+      horizonRetryMs = dispatched.waiting && dispatched.read === 0 ? Math.min(horizonRetryMs * 2, POLL_INTERVAL_MS) : HORIZON_RETRY_MS;
+      if (dispatched.waiting && !moreEmails && !more) await sleep(horizonRetryMs);
+      return dispatched.read === EVENT_BATCH || dispatched.waiting || moreEmails || more;
     }),
     // Not woken by each NOTIFY: a signing spike sends dozens a second and crosses a milestone rarely,
     // and each wake-up cost two transactions. A crossing waits for the next poll, at most a second.

@@ -104,7 +104,9 @@ export async function waitForEmptyOutbox(db: DatabasePool, log: (line: string) =
   const deadline = performance.now() + limitMs;
   let reported = false;
   for (;;) {
-    const waiting = await db.oneFirst(sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM events WHERE dispatched_at IS NULL`);
+    const waiting = await db.oneFirst(sql.type(z.object({ count: z.number() }))`
+      SELECT count(*)::int AS count FROM events e
+      JOIN event_consumers c ON c.name = 'dispatcher' AND (e.transaction_id, e.position) > (c.transaction_id, c.position)`);
     if (waiting === 0) return;
     if (performance.now() > deadline) throw new Error(`the outbox still holds ${waiting} events`);
     if (!reported) log(`waiting for the dispatcher to work through ${waiting} earlier events`);

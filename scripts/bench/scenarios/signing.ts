@@ -301,11 +301,8 @@ export const scenario: Scenario = {
     const setup = new pg.Client({ connectionString: env.databaseUrl });
     await setup.connect();
     const stops: (() => Promise<void>)[] = [];
-    let targets: Targets | undefined;
-    const firstPosition = await outboxPosition(setup);
     try {
       const chosen = await pickTargets(setup);
-      targets = chosen;
       env.log(
         `${NAME}: hot petition ${chosen.hot.slug} (${chosen.hot.signatures.toLocaleString('en-US')} ` +
           `signatures); spread over ${chosen.spread.length.toLocaleString('en-US')} petitions`,
@@ -410,15 +407,6 @@ export const scenario: Scenario = {
       ];
     } finally {
       for (const stop of stops.reverse()) await stop().catch((error: unknown) => env.log(`${NAME}: could not stop: ${(error as Error).message}`));
-      // Events the worker had not dispatched when it stopped concern petitions without endpoints
-      // now; marked dispatched here, they do not queue ahead of later scenarios' events.
-      if (targets) {
-        await setup.query(
-          `UPDATE events SET dispatched_at = now() WHERE position > $1 AND dispatched_at IS NULL AND type = ` +
-            `'signature.created' AND petition_id = ANY($2::uuid[])`,
-          [firstPosition, [targets.hot.id, ...targets.spread]],
-        );
-      }
       await setup.end();
     }
   },

@@ -1166,7 +1166,7 @@ export interface paths {
         put?: never;
         /**
          * Replay events since a time
-         * @description Re-send every subscribed event since a time (after an outage of your receiver), up to 10,000 per call and 10 calls per endpoint per hour.
+         * @description Re-send every subscribed event since a time (after an outage of your receiver), up to 10,000 per call and 10 calls per endpoint per hour. Events are kept for RALLY_EVENT_RETENTION (30 days by default): an earlier `since` is refused with code replay_window.
          *
          *     **Authentication:** required.
          *
@@ -9130,6 +9130,8 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayEnvelope"];
                 };
             };
+            /** @description `since` is before the oldest time events are kept for (code replay_window; the detail names that time) */
+            422: components["responses"]["UnprocessableEntity"];
             /** @description Replayed 10 times within the last hour (code replay_limit) */
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
