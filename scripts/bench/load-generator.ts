@@ -2,7 +2,8 @@
 // load never shares an event loop with the benchmark's own bookkeeping (signers, samplers) and is not
 // the ceiling of the fastest target (a bare node:http server outruns one autocannon thread).
 // Receives a GeneratorJob over IPC (it may carry thousands of tokens: too long for an argument),
-// sends {result} (autocannon's summary) back, then exits.
+// answers {ready}, starts on {go} (so that a meter sees the load alone), sends {result} (autocannon's
+// summary) back, then exits.
 import autocannon from 'autocannon';
 
 export type GeneratorJob = {
@@ -20,6 +21,8 @@ export type GeneratorJob = {
 };
 
 const job = await new Promise<GeneratorJob>((resolve) => process.once('message', (message) => resolve(message as GeneratorJob)));
+await new Promise<void>((resolve) => process.send?.({ ready: true }, () => resolve()));
+await new Promise<void>((resolve) => process.once('message', () => resolve()));
 
 const instance = autocannon(
   {
