@@ -17,7 +17,7 @@ export { startReceiver, type Receiver } from './receiver.ts';
 
 /**
  * Production's settings for a worker: NODE_ENV=production with secrets of its own (production refuses
- * the public development ones; the worker of a row without deliveries opens none of them).
+ * the public development ones): for rows whose worker opens nothing the API sealed (no deliveries).
  */
 const productionWorkerEnv = (): NodeJS.ProcessEnv => ({
   NODE_ENV: 'production',
@@ -28,17 +28,18 @@ const productionWorkerEnv = (): NodeJS.ProcessEnv => ({
 });
 
 /**
- * A worker process as production runs it (the prepared workflow bundle, NODE_ENV=production), on a
- * task queue of its own; resolves once polling. `delivers: true` is for rows whose webhooks go to the
- * bench's receiver on loopback, which production refuses to call: such a worker runs in development
- * mode (with the same bundle), the one thing it changes being that guard.
+ * A worker process on a task queue of its own, loading the prepared workflow bundle as production
+ * does; resolves once polling. `production: true` runs it as production does in full (NODE_ENV,
+ * secrets of its own): production refuses to deliver webhooks to the bench's receiver on loopback
+ * and cannot open what the API sealed with the development key, so rows that need either run it in
+ * development mode, whose one difference in the worker is that loopback guard.
  */
-export async function startRallyWorker(env: BenchEnvironment, taskQueue: string, options: { delivers?: boolean } = {}): Promise<PrefixedChild> {
+export async function startRallyWorker(env: BenchEnvironment, taskQueue: string, options: { production?: boolean } = {}): Promise<PrefixedChild> {
   const node = await env.nodeArgs();
-  const mode = options.delivers ? { RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' } : productionWorkerEnv();
+  const mode = options.production ? productionWorkerEnv() : { RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' };
   const merged: NodeJS.ProcessEnv = { ...env.serviceEnv, RALLY_TASK_QUEUE: taskQueue, RALLY_WORKFLOW_BUNDLE: await workflowBundle(env.log), ...mode };
   const child = spawnPrefixed({
-    name: options.delivers ? 'worker' : 'worker-production',
+    name: options.production ? 'worker-production' : 'worker',
     command: process.execPath,
     args: [...node.args, 'worker/main.ts'],
     cwd: fileURLToPath(new URL('../../', import.meta.url)),

@@ -239,15 +239,15 @@ type Rounds = {
 /** The worker the next row needs: production's for rows without a subscriber, one that may call loopback for the subscribed row. */
 function workerSwitch(env: BenchEnvironment, stops: (() => Promise<void>)[]) {
   const taskQueue = `bench-signing-${randomUUID().slice(0, 8)}`;
-  let current: { child: PrefixedChild; delivers: boolean } | undefined;
+  let current: { child: PrefixedChild; production: boolean } | undefined;
   stops.push(async () => {
     if (current) await stopRallyWorker(current.child);
   });
-  return async (delivers: boolean): Promise<void> => {
-    if (current?.delivers === delivers) return;
+  return async (production: boolean): Promise<void> => {
+    if (current?.production === production) return;
     if (current) await stopRallyWorker(current.child);
     current = undefined;
-    current = { child: await startRallyWorker(env, taskQueue, { delivers }), delivers };
+    current = { child: await startRallyWorker(env, taskQueue, { production }), production };
   };
 }
 
@@ -276,14 +276,14 @@ async function signingRounds(env: BenchEnvironment, setup: pg.Client, chosen: Ta
   const pool = createSignerPool(api.serviceEnv, env.log);
   const hot = [chosen.hot.id];
   // A fresh API process is cold (JIT, key sets, pools): it first signs other spread petitions.
-  await useWorker(false);
+  await useWorker(true);
   await measureSigning(env, api, pool, 'API sign, warming the process up', chosen.spread, SPREAD_PETITIONS / 2);
   const runs = { hot: [] as LoadResult[], spread: [] as LoadResult[], subscribed: [] as LoadResult[], bare: [] as LoadResult[], keepUp: [] as KeepUp[] };
   for (let round = 1; round <= ROUNDS; round += 1) {
-    await useWorker(false);
+    await useWorker(true);
     runs.hot.push(await measureSigning(env, api, pool, `API sign, hot petition (round ${round}/${ROUNDS})`, hot));
     runs.spread.push(await measureSigning(env, api, pool, `API sign, ${SPREAD_PETITIONS} petitions (round ${round}/${ROUNDS})`, chosen.spread));
-    await useWorker(true);
+    await useWorker(false);
     const unsubscribe = await subscribe(setup, chosen.hot.ownerId, receiver.url('/crm'));
     try {
       const since = await outboxPosition(setup);

@@ -100,7 +100,6 @@ export const scenario: Scenario = {
     const worker = await startRallyWorker(
       { ...env, serviceEnv: { ...env.serviceEnv, RALLY_WEBHOOK_RETRY_INITIAL: RETRY_INITIAL } },
       `bench-webhooks-${randomUUID().slice(0, 8)}`,
-      { delivers: true },
     );
     const owners: string[] = [];
     try {
