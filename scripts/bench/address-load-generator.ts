@@ -2,7 +2,8 @@
 // `connections` clients opens a connection bound to a loopback address of its own (Linux routes all
 // of 127.0.0.0/8 to lo), sends `perAddress` signatures on it, one at a time, each from a fresh signer,
 // closes it and takes the next address. No proxy header: the API sees each address as the peer.
-// Receives an AddressJob over IPC, answers {ready}, runs on {go}, sends {result} and exits.
+// Receives an AddressJob over IPC, answers {ready}, runs on {go}, sends {result} and waits to be
+// stopped (alive, its CPU is still its own when the meter reads it).
 import { Client } from 'undici';
 import { loopbackAddress } from './addresses.ts';
 
@@ -108,4 +109,6 @@ const result: AddressResult = {
   tokensUsed: Math.min(nextRequest, job.tokens.length),
   exhausted,
 };
-process.send?.({ result }, () => process.exit(0));
+process.send?.({ result });
+process.on('SIGTERM', () => process.exit(0));
+process.on('disconnect', () => process.exit(0));

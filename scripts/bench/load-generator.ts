@@ -3,7 +3,7 @@
 // the ceiling of the fastest target (a bare node:http server outruns one autocannon thread).
 // Receives a GeneratorJob over IPC (it may carry thousands of tokens: too long for an argument),
 // answers {ready}, starts on {go} (so that a meter sees the load alone), sends {result} (autocannon's
-// summary) back, then exits.
+// summary) back, then waits to be stopped: alive, its CPU is still its own when the meter reads it.
 import autocannon from 'autocannon';
 
 export type GeneratorJob = {
@@ -24,6 +24,8 @@ const job = await new Promise<GeneratorJob>((resolve) => process.once('message',
 await new Promise<void>((resolve) => process.send?.({ ready: true }, () => resolve()));
 await new Promise<void>((resolve) => process.once('message', () => resolve()));
 
+let finished = false;
+let stopping = false;
 const instance = autocannon(
   {
     url: job.url,
@@ -42,8 +44,16 @@ const instance = autocannon(
       process.stderr.write(`load generator failed: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exit(1);
     }
-    process.send?.({ result }, () => process.exit(0));
+    finished = true;
+    process.send?.({ result }, () => {
+      if (stopping) process.exit(0);
+    });
   },
 );
-process.on('SIGTERM', () => instance.stop());
-process.on('disconnect', () => instance.stop());
+// Before the end, a SIGTERM (the watchdog) ends the run early, which still sends its result.
+process.on('SIGTERM', () => {
+  if (finished) process.exit(0);
+  stopping = true;
+  instance.stop();
+});
+process.on('disconnect', () => process.exit(0));

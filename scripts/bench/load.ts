@@ -56,11 +56,12 @@ export const GENERATOR_WORKERS = 2;
 const WATCHDOG_GRACE_MS = 30_000;
 const REQUEST_TIMEOUT_SEC = 10;
 
-type Run = Readonly<{ pid?: number; go(): Promise<autocannon.Result> }>;
+/** `stop` ends the generator process, after the meter has read its CPU. */
+type Run = Readonly<{ pid?: number; go(): Promise<autocannon.Result>; stop(): Promise<void> }>;
 
 /** A run ready to go: the generator process started and handed its job, or autocannon in this process. */
 function prepareAutocannon(url: string, settings: LoadSettings, durationSec: number, request: LoadRequest): Promise<Run> {
-  if (request.setupRequest) return Promise.resolve({ go: () => runInProcess(url, settings, durationSec, request) });
+  if (request.setupRequest) return Promise.resolve({ go: () => runInProcess(url, settings, durationSec, request), stop: () => Promise.resolve() });
   return prepareGenerator(url, settings, durationSec, request);
 }
 
@@ -108,9 +109,9 @@ async function prepareGenerator(url: string, settings: LoadSettings, durationSec
         return (await result) as autocannon.Result;
       } finally {
         clearTimeout(watchdog);
-        await stopChild(child, 5_000);
       }
     },
+    stop: async () => void (await stopChild(child, 5_000)),
   };
 }
 
@@ -162,14 +163,18 @@ export async function measureLoad(
 ): Promise<LoadResult> {
   if (settings.warmupSec > 0) {
     log(`${label}: warming up for ${settings.warmupSec} s`);
-    await (await prepareAutocannon(url, settings, settings.warmupSec, request)).go();
+    const warm = await prepareAutocannon(url, settings, settings.warmupSec, request);
+    await warm.go().finally(() => warm.stop());
   }
   log(`${label}: measuring for ${settings.durationSec} s (${settings.connections} connections, pipelining ${settings.pipelining})`);
   const run = await prepareAutocannon(url, settings, settings.durationSec, request);
   const { meter } = settings;
   // The generator process is metered as `load`; autocannon in this process counts as the harness.
   meter?.register('load', run.pid);
-  const metered = meter ? await meter.measure(label, run.go).finally(() => meter.unregister(run.pid)) : { value: await run.go(), cost: undefined };
+  const metered = await (meter ? meter.measure(label, run.go) : run.go().then((value) => ({ value, cost: undefined }))).finally(async () => {
+    meter?.unregister(run.pid);
+    await run.stop();
+  });
   const result: LoadResult = { ...summarise(metered.value), ...(metered.cost ? { cost: metered.cost } : {}) };
   log(
     `${label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
