@@ -19,7 +19,8 @@ export { startReceiver, type Receiver } from './receiver.ts';
  * Production's settings for a worker: NODE_ENV=production with secrets of its own (production refuses
  * the public development ones): for rows whose worker opens nothing the API sealed (no deliveries).
  */
-const productionWorkerEnv = (): NodeJS.ProcessEnv => ({
+/** NODE_ENV=production with secrets of its own, as production refuses the public development ones. */
+export const productionServiceEnv = (): NodeJS.ProcessEnv => ({
   NODE_ENV: 'production',
   RALLY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
   RALLY_MEDIA_SIGNING_KEY: randomBytes(32).toString('hex'),
@@ -36,7 +37,7 @@ const productionWorkerEnv = (): NodeJS.ProcessEnv => ({
  */
 export async function startRallyWorker(env: BenchEnvironment, taskQueue: string, options: { production?: boolean } = {}): Promise<PrefixedChild> {
   const node = await env.nodeArgs();
-  const mode = options.production ? productionWorkerEnv() : { RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' };
+  const mode = options.production ? productionServiceEnv() : { RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' };
   const merged: NodeJS.ProcessEnv = { ...env.serviceEnv, RALLY_TASK_QUEUE: taskQueue, RALLY_WORKFLOW_BUNDLE: await workflowBundle(env.log), ...mode };
   const child = spawnPrefixed({
     name: options.production ? 'worker-production' : 'worker',

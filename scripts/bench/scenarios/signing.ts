@@ -14,7 +14,7 @@
 // receipt < 1 s, none lost, no second delivery id; the per-signature costs of signing-costs.ts;
 // API RSS after signing ≤ 200 MB.
 //
-// The API under test is a second API process with production's rate limits (per address, too: the
+// The API under test is a second API process in production mode with production's rate limits (per address, too: the
 // load comes from many addresses), beside the embedded identity provider that publishes the key the
 // minted tokens are signed with. Only the hard block and domain ceilings stay off (environment.ts):
 // every minted signer has an address at one email domain, which no crowd has.
@@ -23,7 +23,7 @@ import pg from 'pg';
 import { petitionFactsStatement, type SignatureInput } from '../../../core/signatures/sign.ts';
 import { signBatchStatement } from '../../../core/signatures/sign-statement.ts';
 import { viewerOf } from '../../../core/petitions/policy.ts';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { loadConfig } from '../../../platform/config.ts';
 import { createSecretBox, generateSigningSecret } from '../../../core/webhooks/signing-secrets.ts';
 import { measureSigning } from '../address-load.ts';
@@ -37,7 +37,7 @@ import { check, judge, verdictFor, type BenchEnvironment, type ResultRow, type S
 import { ensureSeeded, SEED_ISSUER } from '../seed.ts';
 import { signingCostRows } from '../signing-costs.ts';
 import { createSignerPool, planned, startIdentityProvider } from '../signers.ts';
-import { startRallyWorker, startReceiver, stopRallyWorker } from '../webhook-kit.ts';
+import { productionServiceEnv, startRallyWorker, startReceiver, stopRallyWorker } from '../webhook-kit.ts';
 import type { PrefixedChild } from '../../lib/child-process.ts';
 
 const NAME = 'signing';
@@ -265,7 +265,9 @@ async function startBare(env: BenchEnvironment, stops: (() => Promise<void>)[]) 
 /** The interleaved rounds through one API process, with a worker delivering to a local receiver. */
 async function signingRounds(env: BenchEnvironment, setup: pg.Client, chosen: Targets, stops: (() => Promise<void>)[]): Promise<Rounds> {
   const idpPort = String(await freePort());
-  const api = await startExtraApi(env, { RALLY_IDP_PORT: idpPort, OIDC_ISSUER: '', ...PRODUCTION_RATE_LIMITS }, SIGNING_API);
+  // Production mode, as the API's hot path is built for it (responses written by the compiled serializer, prepared rows unparsed).
+  const production = { ...productionServiceEnv(), RALLY_METRICS_TOKEN: randomBytes(32).toString('hex') };
+  const api = await startExtraApi(env, { RALLY_IDP_PORT: idpPort, OIDC_ISSUER: '', ...PRODUCTION_RATE_LIMITS, ...production }, SIGNING_API);
   stops.push(api.stop);
   const idp = await startIdentityProvider(api.serviceEnv, env.log);
   stops.push(idp.stop);
