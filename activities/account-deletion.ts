@@ -1,12 +1,11 @@
 // What the accountDeletion workflow does, as thin adapters over core/account-deletion/erasure.ts. Every call is
 // one bounded batch in its own transaction, safe to repeat after a crash, heartbeating while it runs.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import { deletionAddressBox, deletionConfirmation, sealedDeletionAddress } from '../core/account-deletion/confirmation.ts';
 import { closeCreatorPetitions } from '../core/account-deletion/close-petitions.ts';
 import { eraseBatch, eraseMedia, finishErasure } from '../core/account-deletion/erasure.ts';
-import { petitionWorkflows } from '../orchestration/petitions.ts';
+import type { PetitionWorkflows } from '../core/petitions/lifecycle.ts';
 import type { ErasureStep } from '../core/vocabulary.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import type { MediaStorage } from '../platform/storage/media-storage.ts';
@@ -18,19 +17,18 @@ export type AccountDeletionActivityDependencies = {
   mailer: Mailer;
   encryptionKey: string;
   /** For closing the person's petitions through their own workflows, when they chose so. */
-  temporal: Client | undefined;
-  taskQueue: string;
+  petitionWorkflows: PetitionWorkflows | undefined;
 };
 
-export function createAccountDeletionActivities({ db, storage, mailer, encryptionKey, temporal, taskQueue }: AccountDeletionActivityDependencies) {
+export function createAccountDeletionActivities({ db, storage, mailer, encryptionKey, petitionWorkflows }: AccountDeletionActivityDependencies) {
   const addresses = deletionAddressBox(encryptionKey);
   return {
     /** The address on file, sealed, read before anything is erased; null when the account is already gone. */
     sealAccountDeletionAddress: ({ userId }: { userId: string }): Promise<string | null> => sealedDeletionAddress(db, addresses, userId),
     /** The creator's choice: their active petitions closed before they pass to "a former member". */
     closeAccountPetitions({ userId }: { userId: string }): Promise<number> {
-      if (!temporal) throw ApplicationFailure.retryable('This worker has no Temporal client for petition transitions', 'NoTemporalClient');
-      return closeCreatorPetitions({ db, workflows: petitionWorkflows({ client: temporal, taskQueue }) }, userId);
+      if (!petitionWorkflows) throw ApplicationFailure.retryable('This worker has no Temporal client for petition transitions', 'NoTemporalClient');
+      return closeCreatorPetitions({ db, workflows: petitionWorkflows }, userId);
     },
     /** One batch of one step; returns how many rows it changed (fewer than batchSize: the step is done). */
     eraseAccountBatch({ userId, step, batchSize }: { userId: string; step: ErasureStep; batchSize: number }): Promise<number> {

@@ -3,6 +3,7 @@ import type { DatabasePool } from 'slonik';
 import { createAccountDeletionActivities } from './account-deletion.ts';
 import { createApiKeyActivities } from './api-keys.ts';
 import { createMaintenanceActivities } from './maintenance.ts';
+import { createEventPartitionActivities } from './event-partitions.ts';
 import { createPetitionActivities } from './petitions.ts';
 import { createRankingActivities } from './rankings.ts';
 import { createAnalyticsActivities } from './analytics.ts';
@@ -17,9 +18,9 @@ import { createMailer } from '../platform/mailer.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
 import { createOAuthActivities } from './oauth.ts';
 import { keyRotationPolicy } from '../core/auth/signing-key-rotation.ts';
+import type { PetitionWorkflows } from '../core/petitions/lifecycle.ts';
 import { createInvitationActivities, invitationDependencies } from './organization-invitations.ts';
 import { createNotificationEmailActivities, notificationEmailDependencies } from './notification-emails.ts';
-import type { Client } from '@temporalio/client';
 import { createModerationActivities, moderationDependencies } from './moderation.ts';
 import { createGuestSignatureEmailActivities, guestSignatureEmailDependencies } from './guest-signature-emails.ts';
 import { accountExportDependencies, createAccountExportActivities } from './account-exports.ts';
@@ -29,7 +30,8 @@ import { createSignerDataActivities } from './signer-data.ts';
 export type ActivityDependencies = {
   db: DatabasePool;
   config?: Config;
-  /** For activities that drive other workflows (moderation → petition lifecycle). */ temporal?: Client;
+  /** For activities that move petitions through their workflows (moderation, account deletion): orchestration/'s. */
+  petitionWorkflows?: PetitionWorkflows;
 };
 
 export function createActivities(deps: ActivityDependencies) {
@@ -37,6 +39,7 @@ export function createActivities(deps: ActivityDependencies) {
   const webhooks = webhookDependencies(deps.db, config);
   return {
     ...createMaintenanceActivities({ db: deps.db }),
+    ...createEventPartitionActivities({ db: deps.db, retentionMs: config.personalData.eventRetentionMs }),
     ...createApiKeyActivities({ db: deps.db }),
     ...createPetitionActivities({ db: deps.db }),
     ...createRankingActivities({ db: deps.db }),
@@ -52,8 +55,7 @@ export function createActivities(deps: ActivityDependencies) {
       storage: createMediaStorage(config),
       mailer: createMailer(config.mail),
       encryptionKey: config.encryptionKey,
-      temporal: deps.temporal,
-      taskQueue: config.temporal.taskQueue,
+      petitionWorkflows: deps.petitionWorkflows,
     }),
     ...createDecisionMakerActivities(decisionMakerDependencies(deps.db, config)),
     ...createOAuthActivities({
@@ -64,7 +66,7 @@ export function createActivities(deps: ActivityDependencies) {
     }),
     ...createInvitationActivities(invitationDependencies(deps.db, config)),
     ...createNotificationEmailActivities(notificationEmailDependencies(deps.db, config)),
-    ...createModerationActivities(moderationDependencies(deps.db, config, deps.temporal)),
+    ...createModerationActivities(moderationDependencies(deps.db, config, deps.petitionWorkflows)),
     ...createGuestSignatureEmailActivities(guestSignatureEmailDependencies(deps.db, config)),
     ...createAccountExportActivities(accountExportDependencies(deps.db, config)),
     ...createSignerDataActivities({ db: deps.db, retentionMs: config.personalData.signerDataRetentionMs }),

@@ -1,25 +1,23 @@
 // What the moderation workflows do: auto-hide and reviewers' decisions (workflows/moderation.ts),
 // the end of a timed suspension, warning emails, and bulk signature invalidation. Thin adapters over
-// core/; petition moves go through the petition's own workflow, hence the Temporal client.
-import type { Client } from '@temporalio/client';
+// core/; petition moves go through the petition's own workflow (the PetitionWorkflows port).
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { SYSTEM_AUDIT, type AuditContext } from '../core/audit/audit-log.ts';
 import { applyModerationDecision, hideIfReportedEnough, type AutoHideSettings, type ModerationDecision } from '../core/moderation/actions.ts';
 import { countOpenReporters, type ModerationTarget } from '../core/moderation/reports.ts';
+import type { PetitionWorkflows } from '../core/petitions/lifecycle.ts';
 import { markWarningEmailed, pendingWarningEmail } from '../core/moderation/warnings.ts';
 import { finishInvalidation, invalidateBatch, type BatchInput } from '../core/signatures/invalidation.ts';
 import { unsuspendUser } from '../core/users/suspension.ts';
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
-import { petitionWorkflows } from '../orchestration/petitions.ts';
 import type { Config } from '../platform/config.ts';
 import { createMailer, type Mailer } from '../platform/mailer.ts';
 import { asActivity } from './failures.ts';
 
 export type ModerationActivityDependencies = {
   db: DatabasePool;
-  temporal: Client | undefined;
-  taskQueue: string;
+  petitionWorkflows: PetitionWorkflows | undefined;
   autoHide: AutoHideSettings;
   mailer: Mailer;
   publicUrl: string;
@@ -27,8 +25,8 @@ export type ModerationActivityDependencies = {
 
 export function createModerationActivities(deps: ModerationActivityDependencies) {
   const effects = () => {
-    if (!deps.temporal) throw ApplicationFailure.retryable('This worker has no Temporal client for petition transitions', 'NoTemporalClient');
-    return { db: deps.db, workflows: petitionWorkflows({ client: deps.temporal, taskQueue: deps.taskQueue }) };
+    if (!deps.petitionWorkflows) throw ApplicationFailure.retryable('This worker has no Temporal client for petition transitions', 'NoTemporalClient');
+    return { db: deps.db, workflows: deps.petitionWorkflows };
   };
   return {
     hideIfReportedEnough({ target }: { target: ModerationTarget }) {
@@ -75,11 +73,10 @@ export function createModerationActivities(deps: ModerationActivityDependencies)
 
 export type ModerationActivities = ReturnType<typeof createModerationActivities>;
 
-export function moderationDependencies(db: DatabasePool, config: Config, temporal: Client | undefined): ModerationActivityDependencies {
+export function moderationDependencies(db: DatabasePool, config: Config, petitionWorkflows: PetitionWorkflows | undefined): ModerationActivityDependencies {
   return {
     db,
-    temporal,
-    taskQueue: config.temporal.taskQueue,
+    petitionWorkflows,
     autoHide: { threshold: config.moderation.autohideThreshold, minAccountAgeMs: config.moderation.minAccountAgeMs },
     mailer: createMailer(config.mail),
     publicUrl: config.publicUrl,

@@ -157,7 +157,11 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     defaultBodyLimit: config.bodyLimitBytes,
     idempotency: (options) => createIdempotencyMiddleware({ db, ttlMs: config.idempotencyTtlMs, fingerprintKey, ...options }),
   });
-  const dispatcher = createRouteDispatcher(routes, guard, createResponseCheck({ strict: config.nodeEnv === 'test', log: deps.log }));
+  const dispatcher = createRouteDispatcher(
+    routes,
+    guard,
+    createResponseCheck({ strict: config.nodeEnv === 'test', compiled: config.nodeEnv === 'production', log: deps.log }),
+  );
 
   observeDependencies({ db, temporal: deps.workflows });
   const app = new Koa<RallyState>();

@@ -24,6 +24,8 @@ if (!config.databaseUrl || !config.temporal.address) {
 const db = await createDatabasePool(config.databaseUrl, {
   maximumPoolSize: config.databasePoolSize ?? 20,
   preparedStatements: config.databasePreparedStatements,
+  // The hot path's rows (signing) are trusted outside tests, where every row is still checked.
+  checkPreparedRows: config.nodeEnv === 'test',
 });
 // LISTEN needs a session: through a transaction pooler it takes the direct DATABASE_LISTEN_URL.
 const notifications = await createNotificationListener(config.databaseListenUrl ?? config.databaseUrl, log);

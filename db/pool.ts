@@ -1,17 +1,25 @@
 // The one way to get a database pool. The result-parser interceptor checks every row of a
 // `sql.type(schema)` query against its schema: without it Slonik would trust the database blindly.
+// Statements named with `prepared` (db/sql.ts), the hot path's, are trusted where the pool says so.
 import { createPool, createNumericTypeParser, SchemaValidationError, type DatabasePool, type Interceptor, type QueryResultRow } from 'slonik';
 import { sql } from './sql.ts';
 import { observeLabelledGauge } from '../platform/metrics.ts';
 
-/** Rejects rows that do not match the schema given to `sql.type(...)`. */
-export function createResultParserInterceptor(): Interceptor {
+/**
+ * Rejects rows that do not match the schema given to `sql.type(...)`; with `checkPrepared: false`, not
+ * the rows of statements named with `prepared`, whose types stay compile-time only. Synchronous
+ * (transformRow): Slonik runs an asynchronous row transform through a queue of its own per query
+ * (p-queue), and every schema here parses synchronously.
+ */
+export function createResultParserInterceptor(options: { checkPrepared?: boolean } = {}): Interceptor {
+  const checkPrepared = options.checkPrepared ?? true;
   return {
     name: 'rally-result-parser',
-    transformRowAsync: async (queryContext, query, row) => {
+    transformRow: (queryContext, query, row) => {
       const { resultParser } = queryContext;
-      if (!resultParser) return row;
-      const result = await resultParser['~standard'].validate(row);
+      if (!resultParser || (!checkPrepared && queryContext.originalQuery.name !== undefined)) return row;
+      const result = resultParser['~standard'].validate(row);
+      if (result instanceof Promise) throw new TypeError('row schemas must parse synchronously (no async refinements)');
       if (result.issues) throw new SchemaValidationError(query, row, result.issues);
       return result.value as QueryResultRow;
     },
@@ -35,6 +43,8 @@ export type DatabasePoolOptions = {
   statementTimeoutMs?: number;
   /** Whether statements named with `prepared` (db/sql.ts) are prepared by name; unset, they go unnamed. */
   preparedStatements?: boolean;
+  /** Whether the rows of statements named with `prepared` are checked against their schema; default true. */
+  checkPreparedRows?: boolean;
 };
 
 /** Sends every statement unnamed: for a pool behind a PgBouncer that cannot carry prepared statements. */
@@ -71,7 +81,10 @@ function createPoolWithRallyDefaults(databaseUrl: string, options: DatabasePoolO
     maximumPoolSize: options.maximumPoolSize ?? 10,
     statementTimeout: options.statementTimeoutMs ?? 30_000,
     connectionTimeout: 5_000,
-    interceptors: [...(options.preparedStatements ? [] : [createUnnamedStatementsInterceptor()]), createResultParserInterceptor()],
+    interceptors: [
+      ...(options.preparedStatements ? [] : [createUnnamedStatementsInterceptor()]),
+      createResultParserInterceptor({ checkPrepared: options.checkPreparedRows ?? true }),
+    ],
     // Rally never changes session state (no SET, no temporary tables, no LISTEN on pooled
     // connections), so the default DISCARD ALL after every query would be a wasted round trip.
     resetConnection: async () => {},

@@ -9,6 +9,14 @@ import { SummaryMemoInterceptor } from './summaries.ts';
 /** What every start needs: the client, and the task queue the workers poll. */
 export type Temporal = { client: Client; taskQueue: string };
 
+// The outbox dispatcher calls Temporal while it holds locked rows: a Temporal that hangs must not hold them long.
+const LOCKED_ROWS_DEADLINE_MS = 10_000;
+
+/** Runs a call the worker's dispatcher makes with rows locked, failing it after LOCKED_ROWS_DEADLINE_MS. */
+export function promptly<T>(temporal: Temporal, call: () => Promise<T>): Promise<T> {
+  return temporal.client.withDeadline(Date.now() + LOCKED_ROWS_DEADLINE_MS, call);
+}
+
 export async function connectTemporal(settings: Config['temporal']): Promise<{ connection: Connection; client: Client }> {
   const connection = await Connection.connect(temporalConnectionOptions(settings));
   return { connection, client: clientOn(connection, settings) };

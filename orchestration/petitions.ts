@@ -1,8 +1,8 @@
 // The petition's workflows behind the ports of core/petitions/lifecycle.ts and
 // core/decision-makers/queries.ts: the lifecycle workflow (id `petition-<id>`) is started at create
 // and each transition is an update-with-start, so a petition whose workflow is missing still
-// transitions; the workflow's validator or activity answers a wrong state. Decision makers are
-// invited by their own workflow, and their portal token's workflow hears of a response.
+// transitions; the workflow's validator or activity answers a wrong state; a milestone crossing is a
+// signal-with-start. Decision makers are invited by their own workflow; their token's hears of a response.
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { DecisionMakerWorkflows } from '../core/decision-makers/queries.ts';
@@ -23,9 +23,10 @@ import {
   releaseFromReviewUpdate,
   victoryUpdate,
 } from '../workflows/petition-lifecycle.ts';
+import { milestoneReachedSignal, type MilestoneCrossing } from '../workflows/petition-milestones.ts';
 import { respondedSignal, responseTokenWorkflowId } from '../workflows/response-token.ts';
 import { RallyEntityType, RallyPetitionId } from '../workflows/search-attributes.ts';
-import type { Temporal } from './client.ts';
+import { promptly, type Temporal } from './client.ts';
 import { applicationFailureOf } from './failures.ts';
 import { petitionSummary } from './summaries.ts';
 import { bestEffort, orUnavailable, workflowServiceUnavailable } from './unavailable.ts';
@@ -81,6 +82,22 @@ export function petitionWorkflows(temporal: Temporal): PetitionWorkflows {
 
     async petitionDeleted(petitionId) {
       await bestEffort(temporal.client.workflow.getHandle(petitionWorkflowId(petitionId)).signal(petitionDeletedSignal));
+    },
+  };
+}
+
+/** The outbox dispatcher's milestone signals (worker/event-dispatcher.ts): a petition whose workflow is missing gets one. */
+export function petitionMilestoneWorkflows(temporal: Temporal) {
+  return {
+    async milestoneReached(petitionId: string, status: PetitionStatus, crossing: MilestoneCrossing): Promise<void> {
+      await promptly(temporal, () =>
+        temporal.client.workflow.signalWithStart(petitionLifecycle, {
+          ...lifecycleOptions(temporal, petitionId, status),
+          signal: milestoneReachedSignal,
+          signalArgs: [crossing],
+          memo: { summary: petitionSummary(crossing.title) },
+        }),
+      );
     },
   };
 }

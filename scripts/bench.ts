@@ -2,8 +2,9 @@
 // the bench's own PostgreSQL with pg_stat_statements, Temporal, the real API process), runs every
 // scenario in bench/scenarios/ (or only BENCH_ONLY=<name>[,<name>…]), prints a table and writes
 // bench/results/<date>-<short sha>.json (kept in git; docs/benchmarks.md is generated from the newest
-// one), then stops everything. Every measured window is metered: CPU seconds of API, worker, Temporal,
-// PostgreSQL and the harness, and PostgreSQL's top statements, go into each row; with --profile, CPU
+// one), then stops everything. Every measured window is metered: CPU seconds and memory of each process
+// (each API, each worker, Temporal, PostgreSQL, PgBouncer and HAProxy on the cluster, the load generator,
+// the harness), PostgreSQL's top statements and rows written per table go into each row; with --profile, CPU
 // profiles of API, worker and Temporal per window go to bench/profiles/<run>/, and a MISS row keeps
 // each process's five hottest frames. Each scenario starts once the machine is quiet (bench/settle.ts)
 // and, on a server with autovacuum off, after the vacuum autovacuum would have done (bench/vacuum.ts).

@@ -1,6 +1,6 @@
 // Lint rules that guard what the compiler cannot: no floating promises anywhere; imports that point
 // one way (api → orchestration → workflows → core → platform/db, activities → core, worker →
-// everything below it; only orchestration/ holds the Temporal client); and nothing
+// everything below it); only orchestration/ holds the Temporal client (a few listed files aside); and nothing
 // in workflows/ that would break Temporal's deterministic sandbox (Node built-ins, network and
 // database clients, or activity code imported as values instead of types).
 import tseslint from 'typescript-eslint';
@@ -35,7 +35,8 @@ const NODE_BUILTINS = [
 ];
 
 // Who may import whom. Each entry: the folders it governs, and the folders they must not reach.
-const TEMPORAL_CLIENT = ['@temporalio/client', '@temporalio/common'];
+// The client's helpers; the client itself has a rule of its own (TEMPORAL_CLIENT_HOMES, below).
+const TEMPORAL_CLIENT_HELPERS = ['@temporalio/common'];
 const LAYERS = [
   {
     files: ['platform/**/*.ts', 'db/**/*.ts'],
@@ -45,20 +46,20 @@ const LAYERS = [
   {
     files: ['core/**/*.ts'],
     forbidden: ['api', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
-    packages: ['koa', 'find-my-way', 'koa-body', '@temporalio/activity', '@temporalio/worker', ...TEMPORAL_CLIENT],
+    packages: ['koa', 'find-my-way', 'koa-body', '@temporalio/activity', '@temporalio/worker', ...TEMPORAL_CLIENT_HELPERS],
     why: 'core/ is the domain: no HTTP, no activity or worker code, no Temporal (declare a port; orchestration/ implements it).',
   },
   {
     files: ['api/http/**/*.ts'],
     forbidden: ['activities', 'worker', 'workflows', 'identity-provider'],
-    packages: TEMPORAL_CLIENT,
+    packages: TEMPORAL_CLIENT_HELPERS,
     why: 'api/ is HTTP only: it calls core/, never activities, workflows, the worker or Temporal itself (orchestration/ does).',
   },
   {
     files: ['api/**/*.ts'],
     ignores: ['api/http/**'],
     forbidden: ['activities', 'worker', 'workflows', 'identity-provider'],
-    packages: TEMPORAL_CLIENT,
+    packages: TEMPORAL_CLIENT_HELPERS,
     why: 'api/ is HTTP only: it calls core/, never activities, workflows, the worker or Temporal itself (orchestration/ does).',
     // Routes never hold SQL: queries live in core/ (api/http/ keeps the few its plumbing needs).
     sqlForbidden: true,
@@ -81,6 +82,29 @@ const LAYERS = [
     why: 'The identity provider is its own process on the ground floor.',
   },
 ];
+
+// The only files that may import @temporalio/client, each with its reason. Everything else that needs a
+// workflow started, signalled or queried calls a named function of orchestration/ (the worker too:
+// orchestration/schedules.ts, webhook-deliveries.ts, email-batches.ts, petitions.ts).
+const TEMPORAL_CLIENT_HOMES = {
+  'orchestration/**': 'the one module that starts, signals, updates and queries workflows',
+  'worker/main.ts': "the worker's entry composes the process: it may open the connection it hands to orchestration/",
+  'worker/create-worker.ts': "the worker's composition (its Worker is built on the connection worker/main.ts opens)",
+  'platform/telemetry.ts': 'types the OpenTelemetry client interceptors that orchestration/client.ts installs (type only)',
+  'scripts/start.ts': 'runs the development Temporal server and waits for it before starting the processes',
+  'scripts/cluster.ts': "waits for the cluster's Temporal server and sets up its namespace and search attributes",
+  'scripts/lib/temporal-dev-server.ts': 'starts the Temporal CLI dev server and waits until it answers',
+  'scripts/lib/temporal-settings.ts': 'the operator side of Temporal: namespace, retention and search attributes, no workflows',
+  'scripts/capture-histories.ts': 'lists finished workflows and downloads their histories into test/histories/',
+  'scripts/bench/environment.ts': "waits for the bench's Temporal server",
+  'scripts/bench/scenarios/process-memory.ts': "loads the worker with workflows of its own to measure the worker's memory",
+  'test/support/workflows.ts': 'tests observe workflows through their handles and record their histories',
+  'test/support/cluster-control.ts': 'waits for the Temporal server a test stopped to answer again',
+  'test/support/shared-services.ts': "starts the tests' Temporal server and waits until it answers",
+  'test/workflows/**': 'workflow tests start workflows themselves and read their handles, failures and histories',
+};
+const NO_TEMPORAL_CLIENT =
+  'Only orchestration/ holds the Temporal client: call (or add) a named function of orchestration/; in core/, declare a port that orchestration/ implements.';
 
 const layerPatterns = (folders) => [{ group: folders.flatMap((folder) => [`**/${folder}/*`, `**/${folder}/**`]) }];
 const WORKFLOW_CORE =
@@ -125,6 +149,19 @@ export default tseslint.config(
       ],
     },
   })),
+  // A rule of its own (typescript-eslint's twin of no-restricted-imports), so it adds to the layer rules
+  // above instead of replacing them in the files both govern; type imports count too.
+  {
+    files: ['**/*.ts'],
+    // workflows/ has its own rule, below, with the sandbox's reason.
+    ignores: [...Object.keys(TEMPORAL_CLIENT_HOMES), 'workflows/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@temporalio/client', message: NO_TEMPORAL_CLIENT }], patterns: [{ group: ['@temporalio/client/*'], message: NO_TEMPORAL_CLIENT }] },
+      ],
+    },
+  },
   {
     files: ['workflows/**/*.ts'],
     rules: {

@@ -1,11 +1,11 @@
-// The outbox dispatcher, run inside every worker process. It wakes on NOTIFY rally_events (a new
-// event, or a delivery that finished and freed room) and polls every second anyway, since a NOTIFY
-// can be missed. Each round: (1) outbox events become delivery rows and notifications, committed with
-// the events marked dispatched; (2) waiting deliveries are claimed into batches per endpoint, within
-// its room (core/events/dispatch-queries.ts), committed with the batch rows; (3) each batch row gets
-// its webhookDeliveryBatch workflow, inside a transaction that deletes the row only after Temporal
-// accepted the workflow.
-// Nothing is lost at any crash point: before (1) commits, the events are still undispatched; after it,
+// The outbox dispatcher, run inside every worker process. It wakes on NOTIFY rally_events (a delivery
+// that finished and freed room, a replay, an API process's batch of signatures) and polls every second
+// anyway, since a NOTIFY can be missed. Each round: (1) the outbox events after the dispatcher's stored
+// position become delivery rows and notifications, committed with the position moved past them
+// (core/events/dispatch-queries.ts); (2) waiting deliveries are claimed into batches per endpoint, within
+// its room, committed with the batch rows; (3) each batch row gets its webhookDeliveryBatch workflow,
+// inside a transaction that deletes the row only after Temporal accepted the workflow.
+// Nothing is lost at any crash point: before (1) commits, the position has not moved; after it,
 // the delivery rows exist; after (2), the batch rows exist; if (3) dies after a start but before its
 // commit, the next round starts the same workflow id again and "already started" counts as success.
 // With Temporal down, steps (1) and (2) go on and step (3) retries each round. Milestone crossings
@@ -13,25 +13,26 @@
 // surge of them never stands between an event and its delivery; a crossing nobody would hear of is
 // settled without one.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
-import { milestoneReachedSignal, petitionLifecycle, petitionWorkflowId, webhookBatchWorkflowId, webhookDeliveryBatch } from '../workflows/index.ts';
 import { claimUnsignalledMilestones, markMilestoneSignalled, settleUnheardMilestones } from '../core/organizations/milestone-notifications.ts';
 import type { PetitionStatus } from '../core/vocabulary.ts';
-import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
 import { claimDeliveryBatches, dispatchEventBatch, forgetStartedBatches, unstartedBatches, type DeliveryBatch } from '../core/events/dispatch-queries.ts';
 import { createEmailQueues } from './email-queues.ts';
 import { withTraceCarrier } from '../platform/trace-context.ts';
 import { metrics } from '../platform/metrics.ts';
-import { deliveryBatchSummary, petitionSummary } from '../orchestration/summaries.ts';
+import type { WorkerOrchestration } from '../orchestration/index.ts';
 
 // Large batches: the outbox is first in, first out, so a burst must be turned into rows quickly for the
-// events behind it (10,000 events take well under a second in batches of 2,000).
-const EVENT_BATCH = 2_000;
+// events behind it (events nobody wants are only read past).
+const EVENT_BATCH = 5_000;
+// Committed events behind a transaction still running (core/events/outbox-reader.ts) are looked for
+// again this soon: such a transaction usually ends within milliseconds, and the webhook goal is 1 s.
+// Doubled while the same wait goes on (a long transaction elsewhere), up to the poll interval.
+const HORIZON_RETRY_MS = 10;
 const START_BATCH = 200;
 // Deliveries claimed per round, and per batch: a batch's delivery ids are one search attribute value,
 // which Temporal limits to 2 KB by default (48 ids of 36 characters, quoted, fit).
@@ -40,7 +41,6 @@ const MAX_BATCH = 48;
 // Concurrent start calls: enough to hide Temporal's round trip, few enough not to swamp it.
 const START_CONCURRENCY = 32;
 const POLL_INTERVAL_MS = 1_000;
-const START_DEADLINE_MS = 10_000;
 const WEBHOOK_MAX_ATTEMPTS = 6; // 1 + 5 retries
 // Milestone crossings signalled per second by one worker. Each starts or wakes a petition workflow that
 // tells admins and signers: a surge (thousands of crossings in a minute when signatures spread over
@@ -55,7 +55,7 @@ export type EventDispatcher = { stop(): Promise<void> };
 
 type Loop = { nudge(): void; wokenByEvents: boolean; running: Promise<void> };
 
-export type EventDispatcherOptions = { config: Config; db: DatabasePool; databaseUrl: string; temporal: Client; log: Logger };
+export type EventDispatcherOptions = { config: Config; db: DatabasePool; databaseUrl: string; workflows: WorkerOrchestration; log: Logger };
 
 export async function startEventDispatcher(options: EventDispatcherOptions): Promise<EventDispatcher> {
   const { config, db, log } = options;
@@ -75,29 +75,10 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     retryInitialMs: config.webhookRetryInitialMs,
     maxAttempts: WEBHOOK_MAX_ATTEMPTS,
   });
-  // The start calls run while batch rows are locked: a Temporal that hangs must not hold them long.
+  // The start calls run while batch rows are locked (orchestration/ gives them a deadline).
   // Started inside the trace of the request that wrote the first event, so the delivery joins that trace.
   async function start(batch: DeliveryBatch): Promise<void> {
-    await withTraceCarrier(batch.trace_context, () =>
-      options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        options.temporal.workflow.start(webhookDeliveryBatch, {
-          workflowId: webhookBatchWorkflowId(batch.id),
-          taskQueue: config.temporal.taskQueue,
-          args: [input(batch)],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          requestEagerStart: true,
-          memo: { summary: deliveryBatchSummary(batch) },
-          typedSearchAttributes: [
-            { key: RallyWebhookEndpointId, value: batch.endpoint_id },
-            { key: RallyWebhookDeliveryId, value: batch.delivery_ids },
-            { key: RallyEntityType, value: 'webhook_delivery_batch' },
-            ...(batch.petition_id ? [{ key: RallyPetitionId, value: batch.petition_id }] : []),
-          ],
-        }),
-      ),
-    ).catch((error: unknown) => {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    });
+    await withTraceCarrier(batch.trace_context, () => options.workflows.startDeliveryBatch(batch, input(batch)));
   }
 
   // (2) and (3): returns whether either step left work for another round.
@@ -122,7 +103,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   }
 
   // (4) Pending emails wake the workflows that mail them (worker/email-queues.ts).
-  const queueEmails = createEmailQueues({ db, temporal: options.temporal, config, deadlineMs: START_DEADLINE_MS });
+  const queueEmails = createEmailQueues({ db, workflows: options.workflows, config });
 
   // (5) Milestone crossings become signals to their petition's workflow, which fans the notifications
   // out: in a loop of their own, so that a backlog never holds up a delivery start, and paced (see
@@ -139,20 +120,8 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
       const found = await db.transaction(async (tx) => {
         const [crossing] = await claimUnsignalledMilestones(tx, 1);
         if (!crossing) return false;
-        await options.temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-          options.temporal.workflow.signalWithStart(petitionLifecycle, {
-            workflowId: petitionWorkflowId(crossing.petition_id),
-            taskQueue: config.temporal.taskQueue,
-            args: [{ petitionId: crossing.petition_id, status: crossing.status as PetitionStatus }],
-            signal: milestoneReachedSignal,
-            signalArgs: [{ threshold: crossing.threshold, title: crossing.title }],
-            memo: { summary: petitionSummary(crossing.title) },
-            typedSearchAttributes: [
-              { key: RallyPetitionId, value: crossing.petition_id },
-              { key: RallyEntityType, value: 'petition' },
-            ],
-          }),
-        );
+        const { threshold, title } = crossing;
+        await options.workflows.milestoneReached(crossing.petition_id, crossing.status as PetitionStatus, { threshold, title });
         await markMilestoneSignalled(tx, crossing.petition_id, crossing.threshold);
         return true;
       });
@@ -164,13 +133,16 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   }
 
   let stopped = false;
+  let horizonRetryMs = HORIZON_RETRY_MS;
   loops.push(
     createLoop('dispatch', async () => {
       const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
       const moreEmails = await queueEmails();
       // Last: a batch Temporal keeps refusing fails the round after everything else was done.
       const more = await startDeliveries();
-      return dispatched === EVENT_BATCH || moreEmails || more;
+      horizonRetryMs = dispatched.waiting && dispatched.read === 0 ? Math.min(horizonRetryMs * 2, POLL_INTERVAL_MS) : HORIZON_RETRY_MS;
+      if (dispatched.waiting && !moreEmails && !more) await sleep(horizonRetryMs);
+      return dispatched.read === EVENT_BATCH || dispatched.waiting || moreEmails || more;
     }),
     // Not woken by each NOTIFY: a signing spike sends dozens a second and crosses a milestone rarely,
     // and each wake-up cost two transactions. A crossing waits for the next poll, at most a second.

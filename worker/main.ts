@@ -7,11 +7,10 @@ import { createLogger } from '../platform/logger.ts';
 import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { createRallyWorker, preparedBundle } from './create-worker.ts';
-import { ensureSchedules } from './schedules.ts';
 import { startEventDispatcher } from './event-dispatcher.ts';
 import { installTemporalRuntime, serveWorkerMetrics, workerObservabilityOptions } from './observability.ts';
 import { currentTracing } from '../platform/telemetry.ts';
-import { clientOn } from '../orchestration/client.ts';
+import { createWorkerOrchestration } from '../orchestration/index.ts';
 
 const config = loadConfigOrExit(process.env, 'worker');
 const log = createLogger('worker');
@@ -25,8 +24,8 @@ const db = await createDatabasePool(config.databaseUrl, { maximumPoolSize: confi
 const metricsServer = await serveWorkerMetrics(config, db, coreMetricsUrl);
 const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
 // One connection for polling and for starting: on it the dispatcher's batches start eagerly.
-const client = clientOn(connection, config.temporal);
-await ensureSchedules(client, config.temporal.taskQueue);
+const orchestration = createWorkerOrchestration(connection, config.temporal);
+await orchestration.ensureSchedules();
 
 const observability = workerObservabilityOptions();
 // Workflow interceptors (tracing) must be compiled into the bundle, and the prepared one has none:
@@ -48,11 +47,11 @@ const worker = await createRallyWorker({
   taskQueue: config.temporal.taskQueue,
   shutdownGraceMs: config.shutdown.workerGraceMs,
   maxCachedWorkflows: config.workerCachedWorkflows,
-  activities: createActivities({ db, config, temporal: client }),
+  activities: createActivities({ db, config, petitionWorkflows: orchestration }),
   observability,
 });
 // The outbox dispatcher runs beside the worker: events → webhook deliveries and notifications.
-const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseListenUrl ?? config.databaseUrl, temporal: client, log });
+const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseListenUrl ?? config.databaseUrl, workflows: orchestration, log });
 log.info('polling', {
   task_queue: config.temporal.taskQueue,
   namespace: config.temporal.namespace,

@@ -1,5 +1,5 @@
 // Folds new signatures into the analytics rollups. Started every minute by the Temporal Schedule
-// `fold-signature-rollups` (worker/schedules.ts); runs never overlap. A run folds at most
+// `fold-signature-rollups` (orchestration/schedules.ts); runs never overlap. A run folds at most
 // BATCH_SIZE × MAX_BATCHES changes (a backlog drains over the next runs). The heartbeat timeout
 // hands the work to another worker soon after one dies in the middle.
 import { proxyActivities } from '@temporalio/workflow';

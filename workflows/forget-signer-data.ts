@@ -1,5 +1,5 @@
 // Strips the signers' details of petitions closed longer ago than RALLY_SIGNER_DATA_RETENTION (issue
-// 46). Started by the Temporal Schedule `forget-signer-data` (worker/schedules.ts) every hour; keyset
+// 46). Started by the Temporal Schedule `forget-signer-data` (orchestration/schedules.ts) every hour; keyset
 // batches through an activity, so no statement holds locks for long and a crash resumes where it was.
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { SignerDataActivities } from '../activities/signer-data.ts';

@@ -1,5 +1,5 @@
 // Removes uploads never confirmed within a day, their stored originals included (core/media/abandoned.ts).
-// Started by the Temporal Schedule `purge-abandoned-uploads` (worker/schedules.ts) every hour, in
+// Started by the Temporal Schedule `purge-abandoned-uploads` (orchestration/schedules.ts) every hour, in
 // bounded batches through an activity so no transaction stays open for long.
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { MediaActivities } from '../activities/media.ts';

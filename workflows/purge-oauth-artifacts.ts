@@ -1,5 +1,5 @@
 // Deletes expired OAuth codes, refresh tokens, access-token ids and the families nothing refers to
-// any more. Started by the Temporal Schedule `purge-oauth-artifacts` (worker/schedules.ts) every
+// any more. Started by the Temporal Schedule `purge-oauth-artifacts` (orchestration/schedules.ts) every
 // hour; bounded batches through an activity, so no statement holds locks for long.
 import { proxyActivities, log } from '@temporalio/workflow';
 import type { OAuthActivities } from '../activities/oauth.ts';

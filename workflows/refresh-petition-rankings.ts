@@ -1,5 +1,5 @@
 // Refreshes what GET /v1/petitions sorts by (popular, trending). Started every minute by the
-// Temporal Schedule `refresh-petition-rankings` (worker/schedules.ts); runs never overlap.
+// Temporal Schedule `refresh-petition-rankings` (orchestration/schedules.ts); runs never overlap.
 import { proxyActivities } from '@temporalio/workflow';
 import type { RankingActivities } from '../activities/rankings.ts';
 

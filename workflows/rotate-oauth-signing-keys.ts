@@ -1,5 +1,5 @@
 // Rotates the keys that sign app access tokens and (issue 42) the embedded identity provider's, hourly
-// from the Schedule `rotate-oauth-signing-keys` (worker/schedules.ts). Each activity decides whether a
+// from the Schedule `rotate-oauth-signing-keys` (orchestration/schedules.ts). Each activity decides whether a
 // key is due (core/auth/signing-key-rotation.ts) and drops keys whose tokens have expired; repeatable.
 import { log, patched, proxyActivities } from '@temporalio/workflow';
 import type { OAuthActivities } from '../activities/oauth.ts';

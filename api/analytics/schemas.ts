@@ -20,6 +20,9 @@ export const PetitionAnalyticsQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** Signatures from one country (null: unknown). */
+export const CountrySignatures = Type.Object({ country: Nullable(Type.String()), signatures: Type.Integer() });
+
 export const PetitionAnalytics = Type.Object({
   data: Type.Object({
     petition_id: Type.String({ format: 'uuid' }),
@@ -32,7 +35,7 @@ export const PetitionAnalytics = Type.Object({
     }),
     geography: Type.Object(
       {
-        countries: Type.Array(Type.Object({ country: Nullable(Type.String()), signatures: Type.Integer() })),
+        countries: Type.Array(CountrySignatures),
         cities: Type.Array(Type.Object({ city: Type.String(), country: Nullable(Type.String()), signatures: Type.Integer() })),
       },
       { description: 'All-time top 20 each.' },
@@ -74,7 +77,7 @@ export const PlatformStats = Type.Object({
         trending_score: Type.Number(),
       }),
     ),
-    geography: Type.Array(Type.Object({ country: Nullable(Type.String()), signatures: Type.Integer() })),
+    geography: Type.Array(CountrySignatures),
   }),
   meta: Meta,
 });

@@ -49,7 +49,7 @@ const CreatedBy = Type.Object({
   }),
 });
 export const OrganizationApiKey = Type.Composite([ApiKey, CreatedBy]);
-const OrganizationApiKeyWithSecret = Type.Composite([ApiKeyWithSecret, CreatedBy]);
+export const OrganizationApiKeyWithSecret = Type.Composite([ApiKeyWithSecret, CreatedBy]);
 export const OrganizationApiKeyWithSecretEnvelope = Type.Object({ data: OrganizationApiKeyWithSecret, meta: Meta });
 export const OrganizationRotatedKeyEnvelope = Type.Object({
   data: Type.Object({ new_key: OrganizationApiKeyWithSecret, old_key: OrganizationApiKey }),

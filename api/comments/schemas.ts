@@ -32,7 +32,7 @@ export type CommentListQuery = Static<typeof CommentListQuery>;
 export const CommentParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 export const PetitionParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
-const Author = Type.Object({
+export const CommentAuthor = Type.Object({
   id: Type.String({ format: 'uuid' }),
   display_name: Type.String(),
   slug: Type.String(),
@@ -48,7 +48,7 @@ const commentFields = {
   is_hidden: Type.Boolean(),
   is_deleted: Type.Boolean(),
   reply_count: Type.Integer({ description: 'Direct replies that are not deleted.' }),
-  author: Type.Union([Author, Type.Null()]),
+  author: Type.Union([CommentAuthor, Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 };

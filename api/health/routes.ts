@@ -7,13 +7,13 @@
 //   down. On SIGTERM the API answers 503 here first (api/main.ts), so balancers stop routing to it
 //   before it stops accepting connections, and closes each keep-alive connection after its answer.
 // Dependency status is cached for up to a second (dependency-status.ts).
-import { Type } from '@sinclair/typebox';
 import type { Middleware } from 'koa';
 import type { DatabasePool } from 'slonik';
 import { pingDatabase } from '../../db/pool.ts';
 import { defineRoute } from '../http/route.ts';
 import type { RallyContext } from '../http/context.ts';
 import { allReachable, createDependencyStatus } from './dependency-status.ts';
+import { Health as HealthSchema, Liveness as LivenessSchema, Readiness as ReadinessSchema } from './schemas.ts';
 
 /** Flipped once when the process starts shutting down; readiness answers 503 from then on. */
 export type Readiness = { readonly draining: boolean; drain(): void };
@@ -41,23 +41,6 @@ export function closeConnectionsWhileDraining(readiness: Readiness): Middleware 
     await next();
   };
 }
-
-const Reachability = Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]);
-const Checks = Type.Object({ database: Reachability, temporal: Reachability });
-
-const HealthSchema = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
-  timestamp: Type.String({ format: 'date-time' }),
-  checks: Checks,
-});
-
-const LivenessSchema = Type.Object({ status: Type.Literal('ok'), timestamp: Type.String({ format: 'date-time' }) });
-
-const ReadinessSchema = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('shutting_down')]),
-  timestamp: Type.String({ format: 'date-time' }),
-  checks: Checks,
-});
 
 function answer(ctx: RallyContext, healthy: boolean, body: object): void {
   ctx.status = healthy ? 200 : 503;

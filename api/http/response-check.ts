@@ -10,12 +10,19 @@
 // per route and status, as JSON, with the envelope's fields the schema kept; later answers with it
 // skip the copy, the validation and the serialization of `data` (its JSON bytes are spliced into
 // the envelope): the envelope around it (meta, pagination) is built by context.ts and has one shape.
+//
+// In production (`compiled`) other answers are written once, by their schema's compiled serializer
+// (serializer.ts: declared properties only, types and required properties checked), and take the full
+// check only when it cannot vouch for them. In test mode every answer the serializer writes must match,
+// as JSON, what the full check made of it, so the two cannot drift apart.
+import { isDeepStrictEqual } from 'node:util';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../platform/logger.ts';
 import type { RallyState } from './context.ts';
 import type { AnyRouteSpec } from './route.ts';
 import { addFormats } from './validation.ts';
+import { compileSerializer, type Serializer } from './serializer.ts';
 
 export type ResponseCheck = (route: AnyRouteSpec) => Middleware<RallyState>;
 
@@ -48,17 +55,22 @@ function describe(errors: ErrorObject[] | null | undefined): string {
     .join('; ');
 }
 
-export function createResponseCheck(options: { strict: boolean; log: Logger }): ResponseCheck {
+/** `compiled`: answers written by their schema's serializer where it can vouch for them (production). */
+export function createResponseCheck(options: { strict: boolean; log: Logger; compiled?: boolean }): ResponseCheck {
   return (route) => {
     // Compiled on the first answer with each status: a hundred routes' schemas would slow start-up.
-    const validators = new Map<number, ValidateFunction | null>();
-    const validatorOf = (status: number): ValidateFunction | null => {
-      if (!validators.has(status)) {
-        const schema = route.responses[status]?.schema;
-        validators.set(status, schema ? responseAjv.compile(schema) : null);
-      }
-      return validators.get(status)!;
+    const compiledOf = <T>(compile: (schema: NonNullable<AnyRouteSpec['responses'][number]['schema']>) => T | undefined) => {
+      const compiled = new Map<number, T | null>();
+      return (status: number): T | null => {
+        if (!compiled.has(status)) {
+          const schema = route.responses[status]?.schema;
+          compiled.set(status, (schema && compile(schema)) ?? null);
+        }
+        return compiled.get(status)!;
+      };
     };
+    const validatorOf = compiledOf<ValidateFunction>((schema) => responseAjv.compile(schema));
+    const serializerOf = compiledOf<Serializer>(compileSerializer);
     const declared = Object.keys(route.responses).join(', ');
     type Checked = { bytes: Buffer; envelope: string[] };
     const checkedData = new Map<number, WeakMap<object, Checked>>();
@@ -100,6 +112,12 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
         ctx.body = Buffer.concat(parts);
         return;
       }
+      const written = (options.compiled || options.strict) && !data ? serializerOf(status)?.(ctx.body) : undefined;
+      if (written !== undefined && !options.strict) {
+        // Koa keeps the Content-Type the JSON body already set when the body becomes text.
+        ctx.body = written;
+        return;
+      }
       // A copy as it will go on the wire (dates as strings), so stripping never touches shared objects.
       const answer: unknown = JSON.parse(JSON.stringify(ctx.body));
       const valid = validate(answer);
@@ -107,6 +125,11 @@ export function createResponseCheck(options: { strict: boolean; log: Logger }): 
         const problems = describe(validate.errors);
         if (options.strict) throw new ResponseContractError(`${route.operationId} answered ${status} with a body its schema refuses: ${problems}`);
         options.log.warn('response does not match its schema', { operation: route.operationId, status, errors: problems });
+      }
+      if (valid && written !== undefined && !isDeepStrictEqual(JSON.parse(written), answer)) {
+        throw new ResponseContractError(
+          `${route.operationId} answered ${status}: its compiled serializer wrote ${written}, the check ${JSON.stringify(answer)}`,
+        );
       }
       if (valid && data)
         checkedOf(status).set(data, { bytes: Buffer.from(JSON.stringify((answer as { data: unknown }).data)), envelope: Object.keys(answer as object) });

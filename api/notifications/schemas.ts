@@ -17,14 +17,14 @@ export const Notification = Type.Object({
 });
 const Counts = Type.Object({ total: Type.Integer(), unread: Type.Integer() });
 
-const Channels = Type.Object(
+export const Channels = Type.Object(
   {
     in_app: Type.Boolean({ description: 'Create the notification at all.' }),
     email: Type.Boolean({ description: 'Also by email (stored for the mail sender; in-app is what is honoured today).' }),
   },
   { additionalProperties: false },
 );
-const ChannelsPatch = Type.Partial(Channels, { additionalProperties: false, minProperties: 1 });
+export const ChannelsPatch = Type.Partial(Channels, { additionalProperties: false, minProperties: 1 });
 
 export const Preferences = Type.Object(Object.fromEntries(NOTIFICATION_TYPES.map((type) => [type, Channels])), {
   description: 'Per notification type. Every type is on unless switched off.',

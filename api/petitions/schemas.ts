@@ -69,6 +69,8 @@ export const AccessBody = Type.Object({ accessCode: Type.String({ minLength: 1, 
 
 export const Category = Type.Object({ id: Type.String({ format: 'uuid' }), slug: Type.String(), name: Type.String() });
 
+export const PetitionLocation = Type.Object({ city: Nullable(Type.String()), region: Nullable(Type.String()), country: Nullable(Type.String()) });
+
 export const PetitionSummary = Type.Object({
   id: Type.String({ format: 'uuid' }),
   slug: Type.String(),
@@ -86,7 +88,7 @@ export const PetitionSummary = Type.Object({
   tags: Type.Array(Type.String()),
   visibility: Visibility,
   signature_privacy: SignaturePrivacy,
-  location: Type.Object({ city: Nullable(Type.String()), region: Nullable(Type.String()), country: Nullable(Type.String()) }),
+  location: PetitionLocation,
   victory_message: Nullable(Type.String()),
   access_code: Type.Optional(Type.String({ description: 'Only in answers to the creator of a private petition.' })),
   created_at: Type.String({ format: 'date-time' }),

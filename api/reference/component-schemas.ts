@@ -6,6 +6,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { checkedExample } from './schema-examples.ts';
 import * as admin from '../admin/schemas.ts';
+import * as fraud from '../admin/fraud-schemas.ts';
 import * as analytics from '../analytics/schemas.ts';
 import * as apiKeys from '../api-keys/schemas.ts';
 import * as auth from '../auth/schemas.ts';
@@ -13,23 +14,29 @@ import * as comments from '../comments/schemas.ts';
 import * as decisionMakers from '../decision-makers/schemas.ts';
 import * as embeds from '../embeds/schemas.ts';
 import * as envelopes from '../http/envelopes.ts';
+import * as health from '../health/schemas.ts';
 import * as pagination from '../http/pagination.ts';
 import * as media from '../media/schemas.ts';
 import * as notifications from '../notifications/schemas.ts';
 import * as oauth from '../oauth/schemas.ts';
 import * as organizations from '../organizations/schemas.ts';
+import * as petitionUpdates from '../petition-updates/schemas.ts';
 import * as petitions from '../petitions/schemas.ts';
 import * as reports from '../reports/schemas.ts';
 import * as search from '../search/schemas.ts';
 import * as signatures from '../signatures/schemas.ts';
+import * as accountExports from '../users/export-schemas.ts';
 import * as users from '../users/schemas.ts';
 import * as webhooks from '../webhooks/schemas.ts';
+import * as webhookEvents from './webhook-events.ts';
 
 const MODULES = [
   petitions,
+  petitionUpdates,
   signatures,
   comments,
   users,
+  accountExports,
   auth,
   apiKeys,
   webhooks,
@@ -43,8 +50,11 @@ const MODULES = [
   reports,
   oauth,
   admin,
+  fraud,
+  health,
   pagination,
   envelopes,
+  webhookEvents,
 ];
 
 // Export names that are too short to say what they are once out of their module.
@@ -69,6 +79,9 @@ const RENAMED: Record<string, string> = {
   Preferences: 'NotificationPreferences',
   PreferencesPatch: 'NotificationPreferencesPatch',
   PreferencesEnvelope: 'NotificationPreferencesEnvelope',
+  Channels: 'NotificationChannels',
+  ClearFlagsBody: 'ClearFlagsRequest',
+  ChannelsPatch: 'NotificationChannelsPatch',
   PaginationSchema: 'Pagination',
   Meta: 'Meta',
 };

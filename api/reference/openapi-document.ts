@@ -11,7 +11,7 @@ import { FieldErrorSchema, ProblemSchema } from './problem-schema.ts';
 import { annotateComponents } from './schema-annotations.ts';
 import { describeSchemas } from './schema-descriptions.ts';
 import { shareParameters } from './shared-parameters.ts';
-import { createSharedResponses } from './shared-responses.ts';
+import { createSharedResponses, shareResponses } from './shared-responses.ts';
 import { WEBHOOK_HEADERS, webhookEvents } from './webhook-events.ts';
 
 const METHOD_ORDER = ['get', 'post', 'put', 'patch', 'delete'];
@@ -158,6 +158,10 @@ export function buildOpenApiDocument(allRoutes: AnyRouteSpec[], options: BuildOp
     paths[path] = Object.fromEntries(Object.entries(methods).sort(([a], [b]) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)));
   }
   const { hooks, payloads } = webhooks(components);
+  const sorted = Object.fromEntries(Object.entries(components.components).sort(([a], [b]) => a.localeCompare(b)));
+  // Described from the operations' answers before those shared become references.
+  const schemas = describeSchemas(annotateComponents(sorted), paths, payloads);
+  const responses = shareResponses(Object.values(paths).flatMap((methods) => Object.values(methods) as Parameters<typeof shareResponses>[0]));
   const operations = [...Object.values(paths), ...Object.values(hooks)].flatMap((methods) => Object.values(methods as object) as object[]);
   const parameters = shareParameters(operations, { IdempotencyKey: IDEMPOTENCY_KEY });
   return JSON.parse(
@@ -178,12 +182,8 @@ export function buildOpenApiDocument(allRoutes: AnyRouteSpec[], options: BuildOp
       paths,
       webhooks: hooks,
       components: {
-        schemas: describeSchemas(
-          annotateComponents(Object.fromEntries(Object.entries(components.components).sort(([a], [b]) => a.localeCompare(b)))),
-          paths,
-          payloads,
-        ),
-        responses: shared.components().responses,
+        schemas,
+        responses,
         headers: HEADERS,
         examples: shared.components().examples,
         parameters,

@@ -84,7 +84,8 @@ export function operationResponses(route: AnyRouteSpec, components: Components, 
       const text = response.contentType.startsWith('text/');
       const content = {
         schema: { type: 'string', ...(text ? {} : { contentMediaType: response.contentType }) },
-        example: text ? '<!doctype html>…' : undefined,
+        // A page's start; a CSV's columns differ by export, so it has none rather than a wrong one.
+        example: response.contentType === 'text/html' ? '<!doctype html>…' : undefined,
       };
       result[status] = { description: response.description, headers, content: { [response.contentType]: content, ...problemToo(status) } };
     } else if (Number(status) >= 400) {

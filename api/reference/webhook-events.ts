@@ -104,16 +104,19 @@ const PingData = Type.Object({
 });
 const PING = { title: 'Ping', summary: 'A test: sent to every new endpoint and on POST /v1/webhooks/{id}/test', data: PingData };
 
+/** Who caused an event: one shape for every payload's `triggered_by`. */
+export const EventActor = Type.Object(
+  { type: literals(ACTOR_TYPES), id: Type.Union([Type.String(), Type.Null()]) },
+  { description: 'The actor that caused the event.' },
+);
+
 /** The payload of one event, as activities/webhooks.ts (webhookBody) sends it. */
 export function webhookPayload(type: EventType | typeof PING_EVENT): TSchema {
   return Type.Object({
     id: Type.String({ format: 'uuid', description: 'The event id: the same in every delivery of this event.' }),
     type: Type.Literal(type),
     created_at: Type.String({ format: 'date-time', description: 'When the event happened.' }),
-    triggered_by: Type.Object(
-      { type: literals(ACTOR_TYPES), id: Type.Union([Type.String(), Type.Null()]) },
-      { description: 'The actor that caused the event.' },
-    ),
+    triggered_by: EventActor,
     data: type === PING_EVENT ? PING.data : DATA[type].data,
   });
 }

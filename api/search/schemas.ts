@@ -24,7 +24,8 @@ export const PetitionSearchQuery = Type.Object(
 );
 export type PetitionSearchQuery = Static<typeof PetitionSearchQuery>;
 
-const FacetValues = Type.Array(Type.Object({ value: Type.String(), count: Type.Integer() }));
+export const FacetValue = Type.Object({ value: Type.String(), count: Type.Integer() });
+const FacetValues = Type.Array(FacetValue);
 
 export const PetitionSearchResult = Type.Object({
   data: Type.Array(PetitionSummary),

@@ -10,21 +10,10 @@ import { NotFound } from '../../core/errors/domain-error.ts';
 import { deletionStatus, requestAccountDeletion, type AccountDeletionWorkflows } from '../../core/account-deletion/request.ts';
 import type { UserDirectory } from '../../core/users/directory.ts';
 import { sendData, type RallyContext } from '../http/context.ts';
-import { Meta } from '../http/envelopes.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { IdParams } from '../admin/schemas.ts';
+import { AccountDeletionStatusEnvelope as DeletionStatusEnvelope } from './schemas.ts';
 
-const DeletionStatus = Type.Object(
-  {
-    user_id: Type.String({ format: 'uuid' }),
-    workflow_id: Type.String({ description: 'The accountDeletion workflow: `account-deletion-<user id>`' }),
-    status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
-    requested_at: Type.String({ format: 'date-time' }),
-    completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  },
-  { additionalProperties: false },
-);
-const DeletionStatusEnvelope = Type.Object({ data: DeletionStatus, meta: Meta });
 const DeleteMeBody = Type.Object(
   {
     close_petitions: Type.Optional(

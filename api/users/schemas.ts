@@ -66,3 +66,16 @@ export function toUser(row: UserRow) {
 export function toPublicProfile(row: Pick<UserRow, 'id' | 'display_name' | 'slug' | 'bio' | 'avatar_url' | 'petition_count'>) {
   return { id: row.id, display_name: row.display_name, slug: row.slug, bio: row.bio, avatar_url: row.avatar_url, petition_count: row.petition_count };
 }
+
+/** An account deletion as its status resource shows it (issue 46). */
+export const AccountDeletionStatus = Type.Object(
+  {
+    user_id: Type.String({ format: 'uuid' }),
+    workflow_id: Type.String({ description: 'The accountDeletion workflow: `account-deletion-<user id>`' }),
+    status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+    requested_at: Type.String({ format: 'date-time' }),
+    completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export const AccountDeletionStatusEnvelope = Type.Object({ data: AccountDeletionStatus, meta: Meta });

@@ -26,7 +26,13 @@ import {
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'webhook-deliveries');
 
 /** `answerWithinMs`: how long POST …/test waits for the ping's first attempt before answering 202. */
-export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: string) => string; answerWithinMs: number }): AnyRouteSpec[] {
+/** `eventRetentionMs`: RALLY_EVENT_RETENTION, how far back a replay reaches. */
+export function createDeliveryRoutes(deps: {
+  db: DatabasePool;
+  notFound: (id: string) => string;
+  answerWithinMs: number;
+  eventRetentionMs: number;
+}): AnyRouteSpec[] {
   const { db } = deps;
   async function ownEndpoint(ctx: RallyContext, id: string, connection: CommonQueryMethods = db) {
     const endpoint = await findEndpoint(connection, ctx.state.principal!.userId, id);
@@ -102,11 +108,14 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
       operationId: 'replayWebhookEvents',
       permission: 'write',
       summary: 'Replay events since a time',
-      description: 'Re-send every subscribed event since a time (after an outage of your receiver), up to 10,000 per call and 10 calls per endpoint per hour.',
+      description:
+        'Re-send every subscribed event since a time (after an outage of your receiver), up to 10,000 per call and 10 calls per endpoint per hour. ' +
+        'Events are kept for RALLY_EVENT_RETENTION (30 days by default): an earlier `since` is refused with code replay_window.',
       params: WebhookParams,
       body: ReplayRequest,
       responses: {
         202: { description: 'How many deliveries were queued', schema: ReplayEnvelope },
+        422: { description: '`since` is before the oldest time events are kept for (code replay_window; the detail names that time)' },
         429: { description: 'Replayed 10 times within the last hour (code replay_limit)' },
       },
       async handler(ctx, { params, body }) {
@@ -115,7 +124,12 @@ export function createDeliveryRoutes(deps: { db: DatabasePool; notFound: (id: st
         const principal = ctx.state.principal!;
         // Every platform event only for a platform-wide endpoint, replayed by an administrator's full credential.
         const platformWide = endpoint.platform_wide && principal.role === 'admin' && principal.scope === 'full';
-        const result = await replaySince(db, { id: endpoint.id, events: endpoint.events, ownerId: principal.userId, platformWide }, body.since);
+        const result = await replaySince(
+          db,
+          { id: endpoint.id, events: endpoint.events, ownerId: principal.userId, platformWide },
+          body.since,
+          deps.eventRetentionMs,
+        );
         sendData(ctx, { replayed: result.replayed, next_since: result.nextSince }, 202);
       },
     }),

@@ -170,6 +170,6 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
         sendData(ctx, { ...toWebhookEndpoint(row), secret });
       },
     }),
-    ...createDeliveryRoutes({ db, notFound, answerWithinMs: config.webhookTimeoutMs + PING_MARGIN_MS }),
+    ...createDeliveryRoutes({ db, notFound, answerWithinMs: config.webhookTimeoutMs + PING_MARGIN_MS, eventRetentionMs: config.personalData.eventRetentionMs }),
   ];
 }

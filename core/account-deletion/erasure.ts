@@ -136,7 +136,7 @@ async function events(tx: CommonQueryMethods, userId: string, limit: number): Pr
   const result = await tx.query(sql.typeAlias('void')`
     UPDATE events SET actor_id = NULL,
       data = jsonb_strip_nulls(jsonb_build_object('id', data -> 'id', 'petition_id', data -> 'petition_id', 'redacted', true))
-    WHERE position IN (SELECT position FROM events WHERE (actor_type = 'user' AND actor_id = ${userId}) OR ${mentions} LIMIT ${limit})
+    WHERE id IN (SELECT id FROM events WHERE (actor_type = 'user' AND actor_id = ${userId}) OR ${mentions} LIMIT ${limit})
   `);
   // Other people's notifications that name them (who commented, who joined) go as well.
   await tx.query(sql.typeAlias('void')`DELETE FROM notifications WHERE data::text LIKE ${`%${userId}%`}`);

@@ -1,16 +1,15 @@
 // How far behind the outbox and the webhook queue are, read at each metrics scrape (platform/metrics.ts).
-// Each query walks a partial index that holds only the waiting rows, so a scrape stays cheap.
+// Each query walks an index to the first waiting row (the log's order, or a partial index), so a scrape stays cheap.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { consumerLagSeconds, DISPATCHER } from './outbox-reader.ts';
 
 const Value = z.object({ value: z.number() });
 
 /** Seconds since the oldest undispatched outbox event was written; 0 when none waits. */
 export function outboxLagSeconds(db: CommonQueryMethods): Promise<number> {
-  return db.oneFirst(sql.type(Value)`
-    SELECT COALESCE((SELECT extract(epoch FROM now() - occurred_at) FROM events WHERE dispatched_at IS NULL ORDER BY position LIMIT 1), 0)::float8 AS value
-  `);
+  return consumerLagSeconds(db, DISPATCHER);
 }
 
 /** Webhook deliveries whose workflow has not been started (waiting for a slot at their endpoint). */

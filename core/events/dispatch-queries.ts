@@ -1,58 +1,69 @@
 // SQL of the dispatcher's steps. Step 1 turns outbox events into delivery rows and notifications and
-// marks the events dispatched, in one transaction. Step 2 claims waiting deliveries into batches per
+// moves the dispatcher's position past them, in one transaction. Step 2 claims waiting deliveries into batches per
 // endpoint, within the endpoint's room; step 3 starts the batches' workflows.
 import type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { notifyUsers } from '../notifications/create.ts';
 import { notificationsForEvents } from '../notifications/from-events.ts';
+import { DISPATCHER, lockPosition, readAfter, storePosition, waitingBehindHorizon } from './outbox-reader.ts';
 
-const ClaimedEvent = z.object({
-  id: z.string(),
-  type: z.string(),
-  actor_type: z.string(),
-  actor_id: z.string().nullable(),
-  petition_id: z.string().nullable(),
-  data: z.record(z.string(), z.unknown()),
-  creator_id: z.string().nullable(),
-  petition_title: z.string().nullable(),
-});
+export type DispatchRound = {
+  /** Events read past (fanned out or passed over); `limit` of them means more may be waiting. */
+  read: number;
+  /** Committed events wait behind an older transaction still running: worth looking again shortly. */
+  waiting: boolean;
+};
 
 /**
- * Claims up to `limit` undispatched events (SKIP LOCKED: several dispatchers share the work), makes
- * their deliveries and notifications, and marks them dispatched. Returns how many events it took.
+ * Reads up to `limit` events past the dispatcher's position (core/events/outbox-reader.ts), makes
+ * their deliveries and notifications, and stores the new position, all in the caller's transaction:
+ * a crash before the commit leaves the position where it was, and a second fan-out of the same events
+ * adds nothing (deliveries and notifications are unique per event). The position's row lock makes
+ * dispatchers take turns.
  */
-export async function dispatchEventBatch(tx: DatabaseTransactionConnection, limit: number): Promise<number> {
-  const events = await tx.any(sql.type(ClaimedEvent)`
-    SELECT e.id, e.type, e.actor_type, e.actor_id, e.petition_id, e.data, p.creator_id, p.title AS petition_title
-    FROM events e LEFT JOIN petitions p ON p.id = e.petition_id
-    WHERE e.dispatched_at IS NULL
-    ORDER BY e.position
-    LIMIT ${limit}
-    FOR UPDATE OF e SKIP LOCKED
-  `);
-  if (events.length === 0) return 0;
-  const ids = events.map((event) => event.id);
-  // An endpoint hears about petitions its owner created; a platform-wide one (made by an administrator
-  // with a full credential) hears about all of them while its owner is still an administrator; the
-  // owner and admins of an organization hear its own events (payment.completed), which name it in data.
-  await tx.query(sql.typeAlias('void')`
-    INSERT INTO webhook_deliveries (endpoint_id, event_id)
-    SELECT ep.id, e.id
-    FROM events e
-    LEFT JOIN petitions p ON p.id = e.petition_id
-    JOIN webhook_endpoints ep ON ep.is_active AND ep.events @> ARRAY[e.type]
-    JOIN users u ON u.id = ep.user_id AND u.suspended_at IS NULL
-    WHERE e.id = ANY(${sql.array(ids, 'uuid')}) AND ((ep.platform_wide AND u.role = 'admin') OR ep.user_id = p.creator_id OR EXISTS (
-      SELECT 1 FROM organization_members m
-      WHERE e.petition_id IS NULL AND m.org_id::text = e.data->>'organization_id' AND m.user_id = ep.user_id AND m.role IN ('owner', 'admin')
-    ))
-    ORDER BY e.position
-    ON CONFLICT (endpoint_id, event_id) WHERE cause = 'event' DO NOTHING
-  `);
-  await notifyUsers(tx, notificationsForEvents(events));
-  await tx.query(sql.typeAlias('void')`UPDATE events SET dispatched_at = now() WHERE id = ANY(${sql.array(ids, 'uuid')})`);
-  return events.length;
+export async function dispatchEventBatch(tx: DatabaseTransactionConnection, limit: number): Promise<DispatchRound> {
+  const at = await lockPosition(tx, DISPATCHER);
+  const events = await readAfter(tx, at, limit);
+  if (events.length === 0) return { read: 0, waiting: await waitingBehindHorizon(tx, at) };
+  const wanted = events.filter((event) => event.data !== null).map((event) => ({ ...event, data: event.data ?? {} }));
+  if (wanted.length > 0) {
+    const column = <T>(pick: (event: (typeof wanted)[number]) => T) => wanted.map(pick);
+    // An endpoint hears about petitions its owner created; a platform-wide one (made by an administrator
+    // with a full credential) hears about all of them while its owner is still an administrator; the
+    // owner and admins of an organization hear its own events (payment.completed), which name it in data.
+    await tx.query(sql.typeAlias('void')`
+      INSERT INTO webhook_deliveries (endpoint_id, event_id)
+      SELECT ep.id, e.id
+      FROM unnest(${sql.array(
+        column((event) => event.id),
+        'uuid',
+      )}, ${sql.array(
+        column((event) => event.type),
+        'text',
+      )}, ${sql.array(
+        column((event) => event.petition_id),
+        'uuid',
+      )}, ${sql.array(
+        column((event) => (typeof event.data.organization_id === 'string' ? event.data.organization_id : null)),
+        'text',
+      )}) WITH ORDINALITY AS e(id, type, petition_id, organization_id, n)
+      LEFT JOIN petitions p ON p.id = e.petition_id
+      JOIN webhook_endpoints ep ON ep.is_active AND ep.events @> ARRAY[e.type]
+      JOIN users u ON u.id = ep.user_id AND u.suspended_at IS NULL
+      WHERE (ep.platform_wide AND u.role = 'admin') OR ep.user_id = p.creator_id OR EXISTS (
+        SELECT 1 FROM organization_members m
+        WHERE e.petition_id IS NULL AND m.org_id::text = e.organization_id AND m.user_id = ep.user_id AND m.role IN ('owner', 'admin')
+      )
+      ORDER BY e.n
+      ON CONFLICT (endpoint_id, event_id) WHERE cause = 'event' DO NOTHING
+    `);
+    await notifyUsers(tx, notificationsForEvents(wanted));
+  }
+  const last = events.at(-1)!;
+  const next = { transaction_id: last.transaction_id, position: last.position };
+  await storePosition(tx, DISPATCHER, next);
+  return { read: events.length, waiting: events.length < limit && (await waitingBehindHorizon(tx, next)) };
 }
 
 /**

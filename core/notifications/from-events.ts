@@ -17,6 +17,9 @@ export type DispatchedEvent = {
 
 const quoted = (title: string | null) => (title ? `“${title}”` : 'your petition');
 
+/** The event types that become notifications (`words` answers for each): the dispatcher reads no others for notifications. */
+export const NOTIFIED_EVENT_TYPES = ['signature.milestone', 'petition.victory', 'response.submitted', 'response.published'] as const;
+
 function words(event: DispatchedEvent): Pick<NewNotification, 'type' | 'title' | 'body'> | undefined {
   const petition = quoted(event.petition_title);
   switch (event.type) {

@@ -11,12 +11,12 @@
 //   petition reached through batches written meanwhile are claimed after the commit, by
 //   milestone-catch-up.ts);
 // - the outbox events (signature.created per signature, signature.milestone per milestone won),
-//   through THE outbox insert of core/events, and one wake-up for the dispatcher at commit.
+//   through THE outbox insert of core/events; no NOTIFY (the API wakes the dispatcher per batch: live-feed.ts).
 // Statuses are checked again here (a petition closed since the policy read takes no signature), and
 // only a signer whose email address is verified is written (sign.ts says who may sign).
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
-import { insertEvent, NOTIFY_DISPATCHER } from '../events/record-event.ts';
+import { insertEvent } from '../events/record-event.ts';
 import { prepared, sql } from '../../db/sql.ts';
 import { uuidV7 } from '../../platform/uuid-v7.ts';
 import { MILESTONE_LOOKBACK, milestonesFor } from './milestones.ts';
@@ -199,16 +199,11 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
         },
         sql.fragment`claimed c JOIN ranked r ON r.id = c.signature_id`,
       )}
-    ), notified AS (
-      -- Wakes the outbox dispatcher at commit instead of leaving the events to its next poll.
-      SELECT ${NOTIFY_DISPATCHER} WHERE EXISTS (SELECT 1 FROM announced) OR EXISTS (SELECT 1 FROM celebrated)
     )
     SELECT i.ordinal, r.id AS signature_id, r.created_at, r.signature_count::bigint AS signature_count,
       EXISTS (SELECT 1 FROM claimed c WHERE c.signature_id = r.id) AS milestone_reached, live.status AS petition_status,
       COALESCE(u.email_verified, false) AS signer_verified
     FROM input i LEFT JOIN ranked r ON r.ordinal = i.ordinal LEFT JOIN live ON live.id = i.petition_id LEFT JOIN signers u ON u.id = i.user_id
-    -- A SELECT in WITH runs only when read: this reads the wake-up (data-modifying ones always run).
-    WHERE (SELECT count(*) FROM notified) >= 0
     ORDER BY i.ordinal
   `,
   );

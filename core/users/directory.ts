@@ -29,8 +29,9 @@ export type UserDirectory = {
 };
 
 export async function createUserDirectory(deps: { db: DatabasePool; notifications: NotificationListener }): Promise<UserDirectory> {
-  const cache = createBoundedLru<string, DirectoryEntry>(CACHE_MAX_ENTRIES, { ttl: CACHE_TTL_MS });
-  const keysByUser = createBoundedLru<string, string>(CACHE_MAX_ENTRIES);
+  // Both purged by age: a campaign's signers each fill an entry once, and would hold it until evicted.
+  const cache = createBoundedLru<string, DirectoryEntry>(CACHE_MAX_ENTRIES, { ttl: CACHE_TTL_MS, purgeStaleEveryMs: CACHE_TTL_MS / 3 });
+  const keysByUser = createBoundedLru<string, string>(CACHE_MAX_ENTRIES, { ttl: CACHE_TTL_MS, purgeStaleEveryMs: CACHE_TTL_MS / 3 });
   const identities = createIdentityBatch(deps.db);
 
   const forget = (userId: string) => {

@@ -1,6 +1,7 @@
 // The `ping` event: a signed test delivery to one endpoint, sent when it is created (as GitHub does)
 // and on POST /v1/webhooks/{id}/test. It goes through the outbox and the delivery path like any
-// event, but its event row is written already dispatched, so no other endpoint receives it.
+// event, but no endpoint subscribes to `ping`, so the dispatcher passes its event over: only the
+// delivery written here sends it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
@@ -30,8 +31,6 @@ export async function queuePing(tx: CommonQueryMethods, endpoint: PingedEndpoint
       data: sql.fragment`${sql.jsonb({ webhook_id: endpoint.id, url: endpoint.url, events: [...endpoint.events] })}`,
     })}`,
   );
-  // Dispatched before anyone can see it: the dispatcher never fans it out to other endpoints.
-  await tx.query(sql.typeAlias('void')`UPDATE events SET dispatched_at = now() WHERE id = ${eventId}`);
   const delivery = await tx.one(sql.type(DeliveryRow)`
     WITH queued AS (
       INSERT INTO webhook_deliveries (endpoint_id, event_id, cause) VALUES (${endpoint.id}, ${eventId}, 'ping')

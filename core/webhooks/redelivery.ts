@@ -2,9 +2,10 @@
 // asked for another copy; the payload `id` stays the event id) which the dispatcher picks up like any
 // other, within the endpoint's concurrency limit. The NOTIFY wakes it at once.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
-import { RateLimited } from '../errors/domain-error.ts';
+import { invalidField, RateLimited } from '../errors/domain-error.ts';
 import { z } from 'zod';
 import { EVENTS_CHANNEL } from '../events/record-event.ts';
+import { DISPATCHER } from '../events/outbox-reader.ts';
 import { sql } from '../../db/sql.ts';
 import { DeliveryRow } from './queries.ts';
 
@@ -30,16 +31,27 @@ export async function redeliver(db: CommonQueryMethods, endpointId: string, deli
   return created;
 }
 
+/** The oldest time a replay reaches: events older than `retentionMs` (RALLY_EVENT_RETENTION) may be gone. */
+export function oldestReplayable(retentionMs: number, now = Date.now()): Date {
+  return new Date(Math.ceil((now - retentionMs) / 1000) * 1000);
+}
+
 /**
  * Queues every already-dispatched event since `since` that the endpoint subscribes to and may see
  * (its owner's petitions; everything for a platform-wide endpoint), oldest first, up to
- * REPLAY_LIMIT; at most REPLAYS_PER_HOUR calls per endpoint.
+ * REPLAY_LIMIT; at most REPLAYS_PER_HOUR calls per endpoint. A `since` before the retention window
+ * (`retentionMs`) is refused: the events it asks for may have been dropped.
  */
 export async function replaySince(
   db: DatabasePool,
   endpoint: { id: string; events: readonly string[]; ownerId: string; platformWide: boolean },
   since: string,
+  retentionMs: number,
 ): Promise<{ replayed: number; nextSince: string | null }> {
+  const oldest = oldestReplayable(retentionMs);
+  if (Date.parse(since) < oldest.getTime()) {
+    throw invalidField('since', 'replay_window', `must be ${oldest.toISOString()} or later: events are kept for ${retentionMs / 86_400_000} days.`);
+  }
   const result = await db.transaction(async (tx) => {
     await tx.query(sql.typeAlias('void')`SELECT FROM webhook_endpoints WHERE id = ${endpoint.id} FOR UPDATE`);
     const recent = await tx.one(sql.type(z.object({ count: z.number(), retry_after: z.number().nullable() }))`
@@ -57,7 +69,8 @@ export async function replaySince(
       WITH picked AS (
         SELECT e.id, e.occurred_at, row_number() OVER (ORDER BY e.occurred_at, e.position) AS n
         FROM events e LEFT JOIN petitions p ON p.id = e.petition_id
-        WHERE e.occurred_at >= ${since}::timestamptz AND e.dispatched_at IS NOT NULL
+        CROSS JOIN (SELECT transaction_id, position FROM event_consumers WHERE name = ${DISPATCHER}) dispatched
+        WHERE e.occurred_at >= ${since}::timestamptz AND (e.transaction_id, e.position) <= (dispatched.transaction_id, dispatched.position)
           AND e.type = ANY(${sql.array(endpoint.events, 'text')})
           AND (${endpoint.platformWide} OR p.creator_id = ${endpoint.ownerId})
         ORDER BY e.occurred_at, e.position

@@ -1,5 +1,6 @@
 // How long Rally keeps what it holds of a person for them or because of them (issue 46): the
-// validity of a data export's download link, and how long after a petition ends its signers' details go.
+// validity of a data export's download link, how long after a petition ends its signers' details go,
+// and how long the outbox keeps events (whose data names signers and authors).
 
 import { Type, type StaticDecode } from '@sinclair/typebox';
 import type { Config } from './types.ts';
@@ -16,12 +17,20 @@ export const personalDataVariables = {
     { default: '180d', description: "how long after a petition closes its signers' details are stripped (`off` keeps them)" },
     (raw) => (raw.trim() === 'off' ? null : parseDuration('RALLY_SIGNER_DATA_RETENTION', raw)),
   ),
+  RALLY_EVENT_RETENTION: duration('RALLY_EVENT_RETENTION', {
+    default: '30d',
+    description: 'how long outbox events are kept (whole days are dropped after it); the furthest back POST /v1/webhooks/{id}/replay reaches',
+  }),
 };
 
 type Values = StaticDecode<ReturnType<typeof Type.Object<typeof personalDataVariables>>>;
 
 export function personalDataSettings(values: Values) {
   return {
-    personalData: Object.freeze({ exportLinkTtlMs: values.RALLY_EXPORT_LINK_TTL, signerDataRetentionMs: values.RALLY_SIGNER_DATA_RETENTION }),
+    personalData: Object.freeze({
+      exportLinkTtlMs: values.RALLY_EXPORT_LINK_TTL,
+      signerDataRetentionMs: values.RALLY_SIGNER_DATA_RETENTION,
+      eventRetentionMs: values.RALLY_EVENT_RETENTION,
+    }),
   } satisfies Partial<Config>;
 }

@@ -85,8 +85,11 @@ export type Config = Readonly<{
    * from one network block within an hour that alert the administrators and stop counting.
    */
   moderation: Readonly<{ autohideThreshold: number; reportsPerHour: number; minAccountAgeMs: number; brigadeThreshold: number }>;
-  /** Data exports' link validity (RALLY_EXPORT_LINK_TTL); how long after closing signers' details are kept (RALLY_SIGNER_DATA_RETENTION, null: off). */
-  personalData: Readonly<{ exportLinkTtlMs: number; signerDataRetentionMs: number | null }>;
+  /**
+   * Data exports' link validity (RALLY_EXPORT_LINK_TTL); how long after closing signers' details are kept (RALLY_SIGNER_DATA_RETENTION,
+   * null: off); how long outbox events are kept (RALLY_EVENT_RETENTION).
+   */
+  personalData: Readonly<{ exportLinkTtlMs: number; signerDataRetentionMs: number | null; eventRetentionMs: number }>;
   bodyLimitBytes: number;
   /** Open /v1/realtime connections per client address. */
   realtimeMaxPerAddress: number;

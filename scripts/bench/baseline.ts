@@ -5,7 +5,8 @@ import { describeExit, spawnPrefixed, stopChild } from '../lib/child-process.ts'
 const SERVER_ENTRY = path.join(import.meta.dirname, 'baseline-server.ts');
 const READY_TIMEOUT_MS = 15_000;
 
-export type BaselineServer = Readonly<{ url: string; stop(): Promise<void> }>;
+/** `pid` lets a meter count the server's CPU (role `baseline`). */
+export type BaselineServer = Readonly<{ url: string; pid: number | undefined; stop(): Promise<void> }>;
 
 /** `data` is what the server puts in the envelope's `data`: pass the API's own answer for equal bodies. */
 export async function startBaselineServer(data: unknown, log: (line: string) => void): Promise<BaselineServer> {
@@ -30,7 +31,7 @@ export async function startBaselineServer(data: unknown, log: (line: string) => 
     });
     const url = `http://127.0.0.1:${port}`;
     log(`bare node:http baseline listening on ${url}`);
-    return { url, stop };
+    return { url, pid: child.process.pid, stop };
   } catch (error) {
     await stop();
     throw error;

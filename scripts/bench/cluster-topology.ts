@@ -18,7 +18,8 @@ export const CLUSTER_SCENARIOS = 'signing,webhook-delivery,petition-reads,scale-
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-export type ClusterTopology = Readonly<{ apiUrl: string; temporalAddress: string; serviceEnv: NodeJS.ProcessEnv }>;
+/** `pid`: the cluster's supervisor, whose tree the meter splits into HAProxy, PgBouncer, Temporal, each API and each worker. */
+export type ClusterTopology = Readonly<{ apiUrl: string; temporalAddress: string; serviceEnv: NodeJS.ProcessEnv; pid: number | undefined }>;
 
 /** Starts `npm run cluster` on the bench database (direct URL) and waits until it prints its addresses. */
 export async function startClusterTopology(
@@ -49,6 +50,7 @@ export async function startClusterTopology(
   options.log(`cluster ready: API ${apiUrl} (2 APIs, 2 workers), Temporal ${TEMPORAL_FRONTEND_ADDRESS}, PgBouncer 127.0.0.1:${PGBOUNCER_PORT}`);
   return {
     apiUrl,
+    pid: cluster.process.pid,
     temporalAddress: TEMPORAL_FRONTEND_ADDRESS,
     serviceEnv: {
       ...options.serviceEnv,

@@ -44,8 +44,9 @@ const UNLIMITED = '1000000000';
 const UNLIMITED_ENV = {
   RALLY_RATE_LIMIT_RPS: UNLIMITED,
   RALLY_RATE_LIMIT_BURST: UNLIMITED,
-  // All load comes from one client address (or a few) and one email domain (`rally loadtest users`):
-  // the default thresholds flag it (issue 44), as they would a crowd; only the hard ceilings, off here, refuse.
+  // Most scenarios' load comes from one client address, the signing rows' from 10,000 (address-load.ts),
+  // and every minted signer has an address at one email domain (`rally loadtest users`): the default
+  // thresholds flag it (issue 44), as they would a crowd; only the hard ceilings, off here, refuse.
   RALLY_SIGN_CEILING_PER_BLOCK_PER_HOUR: '0',
   RALLY_SIGN_CEILING_PER_DOMAIN_PER_HOUR: '0',
 };
@@ -153,7 +154,7 @@ async function nodeArgsFor(meter: Meter): Promise<{ args: string[]; inspectPort?
 async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, meter: Meter, log: Log, name = 'api'): Promise<number | undefined> {
   const node = await nodeArgsFor(meter);
   const api = spawnPrefixed({ name, command: process.execPath, args: [...node.args, 'api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
-  meter.register('api', api.process.pid, node.inspectPort);
+  meter.register('api', api.process.pid, node.inspectPort, name);
   cleanup.add('api', async () => {
     meter.unregister(api.process.pid);
     await stopChild(api, API_STOP_GRACE_MS);
@@ -188,8 +189,9 @@ export async function startBenchEnvironment(
   cleanup.add('meter', meter.close);
   meter.register('postgres', postgresPid);
   if (topology === 'cluster') {
-    // `npm run cluster`'s processes (cluster-topology.ts); PostgreSQL is metered, the cluster's own processes are not.
-    const cluster = await startClusterTopology({ databaseUrl, serviceEnv: { ...env, ...UNLIMITED_ENV }, cleanup, log });
+    // `npm run cluster`'s processes (cluster-topology.ts), each metered on its own: the meter splits the cluster's tree by command line.
+    const { pid, ...cluster } = await startClusterTopology({ databaseUrl, serviceEnv: { ...env, ...UNLIMITED_ENV }, cleanup, log });
+    meter.register('cluster', pid);
     return { ...cluster, databaseUrl, load: { ...options.load, meter }, meter, topology, nodeArgs: () => nodeArgsFor(meter), log };
   }
   const temporal = await prepareTemporal(config, env, cleanup, meter, log);
@@ -223,15 +225,23 @@ export async function startBenchEnvironment(
 /** `pid` lets a scenario read the process's memory (/proc/<pid>/status). */
 export type ExtraApi = Readonly<{ url: string; pid: number | undefined; serviceEnv: Readonly<NodeJS.ProcessEnv>; stop(): Promise<void> }>;
 
+/** The bench environment's rate limits lifted (UNLIMITED_ENV): an API given these keys as undefined runs with production's. */
+export const PRODUCTION_RATE_LIMITS: NodeJS.ProcessEnv = {
+  RALLY_RATE_LIMIT_RPS: undefined,
+  RALLY_RATE_LIMIT_BURST: undefined,
+  RALLY_SIGN_LIMIT_PER_HOUR: undefined,
+};
+
 /**
  * A further API process beside the main one, on a free port, with the main one's environment plus
- * `extraEnv` (for scenarios that compare configurations, e.g. the rate limiter off). The caller stops
- * it; a crash of the bench still takes it down with the other children.
+ * `extraEnv` (for scenarios that compare configurations, e.g. the rate limiter off; a key given as
+ * undefined is removed). The caller stops it; a crash of the bench still takes it down with the other children.
  */
 export async function startExtraApi(environment: BenchEnvironment, extraEnv: NodeJS.ProcessEnv, name = 'api-extra'): Promise<ExtraApi> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const serviceEnv: NodeJS.ProcessEnv = { ...environment.serviceEnv, PORT: String(port), PUBLIC_URL: url, ...extraEnv };
+  const merged: NodeJS.ProcessEnv = { ...environment.serviceEnv, PORT: String(port), PUBLIC_URL: url, ...extraEnv };
+  const serviceEnv = Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined));
   const cleanup = createCleanup(environment.log);
   let pid: number | undefined;
   try {

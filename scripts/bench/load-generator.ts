@@ -2,7 +2,8 @@
 // load never shares an event loop with the benchmark's own bookkeeping (signers, samplers) and is not
 // the ceiling of the fastest target (a bare node:http server outruns one autocannon thread).
 // Receives a GeneratorJob over IPC (it may carry thousands of tokens: too long for an argument),
-// sends {result} (autocannon's summary) back, then exits.
+// answers {ready}, starts on {go} (so that a meter sees the load alone), sends {result} (autocannon's
+// summary) back, then waits to be stopped: alive, its CPU is still its own when the meter reads it.
 import autocannon from 'autocannon';
 
 export type GeneratorJob = {
@@ -20,7 +21,11 @@ export type GeneratorJob = {
 };
 
 const job = await new Promise<GeneratorJob>((resolve) => process.once('message', (message) => resolve(message as GeneratorJob)));
+await new Promise<void>((resolve) => process.send?.({ ready: true }, () => resolve()));
+await new Promise<void>((resolve) => process.once('message', () => resolve()));
 
+let finished = false;
+let stopping = false;
 const instance = autocannon(
   {
     url: job.url,
@@ -39,8 +44,16 @@ const instance = autocannon(
       process.stderr.write(`load generator failed: ${error instanceof Error ? error.message : String(error)}\n`);
       process.exit(1);
     }
-    process.send?.({ result }, () => process.exit(0));
+    finished = true;
+    process.send?.({ result }, () => {
+      if (stopping) process.exit(0);
+    });
   },
 );
-process.on('SIGTERM', () => instance.stop());
-process.on('disconnect', () => instance.stop());
+// Before the end, a SIGTERM (the watchdog) ends the run early, which still sends its result.
+process.on('SIGTERM', () => {
+  if (finished) process.exit(0);
+  stopping = true;
+  instance.stop();
+});
+process.on('disconnect', () => process.exit(0));

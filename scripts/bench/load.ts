@@ -56,11 +56,16 @@ export const GENERATOR_WORKERS = 2;
 const WATCHDOG_GRACE_MS = 30_000;
 const REQUEST_TIMEOUT_SEC = 10;
 
-function runAutocannon(url: string, settings: LoadSettings, durationSec: number, request: LoadRequest): Promise<autocannon.Result> {
-  return request.setupRequest ? runInProcess(url, settings, durationSec, request) : runInGenerator(url, settings, durationSec, request);
+/** `stop` ends the generator process, after the meter has read its CPU. */
+type Run = Readonly<{ pid?: number; go(): Promise<autocannon.Result>; stop(): Promise<void> }>;
+
+/** A run ready to go: the generator process started and handed its job, or autocannon in this process. */
+function prepareAutocannon(url: string, settings: LoadSettings, durationSec: number, request: LoadRequest): Promise<Run> {
+  if (request.setupRequest) return Promise.resolve({ go: () => runInProcess(url, settings, durationSec, request), stop: () => Promise.resolve() });
+  return prepareGenerator(url, settings, durationSec, request);
 }
 
-async function runInGenerator(url: string, settings: LoadSettings, durationSec: number, request: LoadRequest): Promise<autocannon.Result> {
+async function prepareGenerator(url: string, settings: LoadSettings, durationSec: number, request: LoadRequest): Promise<Run> {
   const job: GeneratorJob = {
     url,
     method: request.method ?? 'GET',
@@ -74,20 +79,40 @@ async function runInGenerator(url: string, settings: LoadSettings, durationSec: 
     workers: GENERATOR_WORKERS,
   };
   const child = spawnPrefixed({ name: 'load', command: process.execPath, args: [GENERATOR_ENTRY], ipc: true });
+  const exited = child.exited.then((exit): never => {
+    throw new Error(`the load generator exited without a result (code ${exit.code}, signal ${exit.signal})`);
+  });
+  exited.catch(() => {});
+  const message = (key: 'ready' | 'result') =>
+    Promise.race([
+      new Promise<unknown>((resolve) => child.process.once('message', (sent: Record<string, unknown>) => resolve(sent[key]))).then((value) => {
+        if (!value) throw new Error(`the load generator sent no ${key}`);
+        return value;
+      }),
+      exited,
+    ]);
+  const ready = message('ready');
   child.process.send(job);
-  const watchdog = setTimeout(() => void stopChild(child, 5_000), durationSec * 1000 + WATCHDOG_GRACE_MS);
   try {
-    return await new Promise<autocannon.Result>((resolve, reject) => {
-      child.process.once('message', (message: { result?: autocannon.Result }) => {
-        if (message.result) resolve(message.result);
-        else reject(new Error('the load generator sent no result'));
-      });
-      void child.exited.then((exit) => reject(new Error(`the load generator exited without a result (code ${exit.code}, signal ${exit.signal})`)));
-    });
-  } finally {
-    clearTimeout(watchdog);
+    await ready;
+  } catch (error) {
     await stopChild(child, 5_000);
+    throw error;
   }
+  return {
+    pid: child.process.pid,
+    async go() {
+      const watchdog = setTimeout(() => void stopChild(child, 5_000), durationSec * 1000 + WATCHDOG_GRACE_MS);
+      try {
+        const result = message('result');
+        child.process.send({ go: true });
+        return (await result) as autocannon.Result;
+      } finally {
+        clearTimeout(watchdog);
+      }
+    },
+    stop: async () => void (await stopChild(child, 5_000)),
+  };
 }
 
 function runInProcess(url: string, settings: LoadSettings, durationSec: number, request: LoadRequest): Promise<autocannon.Result> {
@@ -138,11 +163,18 @@ export async function measureLoad(
 ): Promise<LoadResult> {
   if (settings.warmupSec > 0) {
     log(`${label}: warming up for ${settings.warmupSec} s`);
-    await runAutocannon(url, settings, settings.warmupSec, request);
+    const warm = await prepareAutocannon(url, settings, settings.warmupSec, request);
+    await warm.go().finally(() => warm.stop());
   }
   log(`${label}: measuring for ${settings.durationSec} s (${settings.connections} connections, pipelining ${settings.pipelining})`);
-  const run = () => runAutocannon(url, settings, settings.durationSec, request);
-  const metered = settings.meter ? await settings.meter.measure(label, run) : { value: await run(), cost: undefined };
+  const run = await prepareAutocannon(url, settings, settings.durationSec, request);
+  const { meter } = settings;
+  // The generator process is metered as `load`; autocannon in this process counts as the harness.
+  meter?.register('load', run.pid);
+  const metered = await (meter ? meter.measure(label, run.go) : run.go().then((value) => ({ value, cost: undefined }))).finally(async () => {
+    meter?.unregister(run.pid);
+    await run.stop();
+  });
   const result: LoadResult = { ...summarise(metered.value), ...(metered.cost ? { cost: metered.cost } : {}) };
   log(
     `${label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +

@@ -99,20 +99,34 @@ export function formatTable(rows: readonly ReportRow[]): string {
   return [line(COLUMNS.map((column) => column.title)), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line)].join('\n');
 }
 
-const ROLES = ['api', 'worker', 'temporal', 'postgres', 'bench'] as const;
+const ROLES = ['api', 'worker', 'temporal', 'postgres', 'pgbouncer', 'haproxy', 'load', 'baseline', 'other', 'bench'] as const;
 
-/** Per metered row: CPU seconds of each process over its windows, CPU ms per request, and PostgreSQL's top statement. */
+/** Each metered process of a row: CPU seconds, (CPU ms per request), memory MB after the row; the roles' sums for older rows. */
+function processCosts(cost: RowCost): string[] {
+  const { cpuSeconds, cpuMsPerRequest, processes } = cost;
+  if (processes) {
+    return Object.entries(processes)
+      .filter(([, part]) => part.cpuSeconds > 0 || part.role !== 'other')
+      .map(
+        ([name, part]) =>
+          `${name} ${part.cpuSeconds.toFixed(2)}${part.cpuMsPerRequest === null ? '' : ` (${part.cpuMsPerRequest.toFixed(3)})`} ${part.memoryMb} MB`,
+      );
+  }
+  return ROLES.filter((role) => cpuSeconds[role] !== undefined).map(
+    (role) => `${role} ${cpuSeconds[role]!.toFixed(2)}${cpuMsPerRequest?.[role] !== undefined ? ` (${cpuMsPerRequest[role]!.toFixed(3)})` : ''}`,
+  );
+}
+
+/** Per metered row: CPU seconds of each process over its windows, CPU ms per request, memory, and PostgreSQL's top statement. */
 export function formatCosts(rows: readonly ReportRow[]): string {
-  const lines = ['CPU per row (seconds over the measured rounds; ms per request in brackets):'];
+  const lines = ['CPU per row and process (seconds over the measured rounds; ms per request in brackets; resident MB after the row):'];
   for (const row of rows) {
     if (!row.cost) continue;
-    const { cpuSeconds, cpuMsPerRequest, topStatements } = row.cost;
-    const roles = ROLES.filter((role) => cpuSeconds[role] !== undefined).map(
-      (role) => `${role} ${cpuSeconds[role]!.toFixed(2)}${cpuMsPerRequest?.[role] !== undefined ? ` (${cpuMsPerRequest[role]!.toFixed(3)})` : ''}`,
-    );
-    lines.push(`  ${row.scenario} · ${row.target}: ${roles.join(', ')}`);
-    const top = topStatements[0];
+    lines.push(`  ${row.scenario} · ${row.target}: ${processCosts(row.cost).join(', ')}`);
+    const top = row.cost.topStatements[0];
     if (top) lines.push(`      top statement: ${top.totalMs} ms in ${top.calls} calls: ${top.query.slice(0, 120)}`);
+    const writes = Object.entries(row.cost.tableWrites ?? {}).slice(0, 4);
+    if (writes.length > 0) lines.push(`      rows written: ${writes.map(([table, count]) => `${table} ${count}`).join(', ')}`);
     for (const miss of row.missed) lines.push(`      MISS: ${miss.what} ${miss.measured ?? '?'} (goal ${miss.goal})`);
   }
   return lines.join('\n');

@@ -11,6 +11,9 @@ import type { ReportRow, RunReport } from './report.ts';
 
 export const RESULTS_DIR = path.resolve(import.meta.dirname, '..', '..', 'bench', 'results');
 const ROLES = ['api', 'worker', 'temporal', 'postgres'] as const;
+/** Roles a column is given for only in runs that metered them (runs from before issue 48 did not). */
+const LATER_ROLES = ['pgbouncer', 'haproxy', 'load'] as const;
+type ShownRole = (typeof ROLES)[number] | (typeof LATER_ROLES)[number];
 
 export type TopologyRun = Readonly<{ topology: Topology; file: string; report: RunReport }>;
 
@@ -37,14 +40,27 @@ function reason(row: ReportRow): string {
   return (row.missed ?? []).map((miss) => `${miss.what} ${miss.measured ?? '?'} (goal ${miss.goal})`).join('; ');
 }
 
-function cpu(row: ReportRow): string[] {
+function cpu(row: ReportRow, roles: readonly ShownRole[]): string[] {
   const cost = row.cost;
-  return ROLES.map((role) => {
+  return roles.map((role) => {
     const seconds = cost?.cpuSeconds[role];
     if (seconds === undefined) return '—';
     const perRequest = cost?.cpuMsPerRequest?.[role];
     return perRequest === undefined ? seconds.toFixed(2) : `${seconds.toFixed(2)} (${perRequest.toFixed(3)})`;
   });
+}
+
+/** Every process of a row: CPU seconds (CPU ms per request), resident MB after the row. */
+function eachProcess(row: ReportRow): string {
+  const processes = row.cost?.processes;
+  if (!processes) return '—';
+  return Object.entries(processes)
+    .filter(([, part]) => part.cpuSeconds > 0)
+    .map(
+      ([name, part]) =>
+        `${name} ${part.cpuSeconds.toFixed(2)}${part.cpuMsPerRequest === null ? '' : ` (${part.cpuMsPerRequest.toFixed(3)})`} ${part.memoryMb} MB`,
+    )
+    .join('; ');
 }
 
 const tableLine = (cells: readonly string[]): string => `| ${cells.map((text) => cell(String(text))).join(' | ')} |`;
@@ -100,18 +116,21 @@ function runSection({ topology, file, report }: TopologyRun): string[] {
   ];
   const metered = report.rows.filter((row) => row.cost);
   if (metered.length > 0) {
+    const roles: ShownRole[] = [...ROLES, ...LATER_ROLES.filter((role) => metered.some((row) => row.cost!.cpuSeconds[role] !== undefined))];
+    const perProcess = metered.some((row) => row.cost!.processes);
     lines.push(
       '',
       `### CPU per row (\`${topology}\`)`,
       '',
-      "CPU seconds of each process over the row's measured rounds (from /proc), and in brackets CPU milliseconds per request (signature, delivery…).",
+      "CPU seconds of each process over the row's measured rounds (from /proc), and in brackets CPU milliseconds per request (signature, delivery…)" +
+        (perProcess ? '; the last column names each process, with its resident memory after the row.' : '.'),
       '',
-      `| scenario | target | ${ROLES.join(' | ')} | top statement (total ms, calls) |`,
-      `|---|---|${ROLES.map(() => '---:').join('|')}|---|`,
+      `| scenario | target | ${roles.join(' | ')} | top statement (total ms, calls) |${perProcess ? ' each process |' : ''}`,
+      `|---|---|${roles.map(() => '---:').join('|')}|---|${perProcess ? '---|' : ''}`,
       ...metered.map((row) => {
         const top = row.cost!.topStatements[0];
         const statement = top ? `${top.totalMs} ms, ${top.calls}: \`${top.query.slice(0, 80)}\`` : '—';
-        return tableLine([row.scenario, row.target, ...cpu(row), statement]);
+        return tableLine([row.scenario, row.target, ...cpu(row, roles), statement, ...(perProcess ? [eachProcess(row)] : [])]);
       }),
     );
   }

@@ -6,10 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type autocannon from 'autocannon';
 import { describeExit, spawnPrefixed, stopChild } from '../lib/child-process.ts';
-import { measureLoad, type LoadResult } from './load.ts';
-import type { BenchEnvironment } from './scenario.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 const READY_TIMEOUT_MS = 30_000;
@@ -115,37 +112,4 @@ export function createSignerPool(serviceEnv: NodeJS.ProcessEnv, log: (line: stri
       if (count > signers.length) append(signers, await mintSigners(serviceEnv, count - signers.length, log));
     },
   };
-}
-
-/**
- * Signing through the API: a warm-up, signers topped up for its rate, then the measurement; each
- * request a signer the pool never handed out before, so phases on one petition never collide.
- */
-export async function measureSigning(
-  env: BenchEnvironment,
-  api: { url: string },
-  pool: SignerPool,
-  label: string,
-  petitionFor: (index: number) => string,
-): Promise<LoadResult> {
-  let reused = 0;
-  const setupRequest = (request: autocannon.Request): autocannon.Request => {
-    const index = pool.next++;
-    // Past the end a signer signs a second time (409): the verdict then says INVALID, not a rate.
-    if (index >= pool.signers.length) reused += 1;
-    const signer = pool.signers[index % pool.signers.length]!;
-    request.method = 'POST';
-    request.path = `/v1/petitions/${petitionFor(index)}/signatures`;
-    request.headers = { ...request.headers, authorization: `Bearer ${signer.accessToken}`, 'content-type': 'application/json' };
-    request.body = '{}';
-    return request;
-  };
-  const { load } = env;
-  await pool.ensure(planned(pool.next, 0, load.warmupSec, load.connections));
-  const { meter: _unmetered, ...warmLoad } = load;
-  const warm = await measureLoad(`${label} (warm-up)`, `${api.url}/v1`, { ...warmLoad, durationSec: load.warmupSec, warmupSec: 0 }, env.log, { setupRequest });
-  await pool.ensure(planned(pool.next, warm.requestsPerSecond, load.durationSec, load.connections));
-  const result = await measureLoad(label, `${api.url}/v1`, { ...load, warmupSec: 0 }, env.log, { setupRequest });
-  if (reused > 0) env.log(`warning: ${label} ran out of fresh signers (${reused} reused); its row is INVALID`);
-  return result;
 }

@@ -12,7 +12,8 @@ export type StatementCost = Readonly<{
   rows: number;
 }>;
 
-type Counters = { query: string; calls: number; totalMs: number; rows: number };
+/** `toplevel`: sent by a client, not run inside a function or trigger (pg_stat_statements.track = 'all' counts both). */
+export type Counters = { query: string; calls: number; totalMs: number; rows: number; toplevel: boolean };
 export type StatementSnapshot = ReadonlyMap<string, Counters>;
 
 const QUERY_CHARS = 240;
@@ -22,14 +23,14 @@ export const TOP_STATEMENTS = 10;
 export async function snapshotStatements(client: pg.Client | null): Promise<StatementSnapshot | null> {
   if (!client) return null;
   try {
-    const result = await client.query<{ key: string; query: string; calls: string; total: number; rows: string }>(
-      `SELECT userid::text || ':' || dbid::text || ':' || queryid::text AS key, query, calls, total_exec_time AS total, rows
-       FROM pg_stat_statements WHERE queryid IS NOT NULL AND query NOT LIKE '%pg_stat_statements%'`,
+    const result = await client.query<{ key: string; query: string; calls: string; total: number; rows: string; toplevel: boolean }>(
+      `SELECT userid::text || ':' || dbid::text || ':' || queryid::text || ':' || toplevel::text AS key, query, calls, total_exec_time AS total, rows, toplevel
+       FROM pg_stat_statements WHERE queryid IS NOT NULL AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_stat_user_tables%'`,
     );
     return new Map(
       result.rows.map((row) => [
         row.key,
-        { query: row.query.replace(/\s+/g, ' ').trim(), calls: Number(row.calls), totalMs: row.total, rows: Number(row.rows) },
+        { query: row.query.replace(/\s+/g, ' ').trim(), calls: Number(row.calls), totalMs: row.total, rows: Number(row.rows), toplevel: row.toplevel },
       ]),
     );
   } catch {
@@ -45,7 +46,7 @@ export function statementsBetween(before: StatementSnapshot | null, after: State
     const then = before.get(key);
     const calls = now.calls - (then?.calls ?? 0);
     if (calls <= 0) continue;
-    spent.set(key, { query: now.query, calls, totalMs: now.totalMs - (then?.totalMs ?? 0), rows: now.rows - (then?.rows ?? 0) });
+    spent.set(key, { ...now, calls, totalMs: now.totalMs - (then?.totalMs ?? 0), rows: now.rows - (then?.rows ?? 0) });
   }
   return spent;
 }
@@ -55,9 +56,7 @@ export function addStatements(into: Map<string, Counters>, more: ReadonlyMap<str
     const known = into.get(key);
     into.set(
       key,
-      known
-        ? { query: known.query, calls: known.calls + counters.calls, totalMs: known.totalMs + counters.totalMs, rows: known.rows + counters.rows }
-        : { ...counters },
+      known ? { ...known, calls: known.calls + counters.calls, totalMs: known.totalMs + counters.totalMs, rows: known.rows + counters.rows } : { ...counters },
     );
   }
 }

@@ -1,7 +1,7 @@
 // Pieces of the webhook benchmark: the receiver (receiver.ts, in a process of its own), a Rally worker
 // process (with its dispatcher), bench users, petitions and endpoints made straight in SQL, events
 // written through the outbox's insert with their commit times.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
@@ -11,18 +11,40 @@ import { insertEvent, NOTIFY_DISPATCHER } from '../../core/events/record-event.t
 import { sql } from '../../db/sql.ts';
 import { spawnPrefixed, stopChild, type PrefixedChild } from '../lib/child-process.ts';
 import type { BenchEnvironment } from './scenario.ts';
+import { workflowBundle } from './workflow-bundle.ts';
 
 export { startReceiver, type Receiver } from './receiver.ts';
 
-/** A worker process as `npm run worker` runs it, on a task queue of its own; resolves once polling. */
-export async function startRallyWorker(env: BenchEnvironment, taskQueue: string): Promise<PrefixedChild> {
+/**
+ * Production's settings for a worker: NODE_ENV=production with secrets of its own (production refuses
+ * the public development ones): for rows whose worker opens nothing the API sealed (no deliveries).
+ */
+/** NODE_ENV=production with secrets of its own, as production refuses the public development ones. */
+export const productionServiceEnv = (): NodeJS.ProcessEnv => ({
+  NODE_ENV: 'production',
+  RALLY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+  RALLY_MEDIA_SIGNING_KEY: randomBytes(32).toString('hex'),
+  OIDC_CLIENT_SECRET: randomBytes(32).toString('hex'),
+  RALLY_WEBHOOK_ALLOW_PRIVATE: undefined,
+});
+
+/**
+ * A worker process on a task queue of its own, loading the prepared workflow bundle as production
+ * does; resolves once polling. `production: true` runs it as production does in full (NODE_ENV,
+ * secrets of its own): production refuses to deliver webhooks to the bench's receiver on loopback
+ * and cannot open what the API sealed with the development key, so rows that need either run it in
+ * development mode, whose one difference in the worker is that loopback guard.
+ */
+export async function startRallyWorker(env: BenchEnvironment, taskQueue: string, options: { production?: boolean } = {}): Promise<PrefixedChild> {
   const node = await env.nodeArgs();
+  const mode = options.production ? productionServiceEnv() : { RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' };
+  const merged: NodeJS.ProcessEnv = { ...env.serviceEnv, RALLY_TASK_QUEUE: taskQueue, RALLY_WORKFLOW_BUNDLE: await workflowBundle(env.log), ...mode };
   const child = spawnPrefixed({
-    name: 'worker',
+    name: options.production ? 'worker-production' : 'worker',
     command: process.execPath,
     args: [...node.args, 'worker/main.ts'],
     cwd: fileURLToPath(new URL('../../', import.meta.url)),
-    env: { ...env.serviceEnv, RALLY_TASK_QUEUE: taskQueue, RALLY_WEBHOOK_ALLOW_PRIVATE: 'true' },
+    env: Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)),
   });
   env.meter.register('worker', child.process.pid, node.inspectPort);
   void child.exited.then(() => env.meter.unregister(child.process.pid));
@@ -104,7 +126,9 @@ export async function waitForEmptyOutbox(db: DatabasePool, log: (line: string) =
   const deadline = performance.now() + limitMs;
   let reported = false;
   for (;;) {
-    const waiting = await db.oneFirst(sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM events WHERE dispatched_at IS NULL`);
+    const waiting = await db.oneFirst(sql.type(z.object({ count: z.number() }))`
+      SELECT count(*)::int AS count FROM events e
+      JOIN event_consumers c ON c.name = 'dispatcher' AND (e.transaction_id, e.position) > (c.transaction_id, c.position)`);
     if (waiting === 0) return;
     if (performance.now() > deadline) throw new Error(`the outbox still holds ${waiting} events`);
     if (!reported) log(`waiting for the dispatcher to work through ${waiting} earlier events`);

@@ -4,7 +4,7 @@
 // strip TypeScript types (< 24), re-executes the entry with the Node 24 that ships as the `node`
 // npm dependency.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -18,8 +18,28 @@ function dependenciesNeedInstall() {
   if (!existsSync(installedLock)) return true;
   const lock = path.join(packageRoot, 'package-lock.json');
   // npm writes node_modules/.package-lock.json after package-lock.json, so a lock file that is newer
-  // means someone pulled or edited dependencies since the last install.
-  return existsSync(lock) && statSync(lock).mtimeMs > statSync(installedLock).mtimeMs;
+  // may mean someone pulled or edited dependencies since the last install. A checkout (a clone, a git
+  // worktree) also makes it newer without changing it, so the contents decide.
+  if (!existsSync(lock) || statSync(lock).mtimeMs <= statSync(installedLock).mtimeMs) return false;
+  if (!installedMatchesLock(lock, installedLock)) return true;
+  const now = new Date();
+  utimesSync(installedLock, now, now);
+  return false;
+}
+
+/** Whether every package the lock file asks for is installed at its version (platform-specific optional ones may be absent). */
+export function installedMatchesLock(lockPath, installedPath) {
+  try {
+    const wanted = JSON.parse(readFileSync(lockPath, 'utf8')).packages ?? {};
+    const installed = JSON.parse(readFileSync(installedPath, 'utf8')).packages ?? {};
+    return Object.entries(wanted).every(([where, entry]) => {
+      if (where === '') return true;
+      const found = installed[where];
+      return found ? found.version === entry.version : entry.optional === true;
+    });
+  } catch {
+    return false;
+  }
 }
 
 function installDependencies() {

@@ -65,7 +65,9 @@ describe('limits on what one account can create', function () {
       const someoneElses = await createPetitionRow((await createTestUser()).id);
       await emitEvent(someoneElses);
       const { db } = testEnvironment();
-      while ((await db.transaction((tx) => dispatchEventBatch(tx, 1000))) > 0);
+      for (let round = await db.transaction((tx) => dispatchEventBatch(tx, 1000)); round.read > 0 || round.waiting;) {
+        round = await db.transaction((tx) => dispatchEventBatch(tx, 1000));
+      }
       const delivered = async (endpointId: string) =>
         db.oneFirst(sql.type(z.object({ count: z.number() }))`
         SELECT count(*)::int AS count FROM webhook_deliveries d JOIN events e ON e.id = d.event_id

@@ -1,7 +1,6 @@
-// What openapi.json promises an integrator beyond passing the linter (issue 47): bodies that are not
-// JSON are described (the OAuth endpoints' forms, an upload's bytes), both OAuth flows with their
-// scopes, no route of Rally's own pages, the shared problem answers written once, every schema
-// described, and operation summaries that are short titles whose descriptions say more.
+// What openapi.json promises an integrator beyond passing the linter (issue 47): non-JSON bodies described, both OAuth flows,
+// no route of Rally's own pages, shared answers and schemas written once (at most half its old size), every schema
+// described, and summaries that are short titles whose descriptions say more.
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 
@@ -9,7 +8,7 @@ type Operation = {
   summary: string;
   description: string;
   requestBody?: { content: Record<string, unknown> };
-  responses: Record<string, { $ref?: string; content?: Record<string, unknown> }>;
+  responses: Record<string, { $ref?: string; description?: string; content?: Record<string, unknown> }>;
 };
 type Document = {
   paths: Record<string, Record<string, Operation>>;
@@ -22,6 +21,9 @@ const DOCUMENT = JSON.parse(TEXT) as Document;
 const OPERATIONS = Object.entries(DOCUMENT.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, path, operation })),
 );
+/** An answer as written, or the shared answer its reference names. */
+const answer = (response: { $ref?: string; content?: Record<string, unknown> }) =>
+  (response.$ref ? DOCUMENT.components.responses[response.$ref.replace('#/components/responses/', '')] : response) as { content?: Record<string, unknown> };
 const EVERY = [...OPERATIONS, ...Object.entries(DOCUMENT.webhooks).map(([name, entry]) => ({ where: `webhook ${name}`, path: name, operation: entry.post }))];
 
 describe('the contract of openapi.json', () => {
@@ -46,21 +48,42 @@ describe('the contract of openapi.json', () => {
   it('leaves out the routes of Rally’s own pages and forms', () => {
     // The consent screen of /oauth/authorize is the protocol's; a problem's `type` resolves to its page.
     const pages = OPERATIONS.filter(({ path, operation }) => {
-      const answers = Object.values(operation.responses).flatMap((response) => Object.keys(response.content ?? {}));
+      const answers = Object.values(operation.responses).flatMap((response) => Object.keys(answer(response).content ?? {}));
       const forms = Object.keys(operation.requestBody?.content ?? {}).includes('application/x-www-form-urlencoded') && !path.startsWith('/oauth/');
       return forms || (answers.some((type) => type === 'text/html' || type === 'text/javascript') && !['/oauth/authorize', '/problems/{slug}'].includes(path));
     });
     expect(pages.map(({ where }) => where)).to.deep.equal([]);
   });
 
-  it('writes the shared problem answers once, in components/responses', () => {
-    expect(Object.keys(DOCUMENT.components.responses)).to.include.members(['ClientProblem', 'ServerProblem', 'TooManyRequests']);
-    const inline = OPERATIONS.filter(({ operation }) => operation.responses['4XX'] && !operation.responses['4XX'].$ref);
-    // Only the probes, which are not rate limited, answer without the budget headers of the shared answer.
-    expect(inline.map(({ path }) => path).every((path) => path.startsWith('/health'))).to.equal(true);
+  it('writes an answer that operations give in the same form once, in components/responses, each use with its own description', () => {
+    expect(Object.keys(DOCUMENT.components.responses)).to.include.members(['ClientProblem', 'ServerProblem', 'TooManyRequests', 'NotFound']);
+    const inline = OPERATIONS.flatMap(({ operation }) =>
+      Object.entries(operation.responses)
+        .filter(([, response]) => !response.$ref)
+        .map(([status, { description: _description, ...form }]) => JSON.stringify([form.content ? '' : status, form])),
+    );
+    const repeated = inline.filter((form, index) => inline.indexOf(form) !== index);
+    expect(repeated).to.deep.equal([]);
+    const notFound = DOCUMENT.paths['/v1/petitions/{id}/analytics']!.get!.responses['404'];
+    expect(notFound).to.deep.equal({ $ref: '#/components/responses/NotFound', description: 'No such petition' });
   });
 
-  it('is at most half the 1,718,705 bytes it had when its error answers were copied inline', () => {
+  it('names every object schema it uses twice instead of writing it inline again', () => {
+    const places = new Map<string, string[]>();
+    const visit = (value: unknown, where: string): void => {
+      if (typeof value !== 'object' || value === null) return;
+      const schema = value as { type?: string; properties?: object };
+      if (schema.type === 'object' && schema.properties && where.includes('/')) {
+        places.set(JSON.stringify(schema), [...(places.get(JSON.stringify(schema)) ?? []), where]);
+      }
+      for (const [key, item] of Object.entries(value)) visit(item, `${where}/${key}`);
+    };
+    for (const [name, schema] of Object.entries(DOCUMENT.components.schemas)) visit(schema, name);
+    expect([...places.values()].filter((uses) => uses.length > 1)).to.deep.equal([]);
+  });
+
+  it('is at most half the 1,718,705 bytes it had when its error answers were copied inline, written with two spaces per level', () => {
+    expect(TEXT).to.equal(`${JSON.stringify(DOCUMENT, null, 2)}\n`);
     expect(Buffer.byteLength(TEXT)).to.be.at.most(1_718_705 / 2);
   });
 

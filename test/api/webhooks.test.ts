@@ -105,6 +105,20 @@ describe('Webhook endpoints', function () {
       }
       expect([...statuses].filter((status) => status !== 202 && status !== 404)).to.deep.equal([]);
     });
+
+    it('answers 422 replay_window, naming the oldest time it can replay, for a since before the 30-day retention', async () => {
+      const { body } = await create();
+      const asked = Date.now();
+      const replay = (since: Date) => call(`/v1/webhooks/${body.data.id}/replay`, { method: 'POST', body: JSON.stringify({ since: since.toISOString() }) });
+      const response = await replay(new Date(asked - 31 * 86_400_000));
+      expect(response.status).to.equal(422);
+      expect(response.headers.get('content-type')).to.match(/^application\/problem\+json/);
+      const problem = await json(response);
+      expect(problem.errors[0]).to.include({ field: 'since', code: 'replay_window' });
+      const oldest = Date.parse(/\d{4}-\d\d-\d\dT[\d:.]+Z/.exec(problem.detail)![0]);
+      expect(oldest).to.be.within(asked - 30 * 86_400_000 - 1_000, Date.now() - 30 * 86_400_000 + 1_000);
+      expect((await replay(new Date(Date.now() - 29 * 86_400_000))).status).to.equal(202);
+    });
   });
 
   describe('POST /v1/webhooks/{id}/rotate-secret', () => {

@@ -91,22 +91,38 @@ describe('the TypeScript SDK transport', function () {
   });
 
   it('abandons an attempt after timeoutMs and retries a read; the caller’s AbortSignal stops everything', async () => {
+    const controller = new AbortController();
+    let abortedAt = 0;
     const slow: Answer = (response) => setTimeout(() => ok(response), 3_000);
-    const server = await standIn([slow, ok, slow]);
+    // The caller gives up while Rally is still working on the third request: no answer, no further attempt.
+    const givenUp: Answer = () => {
+      abortedAt = Date.now();
+      controller.abort(new Error('the user went away'));
+    };
+    const server = await standIn([slow, ok, givenUp]);
     try {
       const client = createRallyClient({ baseUrl: server.baseUrl, timeoutMs: 300, retry: { initialDelayMs: 10 } });
       expect((await client.GET('/health')).response.status).to.equal(200);
       expect(server.seen).to.have.length(2);
-      const controller = new AbortController();
-      setTimeout(() => controller.abort(new Error('the user went away')), 200);
-      const started = Date.now();
       const aborted = await client
         .withOptions({ timeoutMs: 10_000 })
         .GET('/health', { signal: controller.signal })
         .catch((error: unknown) => error);
       expect(aborted).to.have.property('message', 'the user went away');
-      expect(Date.now() - started).to.be.below(2_000);
-      expect(server.seen).to.have.length(3);
+      expect(Date.now() - abortedAt, 'rejected on the abort, not after the 10 s attempt timeout').to.be.below(5_000);
+      expect(server.seen, 'no attempt after the abort').to.have.length(3);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('rejects with the reason at once when the caller’s signal was aborted before the call', async () => {
+    const server = await standIn([]);
+    try {
+      const client = createRallyClient({ baseUrl: server.baseUrl });
+      const aborted = await client.GET('/health', { signal: AbortSignal.abort(new Error('already gone')) }).catch((error: unknown) => error);
+      expect(aborted).to.have.property('message', 'already gone');
+      expect(server.seen).to.have.length(0);
     } finally {
       await server.close();
     }

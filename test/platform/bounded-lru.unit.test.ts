@@ -22,4 +22,15 @@ describe('createBoundedLru (platform/bounded-lru.ts)', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(cache.get('a')).to.equal(undefined);
   });
+
+  it('with purgeStaleEveryMs, drops expired entries that are never read again, and keeps fresh ones', async () => {
+    const disposed: string[] = [];
+    const cache = createBoundedLru<string, number>(10, { purgeStaleEveryMs: 5, dispose: (_value, key) => disposed.push(key) });
+    cache.set('signer', 1, { ttl: 10 });
+    cache.set('regular', 2, { ttl: 60_000 });
+    const deadline = Date.now() + 5_000;
+    while (!disposed.includes('signer') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(disposed).to.deep.equal(['signer']);
+    expect([...cache.keys()]).to.deep.equal(['regular']);
+  });
 });

@@ -74,4 +74,18 @@ describe('docs/benchmarks.md', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('names each metered process of a row with its CPU, CPU per request and memory, and a column for each role the run metered', () => {
+    const processes = {
+      'api-sign': { role: 'api', cpuSeconds: 9, cpuMsPerRequest: 0.3, memoryMb: 150 },
+      'cluster haproxy-1': { role: 'haproxy', cpuSeconds: 1.5, cpuMsPerRequest: 0.05, memoryMb: 20 },
+      load: { role: 'load', cpuSeconds: 0, cpuMsPerRequest: 0, memoryMb: 90 },
+    };
+    const cost = { seconds: 45, cpuSeconds: { api: 9, haproxy: 1.5, load: 0 }, cpuMsPerRequest: null, processes, topStatements: [], profiles: [] };
+    const page = renderBenchmarksDoc([
+      { topology: 'cluster', file: 'run.json', report: run('2026-01-04T00:00:00.000Z', 'cluster', [{ ...row('signing', 'POST sign', 2000), cost }]) as never },
+    ]);
+    expect(page).to.contain('| scenario | target | api | worker | temporal | postgres | haproxy | load | top statement (total ms, calls) | each process |');
+    expect(page).to.contain('api-sign 9.00 (0.300) 150 MB; cluster haproxy-1 1.50 (0.050) 20 MB |');
+  });
 });

@@ -53,7 +53,7 @@ describe('import rules (scripts/eslint.config.js)', function () {
 
   it('reports core/ importing the Temporal client or its client-side helpers', async () => {
     const client = await lintThrowaway('core', "import type { Client } from '@temporalio/client';\nexport type Probe = Client;\n");
-    expect(client.join('\n')).to.include('no-restricted-imports').and.include('no Temporal');
+    expect(client.join('\n')).to.include('no-restricted-imports').and.include('Only orchestration/ holds the Temporal client');
     const common = await lintThrowaway(
       'core',
       "import type { UpdateDefinition } from '@temporalio/common';\nexport type Probe = UpdateDefinition<unknown, []>;\n",
@@ -73,9 +73,25 @@ describe('import rules (scripts/eslint.config.js)', function () {
     );
     expect(workflows.join('\n')).to.include('no-restricted-imports').and.include('api/ is HTTP only');
     const client = await lintThrowaway('api', "import type { Client } from '@temporalio/client';\nexport type Probe = Client;\n");
-    expect(client.join('\n')).to.include('no-restricted-imports').and.include('api/ is HTTP only');
+    expect(client.join('\n')).to.include('no-restricted-imports').and.include('Only orchestration/ holds the Temporal client');
     const http = await lintThrowaway('api/http', "import type { Connection } from '@temporalio/client';\nexport type Probe = Connection;\n");
-    expect(http.join('\n')).to.include('no-restricted-imports').and.include('api/ is HTTP only');
+    expect(http.join('\n')).to.include('no-restricted-imports').and.include('Only orchestration/ holds the Temporal client');
+  });
+
+  it('reports the worker, activities and scripts importing the Temporal client: they call orchestration/', async () => {
+    const probes = [
+      ['worker', "import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';\nexport const probe = WorkflowExecutionAlreadyStartedError;\n"],
+      ['activities', "import type { Client } from '@temporalio/client';\nexport type Probe = Client;\n"],
+      ['scripts', "import { Client } from '@temporalio/client';\nexport const probe = Client;\n"],
+    ] as const;
+    for (const [folder, source] of probes) {
+      const errors = await lintThrowaway(folder, source);
+      expect(errors.join('\n'), folder).to.include('no-restricted-imports').and.include('Only orchestration/ holds the Temporal client');
+    }
+  });
+
+  it('accepts orchestration/ importing the Temporal client', async () => {
+    expect(await lintThrowaway('orchestration', "import type { Client } from '@temporalio/client';\nexport type Probe = Client;\n")).to.deep.equal([]);
   });
 
   it('reports orchestration/ importing the API', async () => {

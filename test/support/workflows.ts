@@ -7,6 +7,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { Worker } from '@temporalio/worker';
 import { createActivities, type Activities } from '../../activities/index.ts';
+import { petitionWorkflows } from '../../orchestration/petitions.ts';
 import { createRallyWorker } from '../../worker/create-worker.ts';
 import { testEnvironment } from './environment.ts';
 
@@ -26,7 +27,7 @@ export async function createTestWorker(
     connection: temporal.nativeConnection,
     namespace: temporal.namespace ?? 'default',
     taskQueue,
-    activities: { ...createActivities({ db, temporal: temporal.client }), ...activities },
+    activities: { ...createActivities({ db, petitionWorkflows: petitionWorkflows({ client: temporal.client, taskQueue }) }), ...activities },
     workflowBundle: await workflowBundle(),
     ...options,
   });

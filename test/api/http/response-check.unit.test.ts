@@ -28,11 +28,11 @@ function context(): RallyContext {
   return app.createContext(req, new ServerResponse(req)) as unknown as RallyContext;
 }
 
-async function answer(strict: boolean, status: number, body: unknown, log?: Logger) {
+async function answer(strict: boolean, status: number, body: unknown, log?: Logger, compiled = false) {
   const ctx = context();
   const warnings: unknown[] = [];
   const logger: Logger = log ?? { info() {}, error() {}, warn: (...args: unknown[]) => void warnings.push(args) };
-  await createResponseCheck({ strict, log: logger })(route)(ctx, async () => {
+  await createResponseCheck({ strict, log: logger, compiled })(route)(ctx, async () => {
     ctx.status = status;
     ctx.body = body;
   });
@@ -96,5 +96,14 @@ describe('response contract (api/http/response-check.ts)', () => {
       expect(Buffer.isBuffer(ctx.body) ? JSON.parse(ctx.body.toString()) : ctx.body).to.deep.equal({ data: { id: 'a', name: 'A' } });
       expect(ctx.type).to.equal('application/json');
     }
+  });
+
+  it('in production writes an answer once, from its schema: stripped, typed as JSON; one it cannot vouch for still gets the full check', async () => {
+    const { ctx } = await answer(false, 200, { data: { id: 'a', name: 'A', secret_hash: 'x' }, internal: 1 }, undefined, true);
+    expect(ctx.body).to.equal('{"data":{"id":"a","name":"A"}}');
+    expect(ctx.type).to.equal('application/json');
+    const refused = await answer(false, 200, { data: { id: 'a', name: 7 } }, undefined, true);
+    expect(refused.warnings).to.have.length(1);
+    expect(refused.ctx.body).to.deep.equal({ data: { id: 'a', name: 7 } });
   });
 });

@@ -31,8 +31,8 @@ describe('claimDeliveryBatches (core/events/dispatch-queries.ts)', function () {
     ];
     await db.query(sql.typeAlias('void')`
       WITH made AS (
-        INSERT INTO events (type, actor_type, data, dispatched_at)
-        SELECT 'signature.created', 'system', '{}'::jsonb, now() FROM generate_series(1, ${DELIVERIES_PER_ENDPOINT})
+        INSERT INTO events (type, actor_type, data)
+        SELECT 'signature.created', 'system', '{}'::jsonb FROM generate_series(1, ${DELIVERIES_PER_ENDPOINT})
         RETURNING id
       )
       INSERT INTO webhook_deliveries (endpoint_id, event_id)

@@ -112,11 +112,11 @@ describe('refreshTrendingScores (core/petitions/rankings.ts)', () => {
     const { db } = testEnvironment();
     const petition = await insertPetition(0);
     for (const age of [0, DAY_MS, 8 * DAY_MS]) await signAgo(petition, age);
-    // What signing leaves beside the rows (core/signatures): a counter shard and a signature event,
-    // already dispatched so that no outbox dispatcher of another test acts on it.
+    // What signing leaves beside the rows (core/signatures): a counter shard and a signature event
+    // (about nobody's endpoint's petition, so a dispatcher fans it out to no one).
     await db.query(sql.typeAlias('void')`INSERT INTO signature_counters (petition_id, shard, count) VALUES (${petition}, 0, 3)`);
     await db.query(sql.typeAlias('void')`
-      INSERT INTO events (type, actor_type, petition_id, data, dispatched_at) VALUES ('signature.created', 'system', ${petition}, '{}', now())`);
+      INSERT INTO events (type, actor_type, petition_id, data) VALUES ('signature.created', 'system', ${petition}, '{}')`);
     const versionOf = () => db.oneFirst(sql.type(z.object({ version: z.string() }))`SELECT xmin::text AS version FROM petitions WHERE id = ${petition}`);
 
     await rollUpSignatureCounts(db, 180);

@@ -1166,7 +1166,7 @@ export interface paths {
         put?: never;
         /**
          * Replay events since a time
-         * @description Re-send every subscribed event since a time (after an outage of your receiver), up to 10,000 per call and 10 calls per endpoint per hour.
+         * @description Re-send every subscribed event since a time (after an outage of your receiver), up to 10,000 per call and 10 calls per endpoint per hour. Events are kept for RALLY_EVENT_RETENTION (30 days by default): an earlier `since` is refused with code replay_window.
          *
          *     **Authentication:** required.
          *
@@ -3595,86 +3595,61 @@ export interface components {
             /** @example river-2026 */
             accessCode: string;
         };
-        /** @description The request body of POST /v1/admin/signing-lists. */
-        AdminAddSigningListEntryRequest: {
-            list: "allow" | "block";
-            subject_type: "address" | "network" | "email_domain";
+        /** @description An account deletion: who, its accountDeletion workflow, its state (running, completed or failed) and when it was asked for and ended. */
+        AccountDeletionStatus: {
             /**
-             * @description An IPv4 or IPv6 address, a network in CIDR notation, or an email domain (`*.example.org`: its subdomains).
-             * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+             * Format: uuid
+             * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
              */
-            subject: string;
+            user_id: string;
             /**
-             * @description Allowed addresses and networks only: not held to RALLY_SIGN_LIMIT_PER_HOUR either (a university NAT, say).
-             * @default false
-             * @example false
+             * @description The accountDeletion workflow: `account-deletion-<user id>`
+             * @example account-deletion-3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
              */
-            exempt_address_limit: boolean;
-            /** @example Spam confirmed by two moderators. */
-            note?: string;
+            workflow_id: string;
+            status: "running" | "completed" | "failed";
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            requested_at: string;
+            completed_at: string | null;
         };
-        /** @description The answer of POST /v1/admin/signing-lists (201). */
-        AdminAddSigningListEntryResponse: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                id: string;
-                list: "allow" | "block";
-                subject_type: "address" | "network" | "email_domain";
-                /** @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10 */
-                subject: string;
-                /** @example true */
-                exempt_address_limit: boolean;
-                note: string | null;
-                created_by: string | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                created_at: string;
-            };
+        /** @description One [AccountDeletionStatus](#/components/schemas/AccountDeletionStatus) in `data`, with `meta`. */
+        AccountDeletionStatusEnvelope: {
+            data: components["schemas"]["AccountDeletionStatus"];
             meta: components["schemas"]["Meta"];
         };
-        /** @description The request body of POST /v1/admin/petitions/{id}/flagged-crowds/clear. */
-        AdminClearFlagsRequest: {
-            subject_type: "network_block" | "email_domain";
+        /** @description A personal-data export: its state, its size once built, and when its download link expires. */
+        AccountExport: {
             /**
-             * @description As the flagged-crowds view names it.
-             * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+             * Format: uuid
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
              */
-            subject: string;
+            id: string;
+            /** @description `ready`: the archive is stored and its link was emailed to you */
+            status: "running" | "ready" | "failed";
+            size_bytes: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            created_at: string;
+            completed_at: string | null;
+            /** @description until when the emailed link works (once) */
+            link_expires_at: string | null;
+            /** @description when the link was used; it works no more */
+            downloaded_at: string | null;
         };
-        /** @description The answer of POST /v1/admin/petitions/{id}/flagged-crowds/clear (200). */
-        AdminClearFlagsResponse: {
-            data: {
-                /** @example 0 */
-                cleared: number;
-            };
+        /** @description One [AccountExport](#/components/schemas/AccountExport) in `data`, with `meta`. */
+        AccountExportEnvelope: {
+            data: components["schemas"]["AccountExport"];
             meta: components["schemas"]["Meta"];
         };
-        /** @description The answer of DELETE /v1/admin/users/{id} (202). */
-        AdminDeleteUser202Response: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
-                 */
-                user_id: string;
-                /**
-                 * @description The accountDeletion workflow: `account-deletion-<user id>`
-                 * @example account-deletion-3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
-                 */
-                workflow_id: string;
-                status: "running" | "completed" | "failed";
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                requested_at: string;
-                completed_at: string | null;
-            };
+        /** @description A page of [AccountExport](#/components/schemas/AccountExport) in `data`, with `pagination` and `meta`. */
+        AccountExportList: {
+            data: components["schemas"]["AccountExport"][];
+            pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
         };
         /** @description The request body of DELETE /v1/admin/users/{id}. */
@@ -3684,72 +3659,6 @@ export interface components {
              * @example Repeated spam from this account.
              */
             reason: string;
-        };
-        /** @description The answer of GET /v1/admin/petitions/{id}/flagged-crowds (200). */
-        AdminFlaggedCrowdsResponse: {
-            data: {
-                subject_type: "network_block" | "email_domain";
-                /**
-                 * @description The email domain, or the network block as its keyed hash (hex): an address is never stored.
-                 * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
-                 */
-                subject: string;
-                /**
-                 * @description The petition's signatures flagged for this subject.
-                 * @example 1
-                 */
-                flagged: number;
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                first_at: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                last_at: string;
-                /**
-                 * @description Of their accounts, made less than a day before signing.
-                 * @example 128
-                 */
-                new_accounts: number;
-                /**
-                 * @description Of their accounts, with an email address not verified.
-                 * @example 128
-                 */
-                unverified_accounts: number;
-                /**
-                 * @description Of their accounts, with no other signature, petition or comment.
-                 * @example 128
-                 */
-                inactive_accounts: number;
-            }[];
-            pagination: components["schemas"]["Pagination"];
-            meta: components["schemas"]["Meta"];
-        };
-        /** @description The answer of GET /v1/admin/users/{id}/deletion (200). */
-        AdminGetUserDeletionResponse: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
-                 */
-                user_id: string;
-                /**
-                 * @description The accountDeletion workflow: `account-deletion-<user id>`
-                 * @example account-deletion-3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
-                 */
-                workflow_id: string;
-                status: "running" | "completed" | "failed";
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                requested_at: string;
-                completed_at: string | null;
-            };
-            meta: components["schemas"]["Meta"];
         };
         /** @description Platform counts for administrators: users, petitions by status, signatures, open reports, failed deliveries, running workflows. */
         AdminMetrics: {
@@ -3784,30 +3693,6 @@ export interface components {
         /** @description One [AdminMetrics](#/components/schemas/AdminMetrics) in `data`, with `meta`. */
         AdminMetricsEnvelope: {
             data: components["schemas"]["AdminMetrics"];
-            meta: components["schemas"]["Meta"];
-        };
-        /** @description The answer of GET /v1/admin/signing-lists (200). */
-        AdminSigningListsResponse: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                id: string;
-                list: "allow" | "block";
-                subject_type: "address" | "network" | "email_domain";
-                /** @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10 */
-                subject: string;
-                /** @example true */
-                exempt_address_limit: boolean;
-                note: string | null;
-                created_by: string | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                created_at: string;
-            }[];
             meta: components["schemas"]["Meta"];
         };
         /** @description A user as administrators see them: role, suspension and moderation history. */
@@ -4028,6 +3913,23 @@ export interface components {
                 valid: boolean;
             };
         };
+        /** @description The answer in its envelope: the result in `data`, with `meta`. */
+        ClearFlagsEnvelope: {
+            data: {
+                /** @example 0 */
+                cleared: number;
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The request body of POST /v1/admin/petitions/{id}/flagged-crowds/clear. */
+        ClearFlagsRequest: {
+            subject_type: "network_block" | "email_domain";
+            /**
+             * @description As the flagged-crowds view names it.
+             * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+             */
+            subject: string;
+        };
         /** @description A comment on a petition, with its replies (up to 5 levels). */
         Comment: {
             /**
@@ -4057,18 +3959,7 @@ export interface components {
              * @example 128
              */
             reply_count: number;
-            author: {
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                id: string;
-                /** @example Ada Lovelace */
-                display_name: string;
-                /** @example plant-trees-along-the-river-path */
-                slug: string;
-                avatar_url: string | null;
-            } | null;
+            author: components["schemas"]["CommentAuthor"] | null;
             /**
              * Format: date-time
              * @example 2026-05-01T09:30:00.000Z
@@ -4108,18 +3999,7 @@ export interface components {
                  * @example 128
                  */
                 reply_count: number;
-                author: {
-                    /**
-                     * Format: uuid
-                     * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                     */
-                    id: string;
-                    /** @example Ada Lovelace */
-                    display_name: string;
-                    /** @example plant-trees-along-the-river-path */
-                    slug: string;
-                    avatar_url: string | null;
-                } | null;
+                author: components["schemas"]["CommentAuthor"] | null;
                 /**
                  * Format: date-time
                  * @example 2026-05-01T09:30:00.000Z
@@ -4133,6 +4013,19 @@ export interface components {
                 /** @description Replies to this reply, in the same shape, oldest first. */
                 replies: unknown[];
             }[];
+        };
+        /** @description The public name, profile slug and avatar of a comment's author. */
+        CommentAuthor: {
+            /**
+             * Format: uuid
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+             */
+            id: string;
+            /** @example Ada Lovelace */
+            display_name: string;
+            /** @example plant-trees-along-the-river-path */
+            slug: string;
+            avatar_url: string | null;
         };
         /** @description The request body of POST /v1/petitions/{id}/comments. */
         CommentCreate: {
@@ -4174,42 +4067,11 @@ export interface components {
              */
             entity_id?: string;
         };
-        /** @description The request body of POST /v1/petitions/{id}/updates. */
-        CreatePetitionUpdateRequest: {
-            /** @example Plant trees along the river path */
-            title: string;
-            /** @example Thank you all: the council has agreed to discuss the trees next month. */
-            body: string;
-        };
-        /** @description The answer of POST /v1/petitions/{id}/updates (201). */
-        CreatePetitionUpdateResponse: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                id: string;
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                petition_id: string;
-                /**
-                 * Format: uuid
-                 * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
-                 */
-                author_id: string;
-                /** @example Plant trees along the river path */
-                title: string;
-                /** @example Thank you all: the council has agreed to discuss the trees next month. */
-                body: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                created_at: string;
-            };
-            meta: components["schemas"]["Meta"];
+        /** @description How many signatures came from one country (null when it is not known). */
+        CountrySignatures: {
+            country: string | null;
+            /** @example 1 */
+            signatures: number;
         };
         /** @description A person a petition is addressed to, with the delivery state of their portal invitation. */
         DecisionMaker: {
@@ -4299,29 +4161,6 @@ export interface components {
         DecisionMakerResponseList: {
             data: components["schemas"]["DecisionMakerResponse"][];
             pagination: components["schemas"]["Pagination"];
-            meta: components["schemas"]["Meta"];
-        };
-        /** @description The answer of DELETE /v1/users/me (202). */
-        DeleteMe202Response: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
-                 */
-                user_id: string;
-                /**
-                 * @description The accountDeletion workflow: `account-deletion-<user id>`
-                 * @example account-deletion-3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
-                 */
-                workflow_id: string;
-                status: "running" | "completed" | "failed";
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                requested_at: string;
-                completed_at: string | null;
-            };
             meta: components["schemas"]["Meta"];
         };
         /** @description The request body of DELETE /v1/users/me. */
@@ -4473,6 +4312,18 @@ export interface components {
              */
             show_description?: boolean;
         };
+        /** @description The actor that caused the event. */
+        EventActor: {
+            type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
+            id: string | null;
+        };
+        /** @description One value of a search facet and how many petitions match it. */
+        FacetValue: {
+            /** @example NL */
+            value: string;
+            /** @example 128 */
+            count: number;
+        };
         /** @description One field the request got wrong. */
         FieldError: {
             /**
@@ -4497,6 +4348,51 @@ export interface components {
              */
             code: string;
         };
+        /** @description A group of flagged signatures sharing a network block or e-mail domain. */
+        FlaggedCrowd: {
+            subject_type: "network_block" | "email_domain";
+            /**
+             * @description The email domain, or the network block as its keyed hash (hex): an address is never stored.
+             * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+             */
+            subject: string;
+            /**
+             * @description The petition's signatures flagged for this subject.
+             * @example 1
+             */
+            flagged: number;
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            first_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            last_at: string;
+            /**
+             * @description Of their accounts, made less than a day before signing.
+             * @example 128
+             */
+            new_accounts: number;
+            /**
+             * @description Of their accounts, with an email address not verified.
+             * @example 128
+             */
+            unverified_accounts: number;
+            /**
+             * @description Of their accounts, with no other signature, petition or comment.
+             * @example 128
+             */
+            inactive_accounts: number;
+        };
+        /** @description A page of [FlaggedCrowd](#/components/schemas/FlaggedCrowd) in `data`, with `pagination` and `meta`. */
+        FlaggedCrowdList: {
+            data: components["schemas"]["FlaggedCrowd"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
+        };
         /** @description The body of a `fraud.suspected` delivery: a signing rate jumped past its baseline (platform-wide endpoints only). */
         FraudSuspectedEvent: {
             /**
@@ -4516,11 +4412,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: {
                 /**
                  * Format: uuid
@@ -4588,68 +4480,6 @@ export interface components {
             };
             meta: components["schemas"]["Meta"];
         };
-        /** @description The answer of GET /health (503). */
-        GetHealth503Response: {
-            status: "ok" | "degraded";
-            /**
-             * Format: date-time
-             * @example 2026-05-01T09:30:00.000Z
-             */
-            timestamp: string;
-            checks: {
-                database: "ok" | "unreachable";
-                temporal: "ok" | "unreachable";
-            };
-        };
-        /** @description The answer of GET /health (200). */
-        GetHealthResponse: {
-            status: "ok" | "degraded";
-            /**
-             * Format: date-time
-             * @example 2026-05-01T09:30:00.000Z
-             */
-            timestamp: string;
-            checks: {
-                database: "ok" | "unreachable";
-                temporal: "ok" | "unreachable";
-            };
-        };
-        /** @description The answer of GET /health/live (200). */
-        GetLivenessResponse: {
-            /**
-             * @example ok
-             * @constant
-             */
-            status: "ok";
-            /**
-             * Format: date-time
-             * @example 2026-05-01T09:30:00.000Z
-             */
-            timestamp: string;
-        };
-        /** @description The answer of GET /v1/users/me/deletion (200). */
-        GetMyDeletionResponse: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
-                 */
-                user_id: string;
-                /**
-                 * @description The accountDeletion workflow: `account-deletion-<user id>`
-                 * @example account-deletion-3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
-                 */
-                workflow_id: string;
-                status: "running" | "completed" | "failed";
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                requested_at: string;
-                completed_at: string | null;
-            };
-            meta: components["schemas"]["Meta"];
-        };
         /** @description The answer of GET /v1/petitions/{id}/leaderboard (200). */
         GetPetitionLeaderboardResponse: {
             data: {
@@ -4676,31 +4506,20 @@ export interface components {
             };
             meta: components["schemas"]["Meta"];
         };
-        /** @description The answer of GET /health/ready (503). */
-        GetReadiness503Response: {
-            status: "ok" | "degraded" | "shutting_down";
+        /** @description The health of the instance and of each dependency it needs. */
+        Health: {
+            status: "ok" | "degraded";
             /**
              * Format: date-time
              * @example 2026-05-01T09:30:00.000Z
              */
             timestamp: string;
-            checks: {
-                database: "ok" | "unreachable";
-                temporal: "ok" | "unreachable";
-            };
+            checks: components["schemas"]["HealthChecks"];
         };
-        /** @description The answer of GET /health/ready (200). */
-        GetReadinessResponse: {
-            status: "ok" | "degraded" | "shutting_down";
-            /**
-             * Format: date-time
-             * @example 2026-05-01T09:30:00.000Z
-             */
-            timestamp: string;
-            checks: {
-                database: "ok" | "unreachable";
-                temporal: "ok" | "unreachable";
-            };
+        /** @description Whether each dependency answers: the database and Temporal. */
+        HealthChecks: {
+            database: "ok" | "unreachable";
+            temporal: "ok" | "unreachable";
         };
         /** @description A signature invalidation: the filter, its state (running or completed) and the count matched. */
         Invalidation: {
@@ -4897,65 +4716,9 @@ export interface components {
              */
             client_secret?: string;
         };
-        /** @description The answer of GET /v1/users/me/exports (200). */
-        ListAccountExportsResponse: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                id: string;
-                /** @description `ready`: the archive is stored and its link was emailed to you */
-                status: "running" | "ready" | "failed";
-                size_bytes: number | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                created_at: string;
-                completed_at: string | null;
-                /** @description until when the emailed link works (once) */
-                link_expires_at: string | null;
-                /** @description when the link was used; it works no more */
-                downloaded_at: string | null;
-            }[];
-            pagination: components["schemas"]["Pagination"];
-            meta: components["schemas"]["Meta"];
-        };
         /** @description The answer of GET /v1/categories (200). */
         ListCategoriesResponse: {
             data: components["schemas"]["Category"][];
-        };
-        /** @description The answer of GET /v1/petitions/{id}/updates (200). */
-        ListPetitionUpdatesResponse: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                id: string;
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                petition_id: string;
-                /**
-                 * Format: uuid
-                 * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
-                 */
-                author_id: string;
-                /** @example Plant trees along the river path */
-                title: string;
-                /** @example Thank you all: the council has agreed to discuss the trees next month. */
-                body: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                created_at: string;
-            }[];
-            pagination: components["schemas"]["Pagination"];
-            meta: components["schemas"]["Meta"];
         };
         /** @description The answer of GET /v1/users/{slug}/signatures (200). */
         ListUserSignaturesResponse: {
@@ -4988,6 +4751,19 @@ export interface components {
             }[];
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
+        };
+        /** @description The process answers. */
+        Liveness: {
+            /**
+             * @example ok
+             * @constant
+             */
+            status: "ok";
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            timestamp: string;
         };
         /** @description The request body of POST /v1/auth/login. */
         LoginBody: {
@@ -5206,6 +4982,32 @@ export interface components {
              */
             created_at: string;
         };
+        /** @description Where notifications of one type go: in the app, and by e-mail. */
+        NotificationChannels: {
+            /**
+             * @description Create the notification at all.
+             * @example true
+             */
+            in_app: boolean;
+            /**
+             * @description Also by email (stored for the mail sender; in-app is what is honoured today).
+             * @example true
+             */
+            email: boolean;
+        };
+        /** @description A change to where notifications of one type go: either channel, or both. */
+        NotificationChannelsPatch: {
+            /**
+             * @description Create the notification at all.
+             * @example true
+             */
+            in_app?: boolean;
+            /**
+             * @description Also by email (stored for the mail sender; in-app is what is honoured today).
+             * @example true
+             */
+            email?: boolean;
+        };
         /** @description One [Notification](#/components/schemas/Notification) in `data`, with `meta`. */
         NotificationEnvelope: {
             data: components["schemas"]["Notification"];
@@ -5225,150 +5027,18 @@ export interface components {
         };
         /** @description Per notification type. Every type is on unless switched off. */
         NotificationPreferences: {
-            "petition.milestone": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "petition.victory": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "comment.reply": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "response.submitted": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "response.published": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "webhook.deactivated": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "account.session_revoked": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "account.login_throttled": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "moderation.warning": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "moderation.fraud_suspected": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "report.brigading_suspected": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
-            "organization.key_creator_left": {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email: boolean;
-            };
+            "petition.milestone": components["schemas"]["NotificationChannels"];
+            "petition.victory": components["schemas"]["NotificationChannels"];
+            "comment.reply": components["schemas"]["NotificationChannels"];
+            "response.submitted": components["schemas"]["NotificationChannels"];
+            "response.published": components["schemas"]["NotificationChannels"];
+            "webhook.deactivated": components["schemas"]["NotificationChannels"];
+            "account.session_revoked": components["schemas"]["NotificationChannels"];
+            "account.login_throttled": components["schemas"]["NotificationChannels"];
+            "moderation.warning": components["schemas"]["NotificationChannels"];
+            "moderation.fraud_suspected": components["schemas"]["NotificationChannels"];
+            "report.brigading_suspected": components["schemas"]["NotificationChannels"];
+            "organization.key_creator_left": components["schemas"]["NotificationChannels"];
         };
         /** @description One [NotificationPreferences](#/components/schemas/NotificationPreferences) in `data`, with `meta`. */
         NotificationPreferencesEnvelope: {
@@ -5377,150 +5047,18 @@ export interface components {
         };
         /** @description Any part of the preferences object; merged per type. */
         NotificationPreferencesPatch: {
-            "petition.milestone"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "petition.victory"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "comment.reply"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "response.submitted"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "response.published"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "webhook.deactivated"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "account.session_revoked"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "account.login_throttled"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "moderation.warning"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "moderation.fraud_suspected"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "report.brigading_suspected"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
-            "organization.key_creator_left"?: {
-                /**
-                 * @description Create the notification at all.
-                 * @example true
-                 */
-                in_app?: boolean;
-                /**
-                 * @description Also by email (stored for the mail sender; in-app is what is honoured today).
-                 * @example true
-                 */
-                email?: boolean;
-            };
+            "petition.milestone"?: components["schemas"]["NotificationChannelsPatch"];
+            "petition.victory"?: components["schemas"]["NotificationChannelsPatch"];
+            "comment.reply"?: components["schemas"]["NotificationChannelsPatch"];
+            "response.submitted"?: components["schemas"]["NotificationChannelsPatch"];
+            "response.published"?: components["schemas"]["NotificationChannelsPatch"];
+            "webhook.deactivated"?: components["schemas"]["NotificationChannelsPatch"];
+            "account.session_revoked"?: components["schemas"]["NotificationChannelsPatch"];
+            "account.login_throttled"?: components["schemas"]["NotificationChannelsPatch"];
+            "moderation.warning"?: components["schemas"]["NotificationChannelsPatch"];
+            "moderation.fraud_suspected"?: components["schemas"]["NotificationChannelsPatch"];
+            "report.brigading_suspected"?: components["schemas"]["NotificationChannelsPatch"];
+            "organization.key_creator_left"?: components["schemas"]["NotificationChannelsPatch"];
         };
         /** @description The answer of POST /oauth/introspect (200). */
         OAuthIntrospection: {
@@ -5706,41 +5244,43 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
         };
-        /** @description The answer in its envelope: the result in `data`, with `meta`. */
+        /** @description An organization's API key with its raw secret, shown in this answer only. */
+        OrganizationApiKeyWithSecret: {
+            /**
+             * Format: uuid
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+             */
+            id: string;
+            /** @example Ada Lovelace */
+            name: string;
+            scopes: components["schemas"]["ScopeName"][];
+            environment: "live" | "test";
+            /**
+             * @description The first characters of the key, to recognise it.
+             * @example rally_live_Q2x9Tk
+             */
+            prefix: string;
+            status: "active" | "rotating" | "revoked";
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description End of the grace window of a rotated key. */
+            expires_at: string | null;
+            revoked_at: string | null;
+            replaced_by: string | null;
+            /**
+             * @description The raw key. Shown once; store it now.
+             * @example rally_live_Q2x9TkVbM3pLr8sWc1fYd0hJa4gNe6uPo5iKq7tRz2A
+             */
+            key: string;
+            /** @description The user who created the key; null when unknown (made before this was recorded). */
+            created_by: string | null;
+        };
+        /** @description One [OrganizationApiKeyWithSecret](#/components/schemas/OrganizationApiKeyWithSecret) in `data`, with `meta`. */
         OrganizationApiKeyWithSecretEnvelope: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                id: string;
-                /** @example Ada Lovelace */
-                name: string;
-                scopes: components["schemas"]["ScopeName"][];
-                environment: "live" | "test";
-                /**
-                 * @description The first characters of the key, to recognise it.
-                 * @example rally_live_Q2x9Tk
-                 */
-                prefix: string;
-                status: "active" | "rotating" | "revoked";
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                created_at: string;
-                /** @description End of the grace window of a rotated key. */
-                expires_at: string | null;
-                revoked_at: string | null;
-                replaced_by: string | null;
-                /**
-                 * @description The raw key. Shown once; store it now.
-                 * @example rally_live_Q2x9TkVbM3pLr8sWc1fYd0hJa4gNe6uPo5iKq7tRz2A
-                 */
-                key: string;
-                /** @description The user who created the key; null when unknown (made before this was recorded). */
-                created_by: string | null;
-            };
+            data: components["schemas"]["OrganizationApiKeyWithSecret"];
             meta: components["schemas"]["Meta"];
         };
         /** @description The request body of POST /v1/organizations. */
@@ -5774,39 +5314,7 @@ export interface components {
         /** @description The answer in its envelope: the result in `data`, with `meta`. */
         OrganizationRotatedKeyEnvelope: {
             data: {
-                new_key: {
-                    /**
-                     * Format: uuid
-                     * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                     */
-                    id: string;
-                    /** @example Ada Lovelace */
-                    name: string;
-                    scopes: components["schemas"]["ScopeName"][];
-                    environment: "live" | "test";
-                    /**
-                     * @description The first characters of the key, to recognise it.
-                     * @example rally_live_Q2x9Tk
-                     */
-                    prefix: string;
-                    status: "active" | "rotating" | "revoked";
-                    /**
-                     * Format: date-time
-                     * @example 2026-05-01T09:30:00.000Z
-                     */
-                    created_at: string;
-                    /** @description End of the grace window of a rotated key. */
-                    expires_at: string | null;
-                    revoked_at: string | null;
-                    replaced_by: string | null;
-                    /**
-                     * @description The raw key. Shown once; store it now.
-                     * @example rally_live_Q2x9TkVbM3pLr8sWc1fYd0hJa4gNe6uPo5iKq7tRz2A
-                     */
-                    key: string;
-                    /** @description The user who created the key; null when unknown (made before this was recorded). */
-                    created_by: string | null;
-                };
+                new_key: components["schemas"]["OrganizationApiKeyWithSecret"];
                 old_key: components["schemas"]["OrganizationApiKey"];
             };
             meta: components["schemas"]["Meta"];
@@ -5844,11 +5352,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: {
                 /**
                  * Format: uuid
@@ -5886,11 +5390,7 @@ export interface components {
             tags: string[];
             visibility: components["schemas"]["PetitionVisibility"];
             signature_privacy: components["schemas"]["SignaturePrivacy"];
-            location: {
-                city: string | null;
-                region: string | null;
-                country: string | null;
-            };
+            location: components["schemas"]["PetitionLocation"];
             victory_message: string | null;
             /**
              * @description Only in answers to the creator of a private petition.
@@ -5951,11 +5451,7 @@ export interface components {
                 }[];
                 /** @description All-time top 20 each. */
                 geography: {
-                    countries: {
-                        country: string | null;
-                        /** @example 1 */
-                        signatures: number;
-                    }[];
+                    countries: components["schemas"]["CountrySignatures"][];
                     cities: {
                         /** @example Utrecht */
                         city: string;
@@ -6004,11 +5500,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: components["schemas"]["PetitionSummary"];
         };
         /** @description The request body of POST /v1/petitions. */
@@ -6066,11 +5558,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: components["schemas"]["PetitionSummary"];
         };
         /** @description One [Petition](#/components/schemas/Petition) in `data`, with `meta`. */
@@ -6083,6 +5571,12 @@ export interface components {
             data: components["schemas"]["PetitionSummary"][];
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
+        };
+        /** @description Where a petition is about: city, region and country, each null when not given. */
+        PetitionLocation: {
+            city: string | null;
+            region: string | null;
+            country: string | null;
         };
         /** @description The body of a `petition.published` delivery: a petition was published and is publicly visible. */
         PetitionPublishedEvent: {
@@ -6103,11 +5597,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: components["schemas"]["PetitionSummary"];
         };
         /** @description A page of [PetitionSummary](#/components/schemas/PetitionSummary) in `data`, with `pagination` and `meta`. */
@@ -6115,30 +5605,10 @@ export interface components {
             data: components["schemas"]["PetitionSummary"][];
             /** @description Matches per value, each counted without its own filter (category values are category ids). */
             facets: {
-                status: {
-                    /** @example NL */
-                    value: string;
-                    /** @example 128 */
-                    count: number;
-                }[];
-                category: {
-                    /** @example NL */
-                    value: string;
-                    /** @example 128 */
-                    count: number;
-                }[];
-                country: {
-                    /** @example NL */
-                    value: string;
-                    /** @example 128 */
-                    count: number;
-                }[];
-                tags: {
-                    /** @example NL */
-                    value: string;
-                    /** @example 128 */
-                    count: number;
-                }[];
+                status: components["schemas"]["FacetValue"][];
+                category: components["schemas"]["FacetValue"][];
+                country: components["schemas"]["FacetValue"][];
+                tags: components["schemas"]["FacetValue"][];
             };
             pagination: components["schemas"]["Pagination"];
             meta: components["schemas"]["Meta"];
@@ -6170,11 +5640,7 @@ export interface components {
             tags: string[];
             visibility: components["schemas"]["PetitionVisibility"];
             signature_privacy: components["schemas"]["SignaturePrivacy"];
-            location: {
-                city: string | null;
-                region: string | null;
-                country: string | null;
-            };
+            location: components["schemas"]["PetitionLocation"];
             victory_message: string | null;
             /**
              * @description Only in answers to the creator of a private petition.
@@ -6196,27 +5662,37 @@ export interface components {
         };
         /** @description An update a petition's creator posted to its signers. */
         PetitionUpdate: {
-            /** @example Plant trees along the river path */
-            title?: string;
-            /** @example The river path has no shade in summer; the council should plant a row of trees along it. */
-            description?: string;
             /**
              * Format: uuid
-             * @example 8a6e0f4b-2c1d-4e9f-b3a7-5d6c7e8f9a0b
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
              */
-            categoryId?: string;
-            /** @description At most 10. */
-            tags?: string[];
+            id: string;
             /**
-             * Format: uri
-             * @description An http(s) URL.
-             * @example https://example.org/rally/river-trees.png
+             * Format: uuid
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
              */
-            imageUrl?: string;
-            /** @example 1000 */
-            signatureGoal?: number;
-            visibility?: components["schemas"]["PetitionVisibility"];
-            signaturePrivacy?: components["schemas"]["SignaturePrivacy"];
+            petition_id: string;
+            /**
+             * Format: uuid
+             * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+             */
+            author_id: string;
+            /** @example Plant trees along the river path */
+            title: string;
+            /** @example Thank you all: the council has agreed to discuss the trees next month. */
+            body: string;
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description The request body of POST /v1/petitions/{id}/updates. */
+        PetitionUpdateCreate: {
+            /** @example Plant trees along the river path */
+            title: string;
+            /** @example Thank you all: the council has agreed to discuss the trees next month. */
+            body: string;
         };
         /** @description The body of a `petition.updated` delivery: a petition's title, description or settings changed. */
         PetitionUpdatedEvent: {
@@ -6237,12 +5713,19 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: components["schemas"]["PetitionSummary"];
+        };
+        /** @description One [PetitionUpdate](#/components/schemas/PetitionUpdate) in `data`, with `meta`. */
+        PetitionUpdateEnvelope: {
+            data: components["schemas"]["PetitionUpdate"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A page of [PetitionUpdate](#/components/schemas/PetitionUpdate) in `data`, with `pagination` and `meta`. */
+        PetitionUpdateList: {
+            data: components["schemas"]["PetitionUpdate"][];
+            pagination: components["schemas"]["Pagination"];
+            meta: components["schemas"]["Meta"];
         };
         /** @description The body of a `petition.victory` delivery: a petition was marked victorious. */
         PetitionVictoryEvent: {
@@ -6263,11 +5746,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: components["schemas"]["PetitionSummary"];
         };
         /** @description Who can find and read a petition. */
@@ -6291,11 +5770,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: {
                 /**
                  * Format: uuid
@@ -6354,11 +5829,7 @@ export interface components {
                     /** @example 1 */
                     trending_score: number;
                 }[];
-                geography: {
-                    country: string | null;
-                    /** @example 1 */
-                    signatures: number;
-                }[];
+                geography: components["schemas"]["CountrySignatures"][];
             };
             meta: components["schemas"]["Meta"];
         };
@@ -6495,6 +5966,16 @@ export interface components {
             data: components["schemas"]["PublicProfile"];
             meta: components["schemas"]["Meta"];
         };
+        /** @description Whether the instance takes traffic: its dependencies, or that it is shutting down. */
+        Readiness: {
+            status: "ok" | "degraded" | "shutting_down";
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            timestamp: string;
+            checks: components["schemas"]["HealthChecks"];
+        };
         /** @description The request body of POST /v1/auth/refresh, POST /v1/auth/logout. */
         RefreshBody: {
             /** @example ZTk3YjI0ODctNTNmYS00YzE2LWI1ZTctNWQ0YjU3MjE3OWQx */
@@ -6575,11 +6056,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: {
                 /**
                  * Format: uuid
@@ -6654,11 +6131,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: components["schemas"]["DecisionMakerResponse"];
         };
         /** @description The body of a `response.submitted` delivery: a decision maker submitted an official response. */
@@ -6680,11 +6153,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: components["schemas"]["DecisionMakerResponse"];
         };
         /** @description The request body of POST /v1/auth/revoke. */
@@ -6722,11 +6191,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             /** @description A petition's signatures stripped of everything that identified their signer; never any personal data. */
             data: {
                 /**
@@ -6824,11 +6289,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: {
                 /**
                  * Format: uuid
@@ -6901,11 +6362,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: {
                 /**
                  * Format: uuid
@@ -6945,11 +6402,7 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
+            triggered_by: components["schemas"]["EventActor"];
             data: {
                 /**
                  * Format: uuid
@@ -6982,28 +6435,53 @@ export interface components {
                 invalidation_id: string;
             };
         };
-        /** @description The answer of POST /v1/users/me/export (202). */
-        StartAccountExport202Response: {
-            data: {
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                id: string;
-                /** @description `ready`: the archive is stored and its link was emailed to you */
-                status: "running" | "ready" | "failed";
-                size_bytes: number | null;
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                created_at: string;
-                completed_at: string | null;
-                /** @description until when the emailed link works (once) */
-                link_expires_at: string | null;
-                /** @description when the link was used; it works no more */
-                downloaded_at: string | null;
-            };
+        /** @description An entry of the signing allow or block list: the address, network or e-mail domain it covers, and why. */
+        SigningListEntry: {
+            /**
+             * Format: uuid
+             * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
+             */
+            id: string;
+            list: "allow" | "block";
+            subject_type: "address" | "network" | "email_domain";
+            /** @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10 */
+            subject: string;
+            /** @example true */
+            exempt_address_limit: boolean;
+            note: string | null;
+            created_by: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-05-01T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description The request body of POST /v1/admin/signing-lists. */
+        SigningListEntryCreate: {
+            list: "allow" | "block";
+            subject_type: "address" | "network" | "email_domain";
+            /**
+             * @description An IPv4 or IPv6 address, a network in CIDR notation, or an email domain (`*.example.org`: its subdomains).
+             * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
+             */
+            subject: string;
+            /**
+             * @description Allowed addresses and networks only: not held to RALLY_SIGN_LIMIT_PER_HOUR either (a university NAT, say).
+             * @default false
+             * @example false
+             */
+            exempt_address_limit: boolean;
+            /** @example Spam confirmed by two moderators. */
+            note?: string;
+        };
+        /** @description One [SigningListEntry](#/components/schemas/SigningListEntry) in `data`, with `meta`. */
+        SigningListEntryEnvelope: {
+            data: components["schemas"]["SigningListEntry"];
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A list of [SigningListEntry](#/components/schemas/SigningListEntry) in `data`, with `meta`. */
+        SigningListEntryList: {
+            data: components["schemas"]["SigningListEntry"][];
             meta: components["schemas"]["Meta"];
         };
         /** @description An organization's tier, its limits and what is used. */
@@ -7105,37 +6583,8 @@ export interface components {
              * @example 2026-05-01T09:30:00.000Z
              */
             created_at: string;
-            /** @description The actor that caused the event. */
-            triggered_by: {
-                type: "user" | "api_key" | "system" | "decision_maker" | "oauth_app";
-                id: string | null;
-            };
-            data: {
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                id: string;
-                /**
-                 * Format: uuid
-                 * @example c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f
-                 */
-                petition_id: string;
-                /**
-                 * Format: uuid
-                 * @example 3f2c1a9e-5b7d-4c2e-9a61-0d8e4b7f2a10
-                 */
-                author_id: string;
-                /** @example Plant trees along the river path */
-                title: string;
-                /** @example Thank you all: the council has agreed to discuss the trees next month. */
-                body: string;
-                /**
-                 * Format: date-time
-                 * @example 2026-05-01T09:30:00.000Z
-                 */
-                created_at: string;
-            };
+            triggered_by: components["schemas"]["EventActor"];
+            data: components["schemas"]["PetitionUpdate"];
         };
         /** @description The answer of PUT /v1/media/uploads/{id} (200). */
         UploadReceipt: {
@@ -7437,6 +6886,49 @@ export interface components {
         };
     };
     responses: {
+        /** @description The deletion runs: its status (poll the Location) */
+        AccountDeletionStatus: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AccountDeletionStatusEnvelope"];
+            };
+        };
+        /** @description The user */
+        AdminUserOrReplay: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AdminUserEnvelope"];
+            };
+        };
+        /** @description The key */
+        ApiKey: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiKeyEnvelope"];
+            };
+        };
         /** @description A problem caused by the request */
         ClientProblem: {
             headers: {
@@ -7449,6 +6941,357 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A problem caused by the request */
+        ClientProblemUnmetered: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The comment */
+        Comment: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CommentEnvelope"];
+            };
+        };
+        /** @description The comment */
+        CommentOrReplay: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CommentEnvelope"];
+            };
+        };
+        /** @description Conflict */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description OK */
+        CsvOK: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/csv": string;
+            };
+        };
+        /** @description OK */
+        DecisionMakerResponseOrReplay: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DecisionMakerResponseEnvelope"];
+            };
+        };
+        /** @description The app */
+        DeveloperApp: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DeveloperAppEnvelope"];
+            };
+        };
+        /** @description Created */
+        DeveloperAppWithSecretOrReplay: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DeveloperAppWithSecretEnvelope"];
+            };
+        };
+        /** @description Forbidden */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Gone */
+        Gone: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description OK */
+        HtmlOK: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html>… */
+                "text/html": string;
+            };
+        };
+        /** @description OK */
+        InvalidationOrReplay: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvalidationEnvelope"];
+            };
+        };
+        /** @description Created */
+        MembershipOrReplay: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MembershipEnvelope"];
+            };
+        };
+        /** @description No Content */
+        NoContent: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Not Found */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description OK */
+        NotificationPreferences: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["NotificationPreferencesEnvelope"];
+            };
+        };
+        /** @description Not Modified */
+        NotModified: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description RFC 6749 error (invalid_request) */
+        OAuthTokenErrorBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthTokenError"];
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Unauthorized */
+        OAuthTokenErrorUnauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthTokenError"];
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description OK */
+        OK: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The organization */
+        Organization: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OrganizationEnvelope"];
+            };
+        };
+        /** @description Payment Required */
+        PaymentRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description OK */
+        PetitionList: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PetitionList"];
+            };
+        };
+        /** @description The petition in its new state */
+        PetitionOrReplay: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PetitionEnvelope"];
+            };
+        };
+        /** @description Created */
+        ReportOrReplay: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReportEnvelope"];
             };
         };
         /** @description A problem on our side */
@@ -7465,6 +7308,46 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A problem on our side */
+        ServerProblemUnmetered: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Service Unavailable */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description OK */
+        TokenPair: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TokenPairEnvelope"];
+            };
+        };
         /** @description Too many requests: wait Retry-After seconds */
         TooManyRequests: {
             headers: {
@@ -7478,6 +7361,92 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Unauthorized */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Unprocessable Entity */
+        UnprocessableEntity: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Your profile */
+        User: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UserEnvelope"];
+            };
+        };
+        /** @description The endpoint */
+        Webhook: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookEnvelope"];
+            };
+        };
+        /** @description Accepted */
+        WebhookDeliveryOrReplay: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+            };
+        };
+        /** @description Created */
+        WebhookWithSecretOrReplay: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "X-API-Version": components["headers"]["XApiVersion"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookWithSecretEnvelope"];
             };
         };
     };
@@ -7658,7 +7627,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetHealthResponse"];
+                    "application/json": components["schemas"]["Health"];
                 };
             };
             /** @description A dependency is down or restarting */
@@ -7670,32 +7639,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetHealth503Response"];
+                    "application/json": components["schemas"]["Health"];
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem caused by the request */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem on our side */
-            "5XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            "4XX": components["responses"]["ClientProblemUnmetered"];
+            "5XX": components["responses"]["ServerProblemUnmetered"];
         };
     };
     getLiveness: {
@@ -7715,31 +7664,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetLivenessResponse"];
+                    "application/json": components["schemas"]["Liveness"];
                 };
             };
-            /** @description A problem caused by the request */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem on our side */
-            "5XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            "4XX": components["responses"]["ClientProblemUnmetered"];
+            "5XX": components["responses"]["ServerProblemUnmetered"];
         };
     };
     getReadiness: {
@@ -7759,7 +7688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetReadinessResponse"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             /** @description Shutting down, or a dependency is down or restarting */
@@ -7771,32 +7700,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetReadiness503Response"];
+                    "application/json": components["schemas"]["Readiness"];
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem caused by the request */
-            "4XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A problem on our side */
-            "5XX": {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            "4XX": components["responses"]["ClientProblemUnmetered"];
+            "5XX": components["responses"]["ServerProblemUnmetered"];
         };
     };
     getApiIndex: {
@@ -7837,17 +7746,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The OpenAPI document */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["OK"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -7869,20 +7768,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description HTML page */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html>… */
-                    "text/html": string;
-                };
-            };
+            200: components["responses"]["HtmlOK"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -7902,48 +7788,11 @@ export interface operations {
         };
         responses: {
             /** @description Tokens */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TokenPairEnvelope"];
-                };
-            };
+            200: components["responses"]["TokenPair"];
             /** @description Wrong email or password (never says which) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description Too many failures for this email or from this address; Retry-After says when to try again */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
         };
@@ -7962,33 +7811,9 @@ export interface operations {
         };
         responses: {
             /** @description New tokens */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TokenPairEnvelope"];
-                };
-            };
+            200: components["responses"]["TokenPair"];
             /** @description Invalid, revoked or expired (code token_expired) refresh token */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8008,17 +7833,7 @@ export interface operations {
         };
         responses: {
             /** @description Revoked (also when it was already dead) */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8038,17 +7853,7 @@ export interface operations {
         };
         responses: {
             /** @description Revoked; a token that is not the caller’s is left alone (RFC 7009) */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8064,17 +7869,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The metadata */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["OK"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8090,17 +7885,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description A JSON Web Key Set */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["OK"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8116,20 +7901,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The consent screen */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html>… */
-                    "text/html": string;
-                };
-            };
+            200: components["responses"]["HtmlOK"];
             /** @description Back to the app with a code or an error; a browser without a Bearer (Accept: text/html) to /login?return_to=… */
             302: {
                 headers: {
@@ -8159,19 +7931,7 @@ export interface operations {
                 };
             };
             /** @description No Bearer, from a client that is not a browser */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8192,47 +7952,11 @@ export interface operations {
         };
         responses: {
             /** @description {access_token, token_type, expires_in, refresh_token, scope} */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["OK"];
             /** @description RFC 6749 error */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthTokenError"];
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["OAuthTokenErrorBadRequest"];
             /** @description Client authentication failed, or token_expired */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthTokenError"];
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["OAuthTokenErrorUnauthorized"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8253,47 +7977,10 @@ export interface operations {
         };
         responses: {
             /** @description Revoked, or there was nothing of this client to revoke */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description RFC 6749 error (invalid_request) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthTokenError"];
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            200: components["responses"]["OK"];
+            400: components["responses"]["OAuthTokenErrorBadRequest"];
             /** @description Client authentication failed */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthTokenError"];
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["OAuthTokenErrorUnauthorized"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8327,36 +8014,9 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthIntrospection"];
                 };
             };
-            /** @description RFC 6749 error (invalid_request) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthTokenError"];
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["OAuthTokenErrorBadRequest"];
             /** @description Client authentication failed, or the client is public */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OAuthTokenError"];
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["OAuthTokenErrorUnauthorized"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8421,48 +8081,11 @@ export interface operations {
         };
         responses: {
             /** @description The app, with its secret */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeveloperAppWithSecretEnvelope"];
-                };
-            };
+            201: components["responses"]["DeveloperAppWithSecretOrReplay"];
             /** @description email_unverified: your email address is not verified yet (the consent screen names you as the app’s owner) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description A field breaks a rule; reserved_name: the platform’s own name ("Rally", in any spelling) is not for self-service apps */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8483,20 +8106,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The app */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeveloperAppEnvelope"];
-                };
-            };
+            200: components["responses"]["DeveloperApp"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8518,17 +8128,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Deleted */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8553,34 +8153,9 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The app */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeveloperAppEnvelope"];
-                };
-            };
+            200: components["responses"]["DeveloperApp"];
             /** @description A field breaks a rule; reserved_name: the platform’s own name is not for self-service apps */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8608,20 +8183,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The app, with its new secret */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeveloperAppWithSecretEnvelope"];
-                };
-            };
+            200: components["responses"]["DeveloperAppWithSecretOrReplay"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8682,17 +8244,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Revoked */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8725,19 +8277,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description A page of petitions; Deprecation, Sunset and a successor Link header come with it */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PetitionList"];
-                };
-            };
+            200: components["responses"]["PetitionList"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8797,20 +8337,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Your profile */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserEnvelope"];
-                };
-            };
+            200: components["responses"]["User"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8829,48 +8356,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The deletion runs: its status (poll the Location) */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteMe202Response"];
-                };
-            };
+            202: components["responses"]["AccountDeletionStatus"];
             /** @description `reauthentication_required`: log in again (RALLY_SENSITIVE_ACTION_MAX_AGE) and retry */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            401: components["responses"]["Unauthorized"];
             /** @description `sole_owner`: transfer the organizations named first; `last_admin`: the last administrator */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8890,19 +8380,7 @@ export interface operations {
         };
         responses: {
             /** @description The updated profile */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserEnvelope"];
-                };
-            };
+            200: components["responses"]["User"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8917,20 +8395,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Your profile */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserEnvelope"];
-                };
-            };
+            200: components["responses"]["User"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -8997,38 +8462,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StartAccountExport202Response"];
+                    "application/json": components["schemas"]["AccountExportEnvelope"];
                 };
             };
             /** @description `export_running`: an export of yours is still running; `account_deletion_running`: your account is being deleted */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             /** @description Three exports in the last 24 hours; Retry-After says when the next is possible */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
         };
@@ -9053,7 +8493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListAccountExportsResponse"];
+                    "application/json": components["schemas"]["AccountExportList"];
                 };
             };
             429: components["responses"]["TooManyRequests"];
@@ -9097,33 +8537,9 @@ export interface operations {
                 };
             };
             /** @description No export at this link (unknown export or wrong token) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description The link was already used or has expired */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            410: components["responses"]["Gone"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9139,33 +8555,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The deletion */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetMyDeletionResponse"];
-                };
-            };
+            200: components["responses"]["AccountDeletionStatus"];
             /** @description No deletion was asked for */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9190,48 +8582,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The deletion runs: its status (poll the Location) */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminDeleteUser202Response"];
-                };
-            };
+            202: components["responses"]["AccountDeletionStatus"];
             /** @description No such user */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description `sole_owner`: they are the only owner of the organizations named; `last_admin`: the last administrator; `organization_account`: an organization's own key-holding account */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9253,33 +8608,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The deletion */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminGetUserDeletionResponse"];
-                };
-            };
+            200: components["responses"]["AccountDeletionStatus"];
             /** @description No deletion was asked for */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9359,19 +8690,7 @@ export interface operations {
                 };
             };
             /** @description An organization key: create organization keys with POST /v1/organizations/{id}/api-keys */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9392,20 +8711,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The key */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyEnvelope"];
-                };
-            };
+            200: components["responses"]["ApiKey"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9427,17 +8733,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Revoked */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9462,20 +8758,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The key */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyEnvelope"];
-                };
-            };
+            200: components["responses"]["ApiKey"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9518,19 +8801,7 @@ export interface operations {
                 };
             };
             /** @description An organization key: rotate the organization's keys with POST /v1/organizations/{id}/api-keys/{key_id}/rotate */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9595,20 +8866,7 @@ export interface operations {
         };
         responses: {
             /** @description The endpoint with its secret */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookWithSecretEnvelope"];
-                };
-            };
+            201: components["responses"]["WebhookWithSecretOrReplay"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9629,20 +8887,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The endpoint */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookEnvelope"];
-                };
-            };
+            200: components["responses"]["Webhook"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9664,17 +8909,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Deleted */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9699,20 +8934,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The endpoint */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookEnvelope"];
-                };
-            };
+            200: components["responses"]["Webhook"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9740,20 +8962,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The endpoint with its new secret */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookWithSecretEnvelope"];
-                };
-            };
+            200: components["responses"]["WebhookWithSecretOrReplay"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9875,20 +9084,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The new delivery, queued */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
-                };
-            };
+            202: components["responses"]["WebhookDeliveryOrReplay"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -9934,21 +9130,10 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayEnvelope"];
                 };
             };
+            /** @description `since` is before the oldest time events are kept for (code replay_window; the detail names that time) */
+            422: components["responses"]["UnprocessableEntity"];
             /** @description Replayed 10 times within the last hour (code replay_limit) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
         };
@@ -9975,50 +9160,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The delivery with its first attempt */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
-                };
-            };
+            200: components["responses"]["WebhookDeliveryOrReplay"];
             /** @description The delivery, queued: its attempts are in GET …/deliveries/{delivery_id} */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
-                };
-            };
+            202: components["responses"]["WebhookDeliveryOrReplay"];
             /** @description Pinged 30 times within the last hour (code ping_limit) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
         };
@@ -10144,19 +9290,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Preferences */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotificationPreferencesEnvelope"];
-                };
-            };
+            200: components["responses"]["NotificationPreferences"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10176,19 +9310,7 @@ export interface operations {
         };
         responses: {
             /** @description Preferences after the change */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NotificationPreferencesEnvelope"];
-                };
-            };
+            200: components["responses"]["NotificationPreferences"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10249,35 +9371,9 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The petition in its new state */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PetitionEnvelope"];
-                };
-            };
+            200: components["responses"]["PetitionOrReplay"];
             /** @description The petition is not draft */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10304,35 +9400,9 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The petition in its new state */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PetitionEnvelope"];
-                };
-            };
+            200: components["responses"]["PetitionOrReplay"];
             /** @description The petition is not active */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10363,35 +9433,9 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The petition in its new state */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PetitionEnvelope"];
-                };
-            };
+            200: components["responses"]["PetitionOrReplay"];
             /** @description The petition is not active */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10483,33 +9527,9 @@ export interface operations {
                 };
             };
             /** @description The signer’s email address is not verified (`email_unverified`), the address, network or email domain is on the block-list (`signing_blocked`), or a private petition needs its access code */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description Already signed, or the petition is not active */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10531,31 +9551,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Removed */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             /** @description You had not signed */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10633,20 +9631,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The signatures */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html>… */
-                    "text/csv": string;
-                };
-            };
+            200: components["responses"]["CsvOK"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10727,35 +9712,9 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The comment */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentEnvelope"];
-                };
-            };
+            201: components["responses"]["CommentOrReplay"];
             /** @description Invalid body, parent_id is not a comment on this petition, or is already 5 levels deep (max_depth) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10776,20 +9735,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The comment */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentEnvelope"];
-                };
-            };
+            200: components["responses"]["Comment"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10811,31 +9757,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Deleted */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             /** @description Not your comment */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10860,34 +9784,9 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The comment */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentEnvelope"];
-                };
-            };
+            200: components["responses"]["Comment"];
             /** @description Not your comment */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -10930,7 +9829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ListPetitionUpdatesResponse"];
+                    "application/json": components["schemas"]["PetitionUpdateList"];
                 };
             };
             429: components["responses"]["TooManyRequests"];
@@ -10959,7 +9858,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreatePetitionUpdateRequest"];
+                "application/json": components["schemas"]["PetitionUpdateCreate"];
             };
         };
         responses: {
@@ -10975,23 +9874,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CreatePetitionUpdateResponse"];
+                    "application/json": components["schemas"]["PetitionUpdateEnvelope"];
                 };
             };
             /** @description Not your petition */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -11083,35 +9970,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The rows, streamed */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /** @example <!doctype html>… */
-                    "text/csv": string;
-                };
-            };
+            200: components["responses"]["CsvOK"];
             /** @description More than 10 exports in a minute */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
         };
@@ -11162,33 +10023,9 @@ export interface operations {
                 };
             };
             /** @description Not the creator */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such petition */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -11239,19 +10076,7 @@ export interface operations {
                 };
             };
             /** @description petition_id is not a publicly listed petition */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -11346,17 +10171,7 @@ export interface operations {
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag of an anonymous answer) */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -11382,20 +10197,7 @@ export interface operations {
         };
         responses: {
             /** @description The draft petition */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PetitionEnvelope"];
-                };
-            };
+            201: components["responses"]["PetitionOrReplay"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -11438,17 +10240,7 @@ export interface operations {
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag of an anonymous answer) */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -11470,17 +10262,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Deleted */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -11565,19 +10347,7 @@ export interface operations {
                 };
             };
             /** @description Wrong code */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -11768,17 +10538,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The image */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            200: components["responses"]["OK"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -11859,20 +10619,7 @@ export interface operations {
                 };
             };
             /** @description An invitation budget is spent (code invitation_limit: 50 per petition, 200 per creator a day; address_recently_invited: one per address per petition a week) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
         };
@@ -11898,17 +10645,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Removed */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -11991,20 +10728,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The published response */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DecisionMakerResponseEnvelope"];
-                };
-            };
+            200: components["responses"]["DecisionMakerResponseOrReplay"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -12070,20 +10794,7 @@ export interface operations {
         };
         responses: {
             /** @description The response */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DecisionMakerResponseEnvelope"];
-                };
-            };
+            201: components["responses"]["DecisionMakerResponseOrReplay"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -12155,33 +10866,10 @@ export interface operations {
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag of the current answer) */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             429: components["responses"]["TooManyRequests"];
             /** @description Search unavailable (timed out); retry after Retry-After seconds */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
         };
@@ -12222,33 +10910,10 @@ export interface operations {
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag of the current answer) */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            304: components["responses"]["NotModified"];
             429: components["responses"]["TooManyRequests"];
             /** @description Search unavailable (timed out) */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
         };
@@ -12298,33 +10963,9 @@ export interface operations {
                 };
             };
             /** @description Not a petition page address of this site, or an invalid maxwidth/maxheight/format */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["ClientProblem"];
             /** @description No public petition at that address */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             /** @description format=xml */
             501: {
@@ -12385,33 +11026,9 @@ export interface operations {
                 };
             };
             /** @description Not your petition */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description A private petition cannot be embedded */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -12493,62 +11110,13 @@ export interface operations {
         };
         responses: {
             /** @description The membership */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MembershipEnvelope"];
-                };
-            };
+            201: components["responses"]["MembershipOrReplay"];
             /** @description The tier's member limit is reached (code member_limit_reached) */
-            402: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            402: components["responses"]["PaymentRequired"];
             /** @description Not allowed to your role, or an organization key: membership changes need a person */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description Already a member */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -12575,45 +11143,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Removed */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             /** @description Not allowed to your role, or an organization key: membership changes need a person */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description The target is the sole owner */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -12658,33 +11192,9 @@ export interface operations {
                 };
             };
             /** @description Not allowed to your role, or an organization key: membership changes need a person */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description The target is the owner */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -12717,48 +11227,11 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The new owner's membership */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MembershipEnvelope"];
-                };
-            };
+            200: components["responses"]["MembershipOrReplay"];
             /** @description Not allowed to your role, or an organization key: membership changes need a person */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description The target is not an admin */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -12850,19 +11323,7 @@ export interface operations {
                 };
             };
             /** @description api_key_limit_reached */
-            402: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            402: components["responses"]["PaymentRequired"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -12889,17 +11350,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Revoked */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -12992,33 +11443,9 @@ export interface operations {
                 };
             };
             /** @description Not an owner or admin, or an organization key: membership changes need a person */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description Already a member, or an open invitation exists */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13046,76 +11473,15 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Your membership */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MembershipEnvelope"];
-                };
-            };
+            201: components["responses"]["MembershipOrReplay"];
             /** @description The tier's member limit is reached */
-            402: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            402: components["responses"]["PaymentRequired"];
             /** @description invitation_email_mismatch: you are not the invited address; email_not_verified: your address is not verified yet (the invitation stays open); or an organization key */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description Already used, or you are already a member */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             /** @description Expired */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            410: components["responses"]["Gone"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13200,19 +11566,7 @@ export interface operations {
                 };
             };
             /** @description The name or slug is taken */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13233,20 +11587,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The organization */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationEnvelope"];
-                };
-            };
+            200: components["responses"]["Organization"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13268,17 +11609,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Deleted */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13303,20 +11634,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The organization */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationEnvelope"];
-                };
-            };
+            200: components["responses"]["Organization"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13349,19 +11667,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description A page of petitions */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PetitionList"];
-                };
-            };
+            200: components["responses"]["PetitionList"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13421,62 +11727,13 @@ export interface operations {
         };
         responses: {
             /** @description The report, open */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ReportEnvelope"];
-                };
-            };
+            201: components["responses"]["ReportOrReplay"];
             /** @description An organization API key: reports are made by people */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            403: components["responses"]["Forbidden"];
             /** @description No such target, or one you cannot see */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description You already have an open report on this target */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13557,48 +11814,11 @@ export interface operations {
         };
         responses: {
             /** @description The resolved report */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ReportEnvelope"];
-                };
-            };
+            200: components["responses"]["ReportOrReplay"];
             /** @description No such report */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description The report is already resolved (for `restore`: and its target is not hidden) */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13683,49 +11903,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The user */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminUserEnvelope"];
-                };
-            };
+            200: components["responses"]["AdminUserOrReplay"];
             /** @description No such user */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description Yourself, or the last active administrator */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13752,35 +11934,9 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The user */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminUserEnvelope"];
-                };
-            };
+            200: components["responses"]["AdminUserOrReplay"];
             /** @description No such user */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13865,19 +12021,7 @@ export interface operations {
                 };
             };
             /** @description No such user */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13904,35 +12048,9 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The comment */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentEnvelope"];
-                };
-            };
+            200: components["responses"]["CommentOrReplay"];
             /** @description No such comment */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -13959,35 +12077,9 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The comment */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommentEnvelope"];
-                };
-            };
+            200: components["responses"]["CommentOrReplay"];
             /** @description No such comment */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -14014,49 +12106,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The petition in its new state */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PetitionEnvelope"];
-                };
-            };
+            200: components["responses"]["PetitionOrReplay"];
             /** @description No such petition */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description Not in a state this move starts from */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -14083,49 +12137,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The petition in its new state */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PetitionEnvelope"];
-                };
-            };
+            200: components["responses"]["PetitionOrReplay"];
             /** @description No such petition */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description Not in a state this move starts from */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -14152,49 +12168,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The petition in its new state */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PetitionEnvelope"];
-                };
-            };
+            200: components["responses"]["PetitionOrReplay"];
             /** @description No such petition */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             /** @description Not in a state this move starts from */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -14221,31 +12199,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Removed */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             /** @description No such signature on this petition */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -14364,49 +12320,11 @@ export interface operations {
         };
         responses: {
             /** @description Finished: the count matched (and the new signature count) */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidationEnvelope"];
-                };
-            };
+            200: components["responses"]["InvalidationOrReplay"];
             /** @description Still running: poll the Location */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidationEnvelope"];
-                };
-            };
+            202: components["responses"]["InvalidationOrReplay"];
             /** @description No such petition */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -14442,19 +12360,7 @@ export interface operations {
                 };
             };
             /** @description No such invalidation */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -14492,23 +12398,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminFlaggedCrowdsResponse"];
+                    "application/json": components["schemas"]["FlaggedCrowdList"];
                 };
             };
             /** @description No such petition */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
@@ -14535,7 +12429,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AdminClearFlagsRequest"];
+                "application/json": components["schemas"]["ClearFlagsRequest"];
             };
         };
         responses: {
@@ -14551,7 +12445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminClearFlagsResponse"];
+                    "application/json": components["schemas"]["ClearFlagsEnvelope"];
                 };
             };
             429: components["responses"]["TooManyRequests"];
@@ -14579,7 +12473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminSigningListsResponse"];
+                    "application/json": components["schemas"]["SigningListEntryList"];
                 };
             };
             429: components["responses"]["TooManyRequests"];
@@ -14602,7 +12496,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AdminAddSigningListEntryRequest"];
+                "application/json": components["schemas"]["SigningListEntryCreate"];
             };
         };
         responses: {
@@ -14618,7 +12512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminAddSigningListEntryResponse"];
+                    "application/json": components["schemas"]["SigningListEntryEnvelope"];
                 };
             };
             429: components["responses"]["TooManyRequests"];
@@ -14642,31 +12536,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Removed */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["NoContent"];
             /** @description No such entry */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-API-Version": components["headers"]["XApiVersion"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             "4XX": components["responses"]["ClientProblem"];
             "5XX": components["responses"]["ServerProblem"];
