@@ -15,6 +15,7 @@ import { startApi, startWorker, type RallyProcess, type RunningApi } from '../su
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
 const BULK = 3_000;
+const CHUNK = 10_000;
 
 describe('POST /v1/admin/petitions/{id}/invalidate-signatures', function () {
   this.timeout(300_000);
@@ -65,18 +66,22 @@ describe('POST /v1/admin/petitions/{id}/invalidate-signatures', function () {
   /** `count` signers by SQL, every `fraudEvery`th with an address at fraud.test, counted in a shard as signing does. */
   async function bulkSign(petitionId: string, count = BULK, fraudEvery = 3) {
     const tag = crypto.randomUUID().slice(0, 8);
-    // The signatures' email_key as signing writes it (rally_email_key of the signer's address).
-    await db().query(sql.typeAlias('void')`
-      WITH signers AS (
-        INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
-        SELECT 'bulk', ${tag} || '-' || g, 'Signer.' || g || CASE WHEN g % ${fraudEvery} = 0 THEN '+x@Fraud.test' ELSE
-        '@example.test' END, 'Signer ' || g, 'bulk-' || ${tag} || '-' || g
-        FROM generate_series(1, ${count}) AS g
-        RETURNING id, email
-      )
-      INSERT INTO signatures (petition_id, user_id, email_key, created_at)
-      SELECT ${petitionId}, id, rally_email_key(email), now() - random() * interval '2 days' FROM signers
-    `);
+    // In statements of at most CHUNK signers, each well within the pool's statement timeout on a loaded machine.
+    for (let first = 1; first <= count; first += CHUNK) {
+      const last = Math.min(count, first + CHUNK - 1);
+      // The signatures' email_key as signing writes it (rally_email_key of the signer's address).
+      await db().query(sql.typeAlias('void')`
+        WITH signers AS (
+          INSERT INTO users (identity_issuer, identity_subject, email, display_name, slug)
+          SELECT 'bulk', ${tag} || '-' || g, 'Signer.' || g || CASE WHEN g % ${fraudEvery} = 0 THEN '+x@Fraud.test' ELSE
+          '@example.test' END, 'Signer ' || g, 'bulk-' || ${tag} || '-' || g
+          FROM generate_series(${first}::int, ${last}::int) AS g
+          RETURNING id, email
+        )
+        INSERT INTO signatures (petition_id, user_id, email_key, created_at)
+        SELECT ${petitionId}, id, rally_email_key(email), now() - random() * interval '2 days' FROM signers
+      `);
+    }
     await db().query(sql.typeAlias('void')`
       INSERT INTO signature_counters (petition_id, shard, count) VALUES (${petitionId}, 5, ${count})
       ON CONFLICT ON CONSTRAINT signature_counters_pkey DO UPDATE SET count = signature_counters.count + ${count}
