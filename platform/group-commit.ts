@@ -5,11 +5,8 @@
 // commit each, where a batch takes the locks and the commit once.
 //
 // - The first request of a batch waits at most `windowMs` for company; a full batch goes at once.
-// - Few batches are being written at a time; whatever arrives meanwhile waits and goes in the next
-//   batch, so batches grow with the load instead of the number of transactions. How many, and how
-//   large, follows the latency goal (adapt() below): one at a time while requests are answered well
-//   within it (the largest batches, the least work per request), more when they near it, up to
-//   `maxInFlight`; a batch holds what can be written in half the goal, at most `maxSize`.
+// - At most `maxInFlight` batches are being written at a time; whatever arrives meanwhile waits and
+//   goes in the next batch, so batches grow with the load instead of the number of transactions.
 // - Nothing is answered before its batch committed: the timer only decides when a batch closes, never
 //   whether a request is durable.
 // - The queue is bounded: past `maxQueued` waiting requests, a request is refused at once with the
@@ -29,8 +26,6 @@ export type GroupCommitOptions<Request, Result> = {
   maxSize: number;
   maxInFlight?: number;
   maxQueued?: number;
-  /** The time from submit to answer to stay within (the signing goal: p99 under 100 ms). */
-  latencyGoalMs?: number;
 };
 
 export type GroupCommit<Request, Result> = {
@@ -40,48 +35,24 @@ export type GroupCommit<Request, Result> = {
   stop(): Promise<void>;
 };
 
-type Waiting<Request, Result> = { request: Request; queuedAt: number; settle(answer: BatchAnswer<Result>): void; fail(error: unknown): void };
+type Waiting<Request, Result> = { request: Request; settle(answer: BatchAnswer<Result>): void; fail(error: unknown): void };
 
-// The most batches in flight: enough to keep a few pool connections busy, few enough to leave the pool to reads.
+// Enough batches in flight to keep a few pool connections busy, few enough to leave the pool to reads.
 const DEFAULT_IN_FLIGHT = 4;
-const DEFAULT_LATENCY_GOAL_MS = 100;
-// How much of its past the estimate of a request's share of a write keeps at each batch.
-const SMOOTHING = 0.8;
-const MIN_BATCH = 16;
 // About a second of writing at full speed; beyond that a client is better off retrying than waiting.
 const DEFAULT_MAX_QUEUED = 5_000;
 
 export function createGroupCommit<Request, Result>(options: GroupCommitOptions<Request, Result>): GroupCommit<Request, Result> {
   const maxInFlight = options.maxInFlight ?? DEFAULT_IN_FLIGHT;
   const maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
-  const goal = options.latencyGoalMs ?? DEFAULT_LATENCY_GOAL_MS;
   const queue: Waiting<Request, Result>[] = [];
   const writing = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let stopping = false;
-  let inFlight = 1;
-  let perRequestMs: number | undefined;
-
-  // The largest batch written within half the goal, by what a request's share of a write cost lately;
-  // never below MIN_BATCH, since a slow database is slower still with more, smaller transactions.
-  const floor = Math.min(MIN_BATCH, options.maxSize);
-  const batchSize = () => (perRequestMs === undefined ? options.maxSize : Math.max(floor, Math.min(options.maxSize, Math.floor(goal / 2 / perRequestMs))));
-
-  /** After each batch: its oldest request's wait (past the window it chose to wait) decides the batches in flight; its write time, their size. */
-  function adapt(size: number, writeMs: number, oldestMs: number): void {
-    const share = writeMs / size;
-    perRequestMs = perRequestMs === undefined ? share : SMOOTHING * perRequestMs + (1 - SMOOTHING) * share;
-    const waited = oldestMs - options.windowMs;
-    if (waited > goal / 2 && queue.length > 0) inFlight = Math.min(maxInFlight, inFlight + 1);
-    else if (waited < goal / 4) inFlight = Math.max(1, inFlight - 1);
-  }
 
   async function write(batch: Waiting<Request, Result>[]): Promise<void> {
     try {
-      const started = performance.now();
       const answers = await options.write(batch.map((waiting) => waiting.request));
-      const done = performance.now();
-      adapt(batch.length, done - started, done - batch[0]!.queuedAt);
       batch.forEach((waiting, index) => waiting.settle(answers[index]!));
     } catch (error) {
       if (batch.length === 1) return batch[0]!.fail(error);
@@ -92,8 +63,8 @@ export function createGroupCommit<Request, Result>(options: GroupCommitOptions<R
   function flush(): void {
     clearTimeout(timer);
     timer = undefined;
-    while (writing.size < inFlight && queue.length > 0) {
-      const running: Promise<void> = write(queue.splice(0, batchSize())).finally(() => {
+    while (writing.size < maxInFlight && queue.length > 0) {
+      const running: Promise<void> = write(queue.splice(0, options.maxSize)).finally(() => {
         writing.delete(running);
         // Requests that queued while every slot was busy have waited long enough already.
         if (queue.length > 0 && timer === undefined) flush();
@@ -104,7 +75,7 @@ export function createGroupCommit<Request, Result>(options: GroupCommitOptions<R
 
   function enqueue(waiting: Waiting<Request, Result>): void {
     queue.push(waiting);
-    if (queue.length >= batchSize() || stopping) flush();
+    if (queue.length >= options.maxSize || stopping) flush();
     else timer ??= setTimeout(flush, options.windowMs);
   }
 
@@ -112,7 +83,7 @@ export function createGroupCommit<Request, Result>(options: GroupCommitOptions<R
     submit(request) {
       return new Promise<Result>((resolve, reject) => {
         if (queue.length >= maxQueued) return reject(options.busy());
-        enqueue({ request, queuedAt: performance.now(), settle: (answer) => (answer.ok ? resolve(answer.result) : reject(answer.error)), fail: reject });
+        enqueue({ request, settle: (answer) => (answer.ok ? resolve(answer.result) : reject(answer.error)), fail: reject });
       });
     },
     async stop() {

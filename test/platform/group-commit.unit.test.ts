@@ -59,48 +59,4 @@ describe('group commit (platform/group-commit.ts)', () => {
     expect(await Promise.all(accepted)).to.deep.equal([1, 2]);
     expect(batches).to.deep.equal([[1, 2]]);
   });
-
-  describe('sized to the latency goal', () => {
-    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    /** A group commit whose write takes `costMs(batch)` and records each batch and how many were being written with it. */
-    function timed(options: { latencyGoalMs: number; maxSize: number; maxInFlight: number }, costMs: (batch: readonly number[]) => number) {
-      const batches: { size: number; concurrent: number }[] = [];
-      let writing = 0;
-      const commit = createGroupCommit<number, number>({
-        ...options,
-        windowMs: 1,
-        busy: () => new Error('busy'),
-        async write(batch) {
-          writing += 1;
-          batches.push({ size: batch.length, concurrent: writing });
-          await sleep(costMs(batch));
-          writing -= 1;
-          return batch.map((value) => ({ ok: true as const, result: value }));
-        },
-      });
-      return { commit, batches };
-    }
-
-    it('holds in a batch what can be written in half the goal, by what a request cost lately', async () => {
-      const { commit, batches } = timed({ latencyGoalMs: 200, maxSize: 1_000, maxInFlight: 1 }, (batch) => 4 * batch.length);
-      await Promise.all(Array.from({ length: 10 }, (_, n) => commit.submit(n)));
-      // 4 ms a request (timers only run late): at most 25 of them fit in 100 ms.
-      await Promise.all(Array.from({ length: 60 }, (_, n) => commit.submit(n)));
-      expect(batches[0]!.size).to.equal(10);
-      expect(batches.slice(1).every((batch) => batch.size <= 25)).to.equal(true);
-      expect(batches.slice(1).reduce((sum, batch) => sum + batch.size, 0)).to.equal(60);
-    });
-
-    it('writes one batch at a time while requests are answered well within the goal, and more when they wait past half of it', async () => {
-      let costMs = 1;
-      const { commit, batches } = timed({ latencyGoalMs: 200, maxSize: 2, maxInFlight: 3 }, () => costMs);
-      await Promise.all(Array.from({ length: 8 }, (_, n) => commit.submit(n)));
-      expect(Math.max(...batches.map((batch) => batch.concurrent))).to.equal(1);
-      costMs = 120;
-      batches.length = 0;
-      await Promise.all(Array.from({ length: 16 }, (_, n) => commit.submit(n)));
-      expect(Math.max(...batches.map((batch) => batch.concurrent))).to.be.greaterThan(1);
-      expect(Math.max(...batches.map((batch) => batch.concurrent))).to.be.at.most(3);
-    });
-  });
 });
