@@ -9,7 +9,7 @@ import { PUBLIC_URL, startApi, type RunningApi } from '../support/processes.ts';
 const RALLY_ORIGIN = new URL(PUBLIC_URL).origin;
 
 describe('/docs in Chromium', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let api: RunningApi;
   let chromium: TestBrowser;
   let page: Page;
@@ -25,7 +25,9 @@ describe('/docs in Chromium', function () {
     page.on('console', (message) => {
       if (message.type() === 'error' && /Content Security Policy|Refused to/.test(message.text())) problems.push(message.text());
     });
-    await page.goto(`${RALLY_ORIGIN}/docs`, { waitUntil: 'networkidle0' });
+    // Scalar's bundle is several megabytes of script: on a machine loaded by the rest of the suite it
+    // can take Chromium over puppeteer's default 30 s to go quiet, so the wait has a ceiling of its own.
+    await page.goto(`${RALLY_ORIGIN}/docs`, { waitUntil: 'networkidle0', timeout: 100_000 });
   });
   after(async () => {
     await chromium.close();
