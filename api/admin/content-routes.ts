@@ -6,7 +6,7 @@ import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { withReplies, findComment } from '../../core/comments/queries.ts';
 import { ensure, NotFound } from '../../core/errors/domain-error.ts';
 import { resolveReportsOfRestored } from '../../core/moderation/restoring.ts';
-import { movePetition, PETITION_MOVES, removeSignatureByAdmin, setCommentHidden } from '../../core/moderation/effects.ts';
+import { movableFrom, movePetition, PETITION_MOVES, removeSignatureByAdmin, setCommentHidden } from '../../core/moderation/effects.ts';
 import type { ModerationTarget } from '../../core/moderation/reports.ts';
 import type { ModerationWorkflows } from '../../core/moderation/workflow-port.ts';
 import type { PetitionWorkflows } from '../../core/petitions/lifecycle.ts';
@@ -80,11 +80,15 @@ export function createAdminContentRoutes(deps: {
       async handler(ctx, { params }) {
         const move = verb === 'close' ? PETITION_MOVES.close : verb === 'review' ? PETITION_MOVES.hold : PETITION_MOVES.release;
         const audit = auditContextOf(ctx.state.principal!, ctx.state.requestId);
-        await movePetition(deps, params.id, move, audit, true);
         if (verb === 'restore') {
+          // The open reports are resolved before the petition is active again: a moderation round that
+          // counted them while it was under review would otherwise hide it again on that stale count.
           const target = { type: 'petition' as const, id: params.id };
-          await recount(target, await db.transaction((tx) => resolveReportsOfRestored(tx, target, audit)));
-        }
+          await movableFrom(db, params.id, move, true);
+          const resolved = await db.transaction((tx) => resolveReportsOfRestored(tx, target, audit));
+          await movePetition(deps, params.id, move, audit, true);
+          await recount(target, resolved);
+        } else await movePetition(deps, params.id, move, audit, true);
         sendData(ctx, toPetitionDetail((await findPetitionById(db, params.id))!, undefined, deps.signerDataRetentionMs));
       },
     });

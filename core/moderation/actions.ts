@@ -8,7 +8,7 @@ import { Conflict, NotFound } from '../errors/domain-error.ts';
 import { findAdminUser } from '../users/admin-queries.ts';
 import { suspendUser } from '../users/suspension.ts';
 import type { ModerationAction } from '../vocabulary.ts';
-import { authorOf, hideTarget, movePetition, PETITION_MOVES, removeComment, restoreTarget, type EffectDependencies } from './effects.ts';
+import { authorOf, hideTarget, movableFrom, movePetition, PETITION_MOVES, removeComment, restoreTarget, type EffectDependencies } from './effects.ts';
 import { autoHideRecordOwed, isAutoHidden, isHidden } from './restoring.ts';
 import { countCountingReporters } from './reporters.ts';
 import { countOpenReporters, findReport, presentReport, resolveOpenReports, type ModerationTarget, type ReportRow } from './reports.ts';
@@ -20,11 +20,14 @@ export type AutoHideSettings = { threshold: number; minAccountAgeMs: number };
 
 /** Hides the target pending review when `threshold` people who count have an open report on it. */
 export async function hideIfReportedEnough(deps: EffectDependencies & AutoHideSettings, target: ModerationTarget): Promise<AutoHideOutcome> {
+  // The status is read before the count: a restore resolves the reports before the petition is active
+  // again, so a petition still hideable here cannot be hidden on reports its restore resolved.
+  const hideable = target.type !== 'petition' || (await movableFrom(deps.db, target.id, PETITION_MOVES.hold, false)) !== null;
   const reporters = await countOpenReporters(deps.db, target);
   const counted = await countCountingReporters(deps.db, target, deps.minAccountAgeMs);
   const outcome = { reporters, counted, threshold: deps.threshold };
   if (counted < deps.threshold) return { ...outcome, hidden: false };
-  const hidden = await hideTarget(deps, target, SYSTEM_AUDIT);
+  const hidden = hideable && (await hideTarget(deps, target, SYSTEM_AUDIT));
   // A retry after a stop between hiding and recording finds the target hidden: the record is still owed.
   if (hidden || (await autoHideRecordOwed(deps.db, target))) {
     await recordAudit(deps.db, {

@@ -60,6 +60,18 @@ export const PETITION_MOVES = {
 } as const satisfies Record<string, PetitionMove>;
 
 /**
+ * The petition's status when `move` may start from it; otherwise null, or with `strict` a 409. A
+ * missing petition is a 404 either way.
+ */
+export async function movableFrom(db: CommonQueryMethods, petitionId: string, move: PetitionMove, strict: boolean): Promise<{ status: string } | null> {
+  const current = await db.maybeOne(sql.type(PetitionStatusRow)`SELECT status FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL`);
+  if (!current) throw new NotFound('There is no such petition.');
+  if (move.from.includes(current.status)) return current;
+  if (strict) throw new Conflict(`Only a ${move.from.join(' or ')} petition can be moved so; this one is ${current.status}.`, { code: 'invalid_transition' });
+  return null;
+}
+
+/**
  * Moves a petition through its workflow. `strict`: a petition in another state is a 409 (the admin
  * routes); otherwise it is left as it is (moderation effects: a closed petition needs no hold).
  */
@@ -70,12 +82,8 @@ export async function movePetition(
   audit: AuditContext,
   strict: boolean,
 ): Promise<boolean> {
-  const current = await deps.db.maybeOne(sql.type(PetitionStatusRow)`SELECT status FROM petitions WHERE id = ${petitionId} AND deleted_at IS NULL`);
-  if (!current) throw new NotFound('There is no such petition.');
-  if (!move.from.includes(current.status)) {
-    if (strict) throw new Conflict(`Only a ${move.from.join(' or ')} petition can be moved so; this one is ${current.status}.`, { code: 'invalid_transition' });
-    return false;
-  }
+  const current = await movableFrom(deps.db, petitionId, move, strict);
+  if (!current) return false;
   try {
     await deps.workflows.transitionPetition(move.update, petitionId, current.status as PetitionStatus, {
       actor: eventActorOf(audit),
