@@ -79,10 +79,14 @@ function alternatives(anyOf: unknown): Serializer {
   if (!Array.isArray(anyOf) || anyOf.length === 0) throw new Unsupported('anyOf');
   const compound = (branch: Schema) => [branch.type].flat().some((type) => type === 'object' || type === 'array') || branch.anyOf !== undefined;
   if ((anyOf as Schema[]).filter(compound).length > 1) throw new Unsupported('anyOf with several compound branches');
-  const branches = (anyOf as Schema[]).map(compile);
+  return firstWritten((anyOf as Schema[]).map(compile));
+}
+
+/** The first writer that can write the value decides (the value's own kind picks it). */
+function firstWritten(writers: readonly Serializer[]): Serializer {
   return (value) => {
-    for (const branch of branches) {
-      const written = branch(value);
+    for (const writer of writers) {
+      const written = writer(value);
       if (written !== undefined) return written;
     }
     return undefined;
@@ -100,13 +104,7 @@ function typed(schema: Schema): Serializer {
   });
   if (writers.length === 1) return writers[0]!;
   if (types.filter((type) => type === 'object' || type === 'array').length > 1) throw new Unsupported('several compound types');
-  return (value) => {
-    for (const writer of writers) {
-      const written = writer(value);
-      if (written !== undefined) return written;
-    }
-    return undefined;
-  };
+  return firstWritten(writers);
 }
 
 function object(schema: Schema): Serializer {
