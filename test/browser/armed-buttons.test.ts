@@ -55,6 +55,8 @@ describe('buttons armed after half a second of being seen, in Chromium', functio
 
   async function loggedInPage(person: { email: string; password: string }): Promise<Page> {
     const page = await (await (chromium.browser as Browser).createBrowserContext()).newPage();
+    // The rule is about a page being seen: this one is the tab in front, whatever else the browser opened.
+    await page.bringToFront();
     await page.evaluateOnNewDocument(RECORDER);
     await page.goto(`${PUBLIC_URL}/login`, { waitUntil: 'load' });
     await typeLogin(page, person);
@@ -65,7 +67,10 @@ describe('buttons armed after half a second of being seen, in Chromium', functio
 
   /** The button appeared disabled and was enabled no sooner than half a second later. */
   async function expectArmedLate(page: Page, selector: string) {
-    await page.waitForSelector(`${selector}:not([disabled])`);
+    await page.waitForSelector(`${selector}:not([disabled])`).catch(async (error: Error) => {
+      const state = await page.evaluate('JSON.stringify({ visibility: document.visibilityState, armed: window.__armed })');
+      throw new Error(`${selector} was never armed (${String(state)}): ${error.message}`);
+    });
     const seen = await armed(page);
     expect(seen.disabledWhenSeen, 'disabled when it appeared').to.equal(true);
     expect(seen.enabledAt! - seen.appearedAt, 'enabled after').to.be.at.least(ARM_DELAY_MS);

@@ -78,6 +78,27 @@ async function start(env: NodeJS.ProcessEnv): Promise<void> {
   await startIdentityProvider();
 }
 
+let freshDatabases = 0;
+
+/**
+ * Runs `work` on a database of its own, cloned from the run's migrated template and dropped after: for
+ * tests whose statements sweep whole tables (a migration's backfill), which on the process's shared
+ * database would also sweep, and wait on, every earlier test file's rows.
+ */
+export async function withFreshDatabase(work: (db: DatabasePool) => Promise<void>): Promise<void> {
+  const env = process.env;
+  const name = `${sharedValue(env, SHARED.runId)}_${processIndex(env)}_fresh_${(freshDatabases += 1)}`;
+  const admin = new pg.Client({ connectionString: withDatabase(testEnvironment().databaseUrl, 'postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${sharedValue(env, SHARED.templateDatabase)}`);
+    const db = await createDatabasePool(withDatabase(testEnvironment().databaseUrl, name), { maximumPoolSize: 2 });
+    await work(db).finally(() => db.end());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => admin.end());
+  }
+}
+
 /** Idempotent: mocha runs root hooks before every file in a parallel run, once in a serial one. */
 export function startTestEnvironment(env: NodeJS.ProcessEnv): Promise<void> {
   starting ??= start(env);
