@@ -70,7 +70,10 @@ async function runMocha(label: string, mochaArgs: string[], env: NodeJS.ProcessE
 const files = named.length ? named.map((file) => path.relative(ROOT, path.resolve(file))) : await listTestFiles(ROOT);
 const { parallel, serial } = splitTestFiles(files);
 const jobs = Number(process.env.RALLY_TEST_JOBS ?? DEFAULT_JOBS);
-const testEnv = { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_TEMPORAL_CLI: cliPath };
+// Node's compile cache (keyed by each file's content) spares the hundreds of API and worker processes the
+// tests start most of the work of loading Rally's modules again: about a third of each start's CPU.
+const compileCache = path.resolve(ROOT, config.dataDir, 'compile-cache');
+const testEnv = { ...process.env, NODE_ENV: 'test', DATABASE_URL: databaseUrl, RALLY_TEMPORAL_CLI: cliPath, NODE_COMPILE_CACHE: compileCache };
 const mochaArgs = (parallelJobs: number, group: string[]) => [
   ...['--require', 'test/setup.ts', '--reporter', 'scripts/lib/mocha-timing-reporter.ts', '--timeout', '60000', '--exit'],
   ...(parallelJobs > 1 ? ['--parallel', '--jobs', String(parallelJobs)] : []),
