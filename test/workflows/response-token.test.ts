@@ -1,4 +1,4 @@
-// Portal token expiry end to end, with RALLY_RESPONSE_TOKEN_TTL=3s: the token's workflow waits on
+// Portal token expiry end to end, with RALLY_RESPONSE_TOKEN_TTL=20s: the token's workflow waits on
 // a server-side timer while the worker is killed and restarted, sends its one reminder, then marks
 // the token expired, and the portal answers 410 from then on.
 import { randomUUID } from 'node:crypto';
@@ -24,7 +24,7 @@ describe('response-token workflow', function () {
 
   before(async () => {
     mail = await startMailCatcher();
-    env = { RALLY_TASK_QUEUE: uniqueTaskQueue('response-token'), SMTP_URL: mail.url, RALLY_RESPONSE_TOKEN_TTL: '3s' };
+    env = { RALLY_TASK_QUEUE: uniqueTaskQueue('response-token'), SMTP_URL: mail.url, RALLY_RESPONSE_TOKEN_TTL: '20s' };
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
   });
   after(async () => {
@@ -42,15 +42,16 @@ describe('response-token workflow', function () {
       sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE petition_id = ${petition.id}`,
     );
     const handle = testEnvironment().temporal.client.workflow.getHandle(responseTokenWorkflowId(tokenId));
-    // Killed once the token's timer runs on the server, the worker misses the deadline's moment.
+    // Killed once the reminder's timer runs on the server (15 s after issue, at three quarters of the
+    // TTL), so the worker misses the timer's moment and no activity of the dead worker is in flight.
     await eventually(
       () =>
-        handle.describe().then(
-          () => true,
+        handle.fetchHistory().then(
+          (history) => history.events?.some((event) => event.timerStartedEventAttributes) || undefined,
           () => undefined,
         ),
-      10_000,
-      'the expiry workflow to start',
+      15_000,
+      'the expiry workflow to wait on its reminder timer',
     );
     await worker.stop('SIGKILL');
     worker = await startWorker(env);
