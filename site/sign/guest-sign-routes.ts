@@ -60,130 +60,142 @@ const ReferenceParams = Type.Object({ reference: Type.String({ minLength: 1, max
 const HTML_PAGE = { description: 'HTML page', contentType: 'text/html' };
 const FORM_REFUSED = 'We could not take this form. Please check your details and send it again.';
 
-export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRouteSpec[] {
-  const origin = new URL(deps.publicUrl).origin;
+/** An HTML answer in the look of the page it came from (petition page or widget), never cached. */
+type GuestAnswer = (ctx: RallyContext, status: number, variant: GuestFormVariant, page: GuestPage, token?: string) => void;
 
-  function answer(ctx: RallyContext, status: number, variant: GuestFormVariant, page: GuestPage, token?: string): void {
+/** The dependencies with Rally's own origin (forms must come from it) and the answer every handler sends. */
+type GuestSigning = GuestSignRouteDependencies & { origin: string; answer: GuestAnswer };
+
+function guestAnswer(publicUrl: string): GuestAnswer {
+  return (ctx, status, variant, page, token) => {
     ctx.status = status;
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-store');
     const policy = variant === 'widget' ? htmlPolicies.widget : htmlPolicies.page;
-    ctx.set('Content-Security-Policy', policy(deps.publicUrl, { styleHash: variant === 'widget' ? WIDGET_CSS_HASH : PAGE_CSS_HASH }));
+    ctx.set('Content-Security-Policy', policy(publicUrl, { styleHash: variant === 'widget' ? WIDGET_CSS_HASH : PAGE_CSS_HASH }));
     const body = renderGuestPage(variant, page);
     ctx.body = token ? withFormToken(body, token) : body;
+  };
+}
+
+async function submitGuestForm(guest: GuestSigning, ctx: RallyContext, slug: string, variant: GuestFormVariant): Promise<void> {
+  const { answer } = guest;
+  if (!sentFromOrigin(ctx, guest.origin))
+    return answer(ctx, 403, variant, refusalPage('Form refused', 'This form can only be sent from the petition’s own page.'));
+  const fields = await readBrowserForm(ctx, (status, message) => answer(ctx, status, variant, refusalPage('Form refused', message)));
+  if (!fields) return;
+  // A public petition comes from the read cache (core/petitions/read-cache.ts) without a query; anything
+  // else is read from the database and judged by the policy, which answers the 404.
+  const petition = (await guest.petitions.read(slug)) ?? (await findPetitionBySlug(guest.db, slug));
+  if (!petition || !canRead(ANONYMOUS, petition))
+    return answer(ctx, 404, variant, refusalPage('Petition not found', 'There is no public petition at this address.'));
+  if (petition.status !== 'active')
+    return answer(ctx, 409, variant, refusalPage('Not taking signatures', `This petition is ${petition.status} and takes no more signatures.`, petition));
+
+  const freshToken = formToken(guest.encryptionKey, petition.id, Date.now());
+  const { values, errors, input } = readGuestForm(fields);
+  const verdict = checkFormToken(guest.encryptionKey, petition.id, fields[FORM_TOKEN_FIELD] ?? '', Date.now());
+  if (verdict === 'forged' || verdict === 'stale') errors.form = 'This form has expired. Please send it again.';
+  // A bot's tells get the same answer as a slip: nothing to learn from it.
+  else if (verdict === 'too_fast' || (fields[HONEYPOT_FIELD] ?? '') !== '') errors.form = FORM_REFUSED;
+  if (!input || errors.form) return answer(ctx, 400, variant, formWithErrors(petition, values, errors, variant), freshToken);
+
+  try {
+    // A blocked signer is told what everyone is told, and nothing is mailed.
+    if (!guest.limits.chargeGuestSignature(ctx, input.email)) return answer(ctx, 200, variant, checkYourEmail(petition, input.email, variant));
+  } catch (error) {
+    if (!(error instanceof RallyError) || error.status !== 429) throw error;
+    for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
+    return answer(ctx, 429, variant, refusalPage('Too many signatures', error.message, petition));
   }
-
-  async function submit(ctx: RallyContext, slug: string, variant: GuestFormVariant): Promise<void> {
-    if (!sentFromOrigin(ctx, origin)) return answer(ctx, 403, variant, refusalPage('Form refused', 'This form can only be sent from the petition’s own page.'));
-    const fields = await readBrowserForm(ctx, (status, message) => answer(ctx, status, variant, refusalPage('Form refused', message)));
-    if (!fields) return;
-    // A public petition comes from the read cache (core/petitions/read-cache.ts) without a query; anything
-    // else is read from the database and judged by the policy, which answers the 404.
-    const petition = (await deps.petitions.read(slug)) ?? (await findPetitionBySlug(deps.db, slug));
-    if (!petition || !canRead(ANONYMOUS, petition))
-      return answer(ctx, 404, variant, refusalPage('Petition not found', 'There is no public petition at this address.'));
-    if (petition.status !== 'active')
-      return answer(ctx, 409, variant, refusalPage('Not taking signatures', `This petition is ${petition.status} and takes no more signatures.`, petition));
-
-    const freshToken = formToken(deps.encryptionKey, petition.id, Date.now());
-    const { values, errors, input } = readGuestForm(fields);
-    const verdict = checkFormToken(deps.encryptionKey, petition.id, fields[FORM_TOKEN_FIELD] ?? '', Date.now());
-    if (verdict === 'forged' || verdict === 'stale') errors.form = 'This form has expired. Please send it again.';
-    // A bot's tells get the same answer as a slip: nothing to learn from it.
-    else if (verdict === 'too_fast' || (fields[HONEYPOT_FIELD] ?? '') !== '') errors.form = FORM_REFUSED;
-    if (!input || errors.form) return answer(ctx, 400, variant, formWithErrors(petition, values, errors, variant), freshToken);
-
-    try {
-      // A blocked signer is told what everyone is told, and nothing is mailed.
-      if (!deps.limits.chargeGuestSignature(ctx, input.email)) return answer(ctx, 200, variant, checkYourEmail(petition, input.email, variant));
-    } catch (error) {
-      if (!(error instanceof RallyError) || error.status !== 429) throw error;
-      for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
-      return answer(ctx, 429, variant, refusalPage('Too many signatures', error.message, petition));
-    }
-    try {
-      await deps.guestForms.submit({
-        ...input,
-        petitionId: petition.id,
-        source: variant === 'widget' ? 'embed' : 'page',
-        networkHash: networkBlockHash(deps.networkKey, ctx.state.clientIp),
-      });
-    } catch (error) {
-      // The batcher's queue is full: a page that says so, not the API's problem document.
-      if (!(error instanceof Unavailable)) throw error;
-      ctx.set('Retry-After', String(error.retryAfterSeconds ?? 1));
-      return answer(ctx, 503, variant, refusalPage('Very busy', error.message, petition));
-    }
-    answer(ctx, 200, variant, checkYourEmail(petition, input.email, variant));
-  }
-
-  const invalidLink = () => refusalPage('This link is not valid', 'Check that you opened the whole link from the email, or sign the petition again.');
-
-  async function landing(ctx: RallyContext, reference: string): Promise<void> {
-    const pending = await findByReference(deps.db, reference);
-    if (!pending) return answer(ctx, 404, 'page', invalidLink());
-    if (pending.status === 'confirmed' || pending.status === 'already_signed')
-      return answer(ctx, 200, 'page', alreadyPage(pending, pending.email, pending.status === 'confirmed' ? 'already_confirmed' : 'already_signed'));
-    if (pending.status === 'expired' || pending.expired) return answer(ctx, 410, 'page', expiredPage(pending));
-    answer(ctx, 200, 'page', confirmStep(pending.title));
-  }
-
-  const expiredPage = (petition: { slug: string; title: string }) =>
-    refusalPage('This link has expired', 'Signatures must be confirmed within a few days. Sign the petition again to get a new link.', petition);
-
-  async function confirm(ctx: RallyContext, reference: string): Promise<void> {
-    const outcome = await deps.guestConfirmations.confirm({ reference, place: locateSigner(ctx.state.clientIp, null) });
-    switch (outcome.kind) {
-      case 'invalid':
-        return answer(ctx, 404, 'page', invalidLink());
-      case 'expired':
-        return answer(ctx, 410, 'page', expiredPage(outcome));
-      case 'refused':
-        return answer(ctx, 409, 'page', refusalPage('Not signed', outcome.reason, outcome));
-      case 'already_confirmed':
-      case 'already_signed':
-        return answer(ctx, 200, 'page', alreadyPage(outcome, outcome.email, outcome.kind));
-      case 'signed': {
-        const { result } = outcome;
-        deps.feed.publish({
-          type: 'signature.created',
-          petition_id: result.petition_id,
-          signature_count: result.signature_count,
-          created_at: result.created_at,
-        });
-        return answer(ctx, 200, 'page', confirmedPage(outcome, outcome.email, result.signature_count));
-      }
-    }
-  }
-
-  const tag = 'Pages';
-  const formRoute = (path: string, variant: GuestFormVariant, operationId: string) =>
-    defineRoute({
-      method: 'post',
-      path,
-      operationId,
-      tag,
-      auth: 'none',
-      idempotent: false,
-      rawBody: true,
-      summary: 'The guest signing form (application/x-www-form-urlencoded): stores a pending signature and emails its confirmation link',
-      params: SlugParams,
-      responses: {
-        200: HTML_PAGE,
-        400: HTML_PAGE,
-        403: HTML_PAGE,
-        404: HTML_PAGE,
-        409: HTML_PAGE,
-        413: HTML_PAGE,
-        415: HTML_PAGE,
-        429: HTML_PAGE,
-        503: HTML_PAGE,
-      },
-      handler: (ctx, { params }) => submit(ctx, params.slug, variant),
+  try {
+    await guest.guestForms.submit({
+      ...input,
+      petitionId: petition.id,
+      source: variant === 'widget' ? 'embed' : 'page',
+      networkHash: networkBlockHash(guest.networkKey, ctx.state.clientIp),
     });
+  } catch (error) {
+    // The batcher's queue is full: a page that says so, not the API's problem document.
+    if (!(error instanceof Unavailable)) throw error;
+    ctx.set('Retry-After', String(error.retryAfterSeconds ?? 1));
+    return answer(ctx, 503, variant, refusalPage('Very busy', error.message, petition));
+  }
+  answer(ctx, 200, variant, checkYourEmail(petition, input.email, variant));
+}
+
+const invalidLink = () => refusalPage('This link is not valid', 'Check that you opened the whole link from the email, or sign the petition again.');
+
+const expiredPage = (petition: { slug: string; title: string }) =>
+  refusalPage('This link has expired', 'Signatures must be confirmed within a few days. Sign the petition again to get a new link.', petition);
+
+/** GET of the confirmation link: shows the button, changes nothing. */
+async function openConfirmationLink(guest: GuestSigning, ctx: RallyContext, reference: string): Promise<void> {
+  const { answer } = guest;
+  const pending = await findByReference(guest.db, reference);
+  if (!pending) return answer(ctx, 404, 'page', invalidLink());
+  if (pending.status === 'confirmed' || pending.status === 'already_signed')
+    return answer(ctx, 200, 'page', alreadyPage(pending, pending.email, pending.status === 'confirmed' ? 'already_confirmed' : 'already_signed'));
+  if (pending.status === 'expired' || pending.expired) return answer(ctx, 410, 'page', expiredPage(pending));
+  answer(ctx, 200, 'page', confirmStep(pending.title));
+}
+
+async function confirmGuestSignature(guest: GuestSigning, ctx: RallyContext, reference: string): Promise<void> {
+  const { answer } = guest;
+  const outcome = await guest.guestConfirmations.confirm({ reference, place: locateSigner(ctx.state.clientIp, null) });
+  switch (outcome.kind) {
+    case 'invalid':
+      return answer(ctx, 404, 'page', invalidLink());
+    case 'expired':
+      return answer(ctx, 410, 'page', expiredPage(outcome));
+    case 'refused':
+      return answer(ctx, 409, 'page', refusalPage('Not signed', outcome.reason, outcome));
+    case 'already_confirmed':
+    case 'already_signed':
+      return answer(ctx, 200, 'page', alreadyPage(outcome, outcome.email, outcome.kind));
+    case 'signed': {
+      const { result } = outcome;
+      guest.feed.publish({
+        type: 'signature.created',
+        petition_id: result.petition_id,
+        signature_count: result.signature_count,
+        created_at: result.created_at,
+      });
+      return answer(ctx, 200, 'page', confirmedPage(outcome, outcome.email, result.signature_count));
+    }
+  }
+}
+
+const tag = 'Pages';
+
+function guestFormRoute(guest: GuestSigning, path: string, variant: GuestFormVariant, operationId: string): AnyRouteSpec {
+  return defineRoute({
+    method: 'post',
+    path,
+    operationId,
+    tag,
+    auth: 'none',
+    idempotent: false,
+    rawBody: true,
+    summary: 'The guest signing form (application/x-www-form-urlencoded): stores a pending signature and emails its confirmation link',
+    params: SlugParams,
+    responses: {
+      200: HTML_PAGE,
+      400: HTML_PAGE,
+      403: HTML_PAGE,
+      404: HTML_PAGE,
+      409: HTML_PAGE,
+      413: HTML_PAGE,
+      415: HTML_PAGE,
+      429: HTML_PAGE,
+      503: HTML_PAGE,
+    },
+    handler: (ctx, { params }) => submitGuestForm(guest, ctx, params.slug, variant),
+  });
+}
+
+function confirmationLinkRoutes(guest: GuestSigning): AnyRouteSpec[] {
   return [
-    formRoute('/p/:slug/sign-by-email', 'page', 'signAsGuest'),
-    formRoute('/embed/p/:slug/sign-by-email', 'widget', 'signAsGuestInWidget'),
     defineRoute({
       method: 'get',
       path: '/signatures/confirm/:reference',
@@ -193,7 +205,7 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
       summary: "The confirmation link's page: a button that confirms (a GET changes nothing: link scanners fetch links in emails)",
       params: ReferenceParams,
       responses: { 200: HTML_PAGE, 404: HTML_PAGE, 410: HTML_PAGE },
-      handler: (ctx, { params }) => landing(ctx, params.reference),
+      handler: (ctx, { params }) => openConfirmationLink(guest, ctx, params.reference),
     }),
     defineRoute({
       method: 'post',
@@ -206,7 +218,16 @@ export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRout
       summary: 'Confirms a guest signature: it is counted, listed and announced (signature.created) like any other',
       params: ReferenceParams,
       responses: { 200: HTML_PAGE, 404: HTML_PAGE, 409: HTML_PAGE, 410: HTML_PAGE },
-      handler: (ctx, { params }) => confirm(ctx, params.reference),
+      handler: (ctx, { params }) => confirmGuestSignature(guest, ctx, params.reference),
     }),
+  ];
+}
+
+export function createGuestSignRoutes(deps: GuestSignRouteDependencies): AnyRouteSpec[] {
+  const guest: GuestSigning = { ...deps, origin: new URL(deps.publicUrl).origin, answer: guestAnswer(deps.publicUrl) };
+  return [
+    guestFormRoute(guest, '/p/:slug/sign-by-email', 'page', 'signAsGuest'),
+    guestFormRoute(guest, '/embed/p/:slug/sign-by-email', 'widget', 'signAsGuestInWidget'),
+    ...confirmationLinkRoutes(guest),
   ];
 }
