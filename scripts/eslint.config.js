@@ -204,7 +204,7 @@ export default tseslint.config(
               message: 'Import activities with `import type` and call them through proxyActivities.',
             },
             {
-              group: ['../api/*', '../api/**', '../db/*', '../db/**', '../platform/*', '../platform/**', '../worker/**', '../orchestration/**'],
+              group: ['../api/*', '../api/**', '../db/*', '../db/**', '../platform/*', '../platform/**', '../worker/**', '../site/**', '../orchestration/**'],
               message: WORKFLOW_CORE,
             },
             { group: ['../core/*/**', '!../core/petitions/transitions.ts'], allowTypeImports: true, message: WORKFLOW_CORE },
