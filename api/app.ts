@@ -44,7 +44,7 @@ import { createPageViewCounter } from '../core/analytics/page-views.ts';
 import { loadOAuthSigner } from '../core/oauth/signing-key.ts';
 import { createAppAuthorizationServer } from './oauth/server/provider.ts';
 import { networkBlockKey } from '../core/signatures/network-block.ts';
-import { createBrowserSessions } from './browser/session.ts';
+import { createBrowserSessions } from './http/browser-session.ts';
 import { createHttpMetricsMiddleware, createMetricsEndpoint, observeDependencies } from './http/observability.ts';
 
 export type AppDependencies = {

@@ -38,7 +38,7 @@ export type IdentityProviderOptions = {
 /** What the process serves: the provider built for the keys of the moment. */
 export type IdentityProviderServer = { callback(): RequestListener };
 
-/** Rally's browser login returns here (api/browser/login-routes.ts). */
+/** Rally's browser login returns here (site/account/login-routes.ts). */
 export const rallyCallbackUrl = (rallyUrl: string) => `${rallyUrl}/auth/callback`;
 
 const epochSeconds = () => Math.floor(Date.now() / 1000);

@@ -1,5 +1,5 @@
 // Lint rules that guard what the compiler cannot: no floating promises anywhere; imports that point
-// one way (api → orchestration → workflows → core → platform/db, activities → core, worker →
+// one way (api, site → orchestration → workflows → core → platform/db, activities → core, worker →
 // everything below it); only orchestration/ holds the Temporal client (a few listed files aside); and nothing
 // in workflows/ that would break Temporal's deterministic sandbox (Node built-ins, network and
 // database clients, or activity code imported as values instead of types).
@@ -37,48 +37,59 @@ const NODE_BUILTINS = [
 // Who may import whom. Each entry: the folders it governs, and the folders they must not reach.
 // The client's helpers; the client itself has a rule of its own (TEMPORAL_CLIENT_HOMES, below).
 const TEMPORAL_CLIENT_HELPERS = ['@temporalio/common'];
+// The site (site/: the HTML pages people see) sits beside the API's resources on the shared HTTP
+// plumbing of api/http/; the API reaches it only where the route table mounts its routes.
+const SITE_MOUNT = 'api/route-table.ts';
+const API = {
+  forbidden: ['activities', 'worker', 'workflows', 'identity-provider'],
+  packages: TEMPORAL_CLIENT_HELPERS,
+  why: 'api/ is HTTP only: it calls core/, never activities, workflows, the worker or Temporal itself (orchestration/ does).',
+};
+const NOT_SITE = `api/ never imports site/ (the HTML pages people see): only ${SITE_MOUNT} mounts its routes; what both need lives in api/http/.`;
 const LAYERS = [
   {
     files: ['platform/**/*.ts', 'db/**/*.ts'],
-    forbidden: ['api', 'core', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
+    forbidden: ['api', 'site', 'core', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
     why: 'platform/ and db/ are the ground floor: they know nothing of the domain or its callers.',
   },
   {
     files: ['core/**/*.ts'],
-    forbidden: ['api', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
+    forbidden: ['api', 'site', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
     packages: ['koa', 'find-my-way', 'koa-body', '@temporalio/activity', '@temporalio/worker', ...TEMPORAL_CLIENT_HELPERS],
     why: 'core/ is the domain: no HTTP, no activity or worker code, no Temporal (declare a port; orchestration/ implements it).',
   },
+  { files: ['api/http/**/*.ts'], ...API, also: [{ folders: ['site'], why: NOT_SITE }] },
+  // Routes never hold SQL: queries live in core/ (api/http/ keeps the few its plumbing needs).
+  { files: ['api/**/*.ts'], ignores: ['api/http/**', SITE_MOUNT], ...API, sqlForbidden: true, also: [{ folders: ['site'], why: NOT_SITE }] },
+  { files: [SITE_MOUNT], ...API, sqlForbidden: true },
   {
-    files: ['api/http/**/*.ts'],
+    files: ['site/**/*.ts'],
     forbidden: ['activities', 'worker', 'workflows', 'identity-provider'],
     packages: TEMPORAL_CLIENT_HELPERS,
-    why: 'api/ is HTTP only: it calls core/, never activities, workflows, the worker or Temporal itself (orchestration/ does).',
-  },
-  {
-    files: ['api/**/*.ts'],
-    ignores: ['api/http/**'],
-    forbidden: ['activities', 'worker', 'workflows', 'identity-provider'],
-    packages: TEMPORAL_CLIENT_HELPERS,
-    why: 'api/ is HTTP only: it calls core/, never activities, workflows, the worker or Temporal itself (orchestration/ does).',
-    // Routes never hold SQL: queries live in core/ (api/http/ keeps the few its plumbing needs).
+    why: 'site/ is the HTML pages people see: it calls core/ (and orchestration/), never activities, workflows, the worker or Temporal itself.',
+    // Of api/ only its shared HTTP plumbing: a route of the API is no page's business, nor a page the API's.
+    also: [{ folders: ['api'], except: ['api/http'], why: 'site/ uses only the shared HTTP plumbing of api/http/, never the routes of api/.' }],
     sqlForbidden: true,
   },
   {
     files: ['activities/**/*.ts'],
-    forbidden: ['api', 'worker', 'identity-provider'],
+    forbidden: ['api', 'site', 'worker', 'identity-provider'],
     why: 'activities/ adapt core/ and external systems for workflows; they never reach the API or the worker.',
     sqlForbidden: true,
   },
   {
     files: ['orchestration/**/*.ts'],
-    forbidden: ['api', 'activities', 'worker', 'identity-provider'],
+    forbidden: ['api', 'site', 'activities', 'worker', 'identity-provider'],
     why: 'orchestration/ implements the ports of core/ with the Temporal client; it never reaches the API, activities or the worker.',
   },
-  { files: ['worker/**/*.ts'], forbidden: ['api', 'identity-provider'], why: 'worker/ composes core/, activities/ and workflows/; it never reaches the API.' },
+  {
+    files: ['worker/**/*.ts'],
+    forbidden: ['api', 'site', 'identity-provider'],
+    why: 'worker/ composes core/, activities/ and workflows/; it never reaches the API.',
+  },
   {
     files: ['identity-provider/**/*.ts'],
-    forbidden: ['api', 'activities', 'worker', 'workflows', 'orchestration'],
+    forbidden: ['api', 'site', 'activities', 'worker', 'workflows', 'orchestration'],
     why: 'The identity provider is its own process on the ground floor.',
   },
 ];
@@ -106,7 +117,11 @@ const TEMPORAL_CLIENT_HOMES = {
 const NO_TEMPORAL_CLIENT =
   'Only orchestration/ holds the Temporal client: call (or add) a named function of orchestration/; in core/, declare a port that orchestration/ implements.';
 
-const layerPatterns = (folders) => [{ group: folders.flatMap((folder) => [`**/${folder}/*`, `**/${folder}/**`]) }];
+// `except`: subfolders of a forbidden folder that stay open (gitignore-style negations: the folder itself
+// too, since a file cannot be let back in under a folder that is shut).
+const layerPatterns = (folders, except = []) => [
+  { group: [...folders.flatMap((folder) => [`**/${folder}/*`, `**/${folder}/**`]), ...except.flatMap((folder) => [`!**/${folder}`, `!**/${folder}/**`])] },
+];
 const WORKFLOW_CORE =
   'Workflows reach nothing with I/O: of core/ they import only core/vocabulary.ts, the pure transition table core/petitions/transitions.ts and types.';
 const NO_SQL = 'Routes and activities never hold SQL: put the query in a core/ service or query module and call that.';
@@ -143,6 +158,7 @@ export default tseslint.config(
           ],
           patterns: [
             ...layerPatterns(layer.forbidden).map((pattern) => ({ ...pattern, message: layer.why })),
+            ...(layer.also ?? []).flatMap((rule) => layerPatterns(rule.folders, rule.except).map((pattern) => ({ ...pattern, message: rule.why }))),
             ...(layer.sqlForbidden ? [{ group: ['**/db/sql.ts'], message: NO_SQL }] : []),
           ],
         },
@@ -188,7 +204,7 @@ export default tseslint.config(
               message: 'Import activities with `import type` and call them through proxyActivities.',
             },
             {
-              group: ['../api/*', '../api/**', '../db/*', '../db/**', '../platform/*', '../platform/**', '../worker/**', '../orchestration/**'],
+              group: ['../api/*', '../api/**', '../db/*', '../db/**', '../platform/*', '../platform/**', '../worker/**', '../site/**', '../orchestration/**'],
               message: WORKFLOW_CORE,
             },
             { group: ['../core/*/**', '!../core/petitions/transitions.ts'], allowTypeImports: true, message: WORKFLOW_CORE },

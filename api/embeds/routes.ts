@@ -10,7 +10,7 @@ import { findPetitionById } from '../../core/petitions/queries.ts';
 import { sendData } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import { oembedUrl, slugOfPageUrl, widgetUrl } from '../pages/urls.ts';
+import { oembedUrl, slugOfPageUrl, widgetUrl } from '../http/petition-urls.ts';
 import { EmbedCodeEnvelope, EmbedCodeRequest, OEmbedQuery, OEmbedResponse, PetitionIdParams } from './schemas.ts';
 import { DEFAULT_WIDGET_SIZE, hostScript, widgetIframe } from './snippet.ts';
 

@@ -32,7 +32,7 @@ export type RouteLimits = {
   /** Charges what a route of `rateClass` costs: the general bucket, then the class's own limits. */
   chargeClass(ctx: RallyContext, rateClass: RateLimitClass): Promise<void>;
   /**
-   * The signing limits for a guest's form (api/pages/guest-sign-routes.ts): address, block, and the
+   * The signing limits for a guest's form (site/sign/guest-sign-routes.ts): address, block, and the
    * domain of the address typed in. A form past a threshold is taken (its mailbox is proven by the
    * link); false when the lists block the signer, whose form is then silently not mailed.
    */

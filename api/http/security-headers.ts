@@ -9,7 +9,7 @@ import type { RallyContext, RallyState } from './context.ts';
 // What pages with forms send instead of no-referrer: still nothing to other sites.
 const FORM_PAGE_REFERRER_POLICY = 'same-origin';
 
-/** For a page with forms (api/browser/pages.ts): its POSTs must carry their real Origin for the CSRF check. */
+/** For a page with forms (site/browser-pages.ts): its POSTs must carry their real Origin for the CSRF check. */
 export function sendOriginWithForms(ctx: { set(name: string, value: string): void }): void {
   ctx.set('Referrer-Policy', FORM_PAGE_REFERRER_POLICY);
 }
@@ -32,7 +32,7 @@ function originsOf(urls: string[]): string[] {
 }
 
 // Same-origin script only, the inline stylesheet by its hash, WebSocket back to us, forms (the guest
-// signing form, api/pages/guest-sign-form.ts) posted back to us.
+// signing form, site/sign/guest-sign-form.ts) posted back to us.
 function scriptedPage(publicUrl: string, policy: PagePolicy, frameAncestors: string): string {
   const socketOrigin = publicUrl.replace(/^http/, 'ws');
   return [
@@ -102,7 +102,7 @@ const hasSigningForm = (path: string) => path.startsWith('/p/') || path.startsWi
  */
 export function applySecurityHeaders(ctx: RallyContext, https: boolean): void {
   ctx.set('X-Content-Type-Options', 'nosniff');
-  // Pages with forms say same-origin (api/browser/pages.ts and the guest form's pages): under
+  // Pages with forms say same-origin (site/browser-pages.ts and the guest form's pages): under
   // no-referrer a browser sends their POSTs with Origin: null, and the CSRF checks need the real one.
   if (ctx.response.get('Referrer-Policy') !== FORM_PAGE_REFERRER_POLICY) {
     ctx.set('Referrer-Policy', hasSigningForm(ctx.path) ? FORM_PAGE_REFERRER_POLICY : 'no-referrer');

@@ -1,5 +1,5 @@
 // A browser that opens /oauth/authorize with neither a Bearer nor a Rally login is sent to /login
-// (api/browser/login-routes.ts) and comes back to the same authorization request, now logged in.
+// (site/account/login-routes.ts) and comes back to the same authorization request, now logged in.
 import type { RallyContext } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
 

@@ -14,7 +14,7 @@ import { OAUTH_SCOPES } from '../../core/vocabulary.ts';
 import type { RallyContext } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
-import type { BrowserSessions } from '../browser/session.ts';
+import type { BrowserSessions } from '../http/browser-session.ts';
 import { sendToLogin } from './browser-login.ts';
 import { BodyError, readParameters } from './request-body.ts';
 import { OAuthIntrospection, OAuthIntrospectionRequest, OAuthRevocationRequest, OAuthTokenError, OAuthTokenRequest } from './schemas.ts';

@@ -6,7 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { html, trusted } from '../pages/html.ts';
+import { html, trusted } from '../../platform/html.ts';
 
 /** Where the renderer's bundle lies, or undefined when the package is not installed. */
 export function scalarBundlePath(): string | undefined {

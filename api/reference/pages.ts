@@ -1,5 +1,5 @@
 // Server-rendered HTML for the problem type pages. Everything interpolated is escaped.
-import { html, trusted, type SafeHtml } from '../pages/html.ts';
+import { html, trusted, type SafeHtml } from '../../platform/html.ts';
 
 const STYLE = trusted(`body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 code,pre{font:13px ui-monospace,monospace;background:#f4f4f4;padding:.1rem .3rem}pre{padding:.6rem;overflow:auto}

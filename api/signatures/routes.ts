@@ -30,7 +30,7 @@ import {
 import type { SignBatcher } from '../../core/signatures/sign-batcher.ts';
 import { rememberedWithSignature } from '../../core/signatures/sign.ts';
 import { networkBlockHash } from '../../core/signatures/network-block.ts';
-import { metrics } from '../../platform/metrics.ts';
+import { countedSignature } from '../../core/signatures/sign-attempts.ts';
 
 export type SignatureRouteDependencies = {
   db: DatabasePool;
@@ -48,18 +48,6 @@ function assertMaySeeSignatures(petition: PetitionRow, viewer: Viewer): 'all' | 
   if (canManage(viewer, petition) || petition.signature_privacy === 'public') return 'all';
   if (petition.signature_privacy === 'count_only') return 'count';
   throw new RallyError('forbidden', "Only the petition's creator may see who signed it.", { code: 'signatures_private' });
-}
-
-/** Counts a sign attempt that reached the handler: accepted, or refused with the problem's code. */
-export async function countedSignature<T>(sign: () => Promise<T>): Promise<T> {
-  try {
-    const result = await sign();
-    metrics.signatures.inc({ outcome: 'accepted', reason: '' });
-    return result;
-  } catch (error) {
-    metrics.signatures.inc({ outcome: 'refused', reason: (error as { code?: unknown }).code ? String((error as { code: unknown }).code) : 'error' });
-    throw error;
-  }
 }
 
 export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRouteSpec[] {

@@ -23,6 +23,9 @@ async function lintThrowaway(folder: string, source: string): Promise<string[]> 
   return (result?.messages ?? []).filter((message) => message.severity === 2).map((message) => `${message.ruleId}: ${message.message}`);
 }
 
+type Probe = { folder: string; source: string };
+const lintThrowaways = (probes: Probe[]) => Promise.all(probes.map(({ folder, source }) => lintThrowaway(folder, source)));
+
 describe('import rules (scripts/eslint.config.js)', function () {
   this.timeout(120_000);
 
@@ -83,14 +86,32 @@ describe('import rules (scripts/eslint.config.js)', function () {
 
   it('reports the worker, activities and scripts importing the Temporal client: they call orchestration/', async () => {
     const probes = [
-      ['worker', "import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';\nexport const probe = WorkflowExecutionAlreadyStartedError;\n"],
-      ['activities', "import type { Client } from '@temporalio/client';\nexport type Probe = Client;\n"],
-      ['scripts', "import { Client } from '@temporalio/client';\nexport const probe = Client;\n"],
-    ] as const;
-    for (const [folder, source] of probes) {
-      const errors = await lintThrowaway(folder, source);
-      expect(errors.join('\n'), folder).to.include('no-restricted-imports').and.include('Only orchestration/ holds the Temporal client');
-    }
+      {
+        folder: 'worker',
+        source: "import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';\nexport const probe = WorkflowExecutionAlreadyStartedError;\n",
+      },
+      { folder: 'activities', source: "import type { Client } from '@temporalio/client';\nexport type Probe = Client;\n" },
+      { folder: 'scripts', source: "import { Client } from '@temporalio/client';\nexport const probe = Client;\n" },
+    ];
+    const results = await lintThrowaways(probes);
+    probes.forEach(({ folder }, i) => {
+      expect(results[i]!.join('\n'), folder).to.include('no-restricted-imports').and.include('Only orchestration/ holds the Temporal client');
+    });
+  });
+
+  it('keeps site/ on the shared HTTP plumbing of api/http/, and api/ out of site/', async () => {
+    const [siteReachingARoute, siteOnPlumbing, apiReachingSite, plumbingReachingSite, coreReachingSite] = await lintThrowaways([
+      { folder: 'site', source: "import { createPetitionRoutes } from '../api/petitions/routes.ts';\nexport const probe = createPetitionRoutes;\n" },
+      { folder: 'site', source: "import { defineRoute } from '../api/http/route.ts';\nexport const probe = defineRoute;\n" },
+      { folder: 'api/users', source: "import { sendBrowserPage } from '../../site/browser-pages.ts';\nexport const probe = sendBrowserPage;\n" },
+      { folder: 'api/http', source: "import type { SignPanelState } from '../../site/sign/sign-panel.ts';\nexport type Probe = SignPanelState;\n" },
+      { folder: 'core', source: "import { sendBrowserPage } from '../site/browser-pages.ts';\nexport const probe = sendBrowserPage;\n" },
+    ]);
+    expect(siteReachingARoute!.join('\n')).to.include('no-restricted-imports').and.include('site/ uses only the shared HTTP plumbing');
+    expect(siteOnPlumbing).to.deep.equal([]);
+    expect(apiReachingSite!.join('\n')).to.include('no-restricted-imports').and.include('api/ never imports site/');
+    expect(plumbingReachingSite!.join('\n')).to.include('no-restricted-imports').and.include('api/ never imports site/');
+    expect(coreReachingSite!.join('\n')).to.include('no-restricted-imports').and.include('core/ is the domain');
   });
 
   it('accepts orchestration/ importing the Temporal client', async () => {

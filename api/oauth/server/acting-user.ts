@@ -1,5 +1,5 @@
 // Who is deciding at /oauth/authorize, as the provider sees it. Rally knows the user before the
-// provider runs: from the spec's Bearer, or from Rally's own browser login (api/browser/session.ts);
+// provider runs: from the spec's Bearer, or from Rally's own browser login (api/http/browser-session.ts);
 // the route hands that user to the provider here, and the provider's session is logged in as them.
 // So the provider never shows a login screen of its own (there is one login, Rally's), and a browser
 // whose Rally login changed is decided for by its current user. Requests the route does not vouch for

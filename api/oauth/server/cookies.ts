@@ -1,10 +1,10 @@
 // The authorization server's cookies (its session, the consent screen's interaction, the resume step's
-// binding) follow the rules of Rally's own (api/browser/cookies.ts): HttpOnly, SameSite=Lax, host-only,
+// binding) follow the rules of Rally's own (api/http/cookies.ts): HttpOnly, SameSite=Lax, host-only,
 // Path=/, and Secure with the __Host- prefix whenever PUBLIC_URL is https, decided by the public URL and
 // not by the request, so behind a TLS-terminating proxy without RALLY_TRUST_PROXY they keep both.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Configuration, KoaContextWithOIDC, Provider } from 'oidc-provider';
-import { cookieName, setCookie, type CookiePolicy } from '../../browser/cookies.ts';
+import { cookieName, setCookie, type CookiePolicy } from '../../http/cookies.ts';
 
 // Named apart from Rally's own (rally_session) and from the identity provider's.
 const NAMES = { session: 'rally_oauth_session', interaction: 'rally_oauth_interaction', resume: 'rally_oauth_resume' } as const;

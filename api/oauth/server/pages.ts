@@ -1,15 +1,15 @@
 // The HTML the user sees during authorization: the consent screen and the page for a request that
 // cannot safely go back to the app (unknown client, unregistered redirect_uri: RFC 6749 4.1.2.1).
 // Every value is escaped; the page may not be framed (clickjacking), its one script (by its hash)
-// arms Approve after half a second (api/pages/armed-buttons.ts), and its form may only post here and
+// arms Approve after half a second (api/http/armed-buttons.ts), and its form may only post here and
 // follow the redirects back to the app. Written into the provider's own Koa context
 // (api/oauth/server/consent.ts, its renderError) as well as Rally's.
 import type { ParameterizedContext } from 'koa';
 import type { ErrorOut } from 'oidc-provider';
 import type { AppOwner } from '../../../core/oauth/app-identity.ts';
 import { htmlPolicies, sendOriginWithForms } from '../../http/security-headers.ts';
-import { ARM_BUTTONS_SCRIPT, ARM_BUTTONS_SCRIPT_HASH, ARM_DELAY_MS, ARMED_BUTTON } from '../../pages/armed-buttons.ts';
-import { html, trusted, type SafeHtml } from '../../pages/html.ts';
+import { ARM_BUTTONS_SCRIPT, ARM_BUTTONS_SCRIPT_HASH, ARM_DELAY_MS, ARMED_BUTTON } from '../../http/armed-buttons.ts';
+import { html, trusted, type SafeHtml } from '../../../platform/html.ts';
 
 type PageContext = Pick<ParameterizedContext, 'status' | 'type' | 'body' | 'set'>;
 

@@ -15,7 +15,7 @@ import { consentedScopes } from '../../../core/oauth/user-authorizations.ts';
 import type { UserDirectory } from '../../../core/users/directory.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import { OAUTH_SCOPES } from '../../../core/vocabulary.ts';
-import type { CookiePolicy } from '../../browser/cookies.ts';
+import type { CookiePolicy } from '../../http/cookies.ts';
 import type { RallyContext } from '../../http/context.ts';
 import { compareSecretsWithRallysHashes, createClientStore } from './client-store.ts';
 import { grantScopes } from './grant-scopes.ts';
@@ -36,7 +36,7 @@ export type AppAuthorizationServerOptions = {
   lifetimes: { accessTokenTtlMs: number; refreshTokenTtlMs: number };
   encryptionKey: string;
   trustProxy: boolean;
-  /** Rally's cookie policy (api/browser/cookies.ts): the provider's cookies follow it. */
+  /** Rally's cookie policy (api/http/cookies.ts): the provider's cookies follow it. */
   cookies: CookiePolicy;
   log: Logger;
 };
