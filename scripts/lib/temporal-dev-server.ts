@@ -23,6 +23,8 @@ export type TemporalDevServerOptions = Readonly<{
   readyTimeoutMs?: number;
   /** Drops the server's own output (tests that strain it on purpose, where its warnings are expected). */
   quiet?: boolean;
+  /** Without the Web UI (the test suite's server: nobody looks at it). */
+  headless?: boolean;
 }>;
 
 export type TemporalDevServer = Readonly<{
@@ -42,6 +44,7 @@ const STOP_GRACE_MS = 10_000;
 
 function devServerArgs(options: TemporalDevServerOptions, ip: string): string[] {
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port), '--ui-port', String(options.uiPort)];
+  if (options.headless) args.push('--headless');
   if (options.namespace !== DEFAULT_NAMESPACE) args.push('--namespace', options.namespace);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   for (const [name, type] of Object.entries(options.searchAttributes)) {

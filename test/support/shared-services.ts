@@ -5,13 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pg from 'pg';
 import { loadConfig } from '../../platform/config.ts';
 import { runMigrations } from '../../db/migrate.ts';
-import { ALL_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.ts';
 import { bundleWorkflows } from '../../worker/create-worker.ts';
 import { ensureNamespace, loadTemporalSettings, registerSearchAttributes } from '../../scripts/lib/temporal-settings.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 
 /** What each test process reads from its environment to find the run's shared services. */
 export const SHARED = {
@@ -26,7 +26,7 @@ export const SHARED = {
 const NAMESPACE_RETENTION_MS = 86_400_000;
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-let devServer: TestWorkflowEnvironment | undefined;
+let devServer: TemporalDevServer | undefined;
 let maintenanceUrl: string | undefined;
 let runId: string | undefined;
 
@@ -73,16 +73,20 @@ export async function startSharedServices(env: NodeJS.ProcessEnv, jobs: number):
   const bundle = bundleWorkflows();
   await runMigrations(withDatabase(config.databaseUrl, template));
 
-  // `npm run test:cluster` names its own Temporal server; `npm test` starts a dev server here.
+  // `npm run test:cluster` names its own Temporal server; `npm test` starts a dev server here. Started
+  // by our own launcher, which waits up to a minute for it to answer: the testing package's waits 5 s,
+  // which a machine busy with the tree checks starting beside it can outlast.
   devServer = env.RALLY_TEST_TEMPORAL_ADDRESS
     ? undefined
-    : await TestWorkflowEnvironment.createLocal({
-        server: {
-          executable: { type: 'existing-path', path: cliPath! },
-          ip: '127.0.0.1',
-          searchAttributes: ALL_SEARCH_ATTRIBUTES,
-          extraArgs: ['--log-level', 'error'],
-        },
+    : await startTemporalDevServer({
+        cliPath: cliPath!,
+        port: await freePort(),
+        uiPort: await freePort(),
+        headless: true,
+        quiet: true,
+        namespace: 'default',
+        searchAttributes: loadTemporalSettings().searchAttributes,
+        log: () => undefined,
       });
   const address = env.RALLY_TEST_TEMPORAL_ADDRESS ?? devServer!.address;
   const namespaces = Array.from({ length: jobs }, (_, index) => `${runId}_${index}`);
@@ -106,7 +110,7 @@ export async function startSharedServices(env: NodeJS.ProcessEnv, jobs: number):
 
 /** Drops every database of this run (the template and each test process's clone) and its files. */
 export async function stopSharedServices(): Promise<void> {
-  await devServer?.teardown();
+  await devServer?.stop();
   devServer = undefined;
   if (!runId || !maintenanceUrl) return;
   const pattern = `${runId}\\_%`;
