@@ -29,7 +29,7 @@ import { createReferenceRoutes } from './reference/routes.ts';
 import { createUserActivityRoutes } from './users/activity-routes.ts';
 import { createUserRoutes } from './users/routes.ts';
 import { createExportRoutes } from './users/export-routes.ts';
-import { createMediaStorage } from '../platform/storage/media-storage.ts';
+import { createMediaStorage } from '../platform/storage/create-media-storage.ts';
 import { createAccountDeletionRoutes } from './users/deletion-routes.ts';
 import { createSignatureRoutes } from './signatures/routes.ts';
 import { createWebhookRoutes } from './webhooks/routes.ts';

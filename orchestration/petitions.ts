@@ -28,7 +28,7 @@ import { respondedSignal, responseTokenWorkflowId } from '../workflows/response-
 import { RallyEntityType, RallyPetitionId } from '../workflows/search-attributes.ts';
 import { promptly, type Temporal } from './client.ts';
 import { applicationFailureOf } from './failures.ts';
-import { petitionSummary } from './summaries.ts';
+import { petitionSummary } from '../core/workflow-summaries.ts';
 import { bestEffort, orUnavailable, workflowServiceUnavailable } from './unavailable.ts';
 
 const UPDATES = {

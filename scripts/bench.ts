@@ -22,7 +22,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../platform/config.ts';
-import { createCleanup, startBenchEnvironment } from './bench/environment.ts';
+import { createCleanup } from './bench/cleanup.ts';
+import { startBenchEnvironment } from './bench/environment.ts';
 import { ROUNDS } from './bench/interleave.ts';
 import type { LoadSettings } from './bench/load.ts';
 import { describeCommit, describeMachine, formatCosts, formatTable, toReportRow, writeReport, type ReportRow } from './bench/report.ts';

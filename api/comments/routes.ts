@@ -10,7 +10,8 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { postComment } from '../../core/comments/post.ts';
 import { assertCanRead, viewerOf } from '../../core/petitions/policy.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
-import { findComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from '../../core/comments/queries.ts';
+import { findComment, listTopLevelComments, softDeleteComment, updateCommentBody, type CommentRow } from '../../core/comments/queries.ts';
+import { withReplies } from '../../core/comments/presenter.ts';
 import { CommentCreate, CommentEnvelope, CommentList, CommentListQuery, CommentParams, CommentUpdate, PetitionParams } from './schemas.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
