@@ -7,8 +7,8 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { DecisionMakerWorkflows } from '../core/decision-makers/queries.ts';
 import { Conflict, NotFound } from '../core/errors/domain-error.ts';
-import type { LifecycleUpdate, PetitionWorkflows, TransitionRequest } from '../core/petitions/lifecycle.ts';
-import type { PetitionStatus, TransitionResult } from '../core/petitions/transitions.ts';
+import type { PetitionWorkflows, TransitionRequest } from '../core/petitions/lifecycle.ts';
+import type { PetitionEvent, PetitionStatus, TransitionResult } from '../core/petitions/transitions.ts';
 // Each from its own module, not workflows/index.ts: the moderation activities transition petitions
 // through this file, and the index would lead back to them through the moderation workflows' types.
 import { decisionMakerInvitationWorkflowId, inviteDecisionMakers } from '../workflows/decision-maker-invitations.ts';
@@ -38,7 +38,7 @@ const UPDATES = {
   holdForReview: holdForReviewUpdate,
   releaseFromReview: releaseFromReviewUpdate,
   adminClose: adminCloseUpdate,
-} as const satisfies Record<LifecycleUpdate, UpdateDefinition<TransitionResult, [TransitionRequest]>>;
+} as const satisfies Record<PetitionEvent, UpdateDefinition<TransitionResult, [TransitionRequest]>>;
 
 function lifecycleOptions(temporal: Temporal, petitionId: string, status: PetitionStatus) {
   return {
