@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import type { PageViewCounter } from '../../core/analytics/page-views.ts';
 import { DomainError } from '../../core/errors/domain-error.ts';
-import { loadPublicPage, type PublicPetition, type ReviewNotice } from '../../core/pages/public-petition.ts';
+import { loadPublicPage, type PublicPetition, type ReviewNotice } from '../../core/public-petition.ts';
 import type { RallyContext } from '../http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { LIVE_SCRIPT, LIVE_SCRIPT_ETAG } from './live-script.ts';

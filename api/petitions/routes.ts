@@ -15,7 +15,7 @@ import type { PublicPetitionCache } from '../../core/petitions/read-cache.ts';
 import type { PetitionRow } from '../../core/petitions/queries.ts';
 import type { PetitionWorkflows } from '../../core/petitions/lifecycle.ts';
 import { markViewerSpecific, notModified } from '../http/conditional.ts';
-import { presentedOnce } from '../http/presented.ts';
+import { presentedOnce } from '../http/memoized-answers.ts';
 import { createPetition } from '../../core/petitions/create.ts';
 import { listPetitions, positionOf } from '../../core/petitions/listing.ts';
 import { checkAccessCode, deletePetition, readPetitionByLink, updatePetition } from '../../core/petitions/manage.ts';

@@ -3,7 +3,7 @@
 import { signPanel } from '../../api/pages/sign-panel.ts';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { PublicPetition } from '../../core/pages/public-petition.ts';
+import type { PublicPetition } from '../../core/public-petition.ts';
 import { paragraphs } from '../../api/pages/html.ts';
 import { renderPetitionPage } from '../../api/pages/petition-page.ts';
 import { renderWidgetPage } from '../../api/pages/widget-page.ts';
