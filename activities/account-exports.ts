@@ -6,7 +6,8 @@ import { issueExportLink, markExportFailed, removeExportArchive, writeExportArch
 import { exportDownloadUrl } from '../core/account-exports/exports.ts';
 import type { Config } from '../platform/config.ts';
 import { createMailer, type Mailer } from '../platform/mailer.ts';
-import { createMediaStorage, type MediaStorage } from '../platform/storage/media-storage.ts';
+import { createMediaStorage } from '../platform/storage/create-media-storage.ts';
+import type { MediaStorage } from '../platform/storage/media-storage.ts';
 import { withHeartbeat } from './heartbeat.ts';
 
 export type AccountExportActivityDependencies = { db: DatabasePool; storage: MediaStorage; mailer: Mailer; publicUrl: string };

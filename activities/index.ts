@@ -13,7 +13,7 @@ import { createNotificationActivities } from './notifications.ts';
 import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
 import { createWebhookBatchActivities } from './webhook-batches.ts';
 import { createMediaActivities } from './media.ts';
-import { createMediaStorage } from '../platform/storage/media-storage.ts';
+import { createMediaStorage } from '../platform/storage/create-media-storage.ts';
 import { createMailer } from '../platform/mailer.ts';
 import { createDecisionMakerActivities, decisionMakerDependencies } from './decision-makers.ts';
 import { createOAuthActivities } from './oauth.ts';

@@ -10,7 +10,7 @@
 import { loadDeliveryContexts, nextDeliveryWindow, recordBatchAttempts, type BatchDeliveryContext } from '../core/webhooks/delivery-batches.ts';
 import { finishDeliveryFailed, type AttemptRecord } from '../core/webhooks/delivery-attempts.ts';
 import { openingOnce } from '../core/webhooks/signing-secrets.ts';
-import { deliverySummary } from '../orchestration/summaries.ts';
+import { deliverySummary } from '../core/workflow-summaries.ts';
 import { observeAttempt, outcomeOf, retryDelayMs, sendAttempt, type WebhookActivityDependencies } from './webhooks.ts';
 
 export type BatchInput = { endpointId: string; deliveryIds: string[]; timeoutMs: number; retryInitialMs: number; maxAttempts: number };

@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 import type { Config } from '../platform/config.ts';
 import { countWebhookAttempt } from '../platform/metrics.ts';
 import { createLogger } from '../platform/logger.ts';
-import { endpointHost } from '../orchestration/summaries.ts';
+import { endpointHost } from '../core/workflow-summaries.ts';
 import { createSecretBox, signPayload, signPayloadV2, type SecretBox } from '../core/webhooks/signing-secrets.ts';
 import { createWebhookAgent, postWebhook, type AttemptReport } from './webhook-http.ts';
 import { createDestinationBudget, type DestinationBudget } from '../core/webhooks/destination-budget.ts';

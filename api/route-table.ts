@@ -29,7 +29,7 @@ import { createReferenceRoutes } from './reference/routes.ts';
 import { createUserActivityRoutes } from './users/activity-routes.ts';
 import { createUserRoutes } from './users/routes.ts';
 import { createExportRoutes } from './users/export-routes.ts';
-import { createMediaStorage } from '../platform/storage/media-storage.ts';
+import { createMediaStorage } from '../platform/storage/create-media-storage.ts';
 import { createAccountDeletionRoutes } from './users/deletion-routes.ts';
 import { createSignatureRoutes } from './signatures/routes.ts';
 import { createWebhookRoutes } from './webhooks/routes.ts';
@@ -164,61 +164,7 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
     ...createMediaRoutes({ db, workflows, config }),
     ...createDecisionMakerRoutes({ db, workflows, config }),
     ...createSearchRoutes({ search: services.petitionSearch }),
-    ...forBrowsers([
-      ...createPageRoutes({
-        db,
-        publicUrl: config.publicUrl,
-        encryptionKey: config.encryptionKey,
-        pageViews,
-        sessions: browserSessions,
-        signerDataRetentionMs: config.personalData.signerDataRetentionMs,
-      }),
-      ...createGuestSignRoutes({
-        db,
-        publicUrl: config.publicUrl,
-        encryptionKey: config.encryptionKey,
-        networkKey,
-        limits: services.limits,
-        guestForms: services.guestForms,
-        guestConfirmations: services.guestConfirmations,
-        feed,
-        petitions: services.petitionCache,
-      }),
-      ...createGuestMailStopRoutes({ db, publicUrl: config.publicUrl, encryptionKey: config.encryptionKey }),
-      ...createBrowserLoginRoutes({
-        db,
-        identity: services.identity,
-        publicUrl: config.publicUrl,
-        encryptionKey: config.encryptionKey,
-        sessions: browserSessions,
-        endAppSession: (ctx) => services.oauthServer.endBrowserSession(ctx),
-      }),
-      ...createBrowserAccountDeletionRoutes({
-        db,
-        publicUrl: config.publicUrl,
-        sessions: browserSessions,
-        workflows,
-        sensitiveActionMaxAgeMs: config.sensitiveActionMaxAgeMs,
-        accessTokenTtlMs,
-      }),
-      ...createBrowserExportRoutes({
-        db,
-        publicUrl: config.publicUrl,
-        sessions: browserSessions,
-        workflows,
-        linkTtlMs: config.personalData.exportLinkTtlMs,
-      }),
-      ...createBrowserSignRoutes({
-        db,
-        publicUrl: config.publicUrl,
-        sessions: browserSessions,
-        signatures: services.signatures,
-        feed,
-        limits: services.limits,
-        networkKey,
-        signerDataRetentionMs: config.personalData.signerDataRetentionMs,
-      }),
-    ]),
+    ...declareBrowserRoutes(services),
     ...createEmbedRoutes({ db, publicUrl: config.publicUrl }),
     ...createMemberRoutes({ db }),
     ...createOrganizationApiKeyRoutes(rotation),
@@ -231,4 +177,65 @@ export function declareRoutes(services: RouteServices): AnyRouteSpec[] {
     ...createAdminAuditRoutes({ ...moderation, networkKey }),
     ...createAdminFraudRoutes({ db }),
   ];
+}
+
+/** Rally's own pages and forms (HTML, browser sessions): served beside the API, left out of its reference. */
+function declareBrowserRoutes(services: RouteServices): AnyRouteSpec[] {
+  const { config, db, workflows, feed, networkKey, pageViews, browserSessions } = services;
+  const accessTokenTtlMs = config.identity.accessTokenTtlMs;
+  return forBrowsers([
+    ...createPageRoutes({
+      db,
+      publicUrl: config.publicUrl,
+      encryptionKey: config.encryptionKey,
+      pageViews,
+      sessions: browserSessions,
+      signerDataRetentionMs: config.personalData.signerDataRetentionMs,
+    }),
+    ...createGuestSignRoutes({
+      db,
+      publicUrl: config.publicUrl,
+      encryptionKey: config.encryptionKey,
+      networkKey,
+      limits: services.limits,
+      guestForms: services.guestForms,
+      guestConfirmations: services.guestConfirmations,
+      feed,
+      petitions: services.petitionCache,
+    }),
+    ...createGuestMailStopRoutes({ db, publicUrl: config.publicUrl, encryptionKey: config.encryptionKey }),
+    ...createBrowserLoginRoutes({
+      db,
+      identity: services.identity,
+      publicUrl: config.publicUrl,
+      encryptionKey: config.encryptionKey,
+      sessions: browserSessions,
+      endAppSession: (ctx) => services.oauthServer.endBrowserSession(ctx),
+    }),
+    ...createBrowserAccountDeletionRoutes({
+      db,
+      publicUrl: config.publicUrl,
+      sessions: browserSessions,
+      workflows,
+      sensitiveActionMaxAgeMs: config.sensitiveActionMaxAgeMs,
+      accessTokenTtlMs,
+    }),
+    ...createBrowserExportRoutes({
+      db,
+      publicUrl: config.publicUrl,
+      sessions: browserSessions,
+      workflows,
+      linkTtlMs: config.personalData.exportLinkTtlMs,
+    }),
+    ...createBrowserSignRoutes({
+      db,
+      publicUrl: config.publicUrl,
+      sessions: browserSessions,
+      signatures: services.signatures,
+      feed,
+      limits: services.limits,
+      networkKey,
+      signerDataRetentionMs: config.personalData.signerDataRetentionMs,
+    }),
+  ]);
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadConfigOrExit, type Config } from '../platform/config.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { DEFAULT_EMBEDDED_POSTGRES_PORT, EMBEDDED_DATABASE_NAME } from '../scripts/lib/embedded-postgres.ts';
+import { CommandError } from './commands/command-error.ts';
 import { createLoadtestUsers } from './commands/loadtest-users.ts';
 import { createUser } from './commands/users-create.ts';
 import { runOAuthClientsCommand } from './commands/oauth-clients.ts';
@@ -21,10 +22,6 @@ const USAGE = `usage:
   rally oauth-clients list
   rally oauth-clients delete --client-id ID
   ${LISTEN_USAGE}`;
-
-export class CommandError extends Error {
-  override name = 'CommandError';
-}
 
 /** DATABASE_URL, or the embedded PostgreSQL that `npm start` runs (it must be running). */
 function databaseUrlFor(config: Config): string {

@@ -7,8 +7,8 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { DecisionMakerWorkflows } from '../core/decision-makers/queries.ts';
 import { Conflict, NotFound } from '../core/errors/domain-error.ts';
-import type { LifecycleUpdate, PetitionWorkflows, TransitionRequest } from '../core/petitions/lifecycle.ts';
-import type { PetitionStatus, TransitionResult } from '../core/petitions/transitions.ts';
+import type { PetitionWorkflows, TransitionRequest } from '../core/petitions/lifecycle.ts';
+import type { PetitionEvent, PetitionStatus, TransitionResult } from '../core/petitions/transitions.ts';
 // Each from its own module, not workflows/index.ts: the moderation activities transition petitions
 // through this file, and the index would lead back to them through the moderation workflows' types.
 import { decisionMakerInvitationWorkflowId, inviteDecisionMakers } from '../workflows/decision-maker-invitations.ts';
@@ -28,7 +28,7 @@ import { respondedSignal, responseTokenWorkflowId } from '../workflows/response-
 import { RallyEntityType, RallyPetitionId } from '../workflows/search-attributes.ts';
 import { promptly, type Temporal } from './client.ts';
 import { applicationFailureOf } from './failures.ts';
-import { petitionSummary } from './summaries.ts';
+import { petitionSummary } from '../core/workflow-summaries.ts';
 import { bestEffort, orUnavailable, workflowServiceUnavailable } from './unavailable.ts';
 
 const UPDATES = {
@@ -38,7 +38,7 @@ const UPDATES = {
   holdForReview: holdForReviewUpdate,
   releaseFromReview: releaseFromReviewUpdate,
   adminClose: adminCloseUpdate,
-} as const satisfies Record<LifecycleUpdate, UpdateDefinition<TransitionResult, [TransitionRequest]>>;
+} as const satisfies Record<PetitionEvent, UpdateDefinition<TransitionResult, [TransitionRequest]>>;
 
 function lifecycleOptions(temporal: Temporal, petitionId: string, status: PetitionStatus) {
   return {

@@ -7,7 +7,7 @@ import { webhookBatchWorkflowId, webhookDeliveryBatch } from '../workflows/index
 import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
 import type { WebhookBatchInput } from '../workflows/webhook-delivery-batch.ts';
 import { promptly, type Temporal } from './client.ts';
-import { deliveryBatchSummary } from './summaries.ts';
+import { deliveryBatchSummary } from '../core/workflow-summaries.ts';
 
 export function webhookDeliveryWorkflows(temporal: Temporal) {
   return {

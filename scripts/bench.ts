@@ -1,11 +1,11 @@
 // `npm run bench [-- --profile] [-- --topology dev-server]`: brings up a topology (bench/environment.ts:
 // the bench's own PostgreSQL with pg_stat_statements, Temporal, the real API process), runs every
 // scenario in bench/scenarios/ (or only BENCH_ONLY=<name>[,<name>…]), prints a table and writes
-// bench/results/<date>-<short sha>.json (kept in git; docs/benchmarks.md is generated from the newest
+// scripts/bench/results/<date>-<short sha>.json (kept in git; docs/benchmarks.md is generated from the newest
 // one), then stops everything. Every measured window is metered: CPU seconds and memory of each process
 // (each API, each worker, Temporal, PostgreSQL, PgBouncer and HAProxy on the cluster, the load generator,
 // the harness), PostgreSQL's top statements and rows written per table go into each row; with --profile, CPU
-// profiles of API, worker and Temporal per window go to bench/profiles/<run>/, and a MISS row keeps
+// profiles of API, worker and Temporal per window go to scripts/bench/profiles/<run>/, and a MISS row keeps
 // each process's five hottest frames. Each scenario starts once the machine is quiet (bench/settle.ts)
 // and, on a server with autovacuum off, after the vacuum autovacuum would have done (bench/vacuum.ts).
 //
@@ -22,7 +22,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../platform/config.ts';
-import { createCleanup, startBenchEnvironment } from './bench/environment.ts';
+import { createCleanup } from './bench/cleanup.ts';
+import { startBenchEnvironment } from './bench/environment.ts';
 import { ROUNDS } from './bench/interleave.ts';
 import type { LoadSettings } from './bench/load.ts';
 import { describeCommit, describeMachine, formatCosts, formatTable, toReportRow, writeReport, type ReportRow } from './bench/report.ts';
@@ -69,7 +70,7 @@ async function main(env: NodeJS.ProcessEnv, argv: string[]): Promise<number> {
   const timestamp = new Date().toISOString();
   const machine = describeMachine();
   const commit = describeCommit();
-  const profileDir = options.profile ? path.join(REPOSITORY_ROOT, 'bench', 'profiles', timestamp.replace(/[:.]/g, '-')) : null;
+  const profileDir = options.profile ? path.join(REPOSITORY_ROOT, 'scripts', 'bench', 'profiles', timestamp.replace(/[:.]/g, '-')) : null;
 
   const cleanup = createCleanup(log);
   let interrupted = false;

@@ -1,4 +1,4 @@
-// docs/benchmarks.md from the newest bench/results/*.json of each topology (scripts/bench/results-doc.ts):
+// docs/benchmarks.md from the newest scripts/bench/results/*.json of each topology (scripts/bench/results-doc.ts):
 // `node scripts/run.mjs scripts/benchmarks-doc.ts` prints it, `--write` writes it.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';

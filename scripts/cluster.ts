@@ -26,7 +26,7 @@ import {
   TEMPORAL_UI_PORT,
 } from './lib/cluster-layout.ts';
 import { freePort } from './lib/free-port.ts';
-import { createParts, stopOnSignals } from './lib/parts.ts';
+import { createParts, stopOnSignals } from './lib/topology-processes.ts';
 import { startHaproxy } from './lib/haproxy.ts';
 import { startPgBouncer, throughPgBouncer } from './lib/pgbouncer.ts';
 import { waitForFrontend } from './lib/temporal-dev-server.ts';

@@ -10,7 +10,7 @@ import { Connection } from '@temporalio/client';
 import { embeddedIssuer, loadConfigOrExit } from '../platform/config.ts';
 import type { Config } from '../platform/config.ts';
 import { describeExit, spawnPrefixed, stopChild } from './lib/child-process.ts';
-import { createParts, stopOnSignals } from './lib/parts.ts';
+import { createParts, stopOnSignals } from './lib/topology-processes.ts';
 import {
   DEFAULT_EMBEDDED_POSTGRES_PORT,
   EMBEDDED_DATABASE_NAME,

@@ -3,7 +3,8 @@
 // Unhiding a comment or restoring a petition also resolves its open reports as restored.
 import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
-import { withReplies, findComment } from '../../core/comments/queries.ts';
+import { findComment } from '../../core/comments/queries.ts';
+import { withReplies } from '../../core/comments/presenter.ts';
 import { ensure, NotFound } from '../../core/errors/domain-error.ts';
 import { resolveReportsOfRestored } from '../../core/moderation/restoring.ts';
 import { movableFrom, movePetition, PETITION_MOVES, removeSignatureByAdmin, setCommentHidden } from '../../core/moderation/effects.ts';

@@ -9,7 +9,7 @@ import type { PublicPetitionCache } from '../../core/petitions/read-cache.ts';
 import { loadViewer } from '../../core/petitions/viewer.ts';
 import { markViewerSpecific } from '../http/conditional.ts';
 import { sendData } from '../http/context.ts';
-import { presentedOnce } from '../http/presented.ts';
+import { presentedOnce } from '../http/memoized-answers.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { PetitionAnalytics, PetitionAnalyticsParams, PetitionAnalyticsQuery, PlatformStats, StatsQuery } from './schemas.ts';
 

@@ -35,8 +35,9 @@ function assertWithinCallerScope(ctx: RallyContext, scope: ScopeLevel) {
   });
 }
 
+const base = { tag: 'API keys', auth: 'required' } as const;
+
 export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
-  const base = { tag: 'API keys', auth: 'required' } as const;
   return [
     defineRoute({
       ...base,
@@ -123,6 +124,13 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
         sendData(ctx, toApiKey(row));
       },
     }),
+    ...createKeyRevocationRoutes(deps),
+  ];
+}
+
+/** Revoking and rotating a key: the routes that end a secret's life. */
+function createKeyRevocationRoutes(deps: RotationDependencies): AnyRouteSpec[] {
+  return [
     defineRoute({
       ...base,
       scope: NOT_FOR_APPS,

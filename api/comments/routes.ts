@@ -10,7 +10,8 @@ import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { postComment } from '../../core/comments/post.ts';
 import { assertCanRead, viewerOf } from '../../core/petitions/policy.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
-import { findComment, listTopLevelComments, softDeleteComment, updateCommentBody, withReplies, type CommentRow } from '../../core/comments/queries.ts';
+import { findComment, listTopLevelComments, softDeleteComment, updateCommentBody, type CommentRow } from '../../core/comments/queries.ts';
+import { withReplies } from '../../core/comments/presenter.ts';
 import { CommentCreate, CommentEnvelope, CommentList, CommentListQuery, CommentParams, CommentUpdate, PetitionParams } from './schemas.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -22,17 +23,16 @@ function assertAuthor(comment: CommentRow, callerId: string): void {
   if (comment.user_id !== callerId) throw new RallyError('forbidden', 'Only the author of this comment may do this.', { code: 'not_author' });
 }
 
+/** Not deleted, and hidden only to its author. */
+async function existingComment(db: DatabasePool, id: string, viewerId: string | undefined) {
+  const comment = await findComment(db, id);
+  assertThat(comment && (!comment.is_hidden || comment.user_id === viewerId), 'not-found', 'There is no such comment.');
+  return comment;
+}
+
 export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const { db } = deps;
   const tag = 'Comments';
-
-  /** Not deleted, and hidden only to its author. */
-  async function existingComment(id: string, viewerId: string | undefined) {
-    const comment = await findComment(db, id);
-    assertThat(comment && (!comment.is_hidden || comment.user_id === viewerId), 'not-found', 'There is no such comment.');
-    return comment;
-  }
-
   return [
     defineRoute({
       method: 'get',
@@ -99,7 +99,7 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       responses: { 200: { description: 'The comment', schema: CommentEnvelope } },
       async handler(ctx, { params }) {
         const viewerId = ctx.state.principal?.userId;
-        const comment = await existingComment(params.id, viewerId);
+        const comment = await existingComment(db, params.id, viewerId);
         assertCanRead(viewerOf(ctx.state.principal), await findPetitionById(db, comment.petition_id));
         sendData(ctx, (await withReplies(db, [comment]))[0]);
       },
@@ -120,7 +120,7 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       async handler(ctx, { params, body }) {
         const userId = ctx.state.principal!.userId;
         // No petition check: authors keep control of their words even on a petition they can no longer read.
-        assertAuthor(await existingComment(params.id, userId), userId);
+        assertAuthor(await existingComment(db, params.id, userId), userId);
         assertThat(await updateCommentBody(db, params.id, body.body), 'not-found', 'There is no such comment.');
         sendData(ctx, (await withReplies(db, [(await findComment(db, params.id))!]))[0]);
       },
@@ -139,7 +139,7 @@ export function createCommentRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] 
       responses: { 204: { description: 'Deleted' }, 403: { description: 'Not your comment' } },
       async handler(ctx, { params }) {
         const userId = ctx.state.principal!.userId;
-        assertAuthor(await existingComment(params.id, userId), userId);
+        assertAuthor(await existingComment(db, params.id, userId), userId);
         const deleted = await db.transaction((tx) => softDeleteComment(tx, params.id));
         assertThat(deleted, 'not-found', 'There is no such comment.');
         ctx.status = 204;

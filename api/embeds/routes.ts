@@ -5,7 +5,7 @@ import type { DatabasePool } from 'slonik';
 import { DomainError } from '../../core/errors/domain-error.ts';
 import { assertCanManage } from '../../core/petitions/policy.ts';
 import { loadViewer } from '../../core/petitions/viewer.ts';
-import { loadPublicPetition } from '../../core/pages/public-petition.ts';
+import { loadPublicPetition } from '../../core/public-petition.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
 import { sendData } from '../http/context.ts';
 import { RallyError } from '../http/problem.ts';

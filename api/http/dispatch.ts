@@ -12,7 +12,8 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Middleware } from 'koa';
 import type { RallyContext, RallyState } from './context.ts';
 import type { ResponseCheck } from './response-check.ts';
-import { routeChain, type AnyRouteSpec, type RouteGuard } from './route.ts';
+import type { AnyRouteSpec, RouteGuard } from './route.ts';
+import { compileValidator, type Validator } from './validation.ts';
 
 export type RouteDispatcher = { middleware: Middleware<RallyState> };
 
@@ -53,5 +54,26 @@ export function createRouteDispatcher(routes: AnyRouteSpec[], guard: RouteGuard,
       } else ctx.status = 405;
       return Promise.resolve();
     },
+  };
+}
+
+/** The middleware a route runs once matched: its response check, its guard, then its handler. */
+export function routeChain(route: AnyRouteSpec, guard: RouteGuard, checkResponse: ResponseCheck): Middleware<RallyState>[] {
+  const validate = {
+    params: compileValidator(route.params ?? null, 'params'),
+    query: compileValidator(route.query ?? null, 'query'),
+    body: route.body ? compileValidator(route.body, 'body') : undefined,
+  };
+  return [checkResponse(route), guard(route), runHandler(route, validate)];
+}
+
+function runHandler(route: AnyRouteSpec, validate: { params: Validator; query: Validator; body: Validator | undefined }): Middleware<RallyState> {
+  return async function handleRoute(ctx) {
+    const routerCtx = ctx as RallyContext & { params: Record<string, string> };
+    const params = validate.params({ ...routerCtx.params });
+    const query = validate.query({ ...ctx.query });
+    const rawBody = (ctx.request as { body?: unknown }).body;
+    const body = validate.body ? validate.body(rawBody ?? {}) : undefined;
+    await route.handler(ctx, { params, query, body });
   };
 }

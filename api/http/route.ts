@@ -5,8 +5,6 @@
 // answers are checked against it (response-check.ts), so none of them can drift apart.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Middleware } from 'koa';
-import { compileValidator, type Validator } from './validation.ts';
-import type { ResponseCheck } from './response-check.ts';
 import type { RallyContext, RallyState } from './context.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -84,27 +82,6 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
 
 /** Everything the contract asks before the handler runs (route-guard.ts); given by the app. */
 export type RouteGuard = (route: AnyRouteSpec) => Middleware<RallyState>;
-
-/** The middleware a route runs once matched: its response check, its guard, then its handler. */
-export function routeChain(route: AnyRouteSpec, guard: RouteGuard, checkResponse: ResponseCheck): Middleware<RallyState>[] {
-  const validate = {
-    params: compileValidator(route.params ?? null, 'params'),
-    query: compileValidator(route.query ?? null, 'query'),
-    body: route.body ? compileValidator(route.body, 'body') : undefined,
-  };
-  return [checkResponse(route), guard(route), runHandler(route, validate)];
-}
-
-function runHandler(route: AnyRouteSpec, validate: { params: Validator; query: Validator; body: Validator | undefined }): Middleware<RallyState> {
-  return async function handleRoute(ctx) {
-    const routerCtx = ctx as RallyContext & { params: Record<string, string> };
-    const params = validate.params({ ...routerCtx.params });
-    const query = validate.query({ ...ctx.query });
-    const rawBody = (ctx.request as { body?: unknown }).body;
-    const body = validate.body ? validate.body(rawBody ?? {}) : undefined;
-    await route.handler(ctx, { params, query, body });
-  };
-}
 
 /** `/v1/petitions/:id` → `/v1/petitions/{id}` for the OpenAPI document. */
 export function openApiPath(koaPath: string): string {

@@ -12,7 +12,7 @@ import { confirmUpload, type MediaDependencies, type MediaWorkflows } from '../.
 import { createLocalMediaRoutes } from './local-routes.ts';
 import { findMedia, insertMedia } from '../../core/media/queries.ts';
 import { ConfirmRequest, extensionAgrees, MediaEnvelope, MediaParams, toMedia, UploadUrlEnvelope, UploadUrlRequest } from './schemas.ts';
-import { createMediaStorage } from '../../platform/storage/media-storage.ts';
+import { createMediaStorage } from '../../platform/storage/create-media-storage.ts';
 
 /**
  * What an OAuth app needs beyond the routes' write:petitions, by what the image goes onto: an avatar

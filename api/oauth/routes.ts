@@ -45,11 +45,10 @@ function answerOAuthError(ctx: RallyContext, status: 400 | 401, error: string, d
   ctx.body = { error, error_description: description };
 }
 
-export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] {
-  const { db, signer, server, publicUrl, browserSessions } = deps;
-  const https = publicUrl.startsWith('https:');
-  const metadata = {
-    issuer: signer.issuer,
+/** Authorization server metadata (RFC 8414), so OAuth clients configure themselves. */
+function authorizationServerMetadata(issuer: string, publicUrl: string) {
+  return {
+    issuer,
     authorization_endpoint: `${publicUrl}/oauth/authorize`,
     token_endpoint: `${publicUrl}/oauth/token`,
     revocation_endpoint: `${publicUrl}/oauth/revoke`,
@@ -66,26 +65,24 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${publicUrl}/docs`,
   };
+}
 
-  /** Who decides at authorize and on the consent form: the user of a Bearer (the spec's form), else the browser's Rally login. */
-  async function deciderOf(ctx: RallyContext): Promise<string | undefined> {
-    const principal = ctx.state.principal;
-    if (principal && principal.kind !== 'user')
-      throw new RallyError('forbidden', 'Only a user logged in with their own access token can authorize apps.', { code: 'user_token_required' });
-    return principal?.userId ?? (await browserSessions.current(ctx))?.user.id;
+/** The parameters of a client's POST (form-encoded, or JSON as the spec allows), for the provider. */
+async function clientRequest(ctx: RallyContext, answer: (params: Record<string, string>) => Promise<void>) {
+  let params: Record<string, string>;
+  try {
+    params = await readParameters(ctx);
+  } catch (error) {
+    if (error instanceof BodyError) return answerOAuthError(ctx, 400, 'invalid_request', error.message);
+    throw error;
   }
+  await answer(params);
+}
 
-  /** The parameters of a client's POST (form-encoded, or JSON as the spec allows), for the provider. */
-  async function clientRequest(ctx: RallyContext, answer: (params: Record<string, string>) => Promise<void>) {
-    let params: Record<string, string>;
-    try {
-      params = await readParameters(ctx);
-    } catch (error) {
-      if (error instanceof BodyError) return answerOAuthError(ctx, 400, 'invalid_request', error.message);
-      throw error;
-    }
-    await answer(params);
-  }
+export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] {
+  const { db, signer, server, publicUrl } = deps;
+  const https = publicUrl.startsWith('https:');
+  const metadata = authorizationServerMetadata(signer.issuer, publicUrl);
 
   /** Revocation and introspection: the client's parameters, as the provider reads them. */
   const handToProvider = (ctx: RallyContext) => clientRequest(ctx, (params) => serveWithProvider(ctx, server.provider(), { https, params }));
@@ -121,6 +118,74 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
         ctx.body = signer.publishedJwks();
       },
     }),
+    ...createAuthorizationRoutes(deps),
+    defineRoute({
+      ...clientEndpoint,
+      path: '/oauth/token',
+      operationId: 'issueAppTokens',
+      requestContent: formOrJson(OAuthTokenRequest),
+      summary: 'Issue app tokens',
+      description: 'Exchange a code, a refresh token or client credentials for tokens (form-encoded or JSON).',
+      responses: {
+        200: { description: '{access_token, token_type, expires_in, refresh_token, scope}' },
+        400: { description: 'RFC 6749 error', schema: OAuthTokenError },
+        401: { description: 'Client authentication failed, or token_expired', schema: OAuthTokenError },
+      },
+      async handler(ctx) {
+        await clientRequest(ctx, async (params) => {
+          if (params.grant_type === 'refresh_token' && params.refresh_token && (await isExpiredRefreshToken(db, hashTokenValue(params.refresh_token)))) {
+            return answerOAuthError(ctx, 401, 'token_expired', 'The refresh token has expired; send the user through authorization again.');
+          }
+          await defaultClientCredentialsScope(ctx, db, params);
+          await serveWithProvider(ctx, server.provider(), { https, params });
+        });
+      },
+    }),
+    defineRoute({
+      ...clientEndpoint,
+      path: '/oauth/revoke',
+      operationId: 'revokeAppToken',
+      requestContent: formOrJson(OAuthRevocationRequest),
+      summary: 'Revoke an app token',
+      description: 'Revoke an app token (RFC 7009): a refresh token with every token of its grant, or one access token, on every API process.',
+      responses: {
+        200: { description: 'Revoked, or there was nothing of this client to revoke' },
+        400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },
+        401: { description: 'Client authentication failed', schema: OAuthTokenError },
+      },
+      handler: handToProvider,
+    }),
+    defineRoute({
+      ...clientEndpoint,
+      path: '/oauth/introspect',
+      operationId: 'introspectAppToken',
+      requestContent: formOrJson(OAuthIntrospectionRequest),
+      summary: 'Introspect an app token',
+      description: 'Whether an app token is active and what it carries (RFC 7662), for the confidential client it was issued to.',
+      responses: {
+        200: { description: '{active: true, ...} for a live token of this client; {active: false} otherwise', schema: OAuthIntrospection },
+        400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },
+        401: { description: 'Client authentication failed, or the client is public', schema: OAuthTokenError },
+      },
+      handler: handToProvider,
+    }),
+  ];
+}
+
+/** The authorization code flow's browser side: authorize, resume after login, and the consent form's decision. */
+function createAuthorizationRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] {
+  const { db, server, publicUrl, browserSessions } = deps;
+  const https = publicUrl.startsWith('https:');
+
+  /** Who decides at authorize and on the consent form: the user of a Bearer (the spec's form), else the browser's Rally login. */
+  async function deciderOf(ctx: RallyContext): Promise<string | undefined> {
+    const principal = ctx.state.principal;
+    if (principal && principal.kind !== 'user')
+      throw new RallyError('forbidden', 'Only a user logged in with their own access token can authorize apps.', { code: 'user_token_required' });
+    return principal?.userId ?? (await browserSessions.current(ctx))?.user.id;
+  }
+
+  return [
     defineRoute({
       method: 'get',
       path: '/oauth/authorize',
@@ -199,56 +264,6 @@ export function createOAuthRoutes(deps: OAuthRouteDependencies): AnyRouteSpec[] 
           else sendErrorPage(ctx, 'This consent form was shown in another browser, has expired or was already used. Start again from the app.');
         }
       },
-    }),
-    defineRoute({
-      ...clientEndpoint,
-      path: '/oauth/token',
-      operationId: 'issueAppTokens',
-      requestContent: formOrJson(OAuthTokenRequest),
-      summary: 'Issue app tokens',
-      description: 'Exchange a code, a refresh token or client credentials for tokens (form-encoded or JSON).',
-      responses: {
-        200: { description: '{access_token, token_type, expires_in, refresh_token, scope}' },
-        400: { description: 'RFC 6749 error', schema: OAuthTokenError },
-        401: { description: 'Client authentication failed, or token_expired', schema: OAuthTokenError },
-      },
-      async handler(ctx) {
-        await clientRequest(ctx, async (params) => {
-          if (params.grant_type === 'refresh_token' && params.refresh_token && (await isExpiredRefreshToken(db, hashTokenValue(params.refresh_token)))) {
-            return answerOAuthError(ctx, 401, 'token_expired', 'The refresh token has expired; send the user through authorization again.');
-          }
-          await defaultClientCredentialsScope(ctx, db, params);
-          await serveWithProvider(ctx, server.provider(), { https, params });
-        });
-      },
-    }),
-    defineRoute({
-      ...clientEndpoint,
-      path: '/oauth/revoke',
-      operationId: 'revokeAppToken',
-      requestContent: formOrJson(OAuthRevocationRequest),
-      summary: 'Revoke an app token',
-      description: 'Revoke an app token (RFC 7009): a refresh token with every token of its grant, or one access token, on every API process.',
-      responses: {
-        200: { description: 'Revoked, or there was nothing of this client to revoke' },
-        400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },
-        401: { description: 'Client authentication failed', schema: OAuthTokenError },
-      },
-      handler: handToProvider,
-    }),
-    defineRoute({
-      ...clientEndpoint,
-      path: '/oauth/introspect',
-      operationId: 'introspectAppToken',
-      requestContent: formOrJson(OAuthIntrospectionRequest),
-      summary: 'Introspect an app token',
-      description: 'Whether an app token is active and what it carries (RFC 7662), for the confidential client it was issued to.',
-      responses: {
-        200: { description: '{active: true, ...} for a live token of this client; {active: false} otherwise', schema: OAuthIntrospection },
-        400: { description: 'RFC 6749 error (invalid_request)', schema: OAuthTokenError },
-        401: { description: 'Client authentication failed, or the client is public', schema: OAuthTokenError },
-      },
-      handler: handToProvider,
     }),
   ];
 }

@@ -29,9 +29,10 @@ import {
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'organizations');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const tag = 'Organizations';
+
 export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const { db } = deps;
-  const tag = 'Organizations';
   return [
     defineRoute({
       method: 'get',
@@ -128,6 +129,14 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
         ctx.status = 204;
       },
     }),
+    ...createOrganizationHoldingsRoutes(deps),
+  ];
+}
+
+/** What an organization holds: its petitions and its subscription. */
+function createOrganizationHoldingsRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
+  const { db } = deps;
+  return [
     defineRoute({
       method: 'get',
       path: '/v1/organizations/:org_id/petitions',

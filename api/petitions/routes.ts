@@ -15,7 +15,7 @@ import type { PublicPetitionCache } from '../../core/petitions/read-cache.ts';
 import type { PetitionRow } from '../../core/petitions/queries.ts';
 import type { PetitionWorkflows } from '../../core/petitions/lifecycle.ts';
 import { markViewerSpecific, notModified } from '../http/conditional.ts';
-import { presentedOnce } from '../http/presented.ts';
+import { presentedOnce } from '../http/memoized-answers.ts';
 import { createPetition } from '../../core/petitions/create.ts';
 import { listPetitions, positionOf } from '../../core/petitions/listing.ts';
 import { checkAccessCode, deletePetition, readPetitionByLink, updatePetition } from '../../core/petitions/manage.ts';
@@ -47,10 +47,11 @@ export type PetitionRouteDependencies = {
   signerDataRetentionMs: number | null;
 };
 
+const tag = 'Petitions';
+const detail = (deps: PetitionRouteDependencies, row: PetitionRow, viewerId: string | undefined) => toPetitionDetail(row, viewerId, deps.signerDataRetentionMs);
+
 export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteSpec[] {
-  const tag = 'Petitions';
   const publicPetition = presentedOnce<Readonly<PetitionRow>, ReturnType<typeof toPetitionDetail>>();
-  const detail = (row: PetitionRow, viewerId: string | undefined) => toPetitionDetail(row, viewerId, deps.signerDataRetentionMs);
   const publicPage = presentedOnce<
     readonly PetitionRow[],
     { page: ReturnType<typeof toPetitionSummary>[]; pagination: ReturnType<typeof paginate>['pagination'] }
@@ -126,7 +127,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
         assertWebUrl(deps.httpsOnly ?? false, 'imageUrl', body.imageUrl);
         const petition = await createPetition(deps, principal.userId, actorOf(principal), body);
         ctx.set('Location', `/v1/petitions/${petition.id}`);
-        sendData(ctx, detail(petition, principal.userId), 201);
+        sendData(ctx, detail(deps, petition, principal.userId), 201);
       },
     }),
     defineRoute({
@@ -150,7 +151,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
           const row = await deps.cache.read(params.id);
           if (row) {
             deps.pageViews?.record(row.id);
-            const { data, etag } = publicPetition(row, () => detail(row, undefined));
+            const { data, etag } = publicPetition(row, () => detail(deps, row, undefined));
             if (!notModified(ctx, etag)) sendData(ctx, data);
             return;
           }
@@ -161,9 +162,16 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
           clientIp: ctx.state.clientIp,
         });
         deps.pageViews?.record(petition.id);
-        sendData(ctx, detail(petition, ctx.state.principal?.userId));
+        sendData(ctx, detail(deps, petition, ctx.state.principal?.userId));
       },
     }),
+    ...createPetitionChangeRoutes(deps),
+  ];
+}
+
+/** Changing a petition (edit, delete), and checking the access code of a private one. */
+function createPetitionChangeRoutes(deps: PetitionRouteDependencies): AnyRouteSpec[] {
+  return [
     defineRoute({
       method: 'patch',
       path: '/v1/petitions/:id',
@@ -181,7 +189,7 @@ export function createPetitionRoutes(deps: PetitionRouteDependencies): AnyRouteS
         const principal = ctx.state.principal!;
         assertWebUrl(deps.httpsOnly ?? false, 'imageUrl', body.imageUrl);
         const updated = await updatePetition(deps.db, await loadViewer(deps.db, principal), actorOf(principal), params.id, body);
-        sendData(ctx, detail(updated, principal.userId));
+        sendData(ctx, detail(deps, updated, principal.userId));
       },
     }),
     defineRoute({

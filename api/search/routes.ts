@@ -9,7 +9,7 @@ import type { SearchPage } from '../../core/search/petition-search.ts';
 import type { Suggestion } from '../../core/search/suggest.ts';
 import { notModified } from '../http/conditional.ts';
 import { sendData, sendList, type Pagination } from '../http/context.ts';
-import { presentedOnce } from '../http/presented.ts';
+import { presentedOnce } from '../http/memoized-answers.ts';
 import { RallyError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { PetitionSearchQuery, PetitionSearchResult, SuggestQuery, SuggestResult } from './schemas.ts';

@@ -50,14 +50,15 @@ function assertMaySeeSignatures(petition: PetitionRow, viewer: Viewer): 'all' | 
   throw new RallyError('forbidden', "Only the petition's creator may see who signed it.", { code: 'signatures_private' });
 }
 
-export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRouteSpec[] {
-  const tag = 'Signatures';
-  const readablePetition = async (ctx: RallyContext, id: string, accessCode?: string) => {
-    const petition = await findPetitionById(deps.db, id);
-    assertCanRead(viewerOf(ctx.state.principal), petition, accessCode);
-    return petition;
-  };
+const tag = 'Signatures';
 
+async function readablePetition(db: DatabasePool, ctx: RallyContext, id: string, accessCode?: string) {
+  const petition = await findPetitionById(db, id);
+  assertCanRead(viewerOf(ctx.state.principal), petition, accessCode);
+  return petition;
+}
+
+export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRouteSpec[] {
   return [
     defineRoute({
       method: 'post',
@@ -135,6 +136,13 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
         ctx.status = 204;
       },
     }),
+    ...createSignatureReadRoutes(deps),
+  ];
+}
+
+/** A petition's signatures as its readers and managers see them: the list, the map, the export. */
+function createSignatureReadRoutes(deps: SignatureRouteDependencies): AnyRouteSpec[] {
+  return [
     defineRoute({
       method: 'get',
       path: '/v1/petitions/:id/signatures',
@@ -149,7 +157,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       query: SignatureListQuery,
       responses: { 200: { description: 'A page of signatures; anonymous ones have user null', schema: SignatureList } },
       async handler(ctx, { params, query }) {
-        const petition = await readablePetition(ctx, params.id);
+        const petition = await readablePetition(deps.db, ctx, params.id);
         const visible = assertMaySeeSignatures(petition, viewerOf(ctx.state.principal));
         const total = await liveSignatureCount(deps.db, params.id);
         if (visible === 'count') return sendList(ctx, [], { next_cursor: null, has_more: false, total_count: total });
@@ -172,7 +180,7 @@ export function createSignatureRoutes(deps: SignatureRouteDependencies): AnyRout
       async handler(ctx, { params, query }) {
         const petitionId = params.id === 'global' ? null : params.id;
         if (petitionId) {
-          const petition = await readablePetition(ctx, petitionId);
+          const petition = await readablePetition(deps.db, ctx, petitionId);
           assertMaySeeSignatures(petition, ANONYMOUS);
         }
         const rows = await geoPoints(deps.db, petitionId, query.hours, geoCursor.decode(query.cursor), query.limit);

@@ -25,23 +25,26 @@ import {
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'webhook-deliveries');
 
-/** `answerWithinMs`: how long POST …/test waits for the ping's first attempt before answering 202. */
-/** `eventRetentionMs`: RALLY_EVENT_RETENTION, how far back a replay reaches. */
-export function createDeliveryRoutes(deps: {
+type DeliveryRouteDependencies = {
   db: DatabasePool;
   notFound: (id: string) => string;
+  /** How long POST …/test waits for the ping's first attempt before answering 202. */
   answerWithinMs: number;
+  /** RALLY_EVENT_RETENTION, how far back a replay reaches. */
   eventRetentionMs: number;
-}): AnyRouteSpec[] {
-  const { db } = deps;
-  async function ownEndpoint(ctx: RallyContext, id: string, connection: CommonQueryMethods = db) {
-    const endpoint = await findEndpoint(connection, ctx.state.principal!.userId, id);
-    assertThat(endpoint, 'not-found', deps.notFound(id));
-    return endpoint;
-  }
-  const inactive = 'The endpoint is switched off; set is_active to true first (what waited is then sent).';
-  const base = { tag: 'Webhooks', auth: 'required' } as const;
+};
 
+const inactive = 'The endpoint is switched off; set is_active to true first (what waited is then sent).';
+const base = { tag: 'Webhooks', auth: 'required' } as const;
+
+async function ownEndpoint(deps: DeliveryRouteDependencies, ctx: RallyContext, id: string, connection: CommonQueryMethods = deps.db) {
+  const endpoint = await findEndpoint(connection, ctx.state.principal!.userId, id);
+  assertThat(endpoint, 'not-found', deps.notFound(id));
+  return endpoint;
+}
+
+export function createDeliveryRoutes(deps: DeliveryRouteDependencies): AnyRouteSpec[] {
+  const { db } = deps;
   return [
     defineRoute({
       ...base,
@@ -56,7 +59,7 @@ export function createDeliveryRoutes(deps: {
       query: DeliveryListQuery,
       responses: { 200: { description: 'Deliveries', schema: DeliveryList } },
       async handler(ctx, { params, query }) {
-        await ownEndpoint(ctx, params.id);
+        await ownEndpoint(deps, ctx, params.id);
         const rows = await listDeliveries(db, params.id, { status: query.status, after: cursor.decode(query.cursor), limit: query.limit });
         const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
         sendList(ctx, page.map(toDelivery), pagination);
@@ -74,12 +77,20 @@ export function createDeliveryRoutes(deps: {
       params: DeliveryParams,
       responses: { 200: { description: 'The delivery', schema: DeliveryEnvelope } },
       async handler(ctx, { params }) {
-        await ownEndpoint(ctx, params.id);
+        await ownEndpoint(deps, ctx, params.id);
         const delivery = await findDelivery(db, params.id, params.delivery_id);
         assertThat(delivery, 'not-found', `Endpoint ${params.id} has no delivery ${params.delivery_id}.`);
         sendData(ctx, { ...toDelivery(delivery), attempts: (await listAttempts(db, delivery.id)).map(toAttempt) });
       },
     }),
+    ...createResendRoutes(deps),
+  ];
+}
+
+/** Sending again: one delivery, the events of a past window, a test ping. */
+function createResendRoutes(deps: DeliveryRouteDependencies): AnyRouteSpec[] {
+  const { db } = deps;
+  return [
     defineRoute({
       ...base,
       scope: NOT_FOR_APPS,
@@ -92,7 +103,7 @@ export function createDeliveryRoutes(deps: {
       params: DeliveryParams,
       responses: { 202: { description: 'The new delivery, queued', schema: DeliveryEnvelope } },
       async handler(ctx, { params }) {
-        const endpoint = await ownEndpoint(ctx, params.id);
+        const endpoint = await ownEndpoint(deps, ctx, params.id);
         assertThat(endpoint.is_active, 'conflict', inactive, { code: 'webhook_inactive' });
         const created = await redeliver(db, params.id, params.delivery_id);
         assertThat(created, 'not-found', `Endpoint ${params.id} has no delivery ${params.delivery_id}.`);
@@ -119,7 +130,7 @@ export function createDeliveryRoutes(deps: {
         429: { description: 'Replayed 10 times within the last hour (code replay_limit)' },
       },
       async handler(ctx, { params, body }) {
-        const endpoint = await ownEndpoint(ctx, params.id);
+        const endpoint = await ownEndpoint(deps, ctx, params.id);
         assertThat(endpoint.is_active, 'conflict', inactive, { code: 'webhook_inactive' });
         const principal = ctx.state.principal!;
         // Every platform event only for a platform-wide endpoint, replayed by an administrator's full credential.
@@ -154,7 +165,7 @@ export function createDeliveryRoutes(deps: {
       async handler(ctx, { params }) {
         const principal = ctx.state.principal!;
         const queued = await db.transaction(async (tx) => {
-          const endpoint = await ownEndpoint(ctx, params.id, tx);
+          const endpoint = await ownEndpoint(deps, ctx, params.id, tx);
           assertThat(endpoint.is_active, 'conflict', inactive, { code: 'webhook_inactive' });
           await assertPingAllowed(tx, endpoint.id);
           return queuePing(tx, endpoint, actorOf(principal));

@@ -20,7 +20,7 @@ import {
   WebhookUpdate,
   WebhookWithSecretEnvelope,
 } from './schemas.ts';
-import { createSecretBox, generateSigningSecret } from '../../core/webhooks/signing-secrets.ts';
+import { createSecretBox, generateSigningSecret, type SecretBox } from '../../core/webhooks/signing-secrets.ts';
 import { refuseWebhookUrl } from '../../core/webhooks/url-guard.ts';
 import { queuePing } from '../../core/webhooks/ping.ts';
 import { actorOf } from '../../core/events/record-event.ts';
@@ -32,6 +32,9 @@ export type WebhookRouteDependencies = { db: DatabasePool; config: Config };
 
 const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'webhooks');
 
+const base = { tag: 'Webhooks', auth: 'required' } as const;
+const notFound = (id: string) => `You have no webhook endpoint ${id}.`;
+
 export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpec[] {
   const { db, config } = deps;
   const secrets = createSecretBox(config.encryptionKey);
@@ -40,9 +43,6 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
     const refusal = await refuseWebhookUrl(url, policy);
     if (refusal) throw fieldError('url', 'url_refused', refusal);
   }
-  const base = { tag: 'Webhooks', auth: 'required' } as const;
-  const notFound = (id: string) => `You have no webhook endpoint ${id}.`;
-
   return [
     defineRoute({
       ...base,
@@ -134,6 +134,14 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
         sendData(ctx, toWebhookEndpoint(row));
       },
     }),
+    ...createEndpointEndingRoutes(deps, secrets),
+  ];
+}
+
+/** Ending an endpoint, or its secret: delete and rotate (the old secret keeps signing for a grace period), then the deliveries. */
+function createEndpointEndingRoutes(deps: WebhookRouteDependencies, secrets: SecretBox): AnyRouteSpec[] {
+  const { db, config } = deps;
+  return [
     defineRoute({
       ...base,
       scope: NOT_FOR_APPS,

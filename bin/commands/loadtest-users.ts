@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { embeddedIssuer, type Config } from '../../platform/config.ts';
 import { loadCurrentSigningKey } from '../../identity-provider/signing-keys.ts';
 import { sql } from '../../db/sql.ts';
-import { CommandError } from '../rally-cli.ts';
+import { CommandError } from './command-error.ts';
 
 const BATCH_SIZE = 1_000;
 const MAX_COUNT = 1_000_000;

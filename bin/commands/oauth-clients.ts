@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { Invalid } from '../../core/errors/domain-error.ts';
 import { createClient, deleteClient, listClients, presentClient } from '../../core/oauth/clients.ts';
-import { CommandError } from '../rally-cli.ts';
+import { CommandError } from './command-error.ts';
 
 async function ownerIdOf(db: DatabasePool, email: string | undefined): Promise<string | undefined> {
   if (email === undefined) return undefined;

@@ -5,7 +5,7 @@ import type { DatabasePool } from 'slonik';
 import { DomainError } from '../../core/errors/domain-error.ts';
 import { setTier } from '../../core/organizations/tiers.ts';
 import { ORGANIZATION_TIERS, type OrganizationTier } from '../../core/vocabulary.ts';
-import { CommandError } from '../rally-cli.ts';
+import { CommandError } from './command-error.ts';
 
 export async function setOrganizationTier(db: DatabasePool, args: string[]) {
   const { values } = parseArgs({ args, options: { org: { type: 'string' }, tier: { type: 'string' } }, strict: true });

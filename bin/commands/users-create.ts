@@ -6,7 +6,7 @@ import { embeddedIssuer, type Config } from '../../platform/config.ts';
 import { createIdentityAccount } from '../../identity-provider/accounts.ts';
 import { upsertUserFromClaims } from '../../core/users/queries.ts';
 import { toUser } from '../../api/users/schemas.ts';
-import { CommandError } from '../rally-cli.ts';
+import { CommandError } from './command-error.ts';
 
 export async function createUser(db: DatabasePool, config: Config, args: string[]) {
   const { values } = parseArgs({

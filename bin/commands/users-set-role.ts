@@ -6,7 +6,7 @@ import type { DatabasePool } from 'slonik';
 import { findAdminUserByEmail, presentAdminUser } from '../../core/users/admin-queries.ts';
 import { setUserRole } from '../../core/users/suspension.ts';
 import { DomainError } from '../../core/errors/domain-error.ts';
-import { CommandError } from '../rally-cli.ts';
+import { CommandError } from './command-error.ts';
 
 export async function setRole(db: DatabasePool, args: string[]) {
   const { values } = parseArgs({ args, options: { email: { type: 'string' }, role: { type: 'string' } }, strict: true });

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { DEFAULT_EVENT_TYPES } from '../../core/vocabulary.ts';
-import { CommandError } from '../rally-cli.ts';
+import { CommandError } from './command-error.ts';
 
 export const LISTEN_USAGE = 'rally webhooks listen --forward-to URL [--events a,b] [--url RALLY_URL] [--token TOKEN] [--port N] [--endpoint-url URL]';
 

@@ -4,7 +4,8 @@
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import type { Actor, PetitionWorkflows } from '../petitions/lifecycle.ts';
+import type { Actor } from '../events/record-event.ts';
+import type { PetitionWorkflows } from '../petitions/lifecycle.ts';
 
 // Rally closes them on the person's behalf: the event names no one who is being erased.
 const SYSTEM: Actor = { type: 'system', id: null };

@@ -6,7 +6,8 @@ import { invalidField } from '../errors/domain-error.ts';
 import { notifyCommentReply } from '../notifications/create.ts';
 import { assertCanRead, type Viewer } from '../petitions/policy.ts';
 import { findPetitionById } from '../petitions/queries.ts';
-import { countReplyOnParent, insertComment, MAX_COMMENT_DEPTH, withReplies } from './queries.ts';
+import { countReplyOnParent, insertComment, MAX_COMMENT_DEPTH } from './queries.ts';
+import { withReplies } from './presenter.ts';
 
 export async function postComment(db: DatabasePool, viewer: Viewer & { userId: string }, petitionId: string, input: { parentId: string | null; body: string }) {
   assertCanRead(viewer, await findPetitionById(db, petitionId));

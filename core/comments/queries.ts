@@ -5,7 +5,6 @@ import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { afterPosition, recencyKey } from '../pagination/keyset.ts';
-import { toComment, type CommentView } from './presenter.ts';
 
 export const CommentRow = z.object({
   id: z.string(),
@@ -77,34 +76,6 @@ export function listDescendants(db: CommonQueryMethods, rootIds: readonly string
     ORDER BY c.created_at, c.id
     LIMIT ${MAX_REPLIES_PER_PAGE}
   `);
-}
-
-/**
- * Threads are put together in memory: the page's top-level comments come from one query and all of
- * their replies from listDescendants, so a page costs two queries however many comments it shows.
- * Built without recursion, deepest rows first, so no thread shape can exhaust the stack.
- */
-export async function withReplies(db: CommonQueryMethods, roots: readonly CommentRow[]): Promise<CommentView[]> {
-  const descendants = await listDescendants(
-    db,
-    roots.map((root) => root.id),
-  );
-  const byDepth = [...descendants].sort((a, b) => b.depth - a.depth);
-  // Built replies per parent id; descendants arrive oldest first, and a stable sort keeps that order.
-  const built = new Map<string, CommentView[]>();
-  const view = (row: CommentRow): CommentView | undefined => {
-    const replies = built.get(row.id) ?? [];
-    // A deleted comment is kept only as the place its replies hang from.
-    return row.is_deleted && replies.length === 0 ? undefined : toComment(row, replies);
-  };
-  for (const row of byDepth) {
-    const shown = view(row);
-    if (!shown) continue;
-    const siblings = built.get(row.parent_id!) ?? [];
-    siblings.push(shown);
-    built.set(row.parent_id!, siblings);
-  }
-  return roots.map(view).filter((comment) => comment !== undefined);
 }
 
 /** A comment that is not deleted (hidden ones included: the caller decides who may see them). */

@@ -2,7 +2,7 @@
 // starts its processing workflow, inside one transaction with the row locked. A second confirm finds
 // confirmed_at set and starts nothing, so confirming twice processes once. The workflow is started
 // last inside the transaction, as for API key rotation: if the start fails, nothing is confirmed.
-import { organizationExists } from '../memberships.ts';
+import { organizationExists } from '../organization-lookups.ts';
 import { isOrganizationAdmin } from '../organizations/roles.ts';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { Conflict, Forbidden, NotFound, TooLarge, ensure } from '../errors/domain-error.ts';

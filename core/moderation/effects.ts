@@ -8,8 +8,8 @@ import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
 import { softDeleteComment } from '../comments/queries.ts';
 import { Conflict, NotFound } from '../errors/domain-error.ts';
 import type { Actor } from '../events/record-event.ts';
-import type { LifecycleDependencies, LifecycleUpdate } from '../petitions/lifecycle.ts';
-import { sourcesOf } from '../petitions/transitions.ts';
+import type { LifecycleDependencies } from '../petitions/lifecycle.ts';
+import { sourcesOf, type PetitionEvent } from '../petitions/transitions.ts';
 import { flagUserForReview } from '../users/suspension.ts';
 import { removeSignature } from '../signatures/queries.ts';
 import type { AuditAction, PetitionStatus } from '../vocabulary.ts';
@@ -52,7 +52,7 @@ export async function removeComment(tx: CommonQueryMethods, commentId: string, a
 
 const PetitionStatusRow = z.object({ status: z.string() });
 
-type PetitionMove = { update: LifecycleUpdate; from: readonly string[]; action: AuditAction };
+type PetitionMove = { update: PetitionEvent; from: readonly string[]; action: AuditAction };
 export const PETITION_MOVES = {
   hold: { update: 'holdForReview', from: sourcesOf('holdForReview'), action: 'petition.under_review' },
   release: { update: 'releaseFromReview', from: sourcesOf('releaseFromReview'), action: 'petition.restored' },

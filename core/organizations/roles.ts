@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import type { Principal } from '../auth/principal.ts';
 import { Forbidden, NotFound } from '../errors/domain-error.ts';
-import { roleIn, roleOf } from '../memberships.ts';
+import { roleIn, roleOf } from '../organization-lookups.ts';
 import type { OrganizationRole } from '../vocabulary.ts';
 
 /** Owners and admins manage the organization and its petitions. */

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import { Forbidden, invalidField } from '../errors/domain-error.ts';
-import { organizationExists, roleIn } from '../memberships.ts';
+import { organizationExists, roleIn } from '../organization-lookups.ts';
 import { slugify, withFreeSlug } from '../slugs.ts';
 import type { LifecycleDependencies } from './lifecycle.ts';
 import { toPetitionSummary } from './presenter.ts';

@@ -4,7 +4,7 @@
 // loses their rights on their very next request. Routes that only read public data keep viewerOf.
 import type { CommonQueryMethods } from 'slonik';
 import type { Principal } from '../auth/principal.ts';
-import { administeredOrganizationIds } from '../memberships.ts';
+import { administeredOrganizationIds } from '../organization-lookups.ts';
 import { ANONYMOUS, viewerOf, type PetitionAccessFacts, type Viewer } from './policy.ts';
 
 /**

@@ -20,7 +20,7 @@ import { insertEvent } from '../events/record-event.ts';
 import { prepared, sql } from '../../db/sql.ts';
 import { uuidV7 } from '../../platform/uuid-v7.ts';
 import { MILESTONE_LOOKBACK, milestonesFor } from './milestones.ts';
-import type { SignatureInput } from './sign.ts';
+import type { SignatureInput } from './signature-input.ts';
 
 export const COUNTER_SHARDS = 16;
 

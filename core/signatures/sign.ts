@@ -12,8 +12,7 @@
 // (milestone-catch-up.ts) claims those that concurrent batches passed without seeing.
 import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
-import type { Actor } from '../events/record-event.ts';
-import { canRead, knowsOf, type PetitionAccessFacts, type Viewer } from '../petitions/policy.ts';
+import { canRead, knowsOf, type PetitionAccessFacts } from '../petitions/policy.ts';
 import { prepared, sql } from '../../db/sql.ts';
 import { PETITION_STATUSES, PETITION_VISIBILITIES } from '../vocabulary.ts';
 import { Conflict, DomainError, Forbidden, NotFound } from '../errors/domain-error.ts';
@@ -22,30 +21,10 @@ import type { RememberAnswer } from '../idempotency/remembered-answers.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { catchUpMilestones } from './milestone-catch-up.ts';
 import { readPetitionFacts, type PetitionFactsCache } from './petition-facts.ts';
+import type { SignatureInput } from './signature-input.ts';
 
 export { COUNTER_SHARDS } from './sign-statement.ts';
 export { petitionFactsStatement } from './petition-facts.ts';
-
-export type SignatureInput = {
-  petitionId: string;
-  userId: string;
-  /** The signer as the petition policy sees them (viewerOf the principal). */
-  viewer: Viewer;
-  /** Where the signer came from (embed, page, share:<slug>…), for the creator's traffic sources. */
-  source?: string | null;
-  /** Keyed hash of the signer's /24 or /64 (core/signatures/network-block.ts), for fraud investigation. */
-  networkHash?: Buffer | null;
-  /** The signing thresholds the signature passed (api/http/limits.ts): stored, never shown publicly (issue 44). */
-  flags?: readonly string[] | null;
-  actor: Actor;
-  comment: string | null;
-  isAnonymous: boolean;
-  displayLocation: string | null;
-  place: { city: string | null; region: string | null; country: string | null; latitude: number | null; longitude: number | null };
-  referrerSlug: string | null;
-  /** Needed for a private petition the signer did not create. */
-  accessCode: string | null;
-};
 
 export type SignResult = {
   id: string;

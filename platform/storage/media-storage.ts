@@ -1,12 +1,8 @@
 // Where uploaded images and their processed variants live. One interface, two implementations: a
-// local folder served by Rally itself (the default) and any S3-compatible store (S3_ENDPOINT set).
+// local folder served by Rally itself (the default) and any S3-compatible store (S3_ENDPOINT set), picked by create-media-storage.ts.
 // The API hands out upload URLs and checks sizes; the worker's activities read originals and write
 // variants. Keys are the same in both: `uploads/<media id>` for originals, which are never served,
 // and `media/<media id>/<variant>.webp` for the published variants.
-import type { Config } from '../config.ts';
-import { createLocalStorage } from './local-storage.ts';
-import { createS3Storage } from './s3-storage.ts';
-
 export type UploadTarget = { mediaId: string; contentType: string; expiresAt: Date };
 
 export type MediaStorage = {
@@ -25,9 +21,3 @@ export type MediaStorage = {
 
 export const originalKey = (mediaId: string) => `uploads/${mediaId}`;
 export const variantKey = (mediaId: string, variant: string) => `media/${mediaId}/${variant}.webp`;
-
-export function createMediaStorage(config: Pick<Config, 'media' | 'publicUrl'>): MediaStorage {
-  return config.media.s3
-    ? createS3Storage(config.media.s3)
-    : createLocalStorage({ dir: config.media.dir, publicUrl: config.publicUrl, signingKey: config.media.signingKey });
-}

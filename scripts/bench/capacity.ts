@@ -1,10 +1,10 @@
 // The capacity model of docs/operations/capacity.md: the CPU each tier spent per signature, read and
 // webhook delivery in the newest dev-server bench run (the topology whose meter attributes CPU to every
 // process), turned into a sizing table. scripts/capacity-doc.ts writes it; a unit test recomputes it.
-import type { ReportRow, RunReport } from './report.ts';
+import { RESULTS_FOLDER, type ReportRow, type RunReport } from './report.ts';
 import type { TopologyRun } from './results-doc.ts';
 
-export const TABLE_START = '<!-- capacity table: generated from bench/results by `node scripts/run.mjs scripts/capacity-doc.ts --write` -->';
+export const TABLE_START = '<!-- capacity table: generated from scripts/bench/results by `node scripts/run.mjs scripts/capacity-doc.ts --write` -->';
 export const TABLE_END = '<!-- end of capacity table -->';
 
 export const RATES = [1_000, 10_000, 50_000] as const;
@@ -97,7 +97,7 @@ export function renderCapacityTable(run: TopologyRun): string {
   const rows = RATES.map((rate) => sizing(costs, rate));
   return [
     TABLE_START,
-    `From \`bench/results/${run.file}\` (${run.topology}, commit ${run.report.commit ?? '?'}, ${run.report.machine.cores} cores). CPU ms per unit of work:`,
+    `From \`${RESULTS_FOLDER}/${run.file}\` (${run.topology}, commit ${run.report.commit ?? '?'}, ${run.report.machine.cores} cores). CPU ms per unit of work:`,
     '',
     `| unit | ${TIERS.join(' | ')} |`,
     `|---|${TIERS.map(() => '---:').join('|')}|`,

@@ -9,7 +9,7 @@ import { spawnPrefixed, stopChild } from '../lib/child-process.ts';
 import { PGBOUNCER_PORT, TEMPORAL_FRONTEND_ADDRESS, waitForClusterReady } from '../lib/cluster-layout.ts';
 import { freePort } from '../lib/free-port.ts';
 import { throughPgBouncer } from '../lib/pgbouncer.ts';
-import type { Cleanup } from './environment.ts';
+import type { Cleanup } from './cleanup.ts';
 
 export const TOPOLOGIES = ['dev-server', 'cluster'] as const;
 export type Topology = (typeof TOPOLOGIES)[number];

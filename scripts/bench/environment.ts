@@ -16,6 +16,7 @@ import { ensureDatabaseExists, redactDatabaseUrl, startEmbeddedPostgres } from '
 import { resolveTemporalCli } from '../lib/temporal-cli.ts';
 import { startTemporalDevServer } from '../lib/temporal-dev-server.ts';
 import { loadTemporalSettings, registerSearchAttributes } from '../lib/temporal-settings.ts';
+import { createCleanup, type Cleanup } from './cleanup.ts';
 import { startClusterTopology } from './cluster-topology.ts';
 import type { LoadSettings } from './load.ts';
 import { createMeter, type Meter } from './meter.ts';
@@ -52,28 +53,6 @@ const UNLIMITED_ENV = {
 };
 
 type Log = (line: string) => void;
-
-/**
- * Stops what was started, last first. A signal and the normal `finally` may both call runAll; they
- * share one pass, so nothing is stopped twice or out of order.
- */
-export type Cleanup = Readonly<{ add(name: string, stop: () => Promise<void>): void; runAll(): Promise<void> }>;
-
-export function createCleanup(log: Log): Cleanup {
-  const steps: { name: string; stop: () => Promise<void> }[] = [];
-  let pass: Promise<void> | undefined;
-  const stopInReverse = async (): Promise<void> => {
-    while (steps.length > 0) {
-      const step = steps.pop()!;
-      await step.stop().catch((error: unknown) => log(`could not stop ${step.name}: ${(error as Error).message}`));
-    }
-    pass = undefined; // anything added later gets its own pass
-  };
-  return {
-    add: (name, stop) => steps.push({ name, stop }),
-    runAll: () => (pass ??= stopInReverse()),
-  };
-}
 
 /** The bench's own server (or BENCH_DATABASE_URL's), the migrated rally_bench database on it, and pg_stat_statements where the server loads it. */
 async function prepareDatabase(env: NodeJS.ProcessEnv, cleanup: Cleanup, log: Log): Promise<{ databaseUrl: string; postgresPid: number | undefined }> {

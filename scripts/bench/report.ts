@@ -1,6 +1,6 @@
 // Presents a run: a fixed-width table on stdout, and the same rows as JSON, with what the numbers
 // depend on (machine, its load average, Node version, load settings, commit), in
-// bench/results/<date>-<short sha>.json. That folder is in git: the README's numbers are copied from
+// scripts/bench/results/<date>-<short sha>.json. That folder is in git: the README's numbers are copied from
 // a file there, so anyone can check them against the commit they were measured on.
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -11,7 +11,9 @@ import { summariseCost, type RowCost } from './meter.ts';
 import type { Check, ResultRow, Topology } from './scenario.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
-const RESULTS_DIR = path.join(REPOSITORY_ROOT, 'bench', 'results');
+/** Where runs are written, beside the bench's code; as the docs name it, from the repository's root. */
+export const RESULTS_FOLDER = 'scripts/bench/results';
+export const RESULTS_DIR = path.join(REPOSITORY_ROOT, RESULTS_FOLDER);
 
 export type MachineInfo = Readonly<{
   cores: number;
@@ -144,7 +146,7 @@ export function describeCommit(): string | null {
 }
 
 /**
- * Writes bench/results/<YYYY-MM-DD>-<short sha>[-<topology>].json (a later run of the same commit and
+ * Writes scripts/bench/results/<YYYY-MM-DD>-<short sha>[-<topology>].json (a later run of the same commit and
  * topology that day replaces it; the cluster's run must not replace the dev server's); returns its path.
  */
 export async function writeReport(report: RunReport, dir: string = RESULTS_DIR): Promise<string> {

@@ -1,4 +1,4 @@
-// docs/benchmarks.md, generated from the newest bench/results/*.json of each topology (newest by the
+// docs/benchmarks.md, generated from the newest scripts/bench/results/*.json of each topology (newest by the
 // run's own timestamp; a run records settings.topology, older files without it ran on the dev server):
 // a table with a column per topology for the rows both ran, then per topology its run's settings, every
 // row with its verdict and the failed checks of a MISS, and what each row cost in CPU per process.
@@ -7,9 +7,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TOPOLOGIES, type Topology } from './cluster-topology.ts';
-import type { ReportRow, RunReport } from './report.ts';
+import { RESULTS_DIR, RESULTS_FOLDER, type ReportRow, type RunReport } from './report.ts';
 
-export const RESULTS_DIR = path.resolve(import.meta.dirname, '..', '..', 'bench', 'results');
 const ROLES = ['api', 'worker', 'temporal', 'postgres'] as const;
 /** Roles a column is given for only in runs that metered them (runs from before issue 48 did not). */
 const LATER_ROLES = ['pgbouncer', 'haproxy', 'load'] as const;
@@ -88,7 +87,7 @@ function runSection({ topology, file, report }: TopologyRun): string[] {
   const lines = [
     `## Topology \`${topology}\``,
     '',
-    `From bench/results/${file}: commit \`${report.commit ?? 'unknown'}\`, ${report.timestamp}, ` +
+    `From ${RESULTS_FOLDER}/${file}: commit \`${report.commit ?? 'unknown'}\`, ${report.timestamp}, ` +
       `${report.machine.cores} cores (${report.machine.cpuModel}), load average ${report.machine.loadAverage.join(' / ')} at the start, ` +
       `Node ${report.machine.node}.`,
     `Rounds of ${report.settings.durationSec} s` +
@@ -145,7 +144,7 @@ function runSection({ topology, file, report }: TopologyRun): string[] {
 }
 
 export function renderBenchmarksDoc(runs: readonly TopologyRun[]): string {
-  const sources = runs.map((run) => `bench/results/${run.file}`).join(', ');
+  const sources = runs.map((run) => `${RESULTS_FOLDER}/${run.file}`).join(', ');
   const lines = [
     '# Benchmarks',
     '',

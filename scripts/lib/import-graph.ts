@@ -1,7 +1,6 @@
-// The repository's import graph, file by file, read with the TypeScript compiler's own import
-// scanner: static, type-only and dynamic imports and re-exports all count, since a circle of types
-// ties folders together as much as one of values. Only relative imports are followed (packages are
-// leaves); node_modules, test/ and generated files stay outside.
+// The repository's import graph, file by file (the TypeScript compiler's own scanner: static, type-only
+// and dynamic imports and re-exports all count, since a circle of types ties files as much as one of
+// values; relative imports only, test/ and generated files left out), and the floors its arrows point down.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -71,3 +70,35 @@ export function importCircles(graph: Map<string, string[]>): string[][] {
 }
 
 export const topFolder = (file: string) => file.split(path.sep)[0]!;
+
+/**
+ * The floors of the house, top first: a file may import its own floor's folders and those below,
+ * never one above (the ESLint layer rules in scripts/eslint.config.js spell out the same order).
+ */
+export const LAYER_ORDER: readonly (readonly string[])[] = [
+  // Tools, entry points and the SDK: nothing in the product imports them.
+  ['bin', 'scripts', 'clients'],
+  // The processes and the pages the API serves: each composes what lies below it.
+  ['api', 'site', 'worker', 'identity-provider'],
+  ['orchestration'],
+  ['workflows'],
+  ['activities'],
+  ['core'],
+  ['db'],
+  ['platform'],
+];
+
+/** The floor of a file's top-level folder, 0 for the top one; undefined for a folder no floor lists. */
+export function layerOf(file: string): number | undefined {
+  const floor = LAYER_ORDER.findIndex((folders) => folders.includes(topFolder(file)));
+  return floor === -1 ? undefined : floor;
+}
+
+/** Every import that points from a lower floor to a higher one, as `from → to`. */
+export function arrowsUp(graph: Map<string, string[]>): string[] {
+  const up = (file: string, target: string) => {
+    const [from, to] = [layerOf(file), layerOf(target)];
+    return from !== undefined && to !== undefined && to < from;
+  };
+  return [...graph].flatMap(([file, targets]) => targets.filter((target) => up(file, target)).map((target) => `${file} → ${target}`));
+}

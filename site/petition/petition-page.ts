@@ -1,7 +1,7 @@
 // GET /p/{slug}: the public petition page, complete without JavaScript. Its head carries what
 // link previews and oEmbed-aware editors read: description, canonical URL, Open Graph and Twitter
 // Card tags, and the oEmbed discovery link. The one script keeps the count live.
-import type { PublicPetition } from '../../core/pages/public-petition.ts';
+import type { PublicPetition } from '../../core/public-petition.ts';
 import { signerDataDates } from '../../core/petitions/signer-data-dates.ts';
 import { excerpt, formatDate, formatNumber, html, paragraphs, trusted, type SafeHtml } from '../../platform/html.ts';
 import { LIVE_SCRIPT_PATH } from './live-script.ts';

@@ -1,12 +1,12 @@
 // The HTML side of Rally on {site_url}: the public petition page /p/{slug}, the embeddable widget
 // /embed/p/{slug}, and the script both share. Which petitions show is the petition policy's call
-// (core/pages/public-petition.ts); a petition a visitor may not see answers the same 404 page as
+// (core/public-petition.ts); a petition a visitor may not see answers the same 404 page as
 // one that does not exist, except one under review, which answers a notice (review-notice.ts).
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import type { PageViewCounter } from '../../core/analytics/page-views.ts';
 import { DomainError } from '../../core/errors/domain-error.ts';
-import { loadPublicPage, type PublicPetition, type ReviewNotice } from '../../core/pages/public-petition.ts';
+import { loadPublicPage, type PublicPetition, type ReviewNotice } from '../../core/public-petition.ts';
 import type { RallyContext } from '../../api/http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../../api/http/route.ts';
 import { LIVE_SCRIPT, LIVE_SCRIPT_ETAG } from './live-script.ts';

@@ -1,7 +1,7 @@
 // GET /embed/p/{slug}: the widget other sites put in an iframe. Small on purpose (one HTML answer
 // with its stylesheet inlined, plus the shared live script): title, count, progress, and a sign link
 // that opens the petition page in a new tab. No cookies, no third-party requests, no images.
-import type { PublicPetition } from '../../core/pages/public-petition.ts';
+import type { PublicPetition } from '../../core/public-petition.ts';
 import { excerpt, html, trusted } from '../../platform/html.ts';
 import { LIVE_SCRIPT_PATH } from './live-script.ts';
 import { callToAction, tally } from './petition-page.ts';

@@ -4,7 +4,7 @@
 // The "may the creator contact me" box is never ticked for the signer. The honeypot field is out of
 // sight and out of the tab order: a person leaves it empty, a form-filling bot does not. The form
 // token (core/guest-signatures/tokens.ts) is written into the page last, per answer (FORM_TOKEN_SLOT).
-import type { PublicPetition } from '../../core/pages/public-petition.ts';
+import type { PublicPetition } from '../../core/public-petition.ts';
 import { html, trusted, type SafeHtml } from '../../platform/html.ts';
 import { petitionPagePath } from '../../api/http/petition-urls.ts';
 

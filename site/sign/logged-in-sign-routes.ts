@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
 import { DomainError } from '../../core/errors/domain-error.ts';
-import { loadPublicPetition, type PublicPetition } from '../../core/pages/public-petition.ts';
+import { loadPublicPetition, type PublicPetition } from '../../core/public-petition.ts';
 import { viewerOf } from '../../core/petitions/policy.ts';
 import { locateSigner } from '../../core/signatures/geolocation.ts';
 import type { SignatureFeed } from '../../core/signatures/live-feed.ts';

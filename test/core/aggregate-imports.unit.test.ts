@@ -1,7 +1,7 @@
 // No two aggregates of core/ import each other: a pair that does is one aggregate in two folders,
 // and neither can be understood, tested or changed alone. The petition kernel (core/petitions:
 // policy, visibility, queries, presenter, transitions) is what the others build on, so it imports
-// none of them; what composes a petition with other aggregates lives above them (core/pages/).
+// none of them; what composes a petition with other aggregates lives above them (core/public-petition.ts).
 // Type-only imports count too: they couple the code as much, if not the running program.
 import { expect } from 'chai';
 import { readSource, sourceFiles } from '../support/source-scan.ts';
@@ -16,7 +16,7 @@ function mutualPairs(): Map<string, string> {
   const edges = new Map<string, string>();
   for (const file of sourceFiles('core')) {
     const [, aggregate, rest] = file.split('/');
-    if (!rest) continue; // core/vocabulary.ts, slugs.ts and memberships.ts are words and shared reads, not aggregates
+    if (!rest) continue; // core/*.ts: words (vocabulary, slugs, workflow summaries) and shared reads (organization lookups, the public petition), not aggregates
     for (const [, target] of readSource(file).matchAll(IMPORT)) {
       if (target !== aggregate && !edges.has(`${aggregate}->${target}`)) edges.set(`${aggregate}->${target}`, file);
     }

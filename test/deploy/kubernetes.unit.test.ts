@@ -8,7 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../platform/config.ts';
 import { ConfigSchema } from '../../platform/config/schema.ts';
 import { TARGET_UTILISATION } from '../../scripts/bench/capacity.ts';
-import { ENTRY_POINTS } from '../../scripts/lib/parts.ts';
+import { ENTRY_POINTS } from '../../scripts/lib/topology-processes.ts';
 
 const DIR = fileURLToPath(new URL('../../deploy/kubernetes/', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,4 +1,4 @@
-// docs/benchmarks.md is generated from the newest bench/results/*.json of each topology; a new results
+// docs/benchmarks.md is generated from the newest scripts/bench/results/*.json of each topology; a new results
 // file without `node scripts/run.mjs scripts/benchmarks-doc.ts --write` (or a hand edit of the page) fails here.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,7 +44,7 @@ describe('docs/benchmarks.md', () => {
     const committed = await readFile(DOC, 'utf8');
     for (const { topology, file, report } of await newestResultsPerTopology()) {
       const section = committed.split(`\n## Topology \`${topology}\`\n`)[1]!.split('\n## ')[0]!.split('\n### ')[0]!;
-      expect(section).to.contain(`bench/results/${file}`);
+      expect(section).to.contain(`scripts/bench/results/${file}`);
       const tableLines = section.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| scenario'));
       expect(tableLines).to.have.length(report.rows.length);
       report.rows.forEach((reportRow, index) => expect(tableLines[index]).to.contain(reportRow.verdict ?? '—'));

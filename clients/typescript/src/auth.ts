@@ -2,14 +2,11 @@
 // every attempt, and once more with `refresh: true` after a 401 token_expired. loginSession and
 // oauthSession are such providers: they keep a token pair, refresh it shortly before it expires (or
 // when asked), one refresh at a time since each refresh token works once, and revoke it on request.
-import { refreshTokens, revokeToken, type OAuthApp } from './oauth.ts';
+import { refreshTokens, revokeToken, type OAuthApp, type Tokens } from './oauth.ts';
 import { isProblem, RallyProblem } from './problems.ts';
 
 /** Returns the Bearer token for the next attempt; `refresh` is true after the API said it expired. */
 export type TokenProvider = (context: { refresh: boolean }) => string | Promise<string>;
-
-/** What login (`data` of POST /v1/auth/login) and POST /oauth/token answer alike. */
-export type Tokens = { access_token: string; refresh_token?: string; expires_in?: number };
 
 export type RefreshingTokens = TokenProvider & {
   /** The pair in use (after any refresh): store its refresh_token to resume later. */

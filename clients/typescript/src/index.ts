@@ -16,7 +16,7 @@ export type { FetchResult, HttpMethod, PathsWith, RequestOptions, TypedCalls } f
 export { RallyProblem, isProblem, unwrap, type FieldError, type Problem, type ProblemSlug } from './problems.ts';
 export { paginate, collect, type ListItem, type ListPath, type PaginateOptions } from './pagination.ts';
 export { retryAfterMs, type RetryOptions } from './retry.ts';
-export { loginSession, oauthSession, type RefreshingTokens, type TokenProvider, type Tokens } from './auth.ts';
+export { loginSession, oauthSession, type RefreshingTokens, type TokenProvider } from './auth.ts';
 export {
   authorizationRequest,
   codeFromCallback,
@@ -27,6 +27,7 @@ export {
   type AuthorizationRequest,
   type OAuthApp,
   type OAuthTokens,
+  type Tokens,
 } from './oauth.ts';
 export {
   constructEvent,

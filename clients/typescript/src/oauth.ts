@@ -1,7 +1,6 @@
 // The OAuth 2.0 authorization code flow with PKCE (RFC 7636, S256) against Rally's /oauth endpoints:
 // an authorization URL with a fresh verifier and state, the redirect back checked, the code exchanged,
 // tokens refreshed and revoked. Web Crypto and fetch only, so it runs wherever the SDK runs.
-import type { Tokens } from './auth.ts';
 
 /** An app registered on a Rally installation; a public app (a phone or browser app) has no secret. */
 export type OAuthApp = {
@@ -11,6 +10,9 @@ export type OAuthApp = {
   clientSecret?: string;
   fetch?: typeof fetch;
 };
+
+/** What login (`data` of POST /v1/auth/login) and POST /oauth/token answer alike. */
+export type Tokens = { access_token: string; refresh_token?: string; expires_in?: number };
 
 /** What POST /oauth/token answers (RFC 6749 section 5.1). */
 export type OAuthTokens = Tokens & { token_type: string; scope?: string; id_token?: string };

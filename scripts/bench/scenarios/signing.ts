@@ -20,7 +20,8 @@
 // every minted signer has an address at one email domain, which no crowd has.
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
-import { petitionFactsStatement, type SignatureInput } from '../../../core/signatures/sign.ts';
+import { petitionFactsStatement } from '../../../core/signatures/sign.ts';
+import type { SignatureInput } from '../../../core/signatures/signature-input.ts';
 import { signBatchStatement } from '../../../core/signatures/sign-statement.ts';
 import { viewerOf } from '../../../core/petitions/policy.ts';
 import { randomBytes, randomUUID } from 'node:crypto';

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { Unavailable } from '../../../core/errors/domain-error.ts';
 import { viewerOf } from '../../../core/petitions/policy.ts';
-import type { SignatureInput } from '../../../core/signatures/sign.ts';
+import type { SignatureInput } from '../../../core/signatures/signature-input.ts';
 import { createSignBatcher } from '../../../core/signatures/sign-batcher.ts';
 import { sql } from '../../../db/sql.ts';
 import { testEnvironment } from '../../support/environment.ts';

@@ -3,7 +3,7 @@
 import { signPanel } from '../../../site/sign/sign-panel.ts';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { PublicPetition } from '../../../core/pages/public-petition.ts';
+import type { PublicPetition } from '../../../core/public-petition.ts';
 import { paragraphs } from '../../../platform/html.ts';
 import { renderPetitionPage } from '../../../site/petition/petition-page.ts';
 import { renderWidgetPage } from '../../../site/petition/widget-page.ts';

@@ -1,8 +1,6 @@
-// Membership facts, read by the petition kernel (who manages a petition, who may create one under an
-// organization) and by the organizations aggregate alike. They live beside the aggregates rather than
-// in organizations/ so that petitions, which the others build on, import no aggregate of its own.
-// Read from the database on every request, never cached: a removed member or changed role takes
-// effect on their very next request.
+// Lookups about organizations that the petition kernel needs as much as organizations/ does: does it
+// exist, which role a user holds in it, which ones a user administers. Kept outside organizations/ so
+// petitions/ imports no aggregate; read on every request, never cached (a removed member loses access at once).
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';

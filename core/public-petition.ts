@@ -4,11 +4,11 @@
 // few responses and updates, the decision makers' names and titles (never their email addresses).
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
-import { listDecisionMakers, listResponses, type ResponseRow } from '../decision-makers/queries.ts';
-import { MediaVariant } from '../media/queries.ts';
-import { ANONYMOUS, assertCanRead, showsReviewNotice } from '../petitions/policy.ts';
-import { findPetitionBySlug, type PetitionRow } from '../petitions/queries.ts';
+import { sql } from '../db/sql.ts';
+import { listDecisionMakers, listResponses, type ResponseRow } from './decision-makers/queries.ts';
+import { MediaVariant } from './media/queries.ts';
+import { ANONYMOUS, assertCanRead, showsReviewNotice } from './petitions/policy.ts';
+import { findPetitionBySlug, type PetitionRow } from './petitions/queries.ts';
 
 const LATEST_RESPONSES = 5;
 const LATEST_UPDATES = 3;

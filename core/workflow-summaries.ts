@@ -1,0 +1,34 @@
+// The plain words an operator reads next to a workflow or an activity in Temporal's Web UI, from the
+// business facts only their start sites know (a petition's title, a webhook endpoint's host). Plain
+// strings, so orchestration/ and activities/ alike can write them.
+const MAX_TITLE = 80;
+
+function shortTitle(title: string): string {
+  return title.length > MAX_TITLE ? `${title.slice(0, MAX_TITLE - 1)}…` : title;
+}
+
+/** Only the host of a webhook URL: its path and query may carry the receiver's own secrets. */
+export function endpointHost(url: string): string {
+  return URL.parse(url)?.host ?? 'an invalid URL';
+}
+
+export function deliverySummary(delivery: { event_type: string; endpoint_url: string; petition_title: string | null }): string {
+  const about = delivery.petition_title ? ` for "${shortTitle(delivery.petition_title)}"` : '';
+  return `Webhook ${delivery.event_type}${about} to ${endpointHost(delivery.endpoint_url)}`;
+}
+
+/** A batch of first attempts (workflows/webhook-delivery-batch.ts): its size, and what its first delivery carries. */
+export function deliveryBatchSummary(batch: {
+  delivery_ids: readonly string[];
+  event_type: string;
+  endpoint_url: string;
+  petition_title: string | null;
+}): string {
+  if (batch.delivery_ids.length === 1) return deliverySummary(batch);
+  const about = batch.petition_title ? ` for "${shortTitle(batch.petition_title)}"` : '';
+  return `${batch.delivery_ids.length} webhooks (first: ${batch.event_type})${about} to ${endpointHost(batch.endpoint_url)}`;
+}
+
+export function petitionSummary(title: string): string {
+  return `Petition "${shortTitle(title)}"`;
+}
