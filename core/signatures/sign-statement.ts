@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { insertEvent } from '../events/record-event.ts';
 import { prepared, sql } from '../../db/sql.ts';
 import { uuidV7 } from '../../platform/uuid-v7.ts';
+import { celebrateMilestones, claimMilestones } from './milestone-claim.ts';
 import { MILESTONE_LOOKBACK, milestonesFor } from './milestones.ts';
 import type { SignatureInput } from './sign.ts';
 
@@ -166,15 +167,12 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
       ORDER BY b.petition_id
       ON CONFLICT ON CONSTRAINT signature_counters_pkey DO UPDATE SET count = signature_counters.count + EXCLUDED.count
     ), claimed AS (
-      INSERT INTO petition_milestones (petition_id, threshold, signature_id)
+      ${claimMilestones(sql.fragment`
       SELECT m.petition_id, m.threshold,
         (SELECT r.id FROM ranked r WHERE r.petition_id = m.petition_id AND r.signature_count >= m.threshold ORDER BY r.signature_count LIMIT 1)
       FROM schedule m JOIN (SELECT petition_id, min(signature_count) AS low, max(signature_count) AS high
       FROM ranked GROUP BY petition_id) reached USING (petition_id)
-      WHERE m.threshold <= reached.high AND m.threshold > reached.low - ${MILESTONE_LOOKBACK}
-      ORDER BY m.petition_id, m.threshold
-      ON CONFLICT ON CONSTRAINT petition_milestones_pkey DO NOTHING
-      RETURNING petition_id, threshold, signature_id
+      WHERE m.threshold <= reached.high AND m.threshold > reached.low - ${MILESTONE_LOOKBACK}`)}
     ), announced AS (
       ${insertEvent(
         {
@@ -188,17 +186,7 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
         sql.fragment`ranked r`,
       )}
     ), celebrated AS (
-      ${insertEvent(
-        {
-          type: sql.fragment`'signature.milestone'`,
-          actorType: sql.fragment`'system'`,
-          actorId: sql.fragment`NULL`,
-          petitionId: sql.fragment`c.petition_id`,
-          data: sql.fragment`jsonb_build_object('petition_id', c.petition_id, 'milestone', c.threshold, 'signature_count', r.signature_count,
-            'signature_goal', r.signature_goal, 'signature_id', c.signature_id)`,
-        },
-        sql.fragment`claimed c JOIN ranked r ON r.id = c.signature_id`,
-      )}
+      ${celebrateMilestones(sql.fragment`ranked s ON s.id = c.signature_id`)}
     )
     SELECT i.ordinal, r.id AS signature_id, r.created_at, r.signature_count::bigint AS signature_count,
       EXISTS (SELECT 1 FROM claimed c WHERE c.signature_id = r.id) AS milestone_reached, live.status AS petition_status,
