@@ -60,6 +60,15 @@ export const SIGNATURE_EXPORT_COLUMNS = [
   'country',
   'signed_at',
 ] as const;
+/** The columns of a signature that every export of signatures shows, beside who signed and when. */
+export const SIGNATURE_EXPORT_FIELDS = {
+  comment: z.string().nullable(),
+  is_anonymous: z.boolean(),
+  display_location: z.string().nullable(),
+  city: z.string().nullable(),
+  country: z.string().nullable(),
+};
+
 const SignatureExportRow = z.object({
   signature_id: z.string(),
   petition_id: z.string(),
@@ -68,11 +77,7 @@ const SignatureExportRow = z.object({
   signer_name: z.string().nullable(),
   signer_slug: z.string().nullable(),
   signer_email: z.string().nullable(),
-  comment: z.string().nullable(),
-  is_anonymous: z.boolean(),
-  display_location: z.string().nullable(),
-  city: z.string().nullable(),
-  country: z.string().nullable(),
+  ...SIGNATURE_EXPORT_FIELDS,
   signed_at: z.string(),
 });
 

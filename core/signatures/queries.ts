@@ -7,6 +7,8 @@ import { sql } from '../../db/sql.ts';
 import { afterPosition, recencyKey } from '../pagination/keyset.ts';
 import { ANONYMOUS, listedTo } from '../petitions/policy.ts';
 import { liveSignatureCount } from '../petitions/queries.ts';
+import { SIGNATURE_EXPORT_FIELDS } from '../petitions/export.ts';
+import { PUBLIC_USER_JSON, PublicUserRow } from '../users/queries.ts';
 import { COUNTER_SHARDS } from './sign.ts';
 
 export const SignatureRow = z.object({
@@ -15,16 +17,7 @@ export const SignatureRow = z.object({
   is_anonymous: z.boolean(),
   display_location: z.string().nullable(),
   created_at: z.string(),
-  user: z
-    .object({
-      id: z.string(),
-      display_name: z.string(),
-      slug: z.string(),
-      bio: z.string().nullable(),
-      avatar_url: z.string().nullable(),
-      petition_count: z.number(),
-    })
-    .nullable(),
+  user: PublicUserRow.nullable(),
 });
 export type SignatureRow = z.infer<typeof SignatureRow>;
 
@@ -32,8 +25,7 @@ export function listSignatures(db: CommonQueryMethods, petitionId: string, after
   const keyset = afterPosition(recencyKey('s'), after, 'desc');
   return db.any(sql.type(SignatureRow)`
     SELECT s.id, s.comment, s.is_anonymous, s.display_location, s.created_at,
-      CASE WHEN s.is_anonymous THEN NULL ELSE json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'bio', u.bio,
-        'avatar_url', u.avatar_url, 'petition_count', u.petition_count) END AS user
+      CASE WHEN s.is_anonymous THEN NULL ELSE ${PUBLIC_USER_JSON} END AS user
     FROM signatures s LEFT JOIN users u ON u.id = s.user_id
     WHERE s.petition_id = ${petitionId}
       AND ${keyset.where}
@@ -93,11 +85,7 @@ export const ExportRow = z.object({
   id: z.string(),
   signer_name: z.string().nullable(),
   signer_email: z.string().nullable(),
-  comment: z.string().nullable(),
-  is_anonymous: z.boolean(),
-  display_location: z.string().nullable(),
-  city: z.string().nullable(),
-  country: z.string().nullable(),
+  ...SIGNATURE_EXPORT_FIELDS,
   created_at: z.string(),
 });
 
