@@ -2,7 +2,7 @@
 // shards; petitions.signature_count is the rolled-up copy used only to sort by popularity.
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import { sql, unnestRows } from '../../db/sql.ts';
 import { visibleTo, type Viewer } from './policy.ts';
 import { PUBLIC_USER_JSON, PublicUserRow } from '../users/queries.ts';
 import { PETITION_STATUSES, PETITION_VISIBILITIES, type PetitionVisibility, type SignaturePrivacy } from '../vocabulary.ts';
@@ -96,16 +96,7 @@ export function insertDecisionMakers(tx: CommonQueryMethods, petitionId: string,
   return tx.query(sql.typeAlias('void')`
     INSERT INTO petition_decision_makers (petition_id, name, title, email)
     SELECT ${petitionId}, name, title, email
-    FROM unnest(${sql.array(
-      people.map((p) => p.name),
-      'text',
-    )}, ${sql.array(
-      people.map((p) => p.title),
-      'text',
-    )}, ${sql.array(
-      people.map((p) => p.email),
-      'text',
-    )}) AS t(name, title, email)
+    FROM ${unnestRows(people, 't', { name: ['text', (person) => person.name], title: ['text', (person) => person.title], email: ['text', (person) => person.email] })}
   `);
 }
 

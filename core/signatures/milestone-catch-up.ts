@@ -23,7 +23,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { NOTIFY_DISPATCHER } from '../events/record-event.ts';
-import { sql } from '../../db/sql.ts';
+import { sql, unnestRows } from '../../db/sql.ts';
 import { celebrateMilestones, claimMilestones } from './milestone-claim.ts';
 import { milestonesFor } from './milestones.ts';
 
@@ -68,25 +68,13 @@ function claim(connection: CommonQueryMethods, due: ReturnType<typeof pending>):
   const involved = [...new Set(due.map(([petition]) => petition))];
   return connection.any(sql.type(CaughtUpClaim)`
     WITH batch AS (
-      SELECT * FROM unnest(${sql.array(
-        involved.map((petition) => petition.id),
-        'uuid',
-      )}, ${sql.array(
-        involved.map((petition) => petition.signatureId),
-        'uuid',
-      )},
-        ${sql.array(
-          involved.map((petition) => petition.goal),
-          'int8',
-        )}) AS b(petition_id, signature_id, signature_goal)
+      SELECT * FROM ${unnestRows(involved, 'b', {
+        petition_id: ['uuid', (petition) => petition.id],
+        signature_id: ['uuid', (petition) => petition.signatureId],
+        signature_goal: ['int8', (petition) => petition.goal],
+      })}
     ), due AS (
-      SELECT * FROM unnest(${sql.array(
-        due.map(([petition]) => petition.id),
-        'uuid',
-      )}, ${sql.array(
-        due.map(([, threshold]) => threshold),
-        'int8',
-      )}) AS m(petition_id, threshold)
+      SELECT * FROM ${unnestRows(due, 'm', { petition_id: ['uuid', ([petition]) => petition.id], threshold: ['int8', ([, threshold]) => threshold] })}
     ), seen AS (
       SELECT b.petition_id, b.signature_id, b.signature_goal, COALESCE(sum(c.count), 0)::bigint AS signature_count
       FROM batch b LEFT JOIN signature_counters c ON c.petition_id = b.petition_id GROUP BY b.petition_id, b.signature_id, b.signature_goal
