@@ -2,13 +2,14 @@
 // them). Same shapes, prefixes, scopes and grace-period rotation as personal keys (/v1/api-keys), plus
 // `created_by`: the person who created (or rotated) the key, or who created the organization key that did.
 import { Type } from '@sinclair/typebox';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { listApiKeys } from '../../core/api-keys/queries.ts';
 import { deleteApiKey, rotateApiKey, type RotationDependencies } from '../../core/api-keys/rotation.ts';
 import { generateApiKey } from '../../core/api-keys/secrets.ts';
 import { createOrganizationKey, organizationKeyHolder, requireKeyHolder } from '../../core/organizations/api-keys.ts';
 import { accountablePerson } from '../../core/organizations/roles.ts';
-import { sendData, sendList } from '../http/context.ts';
+import { sendData } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
@@ -44,9 +45,13 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
       responses: { 200: { description: 'Keys (never the raw secrets), each with who created it', schema: OrganizationApiKeyList } },
       async handler(ctx, { params, query }) {
         const holder = await organizationKeyHolder(deps.db, params.org_id, ctx.state.principal!.userId);
-        const rows = holder ? await listApiKeys(deps.db, holder, cursor.decode(query.cursor), query.limit) : [];
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map(toOrganizationApiKey), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          // No key holder yet: the organization never had a key.
+          rows: async (after, limit) => (holder ? listApiKeys(deps.db, holder, after, limit) : []),
+          position: (row) => [row.created_at, row.id],
+          present: toOrganizationApiKey,
+        });
       },
     }),
     defineRoute({

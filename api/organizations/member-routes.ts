@@ -3,9 +3,10 @@
 // Every change needs a person: an organization key gets 403 (core/organizations/roles.ts assertPerson).
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { addMember, changeRole, listMembers, removeMember, transferOwnership } from '../../core/organizations/members.ts';
-import { sendData, sendList, type RallyContext } from '../http/context.ts';
+import { sendData, type RallyContext } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { MemberAdd, MemberListQuery, MemberUpdate, MembershipEnvelope, MembershipList, MembershipParams, OrgParams, toMembership } from './schemas.ts';
@@ -31,13 +32,17 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
       query: MemberListQuery,
       responses: { 200: { description: 'A page of memberships', schema: MembershipList } },
       async handler(ctx, { params, query }) {
-        const rows = await listMembers(db, params.org_id, ctx.state.principal!.userId, {
-          role: query.role,
-          after: cursor.decode(query.cursor),
-          limit: query.limit,
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) =>
+            listMembers(db, params.org_id, ctx.state.principal!.userId, {
+              role: query.role,
+              after,
+              limit,
+            }),
+          position: (row) => [row.created_at, row.id],
+          present: toMembership,
         });
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map(toMembership), pagination);
       },
     }),
     defineRoute({
