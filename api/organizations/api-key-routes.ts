@@ -29,11 +29,11 @@ const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }
 const OrgKeyParams = Type.Object({ org_id: Type.String({ format: 'uuid' }), id: Type.String({ format: 'uuid' }) });
 
 export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
-  const base = { tag: 'Organizations', auth: 'required' } as const;
+  // No route here is open to an OAuth app's token (organization management is a person's or a key's).
+  const base = { tag: 'Organizations', auth: 'required', scope: NOT_FOR_APPS } as const;
   return [
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/organizations/:org_id/api-keys',
       operationId: 'listOrganizationApiKeys',
@@ -56,7 +56,6 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/api-keys',
       operationId: 'createOrganizationApiKey',
@@ -90,7 +89,6 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'delete',
       path: '/v1/organizations/:org_id/api-keys/:id',
       operationId: 'deleteOrganizationApiKey',
@@ -106,7 +104,6 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/api-keys/:id/rotate',
       operationId: 'rotateOrganizationApiKey',

@@ -17,11 +17,11 @@ const callerOf = (ctx: RallyContext) => ({ principal: ctx.state.principal!, requ
 
 export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const { db } = deps;
-  const base = { tag: 'Organizations', auth: 'required' } as const;
+  // No route here is open to an OAuth app's token (organization management is a person's or a key's).
+  const base = { tag: 'Organizations', auth: 'required', scope: NOT_FOR_APPS } as const;
   return [
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/organizations/:org_id/members',
       operationId: 'listOrganizationMembers',
@@ -47,7 +47,6 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/members',
       operationId: 'addOrganizationMember',
@@ -70,7 +69,6 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'patch',
       path: '/v1/organizations/:org_id/members/:membership_id',
       operationId: 'updateOrganizationMember',
@@ -86,7 +84,6 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'delete',
       path: '/v1/organizations/:org_id/members/:membership_id',
       operationId: 'removeOrganizationMember',
@@ -102,7 +99,6 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/members/:membership_id/transfer-ownership',
       operationId: 'transferOrganizationOwnership',
