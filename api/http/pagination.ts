@@ -23,15 +23,15 @@ export type PageQuery = { cursor?: string | undefined; limit: number };
 
 /**
  * One keyset list, as its route answers it: the rows after a position (limit + 1 of them: the query
- * takes its ORDER BY and LIMIT from keysetPage), each row's position, and how the page is shown,
- * row by row (`present`) or as a whole (`presentPage`, for a page that reads more, e.g. replies).
+ * takes its ORDER BY and LIMIT from keysetPage), each row's position, and how a row is shown.
  */
 export type KeysetList<Position extends readonly unknown[] | [], Row> = {
   /** The list's codec (core/pagination/keyset.ts: createCursorCodec), whose positions are tuples. */
   cursor: { encode(position: Position): string; decode(cursor: string | undefined): Position | undefined };
   rows: (after: Position | undefined, limit: number) => Promise<readonly Row[]>;
   position: (row: Row) => NoInfer<Position>;
-} & ({ present: (row: Row) => unknown; presentPage?: never } | { presentPage: (page: Row[]) => Promise<unknown[]>; present?: never });
+  present: (row: Row) => unknown;
+};
 
 /**
  * Answers a list request: the cursor decoded (one this list did not issue is a 400 before any query),
@@ -44,5 +44,9 @@ export async function sendKeysetList<Position extends readonly unknown[] | [], R
 ): Promise<void> {
   const rows = await list.rows(list.cursor.decode(query.cursor), query.limit);
   const { page, pagination } = paginate(rows, query.limit, (row) => list.cursor.encode(list.position(row)));
-  sendList(ctx, list.presentPage ? await list.presentPage(page) : page.map((row) => list.present(row)), pagination);
+  sendList(
+    ctx,
+    page.map((row) => list.present(row)),
+    pagination,
+  );
 }
