@@ -5,6 +5,7 @@
 // dedupeKey makes each recipient's notification unique. Started by the petition lifecycle workflow.
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications.ts';
+import type { SignerBatchInput } from '../core/notifications/create.ts';
 
 const { notifySignerBatch } = proxyActivities<NotificationActivities>({
   startToCloseTimeout: '1 minute',
@@ -15,15 +16,8 @@ const DEFAULT_BATCH_SIZE = 1_000;
 // About 6 history events per batch: 100 batches keep a run near 600 events, far below the limits.
 const DEFAULT_BATCHES_PER_RUN = 100;
 
-export type NotifyPetitionSignersInput = {
-  petitionId: string;
-  type: string;
-  title: string;
-  body: string;
-  data: Record<string, unknown>;
-  dedupeKey: string;
-  /** Only signers who opted in to the type (milestones). */
-  optedInOnly?: boolean;
+/** What to tell the signers (as each batch tells it), and where the run stands. */
+export type NotifyPetitionSignersInput = Omit<SignerBatchInput, 'afterUserId' | 'limit'> & {
   /** Where the previous run stopped; absent on the first run. */
   afterUserId?: string | null;
   /** Carried across runs for the result. */

@@ -4,10 +4,11 @@ import type { DatabasePool } from 'slonik';
 import { auditContextOf, listAuditLogs, presentAuditRow } from '../../core/audit/audit-log.ts';
 import { ensure, NotFound } from '../../core/errors/domain-error.ts';
 import { platformMetrics, type RunningWorkflows } from '../../core/moderation/metrics.ts';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { createInvalidation, findInvalidation, type InvalidationWorkflows, type ResolvedFilter } from '../../core/signatures/invalidation.ts';
 import { networkBlockHashesOf } from '../../core/signatures/network-block.ts';
-import { sendData, sendList } from '../http/context.ts';
+import { sendData } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { AuditList, AuditQuery, IdParams, InvalidationBody, InvalidationEnvelope, MetricsEnvelope } from './schemas.ts';
@@ -34,14 +35,13 @@ export function createAdminAuditRoutes(deps: { db: DatabasePool; workflows: Runn
       query: AuditQuery,
       responses: { 200: { description: 'A page of audit entries', schema: AuditList } },
       async handler(ctx, { query }) {
-        const rows = await listAuditLogs(
-          db,
-          { actorId: query.actor_id, action: query.action, targetType: query.target_type, since: query.since },
-          cursor.decode(query.cursor),
-          query.limit,
-        );
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.position_at, row.id]));
-        sendList(ctx, page.map(presentAuditRow), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) =>
+            listAuditLogs(db, { actorId: query.actor_id, action: query.action, targetType: query.target_type, since: query.since }, after, limit),
+          position: (row) => [row.position_at, row.id],
+          present: presentAuditRow,
+        });
       },
     }),
     defineRoute({

@@ -6,8 +6,9 @@ import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { ensure, NotFound, Conflict } from '../../core/errors/domain-error.ts';
 import { findReport, listReports, presentReport } from '../../core/moderation/reports.ts';
 import type { ModerationWorkflowDependencies } from '../../core/moderation/workflow-port.ts';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
-import { sendData, sendList } from '../http/context.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
+import { sendData } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { IdParams, ReportActionBody, ReportActionResult, ReportList, ReportListQuery } from './schemas.ts';
@@ -30,9 +31,12 @@ export function createAdminReportRoutes(deps: ModerationWorkflowDependencies & {
       query: ReportListQuery,
       responses: { 200: { description: 'A page of reports', schema: ReportList } },
       async handler(ctx, { query }) {
-        const rows = await listReports(deps.db, { status: query.status, targetType: query.target_type }, cursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.position_at, row.id]));
-        sendList(ctx, page.map(presentReport), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) => listReports(deps.db, { status: query.status, targetType: query.target_type }, after, limit),
+          position: (row) => [row.position_at, row.id],
+          present: presentReport,
+        });
       },
     }),
     defineRoute({

@@ -5,12 +5,13 @@ import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { ensure, invalidField, NotFound } from '../../core/errors/domain-error.ts';
 import { createWarning, listWarnings, presentWarning, type WarningWorkflows } from '../../core/moderation/warnings.ts';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { presentAdminUser, searchUsers } from '../../core/users/admin-queries.ts';
 import { scheduleSuspensionEnd, suspendUser, unsuspendUser, type SuspensionWorkflows } from '../../core/users/suspension.ts';
 import { findAdminUser } from '../../core/users/admin-queries.ts';
 import type { UserDirectory } from '../../core/users/directory.ts';
-import { sendData, sendList } from '../http/context.ts';
+import { sendData } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import {
@@ -49,9 +50,12 @@ export function createAdminUserRoutes(deps: {
       query: UserSearchQuery,
       responses: { 200: { description: 'A page of users', schema: AdminUserList } },
       async handler(ctx, { query }) {
-        const rows = await searchUsers(db, { email: query.email, role: query.role, suspended: query.suspended }, userCursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => userCursor.encode([row.position_at, row.id]));
-        sendList(ctx, page.map(presentAdminUser), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor: userCursor,
+          rows: (after, limit) => searchUsers(db, { email: query.email, role: query.role, suspended: query.suspended }, after, limit),
+          position: (row) => [row.position_at, row.id],
+          present: presentAdminUser,
+        });
       },
     }),
     defineRoute({
@@ -116,9 +120,12 @@ export function createAdminUserRoutes(deps: {
       query: WarningListQuery,
       responses: { 200: { description: 'A page of warnings', schema: WarningList } },
       async handler(ctx, { query }) {
-        const rows = await listWarnings(db, query.user_id, warningCursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => warningCursor.encode([row.position_at, row.id]));
-        sendList(ctx, page.map(presentWarning), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor: warningCursor,
+          rows: (after, limit) => listWarnings(db, query.user_id, after, limit),
+          position: (row) => [row.position_at, row.id],
+          present: presentWarning,
+        });
       },
     }),
     defineRoute({

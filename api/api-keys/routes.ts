@@ -2,8 +2,9 @@
 // A key may only create or widen keys up to its own scope, so a key never exceeds its maker. An
 // organization key creates or rotates none here: its organization's keys have routes of their own.
 import { Type } from '@sinclair/typebox';
-import { sendData, sendList, type RallyContext } from '../http/context.ts';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { sendData, type RallyContext } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
@@ -51,9 +52,12 @@ export function createApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
       query: ApiKeyListQuery,
       responses: { 200: { description: 'Keys (never the raw secrets)', schema: ApiKeyList } },
       async handler(ctx, { query }) {
-        const rows = await listApiKeys(deps.db, ctx.state.principal!.userId, cursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map(toApiKey), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) => listApiKeys(deps.db, ctx.state.principal!.userId, after, limit),
+          position: (row) => [row.created_at, row.id],
+          present: toApiKey,
+        });
       },
     }),
     defineRoute({

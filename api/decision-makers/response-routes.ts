@@ -4,8 +4,9 @@ import { loadViewer } from '../../core/petitions/viewer.ts';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../core/events/record-event.ts';
 import { publishResponse } from '../../core/decision-makers/manage.ts';
-import { sendData, sendList } from '../http/context.ts';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { sendData } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { assertCanRead, canManage, viewerOf } from '../../core/petitions/policy.ts';
 import { findPetitionById } from '../../core/petitions/queries.ts';
@@ -33,13 +34,17 @@ export function createResponseRoutes({ db }: DecisionMakerDependencies): AnyRout
         const viewer = await loadViewer(db, ctx.state.principal);
         const petition = await findPetitionById(db, params.id);
         assertCanRead(viewer, petition, query.access_code);
-        const rows = await listResponses(db, params.id, {
-          includeUnpublished: canManage(viewer, petition),
-          after: cursor.decode(query.cursor),
-          limit: query.limit,
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) =>
+            listResponses(db, params.id, {
+              includeUnpublished: canManage(viewer, petition),
+              after,
+              limit,
+            }),
+          position: (row) => [row.created_at, row.id],
+          present: toResponse,
         });
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map(toResponse), pagination);
       },
     }),
     defineRoute({

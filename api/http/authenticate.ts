@@ -5,6 +5,7 @@
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import type { Principal, RallyContext } from './context.ts';
 import { announceDeprecation } from './deprecation.ts';
 import { RallyError } from './problem.ts';
@@ -55,26 +56,9 @@ export function presentedCredential(ctx: RallyContext): string | undefined {
 }
 
 // Keys found invalid are remembered for a while, so a caller cycling through made-up or revoked keys
-// costs a map lookup, not a query each time. Bounded: the oldest entries go first.
+// costs a cache lookup, not a query each time. Bounded: the least recently found go first.
 const INVALID_KEY_TTL_MS = 5 * 60_000;
 const INVALID_KEY_CACHE_SIZE = 10_000;
-
-function createInvalidKeyCache() {
-  const expiries = new Map<string, number>();
-  return {
-    has(hash: string): boolean {
-      const expiry = expiries.get(hash);
-      if (expiry === undefined) return false;
-      if (expiry > Date.now()) return true;
-      expiries.delete(hash);
-      return false;
-    },
-    add(hash: string): void {
-      if (expiries.size >= INVALID_KEY_CACHE_SIZE) expiries.delete(expiries.keys().next().value!);
-      expiries.set(hash, Date.now() + INVALID_KEY_TTL_MS);
-    },
-  };
-}
 
 export function createAuthenticator(deps: {
   db: DatabasePool;
@@ -82,7 +66,7 @@ export function createAuthenticator(deps: {
   revocations: RevocationList;
   users: UserDirectory;
 }): Authenticator {
-  const invalidKeys = createInvalidKeyCache();
+  const invalidKeys = createBoundedLru<string, true>(INVALID_KEY_CACHE_SIZE, { ttl: INVALID_KEY_TTL_MS });
 
   async function authenticateApiKey(raw: string): Promise<Principal> {
     if (!isWellFormedApiKey(raw)) throw unauthorized('The API key is not valid.', 'invalid_api_key');
@@ -100,7 +84,7 @@ export function createAuthenticator(deps: {
       WHERE k.secret_hash = ${sql.binary(presented)}
     `);
     if (!key || !sameHash(key.secret_hash, presented) || !key.usable) {
-      invalidKeys.add(cacheKey);
+      invalidKeys.set(cacheKey, true);
       throw unauthorized('The API key is not valid, or has been revoked.', 'invalid_api_key');
     }
     if (key.suspended) throw suspended();

@@ -1,7 +1,8 @@
 // /v1/oauth/apps: a logged-in developer registers and manages their own OAuth apps (the operator's
 // CLI stays for apps acting for an owner). A secret is shown once, at creation and at rotation.
 import { Type } from '@sinclair/typebox';
-import { sendData, sendList, type RallyContext } from '../http/context.ts';
+import { sendData, type RallyContext } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import type { OAuthClient } from '../../core/oauth/clients.ts';
@@ -14,7 +15,7 @@ import {
   updateDeveloperApp,
   type DeveloperAppDependencies,
 } from '../../core/oauth/developer-apps.ts';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import {
   AppAuthorizationListQuery,
   AppAuthorizationParams,
@@ -79,9 +80,12 @@ export function createDeveloperAppRoutes(deps: DeveloperAppDependencies & { acce
       query: AppAuthorizationListQuery,
       responses: { 200: { description: 'Your apps', schema: DeveloperAppList } },
       async handler(ctx, { query }) {
-        const rows = await listDeveloperApps(deps.db, developerOf(ctx), cursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.client_id]));
-        sendList(ctx, page.map(present), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) => listDeveloperApps(deps.db, developerOf(ctx), after, limit),
+          position: (row) => [row.created_at, row.client_id],
+          present,
+        });
       },
     }),
     defineRoute({

@@ -2,11 +2,12 @@
 // user themself (their login token or an API key) manages these; an app cannot see or revoke grants.
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
-import { sendList, type RallyContext } from '../http/context.ts';
+import type { RallyContext } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { listUserAuthorizations, presentUserAuthorization, revokeUserAuthorization } from '../../core/oauth/user-authorizations.ts';
 import { AppAuthorizationList, AppAuthorizationListQuery, AppAuthorizationParams } from './schemas.ts';
 
@@ -33,9 +34,12 @@ export function createAppAuthorizationRoutes(deps: { db: DatabasePool; accessTok
       query: AppAuthorizationListQuery,
       responses: { 200: { description: 'Your authorizations', schema: AppAuthorizationList } },
       async handler(ctx, { query }) {
-        const rows = await listUserAuthorizations(deps.db, userOf(ctx), query.limit, cursor.decode(query.cursor));
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.updated_at, row.client_id]));
-        sendList(ctx, page.map(presentUserAuthorization), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) => listUserAuthorizations(deps.db, userOf(ctx), limit, after),
+          position: (row) => [row.updated_at, row.client_id],
+          present: presentUserAuthorization,
+        });
       },
     }),
     defineRoute({

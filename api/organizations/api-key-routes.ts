@@ -2,13 +2,14 @@
 // them). Same shapes, prefixes, scopes and grace-period rotation as personal keys (/v1/api-keys), plus
 // `created_by`: the person who created (or rotated) the key, or who created the organization key that did.
 import { Type } from '@sinclair/typebox';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { listApiKeys } from '../../core/api-keys/queries.ts';
 import { deleteApiKey, rotateApiKey, type RotationDependencies } from '../../core/api-keys/rotation.ts';
 import { generateApiKey } from '../../core/api-keys/secrets.ts';
 import { createOrganizationKey, organizationKeyHolder, requireKeyHolder } from '../../core/organizations/api-keys.ts';
 import { accountablePerson } from '../../core/organizations/roles.ts';
-import { sendData, sendList } from '../http/context.ts';
+import { sendData } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
@@ -28,11 +29,11 @@ const cursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }
 const OrgKeyParams = Type.Object({ org_id: Type.String({ format: 'uuid' }), id: Type.String({ format: 'uuid' }) });
 
 export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyRouteSpec[] {
-  const base = { tag: 'Organizations', auth: 'required' } as const;
+  // No route here is open to an OAuth app's token (organization management is a person's or a key's).
+  const base = { tag: 'Organizations', auth: 'required', scope: NOT_FOR_APPS } as const;
   return [
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/organizations/:org_id/api-keys',
       operationId: 'listOrganizationApiKeys',
@@ -44,14 +45,17 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
       responses: { 200: { description: 'Keys (never the raw secrets), each with who created it', schema: OrganizationApiKeyList } },
       async handler(ctx, { params, query }) {
         const holder = await organizationKeyHolder(deps.db, params.org_id, ctx.state.principal!.userId);
-        const rows = holder ? await listApiKeys(deps.db, holder, cursor.decode(query.cursor), query.limit) : [];
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map(toOrganizationApiKey), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          // No key holder yet: the organization never had a key.
+          rows: async (after, limit) => (holder ? listApiKeys(deps.db, holder, after, limit) : []),
+          position: (row) => [row.created_at, row.id],
+          present: toOrganizationApiKey,
+        });
       },
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/api-keys',
       operationId: 'createOrganizationApiKey',
@@ -85,7 +89,6 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'delete',
       path: '/v1/organizations/:org_id/api-keys/:id',
       operationId: 'deleteOrganizationApiKey',
@@ -101,7 +104,6 @@ export function createOrganizationApiKeyRoutes(deps: RotationDependencies): AnyR
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/api-keys/:id/rotate',
       operationId: 'rotateOrganizationApiKey',

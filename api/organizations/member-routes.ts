@@ -3,9 +3,10 @@
 // Every change needs a person: an organization key gets 403 (core/organizations/roles.ts assertPerson).
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { addMember, changeRole, listMembers, removeMember, transferOwnership } from '../../core/organizations/members.ts';
-import { sendData, sendList, type RallyContext } from '../http/context.ts';
+import { sendData, type RallyContext } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { MemberAdd, MemberListQuery, MemberUpdate, MembershipEnvelope, MembershipList, MembershipParams, OrgParams, toMembership } from './schemas.ts';
@@ -16,11 +17,11 @@ const callerOf = (ctx: RallyContext) => ({ principal: ctx.state.principal!, requ
 
 export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
   const { db } = deps;
-  const base = { tag: 'Organizations', auth: 'required' } as const;
+  // No route here is open to an OAuth app's token (organization management is a person's or a key's).
+  const base = { tag: 'Organizations', auth: 'required', scope: NOT_FOR_APPS } as const;
   return [
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/organizations/:org_id/members',
       operationId: 'listOrganizationMembers',
@@ -31,18 +32,21 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
       query: MemberListQuery,
       responses: { 200: { description: 'A page of memberships', schema: MembershipList } },
       async handler(ctx, { params, query }) {
-        const rows = await listMembers(db, params.org_id, ctx.state.principal!.userId, {
-          role: query.role,
-          after: cursor.decode(query.cursor),
-          limit: query.limit,
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) =>
+            listMembers(db, params.org_id, ctx.state.principal!.userId, {
+              role: query.role,
+              after,
+              limit,
+            }),
+          position: (row) => [row.created_at, row.id],
+          present: toMembership,
         });
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map(toMembership), pagination);
       },
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/members',
       operationId: 'addOrganizationMember',
@@ -65,7 +69,6 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'patch',
       path: '/v1/organizations/:org_id/members/:membership_id',
       operationId: 'updateOrganizationMember',
@@ -81,7 +84,6 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'delete',
       path: '/v1/organizations/:org_id/members/:membership_id',
       operationId: 'removeOrganizationMember',
@@ -97,7 +99,6 @@ export function createMemberRoutes(deps: { db: DatabasePool }): AnyRouteSpec[] {
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/organizations/:org_id/members/:membership_id/transfer-ownership',
       operationId: 'transferOrganizationOwnership',

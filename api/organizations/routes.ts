@@ -13,7 +13,7 @@ import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
 import { PetitionList } from '../petitions/schemas.ts';
-import { CursorQuery, LimitQuery } from '../http/pagination.ts';
+import { CursorQuery, LimitQuery, sendKeysetList } from '../http/pagination.ts';
 import {
   OrganizationCreate,
   OrganizationEnvelope,
@@ -45,9 +45,12 @@ export function createOrganizationRoutes(deps: { db: DatabasePool }): AnyRouteSp
       query: OrganizationListQuery,
       responses: { 200: { description: 'A page of organizations', schema: OrganizationList } },
       async handler(ctx, { query }) {
-        const rows = await listOrganizations(db, { verifiedOnly: query.verified_only ?? false, after: cursor.decode(query.cursor), limit: query.limit });
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map(toOrganization), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) => listOrganizations(db, { verifiedOnly: query.verified_only ?? false, after, limit }),
+          position: (row) => [row.created_at, row.id],
+          present: toOrganization,
+        });
       },
     }),
     defineRoute({

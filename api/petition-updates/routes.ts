@@ -5,8 +5,9 @@ import { loadViewer } from '../../core/petitions/viewer.ts';
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
-import { sendData, sendList } from '../http/context.ts';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { sendData } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { viewerOf } from '../../core/petitions/policy.ts';
 import { listPetitionUpdates, postPetitionUpdate } from '../../core/petition-updates/updates.ts';
@@ -53,9 +54,12 @@ export function createPetitionUpdateRoutes(deps: { db: DatabasePool }): AnyRoute
       query: PetitionUpdateListQuery,
       responses: { 200: { description: 'A page of updates', schema: PetitionUpdateList } },
       async handler(ctx, { params, query }) {
-        const rows = await listPetitionUpdates(db, viewerOf(ctx.state.principal), params.id, cursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page, pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) => listPetitionUpdates(db, viewerOf(ctx.state.principal), params.id, after, limit),
+          position: (row) => [row.created_at, row.id],
+          present: (row) => row,
+        });
       },
     }),
   ];

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';
 import { sendData, sendList, type RallyContext } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
 import { exportStream, keysetBatches } from '../http/export-stream.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat, RallyError } from '../http/problem.ts';
@@ -183,9 +184,12 @@ function createSignatureReadRoutes(deps: SignatureRouteDependencies): AnyRouteSp
           const petition = await readablePetition(deps.db, ctx, petitionId);
           assertMaySeeSignatures(petition, ANONYMOUS);
         }
-        const rows = await geoPoints(deps.db, petitionId, query.hours, geoCursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => geoCursor.encode([row.count, `${row.city}|${row.region}|${row.country}`]));
-        sendList(ctx, page, pagination);
+        await sendKeysetList(ctx, query, {
+          cursor: geoCursor,
+          rows: (after, limit) => geoPoints(deps.db, petitionId, query.hours, after, limit),
+          position: (row) => [row.count, `${row.city}|${row.region}|${row.country}`],
+          present: (row) => row,
+        });
       },
     }),
     defineRoute({

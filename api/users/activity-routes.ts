@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { sendList } from '../http/context.ts';
 import { announceDeprecation } from '../http/deprecation.ts';
-import { CursorQuery, LimitQuery, PaginationSchema } from '../http/pagination.ts';
+import { CursorQuery, LimitQuery, PaginationSchema, sendKeysetList } from '../http/pagination.ts';
 import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
@@ -80,9 +80,12 @@ export function createUserActivityRoutes(deps: { db: DatabasePool }): AnyRouteSp
       },
       async handler(ctx, { params, query }) {
         const user = await userNamed(params.slug);
-        const rows = await listPublicSignatures(db, user.id, signatureCursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => signatureCursor.encode([row.created_at, row.id]));
-        sendList(ctx, page, pagination);
+        await sendKeysetList(ctx, query, {
+          cursor: signatureCursor,
+          rows: (after, limit) => listPublicSignatures(db, user.id, after, limit),
+          position: (row) => [row.created_at, row.id],
+          present: (row) => row,
+        });
       },
     }),
   ];

@@ -2,8 +2,9 @@
 // /v1/webhooks/{id}/test (a ping now, answered with its first attempt).
 import { Type } from '@sinclair/typebox';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
-import { sendData, sendList, type RallyContext } from '../http/context.ts';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { sendData, type RallyContext } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { assertThat } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
@@ -60,9 +61,12 @@ export function createDeliveryRoutes(deps: DeliveryRouteDependencies): AnyRouteS
       responses: { 200: { description: 'Deliveries', schema: DeliveryList } },
       async handler(ctx, { params, query }) {
         await ownEndpoint(deps, ctx, params.id);
-        const rows = await listDeliveries(db, params.id, { status: query.status, after: cursor.decode(query.cursor), limit: query.limit });
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map(toDelivery), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) => listDeliveries(db, params.id, { status: query.status, after, limit }),
+          position: (row) => [row.created_at, row.id],
+          present: toDelivery,
+        });
       },
     }),
     defineRoute({

@@ -3,8 +3,9 @@
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../../platform/config.ts';
-import { sendData, sendList } from '../http/context.ts';
-import { createCursorCodec, paginate } from '../../core/pagination/keyset.ts';
+import { sendData } from '../http/context.ts';
+import { sendKeysetList } from '../http/pagination.ts';
+import { createCursorCodec } from '../../core/pagination/keyset.ts';
 import { assertThat, fieldError } from '../http/problem.ts';
 import { defineRoute, type AnyRouteSpec } from '../http/route.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';
@@ -56,9 +57,12 @@ export function createWebhookRoutes(deps: WebhookRouteDependencies): AnyRouteSpe
       query: WebhookListQuery,
       responses: { 200: { description: 'Endpoints (never their secrets)', schema: WebhookList } },
       async handler(ctx, { query }) {
-        const rows = await listEndpoints(db, ctx.state.principal!.userId, cursor.decode(query.cursor), query.limit);
-        const { page, pagination } = paginate(rows, query.limit, (row) => cursor.encode([row.created_at, row.id]));
-        sendList(ctx, page.map(toWebhookEndpoint), pagination);
+        await sendKeysetList(ctx, query, {
+          cursor,
+          rows: (after, limit) => listEndpoints(db, ctx.state.principal!.userId, after, limit),
+          position: (row) => [row.created_at, row.id],
+          present: toWebhookEndpoint,
+        });
       },
     }),
     defineRoute({

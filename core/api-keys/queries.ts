@@ -4,7 +4,7 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { LimitReached } from '../errors/domain-error.ts';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { listOwnedBy } from '../pagination/keyset.ts';
 import type { NewApiKey } from './secrets.ts';
 
 export const ApiKeyRow = z.object({
@@ -55,14 +55,7 @@ export function insertApiKeyWithinCap(db: DatabasePool, input: ApiKeyInsert) {
 }
 
 export function listApiKeys(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {
-  const keyset = afterPosition(recencyKey(), after, 'desc');
-  return db.any(sql.type(ApiKeyRow)`
-    SELECT ${COLUMNS} FROM api_keys
-    WHERE user_id = ${userId}
-      AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${limit + 1}
-  `);
+  return listOwnedBy(db, ApiKeyRow, { table: 'api_keys', columns: COLUMNS }, userId, after, limit);
 }
 
 export function findApiKey(db: CommonQueryMethods, userId: string, id: string) {

@@ -4,6 +4,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { AuditAction } from '../vocabulary.ts';
 
@@ -63,20 +64,20 @@ export type AuditFilters = { actorId?: string; action?: string; targetType?: str
 
 /** Newest first, keyset-paginated on (created_at, id); each filter has an index of its own. */
 export function listAuditLogs(db: CommonQueryMethods, filters: AuditFilters, after: readonly [string, string] | undefined, limit: number) {
+  const keyset = keysetPage(recencyKey(), after, 'desc', limit);
   const conditions = [
     filters.actorId ? sql.fragment`actor_id = ${filters.actorId}` : null,
     filters.action ? sql.fragment`action = ${filters.action}` : null,
     filters.targetType ? sql.fragment`target_type = ${filters.targetType}` : null,
     filters.since ? sql.fragment`created_at >= ${filters.since}::timestamptz` : null,
-    after ? sql.fragment`(created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : null,
+    keyset.where,
   ].filter((condition) => condition !== null);
   return db.any(sql.type(AuditRow)`
     SELECT id, actor_type, actor_id, credential, action, target_type, target_id, before, after, request_id, created_at,
       to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position_at
     FROM audit_logs
-    ${conditions.length ? sql.fragment`WHERE ${sql.join(conditions, sql.fragment` AND `)}` : sql.fragment``}
-    ORDER BY created_at DESC, id DESC
-    LIMIT ${limit + 1}
+    WHERE ${sql.join(conditions, sql.fragment` AND `)}
+    ${keyset.orderAndLimit}
   `);
 }
 

@@ -4,7 +4,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 
 export const CommentRow = z.object({
   id: z.string(),
@@ -41,15 +41,14 @@ export type CommentPage =
 export function listTopLevelComments(db: CommonQueryMethods, petitionId: string, page: CommentPage, limit: number) {
   const keyset =
     page.sort === 'popular'
-      ? afterPosition([[sql.fragment`c.reply_count`, 'int8'], ...recencyKey('c')], page.after, 'desc')
-      : afterPosition(recencyKey('c'), page.after, 'desc');
+      ? keysetPage([[sql.fragment`c.reply_count`, 'int8'], ...recencyKey('c')], page.after, 'desc', limit)
+      : keysetPage(recencyKey('c'), page.after, 'desc', limit);
   return db.any(sql.type(CommentRow)`
     ${COMMENT_SELECT}
     WHERE c.petition_id = ${petitionId} AND c.parent_id IS NULL AND NOT c.is_hidden
       AND (c.deleted_at IS NULL OR c.reply_count > 0)
       AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }
 

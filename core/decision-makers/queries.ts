@@ -3,7 +3,7 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 import { Forbidden, NotFound, ensure } from '../errors/domain-error.ts';
 import { canManage, type Viewer } from '../petitions/policy.ts';
 import { findPetitionAccess } from '../petitions/queries.ts';
@@ -94,14 +94,13 @@ export function listResponses(
   petitionId: string,
   options: { includeUnpublished: boolean; after?: readonly [string, string]; limit: number },
 ) {
-  const keyset = afterPosition(recencyKey(), options.after, 'desc');
+  const keyset = keysetPage(recencyKey(), options.after, 'desc', options.limit);
   return db.any(sql.type(ResponseRow)`
     SELECT ${RESPONSE_COLUMNS} FROM decision_maker_responses
     WHERE petition_id = ${petitionId}
       ${options.includeUnpublished ? sql.fragment`` : sql.fragment`AND published_at IS NOT NULL`}
       AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${options.limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }
 

@@ -47,62 +47,27 @@ export class DomainError extends Error {
 
 type Options = DomainErrorOptions;
 
-export class Invalid extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('invalid', detail, options);
-  }
+/** The class of the errors of one kind, so that each kind below is declared in one line. */
+function ofKind(kind: DomainErrorKind) {
+  return class extends DomainError {
+    constructor(detail: string, options?: Options) {
+      super(kind, detail, options);
+    }
+  };
 }
-export class Unauthenticated extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('unauthenticated', detail, options);
-  }
-}
-export class Forbidden extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('forbidden', detail, options);
-  }
-}
-export class NotFound extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('not-found', detail, options);
-  }
-}
-export class Conflict extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('conflict', detail, options);
-  }
-}
-export class Gone extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('gone', detail, options);
-  }
-}
-export class TooLarge extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('too-large', detail, options);
-  }
-}
-export class LimitReached extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('limit-reached', detail, { code: 'limit_reached', ...options });
-  }
-}
-/** A limit of the organization's paid tier: upgrading the tier lifts it (402). */
-export class PaymentRequired extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('payment-required', detail, options);
-  }
-}
-export class RateLimited extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('rate-limited', detail, options);
-  }
-}
-export class Unavailable extends DomainError {
-  constructor(detail: string, options?: Options) {
-    super('unavailable', detail, options);
-  }
-}
+
+// The kinds the domain throws by name (the API's PROBLEM_OF_KIND says which problem each becomes).
+export class Invalid extends ofKind('invalid') {} // the input breaks a rule; `fields` says which
+export class Unauthenticated extends ofKind('unauthenticated') {} // no caller, or credentials that are not good
+export class Forbidden extends ofKind('forbidden') {} // a known caller who may not do this
+export class NotFound extends ofKind('not-found') {} // nothing there, or nothing this caller may know of
+export class Conflict extends ofKind('conflict') {} // the state forbids it now, or a duplicate exists
+export class Gone extends ofKind('gone') {} // it was there and is no more (expired, deleted)
+export class TooLarge extends ofKind('too-large') {} // the content is over its size limit
+export class LimitReached extends ofKind('limit-reached') {} // a count limit of the platform is reached
+export class PaymentRequired extends ofKind('payment-required') {} // a limit of the organization's paid tier: upgrading lifts it
+export class RateLimited extends ofKind('rate-limited') {} // too many attempts: `retryAfterSeconds` says when to try again
+export class Unavailable extends ofKind('unavailable') {} // a service it needs is down for now; trying again later may work
 
 /** A 422-style error for one field, for rules JSON Schema cannot express. */
 export function invalidField(field: string, code: string, message: string): Invalid {

@@ -3,7 +3,7 @@
 // endpoint, within the endpoint's room; step 3 starts the batches' workflows.
 import type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import { sql, unnestRows } from '../../db/sql.ts';
 import { notifyUsers } from '../notifications/create.ts';
 import { notificationsForEvents } from '../notifications/from-events.ts';
 import { DISPATCHER, lockPosition, readAfter, storePosition, waitingBehindHorizon } from './outbox-reader.ts';
@@ -28,26 +28,23 @@ export async function dispatchEventBatch(tx: DatabaseTransactionConnection, limi
   if (events.length === 0) return { read: 0, waiting: await waitingBehindHorizon(tx, at) };
   const wanted = events.filter((event) => event.data !== null).map((event) => ({ ...event, data: event.data ?? {} }));
   if (wanted.length > 0) {
-    const column = <T>(pick: (event: (typeof wanted)[number]) => T) => wanted.map(pick);
     // An endpoint hears about petitions its owner created; a platform-wide one (made by an administrator
     // with a full credential) hears about all of them while its owner is still an administrator; the
     // owner and admins of an organization hear its own events (payment.completed), which name it in data.
     await tx.query(sql.typeAlias('void')`
       INSERT INTO webhook_deliveries (endpoint_id, event_id)
       SELECT ep.id, e.id
-      FROM unnest(${sql.array(
-        column((event) => event.id),
-        'uuid',
-      )}, ${sql.array(
-        column((event) => event.type),
-        'text',
-      )}, ${sql.array(
-        column((event) => event.petition_id),
-        'uuid',
-      )}, ${sql.array(
-        column((event) => (typeof event.data.organization_id === 'string' ? event.data.organization_id : null)),
-        'text',
-      )}) WITH ORDINALITY AS e(id, type, petition_id, organization_id, n)
+      FROM ${unnestRows(
+        wanted,
+        'e',
+        {
+          id: ['uuid', (event) => event.id],
+          type: ['text', (event) => event.type],
+          petition_id: ['uuid', (event) => event.petition_id],
+          organization_id: ['text', (event) => (typeof event.data.organization_id === 'string' ? event.data.organization_id : null)],
+        },
+        'n',
+      )}
       LEFT JOIN petitions p ON p.id = e.petition_id
       JOIN webhook_endpoints ep ON ep.is_active AND ep.events @> ARRAY[e.type]
       JOIN users u ON u.id = ep.user_id AND u.suspended_at IS NULL
@@ -89,13 +86,7 @@ export async function claimDeliveryBatches(tx: DatabaseTransactionConnection, op
   return tx.oneFirst(sql.type(z.object({ claimed: z.number() }))`
     WITH room AS (
       SELECT w.id, LEAST(w.delivery_window - busy.first_attempts, ${options.ceiling} - busy.unfinished) AS free
-      FROM unnest(${sql.array(
-        endpoints.map((endpoint) => endpoint.id),
-        'uuid',
-      )}, ${sql.array(
-        endpoints.map((endpoint) => endpoint.delivery_window),
-        'int4',
-      )}) AS w(id, delivery_window)
+      FROM ${unnestRows(endpoints, 'w', { id: ['uuid', (endpoint) => endpoint.id], delivery_window: ['int4', (endpoint) => endpoint.delivery_window] })}
       CROSS JOIN LATERAL (
         SELECT count(*) FILTER (WHERE f.status = 'pending') AS first_attempts, count(*) AS unfinished FROM webhook_deliveries f
         WHERE f.endpoint_id = w.id AND f.started_at IS NOT NULL AND f.finished_at IS NULL

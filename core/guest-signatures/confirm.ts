@@ -9,7 +9,7 @@
 // its signature's batch.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { prepared, sql } from '../../db/sql.ts';
+import { prepared, sql, unnestRows } from '../../db/sql.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import type { BatchAnswer } from '../../platform/group-commit.ts';
 import type { SignBatcher } from '../signatures/sign-batcher.ts';
@@ -86,13 +86,7 @@ const markConfirmedTogether: SharedWork = async (tx, requests) => {
       'rally_guest_confirmed',
       sql.type(z.object({ id: z.string() }))`
     UPDATE guest_signatures g SET status = 'confirmed', confirmed_at = now(), signature_id = m.signature_id, email_due = false
-    FROM unnest(${sql.array(
-      signed.map((row) => row.id),
-      'uuid',
-    )}, ${sql.array(
-      signed.map((row) => row.signatureId),
-      'uuid',
-    )}) AS m(id, signature_id)
+    FROM ${unnestRows(signed, 'm', { id: ['uuid', (row) => row.id], signature_id: ['uuid', (row) => row.signatureId] })}
     WHERE g.id = m.id AND g.status = 'pending'
     RETURNING g.id
   `,

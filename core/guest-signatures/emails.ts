@@ -5,7 +5,7 @@
 // as it does for notification emails (core/notifications/emails.ts).
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import { sql, unnestRows } from '../../db/sql.ts';
 import { GUEST_IDENTITY_ISSUER } from '../vocabulary.ts';
 
 const REQUEUE_AFTER_SECONDS = 15 * 60;
@@ -68,13 +68,7 @@ export async function markMailed(tx: CommonQueryMethods, mailed: readonly GuestE
   await tx.query(sql.typeAlias('void')`
     UPDATE guest_signatures g SET email_due = false, emailed_at = now(),
       status = CASE WHEN m.already_signed AND g.status = 'pending' THEN 'already_signed' ELSE g.status END
-    FROM unnest(${sql.array(
-      mailed.map((row) => row.id),
-      'uuid',
-    )}, ${sql.array(
-      mailed.map((row) => row.already_signed),
-      'bool',
-    )}) AS m(id, already_signed)
+    FROM ${unnestRows(mailed, 'm', { id: ['uuid', (row) => row.id], already_signed: ['bool', (row) => row.already_signed] })}
     WHERE g.id = m.id
   `);
 }

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import { sql, unnestRows } from '../../db/sql.ts';
 import { linkToken, tokenHash } from './tokens.ts';
 
 /** At most one confirmation email (and one "you have already signed") per address and petition in this long. */
@@ -62,21 +62,29 @@ export async function submitGuestSignatures(
   settings: GuestFormSettings,
 ): Promise<SubmitOutcome[]> {
   const ids = forms.map(() => randomUUID());
-  const text = (pick: (form: GuestSignatureForm, index: number) => string | null) => sql.array(forms.map(pick), 'text');
-  const flag = (pick: (form: GuestSignatureForm) => boolean) => sql.array(forms.map(pick), 'bool');
   const keyHex = settings.encryptionKey;
   const recent = sql.fragment`now() - make_interval(secs => ${RESEND_AFTER_SECONDS})`;
   const today = sql.fragment`now() - make_interval(secs => ${DAY_SECONDS})`;
   const rows = await db.any(sql.type(Outcome)`
     WITH given AS (
       SELECT i.*, rally_email_key(i.email) AS email_key
-      FROM unnest(${sql.array(ids, 'uuid')}, ${sql.array(
-        forms.map((form) => form.petitionId),
-        'uuid',
-      )}, ${text((form) => form.email)}, ${text((form) => form.displayName)},
-        ${text((form) => form.comment)}, ${flag((form) => form.isAnonymous)}, ${flag((form) => form.contactConsent)}, ${text((form) => form.source)},
-        ${text((form) => form.networkHash?.toString('hex') ?? null)}, ${text((form, index) => tokenHash(linkToken(keyHex, ids[index]!)).toString('hex'))})
-        WITH ORDINALITY AS i(id, petition_id, email, display_name, comment, is_anonymous, contact_consent, source, network_hash_hex, token_hash_hex, ordinal)
+      FROM ${unnestRows(
+        forms,
+        'i',
+        {
+          id: ['uuid', (_, index) => ids[index]!],
+          petition_id: ['uuid', (form) => form.petitionId],
+          email: ['text', (form) => form.email],
+          display_name: ['text', (form) => form.displayName],
+          comment: ['text', (form) => form.comment],
+          is_anonymous: ['bool', (form) => form.isAnonymous],
+          contact_consent: ['bool', (form) => form.contactConsent],
+          source: ['text', (form) => form.source],
+          network_hash_hex: ['text', (form) => form.networkHash?.toString('hex') ?? null],
+          token_hash_hex: ['text', (_, index) => tokenHash(linkToken(keyHex, ids[index]!)).toString('hex')],
+        },
+        'ordinal',
+      )}
     ), ranked AS (
       SELECT g.*,
         row_number() OVER (PARTITION BY g.email_key ORDER BY g.ordinal) AS address_rank,

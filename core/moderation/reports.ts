@@ -3,6 +3,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 import { NotFound } from '../errors/domain-error.ts';
 import { knownTo } from '../petitions/policy.ts';
 import { REPORT_STATUSES, REPORT_TARGET_TYPES, type ModerationAction, type ReportStatus, type ReportTargetType } from '../vocabulary.ts';
@@ -65,16 +66,16 @@ export function findReport(db: CommonQueryMethods, id: string) {
 export type ReportFilters = { status?: ReportStatus; targetType?: ReportTargetType };
 
 export function listReports(db: CommonQueryMethods, filters: ReportFilters, after: readonly [string, string] | undefined, limit: number) {
+  const keyset = keysetPage(recencyKey(), after, 'desc', limit);
   const conditions = [
     filters.status ? sql.fragment`status = ${filters.status}` : null,
     filters.targetType ? sql.fragment`target_type = ${filters.targetType}` : null,
-    after ? sql.fragment`(created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : null,
+    keyset.where,
   ].filter((condition) => condition !== null);
   return db.any(sql.type(ReportRow)`
     ${REPORT_SELECT}
-    ${conditions.length ? sql.fragment`WHERE ${sql.join(conditions, sql.fragment` AND `)}` : sql.fragment``}
-    ORDER BY created_at DESC, id DESC
-    LIMIT ${limit + 1}
+    WHERE ${sql.join(conditions, sql.fragment` AND `)}
+    ${keyset.orderAndLimit}
   `);
 }
 

@@ -3,6 +3,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 import { recordAudit, type AuditContext } from '../audit/audit-log.ts';
 import { NotFound } from '../errors/domain-error.ts';
 import { notifyUsers } from '../notifications/create.ts';
@@ -55,15 +56,12 @@ export function findWarning(db: CommonQueryMethods, id: string) {
 }
 
 export function listWarnings(db: CommonQueryMethods, userId: string | undefined, after: readonly [string, string] | undefined, limit: number) {
-  const conditions = [
-    userId ? sql.fragment`user_id = ${userId}` : null,
-    after ? sql.fragment`(created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : null,
-  ].filter((condition) => condition !== null);
+  const keyset = keysetPage(recencyKey(), after, 'desc', limit);
+  const conditions = [userId ? sql.fragment`user_id = ${userId}` : null, keyset.where].filter((condition) => condition !== null);
   return db.any(sql.type(WarningRow)`
     SELECT ${WARNING_COLUMNS} FROM user_warnings
-    ${conditions.length ? sql.fragment`WHERE ${sql.join(conditions, sql.fragment` AND `)}` : sql.fragment``}
-    ORDER BY created_at DESC, id DESC
-    LIMIT ${limit + 1}
+    WHERE ${sql.join(conditions, sql.fragment` AND `)}
+    ${keyset.orderAndLimit}
   `);
 }
 

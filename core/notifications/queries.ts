@@ -2,7 +2,7 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 
 export const NotificationRow = z.object({
   id: z.string(),
@@ -18,14 +18,13 @@ export type NotificationRow = z.infer<typeof NotificationRow>;
 const COLUMNS = sql.fragment`id, type, title, body, data, read_at, created_at`;
 
 export function listNotifications(db: CommonQueryMethods, userId: string, filter: { unreadOnly: boolean; after?: readonly [string, string]; limit: number }) {
-  const keyset = afterPosition(recencyKey(), filter.after, 'desc');
+  const keyset = keysetPage(recencyKey(), filter.after, 'desc', filter.limit);
   return db.any(sql.type(NotificationRow)`
     SELECT ${COLUMNS} FROM notifications
     WHERE user_id = ${userId}
       ${filter.unreadOnly ? sql.fragment`AND read_at IS NULL` : sql.fragment``}
       AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${filter.limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }
 

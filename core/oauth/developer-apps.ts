@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { Conflict, Forbidden, LimitReached, NotFound, ensure } from '../errors/domain-error.ts';
 import { checkDeveloperAppName } from './app-identity.ts';
-import { afterPosition, type KeyColumn } from '../pagination/keyset.ts';
+import { keysetPage, type KeyColumn } from '../pagination/keyset.ts';
 import {
   CLIENT_COLUMNS,
   checkName,
@@ -57,9 +57,9 @@ const APP_ORDER: KeyColumn[] = [
 
 /** Newest first; `after` is the (created_at, client_id) of the previous page's last app. */
 export function listDeveloperApps(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {
-  const keyset = afterPosition(APP_ORDER, after, 'desc');
+  const keyset = keysetPage(APP_ORDER, after, 'desc', limit);
   return db.any(sql.type(OAuthClientRow)`
-    SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE registered_by = ${userId} AND ${keyset.where} ORDER BY ${keyset.orderBy} LIMIT ${limit + 1}
+    SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE registered_by = ${userId} AND ${keyset.where} ${keyset.orderAndLimit}
   `);
 }
 

@@ -4,6 +4,7 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { keysetPage } from '../pagination/keyset.ts';
 import { endUserGrants, listAsRevoked } from './grants.ts';
 
 export const UserAuthorizationRow = z.object({
@@ -17,12 +18,20 @@ export type UserAuthorization = z.infer<typeof UserAuthorizationRow>;
 
 /** Newest first; `after` is the (updated_at, client_id) of the previous page's last row. */
 export function listUserAuthorizations(db: CommonQueryMethods, userId: string, limit: number, after?: readonly [string, string]) {
+  const keyset = keysetPage(
+    [
+      [sql.fragment`a.updated_at`, 'timestamptz'],
+      [sql.fragment`a.client_id`, 'text'],
+    ],
+    after,
+    'desc',
+    limit,
+  );
   return db.any(sql.type(UserAuthorizationRow)`
     SELECT a.client_id, c.name AS client_name, a.scopes, a.created_at, a.updated_at
     FROM oauth_authorizations a JOIN oauth_clients c ON c.client_id = a.client_id
-    WHERE a.user_id = ${userId} ${after ? sql.fragment`AND (a.updated_at, a.client_id) < (${after[0]}::timestamptz, ${after[1]})` : sql.fragment``}
-    ORDER BY a.updated_at DESC, a.client_id DESC
-    LIMIT ${limit + 1}
+    WHERE a.user_id = ${userId} AND ${keyset.where}
+    ${keyset.orderAndLimit}
   `);
 }
 

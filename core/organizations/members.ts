@@ -5,6 +5,7 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 import { auditContextOf } from '../audit/audit-log.ts';
 import type { Principal } from '../auth/principal.ts';
 import { Conflict, NotFound, PaymentRequired } from '../errors/domain-error.ts';
@@ -86,13 +87,13 @@ export async function listMembers(
   options: { role?: OrganizationRole; after?: readonly [string, string]; limit: number },
 ) {
   await assertOrganizationRole(db, orgId, callerId, ANY_MEMBER, 'see its members');
+  const keyset = keysetPage(recencyKey('m'), options.after, 'asc', options.limit);
   return db.any(sql.type(MembershipRow)`
     ${SELECT}
     WHERE m.org_id = ${orgId}
       ${options.role ? sql.fragment`AND m.role = ${options.role}` : sql.fragment``}
-      ${options.after ? sql.fragment`AND (m.created_at, m.id) > (${options.after[0]}::timestamptz, ${options.after[1]}::uuid)` : sql.fragment``}
-    ORDER BY m.created_at, m.id
-    LIMIT ${options.limit + 1}
+      AND ${keyset.where}
+    ${keyset.orderAndLimit}
   `);
 }
 

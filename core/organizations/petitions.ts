@@ -2,9 +2,9 @@
 // published ones; a creator also sees their own; the organization's owner and admins, who manage its
 // petitions (core/petitions/policy.ts canManage), see all of them.
 import { Type } from '@sinclair/typebox';
-import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
+import type { CommonQueryMethods } from 'slonik';
 import { sql } from '../../db/sql.ts';
-import { createCursorCodec } from '../pagination/keyset.ts';
+import { createCursorCodec, keysetPage, recencyKey } from '../pagination/keyset.ts';
 import { listedTo, type Viewer } from '../petitions/policy.ts';
 import { PETITION_SELECT, PetitionRow } from '../petitions/queries.ts';
 import { isOrganizationAdmin, noSuchOrganization } from './roles.ts';
@@ -27,12 +27,10 @@ export async function listOrganizationPetitions(
   // The list rule, for a viewer who administers this organization (if they do) and nothing else.
   const administers = await isOrganizationAdmin(db, orgId, viewerId);
   const viewer: Viewer = { userId: viewerId ?? null, role: 'user', administeredOrganizationIds: administers ? [orgId] : [] };
-  const conditions: FragmentSqlToken[] = [sql.fragment`p.org_id = ${orgId}`, listedTo(viewer)];
-  if (after) conditions.push(sql.fragment`(p.created_at, p.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)`);
+  const keyset = keysetPage(recencyKey('p'), after, 'desc', options.limit);
   return db.any(sql.type(PetitionRow)`
     ${PETITION_SELECT}
-    WHERE ${sql.join(conditions, sql.fragment` AND `)}
-    ORDER BY p.created_at DESC, p.id DESC
-    LIMIT ${options.limit + 1}
+    WHERE p.org_id = ${orgId} AND ${listedTo(viewer)} AND ${keyset.where}
+    ${keyset.orderAndLimit}
   `);
 }

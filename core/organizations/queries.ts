@@ -3,6 +3,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 import { ANONYMOUS, listedTo } from '../petitions/policy.ts';
 
 export const OrganizationRow = z.object({
@@ -48,12 +49,11 @@ export function findOrganizationBySlug(db: CommonQueryMethods, slug: string) {
 }
 
 export function listOrganizations(db: CommonQueryMethods, options: { verifiedOnly: boolean; after?: readonly [string, string]; limit: number }) {
+  const keyset = keysetPage(recencyKey('o'), options.after, 'desc', options.limit);
   return db.any(sql.type(OrganizationRow)`
     ${SELECT}
-    WHERE ${options.verifiedOnly ? sql.fragment`o.verified` : sql.fragment`TRUE`}
-      ${options.after ? sql.fragment`AND (o.created_at, o.id) < (${options.after[0]}::timestamptz, ${options.after[1]}::uuid)` : sql.fragment``}
-    ORDER BY o.created_at DESC, o.id DESC
-    LIMIT ${options.limit + 1}
+    WHERE ${options.verifiedOnly ? sql.fragment`o.verified` : sql.fragment`TRUE`} AND ${keyset.where}
+    ${keyset.orderAndLimit}
   `);
 }
 

@@ -4,7 +4,7 @@
 // position shape is refused before any query runs. Every list's codec is made here and registered
 // under its list's tag, so one test feeds every list's decoder the same hostile cursors.
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { FragmentSqlToken } from 'slonik';
+import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { sql } from '../../db/sql.ts';
@@ -143,6 +143,32 @@ export function afterPosition(columns: readonly KeyColumn[], position: readonly 
     )}) ${comparison} (${sql.join(values, sql.fragment`, `)})`,
     orderBy,
   };
+}
+
+/**
+ * One page of a keyset list, for its query: `where` as afterPosition's, and `orderAndLimit` ordering
+ * the rows and taking limit + 1 of them (the extra row tells paginate that there is a next page).
+ */
+export function keysetPage(columns: readonly KeyColumn[], position: readonly (string | number)[] | undefined, direction: 'asc' | 'desc', limit: number) {
+  const { where, orderBy } = afterPosition(columns, position, direction);
+  return { where, orderAndLimit: sql.fragment`ORDER BY ${orderBy} LIMIT ${limit + 1}` };
+}
+
+/** A page of the rows of `table` that one user owns (by its user_id), newest first: API keys, webhook endpoints. */
+export function listOwnedBy<Parser extends Parameters<typeof sql.type>[0]>(
+  db: CommonQueryMethods,
+  parser: Parser,
+  from: { table: string; columns: FragmentSqlToken },
+  userId: string,
+  after: readonly [string, string] | undefined,
+  limit: number,
+) {
+  const page = keysetPage(recencyKey(), after, 'desc', limit);
+  return db.any(sql.type(parser)`
+    SELECT ${from.columns} FROM ${sql.identifier([from.table])}
+    WHERE user_id = ${userId} AND ${page.where}
+    ${page.orderAndLimit}
+  `);
 }
 
 /** The sort key of most lists: (created_at, id), of the table aliased `alias` if given. */

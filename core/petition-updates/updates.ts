@@ -5,7 +5,7 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { recordEvent, type Actor } from '../events/record-event.ts';
-import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 import { assertCanManage, assertCanRead, type Viewer } from '../petitions/policy.ts';
 import { findPetitionById } from '../petitions/queries.ts';
 
@@ -50,11 +50,10 @@ export async function listPetitionUpdates(
   limit: number,
 ) {
   assertCanRead(viewer, await findPetitionById(db, petitionId));
-  const keyset = afterPosition(recencyKey(), after, 'desc');
+  const keyset = keysetPage(recencyKey(), after, 'desc', limit);
   return db.any(sql.type(PetitionUpdateRow)`
     SELECT ${COLUMNS} FROM petition_updates
     WHERE petition_id = ${petitionId} AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }

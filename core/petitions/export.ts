@@ -5,7 +5,7 @@
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 import type { PetitionStatus } from '../vocabulary.ts';
 import { listedTo, managedBy, type Viewer } from './policy.ts';
 
@@ -60,6 +60,15 @@ export const SIGNATURE_EXPORT_COLUMNS = [
   'country',
   'signed_at',
 ] as const;
+/** The columns of a signature that every export of signatures shows, beside who signed and when. */
+export const SIGNATURE_EXPORT_FIELDS = {
+  comment: z.string().nullable(),
+  is_anonymous: z.boolean(),
+  display_location: z.string().nullable(),
+  city: z.string().nullable(),
+  country: z.string().nullable(),
+};
+
 const SignatureExportRow = z.object({
   signature_id: z.string(),
   petition_id: z.string(),
@@ -68,11 +77,7 @@ const SignatureExportRow = z.object({
   signer_name: z.string().nullable(),
   signer_slug: z.string().nullable(),
   signer_email: z.string().nullable(),
-  comment: z.string().nullable(),
-  is_anonymous: z.boolean(),
-  display_location: z.string().nullable(),
-  city: z.string().nullable(),
-  country: z.string().nullable(),
+  ...SIGNATURE_EXPORT_FIELDS,
   signed_at: z.string(),
 });
 
@@ -86,15 +91,14 @@ function petitionConditions(viewer: Viewer, filter: ExportFilter): FragmentSqlTo
 
 /** limit + 1 rows, for paginate. */
 export function exportPetitionPage(db: CommonQueryMethods, viewer: Viewer, filter: ExportFilter, page: Page) {
-  const keyset = afterPosition(recencyKey('p'), page.after, 'asc');
+  const keyset = keysetPage(recencyKey('p'), page.after, 'asc', page.limit);
   return db.any(sql.type(PetitionExportRow)`
     SELECT p.id, p.slug, p.title, p.status, p.visibility, c.slug AS category, p.creator_id, u.display_name AS creator_name,
       COALESCE((SELECT sum(sc.count) FROM signature_counters sc WHERE sc.petition_id = p.id), 0)::bigint AS signature_count,
       p.signature_goal, p.tags, p.created_at, p.published_at, p.closed_at
     FROM petitions p JOIN users u ON u.id = p.creator_id LEFT JOIN categories c ON c.id = p.category_id
     WHERE ${sql.join(petitionConditions(viewer, filter), sql.fragment` AND `)} AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${page.limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }
 
@@ -102,7 +106,7 @@ export function exportPetitionPage(db: CommonQueryMethods, viewer: Viewer, filte
 export function exportSignaturePage(db: CommonQueryMethods, viewer: Viewer, filter: ExportFilter, page: Page) {
   const conditions = petitionConditions(viewer, filter);
   conditions.push(sql.fragment`(p.signature_privacy = 'public' OR ${managedBy(viewer)})`);
-  const keyset = afterPosition(recencyKey('s'), page.after, 'asc');
+  const keyset = keysetPage(recencyKey('s'), page.after, 'asc', page.limit);
   const named = (value: FragmentSqlToken) => sql.fragment`CASE WHEN s.is_anonymous THEN NULL ELSE ${value} END`;
   return db.any(sql.type(SignatureExportRow)`
     SELECT s.id AS signature_id, p.id AS petition_id, p.slug AS petition_slug, p.title AS petition_title,
@@ -114,7 +118,6 @@ export function exportSignaturePage(db: CommonQueryMethods, viewer: Viewer, filt
       s.created_at AS signed_at
     FROM signatures s JOIN petitions p ON p.id = s.petition_id LEFT JOIN users u ON u.id = s.user_id
     WHERE ${sql.join(conditions, sql.fragment` AND `)} AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${page.limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { sql } from '../../db/sql.ts';
-import { afterPosition, createCursorCodec, type KeyColumn } from '../pagination/keyset.ts';
+import { createCursorCodec, keysetPage, type KeyColumn } from '../pagination/keyset.ts';
 import { ANONYMOUS, listedTo, type Viewer } from './policy.ts';
 import { PETITION_SELECT, PetitionRow } from './queries.ts';
 import type { PetitionStatus } from '../vocabulary.ts';
@@ -52,12 +52,11 @@ export function listPetitions(db: CommonQueryMethods, query: PetitionListQuery, 
     .map((tag) => tag.trim())
     .filter(Boolean);
   if (tags.length > 0) conditions.push(sql.fragment`p.tags @> ${sql.array(tags, 'text')}`);
-  const keyset = afterPosition([sort.column, [sql.fragment`p.id`, 'uuid']], CURSORS[query.sort].decode(query.cursor), 'desc');
+  const keyset = keysetPage([sort.column, [sql.fragment`p.id`, 'uuid']], CURSORS[query.sort].decode(query.cursor), 'desc', query.limit);
 
   return db.any(sql.type(PetitionRow)`
     ${PETITION_SELECT}
     WHERE ${sql.join(conditions, sql.fragment` AND `)} AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${query.limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }

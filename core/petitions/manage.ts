@@ -4,12 +4,12 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import { Forbidden, invalidField, NotFound } from '../errors/domain-error.ts';
 import { slugify } from '../slugs.ts';
-import { SIGNATURE_PRIVACIES, type PetitionVisibility, type SignaturePrivacy } from '../vocabulary.ts';
+import { SIGNATURE_PRIVACIES, type SignaturePrivacy } from '../vocabulary.ts';
 import type { AccessCodeGuard } from './access-code-guard.ts';
 import { assertTagLimit, newAccessCode } from './create.ts';
 import { accessCodeMatches, ANONYMOUS, assertCanManage, assertCanRead, canRead, knowsOf, type Viewer } from './policy.ts';
 import { toPetitionSummary } from './presenter.ts';
-import { findPetitionById, findPetitionBySlug, softDeletePetition, writePetitionChanges, type PetitionRow } from './queries.ts';
+import { findPetitionById, findPetitionBySlug, softDeletePetition, writePetitionChanges, type PetitionEdit, type PetitionRow } from './queries.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -57,18 +57,6 @@ export async function checkAccessCode(
   await deps.accessCodeGuard.check(petition.id, request.clientIp, valid);
   if (!valid) throw new Forbidden('The access code is not valid.', { code: 'invalid_access_code' });
 }
-
-/** What a manager may change (validated by the API's PetitionUpdate schema). */
-export type PetitionEdit = {
-  title?: string;
-  description?: string;
-  categoryId?: string;
-  tags?: string[];
-  imageUrl?: string;
-  signatureGoal?: number;
-  visibility?: PetitionVisibility;
-  signaturePrivacy?: SignaturePrivacy;
-};
 
 /** Changes a petition and emits petition.updated with its new state, in one transaction. */
 export async function updatePetition(db: DatabasePool, viewer: Viewer, actor: Actor, petitionId: string, edit: PetitionEdit): Promise<PetitionRow> {

@@ -2,9 +2,10 @@
 // shards; petitions.signature_count is the rolled-up copy used only to sort by popularity.
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { sql } from '../../db/sql.ts';
+import { sql, unnestRows } from '../../db/sql.ts';
 import { visibleTo, type Viewer } from './policy.ts';
-import { PETITION_STATUSES, PETITION_VISIBILITIES } from '../vocabulary.ts';
+import { PUBLIC_USER_JSON, PublicUserRow } from '../users/queries.ts';
+import { PETITION_STATUSES, PETITION_VISIBILITIES, type PetitionVisibility, type SignaturePrivacy } from '../vocabulary.ts';
 
 export const PetitionRow = z.object({
   id: z.string().uuid(),
@@ -15,14 +16,7 @@ export const PetitionRow = z.object({
   creator_id: z.string().uuid(),
   org_id: z.string().uuid().nullable(),
   category: z.object({ id: z.string(), slug: z.string(), name: z.string() }).nullable(),
-  creator: z.object({
-    id: z.string(),
-    display_name: z.string(),
-    slug: z.string(),
-    bio: z.string().nullable(),
-    avatar_url: z.string().nullable(),
-    petition_count: z.number(),
-  }),
+  creator: PublicUserRow,
   tags: z.array(z.string()),
   image_url: z.string().nullable(),
   signature_goal: z.number().nullable(),
@@ -48,8 +42,7 @@ export type PetitionRow = z.infer<typeof PetitionRow>;
 export const PETITION_SELECT = sql.fragment`
   SELECT p.id, p.slug, p.title, p.description, p.status, p.creator_id, p.org_id,
     CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'slug', c.slug, 'name', c.name) END AS category,
-    json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'bio', u.bio,
-      'avatar_url', u.avatar_url, 'petition_count', u.petition_count) AS creator,
+    ${PUBLIC_USER_JSON} AS creator,
     p.tags, p.image_url, p.signature_goal, p.visibility, p.access_code, p.location_city, p.location_region, p.location_country,
     p.signature_privacy, p.victory_message,
     COALESCE((SELECT sum(sc.count) FROM signature_counters sc WHERE sc.petition_id = p.id), 0)::bigint AS live_signature_count,
@@ -103,31 +96,24 @@ export function insertDecisionMakers(tx: CommonQueryMethods, petitionId: string,
   return tx.query(sql.typeAlias('void')`
     INSERT INTO petition_decision_makers (petition_id, name, title, email)
     SELECT ${petitionId}, name, title, email
-    FROM unnest(${sql.array(
-      people.map((p) => p.name),
-      'text',
-    )}, ${sql.array(
-      people.map((p) => p.title),
-      'text',
-    )}, ${sql.array(
-      people.map((p) => p.email),
-      'text',
-    )}) AS t(name, title, email)
+    FROM ${unnestRows(people, 't', { name: ['text', (person) => person.name], title: ['text', (person) => person.title], email: ['text', (person) => person.email] })}
   `);
 }
 
-export type PetitionChanges = {
-  slug?: string;
+/** What a manager may change (validated by the API's PetitionUpdate schema). */
+export type PetitionEdit = {
   title?: string;
   description?: string;
   categoryId?: string;
   tags?: string[];
   imageUrl?: string;
   signatureGoal?: number;
-  visibility?: string;
-  accessCode?: string | null;
-  signaturePrivacy?: string;
+  visibility?: PetitionVisibility;
+  signaturePrivacy?: SignaturePrivacy;
 };
+
+/** An edit as written: with the slug and the access code it brings about. */
+export type PetitionChanges = PetitionEdit & { slug?: string; accessCode?: string | null };
 
 export function writePetitionChanges(tx: CommonQueryMethods, id: string, changes: PetitionChanges) {
   const assignments: FragmentSqlToken[] = [sql.fragment`updated_at = now()`];

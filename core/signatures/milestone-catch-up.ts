@@ -22,8 +22,9 @@
 // that were committed when the count was seen to reach the threshold, and its request learns it won.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { insertEvent, NOTIFY_DISPATCHER } from '../events/record-event.ts';
-import { sql } from '../../db/sql.ts';
+import { NOTIFY_DISPATCHER } from '../events/record-event.ts';
+import { sql, unnestRows } from '../../db/sql.ts';
+import { celebrateMilestones, claimMilestones } from './milestone-claim.ts';
 import { milestonesFor } from './milestones.ts';
 
 /** A petition a batch signed: the batch's highest count, the signature that has it, and the goal. */
@@ -67,51 +68,25 @@ function claim(connection: CommonQueryMethods, due: ReturnType<typeof pending>):
   const involved = [...new Set(due.map(([petition]) => petition))];
   return connection.any(sql.type(CaughtUpClaim)`
     WITH batch AS (
-      SELECT * FROM unnest(${sql.array(
-        involved.map((petition) => petition.id),
-        'uuid',
-      )}, ${sql.array(
-        involved.map((petition) => petition.signatureId),
-        'uuid',
-      )},
-        ${sql.array(
-          involved.map((petition) => petition.goal),
-          'int8',
-        )}) AS b(petition_id, signature_id, signature_goal)
+      SELECT * FROM ${unnestRows(involved, 'b', {
+        petition_id: ['uuid', (petition) => petition.id],
+        signature_id: ['uuid', (petition) => petition.signatureId],
+        signature_goal: ['int8', (petition) => petition.goal],
+      })}
     ), due AS (
-      SELECT * FROM unnest(${sql.array(
-        due.map(([petition]) => petition.id),
-        'uuid',
-      )}, ${sql.array(
-        due.map(([, threshold]) => threshold),
-        'int8',
-      )}) AS m(petition_id, threshold)
+      SELECT * FROM ${unnestRows(due, 'm', { petition_id: ['uuid', ([petition]) => petition.id], threshold: ['int8', ([, threshold]) => threshold] })}
     ), seen AS (
-      SELECT b.petition_id, b.signature_id, b.signature_goal, COALESCE(sum(c.count), 0)::bigint AS total
+      SELECT b.petition_id, b.signature_id, b.signature_goal, COALESCE(sum(c.count), 0)::bigint AS signature_count
       FROM batch b LEFT JOIN signature_counters c ON c.petition_id = b.petition_id GROUP BY b.petition_id, b.signature_id, b.signature_goal
     ), claimed AS (
-      INSERT INTO petition_milestones (petition_id, threshold, signature_id)
-      SELECT m.petition_id, m.threshold, s.signature_id FROM due m JOIN seen s USING (petition_id) WHERE m.threshold <= s.total
-      -- In the order the signing statement claims in, so the two wait for each other instead of deadlocking.
-      ORDER BY m.petition_id, m.threshold
-      ON CONFLICT ON CONSTRAINT petition_milestones_pkey DO NOTHING
-      RETURNING petition_id, threshold, signature_id
+      ${claimMilestones(sql.fragment`
+      SELECT m.petition_id, m.threshold, s.signature_id FROM due m JOIN seen s USING (petition_id) WHERE m.threshold <= s.signature_count`)}
     ), celebrated AS (
-      ${insertEvent(
-        {
-          type: sql.fragment`'signature.milestone'`,
-          actorType: sql.fragment`'system'`,
-          actorId: sql.fragment`NULL`,
-          petitionId: sql.fragment`c.petition_id`,
-          data: sql.fragment`jsonb_build_object('petition_id', c.petition_id, 'milestone', c.threshold, 'signature_count', s.total,
-            'signature_goal', s.signature_goal, 'signature_id', c.signature_id)`,
-        },
-        sql.fragment`claimed c JOIN seen s USING (petition_id)`,
-      )}
+      ${celebrateMilestones(sql.fragment`seen s USING (petition_id)`)}
     ), notified AS (
       SELECT ${NOTIFY_DISPATCHER} WHERE EXISTS (SELECT 1 FROM celebrated)
     )
-    SELECT c.signature_id, c.threshold, s.total AS signature_count
+    SELECT c.signature_id, c.threshold, s.signature_count
     FROM claimed c JOIN seen s USING (petition_id)
     -- Reads the wake-up, which a SELECT in WITH only runs when read.
     WHERE (SELECT count(*) FROM notified) >= 0

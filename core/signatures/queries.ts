@@ -4,9 +4,11 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import { sql } from '../../db/sql.ts';
-import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { afterPosition, keysetPage, recencyKey } from '../pagination/keyset.ts';
 import { ANONYMOUS, listedTo } from '../petitions/policy.ts';
 import { liveSignatureCount } from '../petitions/queries.ts';
+import { SIGNATURE_EXPORT_FIELDS } from '../petitions/export.ts';
+import { PUBLIC_USER_JSON, PublicUserRow } from '../users/queries.ts';
 import { COUNTER_SHARDS } from './sign.ts';
 
 export const SignatureRow = z.object({
@@ -15,30 +17,19 @@ export const SignatureRow = z.object({
   is_anonymous: z.boolean(),
   display_location: z.string().nullable(),
   created_at: z.string(),
-  user: z
-    .object({
-      id: z.string(),
-      display_name: z.string(),
-      slug: z.string(),
-      bio: z.string().nullable(),
-      avatar_url: z.string().nullable(),
-      petition_count: z.number(),
-    })
-    .nullable(),
+  user: PublicUserRow.nullable(),
 });
 export type SignatureRow = z.infer<typeof SignatureRow>;
 
 export function listSignatures(db: CommonQueryMethods, petitionId: string, after: readonly [string, string] | undefined, limit: number) {
-  const keyset = afterPosition(recencyKey('s'), after, 'desc');
+  const keyset = keysetPage(recencyKey('s'), after, 'desc', limit);
   return db.any(sql.type(SignatureRow)`
     SELECT s.id, s.comment, s.is_anonymous, s.display_location, s.created_at,
-      CASE WHEN s.is_anonymous THEN NULL ELSE json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'bio', u.bio,
-        'avatar_url', u.avatar_url, 'petition_count', u.petition_count) END AS user
+      CASE WHEN s.is_anonymous THEN NULL ELSE ${PUBLIC_USER_JSON} END AS user
     FROM signatures s LEFT JOIN users u ON u.id = s.user_id
     WHERE s.petition_id = ${petitionId}
       AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }
 
@@ -67,13 +58,14 @@ const GLOBALLY_VISIBLE = sql.fragment`AND EXISTS (
   SELECT FROM petitions p WHERE p.id = s.petition_id AND ${listedTo(ANONYMOUS)} AND p.signature_privacy = 'public')`;
 
 export function geoPoints(db: CommonQueryMethods, petitionId: string | null, hours: number, after: readonly [number, string] | undefined, limit: number) {
-  const keyset = afterPosition(
+  const keyset = keysetPage(
     [
       [sql.fragment`count`, 'int8'],
       [sql.fragment`city || '|' || region || '|' || country`, 'text'],
     ],
     after,
     'desc',
+    limit,
   );
   return db.any(sql.type(GeoRow)`
     SELECT * FROM (
@@ -84,8 +76,7 @@ export function geoPoints(db: CommonQueryMethods, petitionId: string | null, hou
       GROUP BY city, region, country
     ) AS places
     WHERE ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }
 
@@ -93,11 +84,7 @@ export const ExportRow = z.object({
   id: z.string(),
   signer_name: z.string().nullable(),
   signer_email: z.string().nullable(),
-  comment: z.string().nullable(),
-  is_anonymous: z.boolean(),
-  display_location: z.string().nullable(),
-  city: z.string().nullable(),
-  country: z.string().nullable(),
+  ...SIGNATURE_EXPORT_FIELDS,
   created_at: z.string(),
 });
 

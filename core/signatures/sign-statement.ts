@@ -17,8 +17,9 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { insertEvent } from '../events/record-event.ts';
-import { prepared, sql } from '../../db/sql.ts';
+import { prepared, sql, unnestRows } from '../../db/sql.ts';
 import { uuidV7 } from '../../platform/uuid-v7.ts';
+import { celebrateMilestones, claimMilestones } from './milestone-claim.ts';
 import { MILESTONE_LOOKBACK, milestonesFor } from './milestones.ts';
 import type { SignatureInput } from './signature-input.ts';
 
@@ -42,99 +43,40 @@ export const BatchOutcome = z.object({
 export type BatchOutcome = z.infer<typeof BatchOutcome>;
 
 export function signBatchStatement(inputs: readonly SignatureInput[], petitions: readonly BatchPetition[]) {
-  const column = <T>(pick: (input: SignatureInput) => T) => inputs.map(pick);
   const schedule = petitions.flatMap((petition) => milestonesFor(petition.goal).map((threshold) => [petition.id, threshold] as const));
   return prepared(
     'rally_sign_batch',
     sql.type(BatchOutcome)`
     WITH input AS (
-      SELECT * FROM unnest(
-        ${sql.array(
-          inputs.map((_, index) => index),
-          'int4',
-        )}, ${sql.array(
-          inputs.map(() => uuidV7()),
-          'uuid',
-        )}, ${sql.array(
-          column((input) => input.petitionId),
-          'uuid',
-        )},
-        ${sql.array(
-          column((input) => input.userId),
-          'uuid',
-        )}, ${sql.array(
-          column((input) => input.comment),
-          'text',
-        )},
-        ${sql.array(
-          column((input) => input.isAnonymous),
-          'bool',
-        )}, ${sql.array(
-          column((input) => input.displayLocation),
-          'text',
-        )},
-        ${sql.array(
-          column((input) => input.place.city),
-          'text',
-        )}, ${sql.array(
-          column((input) => input.place.region),
-          'text',
-        )},
-        ${sql.array(
-          column((input) => input.place.country),
-          'text',
-        )}, ${sql.array(
-          column((input) => input.place.latitude),
-          'float8',
-        )},
-        ${sql.array(
-          column((input) => input.place.longitude),
-          'float8',
-        )}, ${sql.array(
-          column((input) => input.referrerSlug),
-          'text',
-        )},
-        ${sql.array(
-          column((input) => input.source ?? null),
-          'text',
-        )}, ${sql.array(
-          column((input) => input.actor.type),
-          'text',
-        )},
-        ${sql.array(
-          column((input) => input.actor.id),
-          'text',
-        )}, ${sql.array(
-          column((input) => input.networkHash?.toString('hex') ?? null),
-          'text',
-        )},
-        ${sql.array(
-          // One text per row (unnest flattens arrays of arrays): the flags joined by commas, or null.
-          column((input) => (input.flags?.length ? input.flags.join(',') : null)),
-          'text',
-        )}
-      ) AS i(ordinal, signature_id, petition_id, user_id, comment, is_anonymous, display_location, city, region, country, latitude, longitude,
-             referrer_slug, source, actor_type, actor_id, network_hash_hex, flags_text)
+      SELECT * FROM ${unnestRows(inputs, 'i', {
+        ordinal: ['int4', (_, index) => index],
+        signature_id: ['uuid', () => uuidV7()],
+        petition_id: ['uuid', (input) => input.petitionId],
+        user_id: ['uuid', (input) => input.userId],
+        comment: ['text', (input) => input.comment],
+        is_anonymous: ['bool', (input) => input.isAnonymous],
+        display_location: ['text', (input) => input.displayLocation],
+        city: ['text', (input) => input.place.city],
+        region: ['text', (input) => input.place.region],
+        country: ['text', (input) => input.place.country],
+        latitude: ['float8', (input) => input.place.latitude],
+        longitude: ['float8', (input) => input.place.longitude],
+        referrer_slug: ['text', (input) => input.referrerSlug],
+        source: ['text', (input) => input.source ?? null],
+        actor_type: ['text', (input) => input.actor.type],
+        actor_id: ['text', (input) => input.actor.id],
+        network_hash_hex: ['text', (input) => input.networkHash?.toString('hex') ?? null],
+        // One text per row (unnest flattens arrays of arrays): the flags joined by commas, or null.
+        flags_text: ['text', (input) => (input.flags?.length ? input.flags.join(',') : null)],
+      })}
     ), involved AS (
-      SELECT * FROM unnest(${sql.array(
-        petitions.map((petition) => petition.id),
-        'uuid',
-      )}, ${sql.array(
-        petitions.map(() => randomInt(COUNTER_SHARDS)),
-        'int2',
-      )},
-        ${sql.array(
-          petitions.map((petition) => petition.goal),
-          'int8',
-        )}) AS b(petition_id, shard, signature_goal)
+      SELECT * FROM ${unnestRows(petitions, 'b', {
+        petition_id: ['uuid', (petition) => petition.id],
+        shard: ['int2', () => randomInt(COUNTER_SHARDS)],
+        signature_goal: ['int8', (petition) => petition.goal],
+      })}
     ), schedule AS (
-      SELECT * FROM unnest(${sql.array(
-        schedule.map(([id]) => id),
-        'uuid',
-      )}, ${sql.array(
-        schedule.map(([, threshold]) => threshold),
-        'int8',
-      )}) AS m(petition_id, threshold)
+      SELECT * FROM ${unnestRows(schedule, 'm', { petition_id: ['uuid', ([id]) => id], threshold: ['int8', ([, threshold]) => threshold] })}
     ), live AS (
       SELECT p.id, p.status FROM petitions p JOIN involved b ON b.petition_id = p.id WHERE p.deleted_at IS NULL
     ), signers AS (
@@ -166,15 +108,12 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
       ORDER BY b.petition_id
       ON CONFLICT ON CONSTRAINT signature_counters_pkey DO UPDATE SET count = signature_counters.count + EXCLUDED.count
     ), claimed AS (
-      INSERT INTO petition_milestones (petition_id, threshold, signature_id)
+      ${claimMilestones(sql.fragment`
       SELECT m.petition_id, m.threshold,
         (SELECT r.id FROM ranked r WHERE r.petition_id = m.petition_id AND r.signature_count >= m.threshold ORDER BY r.signature_count LIMIT 1)
       FROM schedule m JOIN (SELECT petition_id, min(signature_count) AS low, max(signature_count) AS high
       FROM ranked GROUP BY petition_id) reached USING (petition_id)
-      WHERE m.threshold <= reached.high AND m.threshold > reached.low - ${MILESTONE_LOOKBACK}
-      ORDER BY m.petition_id, m.threshold
-      ON CONFLICT ON CONSTRAINT petition_milestones_pkey DO NOTHING
-      RETURNING petition_id, threshold, signature_id
+      WHERE m.threshold <= reached.high AND m.threshold > reached.low - ${MILESTONE_LOOKBACK}`)}
     ), announced AS (
       ${insertEvent(
         {
@@ -188,17 +127,7 @@ export function signBatchStatement(inputs: readonly SignatureInput[], petitions:
         sql.fragment`ranked r`,
       )}
     ), celebrated AS (
-      ${insertEvent(
-        {
-          type: sql.fragment`'signature.milestone'`,
-          actorType: sql.fragment`'system'`,
-          actorId: sql.fragment`NULL`,
-          petitionId: sql.fragment`c.petition_id`,
-          data: sql.fragment`jsonb_build_object('petition_id', c.petition_id, 'milestone', c.threshold, 'signature_count', r.signature_count,
-            'signature_goal', r.signature_goal, 'signature_id', c.signature_id)`,
-        },
-        sql.fragment`claimed c JOIN ranked r ON r.id = c.signature_id`,
-      )}
+      ${celebrateMilestones(sql.fragment`ranked s ON s.id = c.signature_id`)}
     )
     SELECT i.ordinal, r.id AS signature_id, r.created_at, r.signature_count::bigint AS signature_count,
       EXISTS (SELECT 1 FROM claimed c WHERE c.signature_id = r.id) AS milestone_reached, live.status AS petition_status,

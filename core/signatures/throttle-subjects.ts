@@ -7,6 +7,7 @@
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { createBoundedLru } from '../../platform/bounded-lru.ts';
 
 export { networkBlockOf } from './network-block.ts';
 
@@ -16,16 +17,15 @@ const CACHE_MAX_ENTRIES = 100_000;
 export type SignerDomains = { domainOf(userId: string): Promise<string | null> };
 
 export function createSignerDomains(db: DatabasePool): SignerDomains {
-  const cache = new Map<string, { domain: string | null; cachedAt: number }>();
+  const cache = createBoundedLru<string, { domain: string | null }>(CACHE_MAX_ENTRIES, { ttl: CACHE_TTL_MS });
   return {
     async domainOf(userId) {
       const hit = cache.get(userId);
-      if (hit && Date.now() - hit.cachedAt < CACHE_TTL_MS) return hit.domain;
+      if (hit) return hit.domain;
       const domain = await db.maybeOneFirst(sql.type(z.object({ domain: z.string().nullable() }))`
         SELECT NULLIF(split_part(rally_email_key(email), '@', 2), '') AS domain FROM users WHERE id = ${userId}
       `);
-      if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
-      cache.set(userId, { domain: domain ?? null, cachedAt: Date.now() });
+      cache.set(userId, { domain: domain ?? null });
       return domain ?? null;
     },
   };

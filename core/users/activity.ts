@@ -4,7 +4,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 import { ANONYMOUS, listedTo } from '../petitions/policy.ts';
 
 const UserSignatureRow = z.object({
@@ -17,7 +17,7 @@ const UserSignatureRow = z.object({
 
 /** One page (limit + 1 rows, for paginate) of a user's public signatures. */
 export function listPublicSignatures(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {
-  const keyset = afterPosition(recencyKey('s'), after, 'desc');
+  const keyset = keysetPage(recencyKey('s'), after, 'desc', limit);
   return db.any(sql.type(UserSignatureRow)`
     SELECT s.id, json_build_object('id', p.id, 'slug', p.slug, 'title', p.title, 'status', p.status) AS petition,
       s.comment, s.display_location, s.created_at
@@ -25,7 +25,6 @@ export function listPublicSignatures(db: CommonQueryMethods, userId: string, aft
     WHERE s.user_id = ${userId} AND NOT s.is_anonymous
       AND ${listedTo(ANONYMOUS)} AND p.signature_privacy = 'public'
       AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }

@@ -3,6 +3,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
+import { keysetPage, recencyKey } from '../pagination/keyset.ts';
 
 export const AdminUserRow = z.object({
   id: z.string(),
@@ -40,17 +41,17 @@ export type UserSearch = { email?: string; role?: 'user' | 'admin'; suspended?: 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 export function searchUsers(db: CommonQueryMethods, search: UserSearch, after: readonly [string, string] | undefined, limit: number) {
+  const keyset = keysetPage(recencyKey(), after, 'desc', limit);
   const conditions = [
     search.email ? sql.fragment`lower(email) LIKE ${`${escapeLike(search.email.toLowerCase())}%`}` : null,
     search.role ? sql.fragment`role = ${search.role}` : null,
     search.suspended === undefined ? null : search.suspended ? sql.fragment`suspended_at IS NOT NULL` : sql.fragment`suspended_at IS NULL`,
-    after ? sql.fragment`(created_at, id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : null,
+    keyset.where,
   ].filter((condition) => condition !== null);
   return db.any(sql.type(AdminUserRow)`
     ${ADMIN_USER_SELECT}
-    ${conditions.length ? sql.fragment`WHERE ${sql.join(conditions, sql.fragment` AND `)}` : sql.fragment``}
-    ORDER BY created_at DESC, id DESC
-    LIMIT ${limit + 1}
+    WHERE ${sql.join(conditions, sql.fragment` AND `)}
+    ${keyset.orderAndLimit}
   `);
 }
 

@@ -9,7 +9,7 @@
 // sign-up page of the browser sessions, /signup?email=…); their first login adopts this user (adoptGuestUser).
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { prepared, sql } from '../../db/sql.ts';
+import { prepared, sql, unnestRows } from '../../db/sql.ts';
 import { slugify, withFreeSlug, withRandomSuffix } from '../slugs.ts';
 import { GUEST_IDENTITY_ISSUER } from '../vocabulary.ts';
 
@@ -34,16 +34,16 @@ export async function findOrCreateGuestUsers(db: DatabasePool, people: readonly 
         'rally_guest_signers',
         sql.type(Signer)`
       WITH input AS (
-        SELECT * FROM unnest(${sql.array(
-          people.map((person) => person.email),
-          'text',
-        )}, ${sql.array(
-          people.map((person) => person.displayName),
-          'text',
-        )}, ${sql.array(
-          people.map((person) => withRandomSuffix(slugify(person.displayName || person.email.split('@')[0] || 'signer'))),
-          'text',
-        )}) WITH ORDINALITY AS i(email, display_name, slug, ordinal)
+        SELECT * FROM ${unnestRows(
+          people,
+          'i',
+          {
+            email: ['text', (person) => person.email],
+            display_name: ['text', (person) => person.displayName],
+            slug: ['text', (person) => withRandomSuffix(slugify(person.displayName || person.email.split('@')[0] || 'signer'))],
+          },
+          'ordinal',
+        )}
       ), found AS (
         -- Each address by the index on lower(email): a join would tempt the planner into reading every user.
         SELECT i.ordinal, u.id, u.suspended

@@ -5,7 +5,7 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { EVENTS_CHANNEL } from '../events/record-event.ts';
-import { sql } from '../../db/sql.ts';
+import { sql, unnestRows } from '../../db/sql.ts';
 import { DeliveryContext, deactivateIfFailingTooLong, ONLY_DELIVERIES_STILL_THERE, type AttemptRecord } from './delivery-attempts.ts';
 
 // The petition and its title name a retry workflow in the Web UI (memo summary, RallyPetitionId).
@@ -37,7 +37,6 @@ export type BatchRecord = { endpointId: string; attempts: readonly AttemptRecord
 export async function recordBatchAttempts(db: DatabasePool, batch: BatchRecord, deactivateAfterMs: number): Promise<void> {
   const { attempts } = batch;
   if (attempts.length === 0) return;
-  const column = <T>(pick: (record: AttemptRecord) => T) => attempts.map(pick);
   await db.transaction(async (tx) => {
     // The endpoint row first, as recordAttempt does (the dispatcher locks endpoints before deliveries),
     // and only when something changes, so a healthy busy endpoint is not a hot row.
@@ -52,31 +51,15 @@ export async function recordBatchAttempts(db: DatabasePool, batch: BatchRecord, 
     `);
     await tx.query(sql.typeAlias('void')`
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
-      SELECT a.* FROM unnest(${sql.array(
-        column((record) => record.deliveryId),
-        'uuid',
-      )}, ${sql.array(
-        column((record) => record.attempt),
-        'int4',
-      )},
-        ${sql.array(
-          column((record) => record.attemptedAt),
-          'timestamptz',
-        )}, ${sql.array(
-          column((record) => record.statusCode),
-          'int4',
-        )},
-        ${sql.array(
-          column((record) => record.latencyMs),
-          'int4',
-        )}, ${sql.array(
-          column((record) => record.error),
-          'text',
-        )}, ${sql.array(
-          column((record) => record.excerpt),
-          'text',
-        )})
-        AS a(delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
+      SELECT a.* FROM ${unnestRows(attempts, 'a', {
+        delivery_id: ['uuid', (record) => record.deliveryId],
+        attempt: ['int4', (record) => record.attempt],
+        attempted_at: ['timestamptz', (record) => record.attemptedAt],
+        status_code: ['int4', (record) => record.statusCode],
+        latency_ms: ['int4', (record) => record.latencyMs],
+        error: ['text', (record) => record.error],
+        response_excerpt: ['text', (record) => record.excerpt],
+      })}
       JOIN webhook_deliveries d ON d.id = a.delivery_id
       ORDER BY 1
       ${ONLY_DELIVERIES_STILL_THERE}
@@ -86,24 +69,13 @@ export async function recordBatchAttempts(db: DatabasePool, batch: BatchRecord, 
       UPDATE webhook_deliveries d
       SET status = r.outcome, attempt_count = GREATEST(d.attempt_count, r.attempt), last_status_code = r.status_code, last_error = r.error,
           finished_at = CASE WHEN r.outcome = 'retrying' THEN NULL ELSE now() END
-      FROM unnest(${sql.array(
-        column((record) => record.deliveryId),
-        'uuid',
-      )}, ${sql.array(
-        column((record) => record.outcome),
-        'text',
-      )},
-        ${sql.array(
-          column((record) => record.attempt),
-          'int4',
-        )}, ${sql.array(
-          column((record) => record.statusCode),
-          'int4',
-        )},
-        ${sql.array(
-          column((record) => record.error),
-          'text',
-        )}) AS r(id, outcome, attempt, status_code, error)
+      FROM ${unnestRows(attempts, 'r', {
+        id: ['uuid', (record) => record.deliveryId],
+        outcome: ['text', (record) => record.outcome],
+        attempt: ['int4', (record) => record.attempt],
+        status_code: ['int4', (record) => record.statusCode],
+        error: ['text', (record) => record.error],
+      })}
       WHERE d.id = r.id AND d.finished_at IS NULL
     `);
     if (attempts.some((record) => record.outcome === 'failed')) await deactivateIfFailingTooLong(tx, batch.endpointId, deactivateAfterMs);

@@ -8,6 +8,7 @@
 // slow receiver: a failed attempt, retried later. The wait counts towards the attempt's timeout.
 import dns from 'node:dns';
 import { isIP } from 'node:net';
+import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import { networkBlockOf } from '../signatures/network-block.ts';
 
 export type DestinationBudget = {
@@ -37,17 +38,16 @@ export function createDestinationBudget(
 ): DestinationBudget {
   const inFlight = new Map<string, number>();
   const waiting = new Map<string, (() => void)[]>();
-  const resolved = new Map<string, { destination: string; until: number }>();
+  const resolved = createBoundedLru<string, string>(MAX_CACHED_NAMES, { ttl: RESOLUTION_TTL_MS });
 
   async function destinationOf(url: string): Promise<string> {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (isIP(host)) return destinationOfAddress(host);
     const cached = resolved.get(host);
-    if (cached && cached.until > Date.now()) return cached.destination;
+    if (cached !== undefined) return cached;
     // A name that does not resolve fails its delivery anyway; it is budgeted by the name meanwhile.
     const destination = await lookup(host).then(destinationOfAddress, () => `name:${host}`);
-    if (resolved.size >= MAX_CACHED_NAMES) resolved.clear();
-    resolved.set(host, { destination, until: Date.now() + RESOLUTION_TTL_MS });
+    resolved.set(host, destination);
     return destination;
   }
 

@@ -4,7 +4,7 @@ import type { CommonQueryMethods } from 'slonik';
 import { LimitReached } from '../errors/domain-error.ts';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { afterPosition, recencyKey } from '../pagination/keyset.ts';
+import { keysetPage, listOwnedBy, recencyKey } from '../pagination/keyset.ts';
 
 export const EndpointRow = z.object({
   id: z.string(),
@@ -48,14 +48,7 @@ export function insertEndpoint(
 }
 
 export function listEndpoints(db: CommonQueryMethods, userId: string, after: readonly [string, string] | undefined, limit: number) {
-  const keyset = afterPosition(recencyKey(), after, 'desc');
-  return db.any(sql.type(EndpointRow)`
-    SELECT ${COLUMNS} FROM webhook_endpoints
-    WHERE user_id = ${userId}
-      AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${limit + 1}
-  `);
+  return listOwnedBy(db, EndpointRow, { table: 'webhook_endpoints', columns: COLUMNS }, userId, after, limit);
 }
 
 export function findEndpoint(db: CommonQueryMethods, userId: string, id: string) {
@@ -115,14 +108,13 @@ const DELIVERY_COLUMNS = sql.fragment`d.id, d.endpoint_id, d.event_id, e.type AS
   d.last_status_code, d.last_error, d.created_at, d.finished_at`;
 
 export function listDeliveries(db: CommonQueryMethods, endpointId: string, filter: { status?: string; after?: readonly [string, string]; limit: number }) {
-  const keyset = afterPosition(recencyKey('d'), filter.after, 'desc');
+  const keyset = keysetPage(recencyKey('d'), filter.after, 'desc', filter.limit);
   return db.any(sql.type(DeliveryRow)`
     SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
     WHERE d.endpoint_id = ${endpointId}
       ${filter.status ? sql.fragment`AND d.status = ${filter.status}` : sql.fragment``}
       AND ${keyset.where}
-    ORDER BY ${keyset.orderBy}
-    LIMIT ${filter.limit + 1}
+    ${keyset.orderAndLimit}
   `);
 }
 
