@@ -34,15 +34,20 @@ const NODE_BUILTINS = [
   'zlib',
 ];
 
-// Who may import whom. Each entry: the folders it governs, and the folders they must not reach.
 // The client's helpers; the client itself has a rule of its own (TEMPORAL_CLIENT_HOMES, below).
 const TEMPORAL_CLIENT_HELPERS = ['@temporalio/common'];
+const NO_ZOD =
+  'zod is for database rows (sql.type in core/ and db/); HTTP schemas and settings are TypeBox (docs/architecture.md, "One schema library per job").';
+const GROUND_FLOOR = {
+  forbidden: ['api', 'core', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
+  why: 'platform/ and db/ are the ground floor: they know nothing of the domain or its callers.',
+};
+// Who may import whom. Each entry: the folders it governs, the folders they must not reach, and
+// packages they must not import (a name, with the layer's reason, or a name with a reason of its own).
 const LAYERS = [
-  {
-    files: ['platform/**/*.ts', 'db/**/*.ts'],
-    forbidden: ['api', 'core', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
-    why: 'platform/ and db/ are the ground floor: they know nothing of the domain or its callers.',
-  },
+  // The settings (platform/config/) are TypeBox: no zod on this side of the ground floor.
+  { files: ['platform/**/*.ts'], ...GROUND_FLOOR, packages: [{ name: 'zod', message: NO_ZOD }] },
+  { files: ['db/**/*.ts'], ...GROUND_FLOOR },
   {
     files: ['core/**/*.ts'],
     forbidden: ['api', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
@@ -59,7 +64,8 @@ const LAYERS = [
     files: ['api/**/*.ts'],
     ignores: ['api/http/**'],
     forbidden: ['activities', 'worker', 'workflows', 'identity-provider'],
-    packages: TEMPORAL_CLIENT_HELPERS,
+    // Routes hold no rows, so no zod: their schemas are TypeBox.
+    packages: [...TEMPORAL_CLIENT_HELPERS, { name: 'zod', message: NO_ZOD }],
     why: 'api/ is HTTP only: it calls core/, never activities, workflows, the worker or Temporal itself (orchestration/ does).',
     // Routes never hold SQL: queries live in core/ (api/http/ keeps the few its plumbing needs).
     sqlForbidden: true,
@@ -138,7 +144,7 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            ...(layer.packages ?? []).map((name) => ({ name, message: layer.why })),
+            ...(layer.packages ?? []).map((entry) => (typeof entry === 'string' ? { name: entry, message: layer.why } : entry)),
             ...(layer.sqlForbidden ? [{ name: 'slonik', importNames: ['sql', 'createSqlTag'], message: NO_SQL }] : []),
           ],
           patterns: [
