@@ -34,9 +34,14 @@ const NODE_BUILTINS = [
   'zlib',
 ];
 
-// Who may import whom. Each entry: the folders it governs, and the folders they must not reach.
 // The client's helpers; the client itself has a rule of its own (TEMPORAL_CLIENT_HOMES, below).
 const TEMPORAL_CLIENT_HELPERS = ['@temporalio/common'];
+const NO_ZOD =
+  'zod is for database rows (sql.type in core/ and db/); HTTP schemas and settings are TypeBox (docs/architecture.md, "One schema library per job").';
+const GROUND_FLOOR = {
+  forbidden: ['api', 'site', 'core', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
+  why: 'platform/ and db/ are the ground floor: they know nothing of the domain or its callers.',
+};
 // The site (site/: the HTML pages people see) sits beside the API's resources on the shared HTTP
 // plumbing of api/http/; the API reaches it only where the route table mounts its routes.
 const SITE_MOUNT = 'api/route-table.ts';
@@ -46,12 +51,12 @@ const API = {
   why: 'api/ is HTTP only: it calls core/, never activities, workflows, the worker or Temporal itself (orchestration/ does).',
 };
 const NOT_SITE = `api/ never imports site/ (the HTML pages people see): only ${SITE_MOUNT} mounts its routes; what both need lives in api/http/.`;
+// Who may import whom. Each entry: the folders it governs, the folders they must not reach, and
+// packages they must not import (a name, with the layer's reason, or a name with a reason of its own).
 const LAYERS = [
-  {
-    files: ['platform/**/*.ts', 'db/**/*.ts'],
-    forbidden: ['api', 'site', 'core', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
-    why: 'platform/ and db/ are the ground floor: they know nothing of the domain or its callers.',
-  },
+  // The settings (platform/config/) are TypeBox: no zod on this side of the ground floor.
+  { files: ['platform/**/*.ts'], ...GROUND_FLOOR, packages: [{ name: 'zod', message: NO_ZOD }] },
+  { files: ['db/**/*.ts'], ...GROUND_FLOOR },
   {
     files: ['core/**/*.ts'],
     forbidden: ['api', 'site', 'activities', 'worker', 'workflows', 'orchestration', 'identity-provider'],
@@ -59,13 +64,21 @@ const LAYERS = [
     why: 'core/ is the domain: no HTTP, no activity or worker code, no Temporal (declare a port; orchestration/ implements it).',
   },
   { files: ['api/http/**/*.ts'], ...API, also: [{ folders: ['site'], why: NOT_SITE }] },
-  // Routes never hold SQL: queries live in core/ (api/http/ keeps the few its plumbing needs).
-  { files: ['api/**/*.ts'], ignores: ['api/http/**', SITE_MOUNT], ...API, sqlForbidden: true, also: [{ folders: ['site'], why: NOT_SITE }] },
+  // Routes never hold SQL: queries live in core/ (api/http/ keeps the few its plumbing needs); holding
+  // no rows, they need no zod either: their schemas are TypeBox.
+  {
+    files: ['api/**/*.ts'],
+    ignores: ['api/http/**', SITE_MOUNT],
+    ...API,
+    packages: [...API.packages, { name: 'zod', message: NO_ZOD }],
+    sqlForbidden: true,
+    also: [{ folders: ['site'], why: NOT_SITE }],
+  },
   { files: [SITE_MOUNT], ...API, sqlForbidden: true },
   {
     files: ['site/**/*.ts'],
     forbidden: ['activities', 'worker', 'workflows', 'identity-provider'],
-    packages: TEMPORAL_CLIENT_HELPERS,
+    packages: [...TEMPORAL_CLIENT_HELPERS, { name: 'zod', message: NO_ZOD }],
     why: 'site/ is the HTML pages people see: it calls core/ (and orchestration/), never activities, workflows, the worker or Temporal itself.',
     // Of api/ only its shared HTTP plumbing: a route of the API is no page's business, nor a page the API's.
     also: [{ folders: ['api'], except: ['api/http'], why: 'site/ uses only the shared HTTP plumbing of api/http/, never the routes of api/.' }],
@@ -153,7 +166,7 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            ...(layer.packages ?? []).map((name) => ({ name, message: layer.why })),
+            ...(layer.packages ?? []).map((entry) => (typeof entry === 'string' ? { name: entry, message: layer.why } : entry)),
             ...(layer.sqlForbidden ? [{ name: 'slonik', importNames: ['sql', 'createSqlTag'], message: NO_SQL }] : []),
           ],
           patterns: [

@@ -1,6 +1,6 @@
 // Typed keys for the custom search attributes declared in temporal.yaml, so operators can find a
-// resource's workflows in the Web UI (`RallyApiKeyId = "…"`). test/temporal-settings.test.ts keeps
-// this list and temporal.yaml in step.
+// resource's workflows in the Web UI (`RallyApiKeyId = "…"`).
+// test/scripts/temporal-settings.unit.test.ts keeps this list and temporal.yaml in step.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const RallyPetitionId = defineSearchAttributeKey('RallyPetitionId', SearchAttributeType.KEYWORD);

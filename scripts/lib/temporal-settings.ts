@@ -6,8 +6,9 @@ import type { Connection } from '@temporalio/client';
 import { isGrpcServiceError } from '@temporalio/client';
 // The SDK's own millisecond → protobuf Duration conversion (its `seconds` field is a Long).
 import { msNumberToTs } from '@temporalio/common/lib/time.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { Value, type ValueError } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
 import { parseDuration } from '../../platform/config.ts';
 
 export const TEMPORAL_SETTINGS_FILE = path.resolve(import.meta.dirname, '..', '..', 'temporal.yaml');
@@ -27,26 +28,35 @@ const INDEXED_VALUE_TYPE: Record<SearchAttributeType, number> = {
   KeywordList: 7,
 };
 
-const port = z.number().int().min(1).max(65_535);
-const identifier = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'must be an identifier (letters, digits, _)');
+// Checked with TypeBox like every other deployment setting (platform/config/); zod is for database
+// rows (docs/architecture.md, "One schema library per job").
+const port = Type.Integer({ minimum: 1, maximum: 65_535 });
+const nonEmpty = Type.String({ minLength: 1 });
 
-const settingsSchema = z.strictObject({
-  namespace: z.string().min(1),
-  taskQueue: z.string().min(1),
-  workflowRetention: z.string(),
-  devServer: z.strictObject({
-    ip: z.string().min(1),
-    port,
-    uiPort: port,
-    dbFile: z.string().min(1),
-  }),
-  searchAttributes: z.record(identifier, z.enum(SEARCH_ATTRIBUTE_TYPES)),
-});
+const settingsSchema = Type.Object(
+  {
+    namespace: nonEmpty,
+    taskQueue: nonEmpty,
+    workflowRetention: Type.String(),
+    devServer: Type.Object({ ip: nonEmpty, port, uiPort: port, dbFile: nonEmpty }, { additionalProperties: false }),
+    // Names are identifiers (letters, digits, _): any other key is refused as an unexpected property.
+    searchAttributes: Type.Record(Type.RegExp(/^[A-Za-z][A-Za-z0-9_]*$/), Type.Union(SEARCH_ATTRIBUTE_TYPES.map((type) => Type.Literal(type))), {
+      additionalProperties: false,
+    }),
+  },
+  { additionalProperties: false },
+);
 
-export type TemporalSettings = Readonly<Omit<z.infer<typeof settingsSchema>, 'workflowRetention'> & { workflowRetentionMs: number }>;
+export type TemporalSettings = Readonly<Omit<Static<typeof settingsSchema>, 'workflowRetention'> & { workflowRetentionMs: number }>;
 
 export class TemporalSettingsError extends Error {
   override name = 'TemporalSettingsError';
+}
+
+// TypeBox's words, except for a choice among values, where "Expected union value" would not say which.
+function problemWords(error: ValueError): string {
+  const choices = (error.schema.anyOf as { const?: unknown }[] | undefined)?.map((choice) => choice.const);
+  return choices?.every((choice) => typeof choice === 'string') ? `must be one of ${choices.join(', ')}` : error.message;
 }
 
 /** Parses and validates a temporal.yaml; the error names the file and the offending field. */
@@ -57,11 +67,11 @@ export function loadTemporalSettings(file: string = TEMPORAL_SETTINGS_FILE): Tem
   } catch (error) {
     throw new TemporalSettingsError(`${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const result = settingsSchema.safeParse(document);
-  if (!result.success) {
-    throw new TemporalSettingsError(`${file} is not valid:\n${z.prettifyError(result.error)}`);
+  if (!Value.Check(settingsSchema, document)) {
+    const problems = [...Value.Errors(settingsSchema, document)].map((error) => `  ${error.path || '/'}: ${problemWords(error)}`);
+    throw new TemporalSettingsError(`${file} is not valid:\n${problems.join('\n')}`);
   }
-  const { workflowRetention, ...rest } = result.data;
+  const { workflowRetention, ...rest } = document;
   let workflowRetentionMs: number;
   try {
     workflowRetentionMs = parseDuration('workflowRetention', workflowRetention);

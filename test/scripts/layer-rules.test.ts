@@ -137,6 +137,23 @@ describe('import rules (scripts/eslint.config.js)', function () {
     expect(errors.join('\n')).to.include('no-restricted-imports').and.include('Workflows reach nothing with I/O');
   });
 
+  it('reports platform/ and db/ importing core/', async () => {
+    for (const folder of ['platform', 'db']) {
+      const errors = await lintThrowaway(folder, "import { DomainError } from '../core/errors/domain-error.ts';\nexport const probe = DomainError;\n");
+      expect(errors.join('\n'), folder).to.include('no-restricted-imports').and.include('the ground floor');
+    }
+  });
+
+  it('reports zod in a route or a setting (their schemas are TypeBox), and accepts it for rows in core/', async () => {
+    const source = "import { z } from 'zod';\nexport const Probe = z.object({ id: z.string() });\n";
+    for (const folder of ['api/petitions', 'platform/config']) {
+      expect((await lintThrowaway(folder, source)).join('\n'), folder)
+        .to.include('no-restricted-imports')
+        .and.include('zod is for database rows');
+    }
+    expect(await lintThrowaway('core/petitions', source)).to.deep.equal([]);
+  });
+
   it('accepts core/ importing the ground floor', async () => {
     expect(await lintThrowaway('core', "import { sql } from '../db/sql.ts';\nexport const probe = sql;\n")).to.deep.equal([]);
   });
