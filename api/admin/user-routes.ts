@@ -28,7 +28,8 @@ import {
 
 const userCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-users');
 const warningCursor = createCursorCodec(Type.Tuple([Type.String({ format: 'date-time' }), Type.String({ format: 'uuid' })]), 'admin-warnings');
-const tag = 'Admin';
+// Every route here: an administrator's own login, never an app acting for them.
+const ADMIN_ONLY = { tag: 'Admin', auth: 'required', scope: NOT_FOR_APPS, permission: 'admin' } as const;
 
 export function createAdminUserRoutes(deps: {
   db: DatabasePool;
@@ -41,10 +42,7 @@ export function createAdminUserRoutes(deps: {
       method: 'get',
       path: '/v1/admin/users',
       operationId: 'adminSearchUsers',
-      tag,
-      auth: 'required',
-      scope: NOT_FOR_APPS,
-      permission: 'admin',
+      ...ADMIN_ONLY,
       summary: 'Search users',
       description: 'Users by email (prefix or exact, case-insensitive), role and suspension, newest first.',
       query: UserSearchQuery,
@@ -62,10 +60,7 @@ export function createAdminUserRoutes(deps: {
       method: 'post',
       path: '/v1/admin/users/:id/suspend',
       operationId: 'adminSuspendUser',
-      tag,
-      auth: 'required',
-      scope: NOT_FOR_APPS,
-      permission: 'admin',
+      ...ADMIN_ONLY,
       summary: 'Suspend a user',
       description: 'Suspend a user: their tokens and API keys are refused with 403 at once; with `until`, the suspension ends by itself.',
       params: IdParams,
@@ -91,10 +86,7 @@ export function createAdminUserRoutes(deps: {
       method: 'post',
       path: '/v1/admin/users/:id/unsuspend',
       operationId: 'adminUnsuspendUser',
-      tag,
-      auth: 'required',
-      scope: NOT_FOR_APPS,
-      permission: 'admin',
+      ...ADMIN_ONLY,
       summary: 'Lift a suspension',
       description: 'Lift a suspension (a user who is not suspended is answered as is).',
       params: IdParams,
@@ -111,10 +103,7 @@ export function createAdminUserRoutes(deps: {
       method: 'get',
       path: '/v1/admin/warnings',
       operationId: 'adminListWarnings',
-      tag,
-      auth: 'required',
-      scope: NOT_FOR_APPS,
-      permission: 'admin',
+      ...ADMIN_ONLY,
       summary: 'List warnings',
       description: 'Warnings sent, newest first (all, or one user’s).',
       query: WarningListQuery,
@@ -132,10 +121,7 @@ export function createAdminUserRoutes(deps: {
       method: 'post',
       path: '/v1/admin/warnings',
       operationId: 'adminWarnUser',
-      tag,
-      auth: 'required',
-      scope: NOT_FOR_APPS,
-      permission: 'admin',
+      ...ADMIN_ONLY,
       summary: 'Warn a user',
       description: 'Warn a user: an in-app notification at once, and an email.',
       body: WarningCreate,

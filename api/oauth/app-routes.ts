@@ -37,12 +37,12 @@ const developerOf = (ctx: RallyContext) => ctx.state.principal!.userId;
 const scopeList = (scopes: readonly string[] | undefined) => scopes?.join(' ');
 
 export function createDeveloperAppRoutes(deps: DeveloperAppDependencies & { accessTokenTtlMs: number }): AnyRouteSpec[] {
-  const base = { tag: 'OAuth 2.0', auth: 'required' } as const;
+  // A developer's own login manages their apps; no app manages apps.
+  const base = { tag: 'OAuth 2.0', auth: 'required', scope: NOT_FOR_APPS } as const;
   const params = AppAuthorizationParams;
   return [
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/oauth/apps',
       operationId: 'registerOAuthApp',
@@ -70,7 +70,6 @@ export function createDeveloperAppRoutes(deps: DeveloperAppDependencies & { acce
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/oauth/apps',
       operationId: 'listOAuthApps',
@@ -90,7 +89,6 @@ export function createDeveloperAppRoutes(deps: DeveloperAppDependencies & { acce
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'get',
       path: '/v1/oauth/apps/:client_id',
       operationId: 'getOAuthApp',
@@ -105,7 +103,6 @@ export function createDeveloperAppRoutes(deps: DeveloperAppDependencies & { acce
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'patch',
       path: '/v1/oauth/apps/:client_id',
       operationId: 'updateOAuthApp',
@@ -125,7 +122,6 @@ export function createDeveloperAppRoutes(deps: DeveloperAppDependencies & { acce
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'delete',
       path: '/v1/oauth/apps/:client_id',
       operationId: 'deleteOAuthApp',
@@ -141,7 +137,6 @@ export function createDeveloperAppRoutes(deps: DeveloperAppDependencies & { acce
     }),
     defineRoute({
       ...base,
-      scope: NOT_FOR_APPS,
       method: 'post',
       path: '/v1/oauth/apps/:client_id/rotate-secret',
       operationId: 'rotateOAuthAppSecret',

@@ -4,7 +4,7 @@ import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql, unnestRows } from '../../db/sql.ts';
 import { visibleTo, type Viewer } from './policy.ts';
-import { PUBLIC_USER_JSON, PublicUserRow } from '../users/queries.ts';
+import { PUBLIC_USER_JSON, PublicUserRow } from '../public-user.ts';
 import { PETITION_STATUSES, PETITION_VISIBILITIES, type PetitionVisibility, type SignaturePrivacy } from '../vocabulary.ts';
 
 export const PetitionRow = z.object({
@@ -96,7 +96,11 @@ export function insertDecisionMakers(tx: CommonQueryMethods, petitionId: string,
   return tx.query(sql.typeAlias('void')`
     INSERT INTO petition_decision_makers (petition_id, name, title, email)
     SELECT ${petitionId}, name, title, email
-    FROM ${unnestRows(people, 't', { name: ['text', (person) => person.name], title: ['text', (person) => person.title], email: ['text', (person) => person.email] })}
+    FROM ${unnestRows(people, 't', {
+      name: ['text', (person) => person.name],
+      title: ['text', (person) => person.title],
+      email: ['text', (person) => person.email],
+    })}
   `);
 }
 

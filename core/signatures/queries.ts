@@ -8,7 +8,7 @@ import { afterPosition, keysetPage, recencyKey } from '../pagination/keyset.ts';
 import { ANONYMOUS, listedTo } from '../petitions/policy.ts';
 import { liveSignatureCount } from '../petitions/queries.ts';
 import { SIGNATURE_EXPORT_FIELDS } from '../petitions/export.ts';
-import { PUBLIC_USER_JSON, PublicUserRow } from '../users/queries.ts';
+import { PUBLIC_USER_JSON, PublicUserRow } from '../public-user.ts';
 import { COUNTER_SHARDS } from './sign.ts';
 
 export const SignatureRow = z.object({

@@ -22,20 +22,6 @@ export const UserRow = z.object({
 });
 export type UserRow = z.infer<typeof UserRow>;
 
-/** A user as others see them: the creator of a petition, a signer who did not sign anonymously. */
-export const PublicUserRow = z.object({
-  id: z.string(),
-  display_name: z.string(),
-  slug: z.string(),
-  bio: z.string().nullable(),
-  avatar_url: z.string().nullable(),
-  petition_count: z.number(),
-});
-
-/** PublicUserRow as JSON, of the users row aliased `u`. */
-export const PUBLIC_USER_JSON = sql.fragment`json_build_object('id', u.id, 'display_name', u.display_name, 'slug', u.slug, 'bio', u.bio,
-  'avatar_url', u.avatar_url, 'petition_count', u.petition_count)`;
-
 const USER_COLUMNS = sql.fragment`id, email, display_name, slug, bio, avatar_url, role, suspended_at, email_verified,
   phone_verified, notification_prefs, petition_count, created_at`;
 

@@ -16,7 +16,9 @@ function mutualPairs(): Map<string, string> {
   const edges = new Map<string, string>();
   for (const file of sourceFiles('core')) {
     const [, aggregate, rest] = file.split('/');
-    if (!rest) continue; // core/*.ts: words (vocabulary, slugs, workflow summaries) and shared reads (organization lookups, the public petition), not aggregates
+    // core/*.ts: words (vocabulary, slugs, workflow summaries) and shared reads (organization lookups,
+    // the public petition and user), not aggregates.
+    if (!rest) continue;
     for (const [, target] of readSource(file).matchAll(IMPORT)) {
       if (target !== aggregate && !edges.has(`${aggregate}->${target}`)) edges.set(`${aggregate}->${target}`, file);
     }
