@@ -10,11 +10,11 @@ import {
   storeInvitationToken,
   type InvitationForEmail,
 } from '../core/organizations/invitation-delivery.ts';
-import { invitationAcceptUrl, newInvitationToken } from '../core/organizations/invitations.ts';
+import { invitationAcceptUrl, invitationToken } from '../core/organizations/invitations.ts';
 import type { Config } from '../platform/config.ts';
 import { createMailer, type Mailer, type MailMessage } from '../platform/mailer.ts';
 
-export type InvitationActivityDependencies = { db: DatabasePool; mailer: Mailer; publicUrl: string };
+export type InvitationActivityDependencies = { db: DatabasePool; mailer: Mailer; publicUrl: string; encryptionKey: string };
 
 const formatDeadline = (iso: string) => new Date(iso).toUTCString();
 
@@ -44,7 +44,7 @@ function reminderEmail(invitation: InvitationForEmail): MailMessage {
   };
 }
 
-export function createInvitationActivities({ db, mailer, publicUrl }: InvitationActivityDependencies) {
+export function createInvitationActivities({ db, mailer, publicUrl, encryptionKey }: InvitationActivityDependencies) {
   const find = (invitationId: string) => findInvitationForEmail(db, invitationId);
 
   return {
@@ -53,7 +53,9 @@ export function createInvitationActivities({ db, mailer, publicUrl }: Invitation
       const invitation = await find(invitationId);
       if (!invitation) return false;
       if (invitation.sent_at) return true;
-      const token = newInvitationToken();
+      // The same token on a retry: a crash after the email left but before it was marked sent must
+      // not send a second link that makes the first one dead.
+      const token = invitationToken(encryptionKey, invitationId);
       await storeInvitationToken(db, invitationId, token.hash);
       await mailer.send(invitationEmail(invitation, invitationAcceptUrl(publicUrl, token.raw)));
       await markInvitationSent(db, invitationId);
@@ -79,5 +81,5 @@ export function createInvitationActivities({ db, mailer, publicUrl }: Invitation
 export type InvitationActivities = ReturnType<typeof createInvitationActivities>;
 
 export function invitationDependencies(db: DatabasePool, config: Config): InvitationActivityDependencies {
-  return { db, mailer: createMailer(config.mail), publicUrl: config.publicUrl };
+  return { db, mailer: createMailer(config.mail), publicUrl: config.publicUrl, encryptionKey: config.encryptionKey };
 }

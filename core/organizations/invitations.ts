@@ -3,7 +3,7 @@
 // creates the membership through the tier check, under the organization's row lock. The token alone
 // is not enough (an email is easily forwarded): only the user whose email is the invited address may
 // accept it, and only a person, never an organization key, may invite or accept.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -27,9 +27,12 @@ export type InvitationDependencies = { db: DatabasePool; workflows: InvitationWo
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-/** 32 random bytes, base64url; only the SHA-256 is stored. */
-export function newInvitationToken(): { raw: string; hash: Buffer } {
-  const raw = randomBytes(32).toString('base64url');
+/**
+ * The invitation's token: an HMAC of its id under the platform key (32 bytes, base64url), so an email
+ * sent again after a worker crash carries the same link as the first; only its SHA-256 is stored.
+ */
+export function invitationToken(keyHex: string, invitationId: string): { raw: string; hash: Buffer } {
+  const raw = createHmac('sha256', Buffer.from(keyHex, 'hex')).update(`rally-organization-invitation:${invitationId}`).digest('base64url');
   return { raw, hash: hashInvitationToken(raw) };
 }
 

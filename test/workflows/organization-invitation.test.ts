@@ -4,7 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
+import { createInvitationActivities, invitationDependencies } from '../../activities/organization-invitations.ts';
 import { sql } from '../../db/sql.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { organizationInvitationWorkflowId } from '../../workflows/index.ts';
 import { testEnvironment } from '../support/environment.ts';
 import { json } from '../support/http.ts';
@@ -130,6 +132,20 @@ describe('organization invitations', function () {
     expect((await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: email.toUpperCase(), role: 'member' })).status).to.equal(409);
     expect((await post(`/v1/invitations/${'A'.repeat(43)}/accept`, member.token)).status).to.equal(404);
     expect((await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: 'not an email', role: 'member' })).status).to.equal(422);
+  });
+
+  it('emails the same link again when the worker dies after sending and before marking it sent; that link still works', async () => {
+    const org = await organization();
+    const invitee = await person();
+    const invitation = (await json(await post(`/v1/organizations/${org.id}/invitations`, owner.token, { email: invitee.email, role: 'member' }))).data;
+    const first = acceptLink(await mail.waitFor(invitee.email, /invited to join/));
+    // The crash's state: the email left, its sending was never recorded; the activity runs again.
+    await testEnvironment().db.query(sql.typeAlias('void')`UPDATE organization_invitations SET sent_at = NULL WHERE id = ${invitation.id}`);
+    const activities = createInvitationActivities(invitationDependencies(testEnvironment().db, loadConfig({ ...process.env, PUBLIC_URL, ...env })));
+    expect(await activities.sendOrganizationInvitation({ invitationId: invitation.id })).to.equal(true);
+    const sent = mail.messages.filter((message) => message.to.includes(invitee.email) && /invited to join/.test(message.subject));
+    expect(sent.map(acceptLink)).to.deep.equal([first, first]);
+    expect((await post(first, invitee.token)).status).to.equal(201);
   });
 
   it('reminds once and expires the invitation after RALLY_INVITATION_TTL, across a worker restart (410)', async () => {
