@@ -4,8 +4,33 @@
 // petitions a visitor may not see.
 import { createHash } from 'node:crypto';
 import type { RallyContext } from '../api/http/context.ts';
+import { defineRoute, type AnyRouteSpec } from '../api/http/route.ts';
 import { html, trusted } from '../platform/html.ts';
 import { PAGE_CSS } from './styles.ts';
+
+/**
+ * A script the pages link with a version in its query string (a new script is a new address), so it is
+ * cached for a day and revalidated by its ETag.
+ */
+export function versionedScriptRoute(script: { path: string; operationId: string; tag: string; summary: string; body: string; etag: string }): AnyRouteSpec {
+  return defineRoute({
+    method: 'get',
+    path: script.path,
+    operationId: script.operationId,
+    tag: script.tag,
+    auth: 'none',
+    summary: script.summary,
+    responses: { 200: { description: 'JavaScript', contentType: 'text/javascript' }, 304: { description: 'Not modified' } },
+    async handler(ctx) {
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.etag = script.etag;
+      ctx.status = 200;
+      if (ctx.fresh) return void (ctx.status = 304);
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = script.body;
+    },
+  });
+}
 
 export const PAGE_CACHE_CONTROL = 'public, max-age=30, stale-while-revalidate=300';
 

@@ -12,7 +12,7 @@ import { defineRoute, type AnyRouteSpec } from '../../api/http/route.ts';
 import { LIVE_SCRIPT, LIVE_SCRIPT_ETAG } from './live-script.ts';
 import { renderPetitionPage } from './petition-page.ts';
 import { renderReviewNoticePage, renderReviewNoticeWidget } from './review-notice.ts';
-import { sendCacheable, sendNotFoundPage } from '../respond.ts';
+import { sendCacheable, sendNotFoundPage, versionedScriptRoute } from '../respond.ts';
 import { htmlPolicies } from '../../api/http/security-headers.ts';
 import { PAGE_CSS_HASH, WIDGET_CSS_HASH } from '../styles.ts';
 import { renderWidgetPage, widgetTheme } from './widget-page.ts';
@@ -125,26 +125,13 @@ export function createPageRoutes(deps: {
         sendCacheable(ctx, body, HTML, widgetCsp, formTokenFor(data.petition.id));
       },
     }),
-    defineRoute({
-      method: 'get',
+    versionedScriptRoute({
       path: '/assets/live.js',
       operationId: 'getLiveScript',
       tag,
-      auth: 'none',
       summary: 'The script of the page and the widget: live count over /v1/realtime, rally:resize',
-      responses: { 200: { description: 'JavaScript', contentType: 'text/javascript' }, 304: { description: 'Not modified' } },
-      async handler(ctx) {
-        // Linked with a version in its query string: a new script is a new address.
-        ctx.set('Cache-Control', 'public, max-age=86400');
-        ctx.etag = LIVE_SCRIPT_ETAG;
-        ctx.status = 200;
-        if (ctx.fresh) {
-          ctx.status = 304;
-          return;
-        }
-        ctx.type = 'text/javascript; charset=utf-8';
-        ctx.body = LIVE_SCRIPT;
-      },
+      body: LIVE_SCRIPT,
+      etag: LIVE_SCRIPT_ETAG,
     }),
   ];
 }

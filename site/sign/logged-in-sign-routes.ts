@@ -26,6 +26,7 @@ import { petitionPagePath } from '../../api/http/petition-urls.ts';
 import { countedSignature } from '../../core/signatures/sign-attempts.ts';
 import { ACCOUNT_SCRIPT, ACCOUNT_SCRIPT_ETAG, ACCOUNT_SCRIPT_PATH } from './account-script.ts';
 import { seeOther, sendBrowserPage, sendPersonalPage, sendRefusal } from '../browser-pages.ts';
+import { versionedScriptRoute } from '../respond.ts';
 import type { BrowserSessions } from '../../api/http/browser-session.ts';
 import { readSessionForm } from '../session-form.ts';
 import { signPanelState } from './sign-panel-state.ts';
@@ -222,22 +223,13 @@ function signPopupRoute(deps: BrowserSignDependencies): AnyRouteSpec {
 }
 
 const accountScriptRoute = () =>
-  defineRoute({
-    method: 'get',
+  versionedScriptRoute({
     path: '/assets/account.js',
     operationId: 'getAccountScript',
     tag,
-    auth: 'none',
     summary: "The script of the widget's account popup",
-    responses: { 200: { description: 'JavaScript', contentType: 'text/javascript' }, 304: { description: 'Not modified' } },
-    async handler(ctx) {
-      ctx.set('Cache-Control', 'public, max-age=86400');
-      ctx.etag = ACCOUNT_SCRIPT_ETAG;
-      ctx.status = 200;
-      if (ctx.fresh) return void (ctx.status = 304);
-      ctx.type = 'text/javascript; charset=utf-8';
-      ctx.body = ACCOUNT_SCRIPT;
-    },
+    body: ACCOUNT_SCRIPT,
+    etag: ACCOUNT_SCRIPT_ETAG,
   });
 
 export function createBrowserSignRoutes(deps: BrowserSignDependencies): AnyRouteSpec[] {

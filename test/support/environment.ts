@@ -47,16 +47,25 @@ function processIndex(env: NodeJS.ProcessEnv): number {
   return Number(env.MOCHA_WORKER_ID ?? 0);
 }
 
+/** Runs `work` on the server's maintenance database. */
+async function onServer<T>(serverUrl: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
+  await admin.connect();
+  return work(admin).finally(() => admin.end());
+}
+
+/** A new database `name` cloned from the run's migrated template; its URL. */
+async function cloneTemplate(env: NodeJS.ProcessEnv, serverUrl: string, name: string): Promise<string> {
+  await onServer(serverUrl, (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE ${sharedValue(env, SHARED.templateDatabase)}`));
+  return withDatabase(serverUrl, name);
+}
+
 async function start(env: NodeJS.ProcessEnv): Promise<void> {
   const config = loadConfig(env);
   pgBouncerPort = env.RALLY_TEST_PGBOUNCER_PORT ? Number(env.RALLY_TEST_PGBOUNCER_PORT) : undefined;
   const index = processIndex(env);
   const namespaces = sharedValue(env, SHARED.namespaces).split(',');
-  const databaseName = `${sharedValue(env, SHARED.runId)}_${index}`;
-  const admin = new pg.Client({ connectionString: withDatabase(config.databaseUrl!, 'postgres') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${databaseName} TEMPLATE ${sharedValue(env, SHARED.templateDatabase)}`).finally(() => admin.end());
-  const databaseUrl = withDatabase(config.databaseUrl!, databaseName);
+  const databaseUrl = await cloneTemplate(env, config.databaseUrl!, `${sharedValue(env, SHARED.runId)}_${index}`);
 
   // The processes a test starts write media and mail under RALLY_DATA_DIR: one folder per test process.
   const dataDir = path.join(sharedValue(env, SHARED.runDir), `process-${index}`);
@@ -87,15 +96,13 @@ let freshDatabases = 0;
  */
 export async function withFreshDatabase(work: (db: DatabasePool) => Promise<void>): Promise<void> {
   const env = process.env;
+  const serverUrl = testEnvironment().databaseUrl;
   const name = `${sharedValue(env, SHARED.runId)}_${processIndex(env)}_fresh_${(freshDatabases += 1)}`;
-  const admin = new pg.Client({ connectionString: withDatabase(testEnvironment().databaseUrl, 'postgres') });
-  await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${sharedValue(env, SHARED.templateDatabase)}`);
-    const db = await createDatabasePool(withDatabase(testEnvironment().databaseUrl, name), { maximumPoolSize: 2 });
+    const db = await createDatabasePool(await cloneTemplate(env, serverUrl, name), { maximumPoolSize: 2 });
     await work(db).finally(() => db.end());
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => admin.end());
+    await onServer(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   }
 }
 
