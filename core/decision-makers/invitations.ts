@@ -37,15 +37,22 @@ export function findInvitee(db: CommonQueryMethods, by: { decisionMakerId: strin
   return db.maybeOne(sql.type(Invitee)`${INVITEE_SELECT} WHERE ${where}`);
 }
 
-/** Decision makers of the petition without a sent invitation (all of them, or those named). */
-export async function listUninvitedDecisionMakers(db: CommonQueryMethods, petitionId: string, decisionMakerIds?: string[]): Promise<string[]> {
-  const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
-    SELECT d.id FROM petition_decision_makers d LEFT JOIN response_tokens t ON t.decision_maker_id = d.id
-    WHERE d.petition_id = ${petitionId} AND t.sent_at IS NULL
-      ${decisionMakerIds ? sql.fragment`AND d.id = ANY(${sql.array(decisionMakerIds, 'uuid')})` : sql.fragment``}
-    ORDER BY d.created_at, d.id
-  `);
-  return [...ids];
+/**
+ * Decision makers of the petition without a sent invitation (all of them, or those named). Adding one
+ * starts this workflow inside the transaction that inserts it, holding the petition FOR SHARE: taking
+ * FOR NO KEY UPDATE first waits for that commit, so a new decision maker is never listed too early to be seen.
+ */
+export async function listUninvitedDecisionMakers(db: DatabasePool, petitionId: string, decisionMakerIds?: string[]): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    await tx.query(sql.typeAlias('void')`SELECT FROM petitions WHERE id = ${petitionId} FOR NO KEY UPDATE`);
+    const ids = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
+      SELECT d.id FROM petition_decision_makers d LEFT JOIN response_tokens t ON t.decision_maker_id = d.id
+      WHERE d.petition_id = ${petitionId} AND t.sent_at IS NULL
+        ${decisionMakerIds ? sql.fragment`AND d.id = ANY(${sql.array(decisionMakerIds, 'uuid')})` : sql.fragment``}
+      ORDER BY d.created_at, d.id
+    `);
+    return [...ids];
+  });
 }
 
 /** Stores a fresh token hash for an invitation not sent yet; null when it was sent meanwhile. */
