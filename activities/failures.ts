@@ -1,8 +1,6 @@
-// How the domain's errors leave an activity. Temporal retries whatever an activity throws unless it
-// is a non-retryable ApplicationFailure, so this one table decides: a failure the input itself
-// causes (not found, conflict, invalid…) will fail the same way every time and is final; a missing
-// dependency (unavailable, rate limited) is worth retrying. Anything that is not a domain error
-// (a lost connection, a bug) stays retryable, as Temporal treats it.
+// How the domain's errors leave an activity. Temporal retries whatever an activity throws unless it is a non-retryable ApplicationFailure, so this one table
+// decides: a failure the input itself causes (not found, conflict, invalid…) will fail the same way every time and is final; a missing dependency (unavailable,
+// rate limited) is worth retrying. Anything that is not a domain error (a lost connection, a bug) stays retryable, as Temporal treats it.
 import { ApplicationFailure } from '@temporalio/activity';
 import { DomainError, type DomainErrorKind } from '../core/errors/domain-error.ts';
 

@@ -1,7 +1,6 @@
-// The fraud watch as an activity: every window due since the last run (core/moderation/fraud-watch-rule.ts),
-// each examined and committed on its own, heartbeating between windows, so a retry after a crash
-// resumes at the first window not yet committed and raises no alert twice. Then the flagged-share
-// alert (core/moderation/flagged-share.ts), once per petition and hour.
+// The fraud watch as an activity: every window due since the last run (core/moderation/fraud-watch-rule.ts), each examined and committed on its own,
+// heartbeating between windows, so a retry after a crash resumes at the first window not yet committed and raises no alert twice. Then the flagged-share alert
+// (core/moderation/flagged-share.ts), once per petition and hour.
 import { heartbeat } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';
 import { watchedUntil, watchWindow } from '../core/moderation/fraud-watch.ts';

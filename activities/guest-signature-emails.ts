@@ -1,10 +1,6 @@
-// The emails of guest signing, sent in batches by the guest-signature-emails workflow: each call mails
-// the due confirmations (or, to an address that had signed already, a note saying so, without a link),
-// the due reminders (the same link again, halfway to the deadline), and expires what is overdue.
-// Every email also offers to set a password (/signup?email=…, the browser sign-up page): a guest is a
-// user without one; and "never email me again" (core/guest-signatures/mail-stop.ts, also as RFC 8058
-// one-click List-Unsubscribe): nothing more goes to an address that asked so, its rows are done with.
-// Safe to repeat: what was mailed is marked in the transaction that locked it.
+// The emails of guest signing, sent in batches by the guest-signature-emails workflow: each call mails the due confirmations (or, to an address that had signed
+// already, a note without a link), the due reminders (the same link again, halfway to the deadline), and expires what is overdue. Safe to repeat: what was
+// mailed is marked in the transaction that locked it.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import {
   dropMail,
@@ -32,6 +28,9 @@ const log = createLogger('guest-signature-emails');
 
 export type GuestSignatureEmailDependencies = { db: DatabasePool; mailer: Mailer; publicUrl: string; encryptionKey: string };
 
+// Every email also offers to set a password (/signup?email=…, the browser sign-up page), as a guest is a user
+// without one, and "never email me again" (core/guest-signatures/mail-stop.ts, also as RFC 8058 one-click
+// List-Unsubscribe): nothing more goes to an address that asked so, and its rows are done with.
 export function createGuestSignatureEmailActivities({ db, mailer, publicUrl, encryptionKey }: GuestSignatureEmailDependencies) {
   const stopKey = mailStopKey(encryptionKey);
   const setPassword = (email: string) =>

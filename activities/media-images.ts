@@ -1,8 +1,6 @@
-// The image work of media processing, free of storage and database: what a file really is (from its
-// first bytes, whatever its name or declared type says), and the WebP variants each kind of upload
-// needs. Output carries no metadata at all: sharp drops EXIF (GPS included), XMP and ICC unless
-// asked to keep them, and this module never asks. Orientation is applied to the pixels first, so a
-// photo taken sideways still shows upright once its EXIF is gone.
+// The image work of media processing, free of storage and database: what a file really is (from its first bytes, whatever its name or declared type says), and
+// the WebP variants each kind of upload needs. Output carries no metadata at all: sharp drops EXIF (GPS included), XMP and ICC unless asked to keep them, and
+// this module never asks. Orientation is applied to the pixels first, so a photo taken sideways still shows upright once its EXIF is gone.
 import type { default as Sharp } from 'sharp';
 import type { EntityType, ImageContentType } from '../core/media/media-types.ts';
 

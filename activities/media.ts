@@ -1,7 +1,6 @@
-// What the media-processing workflow does to an upload. Each step is safe to repeat: a retry after
-// a crash rewrites the same variant files and sets the same columns. Problems with the file itself
-// (wrong type, undecodable) are non-retryable failures carrying a reason meant for the uploader;
-// anything else (storage or database trouble) is thrown as is and retried.
+// What the media-processing workflow does to an upload. Each step is safe to repeat: a retry after a crash rewrites the same variant files and sets the same
+// columns. Problems with the file itself (wrong type, undecodable) are non-retryable failures carrying a reason meant for the uploader; anything else (storage
+// or database trouble) is thrown as is and retried.
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DatabasePool } from 'slonik';

@@ -1,8 +1,6 @@
-// The email channel of notifications: sends what is pending for each recipient whose oldest pending
-// email waited a window, one email per notification, or a single digest when more than
-// DIGEST_THRESHOLD gathered. Every
-// email carries a one-click unsubscribe link (List-Unsubscribe + List-Unsubscribe-Post, RFC 8058):
-// for the notification's type, or for all notification email from a digest.
+// The email channel of notifications: sends what is pending for each recipient whose oldest pending email waited a window, one email per notification, or a
+// single digest when more than DIGEST_THRESHOLD gathered. Every email carries a one-click unsubscribe link (List-Unsubscribe + List-Unsubscribe-Post, RFC
+// 8058): for the notification's type, or for all notification email from a digest.
 import type { DatabasePool } from 'slonik';
 import { dueRecipients, lockPendingEmails, markEmailed, type PendingEmail } from '../core/notifications/emails.ts';
 import { unsubscribeToken, unsubscribeUrl } from '../core/notifications/unsubscribe.ts';

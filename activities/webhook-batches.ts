@@ -1,12 +1,6 @@
-// First attempts of a batch of deliveries to one endpoint (workflows/webhook-delivery-batch.ts): one
-// query loads them, they are sent at once (the dispatcher sized the batch to the endpoint's delivery
-// window), and every attempt is recorded in one transaction together with the endpoint's new window
-// (core/webhooks/delivery-batches.ts). Deliveries whose first attempt failed and may be retried come
-// back with the delay before their second attempt, their petition and a summary for the Web UI: the
-// workflow starts one retry workflow for each.
-//
-// Run again (the worker died, the database was away), it sends only what is still pending: a delivery
-// already recorded is not sent twice, and one already waiting for its retries is handed back again.
+// First attempts of a batch of deliveries to one endpoint (workflows/webhook-delivery-batch.ts): loaded by one query, sent at once (the dispatcher sized the
+// batch to the endpoint's window), and recorded in one transaction with the endpoint's new window (core/webhooks/delivery-batches.ts). Run again, it sends only
+// what is still pending: a recorded delivery is not sent twice, and one already waiting for its retries is handed back again.
 import { loadDeliveryContexts, nextDeliveryWindow, recordBatchAttempts, type BatchDeliveryContext } from '../core/webhooks/delivery-batches.ts';
 import { finishDeliveryFailed, type AttemptRecord } from '../core/webhooks/delivery-attempts.ts';
 import { openingOnce } from '../core/webhooks/signing-secrets.ts';
@@ -14,7 +8,11 @@ import { deliverySummary } from '../core/workflow-summaries.ts';
 import { observeAttempt, outcomeOf, retryDelayMs, sendAttempt, type WebhookActivityDependencies } from './webhooks.ts';
 
 export type BatchInput = { endpointId: string; deliveryIds: string[]; timeoutMs: number; retryInitialMs: number; maxAttempts: number };
-/** `petitionId` and `summary` are absent from outcomes recorded in histories before they existed. */
+/**
+ * `petitionId` and `summary` are absent from outcomes recorded in histories before they existed.
+ * Deliveries whose first attempt failed and may be retried come back with the delay before their second
+ * attempt, their petition and a summary for the Web UI: the workflow starts one retry workflow for each.
+ */
 export type RetryLater = { deliveryId: string; delayMs: number; petitionId?: string | null; summary?: string };
 export type BatchOutcome = { delivered: number; failed: number; gone: number; retrying: RetryLater[] };
 

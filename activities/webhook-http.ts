@@ -1,7 +1,6 @@
-// The HTTP side of a webhook attempt, with undici. One Agent per worker process keeps connections to
-// receivers alive between deliveries; its lookup refuses private addresses at connect time
-// (core/webhooks/url-guard.ts). An attempt never throws for the receiver's behaviour: it reports what
-// happened, and the activity decides what that means.
+// The HTTP side of a webhook attempt, with undici. One Agent per worker process keeps connections to receivers alive between deliveries; its lookup refuses
+// private addresses at connect time (core/webhooks/url-guard.ts). An attempt never throws for the receiver's behaviour: it reports what happened, and the
+// activity decides what that means.
 import { Agent, request, type Dispatcher } from 'undici';
 import { AddressRefusedError, assertDeliverableHost, createGuardedLookup } from '../core/webhooks/url-guard.ts';
 

@@ -1,8 +1,5 @@
-// What the delivery workflow does on the outside: one HTTP attempt of one delivery per activity run.
-// Temporal's activity retries are the delivery's retries: a failed attempt throws a retryable
-// ApplicationFailure whose nextRetryDelay is RALLY_WEBHOOK_RETRY_INITIAL doubled per attempt, with
-// ±20% jitter so a burst of failures does not come back in lockstep. The last allowed attempt, and
-// failures no retry can fix, throw non-retryable failures with a type the workflow can tell apart.
+// What the delivery workflow does on the outside: one HTTP attempt of one delivery per activity run. Temporal's activity retries are the delivery's retries;
+// the last allowed attempt, and failures no retry can fix, throw non-retryable failures with a type the workflow can tell apart.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import type { DatabasePool } from 'slonik';
@@ -59,6 +56,8 @@ const JITTER = 0.2;
 // Each line also names its workflow, run, activity and attempt (worker/observability.ts).
 const log = createLogger('webhooks');
 
+// A failed attempt throws a retryable ApplicationFailure whose nextRetryDelay is RALLY_WEBHOOK_RETRY_INITIAL
+// doubled per attempt, with ±20% jitter so a burst of failures does not come back in lockstep.
 export function retryDelayMs(retryInitialMs: number, attempt: number): number {
   const base = retryInitialMs * 2 ** (attempt - 1);
   return Math.round(base * (1 - JITTER + Math.random() * 2 * JITTER));

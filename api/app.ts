@@ -1,7 +1,6 @@
-// Composes the Koa application: one middleware stack for every route, then the routes.
-// Order matters and is read top to bottom: problems outermost, request context, routes. Each route
-// then enforces its own declaration (http/route-guard.ts): credentials, rate limit class, permission,
-// body limit, Idempotency-Key; and its answers are held to its response schemas (http/response-check.ts).
+// Composes the Koa application: one middleware stack for every route, then the routes. Order matters and is read top to bottom: problems outermost, request
+// context, routes. Each route then enforces its own declaration (http/route-guard.ts): credentials, rate limit class, permission, body limit, Idempotency-Key;
+// and its answers are held to its response schemas (http/response-check.ts).
 import { createHmac } from 'node:crypto';
 import Koa from 'koa';
 import type { DatabasePool } from 'slonik';

@@ -1,7 +1,6 @@
-// What the public petition page and the embed widget show, read for a visitor who has no
-// credentials: whether they may see the petition is the petition policy's decision (assertCanRead
-// with no viewer), never a rule of its own here. Everything is read-only and bounded: the latest
-// few responses and updates, the decision makers' names and titles (never their email addresses).
+// What the public petition page and the embed widget show, read for a visitor who has no credentials: whether they may see the petition is the petition
+// policy's decision (assertCanRead with no viewer), never a rule of its own here. Everything is read-only and bounded: the latest few responses and updates,
+// the decision makers' names and titles (never their email addresses).
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';

@@ -1,14 +1,6 @@
-// oidc-provider's storage in PostgreSQL: one table per provider for every model (Grant, RefreshToken,
-// Session, ...), keyed by (model, id). Shared by every process of that provider and kept across
-// restarts. Two providers use it: the embedded identity provider (identity_provider_records) and the
-// authorization server for third-party apps (oauth_server_records).
-// A token whose id is the very value its holder presents (refresh tokens, authorization codes,
-// opaque access tokens) is stored under the SHA-256 of that value, and its copy in the payload
-// (`jti`) is left out and put back from the presented value on read: someone reading the table
-// learns no token they could use.
-// Expired rows are invisible to reads and are pruned a day later in small batches whenever a grant
-// is stored (each login stores one), which keeps the table bounded without a separate job; the day
-// lets Rally still tell an expired refresh token from an unknown one (401 token_expired).
+// oidc-provider's storage in PostgreSQL: one table per provider for every model (Grant, RefreshToken, Session, ...), keyed by (model, id), shared by its
+// processes and kept across restarts. Two providers use it: the embedded identity provider (identity_provider_records) and the authorization server for
+// third-party apps (oauth_server_records).
 import { createHash } from 'node:crypto';
 import { errors, type Adapter, type AdapterFactory, type AdapterPayload } from 'oidc-provider';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
@@ -22,6 +14,9 @@ const PayloadRow = z.object({
 
 const PRUNE_BATCH_SIZE = 500;
 
+// A token whose id is the very value its holder presents (refresh tokens, authorization codes, opaque access
+// tokens) is stored under the SHA-256 of that value, and its copy in the payload (`jti`) is left out and put
+// back from the presented value on read: someone reading the table learns no token they could use.
 // Models looked up only by the value a client holds; none of them is ever found by uid or user code.
 const BEARER_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'ClientCredentials', 'RegistrationAccessToken', 'InitialAccessToken']);
 
@@ -44,6 +39,9 @@ export type OidcStorageOptions = {
   onGrantDestroyed?: (tx: CommonQueryMethods, grantId: string) => Promise<void>;
 };
 
+// Expired rows are invisible to reads and are pruned a day later in small batches whenever a grant is stored
+// (each login stores one), which keeps the table bounded without a separate job; the day lets Rally still tell
+// an expired refresh token from an unknown one (401 token_expired).
 async function pruneExpired(db: DatabasePool, table: ReturnType<typeof sql.identifier>): Promise<void> {
   await db.query(sql.typeAlias('void')`
     DELETE FROM ${table}

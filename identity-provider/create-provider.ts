@@ -1,8 +1,6 @@
-// The embedded OpenID Connect provider Rally runs when OIDC_ISSUER is unset: oidc-provider with
-// accounts, artifacts and signing keys in PostgreSQL, and only the grants Rally uses: password and
-// refresh_token for the API's login route, authorization_code (with PKCE) for logins in a browser,
-// whose screens are interactions.ts. Access tokens are JWTs for the API (audience = its public URL),
-// so the API verifies them against the published keys without calling back here.
+// The embedded OpenID Connect provider Rally runs when OIDC_ISSUER is unset: oidc-provider with accounts, artifacts and signing keys in PostgreSQL, and only
+// the grants Rally uses (password and refresh_token for the API's login, authorization_code with PKCE for browser logins; screens in interactions.ts). Access
+// tokens are JWTs for the API (audience = its public URL), verified against the published keys without calling back here.
 import { createHmac } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import Provider, { errors, type Account, type ClientMetadata, type FindAccount, type ResourceServer } from 'oidc-provider';

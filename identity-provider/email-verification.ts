@@ -1,7 +1,6 @@
-// Confirming the address of a new account: a link with 32 random bytes (stored as their SHA-256)
-// that marks the account's email verified. The ID token then says email_verified: true at the next
-// login, and only a verified person can sign. A new link is made at most once a minute per account,
-// so the sign-up form cannot be used to flood someone's mailbox.
+// Confirming the address of a new account: a link with 32 random bytes (stored as their SHA-256) that marks the account's email verified. The ID token then
+// says email_verified: true at the next login, and only a verified person can sign. A new link is made at most once a minute per account, so the sign-up form
+// cannot be used to flood someone's mailbox.
 import { createHash, randomBytes } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';

@@ -1,8 +1,6 @@
-// The embedded provider's own pages: log in, create an account, check your email, address verified.
-// Plain HTML forms (no script), each field labelled, errors next to their field and in a summary
-// that screen readers announce (role=alert), a visible focus ring, and colours of at least 4.5:1
-// contrast in the light and the dark scheme. The forms post only to this provider, which then
-// redirects to Rally (form-action names both).
+// The embedded provider's own pages: log in, create an account, check your email, address verified. Plain HTML forms (no script), each field labelled, errors
+// next to their field and in a summary that screen readers announce (role=alert), a visible focus ring, and colours of at least 4.5:1 contrast in the light and
+// the dark scheme. The forms post only to this provider, which then redirects to Rally (form-action names both).
 import { html, trusted, type SafeHtml } from '../platform/html.ts';
 
 const STYLE = trusted(`:root{--bg:#fff;--fg:#1b1b1b;--mu:#4f4f4f;--ac:#0a58a8;--on:#fff;--bd:#767676;--er:#b3261e}

@@ -1,8 +1,6 @@
-// The embedded provider's browser screens for Rally's login (authorization code flow): the login
-// form, the sign-up form and the email-verification link. oidc-provider hands the browser to
-// /interaction/{uid}; the interaction's own cookie binds the forms to that browser, and a form POST
-// must also come from this origin (Origin / Sec-Fetch-Site). Rally is the only client and a
-// first-party one, so no consent screen is shown (create-provider.ts grants what it asks).
+// The embedded provider's browser screens for Rally's login (authorization code flow): the login form, the sign-up form and the email-verification link.
+// oidc-provider hands the browser to /interaction/{uid}; the interaction's own cookie binds the forms to that browser, and a form POST must also come from this
+// origin (Origin / Sec-Fetch-Site). Rally is the only client and a first-party one, so no consent screen is shown (create-provider.ts grants what it asks).
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { DatabasePool } from 'slonik';

@@ -1,8 +1,6 @@
-// grant_type=password (OAuth 2.0 Resource Owner Password Credentials, RFC 6749 section 4.3), which
-// oidc-provider does not ship. Rally's API is the only client: it takes the user's e-mail and
-// password on its own login route and trades them here for tokens. The issuing mirrors
-// oidc-provider's authorization_code grant (helpers/grant_common.js issueTokens): a Grant holds what
-// was granted, then an access token for the API, a refresh token and an ID token are made from it.
+// grant_type=password (OAuth 2.0 Resource Owner Password Credentials, RFC 6749 section 4.3), which oidc-provider does not ship. Rally's API is the only client:
+// it takes the user's e-mail and password on its own login route and trades them here for tokens. The issuing mirrors oidc-provider's authorization_code grant
+// (helpers/grant_common.js issueTokens): a Grant holds what was granted, then an access token for the API, a refresh token and an ID token are made from it.
 import { errors, type FindAccount, type Provider, type ResourceServer } from 'oidc-provider';
 import type { DatabasePool } from 'slonik';
 import { verifyIdentityPassword } from './accounts.ts';

@@ -1,7 +1,6 @@
-// Workflows started for accounts and their resources, behind the ports core/ declares: the end of a
-// rotated API key's grace window, an organization invitation's delivery and expiry, and an uploaded
-// image's processing. Each is started once per resource (REJECT_DUPLICATE) and a failed start is the
-// one 503, so the transaction that started it rolls back.
+// Workflows started for accounts and their resources, behind the ports core/ declares: the end of a rotated API key's grace window, an organization
+// invitation's delivery and expiry, and an uploaded image's processing. Each is started once per resource (REJECT_DUPLICATE) and a failed start is the one 503,
+// so the transaction that started it rolls back.
 import type { KeyRotationWorkflows } from '../core/api-keys/rotation.ts';
 import type { ClientSecretRotationWorkflows } from '../core/oauth/developer-apps.ts';
 import type { MediaWorkflows } from '../core/media/confirm.ts';

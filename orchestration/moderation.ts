@@ -1,7 +1,5 @@
-// Moderation's workflows behind the ports core/ declares: a target's moderation workflow (id
-// `moderation-<type>-<id>`, one run per round of reports), the timer that ends a timed suspension,
-// the warning email, bulk signature invalidation, and the running-workflow counts of the admin
-// metrics.
+// Moderation's workflows behind the ports core/ declares: a target's moderation workflow (id `moderation-<type>-<id>`, one run per round of reports), the timer
+// that ends a timed suspension, the warning email, bulk signature invalidation, and the running-workflow counts of the admin metrics.
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Conflict, NotFound } from '../core/errors/domain-error.ts';
 import type { RunningWorkflows } from '../core/moderation/metrics.ts';

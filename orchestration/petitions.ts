@@ -1,7 +1,5 @@
-// The petition's workflows behind the ports of core/petitions/lifecycle.ts and
-// core/decision-makers/queries.ts: the lifecycle workflow (id `petition-<id>`) is started at create
-// and each transition is an update-with-start, so a petition whose workflow is missing still
-// transitions; the workflow's validator or activity answers a wrong state; a milestone crossing is a
+// The petition's workflows behind the ports of core/petitions/lifecycle.ts and core/decision-makers/queries.ts. The lifecycle workflow (id `petition-<id>`) is
+// started at create and each transition is an update-with-start, so a petition whose workflow is missing still transitions; a milestone crossing is a
 // signal-with-start. Decision makers are invited by their own workflow; their token's hears of a response.
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
@@ -52,6 +50,7 @@ function lifecycleOptions(temporal: Temporal, petitionId: string, status: Petiti
   };
 }
 
+// A wrong state is answered by the workflow's update validator or by its activity.
 export function petitionWorkflows(temporal: Temporal): PetitionWorkflows {
   return {
     async startPetition(petitionId, title) {

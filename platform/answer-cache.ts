@@ -1,12 +1,6 @@
-// A bounded in-process cache of computed answers (a search page, a petition's analytics) for reads
-// that many clients repeat and that may lag their sources by a stated moment, on lru-cache's
-// fetchMethod: each key is computed by one load at a time however many requests ask for it; an
-// answer older than `freshMs` is still served while one refresh runs in the background
-// (allowStale), so a busy key never makes its callers wait on the database; one older than
-// `maxAgeMs` (a key nobody asked for lately) is loaded again before it is served (forceRefresh).
-// `forgetAll()` drops everything at once, and a load that started before it still answers its
-// callers but stores nothing (clear() aborts it; ignoreFetchAbort lets it finish). Failed loads are
-// never stored: the next request tries again; a failed background refresh keeps the stale answer.
+// A bounded in-process cache of computed answers (a search page, a petition's analytics) for reads that many clients repeat and that may lag their sources by a
+// stated moment, on lru-cache's fetchMethod: each key is computed by one load at a time however many requests ask for it. Failed loads are never stored: the
+// next request tries again, and a failed background refresh keeps the stale answer.
 import { LRUCache } from 'lru-cache';
 import { createBoundedLru } from './bounded-lru.ts';
 import type { Logger } from './logger.ts';
@@ -34,6 +28,11 @@ export type AnswerCacheOptions = {
 
 type Load<V> = () => Promise<V>;
 
+// An answer older than `freshMs` is still served while one refresh runs in the background (allowStale), so a
+// busy key never makes its callers wait on the database; one older than `maxAgeMs` (a key nobody asked for
+// lately) is loaded again before it is served (forceRefresh). `forgetAll()` drops everything at once, and a
+// load that started before it still answers its callers but stores nothing (clear() aborts it; ignoreFetchAbort
+// lets it finish).
 export function createAnswerCache<V extends object>(options: AnswerCacheOptions): AnswerCache<V> {
   const answers: LRUCache<string, V, Load<V>> = createBoundedLru<string, V, Load<V>>(options.max, {
     ttl: options.freshMs,

@@ -1,7 +1,6 @@
-// The one place that reads the environment. Every process (API, worker, CLI, scripts) calls
-// loadConfig() once at start-up and passes the result down; nothing else touches process.env.
-// The variables are one TypeBox schema (platform/config/schema.ts, by area); a malformed value stops
-// start-up with a ConfigError naming each bad variable. Values that may hold secrets are never echoed.
+// The one place that reads the environment. Every process (API, worker, CLI, scripts) calls loadConfig() once at start-up and passes the result down; nothing
+// else touches process.env. The variables are one TypeBox schema (platform/config/schema.ts, by area); a malformed value stops start-up with a ConfigError
+// naming each bad variable. Values that may hold secrets are never echoed.
 
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';

@@ -1,18 +1,6 @@
-// Group commit: concurrent requests of one process are gathered and written together, one
-// transaction (and one commit) for up to `maxSize` of them. Signatures (core/signatures/sign-batcher.ts)
-// and guest signing forms (core/guest-signatures/submit-batcher.ts) go through it: on one hot
-// petition, a transaction per request queues every request on that petition's row locks and pays a
-// commit each, where a batch takes the locks and the commit once.
-//
-// - The first request of a batch waits at most `windowMs` for company; a full batch goes at once.
-// - At most `maxInFlight` batches are being written at a time; whatever arrives meanwhile waits and
-//   goes in the next batch, so batches grow with the load instead of the number of transactions.
-// - Nothing is answered before its batch committed: the timer only decides when a batch closes, never
-//   whether a request is durable.
-// - The queue is bounded: past `maxQueued` waiting requests, a request is refused at once with the
-//   caller's `busy()` error instead of joining a backlog the database cannot catch up with.
-// - A batch whose write fails (a constraint no check foresaw, a deadlock, a lost connection) is
-//   written again one request at a time, so only the request at fault fails, with its own error.
+// Group commit: concurrent requests of one process are gathered and written together, one transaction (and one commit) for up to `maxSize` of them. Signatures
+// (sign-batcher.ts) and guest signing forms (submit-batcher.ts) go through it: on a hot petition, a transaction per request queues every request on that
+// petition's row locks and pays a commit each, where a batch takes the locks and the commit once.
 
 /** A request's own answer from its batch: its result, or the error it alone is refused with. */
 export type BatchAnswer<Result, Refusal = unknown> = { ok: true; result: Result } | { ok: false; error: Refusal };
@@ -42,6 +30,14 @@ const DEFAULT_IN_FLIGHT = 4;
 // About a second of writing at full speed; beyond that a client is better off retrying than waiting.
 const DEFAULT_MAX_QUEUED = 5_000;
 
+// The first request of a batch waits at most `windowMs` for company; a full batch goes at once. At most
+// `maxInFlight` batches are being written at a time; whatever arrives meanwhile waits and goes in the next
+// batch, so batches grow with the load instead of the number of transactions. Nothing is answered before its
+// batch committed: the timer only decides when a batch closes, never whether a request is durable. The queue is
+// bounded: past `maxQueued` waiting requests, a request is refused at once with the caller's `busy()` error
+// instead of joining a backlog the database cannot catch up with. A batch whose write fails (a constraint no
+// check foresaw, a deadlock, a lost connection) is written again one request at a time, so only the request at
+// fault fails, with its own error.
 export function createGroupCommit<Request, Result>(options: GroupCommitOptions<Request, Result>): GroupCommit<Request, Result> {
   const maxInFlight = options.maxInFlight ?? DEFAULT_IN_FLIGHT;
   const maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;

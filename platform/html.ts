@@ -1,7 +1,6 @@
-// A tiny HTML templating module for the server-rendered pages: every interpolated value is escaped
-// unless it is already SafeHtml (the output of `html` itself), so user-written text can never open a
-// tag or leave an attribute. Attribute values are always written in double quotes by the templates.
-// URLs from users go through safeHref, which lets only http(s) through.
+// A tiny HTML templating module for the server-rendered pages: every interpolated value is escaped unless it is already SafeHtml (the output of `html` itself),
+// so user-written text can never open a tag or leave an attribute. Attribute values are always written in double quotes by the templates. URLs from users go
+// through safeHref, which lets only http(s) through.
 
 export class SafeHtml {
   readonly value: string;

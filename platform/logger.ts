@@ -1,10 +1,6 @@
-// Structured one-line JSON logs on stdout (info, debug) and stderr (warn, error). Every line carries
-// the ids of where it was written: `request_id` inside an API request, `workflow_id`, `run_id`,
-// `activity` and `attempt` inside an activity (set with withLogContext), and `trace_id`/`span_id`
-// when a trace is active, so `grep <id>` follows one signature end to end.
-// Callers pass facts, never credentials: request bodies and Authorization headers are logged nowhere.
-// As a safety net, fields named like secrets are replaced, token-shaped values are masked, and so
-// are the credentials in any of Rally's own URLs a line holds (platform/secret-urls.ts).
+// Structured one-line JSON logs on stdout (info, debug) and stderr (warn, error), each carrying the ids of where it was written (`request_id`, `workflow_id`,
+// `run_id`, `activity`, `attempt`, `trace_id`/`span_id`), so `grep <id>` follows one signature end to end. Callers pass facts, never credentials: request
+// bodies and Authorization headers are logged nowhere.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import type { LogLevel } from './config.ts';
@@ -28,11 +24,17 @@ export function setLogLevel(level: LogLevel): void {
   threshold = SEVERITY[level];
 }
 
-/** Runs `run` with `fields` added to every line logged inside it, however deep the calls go. */
+/**
+ * Runs `run` with `fields` added to every line logged inside it, however deep the calls go.
+ * `request_id` is set inside an API request, `workflow_id`, `run_id`, `activity` and `attempt` inside an
+ * activity; `trace_id`/`span_id` come with an active trace.
+ */
 export function withLogContext<T>(fields: LogFields, run: () => T): T {
   return context.run({ ...context.getStore(), ...fields }, run);
 }
 
+// As a safety net, fields named like secrets are replaced, token-shaped values are masked, and so are the
+// credentials in any of Rally's own URLs a line holds (platform/secret-urls.ts).
 // Field names whose values are never written. `trace_id`-like ids and counts stay readable.
 const SECRET_FIELD = /secret|password|passphrase|token|authorization|cookie|api_?key|credential/i;
 const SAFE_FIELDS = new Set(['token_type', 'token_count']);

@@ -1,8 +1,6 @@
-// Every Prometheus series Rally exports, named once here (prom-client). Callers record at one seam
-// per outcome (`metrics.signatures.inc({ outcome: 'accepted' })`); gauges whose value lives elsewhere
-// (outbox lag, pool, dependencies) are read at scrape time from sources the process registers.
-// The dashboard (ops/grafana/rally-dashboard.json) and the alerts (ops/prometheus/alerts.yaml) use
-// these names; docs/operations/runbook.md explains them.
+// Every Prometheus series Rally exports, named once here (prom-client). Callers record at one seam per outcome (`metrics.signatures.inc({ outcome: 'accepted'
+// })`); gauges whose value lives elsewhere (outbox lag, pool, dependencies) are read at scrape time from sources the process registers. The dashboard
+// (ops/grafana/rally-dashboard.json) and the alerts (ops/prometheus/alerts.yaml) use these names; docs/operations/runbook.md explains them.
 import client from 'prom-client';
 import { createBoundedLru } from './bounded-lru.ts';
 import { createRequestMetrics } from './request-metrics.ts';

@@ -1,9 +1,6 @@
-// The API's per-request series: rally_http_requests_total and rally_http_request_duration_seconds,
-// by route template, method and status, as prom-client's own Counter and Histogram. prom-client
-// validates and hashes the labels on every observation: over 1e6 observations (40 routes × 4
-// statuses) a request costs about 0.8 µs here where the plain numbers this file used to keep cost
-// about 0.2 µs. Its children (`.labels(…)`, cached per route) were slower still in prom-client 15
-// (about 1.1 µs: each call to them hashes and validates too), so each request passes its labels.
+// The API's per-request series: rally_http_requests_total and rally_http_request_duration_seconds, by route template, method and status, as prom-client's own
+// Counter and Histogram. Each request passes its labels: prom-client costs about 0.8 µs per observation here (plain numbers cost 0.2 µs), and its cached
+// children (`.labels(…)`) were slower still in prom-client 15 (about 1.1 µs; measured over 1e6 observations, 40 routes × 4 statuses).
 import client from 'prom-client';
 
 const LABEL_NAMES = ['route', 'method', 'status'] as const;

@@ -1,13 +1,6 @@
-// The credentials Rally's own URLs carry, masked wherever a URL is written down: request and error
-// logs, and the attributes of trace spans (http.target, http.url, url.path, url.full, url.query).
-// A path segment is the credential itself on the decision-maker portal (/respond/{token}), the
-// one-click unsubscribe link, invitation acceptance, a guest signature's confirmation link and its
-// "never email me again" link; a query parameter is on a private petition
-// (access_code), a local upload URL (signature) and an OAuth authorization request (state, and
-// code should a client ever send one). Parameters named like credentials anywhere (token, secret,
-// password, key) are masked too, so a client that puts one in a URL does not put it in our logs.
-// Anyone who can read logs or traces could otherwise answer as a decision maker, unsubscribe
-// someone, join an organization, open a private petition or upload in someone's name.
+// The credentials Rally's own URLs carry, masked wherever a URL is written down (request and error logs, and trace span attributes: http.target, http.url,
+// url.path, url.full, url.query). Anyone who can read logs or traces could otherwise answer as a decision maker, unsubscribe someone, join an organization,
+// open a private petition or upload in someone's name.
 
 const MASK = '[redacted]';
 // A URL inside another URL's query (the login's return_to holding an OAuth authorization request)
@@ -22,6 +15,9 @@ const endAt = (level: number, raw: string, hex: string) => `[${raw}\\s"'<>]${lev
 const masking = (prefix: string, end: string, least: '*' | '+') => new RegExp(`(${prefix})(?:(?!${end})[^])${least}`, 'gi');
 const levels = Array.from({ length: MAX_NESTING + 1 }, (_, level) => level);
 
+// A path segment is the credential itself on the decision-maker portal (/respond/{token}), the one-click
+// unsubscribe link, invitation acceptance, a guest signature's confirmation link and its "never email me again"
+// link.
 // The segment after each prefix, up to the next `/`, `?`, `#`, quote or space (encoded: or `&`).
 const SEGMENT_PREFIXES = ['respond', 'v1/notifications/unsubscribe', 'v1/invitations', 'signatures/confirm', 'guest-emails/unsubscribe'];
 const SECRET_SEGMENTS = levels.map((level) => {
@@ -30,6 +26,10 @@ const SECRET_SEGMENTS = levels.map((level) => {
   return masking(`${slash}(?:${prefixes})${slash}`, level === 0 ? endAt(0, '/?#', '') : endAt(level, '/?#&', '2F|3F|23|26'), '+');
 });
 
+// A query parameter is on a private petition (access_code), a local upload URL (signature) and an OAuth
+// authorization request (state, and code should a client ever send one). Parameters named like credentials
+// anywhere (token, secret, password, key) are masked too, so a client that puts one in a URL does not put it in
+// our logs.
 // `name=value` after `?` or `&`, up to the next `&`, `#`, quote or space.
 const PARAMETER_NAMES = 'access_code|signature|state|code|[A-Za-z_]*(?:token|secret|password|key)';
 const SECRET_PARAMETERS = levels.map((level) =>

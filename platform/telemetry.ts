@@ -1,12 +1,6 @@
-// OpenTelemetry tracing for the API and the worker. NodeSDK configures the exporter from the standard
-// variables: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf by default, or
-// http/json), OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_SCHEDULE_DELAY, …
-// Without OTEL_EXPORTER_OTLP_ENDPOINT nothing is started: no spans, no instrumentation cost, no trace
-// ids in logs. Each process imports its `telemetry.ts` before anything else (api/telemetry.ts,
-// worker/telemetry.ts), so the HTTP, pg and undici instrumentations are in place before those
-// modules are first used. The SDK, exporters and instrumentations (about 30 MB) are required only
-// when tracing is on, and synchronously, so they are in place before the modules imported after this
-// one are evaluated.
+// OpenTelemetry tracing for the API and the worker, configured by NodeSDK from the standard OTEL_* variables; without OTEL_EXPORTER_OTLP_ENDPOINT nothing is
+// started (no spans, no instrumentation cost, no trace ids in logs). Each process imports its `telemetry.ts` first (api/, worker/), so the HTTP, pg and undici
+// instrumentations are in place before those modules are first used.
 import { createRequire } from 'node:module';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -41,7 +35,13 @@ function outgoingUrlAttributes(request: { origin: string; path: string }): Recor
   };
 }
 
-/** Starts tracing once per process when an OTLP endpoint is configured; later calls return the same. */
+/**
+ * Starts tracing once per process when an OTLP endpoint is configured; later calls return the same.
+ * The SDK, exporters and instrumentations (about 30 MB) are required only when tracing is on, and
+ * synchronously, so they are in place before the modules imported after this one are evaluated. Exporter
+ * variables: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf by default, or http/json),
+ * OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_HEADERS, OTEL_BSP_SCHEDULE_DELAY, …
+ */
 export function startTracing(service: string, config: Config): Tracing | undefined {
   const endpoint = config.observability.otlpEndpoint;
   if (tracing || !endpoint) return tracing;

@@ -1,7 +1,6 @@
-// Connection options towards Temporal, shared by the API's client connection and the worker's native
-// one: the address, and for Temporal Cloud or a TLS cluster the client certificate pair (mTLS), an API
-// key, a private CA and a server name. Certificates are given as PEM text or as a path to a PEM file,
-// since orchestrators hand them over either way (a secret as a variable, or a mounted file).
+// Connection options towards Temporal, shared by the API's client connection and the worker's native one: the address, and for Temporal Cloud or a TLS cluster
+// the client certificate pair (mTLS), an API key, a private CA and a server name. Certificates are given as PEM text or as a path to a PEM file, since
+// orchestrators hand them over either way (a secret as a variable, or a mounted file).
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
 

@@ -1,7 +1,6 @@
-// Time-ordered ids (UUID version 7, RFC 9562 §5.7) made in the process: a row keyed by one lands at the
-// right-hand edge of its B-tree, where a random (version 4) key dirties a random page per insert and
-// costs a full-page image in the WAL after each checkpoint. No dependency: 48 bits of Unix time in
-// milliseconds, the version and variant bits, and 74 random bits from node:crypto.
+// Time-ordered ids (UUID version 7, RFC 9562 §5.7) made in the process: a row keyed by one lands at the right-hand edge of its B-tree, where a random (version
+// 4) key dirties a random page per insert and costs a full-page image in the WAL after each checkpoint. No dependency: 48 bits of Unix time in milliseconds,
+// the version and variant bits, and 74 random bits from node:crypto.
 import { randomFillSync } from 'node:crypto';
 
 // Random bytes are drawn a pool at a time: one call to the generator per 256 ids, not per id.

@@ -1,24 +1,6 @@
-// `npm run bench [-- --profile] [-- --topology dev-server]`: brings up a topology (bench/environment.ts:
-// the bench's own PostgreSQL with pg_stat_statements, Temporal, the real API process), runs every
-// scenario in bench/scenarios/ (or only BENCH_ONLY=<name>[,<name>…]), prints a table and writes
-// scripts/bench/results/<date>-<short sha>.json (kept in git; docs/benchmarks.md is generated from the newest
-// one), then stops everything. Every measured window is metered: CPU seconds and memory of each process
-// (each API, each worker, Temporal, PostgreSQL, PgBouncer and HAProxy on the cluster, the load generator,
-// the harness), PostgreSQL's top statements and rows written per table go into each row; with --profile, CPU
-// profiles of API, worker and Temporal per window go to scripts/bench/profiles/<run>/, and a MISS row keeps
-// each process's five hottest frames. Each scenario starts once the machine is quiet (bench/settle.ts)
-// and, on a server with autovacuum off, after the vacuum autovacuum would have done (bench/vacuum.ts).
-//
-//   BENCH_SECONDS   measured seconds per round of a target (default 15, the least a full run uses);
-//                   fewer is short mode, for trying rows (its results say `short: true`)
-//   BENCH_ONLY      run only the scenario(s) named, e.g. search or signing,webhook-delivery
-//   --topology cluster  against `npm run cluster`'s topology (bench/cluster-topology.ts), by default only
-//                   the signing, webhook-delivery, petition-reads and scale-out scenarios; every row
-//                   names its topology (dev-server otherwise)
-//
-// A scenario missing its goal is reported as MISS (with the failed checks in the JSON) and still
-// exits 0: numbers vary by machine, and a slow run is information, not a failure. Exit 1 means the
-// harness itself broke; 130 an interruption.
+// `npm run bench [-- --profile] [-- --topology dev-server|cluster]`: brings up a topology (bench/environment.ts), runs every scenario in bench/scenarios/ with
+// each measured window metered (CPU and memory per process, PostgreSQL's top statements), prints a table, writes scripts/bench/results/<date>-<short sha>.json
+// (kept in git; docs/benchmarks.md is generated from the newest) and stops everything. A MISS still exits 0 (a slow run is information); 1 = the harness broke.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../platform/config.ts';
@@ -43,6 +25,9 @@ const log = (line: string): void => {
   process.stdout.write(`bench: ${line}\n`);
 };
 
+// BENCH_SECONDS: measured seconds per round of a target (default 15, the least a full run uses); fewer is short
+// mode, for trying rows (its results say `short: true`). BENCH_ONLY=<name>[,<name>…] runs only the scenario(s)
+// named, e.g. search or signing,webhook-delivery.
 function readSeconds(env: NodeJS.ProcessEnv): number {
   const raw = env.BENCH_SECONDS;
   if (raw === undefined || raw === '') return FULL_SECONDS;
@@ -53,6 +38,10 @@ function readSeconds(env: NodeJS.ProcessEnv): number {
   return seconds;
 }
 
+// --topology cluster runs against `npm run cluster`'s topology (bench/cluster-topology.ts), by default only the
+// signing, webhook-delivery, petition-reads and scale-out scenarios; every row names its topology (dev-server
+// otherwise). --profile writes CPU profiles of API, worker and Temporal per window to
+// scripts/bench/profiles/<run>/, and a MISS row keeps each process's five hottest frames.
 function readOptions(argv: string[]): { profile: boolean; topology: Topology } {
   const { values } = parseArgs({ args: argv, options: { profile: { type: 'boolean', default: false }, topology: { type: 'string', default: 'dev-server' } } });
   const topology = values.topology as Topology;
@@ -60,6 +49,12 @@ function readOptions(argv: string[]): { profile: boolean; topology: Topology } {
   return { profile: values.profile, topology };
 }
 
+// The meter covers each API, each worker, Temporal, PostgreSQL, PgBouncer and HAProxy on the cluster, the load
+// generator and the harness; PostgreSQL's top statements and rows written per table go into each row. Each
+// scenario starts once the machine is quiet (bench/settle.ts) and, on a server with autovacuum off, after the
+// vacuum autovacuum would have done (bench/vacuum.ts). A scenario missing its goal is reported as MISS (with
+// the failed checks in the JSON) and still exits 0: numbers vary by machine. Exit 1 means the harness itself
+// broke; 130 an interruption.
 async function main(env: NodeJS.ProcessEnv, argv: string[]): Promise<number> {
   const config = loadConfigOrExit(env);
   const options = readOptions(argv);

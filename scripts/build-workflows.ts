@@ -1,7 +1,6 @@
-// `npm run build:workflows [file]`: bundles workflows/ ahead of time into one file (default
-// dist/workflow-bundle.js), which a production worker loads instead of running webpack at every start
-// (RALLY_WORKFLOW_BUNDLE, or dist/workflow-bundle.js when NODE_ENV=production). Rebuild it whenever
-// the workflow code changes: a worker runs exactly the code in the bundle.
+// `npm run build:workflows [file]`: bundles workflows/ ahead of time into one file (default dist/workflow-bundle.js), which a production worker loads instead
+// of running webpack at every start (RALLY_WORKFLOW_BUNDLE, or dist/workflow-bundle.js when NODE_ENV=production). Rebuild it whenever the workflow code
+// changes: a worker runs exactly the code in the bundle.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleWorkflows } from '../worker/create-worker.ts';

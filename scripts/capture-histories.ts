@@ -1,8 +1,6 @@
-// `npm run histories:capture -- [--type <workflow type>] [--limit N]`: exports the histories of
-// finished workflows from a running Temporal server (TEMPORAL_ADDRESS, default the dev server of
-// `npm start`) into test/histories/, where the replay test checks them against today's code.
-// Histories are append-only: an existing file is never overwritten (the run says which were kept
-// and exits 1), so the history of an older workflow version cannot be silently replaced.
+// `npm run histories:capture -- [--type <workflow type>] [--limit N]`: exports the histories of finished workflows from a running Temporal server
+// (TEMPORAL_ADDRESS, default `npm start`'s dev server) into test/histories/, where the replay test checks them against today's code. Histories are append-only:
+// an existing file is never overwritten (the run names those kept and exits 1), so an older workflow version's history cannot be silently replaced.
 import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';

@@ -1,10 +1,6 @@
-// `npm run cluster`: Rally's production topology on one machine, without Docker. The real Temporal
-// server (built once from Go modules, lib/temporal-server.ts) on PostgreSQL persistence, PgBouncer in
-// transaction mode in front of PostgreSQL for Rally's processes (lib/pgbouncer.ts says why), the
-// identity provider, two workers, and two APIs behind HAProxy on PORT (lib/haproxy.ts). PostgreSQL is the
-// one of DATABASE_URL (default the local server on 127.0.0.1:5432, database `rally`); the Temporal
-// databases `temporal` and `temporal_visibility` are created beside Rally's. A second run reuses the
-// databases, schemas and namespace. Ctrl-C stops everything in reverse order.
+// `npm run cluster`: Rally's production topology on one machine, without Docker: the real Temporal server on PostgreSQL (lib/temporal-server.ts), PgBouncer in
+// transaction mode (lib/pgbouncer.ts says why), the identity provider, two workers, and two APIs behind HAProxy on PORT (lib/haproxy.ts). A second run reuses
+// the databases, schemas and namespace; Ctrl-C stops everything in reverse order.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -49,7 +45,11 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
-/** Creates temporal/temporal_visibility when missing, then applies the schema tool's versions (both steps are no-ops when current). */
+/**
+ * Creates temporal/temporal_visibility when missing, then applies the schema tool's versions (both steps are no-ops when current).
+ * PostgreSQL is the one of DATABASE_URL (default the local server on 127.0.0.1:5432, database `rally`); the
+ * Temporal databases `temporal` and `temporal_visibility` are created beside Rally's.
+ */
 async function prepareTemporalDatabases(databaseUrl: string, sqlTool: string): Promise<void> {
   const url = new URL(databaseUrl);
   const connection = ['--ep', url.hostname, '-p', url.port || '5432', '-u', decodeURIComponent(url.username), '--pl', 'postgres12'];

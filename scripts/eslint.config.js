@@ -1,8 +1,6 @@
-// Lint rules that guard what the compiler cannot: no floating promises anywhere; imports that point
-// one way (api, site → orchestration → workflows → core → platform/db, activities → core, worker →
-// everything below it); only orchestration/ holds the Temporal client (a few listed files aside); and nothing
-// in workflows/ that would break Temporal's deterministic sandbox (Node built-ins, network and
-// database clients, or activity code imported as values instead of types).
+// Lint rules that guard what the compiler cannot: no floating promises; imports that point one way (api, site → orchestration → workflows → core → platform/db,
+// activities → core, worker → everything below it); only orchestration/ holds the Temporal client (a few listed files aside); and nothing in workflows/ that
+// breaks Temporal's sandbox (Node built-ins, network and database clients, activity code imported as values instead of types).
 import tseslint from 'typescript-eslint';
 
 const NODE_BUILTINS = [

@@ -1,7 +1,6 @@
-// `npm run openapi`: writes the OpenAPI document built offline from the route declarations
-// (api/reference/offline-document.ts) to openapi.json, and the TypeScript SDK's types generated from
-// it (clients/typescript/src/generated/openapi.ts), so neither can lag the API. `--check` writes
-// nothing and exits 1 when either is stale (test/api/openapi-document.test.ts runs the same check).
+// `npm run openapi`: writes the OpenAPI document built offline from the route declarations (api/reference/offline-document.ts) to openapi.json, and the
+// TypeScript SDK's types generated from it (clients/typescript/src/generated/openapi.ts), so neither can lag the API. `--check` writes nothing and exits 1 when
+// either is stale (test/api/openapi-document.test.ts runs the same check).
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { openApiArtifacts } from './lib/openapi-artifacts.ts';

@@ -1,9 +1,5 @@
-// `npm start`: the whole service on one machine. Resolves PostgreSQL (DATABASE_URL, or an embedded
-// server under .data/postgres), creates the database and migrates it, resolves Temporal
-// (TEMPORAL_ADDRESS, or a dev server whose state survives restarts), then runs the identity provider
-// (unless OIDC_ISSUER is set), the worker and the API. A part that crashes (worker, API, identity
-// provider, Temporal dev server) is restarted with backoff (lib/supervisor.ts); only a part that crashes
-// 5 times within a minute, or PostgreSQL, stops everything (exit 1). Ctrl-C stops them in reverse
+// `npm start`: the whole service on one machine: PostgreSQL (DATABASE_URL, or embedded under .data/postgres) created and migrated, Temporal (TEMPORAL_ADDRESS,
+// or a dev server whose state survives restarts), the identity provider (unless OIDC_ISSUER is set), the worker and the API. Ctrl-C stops them in reverse
 // order: API first (it drains), worker, identity provider, Temporal, PostgreSQL.
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -135,6 +131,9 @@ function printSummary(config: Config, temporal: TemporalTarget, databaseUrl: str
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+// A part that crashes (worker, API, identity provider, Temporal dev server) is restarted with backoff
+// (lib/supervisor.ts); only a part that crashes 5 times within a minute, or PostgreSQL, stops everything (exit
+// 1).
 async function main(env: Env): Promise<void> {
   const config = loadConfigOrExit(env);
   const settings = loadTemporalSettings();

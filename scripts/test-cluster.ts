@@ -1,13 +1,6 @@
-// `npm run test:cluster`: the tests that matter most in production run against `npm run cluster`'s
-// topology: the real Temporal server on PostgreSQL (each run in a namespace of its own) and the
-// API and worker processes pooling through PgBouncer in transaction mode, LISTEN going direct.
-// Everything runs on a PostgreSQL of this run's own (lib/private-postgres.ts), because the crash test
-// restarts it with `pg_ctl restart -m fast` and kills the cluster's Temporal server, which the
-// cluster's supervisor restarts. Starts the cluster, runs `npm test` on the files below with the
-// switches test/support/environment.ts and test/support/cluster-control.ts read, and stops the
-// cluster (Ctrl-C) and that PostgreSQL whatever the outcome. First it checks that the cluster's Web UI
-// answers and lists the namespaces, which it reads from the Temporal server, and that HAProxy on PORT
-// has both APIs up and answers through them.
+// `npm run test:cluster`: the tests that matter most in production, against `npm run cluster`'s topology (real Temporal on PostgreSQL, a namespace per run; API
+// and workers pooling through PgBouncer, LISTEN direct), on a PostgreSQL of this run's own (lib/private-postgres.ts), since the crash test restarts it. Runs
+// `npm test` on the files below, then stops the cluster and that PostgreSQL whatever the outcome.
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,6 +12,9 @@ import { freePort } from './lib/free-port.ts';
 import { startPrivatePostgres } from './lib/private-postgres.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
+// The crash test restarts PostgreSQL with `pg_ctl restart -m fast` and kills the cluster's Temporal server,
+// which the cluster's supervisor restarts. These files run with the switches test/support/environment.ts and
+// test/support/cluster-control.ts read.
 // The crash test comes last: it restarts PostgreSQL and the Temporal server under everything else.
 // The rolling restart (test/rolling-restart.test.ts, HAProxy as `npm run cluster` runs it in front of two
 // APIs) runs in `npm test`; here it would add two minutes for nothing the cluster changes.
@@ -52,7 +48,11 @@ const cluster = spawnPrefixed({
 const ready = await waitForClusterReady(cluster);
 // Once up, its chatter would bury the test output; its own failures still end the run.
 cluster.silence();
-/** The cluster's Web UI lists the namespace through the frontend: it is served and talks to the server. */
+/**
+ * The cluster's Web UI lists the namespace through the frontend: it is served and talks to the server.
+ * Before the tests: the cluster's Web UI answers and lists the namespaces, which it reads from the Temporal
+ * server, and HAProxy on PORT has both APIs up and answers through them.
+ */
 async function webUiAnswers(): Promise<boolean> {
   const url = `http://127.0.0.1:${TEMPORAL_UI_PORT}/api/v1/namespaces`;
   const response = await fetch(url, { signal: AbortSignal.timeout(10_000) }).catch((error: Error) => error);

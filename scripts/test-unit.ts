@@ -1,7 +1,6 @@
-// `npm run test:unit`: the fast tier, in seconds. Runs test/**/*.unit.test.ts: tests of core/
-// policies and presenters and of the HTTP layer's pure parts, which need no PostgreSQL, Temporal,
-// identity provider or HTTP server (so no root hooks start them). `npm test` runs these files too,
-// with everything else. Arguments pass on to mocha (`npm run test:unit -- --grep scopes`).
+// `npm run test:unit`: the fast tier, in seconds. Runs test/**/*.unit.test.ts: tests of core/ policies and presenters and of the HTTP layer's pure parts, which
+// need no PostgreSQL, Temporal, identity provider or HTTP server (so no root hooks start them). `npm test` runs these files too, with everything else.
+// Arguments pass on to mocha (`npm run test:unit -- --grep scopes`).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

@@ -1,7 +1,6 @@
-// How the HTML pages answer: their Content-Security-Policy (named in api/http/security-headers.ts),
-// caching with an ETag and a short max-age (the live count comes over the WebSocket, so a cached copy
-// never freezes the number for long), 304 on a matching If-None-Match, and a small HTML 404 page for
-// petitions a visitor may not see.
+// How the HTML pages answer: their Content-Security-Policy (named in api/http/security-headers.ts), caching with an ETag and a short max-age (the live count
+// comes over the WebSocket, so a cached copy never freezes the number for long), 304 on a matching If-None-Match, and a small HTML 404 page for petitions a
+// visitor may not see.
 import { createHash } from 'node:crypto';
 import type { RallyContext } from '../api/http/context.ts';
 import { defineRoute, type AnyRouteSpec } from '../api/http/route.ts';

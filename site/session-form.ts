@@ -1,7 +1,6 @@
-// The body of a browser form POST, read the one way every HTML form route reads it: bounded, a form
-// type only, each field once (platform/form-body.ts), a refusal page instead of a problem document
-// when it is not. Forms of logged-in pages also need the session's CSRF token and a same-origin
-// sender (api/http/browser-session.ts decides); the guest form has no session and checks its own form token.
+// The body of a browser form POST, read the one way every HTML form route reads it: bounded, a form type only, each field once (platform/form-body.ts), a
+// refusal page instead of a problem document when it is not. Forms of logged-in pages also need the session's CSRF token and a same-origin sender
+// (api/http/browser-session.ts decides); the guest form has no session and checks its own form token.
 import { FormBodyError, readFormBody } from '../platform/form-body.ts';
 import type { RallyContext } from '../api/http/context.ts';
 import { seeOther, sendRefusal } from './browser-pages.ts';

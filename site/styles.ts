@@ -1,7 +1,6 @@
-// The stylesheets of the petition page and the widget, inlined in <style> and allowed by their
-// SHA-256 in the Content-Security-Policy (no 'unsafe-inline', and the hash stays valid in cached
-// copies, unlike a per-response nonce). Colours are CSS variables per theme; every text colour has a
-// contrast of at least 4.5:1 on its background in both themes (checked in the browser tests).
+// The stylesheets of the petition page and the widget, inlined in <style> and allowed by their SHA-256 in the Content-Security-Policy (no 'unsafe-inline', and
+// the hash stays valid in cached copies, unlike a per-response nonce). Colours are CSS variables per theme; every text colour has a contrast of at least 4.5:1
+// on its background in both themes (checked in the browser tests).
 import { createHash } from 'node:crypto';
 import { FORM_CSS } from './form-styles.ts';
 import { GUEST_FORM_CSS } from './sign/guest-sign-form.ts';

@@ -1,12 +1,6 @@
-// Replicas (issue 17): two API processes and two workers against one Temporal server and one
-// PostgreSQL, as `npm run api` / `npm run worker` run in a deployment. Requests are served by both
-// APIs over shared state; webhook deliveries run as activities on both workers (the `identity` each
-// ActivityTaskStarted event records in Temporal's history names the worker process that ran it); both
-// workers' outbox dispatchers run at once, safely: every event becomes exactly one delivery, and the
-// receiver sees each delivery id exactly once. Delivery is at least once: an attempt that outlives
-// RALLY_WEBHOOK_TIMEOUT counts as failed and is sent again, which on a loaded two-core machine the
-// tests' 1 s timeout allows; here it is the default 10 s, so a second request for a delivery can
-// only come from two dispatchers or workers sending the same delivery.
+// Replicas (issue 17): two API processes and two workers against one Temporal server and one PostgreSQL, as in a deployment. Requests are served by both APIs
+// over shared state, webhook deliveries run on both workers, and both outbox dispatchers run at once safely: every event becomes exactly one delivery, and the
+// receiver sees each delivery id exactly once.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../db/sql.ts';
@@ -41,6 +35,10 @@ describe('2 API and 2 worker replicas on one Temporal server and one PostgreSQL'
     await receiver?.close();
   });
 
+  // The `identity` each ActivityTaskStarted event records in Temporal's history names the worker process that
+  // ran it. Delivery is at least once: an attempt that outlives RALLY_WEBHOOK_TIMEOUT counts as failed and is
+  // sent again, which on a loaded two-core machine the tests' 1 s timeout allows; here it is the default 10 s,
+  // so a second request for a delivery can only come from two dispatchers or workers sending the same delivery.
   it('serves requests on both APIs, runs deliveries on both workers and delivers each event exactly once', async () => {
     const [a, b] = apis as [RunningApi, RunningApi];
     const owner = (await login(a.baseUrl, await createTestUser())).accessToken;

@@ -1,8 +1,6 @@
-// A rolling restart with no failed request (issues 29, 48): two API processes behind HAProxy, configured
-// as `npm run cluster` runs it (scripts/lib/haproxy.ts), are restarted one at a time, as a deployment
-// does, while clients keep signing and reading through it over keep-alive connections. SIGTERM turns
-// the API's readiness to 503 first and it keeps serving for RALLY_API_SHUTDOWN_DELAY; HAProxy's health
-// checks take it out and send requests to the other API. No request may fail: no 5xx, no refused or reset connection.
+// A rolling restart with no failed request (issues 29, 48): two APIs behind HAProxy as `npm run cluster` runs it (scripts/lib/haproxy.ts) are restarted one at
+// a time while clients keep signing and reading over keep-alive connections. SIGTERM turns readiness to 503 first while the API keeps serving for
+// RALLY_API_SHUTDOWN_DELAY, so HAProxy moves requests to the other API: no 5xx, no refused or reset connection.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

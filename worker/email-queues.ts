@@ -1,8 +1,6 @@
-// The outbox dispatcher's email step (worker/event-dispatcher.ts). Emails of two kinds wait in
-// PostgreSQL until a round marks them queued: notification digests and guest signatures'
-// confirmations. Each kind has one long-running workflow per task queue that mails them all, in
-// batches; a round wakes it with one signal-with-start (orchestration/email-batches.ts), however many
-// emails are waiting, so a viral petition never becomes one workflow per email.
+// The outbox dispatcher's email step (worker/event-dispatcher.ts). Emails of two kinds wait in PostgreSQL until a round marks them queued: notification digests
+// and guest signatures' confirmations. Each kind has one long-running workflow per task queue that mails them all, in batches; a round wakes it with one
+// signal-with-start (orchestration/email-batches.ts), however many emails are waiting, so a viral petition never becomes one workflow per email.
 import type { DatabasePool } from 'slonik';
 import { queueDueEmails as queueGuestSignatureEmails } from '../core/guest-signatures/emails.ts';
 import { queuePendingEmails } from '../core/notifications/emails.ts';

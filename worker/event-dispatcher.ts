@@ -1,17 +1,6 @@
-// The outbox dispatcher, run inside every worker process. It wakes on NOTIFY rally_events (a delivery
-// that finished and freed room, a replay, an API process's batch of signatures) and polls every second
-// anyway, since a NOTIFY can be missed. Each round: (1) the outbox events after the dispatcher's stored
-// position become delivery rows and notifications, committed with the position moved past them
-// (core/events/dispatch-queries.ts); (2) waiting deliveries are claimed into batches per endpoint, within
-// its room, committed with the batch rows; (3) each batch row gets its webhookDeliveryBatch workflow,
-// inside a transaction that deletes the row only after Temporal accepted the workflow.
-// Nothing is lost at any crash point: before (1) commits, the position has not moved; after it,
-// the delivery rows exist; after (2), the batch rows exist; if (3) dies after a start but before its
-// commit, the next round starts the same workflow id again and "already started" counts as success.
-// With Temporal down, steps (1) and (2) go on and step (3) retries each round. Milestone crossings
-// become signals to their petitions' workflows in a second loop, which polls and is paced, so a
-// surge of them never stands between an event and its delivery; a crossing nobody would hear of is
-// settled without one.
+// The outbox dispatcher, run inside every worker process: each round turns new outbox events into deliveries and notifications, batches waiting deliveries per
+// endpoint and starts each batch's workflow, with nothing lost at any crash point. It wakes on NOTIFY rally_events and polls every second anyway, since a
+// NOTIFY can be missed; milestone crossings become signals in a second, paced loop, so a surge of them never delays a delivery.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../platform/config.ts';
@@ -57,6 +46,16 @@ type Loop = { nudge(): void; wokenByEvents: boolean; running: Promise<void> };
 
 export type EventDispatcherOptions = { config: Config; db: DatabasePool; databaseUrl: string; workflows: WorkerOrchestration; log: Logger };
 
+// Each round: (1) the outbox events after the dispatcher's stored position become delivery rows and
+// notifications, committed with the position moved past them (core/events/dispatch-queries.ts); (2) waiting
+// deliveries are claimed into batches per endpoint, within its room, committed with the batch rows; (3) each
+// batch row gets its webhookDeliveryBatch workflow, inside a transaction that deletes the row only after
+// Temporal accepted the workflow. Nothing is lost at any crash point: before (1) commits, the position has not
+// moved; after it, the delivery rows exist; after (2), the batch rows exist; if (3) dies after a start but
+// before its commit, the next round starts the same workflow id again and "already started" counts as success.
+// With Temporal down, steps (1) and (2) go on and step (3) retries each round. NOTIFY rally_events comes from a
+// delivery that finished and freed room, a replay, or an API process's batch of signatures. A milestone
+// crossing nobody would hear of is settled without a signal.
 export async function startEventDispatcher(options: EventDispatcherOptions): Promise<EventDispatcher> {
   const { config, db, log } = options;
   const listener = await createNotificationListener(options.databaseUrl, log);

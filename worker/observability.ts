@@ -1,8 +1,6 @@
-// The worker's metrics, logs and traces, set up before any Temporal connection exists:
-// - Temporal's Runtime logs as Rally's JSON lines, with workflow_id, run_id, activity and attempt;
-// - with RALLY_WORKER_METRICS_PORT, Core's Prometheus exporter on a loopback port of its own and
-//   GET /metrics on that port serving Rally's series followed by Core's (one port, one token);
-// - with tracing on, the OpenTelemetry interceptors and the sink that exports workflow spans.
+// The worker's metrics, logs and traces, set up before any Temporal connection exists: Temporal's Runtime logs as Rally's JSON lines (with workflow_id, run_id,
+// activity and attempt), an optional metrics port (RALLY_WORKER_METRICS_PORT), and with tracing on, the OpenTelemetry interceptors and the sink that exports
+// workflow spans.
 import { Runtime, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import type { LogLevel as TemporalLogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { createRequire } from 'node:module';
@@ -59,7 +57,11 @@ export async function installTemporalRuntime(config: Config): Promise<string | u
 // An endpoint failing this long without a success is what rally_webhook_endpoints_failing counts.
 const FAILING_FOR_MINUTES = 15;
 
-/** Scrape-time gauges of the outbox and the webhook queue, and GET /metrics when a port is set. */
+/**
+ * Scrape-time gauges of the outbox and the webhook queue, and GET /metrics when a port is set.
+ * With RALLY_WORKER_METRICS_PORT, Core's Prometheus exporter listens on a loopback port of its own, and GET
+ * /metrics on that port serves Rally's series followed by Core's (one port, one token).
+ */
 export async function serveWorkerMetrics(config: Config, db: DatabasePool, coreMetricsUrl: string | undefined) {
   observeGauge('rally_outbox_lag_seconds', () => outboxLagSeconds(db));
   observeGauge('rally_webhook_deliveries_waiting', () => deliveriesWaiting(db));

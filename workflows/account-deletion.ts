@@ -1,8 +1,6 @@
-// Deleting an account (id `account-deletion-<user id>`, started by orchestration/ once the request has
-// revoked every credential): each erasure step in bounded batches until a batch comes back short,
-// then the last step re-scans for anything written meanwhile and removes the user row, and the
-// confirmation goes to the address sealed before the first step. Every activity is idempotent, so a
-// run resumed after a worker crash repeats at most one batch.
+// Deleting an account (id `account-deletion-<user id>`, started by orchestration/ once the request has revoked every credential): each erasure step in bounded
+// batches until a batch comes back short, then the last step re-scans for anything written meanwhile and removes the user row, and the confirmation goes to the
+// address sealed before the first step. Every activity is idempotent, so a run resumed after a worker crash repeats at most one batch.
 import { defineQuery, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { AccountDeletionActivities } from '../activities/account-deletion.ts';
 import { ERASURE_STEPS, type ErasureStep } from '../core/vocabulary.ts';

@@ -1,7 +1,6 @@
-// The grace window of a rotated API key. Rotating issues a new key and starts this workflow for the
-// old one (id `key-rotation-<old key id>`): it waits RALLY_KEY_GRACE_PERIOD on a durable server-side
-// timer, so worker and server restarts do not shorten or lose it, then revokes the old key for good.
-// Deleting the old key first cancels the workflow (it shows as Canceled in the Web UI).
+// The grace window of a rotated API key. Rotating issues a new key and starts this workflow for the old one (id `key-rotation-<old key id>`): it waits
+// RALLY_KEY_GRACE_PERIOD on a durable server-side timer, so worker and server restarts do not shorten or lose it, then revokes the old key for good. Deleting
+// the old key first cancels the workflow (it shows as Canceled in the Web UI).
 import { defineQuery, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ApiKeyActivities } from '../activities/api-keys.ts';
 

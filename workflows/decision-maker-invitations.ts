@@ -1,9 +1,6 @@
-// Invites a petition's decision makers to its response portal. Started by the petition's lifecycle
-// workflow after publish (id `decision-maker-invitations-<petition id>`, every decision maker not yet
-// invited) and by the API when one is added to an active petition (`decisionMakerIds` names them).
-// Each invitation issues a token and emails it in one activity, so the raw token never enters
-// workflow history; then each token's expiry runs as its own abandoned child workflow, which outlives
-// this one. A decision maker whose email cannot be sent after retries is marked failed.
+// Invites a petition's decision makers to its response portal: started by the lifecycle workflow after publish (id `decision-maker-invitations-<petition id>`,
+// every decision maker not yet invited) and by the API when one is added to an active petition (`decisionMakerIds`). A decision maker whose email cannot be
+// sent after retries is marked failed.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { DecisionMakerActivities } from '../activities/decision-makers.ts';
@@ -28,6 +25,8 @@ export function decisionMakerInvitationWorkflowId(decisionMakerId: string): stri
   return `decision-maker-invitation-${decisionMakerId}`;
 }
 
+// Each invitation issues a token and emails it in one activity, so the raw token never enters workflow history;
+// then each token's expiry runs as its own abandoned child workflow, which outlives this one.
 async function invite(petitionId: string, decisionMakerId: string): Promise<'sent' | 'failed' | 'skipped'> {
   let token;
   try {

@@ -1,7 +1,6 @@
-// Folds new signatures into the analytics rollups. Started every minute by the Temporal Schedule
-// `fold-signature-rollups` (orchestration/schedules.ts); runs never overlap. A run folds at most
-// BATCH_SIZE × MAX_BATCHES changes (a backlog drains over the next runs). The heartbeat timeout
-// hands the work to another worker soon after one dies in the middle.
+// Folds new signatures into the analytics rollups. Started every minute by the Temporal Schedule `fold-signature-rollups` (orchestration/schedules.ts); runs
+// never overlap. A run folds at most BATCH_SIZE × MAX_BATCHES changes (a backlog drains over the next runs). The heartbeat timeout hands the work to another
+// worker soon after one dies in the middle.
 import { proxyActivities } from '@temporalio/workflow';
 import type { AnalyticsActivities } from '../activities/analytics.ts';
 

@@ -1,9 +1,6 @@
-// Every guest signature's emails, in one workflow per task queue (id `guest-signature-emails-<task
-// queue>`), never one per guest signature: a viral petition brings thousands of guests a second. The
-// outbox dispatcher signal-with-starts it when confirmation emails are due. Each round mails a batch
-// (activities/guest-signature-emails.ts): confirmations, the one reminder halfway to
-// RALLY_SIGNATURE_CONFIRMATION_TTL, and the expiry of what is overdue; then it sleeps until the next
-// is due or a signal brings new ones, and ends once nothing is open.
+// Every guest signature's emails, in one workflow per task queue (id `guest-signature-emails-<task queue>`), never one per guest signature: a viral petition
+// brings thousands of guests a second. Signal-with-started by the outbox dispatcher when confirmations are due; each round mails a batch (confirmations, the
+// reminder halfway to RALLY_SIGNATURE_CONFIRMATION_TTL, expiries), sleeps until the next is due or a signal, and ends once nothing is open.
 import { condition, continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { GuestSignatureEmailActivities } from '../activities/guest-signature-emails.ts';
 

@@ -1,8 +1,6 @@
-// Processing of one confirmed upload (id `media-<media id>`, search attribute RallyMediaId). The
-// steps show one by one in the Web UI: mark processing, check the real type, render and store the
-// variants, attach them to the entity. A step that fails for a passing reason (storage, database,
-// a killed worker) is retried; a file that is simply not a valid image fails the media at once with
-// the reason the uploader sees at GET /v1/media/{id}. Either way the original is then deleted.
+// Processing of one confirmed upload (id `media-<media id>`, search attribute RallyMediaId), its steps shown one by one in the Web UI: mark processing, check
+// the real type, render and store the variants, attach them. A step failing for a passing reason is retried; a file that is not a valid image fails the media
+// at once with the reason the uploader sees at GET /v1/media/{id}. Either way the original is then deleted.
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import { ActivityFailure, ApplicationFailure, proxyActivities, type RetryPolicy } from '@temporalio/workflow';
 import type { MediaActivities } from '../activities/media.ts';

@@ -1,8 +1,6 @@
-// One workflow per reported target (id `moderation-<type>-<id>`): it hears each new report (signal),
-// hides the target pending review once RALLY_REPORT_AUTOHIDE_THRESHOLD distinct users reported it,
-// and applies reviewers' decisions (update), one at a time. It ends when no open report is left,
-// so a later report starts a fresh run: each round of reports is one history. The counting itself
-// reads the database (the reports are the record), so a lost or repeated signal changes nothing.
+// One workflow per reported target (id `moderation-<type>-<id>`): it hears each new report (signal), hides the target pending review once
+// RALLY_REPORT_AUTOHIDE_THRESHOLD distinct users reported it, and applies reviewers' decisions (update) one at a time. It ends when no open report is left, so
+// each round of reports is one history; counting reads the database (the reports are the record), so a lost or repeated signal changes nothing.
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import {
   allHandlersFinished,

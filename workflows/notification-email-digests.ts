@@ -1,10 +1,6 @@
-// Every recipient's notification emails, in one workflow per task queue (id
-// `notification-email-digests-<task queue>`). The outbox dispatcher signal-with-starts it when
-// notifications with email on are made. It mails each recipient whose oldest pending email waited
-// the window (RALLY_NOTIFICATION_EMAIL_WINDOW), so that a recipient's burst becomes one digest,
-// sleeps until the next recipient is due, and ends once a window passes with nothing pending.
-// One workflow for all recipients, not one each: a spread signing spike notifies thousands of
-// creators, and a workflow start per creator kept the Temporal server from webhook deliveries.
+// Every recipient's notification emails, in one workflow per task queue (id `notification-email-digests-<task queue>`), signal-with-started by the outbox
+// dispatcher: one for all recipients, since a spread signing spike notifies thousands of creators and a workflow start per creator kept the Temporal server
+// from webhook deliveries.
 import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { NotificationEmailActivities } from '../activities/notification-emails.ts';
 
@@ -20,6 +16,9 @@ export const notificationEmailDigestsWorkflowId = (taskQueue: string) => `notifi
 // Rounds per run, so the history stays short; a busy run continues as new.
 const MAX_ROUNDS = 200;
 
+// Mails each recipient whose oldest pending email waited the window (RALLY_NOTIFICATION_EMAIL_WINDOW), so that
+// a recipient's burst becomes one digest, sleeps until the next recipient is due, and ends once a window passes
+// with nothing pending.
 export async function notificationEmailDigests({ windowMs }: { windowMs: number }): Promise<{ rounds: number; recipients: number; emails: number }> {
   let signalled = false;
   setHandler(notificationsPendingSignal, () => {

@@ -1,8 +1,6 @@
-// One user's notification emails (id `notification-emails-<user id>`), as earlier releases sent
-// them; notificationEmailDigests (./notification-email-digests.ts) now serves every recipient, and
-// this stays registered only so that runs started before the upgrade finish. It lets the window
-// (RALLY_NOTIFICATION_EMAIL_WINDOW) pass so that a burst becomes one digest, then sends what is
-// pending, and ends once a window passes with nothing new.
+// One user's notification emails (id `notification-emails-<user id>`), as earlier releases sent them; notificationEmailDigests
+// (./notification-email-digests.ts) now serves every recipient, and this stays registered only so that runs started before the upgrade finish. It lets the
+// window (RALLY_NOTIFICATION_EMAIL_WINDOW) pass so that a burst becomes one digest, then sends what is pending, and ends once a window passes with nothing new.
 import { condition, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { NotificationEmailActivities } from '../activities/notification-emails.ts';
 

@@ -1,7 +1,6 @@
-// The grace window of a rotated OAuth app secret. Rotating (core/oauth/developer-apps.ts) starts this
-// workflow (id `oauth-secret-rotation-<client id>-<rotation time ms>`): it waits RALLY_KEY_GRACE_PERIOD
-// on a durable server-side timer, then erases the old secret's hash. The old secret already stops
-// working at its stored expiry; the wait runs a little past it so the erase never cuts the window short.
+// The grace window of a rotated OAuth app secret. Rotating (core/oauth/developer-apps.ts) starts this workflow (id `oauth-secret-rotation-<client id>-<rotation
+// time ms>`): it waits RALLY_KEY_GRACE_PERIOD on a durable server-side timer, then erases the old secret's hash. The old secret already stops working at its
+// stored expiry; the wait runs a little past it so the erase never cuts the window short.
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { OAuthActivities } from '../activities/oauth.ts';
 

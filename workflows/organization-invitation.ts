@@ -1,8 +1,6 @@
-// The life of one organization invitation (id `org-invite-<invitation id>`, search attribute
-// RallyOrganizationId). It emails the single-use token, waits on a durable timer (so worker and
-// server restarts neither shorten nor lose it), sends one reminder when three quarters of
-// RALLY_INVITATION_TTL have passed, and at the deadline marks the invitation expired. Accepting it
-// ends the workflow early (the `invitationAccepted` signal).
+// The life of one organization invitation (id `org-invite-<invitation id>`, search attribute RallyOrganizationId). It emails the single-use token, waits on a
+// durable timer (so worker and server restarts neither shorten nor lose it), sends one reminder when three quarters of RALLY_INVITATION_TTL have passed, and at
+// the deadline marks the invitation expired. Accepting it ends the workflow early (the `invitationAccepted` signal).
 import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { InvitationActivities } from '../activities/organization-invitations.ts';
 

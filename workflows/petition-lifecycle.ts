@@ -1,13 +1,6 @@
-// One workflow per petition (id `petition-<uuid>`), the single owner of its state machine:
-// draft → active (publish) → closed | victory. Each transition is a Temporal Update whose validator
-// answers a wrong state (the API's 409), and whose handler commits the database change and its
-// event in one transaction through an activity. Signatures never touch this workflow: its history
-// holds transitions only, so it stays small whatever the petition's size. What follows a
-// transition over time is started from here: decision makers are invited after publish, signers
-// are notified in batches after a victory (child workflows, so each keeps its own history).
-// Moderation adds, behind the patch MODERATION_TRANSITIONS (histories recorded before it replay
-// unchanged): active → under_review (hold for review), under_review → active (release), and an
-// admin close from active or under_review.
+// One workflow per petition (id `petition-<uuid>`), the single owner of its state machine: draft → active (publish) → closed | victory. Each transition is a
+// Temporal Update whose validator answers a wrong state (the API's 409) and whose handler commits the change and its event through an activity. Signatures
+// never touch this workflow, so its history stays small whatever the petition's size.
 import { FAILURE_TYPES } from '../core/vocabulary.ts';
 import type { TransitionRequest } from '../core/petitions/lifecycle.ts';
 import {
@@ -51,6 +44,8 @@ export const statusQuery = defineQuery<PetitionStatus>('status');
 export const petitionWorkflowId = (petitionId: string) => `petition-${petitionId}`;
 export const INVALID_TRANSITION = FAILURE_TYPES.invalidTransition;
 
+// Moderation adds, behind this patch (histories recorded before it replay unchanged): active → under_review
+// (hold for review), under_review → active (release), and an admin close from active or under_review.
 const MODERATION_TRANSITIONS = 'moderation-transitions';
 
 export type PetitionLifecycleInput = { petitionId: string; status: PetitionStatus };
@@ -131,7 +126,11 @@ export async function petitionLifecycle({ petitionId, status: initialStatus }: P
 // Follow-ups run as abandoned children: they outlive this workflow and keep their own histories.
 // Started by function reference: the child's workflow type is the function's name, as recorded in
 // the histories of test/histories.
-/** A child that outlives its petition's workflow; `summary` is its memo line in the Web UI. */
+/**
+ * A child that outlives its petition's workflow; `summary` is its memo line in the Web UI.
+ * What follows a transition over time is started from here: decision makers are invited after publish, signers
+ * are notified in batches after a victory (child workflows, so each keeps its own history).
+ */
 function followUp(workflowId: string, summary: string) {
   return { workflowId, parentClosePolicy: ParentClosePolicy.ABANDON, taskQueue: workflowInfo().taskQueue, memo: { summary } };
 }

@@ -1,14 +1,6 @@
-// Milestone crossings, owned by the petition's lifecycle workflow. The outbox dispatcher signals each
-// crossing (signal-with-start, so a finished or missing workflow is started for it); the history
-// holds crossings only, never single signatures. Per threshold, once: the organization's owner and
-// admins are told at once (the creator already is, through the outbox), then the signers who opted
-// in to petition.milestone, in keyset batches with continue-as-new (notifyPetitionSigners).
-// Behind patched(): histories recorded before this change never carry the signal and replay as before.
-// Since SKIP_UNHEARD_PATCH, a crossing no signer opted in to hear about (most of them) starts no
-// fan-out workflow: a spike spread over thousands of petitions crosses thousands of milestones.
-// Since ONE_LOCAL_ACTIVITY_PATCH, both steps of a crossing run as one local activity: two activity
-// tasks cost the Temporal server two schedule/start/complete round trips and the workflow two more
-// tasks per crossing, and a spread spike's crossings kept the server busy into the rows that followed.
+// Milestone crossings, owned by the petition's lifecycle workflow and signal-with-started by the outbox dispatcher; the history holds crossings only, never
+// single signatures. Per threshold, once: the organization's owner and admins are told at once (the creator already is, through the outbox), then the signers
+// who opted in to petition.milestone, in keyset batches with continue-as-new (notifyPetitionSigners).
 import { defineSignal, patched, proxyActivities, proxyLocalActivities, setHandler, startChild, type ParentClosePolicy } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications.ts';
 import { notifyPetitionSigners } from './signer-notifications.ts';
@@ -20,8 +12,14 @@ const activityOptions = {
 const { notifyMilestoneAdmins, petitionHasMilestoneSubscribers } = proxyActivities<NotificationActivities>(activityOptions);
 const { announceMilestone } = proxyLocalActivities<NotificationActivities>(activityOptions);
 
+// Behind patched(): histories recorded before this change never carry the signal and replay as before.
 export const MILESTONE_NOTIFICATIONS_PATCH = 'milestone-notifications';
+// A crossing no signer opted in to hear about (most of them) starts no fan-out workflow: a spike spread over
+// thousands of petitions crosses thousands of milestones.
 export const SKIP_UNHEARD_PATCH = 'milestone-skip-unheard-fan-out';
+// Both steps of a crossing run as one local activity: two activity tasks cost the Temporal server two
+// schedule/start/complete round trips and the workflow two more tasks per crossing, and a spread spike's
+// crossings kept the server busy into the rows that followed.
 export const ONE_LOCAL_ACTIVITY_PATCH = 'milestone-one-local-activity';
 
 /** Tells the admins; answers whether a signer fan-out is wanted. Histories of each patch replay their own steps. */

@@ -1,7 +1,6 @@
-// Deletes stored Idempotency-Key answers once their 24 hours are over, rate-limit buckets nobody
-// has used for an hour, and expired authentication records (login failures, refresh tokens). Started by the Temporal
-// Schedule `purge-idempotency-keys` (orchestration/schedules.ts) every hour; each run deletes in bounded
-// batches through an activity so no single statement holds locks for long.
+// Deletes stored Idempotency-Key answers once their 24 hours are over, rate-limit buckets nobody has used for an hour, and expired authentication records
+// (login failures, refresh tokens). Started by the Temporal Schedule `purge-idempotency-keys` (orchestration/schedules.ts) every hour; each run deletes in
+// bounded batches through an activity so no single statement holds locks for long.
 import { proxyActivities, log, patched } from '@temporalio/workflow';
 import type { MaintenanceActivities } from '../activities/maintenance.ts';
 

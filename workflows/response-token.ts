@@ -1,10 +1,6 @@
-// The life of one decision maker's portal token (id `response-token-<token id>`). It waits on a
-// durable timer until the deadline (RALLY_RESPONSE_TOKEN_TTL after the invitation, 30 days by
-// default), so worker and server restarts neither shorten nor lose it, then marks the token expired:
-// the portal answers 410 from then on. A response ends it early (the `responded` signal). One
-// reminder, without the link (only its hash is kept), goes out when three quarters of the window
-// have passed and no response has come: 7.5 days before the deadline with the default 30 days.
-// Removing the decision maker cancels it (or, if it had not started yet, it ends at its start).
+// The life of one decision maker's portal token (id `response-token-<token id>`): a durable timer until the deadline (RALLY_RESPONSE_TOKEN_TTL, 30 days by
+// default), so restarts neither shorten nor lose it, then the token is marked expired and the portal answers 410. A response ends it early (`responded`
+// signal); removing the decision maker cancels it (or, if it had not started yet, it ends at its start).
 import { condition, defineSignal, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DecisionMakerActivities } from '../activities/decision-makers.ts';
 
@@ -18,6 +14,8 @@ export const respondedSignal = defineSignal('responded');
 export type ResponseTokenInput = { tokenId: string; petitionId: string; issuedAt: string; expiresAt: string };
 export type ResponseTokenResult = { tokenId: string; outcome: 'responded' | 'expired' | 'removed'; reminded: boolean };
 
+// One reminder, without the link (only its hash is kept), goes out when three quarters of the window have
+// passed and no response has come: 7.5 days before the deadline with the default 30 days.
 export const REMINDER_AT_FRACTION = 0.75;
 
 export function responseTokenWorkflowId(tokenId: string): string {

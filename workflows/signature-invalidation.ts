@@ -1,7 +1,6 @@
-// Invalidates (or, in a dry run, counts) a petition's signatures matching a fraud filter (id
-// `signature-invalidation-<invalidation id>`): keyset batches, each its own short transaction, so a
-// petition with a million signatures is never locked for long; then the count is reconciled
-// exactly and one audit row written. Long runs continue as new with their cursor.
+// Invalidates (or, in a dry run, counts) a petition's signatures matching a fraud filter (id `signature-invalidation-<invalidation id>`): keyset batches, each
+// its own short transaction, so a petition with a million signatures is never locked for long; then the count is reconciled exactly and one audit row written.
+// Long runs continue as new with their cursor.
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ModerationActivities } from '../activities/moderation.ts';
 

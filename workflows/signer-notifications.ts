@@ -1,8 +1,6 @@
-// Tells every signer of a petition about something (a victory, say), in keyset batches of signers
-// through an activity: one activity per thousand signers, never one event per signer. Each run does
-// at most batchesPerRun batches and then continues as new from where it stopped, so even a
-// petition with millions of signers keeps every history small. Repeating a batch is harmless: the
-// dedupeKey makes each recipient's notification unique. Started by the petition lifecycle workflow.
+// Tells every signer of a petition about something (a victory, say), in keyset batches through an activity: one activity per thousand signers, never one event
+// per signer. Each run does at most batchesPerRun batches, then continues as new, so even millions of signers keep every history small. Repeating a batch is
+// harmless (the dedupeKey makes each notification unique). Started by the petition lifecycle workflow.
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications.ts';
 import type { SignerBatchInput } from '../core/notifications/create.ts';

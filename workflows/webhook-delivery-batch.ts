@@ -1,17 +1,6 @@
-// First attempts of a batch of webhook deliveries to one endpoint: the common case made cheap.
-// The dispatcher (worker/event-dispatcher.ts) claims up to the endpoint's delivery window of its
-// waiting deliveries into a batch and starts this workflow, id webhook-batch-<batch id>, with the
-// delivery ids as the RallyWebhookDeliveryId search attribute, so each delivery is found in the Web
-// UI by its id (`RallyWebhookDeliveryId = "<delivery id>"`).
-//
-// One local activity sends them all at once and records every attempt; a local activity runs inside
-// the workflow task, so a batch costs the server one workflow and one task instead of one workflow
-// and two tasks per delivery. Each delivery whose attempt failed and may be retried gets its own
-// retry workflow (webhookDelivery, id = the delivery id), started as an abandoned child so it lives
-// on after the batch; the delivery keeps its id and its five backed-off retries, and carries the memo
-// summary and RallyPetitionId its own start would have had (only a child's id and type are checked on
-// replay, so adding them changed no recorded run). If the worker dies, the task is retried and the
-// activity sends only what is still pending (at least once).
+// First attempts of a batch of webhook deliveries to one endpoint, the common case made cheap: the dispatcher claims up to the endpoint's delivery window into
+// a batch and starts this workflow (id webhook-batch-<batch id>), with the delivery ids as the RallyWebhookDeliveryId search attribute, so each delivery is
+// found in the Web UI (`RallyWebhookDeliveryId = "<delivery id>"`).
 import { ParentClosePolicy, proxyLocalActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { BatchInput, WebhookBatchActivities } from '../activities/webhook-batches.ts';
 import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from './search-attributes.ts';
@@ -25,6 +14,14 @@ export const webhookBatchWorkflowId = (batchId: string) => `webhook-batch-${batc
 // The batch's attempts run side by side, each within RALLY_WEBHOOK_TIMEOUT; the rest is two queries.
 const BATCH_MARGIN_MS = 10_000;
 
+// One local activity sends them all at once and records every attempt; a local activity runs inside the
+// workflow task, so a batch costs the server one workflow and one task instead of one workflow and two tasks
+// per delivery. Each delivery whose attempt failed and may be retried gets its own retry workflow
+// (webhookDelivery, id = the delivery id), started as an abandoned child so it lives on after the batch; the
+// delivery keeps its id and its five backed-off retries, and carries the memo summary and RallyPetitionId its
+// own start would have had (only a child's id and type are checked on replay, so adding them changed no
+// recorded run). If the worker dies, the task is retried and the activity sends only what is still pending (at
+// least once).
 export async function webhookDeliveryBatch(input: WebhookBatchInput): Promise<WebhookBatchResult> {
   const { sendDeliveryBatch } = proxyLocalActivities<WebhookBatchActivities>({
     startToCloseTimeout: input.timeoutMs + BATCH_MARGIN_MS,

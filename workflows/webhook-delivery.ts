@@ -1,15 +1,6 @@
-// The retries of one webhook delivery: one event to one endpoint, workflow id = the delivery id
-// (X-Rally-Delivery-Id), so it is found in the Web UI by that id.
-//
-// A delivery's first attempt goes out in a batch (workflows/webhook-delivery-batch.ts): at signing
-// speed, one workflow per delivery is more than a Temporal server starts in a second, while most
-// first attempts succeed. This workflow is started only for a delivery whose first attempt failed,
-// and owns the rest of its life: its own backed-off retry schedule, a short fixed history (one
-// activity whose retries are server-side and add no events), up to RALLY_WEBHOOK_ENDPOINT_CONCURRENCY
-// deliveries of an endpoint in flight at once, counting these (see core/events/dispatch-queries.ts).
-//
-// Runs recorded before batches existed made the first attempt here too (no priorAttempts): the
-// `patched` marker keeps their histories replaying as they were recorded.
+// The retries of one webhook delivery (workflow id = the delivery id, X-Rally-Delivery-Id, to find it in the Web UI), started only when its first attempt, sent
+// in a batch (webhook-delivery-batch.ts), failed: at signing speed, one workflow per delivery is more than a Temporal server starts in a second, while most
+// first attempts succeed.
 import { ActivityFailure, patched, proxyActivities, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { AttemptInput, WebhookActivities } from '../activities/webhooks.ts';
 import { RallyDeliveryOutcome } from './search-attributes.ts';
@@ -18,6 +9,8 @@ import { RallyDeliveryOutcome } from './search-attributes.ts';
 export type WebhookDeliveryInput = AttemptInput & { firstRetryDelayMs?: number };
 export type WebhookDeliveryResult = { deliveryId: string; status: 'delivered' | 'failed' | 'gone' };
 
+// Runs recorded before batches existed made the first attempt here too (no priorAttempts): this `patched`
+// marker keeps their histories replaying as recorded.
 export const RETRIES_AFTER_BATCH_PATCH = 'webhook-retries-after-batch';
 
 // An attempt may take RALLY_WEBHOOK_TIMEOUT for the HTTP call plus a few queries around it.
@@ -28,6 +21,9 @@ const { markDeliveryFailed } = proxyActivities<WebhookActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+// Owns the rest of the delivery's life: its own backed-off retry schedule, a short fixed history (one activity
+// whose retries are server-side and add no events), up to RALLY_WEBHOOK_ENDPOINT_CONCURRENCY deliveries of an
+// endpoint in flight at once, counting these (see core/events/dispatch-queries.ts).
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const priorAttempts = patched(RETRIES_AFTER_BATCH_PATCH) ? (input.priorAttempts ?? 0) : 0;
   const { attemptDelivery } = proxyActivities<WebhookActivities>({

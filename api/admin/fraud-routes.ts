@@ -1,7 +1,6 @@
-// The admin fraud tools of issue 44: a petition's flagged crowds (networks and email domains past a
-// signing threshold, and what their accounts look like), clearing a crowd's flags, and the allow-
-// and block-lists of signers. Invalidating a crowd is POST /v1/admin/petitions/{id}/invalidate-signatures
-// with `flagged: true` (audit-routes.ts). Every change is audit-logged.
+// The admin fraud tools of issue 44: a petition's flagged crowds (networks and email domains past a signing threshold, and what their accounts look like),
+// clearing a crowd's flags, and the allow- and block-lists of signers. Invalidating a crowd is POST /v1/admin/petitions/{id}/invalidate-signatures with
+// `flagged: true` (audit-routes.ts). Every change is audit-logged.
 import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';

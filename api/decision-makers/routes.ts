@@ -1,7 +1,5 @@
-// /v1/petitions/{id}/decision-makers: the people a petition is addressed to, with the delivery state
-// of each one's portal invitation. Creator only. Adding one to an active petition invites them at
-// once (core/decision-makers/manage.ts); before publish, the petition's lifecycle invites everyone
-// when it is published.
+// /v1/petitions/{id}/decision-makers: the people a petition is addressed to, with the delivery state of each one's portal invitation. Creator only. Adding one
+// to an active petition invites them at once (core/decision-makers/manage.ts); before publish, the petition's lifecycle invites everyone when it is published.
 import { loadViewer } from '../../core/petitions/viewer.ts';
 import type { DatabasePool } from 'slonik';
 import { addDecisionMaker } from '../../core/decision-makers/manage.ts';

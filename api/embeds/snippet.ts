@@ -1,7 +1,6 @@
-// The copy-paste embed code: an iframe of the widget and a tiny host script (well under 1 KB) that
-// resizes it when the widget reports its height. The script accepts rally:resize only from Rally's
-// origin and only for the iframe that sent it, and bounds the height it applies. The sandbox allows
-// forms: a visitor signs as a guest inside the widget (site/sign/guest-sign-form.ts).
+// The copy-paste embed code: an iframe of the widget and a tiny host script (well under 1 KB) that resizes it when the widget reports its height. The script
+// accepts rally:resize only from Rally's origin and only for the iframe that sent it, and bounds the height it applies. The sandbox allows forms: a visitor
+// signs as a guest inside the widget (site/sign/guest-sign-form.ts).
 import { html } from '../../platform/html.ts';
 import { widgetUrl, type WidgetOptions } from '../http/petition-urls.ts';
 

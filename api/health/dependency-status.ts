@@ -1,9 +1,6 @@
-// What GET /health and /health/ready report about PostgreSQL and Temporal, without checking them on
-// every request: a load balancer probing many times a second would otherwise turn each probe into two
-// round trips. The last answer is reused for up to `maxAgeMs` (1 s); after that the next probe runs a
-// fresh check, shared by every probe that arrives meanwhile. A check that does not answer within
-// `timeoutMs` counts as unreachable, so an outage shows as 503 at most maxAgeMs + timeoutMs (< 2 s)
-// after it begins, even when the dependency hangs instead of refusing connections.
+// What GET /health and /health/ready report about PostgreSQL and Temporal, without checking them on every request: a load balancer probing many times a second
+// would otherwise turn each probe into two round trips. The last answer is reused for up to `maxAgeMs` (1 s), then the next probe runs a fresh check shared by
+// every probe that arrives meanwhile.
 
 export type Reachability = 'ok' | 'unreachable';
 export type DependencyName = 'database' | 'temporal';
@@ -20,6 +17,8 @@ export type DependencyStatusOptions = {
 export type DependencyStatus = { current(): Promise<DependencySnapshot> };
 
 export const DEFAULT_MAX_AGE_MS = 1_000;
+// A check that does not answer within `timeoutMs` counts as unreachable, so an outage shows as 503 at most
+// maxAgeMs + timeoutMs (< 2 s) after it begins, even when the dependency hangs instead of refusing connections.
 export const DEFAULT_TIMEOUT_MS = 900;
 
 async function reachable(check: () => Promise<unknown>, timeoutMs: number): Promise<Reachability> {

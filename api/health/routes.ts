@@ -1,12 +1,5 @@
-// Probes for load balancers, orchestrators and operators:
-// - GET /health (the spec's health check): PostgreSQL and Temporal reachability; 503 `degraded` when
-//   either is down or restarting.
-// - GET /health/live: the process answers at all. A failing liveness probe means "restart me", so it
-//   never depends on PostgreSQL or Temporal: an outage there must not restart every API process.
-// - GET /health/ready: whether to send this process traffic: dependencies reachable and not shutting
-//   down. On SIGTERM the API answers 503 here first (api/main.ts), so balancers stop routing to it
-//   before it stops accepting connections, and closes each keep-alive connection after its answer.
-// Dependency status is cached for up to a second (dependency-status.ts).
+// Probes for load balancers, orchestrators and operators: GET /health (the spec's check of PostgreSQL and Temporal), /health/live (the process answers at all)
+// and /health/ready (whether to send this process traffic). Dependency status is cached for up to a second (dependency-status.ts).
 import type { Middleware } from 'koa';
 import type { DatabasePool } from 'slonik';
 import { pingDatabase } from '../../db/pool.ts';
@@ -48,6 +41,11 @@ function answer(ctx: RallyContext, healthy: boolean, body: object): void {
   ctx.body = { ...body, timestamp: new Date().toISOString() };
 }
 
+// GET /health answers 503 `degraded` when PostgreSQL or Temporal is down or restarting. A failing liveness
+// probe means "restart me", so /health/live never depends on PostgreSQL or Temporal: an outage there must not
+// restart every API process. /health/ready wants dependencies reachable and the process not shutting down: on
+// SIGTERM the API answers 503 here first (api/main.ts), so balancers stop routing to it before it stops
+// accepting connections, and closes each keep-alive connection after its answer.
 export function createHealthRoutes(deps: { db: DatabasePool; temporal: { ping(): Promise<unknown> }; readiness: Readiness }) {
   const dependencies = createDependencyStatus({
     checks: { database: () => pingDatabase(deps.db), temporal: () => deps.temporal.ping() },

@@ -1,7 +1,6 @@
-// OAuth app tokens reach a route only with the scope its declaration names (route.ts `scope`), and
-// a handler can ask for one more where a query widens the answer (signers in an export, an avatar
-// upload). The refusal is RFC 6750's: 403 with `WWW-Authenticate: Bearer error="insufficient_scope"`
-// naming the scope that would do, so an app knows what to ask the user for.
+// OAuth app tokens reach a route only with the scope its declaration names (route.ts `scope`), and a handler can ask for one more where a query widens the
+// answer (signers in an export, an avatar upload). The refusal is RFC 6750's: 403 with `WWW-Authenticate: Bearer error="insufficient_scope"` naming the scope
+// that would do, so an app knows what to ask the user for.
 import { appScopeCovers, NOT_FOR_APPS, type RouteScope } from '../../core/auth/scopes.ts';
 import type { Principal } from './context.ts';
 import { RallyError } from './problem.ts';

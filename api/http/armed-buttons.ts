@@ -1,9 +1,5 @@
-// Buttons that act at once (Approve on the consent screen, Sign in the widget's popup) answer a click
-// only once their page has been visible for half a second: a double click begun on another site, whose
-// second click lands on a page swapped in under the pointer (double-clickjacking), presses nothing.
-// They are sent disabled; this script enables them, disables them again while the page is hidden (the
-// wait starts over when it is shown), and starts the wait over when the page comes back from the
-// back-forward cache.
+// Buttons that act at once (Approve on the consent screen, Sign in the widget's popup) answer a click only once their page has been visible for half a second:
+// a double click begun on another site, whose second click lands on a page swapped in under the pointer (double-clickjacking), presses nothing.
 import { createHash } from 'node:crypto';
 import { trusted, type SafeHtml } from '../../platform/html.ts';
 
@@ -12,6 +8,9 @@ export const ARM_DELAY_MS = 500;
 /** The attributes of a button that waits: disabled until the script below arms it. */
 export const ARMED_BUTTON: SafeHtml = trusted(' disabled data-armed');
 
+// The buttons are sent disabled; this script enables them, disables them again while the page is hidden (the
+// wait starts over when it is shown), and starts the wait over when the page comes back from the back-forward
+// cache.
 export const ARM_BUTTONS_SCRIPT = `(function () {
   'use strict';
   var buttons = document.querySelectorAll('button[data-armed]');

@@ -1,7 +1,6 @@
-// Turns a request's credentials into a Principal. Two kinds arrive as `Authorization: Bearer …`:
-// API keys (`rally_live_…`/`rally_test_…`, one indexed query by hash) and access tokens (JWTs,
-// verified locally; revocation and user state come from in-memory lists kept current by NOTIFY).
-// `X-API-Key` still works but is deprecated, and its answers say so.
+// Turns a request's credentials into a Principal. Two kinds arrive as `Authorization: Bearer …`: API keys (`rally_live_…`/`rally_test_…`, one indexed query by
+// hash) and access tokens (JWTs, verified locally; revocation and user state come from in-memory lists kept current by NOTIFY). `X-API-Key` still works but is
+// deprecated, and its answers say so.
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,9 +1,6 @@
-// Request bodies are JSON or nothing. koa-body parses JSON up to the route's declared limit; this
-// module adds the answers it leaves out, each a precise problem instead of a 500 or a reset:
-// another media type is a 415; an encoding Rally does not decode is a 415 and a body that does not
-// decode under its Content-Encoding a 400 invalid_encoding; JSON nested deeper than MAX_DEPTH a 400;
-// a body over the limit a 413 sent once the excess is read (up to a bound), with Connection: close;
-// a body nothing read is read and thrown away before the answer (createUnreadBodyDrain).
+// Request bodies are JSON or nothing. koa-body parses JSON up to the route's declared limit; this module adds the answers it leaves out, each a precise problem
+// instead of a 500 or a reset: another media type or an unknown encoding 415, an undecodable body 400 invalid_encoding, JSON deeper than MAX_DEPTH 400, and a
+// body over the limit 413. A body nothing read is read and thrown away before the answer (createUnreadBodyDrain).
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
@@ -60,6 +57,7 @@ function discardRest(req: IncomingMessage): Promise<void> {
   });
 }
 
+// A body over the limit gets its 413 once the excess is read (up to a bound), with Connection: close.
 async function tooLarge(req: IncomingMessage, limitBytes: number, declared?: number): Promise<never> {
   await discardRest(req);
   const size = declared === undefined ? 'larger than that' : `${declared} bytes`;

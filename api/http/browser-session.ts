@@ -1,8 +1,6 @@
-// The browser session of a request, for Rally's HTML pages and forms only (the API under /v1 never
-// reads the cookie: Bearer only there, so the API needs no CSRF defence). This module is the one
-// door to it: `browserSessions.current(ctx)` for pages that change with a login, and
-// `browserSessions.requireUser(ctx)`, which answers a redirect to /login?return_to=<this path>
-// when nobody is logged in (the seam for other browser pages, such as OAuth consent).
+// The browser session of a request, for Rally's HTML pages and forms only (the API under /v1 never reads the cookie: Bearer only there, so the API needs no
+// CSRF defence). This module is the one door to it: `browserSessions.current(ctx)` for pages that change with a login, and `browserSessions.requireUser(ctx)`,
+// which answers a redirect to /login?return_to=<this path> when nobody is logged in (the seam for other browser pages, such as OAuth consent).
 import { createHmac } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { csrfTokenMatches, csrfTokenOf, findBrowserSession, type BrowserSession, type SessionLifetimes } from '../../core/browser-sessions/sessions.ts';

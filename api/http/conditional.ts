@@ -1,7 +1,6 @@
-// Answers that a CDN or browser may keep for a moment and revalidate: a weak ETag over the data (weak,
-// because the envelope's meta differs on every answer), a short public max-age, and 304 without a
-// body when If-None-Match already names the current data. Only for answers that are the same for
-// every caller without credentials; an answer that depends on who asks is marked private.
+// Answers that a CDN or browser may keep for a moment and revalidate: a weak ETag over the data (weak, because the envelope's meta differs on every answer), a
+// short public max-age, and 304 without a body when If-None-Match already names the current data. Only for answers that are the same for every caller without
+// credentials; an answer that depends on who asks is marked private.
 import { createHash } from 'node:crypto';
 import type { RallyContext } from './context.ts';
 

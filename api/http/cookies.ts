@@ -1,13 +1,11 @@
-// The cookies of Rally's browser pages, written by hand so every attribute is deliberate:
-// HttpOnly (no script reads them), SameSite=Lax (sent on top-level navigations, such as the
-// identity provider's redirect back, never on another site's form POST or fetch), host-only (no
-// Domain, so no sibling host gets them), Path=/. Secure whenever Rally is served over https, and in
-// production always; only a development or test instance on plain http goes without, since
-// browsers drop Secure cookies there. With Secure the names take the __Host- prefix, which browsers
-// only accept from a secure, host-only, Path=/ Set-Cookie.
+// The cookies of Rally's browser pages, written by hand so every attribute is deliberate: HttpOnly, SameSite=Lax (sent on top-level navigations such as the
+// identity provider's redirect back, never on another site's form POST or fetch), host-only (no Domain, so no sibling host gets them), Path=/.
 
 export type CookiePolicy = { secure: boolean };
 
+// Secure whenever Rally is served over https, and in production always; only a development or test instance on
+// plain http goes without, since browsers drop Secure cookies there. With Secure the names take the __Host-
+// prefix, which browsers only accept from a secure, host-only, Path=/ Set-Cookie.
 export function cookiePolicy(publicUrl: string, nodeEnv: string): CookiePolicy {
   return { secure: new URL(publicUrl).protocol === 'https:' || nodeEnv === 'production' };
 }

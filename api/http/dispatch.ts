@@ -1,12 +1,6 @@
-// Finds a request's route in a radix tree (find-my-way: one tree per method, static segments before
-// parameters, so /v1/petitions/export wins over /v1/petitions/:slug whatever the order of
-// declaration) and runs that route's own chain: response check, route guard, handler. The cost of a
-// lookup grows with the path's length, not with the number of routes.
-//
-// What the routes' previous router (@koa/router) did and clients may rely on is kept: paths match
-// case-insensitively and with or without a trailing slash, HEAD runs the GET route (Koa sends no
-// body), OPTIONS answers 200 with Allow, a known path with another method 405 and an unknown method
-// 501 (both with Allow, turned into problems by the app); an unknown path is left as 404.
+// Finds a request's route in a radix tree (find-my-way: one tree per method, static segments before parameters, so /v1/petitions/export wins over
+// /v1/petitions/:slug whatever the order of declaration) and runs that route's own chain: response check, route guard, handler. A lookup costs with the path's
+// length, not the number of routes.
 import compose from 'koa-compose';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Middleware } from 'koa';
@@ -21,6 +15,10 @@ const IMPLEMENTED = ['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE']
 
 type Matched = { path: string; chain: Middleware<RallyState> };
 
+// Kept from the previous router (@koa/router), as clients may rely on it: paths match case-insensitively and
+// with or without a trailing slash, HEAD runs the GET route (Koa sends no body), OPTIONS answers 200 with
+// Allow, a known path with another method 405 and an unknown method 501 (both with Allow, turned into problems
+// by the app); an unknown path is left as 404.
 export function createRouteDispatcher(routes: AnyRouteSpec[], guard: RouteGuard, checkResponse: ResponseCheck): RouteDispatcher {
   // No limit of its own on a parameter's length: the routes' schemas bound them and answer 4xx.
   const router = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 64 * 1024 });

@@ -1,14 +1,6 @@
-// Idempotency-Key on POST, as Stripe does it. The first request with a key claims a row before its
-// handler runs; its answer is stored for 24 hours and replayed for retries of the same request.
-// The same key with another body is a 422; a retry while the first is still running is a 409.
-// A claim left behind by a killed process is taken over after CLAIM_TIMEOUT so the key is not stuck.
-// Which routes take a key is their declaration's business (route.ts `idempotent`); login and token
-// routes do not. Fingerprints are HMACs under a server key, so a stored fingerprint of a request
-// carrying a password cannot be tested against guesses. An answer that shows a secret once
-// (`revealsSecret`) is not stored: a retry learns the created resource's id, never the secret.
-// A write may also store its answer itself, in its own statement (rememberAnswer below and
-// core/idempotency/remembered-answers.ts), so that an answer lost with a killed process is still
-// replayed; a claim whose answer was stored that way is never released.
+// Idempotency-Key on POST, as Stripe does it: the first request with a key claims a row before its handler runs, and its answer is stored for 24 hours and
+// replayed for retries of the same request; the same key with another body is a 422, a retry while the first still runs a 409. Which routes take a key is their
+// declaration's business (route.ts `idempotent`); login and token routes do not.
 import { createHmac } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { DatabasePool } from 'slonik';
@@ -18,6 +10,7 @@ import { RallyError, type ProblemSlug } from './problem.ts';
 import { meta, type RallyContext, type RallyState } from './context.ts';
 import { rememberAnswerStatement, type RememberAnswer } from '../../core/idempotency/remembered-answers.ts';
 
+// A claim left behind by a killed process is taken over after CLAIM_TIMEOUT so the key is not stuck.
 const CLAIM_TIMEOUT_SECONDS = 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -34,6 +27,8 @@ const ClaimRow = z.object({ claimed: z.literal(true) });
 // Headers worth replaying: the ones a handler sets to describe what it created.
 const REPLAYED_HEADERS = ['location', 'content-type', 'deprecation', 'sunset'];
 
+// Fingerprints are HMACs under a server key, so a stored fingerprint of a request carrying a password cannot be
+// tested against guesses.
 function fingerprint(key: Buffer | string, method: string, path: string, body: unknown): string {
   return createHmac('sha256', key)
     .update(`${method} ${path}\n${JSON.stringify(body ?? null)}`)
@@ -54,6 +49,8 @@ function callerKey(ctx: RallyContext): string {
   return principal.apiKeyId ? `api_key:${principal.apiKeyId}` : `user:${principal.userId}`;
 }
 
+// An answer that shows a secret once (`revealsSecret`) is not stored: a retry learns the created resource's id,
+// never the secret.
 export function createIdempotencyMiddleware(
   deps: { db: DatabasePool; ttlMs: number; fingerprintKey: Buffer | string } & Partial<IdempotencyOptions>,
 ): Middleware<RallyState> {
@@ -117,6 +114,9 @@ export function createIdempotencyMiddleware(
  * For a handler whose write stores its own answer: the RememberAnswer to pass to the domain, which
  * stores `{ data, meta }` with `status` (as sendData would answer) in the write's statement. Undefined
  * without an Idempotency-Key. The answer stored after the handler returns replaces it, as usual.
+ * A write may store its answer itself, in its own statement (core/idempotency/remembered-answers.ts), so that
+ * an answer lost with a killed process is still replayed; a claim whose answer was stored that way is never
+ * released.
  */
 export function rememberAnswer(ctx: RallyContext, status: number): RememberAnswer | undefined {
   const ticket = ctx.state.idempotency;

@@ -1,18 +1,6 @@
-// Every limit a route's rate-limit class (route.ts `rateLimit`) charges, with its key and its
-// answer, in one place. The route guard charges them after authentication (route-guard.ts):
-// - every class but `none`: the caller's general bucket (RALLY_RATE_LIMIT_RPS/BURST), the verified
-//   credential's, else the client address's, described in X-RateLimit-* headers on every answer;
-// - `sign`: the signing throttle (issues 11 and 44): the spec's hourly limit per client address
-//   (RALLY_SIGN_LIMIT_PER_HOUR; an IPv6 address by its /64) refuses; the thresholds per network
-//   block, the /24 of an IPv4 address or the /64 of an IPv6 one (RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR),
-//   and per email domain of the signer (RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR), except the open mail
-//   providers anyone can sign up at (RALLY_SIGN_LIMIT_OPEN_DOMAINS), only flag: a crowd behind one
-//   carrier NAT or at one university is people, so the signature is counted and flagged for review
-//   (ctx.state.signingFlags). Only their hard ceilings (RALLY_SIGN_CEILING_*) refuse. The
-//   administrators' lists (core/signatures/signing-lists.ts) block a signer (403), or exempt them;
-// - `report`: RALLY_REPORT_LIMIT_PER_HOUR per user; `export`: the spec's 10 a minute per user.
-// Each is a token bucket shared by every API process (rate-limit.ts) and answers 429 with
-// Retry-After. Why these are not rate-limiter-flexible limiters: docs/architecture.md, "Rate limits are hand-made buckets".
+// Every limit a route's rate-limit class (route.ts `rateLimit`) charges, with its key and its answer, in one place, charged by the route guard after
+// authentication. Each is a token bucket shared by every API process (rate-limit.ts) answering 429 with Retry-After; why these are not rate-limiter-flexible
+// limiters: docs/architecture.md, "Rate limits are hand-made buckets".
 import type { DatabasePool } from 'slonik';
 import type { SigningListCache } from '../../core/signatures/signing-list-cache.ts';
 import { createSignerDomains, networkBlockOf } from '../../core/signatures/throttle-subjects.ts';
@@ -63,6 +51,17 @@ function callerBucketKey(ctx: RallyContext): string {
 /** Reports and exports are counted per person, whichever of their credentials they use. */
 const personBucketKey = (ctx: RallyContext) => (ctx.state.principal ? `user:${ctx.state.principal.userId}` : addressBucketKey(ctx.state.clientIp));
 
+// Every class but `none`: the caller's general bucket (RALLY_RATE_LIMIT_RPS/BURST), the verified credential's,
+// else the client address's, described in X-RateLimit-* headers on every answer. `sign`: the signing throttle
+// (issues 11 and 44): the spec's hourly limit per client address (RALLY_SIGN_LIMIT_PER_HOUR; an IPv6 address by
+// its /64) refuses; the thresholds per network block, the /24 of an IPv4 address or the /64 of an IPv6 one
+// (RALLY_SIGN_LIMIT_PER_BLOCK_PER_HOUR), and per email domain of the signer
+// (RALLY_SIGN_LIMIT_PER_DOMAIN_PER_HOUR), except the open mail providers anyone can sign up at
+// (RALLY_SIGN_LIMIT_OPEN_DOMAINS), only flag: a crowd behind one carrier NAT or at one university is people, so
+// the signature is counted and flagged for review (ctx.state.signingFlags). Only their hard ceilings
+// (RALLY_SIGN_CEILING_*) refuse. The administrators' lists (core/signatures/signing-lists.ts) block a signer
+// (403), or exempt them. `report`: RALLY_REPORT_LIMIT_PER_HOUR per user; `export`: the spec's 10 a minute per
+// user.
 export function createRouteLimits(deps: {
   db: DatabasePool;
   log: Logger;

@@ -1,7 +1,6 @@
-// Answers served from memory (core/*/read-cache.ts, search-cache.ts, analytics-cache.ts) hand out
-// the same object until something shown changes, so the object's identity is its version. What a
-// route makes of such an object is computed once per object: presented, deep-frozen (so the response
-// check may trust it after checking it once, response-check.ts), and given the weak ETag of its JSON.
+// Answers served from memory (core/*/read-cache.ts, search-cache.ts, analytics-cache.ts) hand out the same object until something shown changes, so the
+// object's identity is its version. What a route makes of such an object is computed once per object: presented, deep-frozen (so the response check may trust
+// it after checking it once, response-check.ts), and given the weak ETag of its JSON.
 import { weakEtagOf } from './conditional.ts';
 
 export type Presented<T> = { data: T; etag: string };

@@ -1,7 +1,6 @@
-// The API's problems (RFC 9457). A RallyError carries a problem slug (which fixes the HTTP status
-// and the `type`), a stable machine `code`, and a human detail. HTTP-level code throws it directly;
-// the domain's errors (core/errors/domain-error.ts) become one through PROBLEM_OF_KIND below, and the
-// error middleware turns either into application/problem+json.
+// The API's problems (RFC 9457). A RallyError carries a problem slug (which fixes the HTTP status and the `type`), a stable machine `code`, and a human detail.
+// HTTP-level code throws it directly; the domain's errors (core/errors/domain-error.ts) become one through PROBLEM_OF_KIND below, and the error middleware
+// turns either into application/problem+json.
 import type { DomainError, DomainErrorKind, FieldError as DomainFieldError } from '../../core/errors/domain-error.ts';
 
 export const PROBLEM_TYPES = {

@@ -1,12 +1,6 @@
-// Token buckets shared by every API process. Which bucket a request is charged to is decided by
-// the route guard (route-guard.ts): the verified credential, else the client address. The check
-// itself is in memory, so it costs next to nothing per request. Every SYNC_INTERVAL_MS each process
-// folds what it spent into a shared bucket row per key in PostgreSQL (one statement for all keys) and
-// adopts the combined level. Only keys spent on here since their last sync are written, each at most
-// once a second, so the writes follow the traffic, not the number of keys: a key learns what the other
-// processes spent when it is charged again. The slack is bounded: a process that has not yet synced a
-// key grants at most one burst for it, and afterwards can overspend by at most what it serves in one
-// second. Past MAX_KEYS_PER_SYNC due keys the oldest-charged are shed: they limit per process.
+// Token buckets shared by every API process, checked in memory so a request costs next to nothing; the route guard decides which bucket is charged (the
+// verified credential, else the client address). Every SYNC_INTERVAL_MS each process folds what it spent into a shared row per key in PostgreSQL (one statement
+// for all keys) and adopts the combined level.
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { clientAddressGroup } from '../../core/signatures/network-block.ts';
@@ -15,8 +9,15 @@ import type { Logger } from '../../platform/logger.ts';
 import { metrics } from '../../platform/metrics.ts';
 
 const SYNC_INTERVAL_MS = 250;
+// Only keys spent on here since their last sync are written, each at most once a second, so the writes follow
+// the traffic, not the number of keys: a key learns what the other processes spent when it is charged again.
+// The slack is bounded: a process that has not yet synced a key grants at most one burst for it, and afterwards
+// can overspend by at most what it serves in one second.
 const KEY_SYNC_INTERVAL_MS = 1_000;
-/** One statement's keys: about 40 ms of PostgreSQL per 1,000, so a sync stays well inside its interval. */
+/**
+ * One statement's keys: about 40 ms of PostgreSQL per 1,000, so a sync stays well inside its interval.
+ * Past this many due keys the oldest-charged are shed: they limit per process.
+ */
 const MAX_KEYS_PER_SYNC = 2_000;
 /** Buckets one limiter remembers; past it the least recently charged is forgotten. */
 const MAX_BUCKETS = 100_000;

@@ -1,20 +1,6 @@
-// Answers are held to the route's declaration (route.ts `responses`), the same one /openapi.json is
-// built from. In every mode, fields a response schema does not name are stripped before the answer
-// leaves, so a column added to a query never leaks by accident. In test mode (NODE_ENV=test) the
-// check is strict: a status the route does not declare, or a body its schema refuses, is answered
-// 500 and logged with the schema errors, so the test that provoked it fails loudly. Problems
-// (4xx/5xx application/problem+json, written by the error middleware) are allowed on every route.
-//
-// Answers served from memory repeat the same `data` object on every request. When that object is
-// frozen (nothing can change it after it was checked), its checked and stripped copy is remembered
-// per route and status, as JSON, with the envelope's fields the schema kept; later answers with it
-// skip the copy, the validation and the serialization of `data` (its JSON bytes are spliced into
-// the envelope): the envelope around it (meta, pagination) is built by context.ts and has one shape.
-//
-// In production (`compiled`) other answers are written once, by their schema's compiled serializer
-// (serializer.ts: declared properties only, types and required properties checked), and take the full
-// check only when it cannot vouch for them. In test mode every answer the serializer writes must match,
-// as JSON, what the full check made of it, so the two cannot drift apart.
+// Answers are held to the route's declaration (route.ts `responses`), the one /openapi.json is built from: fields a response schema does not name are always
+// stripped, so a column added to a query never leaks by accident. In test mode a status the route does not declare, or a body its schema refuses, is answered
+// 500 and logged, so the test that provoked it fails loudly; problems (4xx/5xx application/problem+json) are allowed on every route.
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Middleware } from 'koa';
@@ -40,7 +26,14 @@ function isJsonValue(body: unknown): body is object {
   return Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype;
 }
 
-/** The envelope's `data` when it is a frozen object, else undefined. */
+/**
+ * The envelope's `data` when it is a frozen object, else undefined.
+ * Answers served from memory repeat the same `data` object on every request. When that object is frozen
+ * (nothing can change it after it was checked), its checked and stripped copy is remembered per route and
+ * status, as JSON, with the envelope's fields the schema kept; later answers with it skip the copy, the
+ * validation and the serialization of `data` (its JSON bytes are spliced into the envelope): the envelope
+ * around it (meta, pagination) is built by context.ts and has one shape.
+ */
 function frozenData(body: object): object | undefined {
   const data = (body as { data?: unknown }).data;
   return data !== null && typeof data === 'object' && Object.isFrozen(data) ? data : undefined;
@@ -55,7 +48,13 @@ function describe(errors: ErrorObject[] | null | undefined): string {
     .join('; ');
 }
 
-/** `compiled`: answers written by their schema's serializer where it can vouch for them (production). */
+/**
+ * `compiled`: answers written by their schema's serializer where it can vouch for them (production).
+ * In production (`compiled`) other answers are written once, by their schema's compiled serializer
+ * (serializer.ts: declared properties only, types and required properties checked), and take the full check
+ * only when it cannot vouch for them. In test mode every answer the serializer writes must match, as JSON, what
+ * the full check made of it, so the two cannot drift apart.
+ */
 export function createResponseCheck(options: { strict: boolean; log: Logger; compiled?: boolean }): ResponseCheck {
   return (route) => {
     // Compiled on the first answer with each status: a hundred routes' schemas would slow start-up.

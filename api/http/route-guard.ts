@@ -1,9 +1,6 @@
-// Enforces what a route declares (route.ts) before its handler runs, in this order:
-// 1. credentials: verified when the route looks at them (`auth` other than `none`);
-// 2. rate limits: charged to the verified credential (API key or user), else to the client address
-//    (IPv6 by /64). A made-up credential never gets a bucket of its own: the request is charged to
-//    its address and answered 401, so changing the Authorization header buys nothing;
-// 3. permission, body (the route's own limit, or left alone for raw-body routes), Idempotency-Key.
+// Enforces what a route declares (route.ts) before its handler runs, in this order: credentials (verified when `auth` is not `none`); rate limits, charged to
+// the verified credential, else the client address (IPv6 by /64); then permission, body (the route's own limit; raw-body routes are left alone) and
+// Idempotency-Key. A made-up credential is charged to its address and answered 401, so changing the Authorization header buys nothing.
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import { assertPermitted } from '../../core/auth/scopes.ts';

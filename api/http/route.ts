@@ -1,8 +1,6 @@
-// A route is declared once, and the declaration is its whole contract: method, path, who may call
-// it, which rate limit it is charged to, whether Idempotency-Key applies, how large a body it takes,
-// and the JSON Schemas of its parts and answers. The same declaration drives the route guard
-// (route-guard.ts), the Ajv validators, the handler's TypeScript types and the OpenAPI document;
-// answers are checked against it (response-check.ts), so none of them can drift apart.
+// A route is declared once, and the declaration is its whole contract: method, path, who may call it, its rate limit, whether Idempotency-Key applies, its body
+// size, and the JSON Schemas of its parts and answers. It drives the route guard, the Ajv validators, the handler's types and the OpenAPI document, and answers
+// are checked against it (response-check.ts), so none of them can drift apart.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Middleware } from 'koa';
 import type { RallyContext, RallyState } from './context.ts';

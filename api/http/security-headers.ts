@@ -1,8 +1,6 @@
-// Every security header Rally sends, in one place. The middleware gives every answer, errors
-// included (it runs outside the error handler and is outermost but for metrics): no MIME sniffing,
-// no referrer leaking paths to other sites, HSTS when Rally is served over https, the static HTML
-// policy to HTML that set none, and the framing rule. Routes that send HTML with scripts or forms
-// set one of the named policies below (`htmlPolicies`); nothing else writes these headers.
+// Every security header Rally sends, in one place. The middleware gives every answer, errors included (it runs outside the error handler and is outermost but
+// for metrics): no MIME sniffing, no referrer leaking paths to other sites, HSTS when Rally is served over https, the static HTML policy to HTML that set none,
+// and the framing rule. Routes that send HTML with scripts or forms set one of the named policies below (`htmlPolicies`); nothing else writes these headers.
 import type { Middleware } from 'koa';
 import type { RallyContext, RallyState } from './context.ts';
 

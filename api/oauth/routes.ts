@@ -1,9 +1,6 @@
-// OAuth 2.0 for third-party apps, at the spec's paths: Rally declares each route (its rate limit,
-// its credentials, its place in the OpenAPI document) and hands the protocol to oidc-provider
-// (api/oauth/server/). Rally answers two things itself: the RFC 8414 metadata and the key set
-// (the keys are Rally's, and rotate on a schedule), and the spec's wire details in front of the
-// provider: a Bearer as proof of login at /oauth/authorize, a JSON body at /oauth/token, and 401
-// token_expired for an expired refresh token.
+// OAuth 2.0 for third-party apps, at the spec's paths: Rally declares each route (rate limit, credentials, OpenAPI entry) and hands the protocol to
+// oidc-provider (api/oauth/server/). Rally answers the RFC 8414 metadata and the key set itself (its keys rotate on a schedule), and the spec's wire details in
+// front of the provider: a Bearer as login proof at /oauth/authorize, a JSON body at /oauth/token, 401 token_expired for an expired refresh token.
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { NOT_FOR_APPS } from '../../core/auth/scopes.ts';

@@ -1,7 +1,6 @@
-// GET /v1/petitions/export: a page of petitions, or with includeSignatures=true a page of signatures
-// joined with their petitions (core/petitions/export.ts says which), as CSV or JSON. A page (at most
-// 1000 rows) is read in one query, because its next cursor travels in headers, before the body; the
-// body is then streamed. At most 10 exports per minute per user, shared by every API process.
+// GET /v1/petitions/export: a page of petitions, or with includeSignatures=true a page of signatures joined with their petitions (core/petitions/export.ts says
+// which), as CSV or JSON. A page (at most 1000 rows) is read in one query, because its next cursor travels in headers, before the body; the body is then
+// streamed. At most 10 exports per minute per user, shared by every API process.
 import type { Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';

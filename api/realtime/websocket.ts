@@ -1,10 +1,6 @@
-// The real-time channel at /v1/realtime. A client sends {"type":"subscribe","petition_id":"<uuid>"}
-// and then receives signature.created / signature.removed with the new count. Malformed messages
-// get {"type":"error","message":…} and the connection stays open. A client that reads too slowly is
-// dropped rather than buffered without bound. Limits: RALLY_WS_MAX_PER_ADDRESS connections per client
-// address (429 at the upgrade), 50 subscriptions per connection, 20 messages per second (close 1008),
-// and a ping every 30 s that must be answered before the next (else the connection is dropped).
-// Subscribing again to a petition already followed answers at once, without a query.
+// The real-time channel at /v1/realtime: a client sends {"type":"subscribe","petition_id":"<uuid>"} and receives signature.created / signature.removed with the
+// new count; malformed messages get {"type":"error","message":…} and the connection stays open. Subscribing again to a petition already followed answers at
+// once, without a query.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { DatabasePool } from 'slonik';
@@ -15,6 +11,10 @@ import type { SignatureFeed } from '../../core/signatures/live-feed.ts';
 import { metrics } from '../../platform/metrics.ts';
 
 const PATH = '/v1/realtime';
+// Limits: a client that reads too slowly is dropped rather than buffered without bound;
+// RALLY_WS_MAX_PER_ADDRESS connections per client address (429 at the upgrade), 50 subscriptions per
+// connection, 20 messages per second (close 1008), and a ping every 30 s that must be answered before the next
+// (else the connection is dropped).
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 const MAX_SUBSCRIPTIONS = 50;
 const MAX_MESSAGES_PER_SECOND = 20;

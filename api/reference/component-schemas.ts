@@ -1,8 +1,6 @@
-// Named component schemas. Every resource, request and envelope shape exported by an api/*/schemas.ts
-// module becomes `components.schemas.<its export name>`, and every place the document uses that shape
-// refers to it (`$ref`), so generated clients get one model per resource instead of anonymous copies.
-// Shapes are matched by their JSON (TypeBox copies a schema when it is made optional), not by $id:
-// the Ajv validators compile the same schemas many times, and an $id may only be compiled once.
+// Named component schemas: every shape an api/*/schemas.ts module exports becomes `components.schemas.<export name>`, referred to by `$ref` wherever the
+// document uses it, so generated clients get one model per resource. Shapes are matched by their JSON (TypeBox copies a schema when it is made optional), not
+// by $id: the Ajv validators compile the same schemas many times, and an $id may only be compiled once.
 import type { TSchema } from '@sinclair/typebox';
 import { checkedExample } from './schema-examples.ts';
 import * as admin from '../admin/schemas.ts';

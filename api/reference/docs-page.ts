@@ -1,8 +1,6 @@
-// /docs: the OpenAPI document rendered by Scalar (@scalar/api-reference), whose browser bundle is
-// served from node_modules by this API, never from a CDN, with "try it out" calling this API. The page
-// runs no inline script: its configuration is read by docs-init.js from a data attribute. Scalar's
-// own fonts, telemetry and proxy are off, so the page reaches nothing but this origin (its CSP,
-// htmlPolicies.docs, enforces that).
+// /docs: the OpenAPI document rendered by Scalar (@scalar/api-reference), whose browser bundle is served from node_modules by this API, never from a CDN, with
+// "try it out" calling this API. The page runs no inline script: its configuration is read by docs-init.js from a data attribute. Scalar's own fonts, telemetry
+// and proxy are off, so the page reaches nothing but this origin (its CSP, htmlPolicies.docs, enforces that).
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';

@@ -1,8 +1,6 @@
-// The OpenAPI document without a running API: the route table (route-table.ts) is declared with
-// services that are never called, since a declaration only holds them for its handler. A service
-// touched while declaring would throw here, naming itself, rather than reach a database.
-// `npm run openapi` (scripts/openapi.ts) writes the result to openapi.json, which the API serves
-// (served-document.ts).
+// The OpenAPI document without a running API: the route table (route-table.ts) is declared with services that are never called, since a declaration only holds
+// them for its handler. A service touched while declaring would throw here, naming itself, rather than reach a database. `npm run openapi` (scripts/openapi.ts)
+// writes the result to openapi.json, which the API serves (served-document.ts).
 import { loadConfig } from '../../platform/config.ts';
 import { declareRoutes, type RouteServices } from '../route-table.ts';
 import type { AnyRouteSpec } from '../http/route.ts';

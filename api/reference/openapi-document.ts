@@ -1,7 +1,6 @@
-// Builds the OpenAPI 3.1 document from the same route declarations that drive validation: each
-// operation from its route (operation-parts.ts), named schemas (component-schemas.ts), the shared
-// headers and parameters, the security schemes with every OAuth scope (core/auth/scopes.ts), and the
-// webhook events (webhook-events.ts). `npm run openapi` writes it to openapi.json.
+// Builds the OpenAPI 3.1 document from the same route declarations that drive validation: each operation from its route (operation-parts.ts), named schemas
+// (component-schemas.ts), the shared headers and parameters, the security schemes with every OAuth scope (core/auth/scopes.ts), and the webhook events
+// (webhook-events.ts). `npm run openapi` writes it to openapi.json.
 import { OAUTH_SCOPE_CATALOG, SCOPE_DESCRIPTIONS, SCOPE_PERMISSIONS } from '../../core/auth/scopes.ts';
 import { PROBLEM_TYPES } from '../http/problem.ts';
 import { openApiPath, type AnyRouteSpec } from '../http/route.ts';

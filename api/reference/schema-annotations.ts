@@ -1,7 +1,6 @@
-// What a reader of a named schema sees beside its types: an example on every scalar property (from
-// schema-examples.ts, by the property's name), and that required strings are never empty (minLength 1:
-// a required field is sent with content; an empty one is refused or never produced). Applied to the
-// document's components only; the API's own validators keep the declarations as they are.
+// What a reader of a named schema sees beside its types: an example on every scalar property (from schema-examples.ts, by the property's name), and that
+// required strings are never empty (minLength 1: a required field is sent with content; an empty one is refused or never produced). Applied to the document's
+// components only; the API's own validators keep the declarations as they are.
 import { exampleOf } from './schema-examples.ts';
 
 type Schema = Record<string, unknown> & {

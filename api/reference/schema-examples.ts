@@ -1,7 +1,6 @@
-// Examples for the document: one value for each request and answer, made from its schema. A shape
-// that says `examples` (TypeBox's option) gives its own; otherwise a value is made from the type,
-// format, bounds and the field's name, and is then validated against the schema, so an example the
-// API would refuse never reaches the document (the build fails and names the schema to annotate).
+// Examples for the document: one value for each request and answer, made from its schema. A shape that says `examples` (TypeBox's option) gives its own;
+// otherwise a value is made from the type, format, bounds and the field's name, and is then validated against the schema, so an example the API would refuse
+// never reaches the document (the build fails and names the schema to annotate).
 import { Ajv } from 'ajv';
 import { addFormats } from '../http/validation.ts';
 import { EXAMPLE_BY_NAME } from './example-values.ts';

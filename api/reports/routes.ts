@@ -1,7 +1,6 @@
-// POST /v1/reports: a signed-in person reports a petition, comment or user they can see. The report
-// is stored (with the keyed hash of the reporter's network block, checked for brigading), then
-// handed to the target's moderation workflow, which hides the target pending review once enough
-// established people reported it. Reports per user are rate limited; organization keys cannot report.
+// POST /v1/reports: a signed-in person reports a petition, comment or user they can see. The report is stored (with the keyed hash of the reporter's network
+// block, checked for brigading), then handed to the target's moderation workflow, which hides the target pending review once enough established people reported
+// it. Reports per user are rate limited; organization keys cannot report.
 import type { DatabasePool } from 'slonik';
 import { auditContextOf } from '../../core/audit/audit-log.ts';
 import { fileReport } from '../../core/moderation/reporters.ts';

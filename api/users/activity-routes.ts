@@ -1,7 +1,6 @@
-// What a user did in public: GET /v1/users/{slug}/petitions (deprecated for GET /v1/petitions?creatorId=,
-// to be removed in v2.0) and GET /v1/users/{slug}/signatures. Both show only what anyone could
-// already see elsewhere: public, published petitions, and signatures that are neither anonymous nor
-// on a petition whose signature list is private.
+// What a user did in public: GET /v1/users/{slug}/petitions (deprecated for GET /v1/petitions?creatorId=, to be removed in v2.0) and GET
+// /v1/users/{slug}/signatures. Both show only what anyone could already see elsewhere: public, published petitions, and signatures that are neither anonymous
+// nor on a petition whose signature list is private.
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { sendList } from '../http/context.ts';

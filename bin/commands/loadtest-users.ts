@@ -1,7 +1,6 @@
-// `rally loadtest users --count N`: many users with ready access tokens, for load tests. No password
-// hashing: users are inserted in batches and their tokens signed directly with the embedded
-// provider's key, exactly as the provider would sign them; their addresses count as verified, as a
-// signer's must (core/signatures/sign.ts). Refused in production.
+// `rally loadtest users --count N`: many users with ready access tokens, for load tests. No password hashing: users are inserted in batches and their tokens
+// signed directly with the embedded provider's key, exactly as the provider would sign them; their addresses count as verified, as a signer's must
+// (core/signatures/sign.ts). Refused in production.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { importJWK, SignJWT } from 'jose';

@@ -1,8 +1,6 @@
-// Asking for an account's deletion (issue 46): one transaction that checks what would block it (the
-// last administrator, an organization only they own), ends every way of acting as the person (refresh
-// tokens and their access tokens, browser sessions, API keys, OAuth grants, the embedded identity
-// provider's account), writes the one audit row and starts the `accountDeletion` workflow, which
-// erases the rest in batches (core/account-deletion/erasure.ts). Asking again starts nothing new.
+// Asking for an account's deletion (issue 46): one transaction checks what would block it (the last administrator, an organization only they own), ends every
+// way of acting as the person, writes the one audit row and starts the `accountDeletion` workflow, which erases the rest in batches (erasure.ts). Asking again
+// starts nothing new.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -62,7 +60,11 @@ export function deletionRequested(tx: CommonQueryMethods, userId: string): Promi
   `);
 }
 
-/** Ends every login, session, key and grant of the person, and their account at the embedded provider. */
+/**
+ * Ends every login, session, key and grant of the person, and their account at the embedded provider.
+ * Ends every way of acting as the person: refresh tokens and their access tokens, browser sessions, API keys,
+ * OAuth grants and the embedded identity provider's account.
+ */
 export async function revokeEverything(tx: CommonQueryMethods, user: { id: string; identitySubject: string }, keepTokenId: string | undefined, ttlMs: number) {
   const tokens = await tx.any(sql.type(FamilyToken)`
     SELECT f.jti, f.expires_at FROM refresh_token_family_access_tokens f

@@ -1,9 +1,6 @@
-// Petition analytics as each API process serves them. An answer is read from the rollups only, and
-// the rollups move when the fold or the page-view flush writes them, each announcing it on
-// rally_rollups_changed (migration 0022): until then the same question has the same answer, so it is
-// kept in memory and forgotten at that announcement. A dashboard polled by many people, or a creator
-// refreshing during a viral hour, then costs the database one read per fold rather than one per view.
-// Who may see the answer is decided on every request before the cache is asked (routes).
+// Petition analytics as each API process serves them, kept in memory until the rollups change: the fold and the page-view flush announce each change on
+// rally_rollups_changed (migration 0022), so a polled dashboard or a viral hour costs one read per fold rather than one per view. Who may see the answer is
+// decided on every request before the cache is asked (routes).
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
 import { createAnswerCache } from '../../platform/answer-cache.ts';

@@ -1,7 +1,6 @@
-// A petition's signatures by country, city or traffic source over a date range, from the rollups.
-// When the range covers every hour the petition has signatures in, the all-time rollup answers (one
-// indexed read of the top rows, however old and busy the petition); otherwise the per-day rollup is
-// summed over the range (petition_signature_breakdown_daily, its primary key ordered for this).
+// A petition's signatures by country, city or traffic source over a date range, from the rollups. When the range covers every hour the petition has signatures
+// in, the all-time rollup answers (one indexed read of the top rows, however old and busy the petition); otherwise the per-day rollup is summed over the range
+// (petition_signature_breakdown_daily, its primary key ordered for this).
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,7 +1,6 @@
-// Folds the signature rollup queue (filled by a trigger on signatures, migration 0015) into the
-// rollup tables analytics reads. One statement takes a batch of queue rows (deleting them) and adds
-// them to every rollup: it commits whole or not at all, so a batch is counted exactly once however
-// often a fold is killed and restarted. SKIP LOCKED lets two folds run side by side safely.
+// Folds the signature rollup queue (filled by a trigger on signatures, migration 0015) into the rollup tables analytics reads. One statement takes a batch of
+// queue rows (deleting them) and adds them to every rollup: it commits whole or not at all, so a batch is counted exactly once however often a fold is killed
+// and restarted. SKIP LOCKED lets two folds run side by side safely.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,9 +1,6 @@
-// Views of petitions (the JSON read and the HTML page count as page views; the embed widget's
-// views are counted apart), counted in memory and added to petition_page_views_hourly in one
-// statement per flush (every RALLY_PAGE_VIEW_FLUSH_INTERVAL, when many petitions pile up, and on
-// shutdown), never one write per view. A view is a statistic, not a record: a process that
-// crashes loses at most one interval of its views, which docs/architecture.md states. A failed flush keeps
-// its counts for the next one.
+// Views of petitions (the JSON read and the HTML page are page views; the embed widget's are counted apart), counted in memory and added to
+// petition_page_views_hourly in one statement per flush, never one write per view. A view is a statistic, not a record: a crash loses at most one interval of
+// views (docs/architecture.md says so), and a failed flush keeps its counts for the next one.
 import type { DatabasePool } from 'slonik';
 import { sql } from '../../db/sql.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -16,6 +13,8 @@ type Counts = { page: number; widget: number };
 
 export type PageViewCounter = { record(petitionId: string, kind?: ViewKind): void; flush(): Promise<void>; stop(): Promise<void> };
 
+// Flushes every RALLY_PAGE_VIEW_FLUSH_INTERVAL, when many petitions pile up (MAX_PENDING_PETITIONS), and on
+// shutdown.
 export function createPageViewCounter({ db, flushIntervalMs, log }: { db: DatabasePool; flushIntervalMs: number; log: Logger }): PageViewCounter {
   let pending = new Map<string, Counts>();
   let flushing: Promise<void> = Promise.resolve();

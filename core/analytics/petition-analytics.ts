@@ -1,7 +1,6 @@
-// GET /v1/petitions/{id}/analytics, read from the rollups only (never the signatures table): the
-// growth series per day, week or month with every period present, the signers' countries and
-// cities, where they came from (breakdown.ts), and views of its page and widget, all within the range.
-// Figures are as of the last fold (`as_of`).
+// GET /v1/petitions/{id}/analytics, read from the rollups only (never the signatures table): the growth series per day, week or month with every period
+// present, the signers' countries and cities, where they came from (breakdown.ts), and views of its page and widget, all within the range. Figures are as of
+// the last fold (`as_of`).
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,7 +1,6 @@
-// GET /v1/analytics/stats: public figures about publicly listed petitions only, read from the
-// rollups and the petitions' own indexed columns: daily totals (signatures, petitions published,
-// victories), trending petitions with their scores, and signatures by country. Narrowed to one
-// petition with petition_id, which must itself be publicly listed.
+// GET /v1/analytics/stats: public figures about publicly listed petitions only, read from the rollups and the petitions' own indexed columns: daily totals
+// (signatures, petitions published, victories), trending petitions with their scores, and signatures by country. Narrowed to one petition with petition_id,
+// which must itself be publicly listed.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

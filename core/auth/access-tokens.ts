@@ -1,11 +1,6 @@
-// Verifies access tokens (JWTs) locally against the provider's published keys: no call to the
-// provider per request. jose caches the key set and refetches it when a token names an unknown kid;
-// signatures are checked on node:crypto (compact-jwt.ts). A token verified once is remembered, keyed by
-// its SHA-256, for a minute at most and never past `exp`, in an LRU bounded by size and purged by age:
-// a client sends the same token for minutes, while a campaign's signers each send theirs once.
-// Revocation is checked by the caller on every request.
-// OAuth app tokens are verified the same way (same audience, same revocation list) against Rally's
-// own key, as Rally is their issuer; they also name the app (client_id).
+// Verifies access tokens (JWTs) locally against the provider's published keys, with no call to the provider per request; revocation is checked by the caller on
+// every request. OAuth app tokens are verified the same way (same audience, same revocation list) against Rally's own key, as Rally is their issuer; they also
+// name the app (client_id).
 import { createHash } from 'node:crypto';
 import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import { createRemoteJWKSet, decodeJwt, errors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
@@ -26,6 +21,10 @@ export type AccessTokenVerifier = (token: string) => Promise<VerifiedAccessToken
 
 const invalid = (detail: string, code = 'invalid_token') => new Unauthenticated(detail, { code });
 
+// jose caches the key set and refetches it when a token names an unknown kid; signatures are checked on
+// node:crypto (compact-jwt.ts). A token verified once is remembered, keyed by its SHA-256, for a minute at most
+// and never past `exp`, in an LRU bounded by size and purged by age: a client sends the same token for minutes,
+// while a campaign's signers each send theirs once.
 const VERIFIED_TOKENS_MAX = 20_000;
 const VERIFIED_TOKEN_MAX_AGE_MS = 60_000;
 const PURGE_EVERY_MS = 10_000;

@@ -1,8 +1,6 @@
-// How recent the login behind a request is, for actions that need a fresh one (deleting one's account,
-// RALLY_SENSITIVE_ACTION_MAX_AGE). An access token is remembered with its login's refresh-token family
-// (core/auth/refresh-tokens.ts) and a refreshed token joins the same family, so the login's time is
-// the family's first refresh token: a token refreshed a minute ago from a month-old login is not fresh.
-// API keys and app tokens carry no login at all, so they never are.
+// How recent the login behind a request is, for actions that need a fresh one (deleting one's account, RALLY_SENSITIVE_ACTION_MAX_AGE). The login's time is its
+// refresh-token family's first token (refresh-tokens.ts), so a token refreshed a minute ago from a month-old login is not fresh. API keys and app tokens carry
+// no login at all, so they never are.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

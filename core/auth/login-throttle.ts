@@ -1,12 +1,6 @@
-// Refuses password guessing (RALLY_LOGIN_FAILURE_LIMIT, default 10 per 15 minutes). Every attempt
-// is counted in PostgreSQL before the password is checked, in one statement that increments and
-// returns the counts, so parallel attempts on any API process cannot all read the same count:
-// - per email, from any address: past the limit every attempt answers 429 until the window passes,
-//   whether or not an account has that email, and the owner is told once per window;
-// - per client address (IPv6 by /64), any email: five times the limit (many people share one address);
-// - per device cookie (device-cookies.ts): a browser that logged in to the account before is not held
-//   by the two counts above, only by its own (the limit), so strangers cannot lock the owner out.
-// A window opens with its subject's first attempt. A successful login takes its attempt back.
+// Refuses password guessing (RALLY_LOGIN_FAILURE_LIMIT, default 10 per 15 minutes), per email, per client address and per device cookie. Every attempt is
+// counted in PostgreSQL before the password is checked, in one statement that increments and returns the counts, so parallel attempts on any API process cannot
+// all read the same count. A window opens with its subject's first attempt; a successful login takes its attempt back.
 import { createHash } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
@@ -24,6 +18,11 @@ const AttemptCount = z.object({ subject: z.string(), attempts: z.number(), retry
 // The email is hashed so these tables do not become a list of who tried to log in.
 const emailHash = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('base64url');
 
+// The three counts: per email, from any address, past the limit every attempt answers 429 until the window
+// passes, whether or not an account has that email, and the owner is told once per window; per client address
+// (IPv6 by /64), any email, five times the limit (many people share one address); per device cookie
+// (device-cookies.ts), a browser that logged in to the account before is held only by its own count (the
+// limit), not by the two others, so strangers cannot lock the owner out.
 function subjectsOf(hashedEmail: string, ip: string, deviceNonce: string | undefined) {
   const subjects = { email: `email:${hashedEmail}`, ip: `ip:${clientAddressGroup(ip)}`, device: deviceNonce && `device:${deviceNonce}` };
   // Always in this order, so two statements never lock the same rows in opposite orders.

@@ -1,7 +1,6 @@
-// What happens when an already-rotated refresh token comes back (RFC 9700 §4.14): either the
-// legitimate client or a thief holds a stale copy, and Rally cannot tell which, so the whole login
-// ends: every refresh token of its family, every access token handed out with it (at once, on
-// every API process, through the revocation list), and the owner is told.
+// What happens when an already-rotated refresh token comes back (RFC 9700 §4.14): either the legitimate client or a thief holds a stale copy, and Rally cannot
+// tell which, so the whole login ends: every refresh token of its family, every access token handed out with it (at once, on every API process, through the
+// revocation list), and the owner is told.
 import type { DatabasePool } from 'slonik';
 import { notifyUsers } from '../notifications/create.ts';
 import { revokeFamily, type RefreshTokenState } from './refresh-tokens.ts';

@@ -1,7 +1,6 @@
-// The refresh tokens Rally handed out, by SHA-256, so it can answer `token_expired` for an expired
-// one (the provider only says invalid_grant), revoke a user's tokens on logout, and detect reuse:
-// every token of one login shares a family; rotating marks the old token, and presenting a marked
-// token again ends the whole family, refresh and access tokens alike (RFC 9700 §4.14).
+// The refresh tokens Rally handed out, by SHA-256, so it can answer `token_expired` for an expired one (the provider only says invalid_grant), revoke a user's
+// tokens on logout, and detect reuse: every token of one login shares a family; rotating marks the old token, and presenting a marked token again ends the
+// whole family, refresh and access tokens alike (RFC 9700 §4.14).
 import { createHash } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';

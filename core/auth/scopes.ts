@@ -1,7 +1,6 @@
-// What each scope may do, in one table for API keys and OAuth apps (also printed in the API
-// reference). An API key scope covers the whole API; an OAuth scope grants the same permissions
-// within one area. Neither ever exceeds its owner: `admin` additionally needs the owner to be an
-// administrator, and no OAuth scope grants it.
+// What each scope may do, in one table for API keys and OAuth apps (also printed in the API reference). An API key scope covers the whole API; an OAuth scope
+// grants the same permissions within one area. Neither ever exceeds its owner: `admin` additionally needs the owner to be an administrator, and no OAuth scope
+// grants it.
 import type { Permission, Principal } from './principal.ts';
 import { Forbidden } from '../errors/domain-error.ts';
 import type { OAuthScope } from '../vocabulary.ts';

@@ -1,8 +1,6 @@
-// Logging a browser in through the identity provider: OpenID Connect authorization code with PKCE
-// (S256), state and nonce. startBrowserLogin seals the attempt for the browser's cookie and gives the
-// provider's address; finishBrowserLogin checks the callback against that attempt, trades the code, links the account to
-// a Rally user (as the API's login does) and starts a new session: a fresh cookie at every login,
-// so a session id planted before login is never the one that gets logged in.
+// Logging a browser in through the identity provider: OpenID Connect authorization code with PKCE (S256), state and nonce. startBrowserLogin seals the attempt
+// for the browser's cookie; finishBrowserLogin checks the callback against it, trades the code, links the account to a Rally user (as the API's login does) and
+// starts a new session: a fresh cookie at every login, so a session id planted before login is never the one that gets logged in.
 import * as oidc from 'openid-client';
 import type { DatabasePool } from 'slonik';
 import type { SecretBox } from '../webhooks/signing-secrets.ts';

@@ -1,9 +1,6 @@
-// A login on its way through the identity provider (OpenID Connect authorization code with PKCE):
-// what the callback needs to finish it (state, nonce, code verifier, where to go back), sealed with
-// AES-256-GCM into a short-lived cookie of the same browser. Nothing is stored until a login is
-// finished, so anonymous requests to /login cost no row (issue 42). A callback URL carried to another
-// browser logs nobody in (its cookie holds another state: login CSRF), and a replayed callback fails
-// at the provider, which takes each code once.
+// A login on its way through the identity provider: what the callback needs to finish it (state, nonce, code verifier, where to go back), sealed with
+// AES-256-GCM into a short-lived cookie, so anonymous requests to /login cost no row (issue 42). A callback URL carried to another browser logs nobody in (its
+// cookie holds another state: login CSRF), and a replayed callback fails at the provider, which takes each code once.
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { createSecretBox, type SecretBox } from '../webhooks/signing-secrets.ts';

@@ -1,8 +1,5 @@
-// Browser sessions: the login a person keeps on Rally's pages (issue 26). The cookie holds 32 random
-// bytes; the table holds only their SHA-256, so reading it gives nobody a session. A session ends
-// after RALLY_SESSION_IDLE_TTL without a request, RALLY_SESSION_MAX_TTL after its login, at logout,
-// and for every session of a user at "log out everywhere", suspension or a password change.
-// Sessions are for Rally's HTML pages only: the API (/v1) never reads them (api/http/authenticate.ts).
+// Browser sessions: the login a person keeps on Rally's HTML pages (issue 26); the API (/v1) never reads them (api/http/authenticate.ts). The cookie holds 32
+// random bytes and the table only their SHA-256, so reading it gives nobody a session.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
@@ -50,6 +47,9 @@ export async function startBrowserSession(db: CommonQueryMethods, userId: string
  * The live session of a cookie value, its last use moved to now; undefined for an unknown, ended,
  * idle or expired one. A suspended user's session is ended on the spot, so lifting the suspension
  * does not bring it back.
+ * A session ends after RALLY_SESSION_IDLE_TTL without a request, RALLY_SESSION_MAX_TTL after its login, at
+ * logout, and for every session of a user at "log out everywhere", suspension or a password change
+ * (endBrowserSessionsOfUser).
  */
 export async function findBrowserSession(db: CommonQueryMethods, token: string, lifetimes: SessionLifetimes): Promise<BrowserSession | undefined> {
   if (!TOKEN_PATTERN.test(token)) return undefined;

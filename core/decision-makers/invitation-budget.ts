@@ -1,7 +1,6 @@
-// How many portal invitations a petition may send. Every invitation is written to a log that removing
-// the decision maker does not touch, so deleting and re-adding someone cannot refill the budget or
-// mail the same person again. The log keeps a hash of the address, not the address, and is purged
-// with the other expired rows once its week is over.
+// How many portal invitations a petition may send. Every invitation is written to a log that removing the decision maker does not touch, so deleting and
+// re-adding someone cannot refill the budget or mail the same person again. The log keeps a hash of the address, not the address, and is purged with the other
+// expired rows once its week is over.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,7 +1,6 @@
-// What the managers of a petition do with its decision makers: add one (invited at once when the
-// petition is active: workflow `decision-maker-invitation-<id>`, started inside the insert's
-// transaction, so a failed start adds nothing; within the budgets of invitation-budget.ts), remove
-// one, publish a response they gave.
+// What the managers of a petition do with its decision makers: add one (invited at once when the petition is active: workflow `decision-maker-invitation-<id>`,
+// started inside the insert's transaction, so a failed start adds nothing; within the budgets of invitation-budget.ts), remove one, publish a response they
+// gave.
 import type { DatabasePool } from 'slonik';
 import { Conflict, ensure, NotFound } from '../errors/domain-error.ts';
 import { recordEvent, type Actor } from '../events/record-event.ts';

@@ -1,6 +1,5 @@
-// The errors the domain throws. Each has a kind (what went wrong, in words a caller can act on) and
-// a stable machine code. The domain knows nothing of HTTP or Temporal: the API maps kinds to RFC 9457
-// problems (PROBLEM_OF_KIND in api/http/problem.ts), the worker to retryable or final ApplicationFailures
+// The errors the domain throws. Each has a kind (what went wrong, in words a caller can act on) and a stable machine code. The domain knows nothing of HTTP or
+// Temporal: the API maps kinds to RFC 9457 problems (PROBLEM_OF_KIND in api/http/problem.ts), the worker to retryable or final ApplicationFailures
 // (activities/failures.ts). Both read the kind, never the message.
 
 export type DomainErrorKind =

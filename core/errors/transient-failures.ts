@@ -1,9 +1,6 @@
-// Database failures that say nothing about the request that met them: PostgreSQL unreachable,
-// restarting or out of connections, or a transaction that lost a race (serialization failure,
-// deadlock, lock or statement timeout) and would succeed if tried again. They become `unavailable`
-// domain errors with a Retry-After, so the API answers 503 instead of 500 (a 500 says our code is
-// wrong) and the worker's activities retry them as Temporal would any other error.
-// SQLSTATEs: https://www.postgresql.org/docs/current/errcodes-appendix.html
+// Database failures that say nothing about the request that met them (PostgreSQL unreachable, restarting or out of connections, or a lost race that would
+// succeed if tried again) become `unavailable` domain errors with a Retry-After: the API answers 503 instead of 500 (a 500 says our code is wrong), and the
+// worker's activities retry them. SQLSTATEs: https://www.postgresql.org/docs/current/errcodes-appendix.html
 import {
   BackendTerminatedError,
   BackendTerminatedUnexpectedlyError,

@@ -1,8 +1,6 @@
-// Group commit for confirmation links (platform/group-commit.ts): the clicks one API process receives
-// together are looked up by one statement and their signers found or created by one more
-// (confirmGuestSignatures), then signed together through the signature batcher. A viral petition's
-// guests confirm by the thousand a second; two statements per click before its signature's batch
-// made each confirmation cost about twice an API signature.
+// Group commit for confirmation links (platform/group-commit.ts): the clicks one API process receives together are looked up by one statement and their signers
+// found or created by one more (confirmGuestSignatures), then signed together through the signature batcher. A viral petition's guests confirm by the thousand
+// a second; two statements per click before its signature's batch made each confirmation cost about twice an API signature.
 import type { DatabasePool } from 'slonik';
 import { createGroupCommit } from '../../platform/group-commit.ts';
 import type { SignBatcher } from '../signatures/sign-batcher.ts';

@@ -1,12 +1,6 @@
-// The click on a confirmation link: the guest signature becomes a signature, through the same
-// group-commit batcher, statement, counter, milestones and outbox events as a signature of the API
-// (core/signatures/sign.ts); nothing here inserts a signature itself. The batch's guest signatures are
-// marked confirmed by one statement inside its transaction (the batcher's SharedWork seam), so a
-// signature and its confirmation commit together; a second click finds it confirmed.
-//
-// Confirmations come in batches too (confirm-batcher.ts): their links are looked up by one statement
-// and their signers found or created by another, so a confirmation adds no statement of its own to
-// its signature's batch.
+// The click on a confirmation link: the guest signature becomes a signature through the same group-commit batcher, statement, counter, milestones and outbox
+// events as an API signature (core/signatures/sign.ts); nothing here inserts a signature itself. Confirmations come in batches too (confirm-batcher.ts), so a
+// confirmation adds no statement of its own to its signature's batch.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { prepared, sql, unnestRows } from '../../db/sql.ts';
@@ -77,6 +71,8 @@ const markAlreadySigned = (db: CommonQueryMethods, id: string) =>
  * The batch's guest signatures marked confirmed with their signatures, in one statement inside the
  * batch's transaction. One that is no longer pending (another click confirmed it meanwhile) fails the
  * batch: it is then written one request at a time, and only that click fails (see confirmGuestSignature).
+ * The batch's guest signatures are marked confirmed by one statement inside its transaction (the batcher's
+ * SharedWork seam), so a signature and its confirmation commit together; a second click finds it confirmed.
  */
 const markConfirmedTogether: SharedWork = async (tx, requests) => {
   const signed = requests.flatMap(({ key, answer }) => (answer.ok ? [{ id: key, signatureId: answer.result.id }] : []));
@@ -111,6 +107,7 @@ function verdict(pending: Pending | null): ConfirmOutcome | null {
 /**
  * Confirms a batch of links, each with its own answer, in order: its outcome, or the error only it
  * met (the others' signatures are committed by then and keep their answers).
+ * A batch's links are looked up by one statement and their signers found or created by another.
  */
 export async function confirmGuestSignatures(deps: ConfirmContext, requests: readonly ConfirmRequest[]): Promise<BatchAnswer<ConfirmOutcome>[]> {
   const found = await findByReferences(

@@ -1,8 +1,6 @@
-// What the guest-signature-emails workflow works through, a bounded batch per statement: the
-// confirmation emails that are due (with whether the address had signed already, which the email
-// says instead of sending a link), the one reminder halfway to the deadline, and the expiry.
-// The outbox dispatcher wakes that workflow for new emails and marks them queued (queueDueEmails),
-// as it does for notification emails (core/notifications/emails.ts).
+// What the guest-signature-emails workflow works through, a bounded batch per statement: the confirmation emails that are due (with whether the address had
+// signed already, which the email says instead of sending a link), the one reminder halfway to the deadline, and the expiry. The outbox dispatcher wakes that
+// workflow for new emails and marks them queued (queueDueEmails), as it does for notification emails (core/notifications/emails.ts).
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql, unnestRows } from '../../db/sql.ts';

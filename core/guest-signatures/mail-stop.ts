@@ -1,9 +1,6 @@
-// "Never email me again": every guest signing email carries a link that stops all guest mail to its
-// address for good (confirmations, reminders, "already signed" notes). Whoever typed the address into
-// a form may not own it, so its owner needs no account to say no. Rally keeps only a keyed hash of the
-// address's normalised key (rally_email_key, as the caps count it: a +tag reaches the same mailbox),
-// an HMAC under a key derived from RALLY_ENCRYPTION_KEY like the network-block hashes. The link carries
-// that hash and a MAC of it, so a stranger can neither forge a link for an address nor fill the table.
+// "Never email me again": every guest signing email carries a link that stops all guest mail to its address for good, since whoever typed the address into a
+// form may not own it. Rally keeps only a keyed hash of the address's normalised key (rally_email_key, as the caps count it), and the link carries that hash
+// with a MAC, so a stranger can neither forge a link for an address nor fill the table.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
@@ -11,6 +8,8 @@ import { sql } from '../../db/sql.ts';
 
 export type MailStopKey = { readonly key: Buffer };
 
+// An HMAC key derived from RALLY_ENCRYPTION_KEY, like the network-block hashes. The normalised key folds a +tag
+// into the mailbox it reaches.
 export function mailStopKey(encryptionKeyHex: string): MailStopKey {
   return { key: createHmac('sha256', Buffer.from(encryptionKeyHex, 'hex')).update('rally:guest-mail-stop').digest() };
 }

@@ -1,7 +1,6 @@
-// Group commit for guest signing forms (platform/group-commit.ts): the forms one API process receives
-// together are stored by one statement (submitGuestSignatures) and one commit. A viral petition brings
-// thousands of guests a second, all inserting under the same petition; one transaction per form would
-// have each take that petition's row lock for its foreign key and pay its own commit.
+// Group commit for guest signing forms (platform/group-commit.ts): the forms one API process receives together are stored by one statement
+// (submitGuestSignatures) and one commit. A viral petition brings thousands of guests a second, all inserting under the same petition; one transaction per form
+// would have each take that petition's row lock for its foreign key and pay its own commit.
 import type { DatabasePool } from 'slonik';
 import { createGroupCommit } from '../../platform/group-commit.ts';
 import { signingBusy } from '../signatures/sign-batcher.ts';

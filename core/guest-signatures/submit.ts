@@ -1,11 +1,5 @@
-// Guest signing forms, stored as pending guest signatures: a batch of forms in one statement (the
-// group commit of submit-batcher.ts writes whatever forms arrive together). Nothing is counted,
-// listed or announced yet: the guest-signature-emails workflow mails the confirmation link (or, when
-// the address had signed already, says so), and only the click makes a signature (confirm.ts).
-//
-// The answer is the same page whatever happens here (new, already pending, already signed, over a
-// ceiling): the form must never tell a stranger whether an address has an account or has signed. So
-// the outcome is for the logs and tests only, and the page does not look at it.
+// Guest signing forms, stored as pending guest signatures in one statement per batch (submit-batcher.ts). Nothing is counted, listed or announced yet: the
+// guest-signature-emails workflow mails the confirmation link (or says the address had signed already), and only the click makes a signature (confirm.ts).
 import { randomUUID } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
@@ -37,6 +31,9 @@ export type GuestSignatureForm = {
   networkHash: Buffer | null;
 };
 
+// The answer is the same page whatever happens (new, already pending, already signed, over a ceiling): the form
+// must never tell a stranger whether an address has an account or has signed. So the outcome is for the logs
+// and tests only, and the page does not look at it.
 export const SUBMIT_OUTCOMES = ['queued', 'requeued', 'recently_mailed', 'address_ceiling'] as const;
 export type SubmitOutcome = (typeof SUBMIT_OUTCOMES)[number];
 

@@ -1,11 +1,5 @@
-// The two tokens of guest signing, both HMACs keyed from the service's encryption key, so neither
-// needs a session or a cookie (the widget's iframe gets none: third-party cookies are blocked).
-// - The form token: the petition and the second the form was served, signed. The submit checks it is
-//   Rally's own form for this petition (with the Origin / Sec-Fetch-Site checks of the route, the
-//   CSRF guard of a form without a session), not older than FORM_TOKEN_MAX_AGE_MS, and not younger
-//   than MIN_FILL_MS: a person takes a few seconds to type a name and an address, a bot none.
-// - The link token of the confirmation email: derived from the guest signature's id, so the reminder
-//   can carry the same link; the row keeps only its SHA-256, compared in constant time.
+// The two tokens of guest signing (the form token and the confirmation link's), both HMACs keyed from the service's encryption key, so neither needs a session
+// or a cookie (the widget's iframe gets none: third-party cookies are blocked).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 export const MIN_FILL_MS = 3_000;
@@ -16,7 +10,13 @@ const hmac = (keyHex: string, purpose: string, payload: string) =>
 
 const sameBytes = (given: Buffer, expected: Buffer) => given.length === expected.length && timingSafeEqual(given, expected);
 
-/** `<issued at, seconds>.<signature>`, bound to the petition. */
+/**
+ * `<issued at, seconds>.<signature>`, bound to the petition.
+ * The form token: the petition and the second the form was served, signed. The submit checks it is Rally's own
+ * form for this petition (with the route's Origin / Sec-Fetch-Site checks, the CSRF guard of a form without a
+ * session), not older than FORM_TOKEN_MAX_AGE_MS, and not younger than MIN_FILL_MS: a person takes a few
+ * seconds to type a name and an address, a bot none.
+ */
 export function formToken(keyHex: string, petitionId: string, issuedAtMs: number): string {
   const issuedAt = Math.floor(issuedAtMs / 1000);
   return `${issuedAt}.${hmac(keyHex, 'guest-form', `${petitionId}:${issuedAt}`).subarray(0, 18).toString('base64url')}`;
@@ -36,7 +36,11 @@ export function checkFormToken(keyHex: string, petitionId: string, token: string
   return age > FORM_TOKEN_MAX_AGE_MS ? 'stale' : 'ok';
 }
 
-/** The secret part of a guest signature's confirmation link. */
+/**
+ * The secret part of a guest signature's confirmation link.
+ * The confirmation email's link token is derived from the guest signature's id, so the reminder can carry the
+ * same link; the row keeps only its SHA-256, compared in constant time.
+ */
 export function linkToken(keyHex: string, guestSignatureId: string): string {
   return hmac(keyHex, 'guest-signature', guestSignatureId).toString('base64url');
 }

@@ -1,10 +1,6 @@
-// The answer a retry of a request will get, stored by the very statement that makes the write. The
-// Idempotency-Key layer (api/http/idempotency.ts) stores a request's answer after its handler
-// returns; a process killed between the write's commit and that store leaves the key claimed but
-// answerless, and the client, whose connection was reset, cannot know the write happened. A write
-// that runs `rememberAnswer` inside its own statement or transaction commits the answer with it, so
-// the retry replays the 201. The API builds the function (it knows the status and the envelope);
-// the domain only hands it the created resource as a jsonb expression.
+// The answer a retry of a request will get, stored by the very statement that makes the write, so a process killed between the write's commit and the
+// Idempotency-Key layer's store (api/http/idempotency.ts) does not leave the key claimed but answerless: the retry replays the 201. The API builds the function
+// (it knows the status and the envelope); the domain only hands it the created resource as a jsonb expression.
 import type { FragmentSqlToken } from 'slonik';
 import { sql } from '../../db/sql.ts';
 

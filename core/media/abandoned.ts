@@ -1,8 +1,6 @@
-// Uploads nobody confirmed. A client may ask for upload URLs and never confirm them; without this
-// their rows and stored originals would pile up for ever. The hourly `purge-abandoned-uploads`
-// schedule removes, ABANDONED_AFTER_HOURS after the upload was asked for, the stored original first
-// and then the row, so a crash between the two leaves a row whose file a later run removes again
-// (removing a missing object is not an error). Oversized uploads refused at confirm are among them.
+// Uploads nobody confirmed (including oversized ones refused at confirm), which would otherwise pile up for ever: the hourly `purge-abandoned-uploads` schedule
+// removes them ABANDONED_AFTER_HOURS after they were asked for, the stored original first and then the row, so a crash between the two leaves a row whose file
+// a later run removes again (removing a missing object is not an error).
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,7 +1,6 @@
-// POST /v1/media/confirm: checks what was uploaded, decides what the image will be attached to, and
-// starts its processing workflow, inside one transaction with the row locked. A second confirm finds
-// confirmed_at set and starts nothing, so confirming twice processes once. The workflow is started
-// last inside the transaction, as for API key rotation: if the start fails, nothing is confirmed.
+// POST /v1/media/confirm: checks what was uploaded, decides what the image will be attached to, and starts its processing workflow, inside one transaction with
+// the row locked. A second confirm finds confirmed_at set and starts nothing, so confirming twice processes once. The workflow is started last inside the
+// transaction, as for API key rotation: if the start fails, nothing is confirmed.
 import { organizationExists } from '../organization-lookups.ts';
 import { isOrganizationAdmin } from '../organizations/roles.ts';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';

@@ -1,7 +1,6 @@
-// The two things the moderation workflow (workflows/moderation.ts) does to the database: hide a
-// target once enough established people reported it (core/moderation/reporters.ts says who counts),
-// and apply a reviewer's decision on a report. Both are safe to repeat: a retried activity finds the
-// work done and changes nothing twice.
+// The two things the moderation workflow (workflows/moderation.ts) does to the database: hide a target once enough established people reported it
+// (core/moderation/reporters.ts says who counts), and apply a reviewer's decision on a report. Both are safe to repeat: a retried activity finds the work done
+// and changes nothing twice.
 import type { DatabasePool } from 'slonik';
 import { recordAudit, SYSTEM_AUDIT, type AuditContext } from '../audit/audit-log.ts';
 import { Conflict, NotFound } from '../errors/domain-error.ts';

@@ -1,11 +1,6 @@
-// Brigading: many reports against one target from one network block (the keyed hash of its /24 or
-// /64, as signatures keep it) within an hour. At RALLY_REPORT_BRIGADE_THRESHOLD such reports, in the
-// transaction of the report that reaches it: one report_brigade_alerts row (once per target and block
-// per hour: a transaction-scoped advisory lock on the pair makes concurrent reports take turns), one
-// `report.brigading_suspected` event in the outbox (no petition_id: platform-wide webhooks only, so
-// the target's owner is not told), an in-app notification to every active administrator, and an
-// audit row. From then on the block's reports on that target no longer count toward auto-hide
-// (core/moderation/reporters.ts); they stay in the queue for a reviewer.
+// Brigading: many reports against one target from one network block (keyed /24 or /64 hash, as signatures keep it) within an hour. At
+// RALLY_REPORT_BRIGADE_THRESHOLD, in the report's transaction, it is alerted once per target, block and hour, and from then on the block's reports on that
+// target no longer count toward auto-hide (reporters.ts); they stay in the queue for a reviewer.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -18,7 +13,13 @@ const WINDOW = sql.fragment`interval '1 hour'`;
 
 export type FiledReport = { id: string; target: ModerationTarget; networkHash: Buffer | null };
 
-/** Raises the alert when this report brings its block to the threshold; true when it did. */
+/**
+ * Raises the alert when this report brings its block to the threshold; true when it did.
+ * Writes one report_brigade_alerts row (a transaction-scoped advisory lock on the target and block makes
+ * concurrent reports take turns), one `report.brigading_suspected` outbox event (no petition_id: platform-wide
+ * webhooks only, so the target's owner is not told), an in-app notification to every active administrator, and
+ * an audit row.
+ */
 export async function watchForBrigading(tx: CommonQueryMethods, report: FiledReport, threshold: number): Promise<boolean> {
   if (!report.networkHash) return false;
   const { target } = report;

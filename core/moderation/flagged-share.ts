@@ -1,8 +1,6 @@
-// The flagged-share alert (issue 44): a petition whose signatures flagged past a signing threshold
-// (api/http/limits.ts) pass RALLY_FRAUD_FLAGGED_SHARE_ALERT of its count, and number at least
-// RALLY_FRAUD_WATCH_MIN_SIGNATURES, raises `fraud.suspected` (subject_type `flagged_share`) and tells
-// the administrators, once per petition and hour: the alert's row is unique per subject and window
-// (fraud_alerts_once_per_window), the window being the hour. Run by the fraud watch every minute.
+// The flagged-share alert (issue 44), run by the fraud watch every minute: a petition whose signatures flagged past a signing threshold (api/http/limits.ts)
+// pass RALLY_FRAUD_FLAGGED_SHARE_ALERT of its count, and number at least RALLY_FRAUD_WATCH_MIN_SIGNATURES, raises `fraud.suspected` (subject_type
+// `flagged_share`) and tells the administrators, once per petition and hour (fraud_alerts_once_per_window).
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,15 +1,15 @@
-// The fraud watch's arithmetic, without I/O: which windows a run examines, and when a subject's
-// signing rate counts as suspect. A window is examined once it has ended and SETTLE_MS have passed
-// (a signature's created_at is taken before its transaction commits); a run resumes where the last
-// left off but never looks further back than one baseline period. A subject is suspect when its
-// signatures in the window reach both the configured minimum and `multiple` times its average per
-// window over the baseline period before (windows without signatures count as zero).
+// The fraud watch's arithmetic, without I/O: which windows a run examines, and when a subject's signing rate counts as suspect.
 export type FraudWatchSettings = { windowMs: number; baselineMs: number; multiple: number; minSignatures: number };
 export type Window = { start: number; end: number };
 
 export const SETTLE_MS = 2_000;
 
-/** The windows to examine now, oldest first, at most `max`. */
+/**
+ * The windows to examine now, oldest first, at most `max`.
+ * A window is examined once it has ended and SETTLE_MS have passed (a signature's created_at is taken before
+ * its transaction commits); a run resumes where the last left off but never looks further back than one
+ * baseline period.
+ */
 export function windowsToWatch(watchedUntil: number | null, now: number, settings: FraudWatchSettings, max: number): Window[] {
   const { windowMs, baselineMs } = settings;
   const lastEnd = Math.floor((now - SETTLE_MS) / windowMs) * windowMs;
@@ -25,6 +25,8 @@ export function baselinePerWindow(baselineTotal: number, settings: FraudWatchSet
   return baselineTotal / (settings.baselineMs / settings.windowMs);
 }
 
+// Suspect when the window's signatures reach both the configured minimum and `multiple` times the average per
+// window over the baseline period before (windows without signatures count as zero).
 export function isSuspected(signatures: number, baselineTotal: number, settings: FraudWatchSettings): boolean {
   return signatures >= settings.minSignatures && signatures >= settings.multiple * baselinePerWindow(baselineTotal, settings);
 }

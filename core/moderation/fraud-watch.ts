@@ -1,10 +1,6 @@
-// The fraud watch's SQL (issue 11). One window is examined in one transaction, which holds the watch
-// state's row lock so two runs never examine the same window at once: the signatures of the window,
-// and its guest signatures not confirmed (yet), are counted per petition, per network block (the
-// keyed /24 or /64 hash, in hex) and per email domain into fraud_watch_counts; each subject past its
-// baseline (fraud-watch-rule.ts) gets one fraud_alerts row (unique per subject and window), one
-// `fraud.suspected` event in the outbox (for platform-wide webhooks; no petition_id, so a suspect
-// petition's own creator is not told) and an in-app notification to every active platform administrator. Then the state moves past the window.
+// The fraud watch's SQL (issue 11). One window is examined in one transaction holding the watch state's row lock, so two runs never examine the same window at
+// once; its signatures and unconfirmed guest signatures are counted per petition, network block (keyed hash, in hex) and email domain into fraud_watch_counts.
+// Each subject past its baseline (fraud-watch-rule.ts) is raised; then the state moves past the window.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -36,6 +32,9 @@ function describe(candidate: Candidate): string {
   return `one network block (${candidate.subject.slice(0, 12)}…)`;
 }
 
+// One fraud_alerts row (unique per subject and window), one `fraud.suspected` outbox event (for platform-wide
+// webhooks; no petition_id, so a suspect petition's own creator is not told) and an in-app notification to
+// every active platform administrator.
 async function raise(tx: CommonQueryMethods, candidate: Candidate, window: Window, settings: FraudWatchSettings): Promise<boolean> {
   const baseline = baselinePerWindow(candidate.baseline_total, settings);
   const alertId = await tx.maybeOneFirst(sql.type(z.object({ id: z.string() }))`

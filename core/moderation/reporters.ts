@@ -1,12 +1,6 @@
-// Filing a report and whose reports count (issue 24). A report is made by a person: an organization key acts as the
-// organization's service user, which is nobody, so it cannot report at all (a personal key or an
-// OAuth app acts for its human user and counts as that user). Auto-hide then counts distinct people
-// whose reports say something a reviewer has not already heard:
-// - the account was established when it reported: its email verified, and older than
-//   RALLY_REPORT_MIN_ACCOUNT_AGE (fresh accounts are free to make; their reports still reach the queue);
-// - the person has no earlier report on the target that a reviewer closed (dismissed, restored or
-//   otherwise decided): after a restore or a dismissal, only the threshold of NEW people hides it again;
-// - the report's network block was not found brigading the target (core/moderation/brigading.ts).
+// Filing a report and whose reports count (issue 24). A report is made by a person: an organization key acts as the organization's service user, which is
+// nobody, so it cannot report (a personal key or an OAuth app counts as its human user). Auto-hide counts distinct people whose reports say something a
+// reviewer has not already heard.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -49,7 +43,14 @@ export async function fileReport(db: DatabasePool, report: NewReport, settings: 
   });
 }
 
-/** Distinct people whose open reports on the target count toward hiding it (see above). */
+/**
+ * Distinct people whose open reports on the target count toward hiding it (see above).
+ * A reporter counts when: the account was established when it reported (email verified, older than
+ * RALLY_REPORT_MIN_ACCOUNT_AGE; fresh accounts are free to make, and their reports still reach the queue); the
+ * person has no earlier report on the target that a reviewer closed (after a restore or a dismissal, only the
+ * threshold of NEW people hides it again); and the report's network block was not found brigading the target
+ * (brigading.ts).
+ */
 export function countCountingReporters(db: CommonQueryMethods, target: ModerationTarget, minAccountAgeMs: number) {
   return db.oneFirst(sql.type(z.object({ reporters: z.number() }))`
     SELECT count(DISTINCT r.reporter_id)::int AS reporters

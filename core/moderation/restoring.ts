@@ -1,13 +1,5 @@
-// Restoring what reports hid. Whether a target is hidden pending review now (a comment hidden, a
-// petition under review, a user flagged), and whether auto-hide put it there rather than a reviewer:
-// the latest audit row of its hiding names the actor, and auto-hide acts as the system. Dismissing
-// the reports of an auto-hidden target says they were not abusive, so it restores the target; a
-// reviewer's own hide stands. An administrator who restores content directly
-// (POST /v1/admin/comments/{id}/unhide, /v1/admin/petitions/{id}/restore) decides on its open
-// reports too: they are resolved with `restore`, as a `restore` decision on one of them would, so
-// the queue no longer shows them and their reporters do not hide the target again
-// (core/moderation/reporters.ts). The caller then signals the target's moderation workflow, which
-// recounts, finds nothing open and ends.
+// Restoring what reports hid: whether a target is hidden pending review, and whether auto-hide put it there rather than a reviewer (the latest audit row of its
+// hiding names the actor; auto-hide acts as the system). Dismissing the reports of an auto-hidden target restores it; a reviewer's own hide stands.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -52,7 +44,13 @@ export async function isAutoHidden(db: CommonQueryMethods, target: ModerationTar
   return hiddenBy === 'system';
 }
 
-/** Resolves the target's open reports as restored; answers their ids. */
+/**
+ * Resolves the target's open reports as restored; answers their ids.
+ * An administrator who restores content directly (POST /v1/admin/comments/{id}/unhide,
+ * /v1/admin/petitions/{id}/restore) decides on its open reports too: they are resolved with `restore`, so the
+ * queue no longer shows them and their reporters do not hide the target again (reporters.ts). The caller then
+ * signals the target's moderation workflow, which recounts, finds nothing open and ends.
+ */
 export async function resolveReportsOfRestored(tx: CommonQueryMethods, target: ModerationTarget, audit: AuditContext): Promise<readonly string[]> {
   const ids = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
     UPDATE reports SET status = 'resolved', action = 'restore', resolved_by = ${audit.actorId}, resolved_at = now()

@@ -1,7 +1,6 @@
-// What moderation asks of the moderation workflow (one per reported target; the Temporal side is
-// orchestration/moderation.ts): each new report is signalled to it, and each reviewer's decision is
-// applied through it, so a target's reports, its hiding and its decisions form one inspectable
-// history per round of reports. Both start a new run when none is running.
+// What moderation asks of the moderation workflow (one per reported target; the Temporal side is orchestration/moderation.ts): each new report is signalled to
+// it, and each reviewer's decision is applied through it, so a target's reports, its hiding and its decisions form one inspectable history per round of
+// reports. Both start a new run when none is running.
 import type { DecisionOutcome, ModerationDecision } from './actions.ts';
 import type { ModerationTarget } from './reports.ts';
 

@@ -1,7 +1,6 @@
-// Notification emails waiting to go out. The outbox dispatcher wakes the notification-email digests
-// workflow for new ones and then marks them queued (again when one was not served within the requeue
-// window), and that workflow mails each recipient whose oldest pending email has waited a window: all
-// of what is pending for them in one go.
+// Notification emails waiting to go out. The outbox dispatcher wakes the notification-email digests workflow for new ones and then marks them queued (again
+// when one was not served within the requeue window), and that workflow mails each recipient whose oldest pending email has waited a window: all of what is
+// pending for them in one go.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,8 +1,6 @@
-// Who hears of a petition's milestone besides its creator (told through the outbox): the owner and
-// admins of its organization, and the signers who opted in to petition.milestone. Written once, for
-// the workflow's steps that tell them (core/organizations/milestone-notifications.ts,
-// hasMilestoneSubscribers) and for the dispatcher, which settles a crossing nobody hears without
-// signalling the petition's workflow (most crossings: signers are opted out by default).
+// Who hears of a petition's milestone besides its creator (told through the outbox): the owner and admins of its organization, and the signers who opted in to
+// petition.milestone. Written once, for the workflow's steps that tell them (core/organizations/milestone-notifications.ts, hasMilestoneSubscribers) and for
+// the dispatcher, which settles a crossing nobody hears without signalling the petition's workflow (most crossings: signers are opted out by default).
 import type { ValueExpression } from 'slonik';
 import { sql } from '../../db/sql.ts';
 

@@ -1,7 +1,6 @@
-// One-click unsubscribe (RFC 8058): each notification email carries a link that turns off the email
-// channel of its type (or of every type, from a digest) without logging in. The link's token is the
-// user id and type, signed with an HMAC keyed from the service's encryption key, so it cannot be
-// forged for someone else; it changes nothing but an email preference, so it needs no expiry.
+// One-click unsubscribe (RFC 8058): each notification email carries a link that turns off the email channel of its type (or of every type, from a digest)
+// without logging in. The link's token is the user id and type, signed with an HMAC keyed from the service's encryption key, so it cannot be forged for someone
+// else; it changes nothing but an email preference, so it needs no expiry.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { NotFound } from '../errors/domain-error.ts';

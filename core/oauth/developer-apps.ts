@@ -1,9 +1,6 @@
-// The apps a developer registers and manages themselves (/v1/oauth/apps), beside the operator's CLI.
-// They are never owned: client_credentials gives them app-only tokens, so registering an
-// app grants it nothing on the developer's own account. At most MAX_APPS_PER_USER per developer, who
-// must have a verified email address (the consent screen names it as the app's owner: issue 42).
-// Rotating a confidential app's secret keeps the old one valid for the grace period; a workflow then
-// erases its hash (the expiry alone already ends it: the workflow only leaves nothing behind).
+// The apps a developer registers and manages themselves (/v1/oauth/apps), beside the operator's CLI. They are never owned: client_credentials gives them
+// app-only tokens, so registering an app grants it nothing on the developer's own account. The developer needs a verified email address (the consent screen
+// names it as the app's owner: issue 42).
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -96,7 +93,11 @@ export async function deleteDeveloperApp(db: DatabasePool, userId: string, clien
   await deleteClient(db, clientId, accessTokenTtlMs);
 }
 
-/** A new secret, shown once; the current one becomes the previous one for the grace period. */
+/**
+ * A new secret, shown once; the current one becomes the previous one for the grace period.
+ * The old secret stays valid for the grace period; a workflow then erases its hash (the expiry alone already
+ * ends it: the workflow only leaves nothing behind).
+ */
 export async function rotateClientSecret(deps: DeveloperAppDependencies, userId: string, clientId: string) {
   return deps.db.transaction(async (tx) => {
     const app = await findDeveloperApp(tx, userId, clientId);

@@ -1,9 +1,6 @@
-// Ending grants. A grant is what one approval (or an owner's standing authorization) lets an app
-// do for a user; oidc-provider keeps the grants of the authorization code flow in
-// oauth_server_records, with the codes and refresh tokens issued under them. Access tokens are JWTs
-// the API checks without asking anyone, so ending a grant also puts its id on the revocation list
-// (every token names its grant: GRANT_ID_CLAIM), with a NOTIFY in the same transaction: every API
-// process refuses the grant's tokens from the commit on. The entry outlives the longest access token.
+// Ending grants: what one approval (or an owner's standing authorization) lets an app do for a user. oidc-provider keeps them in oauth_server_records with
+// their codes and refresh tokens; access tokens are JWTs nobody is asked about, so ending a grant also lists its id as revoked (GRANT_ID_CLAIM) with a NOTIFY
+// in the same transaction: every API process refuses its tokens from the commit on. The entry outlives the longest access token.
 import type { CommonQueryMethods, DatabasePool, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

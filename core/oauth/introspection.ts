@@ -1,8 +1,6 @@
-// Introspecting app access tokens (RFC 7662) for the client they were issued to. oidc-provider
-// answers for refresh tokens but refuses structured tokens (api/oauth/server/structured-tokens.ts),
-// so this half is Rally's. A token is active only while the API would honour it: its signature,
-// issuer and expiry hold, and neither it nor its grant is on the revocation list. A token of another
-// client is inactive to the caller (RFC 7662 2.2), so one app never learns about another's tokens.
+// Introspecting app access tokens (RFC 7662) for the client they were issued to; oidc-provider refuses structured tokens
+// (api/oauth/server/structured-tokens.ts), so this half is Rally's. A token is active only while the API would honour it (signature, issuer, expiry, and
+// neither it nor its grant revoked), and a token of another client is inactive to the caller (RFC 7662 2.2), so one app never learns about another's tokens.
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,7 +1,6 @@
-// Forgetting the app authorization server's records whose time is over, in bounded batches (the
-// purgeOAuthArtifacts workflow calls this hourly): codes, refresh tokens, grants, sessions and
-// interactions. They are kept a day past expiry, so an expired refresh token is still told apart
-// from an unknown one (401 token_expired); reads never see them meanwhile.
+// Forgetting the app authorization server's records whose time is over, in bounded batches (the purgeOAuthArtifacts workflow calls this hourly): codes, refresh
+// tokens, grants, sessions and interactions. They are kept a day past expiry, so an expired refresh token is still told apart from an unknown one (401
+// token_expired); reads never see them meanwhile.
 import type { CommonQueryMethods } from 'slonik';
 import { sql } from '../../db/sql.ts';
 

@@ -1,7 +1,6 @@
-// Revoking one app access token (RFC 7009 for JWTs, which oidc-provider refuses to revoke: see
-// api/oauth/server/structured-tokens.ts), and an app's refresh token by the user it acts for
-// (POST /v1/auth/revoke). Either way the ids land on the revocation list with a NOTIFY in the same
-// transaction, so every API process refuses them from the commit on.
+// Revoking one app access token (RFC 7009 for JWTs, which oidc-provider refuses to revoke: see api/oauth/server/structured-tokens.ts), and an app's refresh
+// token by the user it acts for (POST /v1/auth/revoke). Either way the ids land on the revocation list with a NOTIFY in the same transaction, so every API
+// process refuses them from the commit on.
 import { jwtVerify, type JWTPayload } from 'jose';
 import type { DatabasePool } from 'slonik';
 import { hashTokenValue } from '../../db/oidc-provider-storage.ts';

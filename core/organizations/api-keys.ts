@@ -1,9 +1,5 @@
-// An organization's API keys. They belong to the organization's service user (made with the first
-// key), so they act for the organization as an admin of it, whoever created them: removing that
-// admin breaks nothing, and deleting the organization revokes them. Each records the person who
-// created it (created_by): the owner and admins are told to rotate it when that person leaves or stops
-// being an admin (key-creators.ts), and it is refused while that person is suspended. Shapes,
-// prefixes, scopes and rotation are those of personal keys (core/api-keys), called with the service user's id.
+// An organization's API keys belong to its service user (made with the first key), so they act as an admin of it whoever created them: removing that admin
+// breaks nothing, and deleting the organization revokes them. Shapes, prefixes, scopes and rotation are those of personal keys (core/api-keys).
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -47,7 +43,11 @@ async function ensureServiceUser(tx: CommonQueryMethods, orgId: string): Promise
   return userId;
 }
 
-/** Creates a key within the tier's api_key_limit (402 api_key_limit_reached beyond it). */
+/**
+ * Creates a key within the tier's api_key_limit (402 api_key_limit_reached beyond it).
+ * Each key records its creator (created_by): the owner and admins are told to rotate it when that person leaves
+ * or stops being an admin (key-creators.ts), and it is refused while that person is suspended.
+ */
 export async function createOrganizationKey(
   db: DatabasePool,
   orgId: string,

@@ -1,8 +1,6 @@
-// Invitations by email. Creating one commits the row together with the start of its workflow
-// (org-invite-<id>), which emails the single-use token, reminds once and expires it. Accepting
-// creates the membership through the tier check, under the organization's row lock. The token alone
-// is not enough (an email is easily forwarded): only the user whose email is the invited address may
-// accept it, and only a person, never an organization key, may invite or accept.
+// Invitations by email. Creating one commits the row together with the start of its workflow (org-invite-<id>), which emails the single-use token, reminds once
+// and expires it. Accepting creates the membership through the tier check, under the organization's row lock. The token alone is not enough (an email is easily
+// forwarded): only the user whose email is the invited address may accept it, and only a person, never an organization key, may invite or accept.
 import { createHash, createHmac } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';

@@ -1,8 +1,6 @@
-// Organization keys outlive the admin who created them (integrations must not break with staff
-// turnover), but that person may still hold their secrets. When they leave the organization or stop
-// being an admin, the owner and admins are told which keys to rotate (in-app, and by email through
-// the usual notification path, so preferences apply) and the audit log records it. Both are written
-// in the transaction that changes the membership: the warning exists exactly when the change does.
+// Organization keys outlive the admin who created them (integrations must not break with staff turnover), but that person may still hold their secrets: when
+// they leave or stop being an admin, the owner and admins are told which keys to rotate (in-app, and by email with preferences applied) and the audit log
+// records it, both in the membership change's transaction, so the warning exists exactly when the change does.
 import { randomUUID } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';

@@ -1,7 +1,5 @@
-// Memberships and their rules. Every change runs in a transaction that first locks the
-// organization's row, so concurrent additions queue and the tier's member limit holds exactly
-// (10 parallel adds into 2 free slots: 2 succeed, 8 get 402). Only people change memberships, never
-// an organization key (assertPerson).
+// Memberships and their rules. Every change runs in a transaction that first locks the organization's row, so concurrent additions queue and the tier's member
+// limit holds exactly (10 parallel adds into 2 free slots: 2 succeed, 8 get 402). Only people change memberships, never an organization key (assertPerson).
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

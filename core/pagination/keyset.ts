@@ -1,8 +1,6 @@
-// Keyset pagination. A cursor is the base64url JSON of the last row's sort key, so page 1000 costs
-// what page 1 costs. Timestamps keep PostgreSQL's microseconds (db/pool.ts), so a row's created_at
-// is an exact position. Cursors are opaque to clients: one that does not decode to the list's own
-// position shape is refused before any query runs. Every list's codec is made here and registered
-// under its list's tag, so one test feeds every list's decoder the same hostile cursors.
+// Keyset pagination. A cursor is the base64url JSON of the last row's sort key, so page 1000 costs what page 1 costs. Timestamps keep PostgreSQL's microseconds
+// (db/pool.ts), so a row's created_at is an exact position. Cursors are opaque to clients: one that does not decode to the list's own position shape is refused
+// before any query runs. Every list's codec is made here and registered under its list's tag, so one test feeds every list's decoder the same hostile cursors.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { Ajv } from 'ajv';

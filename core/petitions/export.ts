@@ -1,7 +1,6 @@
-// The rows of GET /v1/petitions/export: a page of petitions, or a page of signatures joined with
-// their petitions, oldest first (an export resumed later continues where it stopped). The caller
-// gets what they may list (core/petitions/policy.ts: listedTo); signatures of petitions whose
-// signature privacy is not public only on petitions they manage, and signers' emails only there.
+// The rows of GET /v1/petitions/export: a page of petitions, or a page of signatures joined with their petitions, oldest first (an export resumed later
+// continues where it stopped). The caller gets what they may list (core/petitions/policy.ts: listedTo); signatures of petitions whose signature privacy is not
+// public only on petitions they manage, and signers' emails only there.
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,7 +1,6 @@
-// Who brought the most signers to a petition. A share is a signature made through someone's
-// ?ref=<slug> link (signatures.referrer_id). Ranks follow the list order: most shares, then whoever
-// reached the count first, so every sharer has a distinct rank. Suspended users are left out of the
-// ranking; their shares still count in totalShares.
+// Who brought the most signers to a petition. A share is a signature made through someone's ?ref=<slug> link (signatures.referrer_id). Ranks follow the list
+// order: most shares, then whoever reached the count first, so every sharer has a distinct rank. Suspended users are left out of the ranking; their shares
+// still count in totalShares.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

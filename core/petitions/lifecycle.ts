@@ -1,7 +1,6 @@
-// What the domain asks of a petition's workflow (one per petition, owner of its state machine; the
-// Temporal side is orchestration/petitions.ts): start it at create, send each transition as an
-// update, and tell it the petition was deleted. A transition the workflow refuses comes back as a
-// domain error (409 invalid_transition, 404); an unreachable workflow service as a 503.
+// What the domain asks of a petition's workflow (one per petition, owner of its state machine; the Temporal side is orchestration/petitions.ts): start it at
+// create, send each transition as an update, and tell it the petition was deleted. A transition the workflow refuses comes back as a domain error (409
+// invalid_transition, 404); an unreachable workflow service as a 503.
 import type { PetitionEvent, PetitionStatus, TransitionInput, TransitionResult } from './transitions.ts';
 
 /** What a transition carries besides its petition and statuses: who asks, a victory message, an admin's audit row. */

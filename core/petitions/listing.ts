@@ -1,7 +1,6 @@
-// GET /v1/petitions: keyset pagination for each sort order, so page 500 costs what page 1 costs.
-// Which petitions a list shows is the policy's listedTo (core/petitions/policy.ts): public, published
-// petitions, plus, in a list filtered by creatorId, those the viewer manages (so a creator listing
-// their own petitions also sees drafts, private and unlisted ones; the unfiltered list stays public).
+// GET /v1/petitions: keyset pagination for each sort order, so page 500 costs what page 1 costs. Which petitions a list shows is the policy's listedTo
+// (core/petitions/policy.ts): public, published petitions, plus, in a list filtered by creatorId, those the viewer manages (so a creator listing their own
+// petitions also sees drafts, private and unlisted ones; the unfiltered list stays public).
 import { Type } from '@sinclair/typebox';
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { sql } from '../../db/sql.ts';

@@ -1,19 +1,6 @@
-// The public reads of petitions, served from memory in each API process: a petition as anyone without
-// credentials reads it by its link, and pages of the public list. Only what the petition policy
-// (policy.ts) shows to ANONYMOUS is ever kept: a petition enters the cache only when
-// canRead(ANONYMOUS) holds without an access code, and lists only ever hold listedTo(ANONYMOUS) rows.
-// Whatever depends on the viewer is decided by the caller, which bypasses this cache for it.
-//
-// Freshness:
-// - the petition's own fields, its creator and category: forgotten the moment the database announces
-//   a change on rally_petition_changed (migration 0020; triggers, so no writer can forget it);
-// - its live count: folded from the signature feed as signatures arrive (every API process hears
-//   every other's), and re-read from the counter shards once it is a second old, so a count is never
-//   more than a second behind whatever the feed missed (invalidations, a lost connection); lru-cache
-//   times the re-reads (fetchMethod: one at a time, in the background past half a second);
-// - list pages: fresh for a second, then served while one refresh runs (a page nobody asked for in
-//   ten seconds is read again first), and dropped at once on any announced change
-//   (platform/answer-cache.ts, as search answers are).
+// The public reads of petitions (by link without credentials, and pages of the public list), served from memory in each API process. Only what the policy shows
+// to ANONYMOUS is kept: a petition only when canRead(ANONYMOUS) holds without an access code, lists only listedTo(ANONYMOUS) rows. Whatever depends on the
+// viewer is decided by the caller, which bypasses this cache for it.
 import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
@@ -61,6 +48,14 @@ const TOUCHES: Record<string, (row: PetitionRow, id: string) => boolean> = {
   category: (row, id) => row.category?.id === id,
 };
 
+// Freshness. The petition's own fields, its creator and category: forgotten the moment the database announces a
+// change on rally_petition_changed (migration 0020; triggers, so no writer can forget it). Its live count:
+// folded from the signature feed as signatures arrive (every API process hears every other's), and re-read from
+// the counter shards once it is a second old, so a count is never more than a second behind whatever the feed
+// missed (invalidations, a lost connection); lru-cache times the re-reads (fetchMethod: one at a time, in the
+// background past half a second). List pages: fresh for a second, then served while one refresh runs (a page
+// nobody asked for in ten seconds is read again first), and dropped at once on any announced change
+// (platform/answer-cache.ts, as search answers are).
 export async function createPublicPetitionCache(deps: {
   db: DatabasePool;
   notifications: NotificationListener;

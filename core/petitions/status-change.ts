@@ -1,8 +1,6 @@
-// Moving a petition from one status to the next: the status change and its event commit together.
-// Repeating a transition that already happened answers success without a second event, so the
-// workflow's activity retries are safe. Which transitions exist is the table's (transitions.ts), and
-// when is the workflow's to decide (workflows/petition-lifecycle.ts); this refuses a move the table
-// does not hold and a petition that is not where it is expected.
+// Moving a petition from one status to the next: the status change and its event commit together. Repeating a transition that already happened answers success
+// without a second event, so the workflow's activity retries are safe. Which transitions exist is the table's (transitions.ts), and when is the workflow's to
+// decide (workflows/petition-lifecycle.ts); this refuses a move the table does not hold and a petition that is not where it is expected.
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,10 +1,6 @@
-// The petition state machine as ONE table of data: from which status each event moves a petition,
-// to which status, and who may ask for it. The lifecycle workflow (workflows/petition-lifecycle.ts)
-// validates and performs its Updates from it, moderation (core/moderation/effects.ts) checks its
-// moves against it, and the transition activity (status-change.ts) refuses a move it does not hold.
-// Pure data, no I/O: the workflow sandbox imports it (the lint rules allow this one core/ file).
-// The spec's lifecycle (States and transitions) is the source; test/core/petitions/transitions.unit.test.ts
-// checks every status × event against it.
+// The petition state machine as ONE table of data (from which status each event moves a petition, to which, and who may ask), used by the lifecycle workflow,
+// moderation (core/moderation/effects.ts) and the transition activity (status-change.ts). Pure data, no I/O: the workflow sandbox imports it (the lint rules
+// allow this one core/ file). Source: the spec's lifecycle; test/core/petitions/transitions.unit.test.ts checks every status × event against it.
 import type { AuditContext } from '../audit/audit-log.ts';
 import type { Actor } from '../events/record-event.ts';
 import type { AuditAction, PetitionStatus } from '../vocabulary.ts';

@@ -1,7 +1,6 @@
-// The viewer of a request, complete: viewerOf (core/petitions/policy.ts) knows the user and their
-// platform role from the credentials alone; managing an organization's petitions also needs the
-// organizations the user administers, read from the database on each call, so a removed admin
-// loses their rights on their very next request. Routes that only read public data keep viewerOf.
+// The viewer of a request, complete: viewerOf (core/petitions/policy.ts) knows the user and their platform role from the credentials alone; managing an
+// organization's petitions also needs the organizations the user administers, read from the database on each call, so a removed admin loses their rights on
+// their very next request. Routes that only read public data keep viewerOf.
 import type { CommonQueryMethods } from 'slonik';
 import type { Principal } from '../auth/principal.ts';
 import { administeredOrganizationIds } from '../organization-lookups.ts';

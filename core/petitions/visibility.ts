@@ -1,8 +1,6 @@
-// Who may know of, read, list and manage a petition, written ONCE as data: each rule below is built
-// from a few conditions, and each condition carries its TypeScript test (for a loaded row) and its SQL
-// (for a table alias), side by side. core/petitions/policy.ts turns the rules into predicates and
-// Slonik fragments; test/core/petitions/ checks both halves against one hand-written matrix, and
-// test/core/petitions/petition-sql-scan.unit.test.ts fails on a query that filters petitions without them.
+// Who may know of, read, list and manage a petition, written ONCE as data: rules built from conditions, each carrying its TypeScript test (for a loaded row)
+// and its SQL (for a table alias) side by side. policy.ts turns the rules into predicates and fragments; test/core/petitions/ checks both halves against one
+// matrix, and petition-sql-scan.unit.test.ts fails on a query that filters petitions without them.
 import { timingSafeEqual } from 'node:crypto';
 import type { FragmentSqlToken } from 'slonik';
 import { sql } from '../../db/sql.ts';

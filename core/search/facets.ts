@@ -1,11 +1,6 @@
-// Facet counts of a search: how many matches there are per status, category, country and (top)
-// tag. Each facet is counted for the same query without its own filter, so a UI can show how many
-// results picking another value would give. They are counted from the search's own match set (the
-// `matches` CTE of petition-search.ts), in the statement that also picks the page, so the matches are
-// found once. Status, category and country are first grouped into cells (one per combination of
-// values and filter outcomes, a few hundred at most), so each of those facets sums cells instead of
-// scanning every match again. Tags need a pass of their own; unnest in the select list (ProjectSet)
-// costs a fraction of a per-match unnest() function scan, which builds a tuplestore for every match.
+// Facet counts of a search (per status, category, country and top tag), each counted for the same query without its own filter, so a UI can show how many
+// results picking another value would give. They come from the search's own match set (the `matches` CTE of petition-search.ts), in the statement that also
+// picks the page, so the matches are found once.
 import type { FragmentSqlToken } from 'slonik';
 import { sql } from '../../db/sql.ts';
 import { filterConditions, type FacetName, type PetitionSearchQuery } from './conditions.ts';
@@ -33,13 +28,21 @@ export function facetColumns(query: PetitionSearchQuery): FragmentSqlToken {
 /** Whether a match passes every filter (a `matches` column expression). */
 export const PASSES_ALL_FILTERS = sql.join(FACET_NAMES.map(ok), sql.fragment` AND `);
 
-/** The CTE of the cells, to be listed after `matches`. */
+/**
+ * The CTE of the cells, to be listed after `matches`.
+ * Status, category and country are first grouped into cells (one per combination of values and filter outcomes,
+ * a few hundred at most), so each of those facets sums cells instead of scanning every match again.
+ */
 export const FACET_CELLS = sql.fragment`cells AS (
     SELECT status, category_id, country, status_ok, category_ok, country_ok, tag_ok, count(*)::int AS count
     FROM matches GROUP BY status, category_id, country, status_ok, category_ok, country_ok, tag_ok
   )`;
 
-/** A query of the rows (facet, value, count) of every facet, for a statement that has both CTEs. */
+/**
+ * A query of the rows (facet, value, count) of every facet, for a statement that has both CTEs.
+ * Tags need a pass of their own; unnest in the select list (ProjectSet) costs a fraction of a per-match
+ * unnest() function scan, which builds a tuplestore for every match.
+ */
 export const FACET_ROWS = sql.fragment`
   SELECT 'status' AS facet, status AS value, sum(count)::int AS count FROM cells WHERE ${otherFilters('status')} GROUP BY status
   UNION ALL

@@ -1,9 +1,6 @@
-// GET /v1/search/petitions on PostgreSQL full-text search. Each petition carries a weighted
-// tsvector (title A, tags B, description C) in its own language (migration 0015); a query is
-// parsed by websearch_to_tsquery in each language Rally stems, and a petition matches when the
-// query in its own language does. Relevance is ts_rank_cd blended with the signature count.
-// Everything a search needs is behind this module and ./suggest.ts, so a dedicated engine could
-// replace PostgreSQL here without the API noticing.
+// GET /v1/search/petitions on PostgreSQL full-text search: each petition's weighted tsvector (title A, tags B, description C) is in its own language (migration
+// 0015), and it matches when the query, parsed by websearch_to_tsquery in that language, does; relevance blends ts_rank_cd with the signature count. Everything
+// a search needs is behind this module and ./suggest.ts, so a dedicated engine could replace PostgreSQL here without the API noticing.
 import { Type } from '@sinclair/typebox';
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';

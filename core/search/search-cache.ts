@@ -1,11 +1,6 @@
-// Search and suggestions as each API process serves them: the same question asked again within a
-// second is answered from memory, so a popular query (a campaign's link, a typed prefix everyone
-// types) costs the database one search a second however many people ask. The same rule as the
-// public list pages (core/petitions/read-cache.ts): an answer is at most a second old while it is
-// being asked for, refreshed in the background meanwhile, and forgotten the moment the database
-// announces a change to any petition (rally_petition_changed, migration 0020), so a petition that is
-// unpublished, made private or deleted leaves every cached answer at once. Counts and rankings may
-// lag by that second; the petition's own page shows its live count.
+// Search and suggestions as each API process serves them: an answer asked again within a second comes from memory, so a popular query costs the database one
+// search a second however many ask. As for the public list pages (read-cache.ts), an answer is refreshed in the background and forgotten when any petition
+// changes (rally_petition_changed, migration 0020); counts and rankings may lag by that second, while the petition's own page shows its live count.
 import type { NotificationListener } from '../../db/notifications.ts';
 import { createAnswerCache } from '../../platform/answer-cache.ts';
 import type { Logger } from '../../platform/logger.ts';

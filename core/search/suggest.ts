@@ -1,8 +1,6 @@
-// GET /v1/search/suggest: titles of publicly listed petitions for a typed prefix, from a trigram
-// index on the folded title. word_similarity compares the prefix with the closest stretch of each
-// title, so "libr" finds "Keep the library open" and one wrong letter in a word of five or more
-// letters still scores at least 0.5 (at most three of its six trigrams change): the threshold
-// below sits under that. Ordered by similarity, then signatures.
+// GET /v1/search/suggest: titles of publicly listed petitions for a typed prefix, from a trigram index on the folded title. word_similarity compares the prefix
+// with the closest stretch of each title, so "libr" finds "Keep the library open" and one wrong letter in a word of five or more letters still scores at least
+// 0.5 (at most three of its six trigrams change): the threshold below sits under that. Ordered by similarity, then signatures.
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
 import { boundedSearch, type SearchDependencies } from './bounded.ts';

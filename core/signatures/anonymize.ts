@@ -1,8 +1,6 @@
-// The one rule for stripping a signature of everything that identifies its signer (issue 46): used
-// when a signer deletes their account and when a closed petition's signer data is forgotten. The row
-// keeps its petition, time and country, so counts, milestones and the (already folded) breakdowns do
-// not change; it becomes anonymous in every list. Never `signature.removed` (it was not withdrawn); the
-// opt-in `signature.anonymized` tells integrators which ids to forget, one event per petition.
+// The one rule for stripping a signature of everything that identifies its signer (issue 46), when a signer deletes their account and when a closed petition's
+// signer data is forgotten. The row keeps its petition, time and country, so counts, milestones and the (already folded) breakdowns do not change. Never
+// `signature.removed` (it was not withdrawn); the opt-in `signature.anonymized` tells integrators which ids to forget, one event per petition.
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,9 +1,6 @@
-// What the moderators see of the signatures flagged past a signing threshold (issue 44), per
-// petition: each flagged network block (by its keyed hash, never an address) and email domain, with
-// how many signatures, when, and how many of their accounts look like a farm's (new when they
-// signed, email unverified, nothing else done on Rally) rather than a crowd's. Clearing a subject's
-// flags (a crowd after all) is audit-logged; invalidating them is the bulk invalidation with
-// `flagged: true` (invalidation.ts).
+// What the moderators see of the signatures flagged past a signing threshold (issue 44), per petition: each flagged network block (by keyed hash, never an
+// address) and email domain, with how many signatures, when, and how many of their accounts look like a farm's rather than a crowd's. Clearing a subject's
+// flags is audit-logged; invalidating them is the bulk invalidation with `flagged: true` (invalidation.ts).
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -13,7 +10,10 @@ import { NotFound } from '../errors/domain-error.ts';
 export const FLAGGED_SUBJECT_TYPES = ['network_block', 'email_domain'] as const;
 export type FlaggedSubject = { subject_type: (typeof FLAGGED_SUBJECT_TYPES)[number]; subject: string };
 
-/** An account made this shortly before it signed counts as new. */
+/**
+ * An account made this shortly before it signed counts as new.
+ * A farm's account: new when it signed, email unverified, nothing else done on Rally.
+ */
 const NEW_ACCOUNT = '24 hours';
 
 export const FlaggedCrowd = z.object({

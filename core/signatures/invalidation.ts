@@ -1,9 +1,6 @@
-// Bulk invalidation of a petition's signatures (fraud investigation), run by the workflow
-// workflows/signature-invalidation.ts in keyset batches over signatures_petition_recent_idx. Each
-// batch is one short transaction: the matching signatures move to invalidated_signatures (kept for
-// audit, no longer counted or listed), their number leaves the counter shards and one
-// signature.removed event announces the batch. Locks last one batch, whatever the petition's size.
-// At the end the count is reconciled exactly against the signatures themselves.
+// Bulk invalidation of a petition's signatures (fraud investigation), run by workflows/signature-invalidation.ts in keyset batches over
+// signatures_petition_recent_idx, each one short transaction, so locks last one batch whatever the petition's size. At the end the count is reconciled exactly
+// against the signatures themselves.
 import { randomInt } from 'node:crypto';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
@@ -109,7 +106,11 @@ const LAST_OF_BATCH = sql.fragment`
   (SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') FROM batch ORDER BY created_at DESC, id DESC LIMIT 1) AS last_at,
   (SELECT id::text FROM batch ORDER BY created_at DESC, id DESC LIMIT 1) AS last_id`;
 
-/** One batch: counted (dry run) or moved out of the count, in one transaction. */
+/**
+ * One batch: counted (dry run) or moved out of the count, in one transaction.
+ * The matching signatures move to invalidated_signatures (kept for audit, no longer counted or listed), their
+ * number leaves the counter shards and one signature.removed event announces the batch.
+ */
 export async function invalidateBatch(db: DatabasePool, input: BatchInput): Promise<BatchResult> {
   const { petitionId, filter } = input;
   const outcome = await db.transaction(async (tx) => {

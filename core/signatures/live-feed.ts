@@ -1,8 +1,6 @@
-// Live signature events for every API process. Each process batches what it hears from its own
-// signing requests and publishes a batch every FLUSH_MS with one NOTIFY (a NOTIFY per signature
-// would make every signing transaction queue on PostgreSQL's notification lock). Every process,
-// the publisher included, delivers what arrives on the channel to its own WebSocket subscribers.
-// Live counts are best-effort by nature: the durable record is the signature and its event.
+// Live signature events for every API process. Each process batches what it hears from its own signing requests and publishes a batch every FLUSH_MS with one
+// NOTIFY (a NOTIFY per signature would make every signing transaction queue on PostgreSQL's notification lock). Every process, the publisher included, delivers
+// what arrives on the channel to its own WebSocket subscribers. Live counts are best-effort by nature: the durable record is the signature and its event.
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
 import { EVENTS_CHANNEL } from '../events/record-event.ts';

@@ -1,25 +1,6 @@
-// The milestones a batch passed without seeing it. A batch's statement counts from the counter shards
-// as its snapshot sees them, and batches written at the same time cannot see each other's signatures
-// before they commit: two batches that both start at 30 each count their own rows as 31, 32, …, so
-// after both commit the petition has more signatures than either counted, and a threshold between what
-// they counted and the real count is claimed by neither statement.
-//
-// So after its commit each batch reads the count again. In READ COMMITTED a new statement takes a new
-// snapshot, which holds every signature committed before it began, this batch's own included. The
-// batch claims each scheduled milestone above what it counted and at most the count it now sees.
-//
-// Why no milestone is missed: take a threshold t and the first commit X after which the petition
-// holds t signatures. X's snapshot was taken before X committed, when the petition held fewer than t,
-// so X counted its own rows from below t. Either X counted up to t (its statement claimed t, or found
-// it claimed: the window of MILESTONE_LOOKBACK reaches back past X's lowest count), or X counted short
-// of t: then its catch-up, begun after X's commit, sees at least t and claims it. In particular the
-// batch that commits last sees the final count, as every other batch committed before it did. The
-// primary key of petition_milestones keeps each claim to one, whichever of the racing batches wins.
-// A process killed between a commit and its catch-up leaves a threshold to the lookback of the next
-// batches, as before.
-//
-// The claim is credited to the batch's last signature of the petition: it is among the signatures
-// that were committed when the count was seen to reach the threshold, and its request learns it won.
+// The milestones a batch passed without seeing: concurrent batches cannot see each other's signatures before they commit (two starting at 30 each count their
+// own rows as 31, 32, …), so a threshold between what they counted and the real count is claimed by neither statement. After its commit each batch reads the
+// count again (READ COMMITTED: a new snapshot) and claims each milestone above what it counted and at most the count it now sees.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { NOTIFY_DISPATCHER } from '../events/record-event.ts';
@@ -47,6 +28,14 @@ const Counted = z.object({ petition_id: z.string(), total: z.number() });
 /**
  * Claims, after the batch's commit, the milestones the batch passed unseen. Usually there are none:
  * a plain read of the shards says so, and only a batch that finds one runs the claiming statement.
+ * Why no milestone is missed: take a threshold t and the first commit X after which the petition holds t
+ * signatures. X's snapshot was taken before X committed, when the petition held fewer than t, so X counted its
+ * own rows from below t. Either X counted up to t (its statement claimed t, or found it claimed: the window of
+ * MILESTONE_LOOKBACK reaches back past X's lowest count), or X counted short of t: then its catch-up, begun
+ * after X's commit, sees at least t and claims it. In particular the batch that commits last sees the final
+ * count, as every other batch committed before it did. The primary key of petition_milestones keeps each claim
+ * to one, whichever of the racing batches wins. A process killed between a commit and its catch-up leaves a
+ * threshold to the lookback of the next batches, as before.
  */
 export async function catchUpMilestones(connection: CommonQueryMethods, petitions: readonly CaughtUpPetition[]): Promise<readonly CaughtUpClaim[]> {
   const candidates = pending(petitions);
@@ -63,7 +52,11 @@ export async function catchUpMilestones(connection: CommonQueryMethods, petition
   return due.length === 0 ? [] : claim(connection, due);
 }
 
-/** Claims the milestones found reached, checking again against what its own snapshot holds. */
+/**
+ * Claims the milestones found reached, checking again against what its own snapshot holds.
+ * The claim is credited to the batch's last signature of the petition: it is among the signatures that were
+ * committed when the count was seen to reach the threshold, and its request learns it won.
+ */
 function claim(connection: CommonQueryMethods, due: ReturnType<typeof pending>): Promise<readonly CaughtUpClaim[]> {
   const involved = [...new Set(due.map(([petition]) => petition))];
   return connection.any(sql.type(CaughtUpClaim)`

@@ -1,9 +1,5 @@
-// Signatures never store an IP address. For fraud investigation they keep a keyed hash of the
-// signer's network block instead: the /24 of an IPv4 address, the /64 of an IPv6 one (what one
-// household, office or mobile carrier's NAT shares). The key is derived from RALLY_ENCRYPTION_KEY,
-// so the hashes cannot be reversed by hashing all 2^24 IPv4 blocks without it. An investigator
-// filtering by `ip_block` names a block (or an address in it, or a wider block up to /16 or /56,
-// which is expanded to its at most 256 blocks) and the same hashes are computed and matched.
+// Signatures never store an IP address: for fraud investigation they keep a keyed hash of the signer's network block (the /24 of IPv4, the /64 of IPv6: what
+// one household, office or carrier NAT shares), keyed from RALLY_ENCRYPTION_KEY so all 2^24 IPv4 blocks cannot be hashed to reverse it.
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import { invalidField } from '../errors/domain-error.ts';
@@ -58,7 +54,11 @@ export function networkBlockHash(key: Buffer, address: string): Buffer | null {
   return block ? hashBlock(key, block) : null;
 }
 
-/** The hashes of every /24 or /64 block an `ip_block` filter covers (at most 256). */
+/**
+ * The hashes of every /24 or /64 block an `ip_block` filter covers (at most 256).
+ * An investigator filtering by `ip_block` names a block (or an address in it, or a wider block up to /16 or
+ * /56, expanded to its at most 256 blocks) and the same hashes are computed and matched.
+ */
 export function networkBlockHashesOf(key: Buffer, filter: string): Buffer[] {
   const [address, lengthText] = filter.trim().split('/') as [string, string | undefined];
   const v4 = isIPv4(address);

@@ -1,7 +1,6 @@
-// Forgetting signers' details once a petition is done (issue 46, RALLY_SIGNER_DATA_RETENTION): that
-// long after a petition closed (closed or victory), its signatures are anonymised by the one rule
-// (anonymize.ts) in keyset batches. Counts, milestones and analytics come from counters and rollups
-// that are already folded, so they do not change; the row keeps its petition, time and country.
+// Forgetting signers' details once a petition is done (issue 46, RALLY_SIGNER_DATA_RETENTION): that long after a petition closed (closed or victory), its
+// signatures are anonymised by the one rule (anonymize.ts) in keyset batches. Counts, milestones and analytics come from counters and rollups that are already
+// folded, so they do not change; the row keeps its petition, time and country.
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

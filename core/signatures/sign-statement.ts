@@ -1,19 +1,6 @@
-// The statement that writes a batch of signatures, in one round trip and atomically:
-// - every signature, keyed by a UUIDv7 made here (time-ordered: appended to the primary key's index),
-//   in (petition, user) order so that two batches wait for each other instead of deadlocking, ON
-//   CONFLICT DO NOTHING: the unique index decides who had signed already;
-// - one counter shard per petition, picked at random and bumped by the rows inserted, so thousands of
-//   signers of one petition do not queue on one row (the count is the sum of the shards);
-// - each signature's count: the shards as this statement sees them plus its rank in the batch;
-// - the milestones the batch passed (looking back MILESTONE_LOOKBACK, since under concurrent signing
-//   a count can be a few short), each claimed by the first signature that reached it; the primary key
-//   of petition_milestones lets exactly one claim win (those above the batch's own counts that the
-//   petition reached through batches written meanwhile are claimed after the commit, by
-//   milestone-catch-up.ts);
-// - the outbox events (signature.created per signature, signature.milestone per milestone won),
-//   through THE outbox insert of core/events; no NOTIFY (the API wakes the dispatcher per batch: live-feed.ts).
-// Statuses are checked again here (a petition closed since the policy read takes no signature), and
-// only a signer whose email address is verified is written (sign.ts says who may sign).
+// The statement that writes a batch of signatures, in one round trip and atomically: the signatures, one counter shard per petition, each signature's count,
+// the milestones passed and the outbox events. Statuses are checked again here (a petition closed since the policy read takes no signature), and only a signer
+// whose email address is verified is written (sign.ts says who may sign).
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { insertEvent } from '../events/record-event.ts';
@@ -42,6 +29,17 @@ export const BatchOutcome = z.object({
 });
 export type BatchOutcome = z.infer<typeof BatchOutcome>;
 
+// Every signature is keyed by a UUIDv7 made here (time-ordered: appended to the primary key's index), in
+// (petition, user) order so that two batches wait for each other instead of deadlocking, ON CONFLICT DO
+// NOTHING: the unique index decides who had signed already. One counter shard per petition, picked at random
+// and bumped by the rows inserted, so thousands of signers of one petition do not queue on one row (the count
+// is the sum of the shards). Each signature's count: the shards as this statement sees them plus its rank in
+// the batch. The milestones the batch passed (looking back MILESTONE_LOOKBACK, since under concurrent signing a
+// count can be a few short) are each claimed by the first signature that reached it; the primary key of
+// petition_milestones lets exactly one claim win (those above the batch's own counts reached through batches
+// written meanwhile are claimed after the commit, by milestone-catch-up.ts). The outbox events
+// (signature.created per signature, signature.milestone per milestone won) go through THE outbox insert of
+// core/events; no NOTIFY (the API wakes the dispatcher per batch: live-feed.ts).
 export function signBatchStatement(inputs: readonly SignatureInput[], petitions: readonly BatchPetition[]) {
   const schedule = petitions.flatMap((petition) => milestonesFor(petition.goal).map((threshold) => [petition.id, threshold] as const));
   return prepared(

@@ -1,15 +1,6 @@
-// Signing, built to hold a viral spike. Concurrent sign requests are written together (group commit,
-// core/signatures/sign-batcher.ts): one read of the petitions involved, checked per request with the
-// petition policy, then ONE statement (sign-statement.ts) that inserts every signature, bumps one
-// counter shard per petition, claims the milestones the batch passed and writes the outbox events.
-// Each request still gets its own answer: its own count, its own milestone_reached, its own 409.
-//
-// What the single-request design guaranteed still holds: a request is answered only after the
-// statement (or its transaction) committed, so no acknowledged signature is lost; the unique index
-// refuses a second signature of the same person, also when both are in one batch; the count is the
-// sum of the shards, each bumped by exactly the rows inserted; the primary key of petition_milestones
-// lets exactly one signature claim each milestone, and the catch-up after each commit
-// (milestone-catch-up.ts) claims those that concurrent batches passed without seeing.
+// Signing, built to hold a viral spike: concurrent sign requests are written together (group commit, sign-batcher.ts) with one read of the petitions, checked
+// per request with the petition policy, then ONE statement (sign-statement.ts) that inserts, counts, claims milestones and writes the outbox events. Each
+// request still gets its own answer: its own count, its own milestone_reached, its own 409.
 import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { canRead, knowsOf, type PetitionAccessFacts } from '../petitions/policy.ts';
@@ -112,6 +103,12 @@ function answerFor(outcome: BatchOutcome, input: SignatureInput): SignAnswer {
 /**
  * Signs every request of a batch in one statement and returns each request's answer, in order.
  * Throws only when the write itself failed (the caller then retries the requests one by one).
+ * What the single-request design guaranteed still holds: a request is answered only after the statement (or its
+ * transaction) committed, so no acknowledged signature is lost; the unique index refuses a second signature of
+ * the same person, also when both are in one batch; the count is the sum of the shards, each bumped by exactly
+ * the rows inserted; the primary key of petition_milestones lets exactly one signature claim each milestone,
+ * and the catch-up after each commit (milestone-catch-up.ts) claims those that concurrent batches passed
+ * without seeing.
  */
 export async function signBatch(db: DatabasePool, requests: readonly SignRequest[], log: Logger, facts?: PetitionFactsCache): Promise<SignAnswer[]> {
   const petitions = await readPetitionFacts(db, [...new Set(requests.map((request) => request.input.petitionId))], facts, (petition) =>

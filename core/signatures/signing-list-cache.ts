@@ -1,7 +1,6 @@
-// The signing lists (signing-lists.ts) as each API process matches them: compiled in memory, every
-// signer's verdict remembered in an LRU, all of it reloaded when the database announces a change
-// (rally_signing_lists_changed, migration 0045), so an entry takes effect within a second or two
-// everywhere; and reloaded after a lost LISTEN connection, whose announcements are lost.
+// The signing lists (signing-lists.ts) as each API process matches them: compiled in memory, every signer's verdict remembered in an LRU, all of it reloaded
+// when the database announces a change (rally_signing_lists_changed, migration 0045), so an entry takes effect within a second or two everywhere; and reloaded
+// after a lost LISTEN connection, whose announcements are lost.
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
 import { createBoundedLru } from '../../platform/bounded-lru.ts';

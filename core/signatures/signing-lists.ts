@@ -1,7 +1,6 @@
-// The administrators' allow- and block-lists of signers (issue 44): addresses, networks (CIDR) and
-// email domains (`*.example.org`: its subdomains). Entries are normalised when added, so that one
-// subject is listed once, and every change is audit-logged in the same transaction. The API's
-// processes match against them in memory (signing-list-cache.ts), told of changes by the database.
+// The administrators' allow- and block-lists of signers (issue 44): addresses, networks (CIDR) and email domains (`*.example.org`: its subdomains). Entries are
+// normalised when added, so that one subject is listed once, and every change is audit-logged in the same transaction. The API's processes match against them
+// in memory (signing-list-cache.ts), told of changes by the database.
 import { BlockList, isIP } from 'node:net';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';

@@ -1,9 +1,5 @@
-// What the signing throttle counts a signature against besides the client address: the signer's
-// network block (/24 or /64, network-block.ts) and the domain of the signer's email address, as
-// normalised for signatures (rally_email_key: lower-case, Gmail's aliases folded). Users and OAuth
-// apps bring it from authentication (Principal.emailDomain: in a campaign every signer is new, so a
-// cache here never hit and each signature cost a query of its own); for API keys it is read here,
-// once per user, and kept briefly in memory.
+// What the signing throttle counts a signature against besides the client address: the signer's network block (/24 or /64, network-block.ts) and email domain
+// as normalised for signatures (rally_email_key: lower-case, Gmail's aliases folded).
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -16,6 +12,9 @@ const CACHE_MAX_ENTRIES = 100_000;
 
 export type SignerDomains = { domainOf(userId: string): Promise<string | null> };
 
+// Users and OAuth apps bring the domain from authentication (Principal.emailDomain: in a campaign every signer
+// is new, so a cache here never hit and each signature cost a query of its own); for API keys it is read here,
+// once per user, and kept briefly in memory.
 export function createSignerDomains(db: DatabasePool): SignerDomains {
   const cache = createBoundedLru<string, { domain: string | null }>(CACHE_MAX_ENTRIES, { ttl: CACHE_TTL_MS });
   return {

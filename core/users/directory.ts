@@ -1,10 +1,6 @@
-// Who a token's subject is, without a query per request: (issuer, subject) → user id, role and
-// suspension, cached briefly in each API process, in a bounded LRU whose entries expire. The subjects
-// missing from it at one moment (a campaign's signers are all new to it) are looked up together, one
-// statement for all of them (identity-batch.ts). A suspension or role change NOTIFYs
-// rally_user_changed so every process forgets the user at once instead of after the TTL; the process
-// that made the change forgets it before answering (`forget`), since its own NOTIFY reaches its
-// listener a moment after the commit, and the caller's next request can be quicker than that.
+// Who a token's subject is, without a query per request: (issuer, subject) → user id, role and suspension, cached briefly in a bounded, expiring LRU in each
+// API process; the subjects missing at one moment (a campaign's signers are all new) are looked up together in one statement (identity-batch.ts). A suspension
+// or role change NOTIFYs rally_user_changed, so every process forgets the user at once instead of after the TTL.
 import { createBoundedLru } from '../../platform/bounded-lru.ts';
 import type { DatabasePool } from 'slonik';
 import type { NotificationListener } from '../../db/notifications.ts';
@@ -28,6 +24,8 @@ export type UserDirectory = {
   announceChange(tx: Pick<DatabasePool, 'query'>, userId: string): Promise<void>;
 };
 
+// The process that made a change forgets the user before answering (`forget`), since its own NOTIFY reaches its
+// listener a moment after the commit, and the caller's next request can be quicker than that.
 export async function createUserDirectory(deps: { db: DatabasePool; notifications: NotificationListener }): Promise<UserDirectory> {
   // Both purged by age: a campaign's signers each fill an entry once, and would hold it until evicted.
   const cache = createBoundedLru<string, DirectoryEntry>(CACHE_MAX_ENTRIES, { ttl: CACHE_TTL_MS, purgeStaleEveryMs: CACHE_TTL_MS / 3 });

@@ -1,12 +1,6 @@
-// The user behind a confirmed guest signature. One person signs a petition once whichever way they
-// come (API, account, guest), because every signature is a user's and the unique index of signatures
-// is per user: so a guest who confirms is the user that owns their address when there is one (its
-// address verified: an account that merely claims it owns nothing), and otherwise a new user without a
-// password, identified by the address (issuer GUEST_IDENTITY_ISSUER, subject the normalised address)
-// and with the address verified by the click.
-//
-// Such a user has no account at the identity provider: they get one when they set a password (the
-// sign-up page of the browser sessions, /signup?email=…); their first login adopts this user (adoptGuestUser).
+// The user behind a confirmed guest signature. A person signs a petition once whichever way they come, since the signatures' unique index is per user: a guest
+// who confirms is the user that owns their address (verified: an account that merely claims it owns nothing), otherwise a new user without a password,
+// identified by the address (issuer GUEST_IDENTITY_ISSUER) and with the address verified by the click.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { prepared, sql, unnestRows } from '../../db/sql.ts';
@@ -79,6 +73,8 @@ export async function findOrCreateGuestUsers(db: DatabasePool, people: readonly 
  * signatures stay theirs. Only for the very address (case-folded) the guest user was made for: the
  * normalised key that finds it drops +tags on every domain, where alice+x and alice may be two people.
  * Answers the adopted user's id, or null when there is nothing to adopt.
+ * Such a user has no account at the identity provider until they set a password (the sign-up page of the
+ * browser sessions, /signup?email=…); their first login adopts this user.
  */
 export async function adoptGuestUser(db: CommonQueryMethods, email: string, identity: { issuer: string; subject: string }): Promise<string | null> {
   return db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`

@@ -1,7 +1,6 @@
-// The directory's lookups of (issuer, subject), gathered: every lookup asked for while the event loop
-// handles one round of arriving requests waits for the next turn (setImmediate), then all of them are
-// answered by one statement. A campaign brings signers the directory has never seen; without this each
-// cost a statement of its own before its signature's batch (34,732 of them in the bench's hot row).
+// The directory's lookups of (issuer, subject), gathered: every lookup asked for while the event loop handles one round of arriving requests waits for the next
+// turn (setImmediate), then all of them are answered by one statement. A campaign brings signers the directory has never seen; without this each cost a
+// statement of its own before its signature's batch (34,732 of them in the bench's hot row).
 import type { DatabasePool } from 'slonik';
 import { findUsersByIdentities, type UserIdentity } from './queries.ts';
 import type { z } from 'zod';

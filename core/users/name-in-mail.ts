@@ -1,8 +1,6 @@
-// A person's display name in an email Rally sends to someone else: a guest's, in a confirmation that
-// may reach a stranger (whoever fills the form chooses both the name and the address); a replier's, to
-// the comment's author; a departing member's, to their organization's admins. Anyone types a name, so
-// "Claim your prize at evil.example" must not arrive in Rally's voice as a link: every word a mail
-// client would make clickable (a URL, a host name, an address) is left out, and the name is cut short.
+// A person's display name in an email Rally sends to someone else (a guest's confirmation, which may reach a stranger; a replier's; a departing member's).
+// Anyone types a name, so "Claim your prize at evil.example" must not arrive in Rally's voice as a link: every word a mail client would make clickable (a URL,
+// a host name, an address) is left out, and the name is cut short.
 export const NAME_IN_MAIL_MAX = 40;
 
 // Invisible or direction-changing characters, which could hide a link's dot or dress it up as

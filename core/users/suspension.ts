@@ -1,8 +1,6 @@
-// Suspending and unsuspending users, role changes and review flags: each is one transaction that
-// changes the user, writes its audit row and NOTIFYs rally_user_changed, so every API process drops
-// the user from its directory cache at commit and refuses their tokens at once (API keys are
-// checked against the database on every request). A timed suspension ends through a workflow timer
-// (workflows/user-suspension.ts), never an in-process one.
+// Suspending and unsuspending users, role changes and review flags: each is one transaction that changes the user, writes its audit row and NOTIFYs
+// rally_user_changed, so every API process drops the user from its directory cache at commit and refuses their tokens at once (API keys are checked against the
+// database on every request). A timed suspension ends through a workflow timer (workflows/user-suspension.ts), never an in-process one.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,7 +1,6 @@
-// SQL behind a batch of first attempts (activities/webhook-batches.ts): what to send, in one query,
-// and recording every attempt of the batch in one transaction, with the same effects recordAttempt
-// has for one (attempt rows, delivery statuses, the endpoint's failure streak and deactivation) plus
-// the endpoint's new delivery window.
+// SQL behind a batch of first attempts (activities/webhook-batches.ts): what to send, in one query, and recording every attempt of the batch in one
+// transaction, with the same effects recordAttempt has for one (attempt rows, delivery statuses, the endpoint's failure streak and deactivation) plus the
+// endpoint's new delivery window.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { EVENTS_CHANNEL } from '../events/record-event.ts';

@@ -1,11 +1,6 @@
-// Deliveries to one destination, whichever endpoints name it. Anyone may register endpoints, on as
-// many accounts as they like, that all point at one victim; the per-endpoint limit cannot see that
-// they are one destination, and Rally would become an amplifier. So each worker process lets at most
-// RALLY_WEBHOOK_HOST_CONCURRENCY (default 200) requests be in flight to one destination at once.
-// The destination is the address the URL's host resolves to (an IPv6 address by its /64), so many
-// names for one machine, and every port on it, share one budget. A delivery waits for a slot at
-// most the time it is given; one that gets none is reported busy, and the caller treats it like a
-// slow receiver: a failed attempt, retried later. The wait counts towards the attempt's timeout.
+// Deliveries to one destination, whichever endpoints name it: endpoints on many accounts may all point at one victim, which the per-endpoint limit cannot see,
+// and Rally would become an amplifier. So each worker process lets at most RALLY_WEBHOOK_HOST_CONCURRENCY (default 200) requests be in flight to one
+// destination: the address the host resolves to (IPv6 by its /64), so many names for one machine, and every port on it, share one budget.
 import dns from 'node:dns';
 import { isIP } from 'node:net';
 import { createBoundedLru } from '../../platform/bounded-lru.ts';
@@ -32,6 +27,9 @@ export function destinationOfAddress(address: string): string {
   return isIP(address) === 6 ? networkBlockOf(address)! : address;
 }
 
+// A delivery waits for a slot at most the time it is given; one that gets none is reported busy, and the caller
+// treats it like a slow receiver: a failed attempt, retried later. The wait counts towards the attempt's
+// timeout.
 export function createDestinationBudget(
   perDestination: number,
   lookup: (host: string) => Promise<string> = async (host) => (await dns.promises.lookup(host)).address,

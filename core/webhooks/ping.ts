@@ -1,7 +1,6 @@
-// The `ping` event: a signed test delivery to one endpoint, sent when it is created (as GitHub does)
-// and on POST /v1/webhooks/{id}/test. It goes through the outbox and the delivery path like any
-// event, but no endpoint subscribes to `ping`, so the dispatcher passes its event over: only the
-// delivery written here sends it.
+// The `ping` event: a signed test delivery to one endpoint, sent when it is created (as GitHub does) and on POST /v1/webhooks/{id}/test. It goes through the
+// outbox and the delivery path like any event, but no endpoint subscribes to `ping`, so the dispatcher passes its event over: only the delivery written here
+// sends it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommonQueryMethods } from 'slonik';
 import { z } from 'zod';

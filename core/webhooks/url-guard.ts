@@ -1,8 +1,5 @@
-// Keeps webhooks from becoming a way into Rally's own network (SSRF). A URL is checked when it is
-// registered, and the address is checked again at every delivery, after DNS resolution and right
-// before connecting (guardedLookup), so a name that later resolves inward is still refused.
-// RALLY_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules for development and tests; outside
-// production a receiver on this machine (loopback) is always allowed; production always requires https.
+// Keeps webhooks from becoming a way into Rally's own network (SSRF): a URL is checked when registered, and the address again at every delivery, after DNS
+// resolution and right before connecting (guardedLookup), so a name that later resolves inward is still refused.
 import dns, { type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
@@ -53,7 +50,11 @@ const isLoopbackAddress = (address: string) => isIP(address) !== 0 && loopbackAd
 /** A receiver on this machine: what a developer runs beside `npm start`, allowed outside production. */
 const isLoopbackHost = (host: string) => host === 'localhost' || host.endsWith('.localhost') || isLoopbackAddress(host);
 
-/** Why this URL may not be registered, or undefined when it may. Resolves the host name once. */
+/**
+ * Why this URL may not be registered, or undefined when it may. Resolves the host name once.
+ * RALLY_WEBHOOK_ALLOW_PRIVATE=true lifts the address rules for development and tests; outside production a
+ * receiver on this machine (loopback) is always allowed; production always requires https.
+ */
 export async function refuseWebhookUrl(raw: string, policy: UrlPolicy): Promise<string | undefined> {
   let url: URL;
   try {

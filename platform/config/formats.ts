@@ -1,6 +1,5 @@
-// The string formats of Rally's environment variables, registered with TypeBox so the schema can
-// name them. Each says in words what it expects (for the one-line error and the configuration reference), and
-// whether a bad value may be echoed back: URLs and keys may hold credentials, so they never are.
+// The string formats of Rally's environment variables, registered with TypeBox so the schema can name them. Each says in words what it expects (for the
+// one-line error and the configuration reference), and whether a bad value may be echoed back: URLs and keys may hold credentials, so they never are.
 // ConfigError and the duration parsers live here too: they are what the formats decode with.
 
 import { isIP } from 'node:net';

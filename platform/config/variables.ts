@@ -1,7 +1,6 @@
-// The kinds of environment variable, as TypeBox schemas. Each carries what the configuration reference shows:
-// `description` (one line), `default` (applied before validation, so it passes the same checks), or
-// `defaultText` where the default is worked out from other variables. A variable without `default`
-// is wrapped in Type.Optional where it is declared, and reads as undefined when unset.
+// The kinds of environment variable, as TypeBox schemas. Each carries what the configuration reference shows: `description` (one line), `default` (applied
+// before validation, so it passes the same checks), or `defaultText` where the default is worked out from other variables. A variable without `default` is
+// wrapped in Type.Optional where it is declared, and reads as undefined when unset.
 
 import { Type, type SchemaOptions, type TSchema } from '@sinclair/typebox';
 import { decodeKey, FORMATS, parseDelay, parseDuration, type FormatName, type LogLevel } from './formats.ts';

@@ -1,7 +1,6 @@
-// MediaStorage in a local folder (RALLY_MEDIA_DIR, default .data/media), for one-machine setups and
-// tests. Upload URLs point at Rally's own PUT /v1/media/uploads/{id} (api/media/local-routes.ts);
-// variants are served by GET /v1/media/{id}/{variant}.webp. Writes go to a temporary file first and
-// are renamed into place, so a reader never sees half a file.
+// MediaStorage in a local folder (RALLY_MEDIA_DIR, default .data/media), for one-machine setups and tests. Upload URLs point at Rally's own PUT
+// /v1/media/uploads/{id} (api/media/local-routes.ts); variants are served by GET /v1/media/{id}/{variant}.webp. Writes go to a temporary file first and are
+// renamed into place, so a reader never sees half a file.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';

@@ -1,8 +1,5 @@
-// Where uploaded images and their processed variants live. One interface, two implementations: a
-// local folder served by Rally itself (the default) and any S3-compatible store (S3_ENDPOINT set), picked by create-media-storage.ts.
-// The API hands out upload URLs and checks sizes; the worker's activities read originals and write
-// variants. Keys are the same in both: `uploads/<media id>` for originals, which are never served,
-// and `media/<media id>/<variant>.webp` for the published variants.
+// Where uploaded images and their processed variants live: a local folder served by Rally itself (the default) or any S3-compatible store (S3_ENDPOINT set),
+// picked by create-media-storage.ts. The API hands out upload URLs and checks sizes; the worker's activities read originals and write variants.
 export type UploadTarget = { mediaId: string; contentType: string; expiresAt: Date };
 
 export type MediaStorage = {
@@ -19,5 +16,7 @@ export type MediaStorage = {
   publicUrl(key: string): string;
 };
 
+// Keys are the same in both stores: `uploads/<media id>` for originals, which are never served, and
+// `media/<media id>/<variant>.webp` for the published variants.
 export const originalKey = (mediaId: string) => `uploads/${mediaId}`;
 export const variantKey = (mediaId: string, variant: string) => `media/${mediaId}/${variant}.webp`;

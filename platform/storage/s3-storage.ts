@@ -1,8 +1,5 @@
-// MediaStorage on any S3-compatible store, path-style (`{endpoint}/{bucket}/{key}`), through AWS's own
-// SDK: its signer covers session tokens, instance roles and signed checksums, which a hand-written one
-// did not. The client's upload URL signs its Content-Type, so a PUT with another type is refused by
-// the store itself (403). A pre-signed PUT cannot cap the size, so confirm checks it with HEAD (413
-// past the limit). The SDK is loaded on first use: processes on local storage never pay for it.
+// MediaStorage on any S3-compatible store, path-style (`{endpoint}/{bucket}/{key}`), through AWS's own SDK, whose signer covers session tokens, instance roles
+// and signed checksums (a hand-written one did not). The SDK is loaded on first use: processes on local storage never pay for it.
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3Settings } from '../config.ts';
 import type { MediaStorage } from './media-storage.ts';
@@ -16,6 +13,8 @@ function statusOf(error: unknown): number | undefined {
   return (error as ServiceError).$metadata?.httpStatusCode;
 }
 
+// The upload URL signs its Content-Type, so a PUT with another type is refused by the store itself (403). A
+// pre-signed PUT cannot cap the size, so confirm checks it with HEAD (413 past the limit).
 export function createS3Storage(settings: S3Settings): MediaStorage {
   let sdk: Promise<Sdk> | undefined;
   const load = () =>

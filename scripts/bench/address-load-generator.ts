@@ -1,9 +1,6 @@
-// Signing load from many client addresses, in a process of its own (metered as `load`): each of
-// `connections` clients opens a connection bound to a loopback address of its own (Linux routes all
-// of 127.0.0.0/8 to lo), sends `perAddress` signatures on it, one at a time, each from a fresh signer,
-// closes it and takes the next address. No proxy header: the API sees each address as the peer.
-// Receives an AddressJob over IPC, answers {ready}, runs on {go}, sends {result} and waits to be
-// stopped (alive, its CPU is still its own when the meter reads it).
+// Signing load from many client addresses, in a process of its own (metered as `load`): each client connects from a loopback address of its own (Linux routes
+// all of 127.0.0.0/8 to lo), sends `perAddress` signatures one at a time, each from a fresh signer, then takes the next address. No proxy header: the API sees
+// each address as the peer. IPC: an AddressJob in, {ready}, runs on {go}, {result} out, then waits to be stopped so its CPU is still its own when metered.
 import { Client } from 'undici';
 import { loopbackAddress } from './addresses.ts';
 

@@ -1,8 +1,6 @@
-// Signing through the API from many client addresses (address-load-generator.ts in a child process,
-// metered as `load`): a warm-up, signers topped up for its rate, then the measurement; every request a
-// signer never used before, every phase 10,000 addresses no earlier phase of the run used, each
-// sending three signatures (30,000 signatures at the goal's 2,000/s over 15 s). The API's per-address
-// limits are production's: at three signatures an address per phase none is reached.
+// Signing through the API from many client addresses (address-load-generator.ts in a child process, metered as `load`): a warm-up, signers topped up for its
+// rate, then the measurement, every request from a signer never used before. The API's per-address limits are production's: at three signatures an address per
+// phase none is reached.
 import path from 'node:path';
 import { spawnPrefixed, stopChild } from '../lib/child-process.ts';
 import type { AddressJob, AddressResult } from './address-load-generator.ts';
@@ -11,6 +9,8 @@ import type { LoadResult } from './load.ts';
 import type { BenchEnvironment } from './scenario.ts';
 import { planned, type SignerPool } from './signers.ts';
 
+// Every phase uses 10,000 addresses no earlier phase of the run used, each sending three signatures (30,000
+// signatures at the goal's 2,000/s over 15 s).
 export const DISTINCT_ADDRESSES = 10_000;
 export const SIGNATURES_PER_ADDRESS = 3;
 const GENERATOR_ENTRY = path.join(import.meta.dirname, 'address-load-generator.ts');

@@ -1,7 +1,6 @@
-// Client addresses for load from many places: slots of 127.0.0.0/8 (all of which Linux routes to
-// lo, so a socket can be bound to any of them), laid out so that consecutive slots fall in different
-// /24 network blocks, as the people of a viral spike do, and each phase of a run takes slots no
-// earlier phase used: the API's per-address limits (RALLY_SIGN_LIMIT_PER_HOUR) stay production's.
+// Client addresses for load from many places: slots of 127.0.0.0/8 (all of which Linux routes to lo, so a socket can be bound to any of them), laid out so that
+// consecutive slots fall in different /24 network blocks, as the people of a viral spike do, and each phase of a run takes slots no earlier phase used: the
+// API's per-address limits (RALLY_SIGN_LIMIT_PER_HOUR) stay production's.
 
 const BLOCKS = 65_536; // the /24s of 127.0.0.0/8
 const HOSTS = 254; // .1 to .254 in each

@@ -1,8 +1,6 @@
-// The reference for the delivery pipeline: a bare `undici` loop sending the same signed requests
-// (body, both signature headers, delivery id) to the same receiver, as many in flight as an
-// endpoint's delivery window allows. The pipeline adds the outbox, Temporal and the attempt records
-// on top of this; issue 28 wants it at ≥ 0.5 of the bare loop. It runs in a process of its own, as
-// the worker does: in the bench's process it would share one thread with the receiver.
+// The reference for the delivery pipeline: a bare `undici` loop sending the same signed requests (body, both signature headers, delivery id) to the same
+// receiver, as many in flight as an endpoint's delivery window allows. The pipeline adds the outbox, Temporal and the attempt records on top of this; issue 28
+// wants it at ≥ 0.5 of the bare loop. It runs in a process of its own, as the worker does: in the bench's process it would share one thread with the receiver.
 import { randomUUID } from 'node:crypto';
 import { spawnPrefixed, stopChild } from '../lib/child-process.ts';
 import { Agent, request } from 'undici';

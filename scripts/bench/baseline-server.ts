@@ -1,8 +1,6 @@
-// The reference the API is compared with: a bare node:http server answering every request with the
-// same envelope as the API's GET /v1 ({data, meta:{request_id, timestamp}}) and the same headers
-// (content-type, x-request-id, x-api-version, plus what node:http adds to both). Run as a child of
-// the benchmark (see baseline.ts) so it has an event loop of its own, as the API process does.
-// Argument: the JSON of `data`. Reports {port} over the IPC channel once listening.
+// The reference the API is compared with: a bare node:http server answering every request with the same envelope as the API's GET /v1 ({data, meta:{request_id,
+// timestamp}}) and the same headers (content-type, x-request-id, x-api-version, plus what node:http adds to both). Run as a child of the benchmark (see
+// baseline.ts) so it has an event loop of its own, as the API process does. Argument: the JSON of `data`. Reports {port} over the IPC channel once listening.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 

@@ -1,9 +1,6 @@
-// `npm run bench -- --topology cluster`: the benchmark against `npm run cluster`'s topology instead of
-// one API on a dev server. The cluster (scripts/cluster.ts) runs on the bench database's server: the
-// real Temporal server on PostgreSQL, PgBouncer in transaction mode, two workers and two APIs behind
-// HAProxy (scripts/lib/haproxy.ts), which is the API the scenarios load. Processes a scenario starts itself
-// (extra APIs, workers) get the cluster's wiring: DATABASE_URL through PgBouncer, LISTEN direct, the
-// cluster's Temporal frontend. Everything the topology changes in the harness is in this file.
+// `npm run bench -- --topology cluster`: the benchmark against `npm run cluster`'s topology (scripts/cluster.ts, on the bench database's server) instead of one
+// API on a dev server: real Temporal on PostgreSQL, PgBouncer in transaction mode, two workers and two APIs behind HAProxy, which the scenarios load.
+// Everything the topology changes in the harness is in this file.
 import path from 'node:path';
 import { spawnPrefixed, stopChild } from '../lib/child-process.ts';
 import { PGBOUNCER_PORT, TEMPORAL_FRONTEND_ADDRESS, waitForClusterReady } from '../lib/cluster-layout.ts';
@@ -21,7 +18,11 @@ const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '..', '..');
 /** `pid`: the cluster's supervisor, whose tree the meter splits into HAProxy, PgBouncer, Temporal, each API and each worker. */
 export type ClusterTopology = Readonly<{ apiUrl: string; temporalAddress: string; serviceEnv: NodeJS.ProcessEnv; pid: number | undefined }>;
 
-/** Starts `npm run cluster` on the bench database (direct URL) and waits until it prints its addresses. */
+/**
+ * Starts `npm run cluster` on the bench database (direct URL) and waits until it prints its addresses.
+ * Processes a scenario starts itself (extra APIs, workers) get the cluster's wiring: DATABASE_URL through
+ * PgBouncer, LISTEN direct, the cluster's Temporal frontend.
+ */
 export async function startClusterTopology(
   options: Readonly<{ databaseUrl: string; serviceEnv: NodeJS.ProcessEnv; cleanup: Cleanup; log: (line: string) => void }>,
 ): Promise<ClusterTopology> {

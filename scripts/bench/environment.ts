@@ -1,10 +1,6 @@
-// Brings up what the benchmarks run against, for one topology (startBenchEnvironment; 'dev-server'
-// today): the bench's own PostgreSQL (embedded, data kept in .data/bench-postgres so data seeded by
-// one run serves the next, pg_stat_statements preloaded; BENCH_DATABASE_URL names another server
-// instead) with the `rally_bench` database migrated; a Temporal dev server in memory on free ports
-// (unless TEMPORAL_ADDRESS is set); and the real API process on a free port. Every process started
-// is registered with the meter (CPU per role, profiles) and with the caller's cleanup stack, so it is
-// stopped even when start-up fails halfway or the run is interrupted.
+// Brings up what the benchmarks run against, for one topology ('dev-server' today): the bench's own PostgreSQL with `rally_bench` migrated, a Temporal dev
+// server in memory (unless TEMPORAL_ADDRESS is set), and the real API process on a free port. Every process started is registered with the meter and with the
+// caller's cleanup stack, so it is stopped even when start-up fails halfway or the run is interrupted.
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
@@ -54,7 +50,11 @@ const UNLIMITED_ENV = {
 
 type Log = (line: string) => void;
 
-/** The bench's own server (or BENCH_DATABASE_URL's), the migrated rally_bench database on it, and pg_stat_statements where the server loads it. */
+/**
+ * The bench's own server (or BENCH_DATABASE_URL's), the migrated rally_bench database on it, and pg_stat_statements where the server loads it.
+ * The bench's PostgreSQL is embedded, its data kept in .data/bench-postgres so data seeded by one run serves
+ * the next, pg_stat_statements preloaded; BENCH_DATABASE_URL names another server instead.
+ */
 async function prepareDatabase(env: NodeJS.ProcessEnv, cleanup: Cleanup, log: Log): Promise<{ databaseUrl: string; postgresPid: number | undefined }> {
   let serverUrl = env.BENCH_DATABASE_URL;
   let postgresPid: number | undefined;

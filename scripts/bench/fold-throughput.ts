@@ -1,7 +1,6 @@
-// How fast the analytics fold (core/analytics/fold.ts, the same batches the foldSignatureRollups
-// workflow folds) drains the rollup queue on the bench database. When the queue holds too little to
-// measure, copies of existing signatures are queued with a delta of 0 first: folding them does all the
-// fold's work (every rollup upserted) without changing any figure.
+// How fast the analytics fold (core/analytics/fold.ts, the same batches the foldSignatureRollups workflow folds) drains the rollup queue on the bench database.
+// When the queue holds too little to measure, copies of existing signatures are queued with a delta of 0 first: folding them does all the fold's work (every
+// rollup upserted) without changing any figure.
 import { createDatabasePool } from '../../db/pool.ts';
 import { sql } from '../../db/sql.ts';
 import { foldSignatureBatch } from '../../core/analytics/fold.ts';

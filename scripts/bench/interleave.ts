@@ -1,7 +1,6 @@
-// Comparisons measured side by side: each target is warmed up once, then the targets take turns
-// (A B A B …), so a burst of load from elsewhere on the machine lands on both rather than on one.
-// A target's figure is the median of its rounds, and its spread (slowest and fastest round) is
-// reported with it, so a reader can tell a real gap from noise.
+// Comparisons measured side by side: each target is warmed up once, then the targets take turns (A B A B …), so a burst of load from elsewhere on the machine
+// lands on both rather than on one. A target's figure is the median of its rounds, and its spread (slowest and fastest round) is reported with it, so a reader
+// can tell a real gap from noise.
 import { addCosts } from './meter.ts';
 import { measureLoad, type LoadRequest, type LoadResult, type LoadSettings } from './load.ts';
 

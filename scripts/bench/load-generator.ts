@@ -1,9 +1,6 @@
-// The load generator, in a process of its own: autocannon with worker threads, so that generating
-// load never shares an event loop with the benchmark's own bookkeeping (signers, samplers) and is not
-// the ceiling of the fastest target (a bare node:http server outruns one autocannon thread).
-// Receives a GeneratorJob over IPC (it may carry thousands of tokens: too long for an argument),
-// answers {ready}, starts on {go} (so that a meter sees the load alone), sends {result} (autocannon's
-// summary) back, then waits to be stopped: alive, its CPU is still its own when the meter reads it.
+// The load generator, in a process of its own: autocannon with worker threads, so load never shares an event loop with the benchmark's bookkeeping and is not
+// the ceiling of the fastest target (a bare node:http server outruns one autocannon thread). IPC: a GeneratorJob in (it may carry thousands of tokens: too long
+// for an argument), {ready}, starts on {go} so a meter sees the load alone, {result} out, then waits alive to be stopped so its CPU is still its own.
 import autocannon from 'autocannon';
 
 export type GeneratorJob = {

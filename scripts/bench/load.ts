@@ -1,9 +1,6 @@
-// Drives HTTP load with autocannon and boils its result down to the figures the report shows.
-// Load that can be described as data runs in a separate process with worker threads
-// (load-generator.ts); load that needs a function per request (setupRequest: a fresh signer each
-// time) runs in this process. Every run is bounded: autocannon stops itself after `duration`, and a
-// watchdog stops it anyway if it has not finished well after that (a hung target must not hang the
-// benchmark).
+// Drives HTTP load with autocannon and boils its result down to the figures the report shows. Load described as data runs in a separate process with worker
+// threads (load-generator.ts); load that needs a function per request (a fresh signer each time) runs in this process. Every run is bounded: autocannon stops
+// after `duration`, and a watchdog stops it anyway if it has not finished well after that (a hung target must not hang the benchmark).
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { spawnPrefixed, stopChild } from '../lib/child-process.ts';

@@ -1,7 +1,6 @@
-// What a measured window cost: CPU seconds and memory per process and per role (process-cpu.ts),
-// PostgreSQL's work per statement (statements.ts) and rows written per table, and, with --profile, CPU
-// profiles per process (profiler.ts). The meter travels in the load settings, so every measureLoad of
-// every scenario is metered without asking; costs of several windows of one row add up (addCosts).
+// What a measured window cost: CPU seconds and memory per process and per role (process-cpu.ts), PostgreSQL's work per statement (statements.ts) and rows
+// written per table, and, with --profile, CPU profiles per process (profiler.ts). The meter travels in the load settings, so every measureLoad of every
+// scenario is metered without asking; costs of several windows of one row add up (addCosts).
 import pg from 'pg';
 import { cpuSecondsBetween, createProcessRegistry, snapshotCpu, type ProcessCost, type Role } from './process-cpu.ts';
 import { startProfiles, type Profiled, type SelfTimes } from './profiler.ts';

@@ -1,8 +1,6 @@
-// The reference for PostgreSQL's CPU per signature: pgbench (PostgreSQL's own load tool) running the
-// least a signature must do, on the same server in the same run: insert one row with a primary key
-// into a table and add one to the count of one hot row, one transaction each. Its CPU per
-// transaction is measured the way the signing rows are (the server's process tree, meter.ts), and
-// pgbench's own per-transaction latency is kept beside it.
+// The reference for PostgreSQL's CPU per signature: pgbench (PostgreSQL's own load tool) running the least a signature must do, on the same server in the same
+// run: insert one row with a primary key into a table and add one to the count of one hot row, one transaction each. Its CPU per transaction is measured the
+// way the signing rows are (the server's process tree, meter.ts), and pgbench's own per-transaction latency is kept beside it.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,9 +1,5 @@
-// CPU seconds and memory of the processes under test, read from /proc (Linux): what a row costs, which
-// the machine's other load does not change the way it changes a rate. Each process (an API, a worker,
-// Temporal, PostgreSQL, PgBouncer, HAProxy, the load generator…) is a named process tree of a role; a
-// tree's figure is every live process's utime + stime plus the cutime + cstime of what it already
-// reaped, so a PostgreSQL backend that started and ended inside a row still counts. A tree registered
-// as `cluster` (npm run cluster's supervisor) is split by command line into the processes it runs.
+// CPU seconds and memory of the processes under test, read from /proc (Linux): what a row costs, which the machine's other load does not change the way it
+// changes a rate. Each process (an API, a worker, Temporal, PostgreSQL, PgBouncer, HAProxy, the load generator…) is a named process tree of a role.
 import { readdir, readFile } from 'node:fs/promises';
 
 /** The roles the results JSON names; `bench` is the harness itself, `load` a load generator process, `other` what fits no role. */
@@ -60,7 +56,11 @@ function indexStats(stats: readonly Stat[]) {
   return { children, byPid: new Map(stats.map((stat) => [stat.pid, stat])) };
 }
 
-/** Sum over the trees rooted at `roots`, skipping `stop` (subtrees counted elsewhere); a root that is gone counts 0. */
+/**
+ * Sum over the trees rooted at `roots`, skipping `stop` (subtrees counted elsewhere); a root that is gone counts 0.
+ * A tree's figure is every live process's utime + stime plus the cutime + cstime of what it already reaped, so
+ * a PostgreSQL backend that started and ended inside a row still counts.
+ */
 function treeOf(index: ReturnType<typeof indexStats>, roots: readonly number[], stop: ReadonlySet<number> = new Set()): Tree {
   const total = { ticks: 0, residentKb: 0 };
   const seen = new Set<number>();
@@ -106,7 +106,11 @@ export function createProcessRegistry(): ProcessRegistry {
 export type ProcessSample = Readonly<{ role: Role; ticks: number; memoryMb: number }>;
 export type CpuSnapshot = ReadonlyMap<string, ProcessSample>;
 
-/** The processes of a `cluster` tree, each its own named tree (api-1, api-2, worker-1…, by pid order), and the supervisor itself. */
+/**
+ * The processes of a `cluster` tree, each its own named tree (api-1, api-2, worker-1…, by pid order), and the supervisor itself.
+ * A tree registered as `cluster` (npm run cluster's supervisor) is split by command line into the processes it
+ * runs.
+ */
 function splitCluster(index: ReturnType<typeof indexStats>, root: number, into: Map<string, ProcessSample>): void {
   const found: { role: Role; stat: Stat }[] = [];
   const walk = (pid: number) => {

@@ -1,8 +1,6 @@
-// `npm run bench -- --profile`: a CPU profile of each process under test for each measured window.
-// Node processes (API, worker) are started with an inspector port (inspectArgs) and profiled through
-// the DevTools protocol, so one long-lived process yields one .cpuprofile per window (open it in
-// Chrome DevTools); the Temporal server, a Go binary, is sampled with `perf record` instead. Either
-// way the window's self time per frame is kept, so a MISS row can name its five hottest frames.
+// `npm run bench -- --profile`: a CPU profile of each process under test for each measured window. Node processes (API, worker) are profiled through the
+// DevTools protocol on an inspector port, one .cpuprofile per window; the Temporal server, a Go binary, is sampled with `perf record`. Either way the window's
+// self time per frame is kept, so a MISS row can name its five hottest frames.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,9 +1,6 @@
-// The webhook receiver of the benchmarks: a node:http server in a process of its own (this file run as
-// a child), answering 200 at once, after `delays[path]` ms, or 500 on a `failing` path. In the
-// harness's process it would share one thread with the in-process load generator of the signing rows,
-// and deliveries would wait for the harness instead of the pipeline. Every request is reported back
-// (batched over IPC, with the child's clock) and mirrored here: when each event first arrived, how
-// long after the event's created_at, under which delivery ids, and requests per path.
+// The webhook receiver of the benchmarks: a node:http server in a process of its own (this file run as a child), answering 200 at once, after `delays[path]`
+// ms, or 500 on a `failing` path; in the harness's process it would share a thread with the signing rows' load generator, and deliveries would wait for the
+// harness instead of the pipeline.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawnPrefixed, stopChild } from '../lib/child-process.ts';
@@ -60,7 +57,11 @@ function serve({ delays, failing }: Setup): void {
   server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port }));
 }
 
-/** Starts the receiver process; resolves once it listens. */
+/**
+ * Starts the receiver process; resolves once it listens.
+ * Every request is reported back (batched over IPC, with the child's clock) and mirrored here: when each event
+ * first arrived, how long after the event's created_at, under which delivery ids, and requests per path.
+ */
 export async function startReceiver(delays: Record<string, number> = {}, failing: readonly string[] = []): Promise<Receiver> {
   const arrivals = new Map<string, number>();
   const sinceEvent = new Map<string, number>();

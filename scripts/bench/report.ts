@@ -1,7 +1,6 @@
-// Presents a run: a fixed-width table on stdout, and the same rows as JSON, with what the numbers
-// depend on (machine, its load average, Node version, load settings, commit), in
-// scripts/bench/results/<date>-<short sha>.json. That folder is in git: the README's numbers are copied from
-// a file there, so anyone can check them against the commit they were measured on.
+// Presents a run: a fixed-width table on stdout, and the same rows as JSON, with what the numbers depend on (machine, its load average, Node version, load
+// settings, commit), in scripts/bench/results/<date>-<short sha>.json. That folder is in git: the README's numbers are copied from a file there, so anyone can
+// check them against the commit they were measured on.
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';

@@ -1,15 +1,6 @@
-// The bench data set: 100,000 petitions and 1,000,000 signatures of 50,000 users in `rally_bench`,
-// made with set-based SQL (generate_series) in one transaction, with a progress bar on stderr.
-// Scenarios call ensureSeeded() on first use; it is idempotent: a marker row in bench_seed says the
-// data is there (an advisory lock makes two concurrent bench runs seed once). Run it on its own with
-//   DATABASE_URL=postgres://…/rally_bench node scripts/bench/seed.ts
-//
-// The data is shaped like a real site's: 80% of petitions active, the rest closed, victorious,
-// draft or under review; 92% public; signatures spread with a power law over the signable
-// petitions (the top one has tens of thousands, most have a handful), dated between publication and
-// now with a bias to recent days. The derived columns agree with the signatures: signature_counters
-// (16 shards, the live count), petitions.signature_count (the rolled-up copy for popular) and
-// trending_score (computed by the real rankings activity), users.petition_count.
+// The bench data set: 100,000 petitions and 1,000,000 signatures of 50,000 users in `rally_bench`, made with set-based SQL in one transaction. ensureSeeded()
+// is idempotent: a marker row in bench_seed says the data is there (an advisory lock makes two concurrent runs seed once). On its own:
+// `DATABASE_URL=postgres://…/rally_bench node scripts/bench/seed.ts`
 import pg from 'pg';
 import { createRankingActivities } from '../../activities/rankings.ts';
 import { COUNTER_SHARDS } from '../../core/signatures/sign.ts';
@@ -70,6 +61,9 @@ const MARKER_TABLE = `
     seconds double precision
   )`;
 
+// Shaped like a real site's: 80% of petitions active, the rest closed, victorious, draft or under review; 92%
+// public; signatures spread with a power law over the signable petitions (the top one has tens of thousands,
+// most have a handful), dated between publication and now with a bias to recent days.
 // One row per petition with everything derived from its number i; random() is seeded, so every
 // seeding makes the same data set (up to the dates, which are relative to now()).
 const PLAN_PETITIONS = `
@@ -171,6 +165,9 @@ const INSERT_SIGNATURES = `
   WHERE sp.signature_count > 0 AND sp.cum_start >= $1 AND sp.cum_start < $2
   ORDER BY sp.id`;
 
+// The derived columns agree with the signatures: signature_counters (16 shards, the live count),
+// petitions.signature_count (the rolled-up copy for popular) and trending_score (computed by the real rankings
+// activity), users.petition_count.
 // The live count, as signing keeps it: spread evenly over the shards.
 const INSERT_COUNTERS = `
   INSERT INTO signature_counters (petition_id, shard, count)

@@ -1,7 +1,6 @@
-// Waits for the machine to go quiet before a scenario starts. A scenario leaves work behind that
-// outlives it (autovacuum after a million inserts, a worker draining its backlog, the Temporal
-// server persisting what it was given), and on two cores that work would be measured as the next
-// scenario's latency. The wait is bounded and logged, so a machine that never settles still runs.
+// Waits for the machine to go quiet before a scenario starts. A scenario leaves work behind that outlives it (autovacuum after a million inserts, a worker
+// draining its backlog, the Temporal server persisting what it was given), and on two cores that work would be measured as the next scenario's latency. The
+// wait is bounded and logged, so a machine that never settles still runs.
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -1,7 +1,6 @@
-// Signers for load tests that need many distinct users: the embedded identity provider (whose JWKS
-// the API verifies tokens against) and access tokens minted in bulk with `rally loadtest users`.
-// Both must share the API's PUBLIC_URL (the tokens' audience) and RALLY_IDP_PORT (their issuer),
-// so they take the API process's environment.
+// Signers for load tests that need many distinct users: the embedded identity provider (whose JWKS the API verifies tokens against) and access tokens minted in
+// bulk with `rally loadtest users`. Both must share the API's PUBLIC_URL (the tokens' audience) and RALLY_IDP_PORT (their issuer), so they take the API
+// process's environment.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';

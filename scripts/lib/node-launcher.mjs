@@ -1,8 +1,6 @@
-// Shared by scripts/run.mjs and bin/rally.js. Plain JavaScript on purpose: it is the one piece that
-// must run on whatever `node` the user has (Node 20 included), so that a fresh clone needs nothing but
-// Node.js. It installs dependencies when they are missing or stale, and, when the running Node cannot
-// strip TypeScript types (< 24), re-executes the entry with the Node 24 that ships as the `node`
-// npm dependency.
+// Shared by scripts/run.mjs and bin/rally.js. Plain JavaScript on purpose: it is the one piece that must run on whatever `node` the user has (Node 20
+// included), so that a fresh clone needs nothing but Node.js. It installs dependencies when they are missing or stale, and, when the running Node cannot strip
+// TypeScript types (< 24), re-executes the entry with the Node 24 that ships as the `node` npm dependency.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';

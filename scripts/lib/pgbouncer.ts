@@ -1,15 +1,5 @@
-// PgBouncer in front of PostgreSQL for Rally's processes, as production runs it. One decision, kept
-// here and repeated in docs/operations/replicas.md, the runbook and compose.yaml:
-//   - pool_mode = transaction: Rally keeps no session state on pooled connections (no SET, no
-//     temporary tables, no named prepared statements: the API's processes get
-//     RALLY_DB_PREPARED_STATEMENTS=false here, so its few named hot statements go unnamed too, which
-//     transaction pooling passes through on every PgBouncer version, Debian 12's 1.18 included);
-//   - LISTEN needs a session, so each process's one notification connection goes straight to
-//     PostgreSQL through DATABASE_LISTEN_URL, and so do migrations (a session advisory lock);
-//   - Slonik sends statement_timeout and idle_in_transaction_session_timeout as startup parameters,
-//     which PgBouncer refuses: they are ignored there and set on every server connection by
-//     connect_query instead (with Rally's defaults, 30 s and 60 s).
-// Temporal does not go through it: its driver prepares statements.
+// PgBouncer in front of PostgreSQL for Rally's processes, as production runs it, in transaction mode; the decision is repeated in docs/operations/replicas.md,
+// the runbook and compose.yaml. Temporal does not go through it: its driver prepares statements.
 import { chmod, chown, mkdir, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
@@ -18,7 +8,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from 'node:net';
 import { spawnPrefixed, stopChild, type PrefixedChild } from './child-process.ts';
 
+// pool_mode = transaction: Rally keeps no session state on pooled connections (no SET, no temporary tables, no
+// named prepared statements: the API's processes get RALLY_DB_PREPARED_STATEMENTS=false here, so its few named
+// hot statements go unnamed too, which transaction pooling passes through on every PgBouncer version, Debian
+// 12's 1.18 included). LISTEN needs a session, so each process's one notification connection goes straight to
+// PostgreSQL through DATABASE_LISTEN_URL, and so do migrations (a session advisory lock).
 export const PGBOUNCER_POOL_MODE = 'transaction';
+// Slonik sends statement_timeout and idle_in_transaction_session_timeout as startup parameters, which PgBouncer
+// refuses: they are ignored there and set on every server connection by connect_query instead (with Rally's
+// defaults, 30 s and 60 s).
 const STATEMENT_TIMEOUT_MS = 30_000; // db/pool.ts's default
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000; // Slonik's default
 /** Server connections per database and user pair (docs/operations/runbook.md, sizing). */

@@ -1,9 +1,6 @@
-// A PostgreSQL server of one's own, from the machine's PostgreSQL binaries (Debian's
-// /usr/lib/postgresql/<version>/bin, or pg_ctl on PATH), for `npm run test:cluster`: its crash test
-// restarts PostgreSQL with `pg_ctl restart -m fast`, which must not touch the server every other test
-// run on the machine uses. Fresh data directory per run, loopback only, trust authentication (nothing
-// but this machine's processes can reach it), no Unix socket. PostgreSQL refuses to run as root: as
-// root every pg_ctl step runs as the `postgres` OS user, which owns the data directory.
+// A PostgreSQL server of one's own from the machine's binaries (Debian's /usr/lib/postgresql/<version>/bin, or pg_ctl on PATH), for `npm run test:cluster`,
+// whose crash test restarts PostgreSQL (`pg_ctl restart -m fast`) and must not touch the server other test runs use. Fresh data directory per run, loopback
+// only, trust authentication (only this machine's processes can reach it), no Unix socket.
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
@@ -31,6 +28,8 @@ function binDir(): string {
   return path.dirname(onPath);
 }
 
+// PostgreSQL refuses to run as root: as root every pg_ctl step runs as the `postgres` OS user, which owns the
+// data directory.
 const asRoot = (): boolean => userInfo().uid === 0;
 
 /** Runs a PostgreSQL program, as the postgres OS user when this process is root (without blocking, so load can go on meanwhile). */

@@ -1,7 +1,6 @@
-// When `npm start` restarts a crashed part, and when it stops trying: each crash waits longer before
-// the restart (1 s, 2 s, 4 s… up to 30 s), counted over the last minute only, so a part that crashed
-// once an hour ago restarts at once; a part that crashes `maxCrashes` times within `windowMs` is
-// broken, not unlucky, and the supervisor gives up on the whole installation.
+// When `npm start` restarts a crashed part, and when it stops trying: each crash waits longer before the restart (1 s, 2 s, 4 s… up to 30 s), counted over the
+// last minute only, so a part that crashed once an hour ago restarts at once; a part that crashes `maxCrashes` times within `windowMs` is broken, not unlucky,
+// and the supervisor gives up on the whole installation.
 
 export type RestartPolicyOptions = Readonly<{
   maxCrashes?: number;

@@ -1,7 +1,6 @@
-// Keeps the parts of `npm start` running: a part that exits on its own is restarted after the
-// restart policy's backoff (restart-policy.ts), with a log line each time; a part that keeps crashing
-// makes the supervisor give up, and the caller then stops everything. Stopping a part on purpose
-// (Ctrl-C) never counts as a crash.
+// Keeps the parts of `npm start` running: a part that exits on its own is restarted after the restart policy's backoff (restart-policy.ts), with a log line
+// each time; a part that keeps crashing makes the supervisor give up, and the caller then stops everything. Stopping a part on purpose (Ctrl-C) never counts as
+// a crash.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRestartPolicy, type RestartPolicyOptions } from './restart-policy.ts';
 

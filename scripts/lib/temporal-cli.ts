@@ -1,15 +1,6 @@
-// Finds the Temporal CLI (which contains the dev server), trying in this order and printing the order
-// and each step's outcome:
-//   1. `temporal` on PATH;
-//   2. the per-user cache, $XDG_CACHE_HOME/rally/bin (default ~/.cache/rally/bin): a CLI built or
-//      downloaded there before;
-//   3. the download the Temporal SDK does itself (temporal-cli-download.ts), only where
-//      temporal.download answers;
-//   4. a build from Go modules with `go install` into the cache (minutes; a lock file keeps concurrent
-//      callers from building twice: the second one waits for the first). Machines that reach nothing
-//      but package registries (the Go module proxy among them) need this step.
-// Nothing found: TemporalCliUnavailableError, naming each step's outcome. The choice itself is
-// chooseTemporalCli(), which takes the steps as functions so a unit test can drive it.
+// Finds the Temporal CLI (which contains the dev server): `temporal` on PATH, the per-user cache, the SDK's own download, else a build from Go modules,
+// printing the order and each step's outcome. Nothing found: TemporalCliUnavailableError, naming each step's outcome. The choice itself is chooseTemporalCli(),
+// which takes the steps as functions so a unit test can drive it.
 import { spawn, spawnSync } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
@@ -208,6 +199,12 @@ export async function findGo(env: Env): Promise<string | undefined> {
   return (await findOnPath('go', env)) ?? ((await isExecutable(GO_FALLBACK_PATH)) ? GO_FALLBACK_PATH : undefined);
 }
 
+// The steps, in order: 1. `temporal` on PATH; 2. the per-user cache, $XDG_CACHE_HOME/rally/bin (default
+// ~/.cache/rally/bin): a CLI built or downloaded there before; 3. the download the Temporal SDK does itself
+// (temporal-cli-download.ts), only where temporal.download answers; 4. a build from Go modules with `go
+// install` into the cache (minutes; a lock file keeps concurrent callers from building twice: the second one
+// waits for the first). Machines that reach nothing but package registries (the Go module proxy among them)
+// need this step.
 export async function resolveTemporalCli(log: Log, env: Env = process.env): Promise<string> {
   const binDir = temporalCacheBinDir(env);
   return chooseTemporalCli(

@@ -1,11 +1,6 @@
-// Finds or builds the real Temporal server (`go.temporal.io/server/cmd/server`) and its SQL schema
-// tool (`…/cmd/tools/sql`) for `npm run cluster`, at the server version the SDK targets, trying in
-// this order and printing each step's outcome:
-//   1. the per-user cache beside the CLI (temporal-server-<version>, temporal-sql-tool-<version>);
-//   2. a build from Go modules with `go install` into a temporary GOBIN, then moved into the cache
-//      (minutes, once per machine; the CLI's build lock keeps concurrent callers from building twice).
-// The PostgreSQL schema files ship inside the schema tool (`--schema-name postgresql/v12/temporal`),
-// so nothing of the server's source is copied into the repository or needed at run time.
+// Finds or builds the real Temporal server (`go.temporal.io/server/cmd/server`) and its SQL schema tool (`…/cmd/tools/sql`) for `npm run cluster`, at the
+// version the SDK targets: the per-user cache beside the CLI, else `go install` into a temporary GOBIN moved into the cache (minutes, once per machine; the
+// CLI's build lock prevents double builds). The PostgreSQL schema files ship inside the schema tool, so nothing of the server's source is needed here.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -44,6 +39,8 @@ async function buildBoth(go: string, binDir: string, server: string, sqlTool: st
   }
 }
 
+// Cached as temporal-server-<version> and temporal-sql-tool-<version>; the schema is named `--schema-name
+// postgresql/v12/temporal`.
 export async function resolveTemporalServer(log: Log, env: Env = process.env): Promise<TemporalServerTools> {
   const binDir = temporalCacheBinDir(env);
   const server = path.join(binDir, `temporal-server-${TEMPORAL_SERVER_VERSION}`);

@@ -1,9 +1,6 @@
-// Finds or builds the Temporal Web UI server for `npm run cluster`. The CLI serves the UI only for its
-// own dev server (`temporal server start-dev`); it has no command that points the UI at another
-// frontend. The UI server is a Go module of its own, `github.com/temporalio/ui-server/v2`, at the
-// version the CLI embeds (its assets ship inside the module), so it is found or built like the server
-// (temporal-server.ts): the per-user cache, then `go install …/cmd/server` (a few minutes, once).
-// Configured by ops/temporal/ui.yaml, which it renders from the environment like the server's file.
+// Finds or builds the Temporal Web UI server for `npm run cluster`: the CLI serves the UI only for its own dev server. The UI server is its own Go module
+// (`github.com/temporalio/ui-server/v2`, at the version the CLI embeds, assets included), found or built like the server (temporal-server.ts): the per-user
+// cache, then `go install …/cmd/server` (minutes, once). Configured by ops/temporal/ui.yaml, rendered from the environment like the server's file.
 import { rename, mkdtemp, rm } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

@@ -1,7 +1,5 @@
-// The running parts of a one-machine topology (`npm start`, `npm run cluster`): each is registered in
-// start order and stopped in reverse on Ctrl-C; a part that crashes is restarted with backoff
-// (supervisor.ts) and one that keeps crashing, or one that must not be restarted (a database), stops
-// everything (exit 1).
+// The running parts of a one-machine topology (`npm start`, `npm run cluster`): each is registered in start order and stopped in reverse on Ctrl-C; a part that
+// crashes is restarted with backoff (supervisor.ts) and one that keeps crashing, or one that must not be restarted (a database), stops everything (exit 1).
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeExit, spawnPrefixed, stopChild } from './child-process.ts';

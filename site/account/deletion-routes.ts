@@ -1,7 +1,6 @@
-// Deleting one's account from the browser (issue 46): GET /account-deletion asks for confirmation,
-// POST /account-deletion (CSRF-checked like every form of a logged-in page) starts the deletion the
-// API's DELETE /v1/users/me starts, then GET /goodbye says so. A session whose login is older
-// than RALLY_SENSITIVE_ACTION_MAX_AGE is asked to log in again first.
+// Deleting one's account from the browser (issue 46): GET /account-deletion asks for confirmation, POST /account-deletion (CSRF-checked like every form of a
+// logged-in page) starts the deletion the API's DELETE /v1/users/me starts, then GET /goodbye says so. A session whose login is older than
+// RALLY_SENSITIVE_ACTION_MAX_AGE is asked to log in again first.
 import type { DatabasePool } from 'slonik';
 import { isFreshBrowserLogin } from '../../core/auth/fresh-login.ts';
 import { DomainError } from '../../core/errors/domain-error.ts';

@@ -1,8 +1,6 @@
-// Logging in and out in a browser: GET /login and /signup send the browser to the identity
-// provider (authorization code + PKCE, core/browser-sessions/browser-login.ts), GET /auth/callback
-// comes back with the code and sets the session cookie, POST /logout ends this session and POST
-// /logout/everywhere every session of the user (both end this browser's session with the OAuth
-// server too); GET /account shows who is logged in. Failures are HTML pages: a person is reading.
+// Logging in and out in a browser: GET /login and /signup go to the identity provider (authorization code + PKCE, browser-login.ts), GET /auth/callback sets
+// the session cookie, POST /logout ends this session and /logout/everywhere every session of the user (both also with the OAuth server); GET /account shows who
+// is logged in. Failures are HTML pages: a person is reading.
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { finishBrowserLogin, startBrowserLogin, type BrowserLoginDependencies } from '../../core/browser-sessions/browser-login.ts';

@@ -1,8 +1,6 @@
-// The one script of the page and the widget, served same-origin as /assets/live.js (so the CSP needs
-// no inline script at all). It keeps the signature count live over /v1/realtime, reconnecting with
-// a growing delay, and, inside an iframe, posts {type: "rally:resize", height} to the host page on
-// load and whenever the widget's height changes. The message holds nothing private, so it is sent
-// to any parent origin; the host script checks that it comes from Rally's origin.
+// The one script of the page and the widget, served same-origin as /assets/live.js (so the CSP needs no inline script at all). It keeps the signature count
+// live over /v1/realtime, reconnecting with a growing delay, and, inside an iframe, posts {type: "rally:resize", height} to the host page on load and whenever
+// the widget's height changes. The message holds nothing private, so it is sent to any parent origin; the host script checks that it comes from Rally's origin.
 import { createHash } from 'node:crypto';
 
 export const LIVE_SCRIPT = `(function () {

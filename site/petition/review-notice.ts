@@ -1,7 +1,6 @@
-// What /p/{slug} and /embed/p/{slug} show for a petition under review to a visitor who may not read
-// it (showsReviewNotice in core/petitions/policy.ts): that it is under review and cannot be signed
-// for now, and nothing of the petition itself, which is hidden pending the moderators' decision.
-// Search engines are asked not to index it; the short cache lets a restored petition come back soon.
+// What /p/{slug} and /embed/p/{slug} show for a petition under review to a visitor who may not read it (showsReviewNotice in core/petitions/policy.ts): that it
+// is under review and cannot be signed for now, and nothing of the petition itself, which is hidden pending the moderators' decision. Search engines are asked
+// not to index it; the short cache lets a restored petition come back soon.
 import { html, trusted } from '../../platform/html.ts';
 import { PAGE_CSS, WIDGET_CSS } from '../styles.ts';
 import type { WidgetTheme } from './widget-page.ts';

@@ -1,7 +1,6 @@
-// The HTML side of Rally on {site_url}: the public petition page /p/{slug}, the embeddable widget
-// /embed/p/{slug}, and the script both share. Which petitions show is the petition policy's call
-// (core/public-petition.ts); a petition a visitor may not see answers the same 404 page as
-// one that does not exist, except one under review, which answers a notice (review-notice.ts).
+// The HTML side of Rally on {site_url}: the public petition page /p/{slug}, the embeddable widget /embed/p/{slug}, and the script both share. Which petitions
+// show is the petition policy's call (core/public-petition.ts); a petition a visitor may not see answers the same 404 page as one that does not exist, except
+// one under review, which answers a notice (review-notice.ts).
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import type { PageViewCounter } from '../../core/analytics/page-views.ts';

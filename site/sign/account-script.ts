@@ -1,13 +1,13 @@
-// The script of the account popup, served same-origin as /assets/account.js (no inline script, so
-// the pages' CSP stays 'self'). In the widget: "Sign with my account" opens Rally's sign page in a
-// popup (a first-party window, where the login cookie works although the iframe's cookies are
-// blocked), and a message from that popup, checked to come from Rally's own origin, shows the
-// signature and the new count. In the popup: once the person has signed, it tells its opener (the
-// widget, whose origin is Rally's: the message goes to that origin only) and offers to close. Its
-// Sign button is armed after half a second of being seen (api/http/armed-buttons.ts).
+// The script of the account popup, served same-origin as /assets/account.js (no inline script, so the pages' CSP stays 'self'). In the widget, "Sign with my
+// account" opens Rally's sign page in a popup, a first-party window where the login cookie works although the iframe's cookies are blocked; the popup tells the
+// widget once the person has signed.
 import { createHash } from 'node:crypto';
 import { ARM_BUTTONS_SCRIPT } from '../../api/http/armed-buttons.ts';
 
+// In the widget, a message from the popup, checked to come from Rally's own origin, shows the signature and the
+// new count. In the popup, once the person has signed, it tells its opener (the widget, whose origin is
+// Rally's: the message goes to that origin only) and offers to close; its Sign button is armed after half a
+// second of being seen (api/http/armed-buttons.ts).
 export const ACCOUNT_SCRIPT = `${ARM_BUTTONS_SCRIPT}(function () {
   'use strict';
   var format = new Intl.NumberFormat('en-US');

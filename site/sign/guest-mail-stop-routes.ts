@@ -1,7 +1,6 @@
-// "Never email me again" (core/guest-signatures/mail-stop.ts): the link every guest signing email
-// carries. Opening it shows one button and changes nothing (mail providers' link scanners open links
-// in emails); the button's POST, from Rally's own page (form-origin.ts) or a mail client's RFC 8058
-// one-click, stops all guest mail to the address. Every answer is an HTML page, also for a bad link.
+// "Never email me again" (core/guest-signatures/mail-stop.ts): the link every guest signing email carries. Opening it shows one button and changes nothing
+// (mail providers' link scanners open links in emails); the button's POST, from Rally's own page (form-origin.ts) or a mail client's RFC 8058 one-click, stops
+// all guest mail to the address. Every answer is an HTML page, also for a bad link.
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { mailStopKey, parseMailStopToken, stopGuestMail } from '../../core/guest-signatures/mail-stop.ts';

@@ -1,18 +1,22 @@
-// The guest signing form of the petition page and the widget: a plain HTML form that works without
-// JavaScript. Every field has a label; an error stands next to its field (aria-describedby,
-// aria-invalid) and in a summary above the form (role=alert) whose links move focus to the field.
-// The "may the creator contact me" box is never ticked for the signer. The honeypot field is out of
-// sight and out of the tab order: a person leaves it empty, a form-filling bot does not. The form
-// token (core/guest-signatures/tokens.ts) is written into the page last, per answer (FORM_TOKEN_SLOT).
+// The guest signing form of the petition page and the widget: a plain HTML form that works without JavaScript. Every field has a label; an error stands next to
+// its field (aria-describedby, aria-invalid) and in a summary above the form (role=alert) whose links move focus to the field.
 import type { PublicPetition } from '../../core/public-petition.ts';
 import { html, trusted, type SafeHtml } from '../../platform/html.ts';
 import { petitionPagePath } from '../../api/http/petition-urls.ts';
 
 export const GUEST_FORM_FIELDS = { name: 'name', email: 'email', comment: 'comment', anonymous: 'anonymous', consent: 'consent' } as const;
-/** The honeypot's name: a plausible field a bot fills. */
+/**
+ * The honeypot's name: a plausible field a bot fills.
+ * The honeypot field is out of sight and out of the tab order: a person leaves it empty, a form-filling bot
+ * does not.
+ */
 export const HONEYPOT_FIELD = 'website';
 export const FORM_TOKEN_FIELD = 'form_token';
-/** Stands in for the form token in a rendered page until the answer writes the real one (the ETag is of the page without it). */
+/**
+ * Stands in for the form token in a rendered page until the answer writes the real one (the ETag is of the page without it).
+ * The form token (core/guest-signatures/tokens.ts) is written into the page last, per answer, in place of this
+ * slot.
+ */
 export const FORM_TOKEN_SLOT = '__RALLY_GUEST_FORM_TOKEN__';
 
 export type GuestFormValues = { name: string; email: string; comment: string; anonymous: boolean; consent: boolean };
@@ -53,7 +57,10 @@ function summary(errors: GuestFormErrors): SafeHtml {
 ${errors.form ? html`<li>${errors.form}</li>` : ''}${fields.map((field) => html`<li><a href="#gs-${field}">${errors[field]}</a></li>`)}</ul></div>`;
 }
 
-/** The form; `action` is the page's or the widget's submit address. */
+/**
+ * The form; `action` is the page's or the widget's submit address.
+ * The "may the creator contact me" box is never ticked for the signer.
+ */
 export function guestSignForm(action: string, values: GuestFormValues = EMPTY_GUEST_FORM, errors: GuestFormErrors = {}): SafeHtml {
   const text = (field: 'name' | 'email', type: string, extra: SafeHtml) =>
     html`<div><label for="gs-${field}">${LABELS[field]}</label>${errorOf(errors, field)}

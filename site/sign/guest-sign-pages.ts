@@ -1,7 +1,6 @@
-// The pages guest signing answers with, on the petition page's look or, inside the widget's iframe,
-// the widget's: "check your email" (the same whoever the address belongs to), the form again with its
-// errors, the confirmation step (a button: link scanners fetch links in emails, and a GET must not
-// sign), its outcomes, and the refusals (expired or forged link, a closed petition, a limit).
+// The pages guest signing answers with, on the petition page's look or, inside the widget's iframe, the widget's: "check your email" (the same whoever the
+// address belongs to), the form again with its errors, the confirmation step (a button: link scanners fetch links in emails, and a GET must not sign), its
+// outcomes, and the refusals (expired or forged link, a closed petition, a limit).
 import { html, trusted, type SafeHtml } from '../../platform/html.ts';
 import { FORM_TOKEN_SLOT, guestSignForm, guestSignPath, type GuestFormErrors, type GuestFormValues, type GuestFormVariant } from './guest-sign-form.ts';
 import { PAGE_CSS, WIDGET_CSS } from '../styles.ts';

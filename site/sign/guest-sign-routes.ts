@@ -1,13 +1,5 @@
-// Guest signing in the browser (issue 26): the form of /p/{slug} and /embed/p/{slug} posts here, and
-// the link of the confirmation email lands here. Every answer is an HTML page, never a problem
-// document, also for bad input (400), a refused form (403), a limit (429) or a dead link (404, 410).
-//
-// CSRF without a session (the widget's iframe gets no cookies): the browser's Sec-Fetch-Site and
-// Origin must say the form was sent from Rally's own origin (the iframe's document is ours), and the
-// form token (core/guest-signatures/tokens.ts) must be Rally's, for this petition, and neither too
-// young (a bot) nor too old. The signing limits of the API (address, network block, email domain)
-// apply to every form that passes; the rest (one email per address and petition per hour, a ceiling
-// per address) is core/guest-signatures/submit.ts.
+// Guest signing in the browser (issue 26): the form of /p/{slug} and /embed/p/{slug} posts here, and the confirmation email's link lands here. Every answer is
+// an HTML page, never a problem document, also for bad input (400), a refused form (403), a limit (429) or a dead link (404, 410).
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { findByReference } from '../../core/guest-signatures/confirm.ts';
@@ -78,6 +70,12 @@ function guestAnswer(publicUrl: string): GuestAnswer {
   };
 }
 
+// CSRF without a session (the widget's iframe gets no cookies): the browser's Sec-Fetch-Site and Origin must
+// say the form was sent from Rally's own origin (the iframe's document is ours), and the form token
+// (core/guest-signatures/tokens.ts) must be Rally's, for this petition, and neither too young (a bot) nor too
+// old. The signing limits of the API (address, network block, email domain) apply to every form that passes;
+// the rest (one email per address and petition per hour, a ceiling per address) is
+// core/guest-signatures/submit.ts.
 async function submitGuestForm(guest: GuestSigning, ctx: RallyContext, slug: string, variant: GuestFormVariant): Promise<void> {
   const { answer } = guest;
   if (!sentFromOrigin(ctx, guest.origin))

@@ -1,9 +1,6 @@
-// One-click signing for people logged in in a browser: POST /p/{slug}/sign, a plain form that signs
-// through the very path of POST /v1/petitions/{id}/signatures (the group-commit batcher with its
-// policy checks, one signature per person, counters, milestones and outbox events for webhooks and
-// the fraud watch; the same signing limits), then answers 303 back to the page (post/redirect/get),
-// which shows "You signed" and the live count. GET /p/{slug}/sign-popup is that page in small for
-// the widget's popup (account-script.ts), and tells the widget once the person has signed.
+// One-click signing for people logged in in a browser: POST /p/{slug}/sign, a plain form that signs through the very path of POST /v1/petitions/{id}/signatures
+// (the group-commit batcher and its checks, limits, counters, milestones and outbox events), then answers 303 back to the page (post/redirect/get), which shows
+// "You signed" and the live count. GET /p/{slug}/sign-popup is that page in small for the widget's popup (account-script.ts).
 import { Type } from '@sinclair/typebox';
 import type { DatabasePool } from 'slonik';
 import { actorOf } from '../../core/events/record-event.ts';

@@ -1,7 +1,6 @@
-// The "How to sign" section of the petition page for people with an account: a link to log in (or
-// create an account) for a visitor, "Sign as <name>" with the spec's options for a logged-in person,
-// "You signed" once they have. One plain form (no script needed); errors are written next to their
-// field and in a summary announced to screen readers (role=alert) that the page focuses.
+// The "How to sign" section of the petition page for people with an account: a link to log in (or create an account) for a visitor, "Sign as <name>" with the
+// spec's options for a logged-in person, "You signed" once they have. One plain form (no script needed); errors are written next to their field and in a
+// summary announced to screen readers (role=alert) that the page focuses.
 import type { BrowserUser } from '../../core/browser-sessions/sessions.ts';
 import type { OwnSignature } from '../../core/signatures/own-signature.ts';
 import { ARMED_BUTTON } from '../../api/http/armed-buttons.ts';

@@ -1,7 +1,6 @@
-// Around an account's deletion (issue 46): exporting while it runs answers 409 account_deletion_running,
-// and once it completes a confirmation goes to the address on file, which the workflow's history
-// never holds in the clear. The worker starts only after the export is refused, so the deletion is
-// still running then, whatever the machine's speed.
+// Around an account's deletion (issue 46): exporting while it runs answers 409 account_deletion_running, and once it completes a confirmation goes to the
+// address on file, which the workflow's history never holds in the clear. The worker starts only after the export is refused, so the deletion is still running
+// then, whatever the machine's speed.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

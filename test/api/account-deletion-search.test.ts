@@ -1,7 +1,6 @@
-// "Nothing left of them" (issue 46): a person with one of everything deletes their account, then every
-// text, uuid, json and array column of every table is searched for their email, name, slug and user
-// id. Only the audit log (kept unchanged, by rule) may still name their id; it never holds their
-// email or name. Anonymised signatures keep petition, time and country only.
+// "Nothing left of them" (issue 46): a person with one of everything deletes their account, then every text, uuid, json and array column of every table is
+// searched for their email, name, slug and user id. Only the audit log (kept unchanged, by rule) may still name their id; it never holds their email or name.
+// Anonymised signatures keep petition, time and country only.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';

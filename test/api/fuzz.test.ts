@@ -1,11 +1,6 @@
-// Every operation the API declares (its OpenAPI document, with the routes of Rally's own pages) gets
-// generated malformed requests (fast-check, fixed seed): wrong types per property, missing and extra fields, 100k-character strings, deep
-// nesting, invalid UTF-8, NUL bytes, numbers out of range, garbage path and query values, wrong
-// content types and encodings, JSON cut short; with no credential, a real user's token, a real API
-// key and garbage. No answer may be a 5xx or take over 5 s, and every 4xx is a problem document
-// (or has the form the operation documents for that status: OAuth errors, HTML pages).
-// FUZZ_RUNS sets the requests per operation, FUZZ_SEED the seed (fixed unless set); a failure names
-// the operation's seed and the request, so it replays.
+// Every operation the API declares (its OpenAPI document, with the routes of Rally's own pages) gets generated malformed requests (fast-check, fixed seed),
+// with no credential, a real user's token, a real API key and garbage. No answer may be a 5xx or take over 5 s, and every 4xx is a problem document (or the
+// form the operation documents for that status: OAuth errors, HTML pages).
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { fuzzedDocument, operationsOf, type Operation } from '../support/fuzz/openapi.ts';
@@ -17,6 +12,10 @@ import { publishedPetition } from '../support/petitions.ts';
 import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
+// Malformed: wrong types per property, missing and extra fields, 100k-character strings, deep nesting, invalid
+// UTF-8, NUL bytes, numbers out of range, garbage path and query values, wrong content types and encodings,
+// JSON cut short. FUZZ_RUNS sets the requests per operation, FUZZ_SEED the seed (fixed unless set); a failure
+// names the operation's seed and the request, so it replays.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_126);
 const PARALLEL = 3;

@@ -1,7 +1,6 @@
-// The probes of issue 17 and issue 16: /health (spec shape), /health/live, /health/ready; an outage
-// of PostgreSQL or Temporal turns /health to 503 degraded (taken away through a TCP proxy the test
-// cuts), and SIGTERM turns readiness to 503 while the API still answers. Meanwhile a route that
-// needs PostgreSQL answers 503 with Retry-After: the outage is not the client's doing nor a bug (500).
+// The probes of issue 17 and issue 16: /health (spec shape), /health/live, /health/ready; an outage of PostgreSQL or Temporal turns /health to 503 degraded
+// (taken away through a TCP proxy the test cuts), and SIGTERM turns readiness to 503 while the API still answers. Meanwhile a route that needs PostgreSQL
+// answers 503 with Retry-After: the outage is not the client's doing nor a bug (500).
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { json } from '../support/http.ts';

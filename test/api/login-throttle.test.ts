@@ -1,10 +1,6 @@
-// The login throttle against parallel and distributed guessing (issue 42): past
-// RALLY_LOGIN_FAILURE_LIMIT failures for one email, from any address and on any API process, every
-// attempt for it answers 429 with Retry-After until the window passes, the right password too and
-// whether or not the account exists; only a browser that logged in to the account before (its device
-// cookie) still gets in, and the owner is emailed once per window. Guesses come from 50 addresses of
-// one IPv6 /64 through a trusted proxy hop (loopback IPv6 is ::1 alone: no other address can be
-// bound) and from 50 IPv4 /24s, their client sockets bound to 127.x addresses.
+// The login throttle against parallel and distributed guessing (issue 42): past RALLY_LOGIN_FAILURE_LIMIT failures for one email, from any address and API
+// process, every attempt answers 429 with Retry-After until the window passes, the right password too and whether or not the account exists; only a browser
+// that logged in before (its device cookie) still gets in, and the owner is emailed once per window.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -22,6 +18,8 @@ import { CLIENT, freePort, startProvider, type RunningProvider } from '../identi
 
 const LIMIT = 10;
 const WINDOW_SECONDS = 30;
+// Guesses come from 50 addresses of one IPv6 /64 through a trusted proxy hop (loopback IPv6 is ::1 alone: no
+// other address can be bound) and from 50 IPv4 /24s, their client sockets bound to 127.x addresses.
 const GUESSES = 50;
 const FORM_CLIENT = { clientId: CLIENT.client_id, redirectUri: `${PUBLIC_URL}/auth/callback` };
 const NOTICE_TITLE = 'Someone is trying passwords on your account';

@@ -1,7 +1,6 @@
-// The S3 implementation of media storage, on AWS's SDK. The store in these tests (test/support/s3.ts)
-// re-signs every request with AWS's own SigV4 signer and refuses any whose signature, expiry or payload
-// hash does not hold, so passing here means the signatures are right, not merely present. A whole
-// upload with S3_ENDPOINT set (the client PUTs straight to the store) runs against it too.
+// The S3 implementation of media storage, on AWS's SDK. The store in these tests (test/support/s3.ts) re-signs every request with AWS's own SigV4 signer and
+// refuses any whose signature, expiry or payload hash does not hold, so passing here means the signatures are right, not merely present. A whole upload with
+// S3_ENDPOINT set (the client PUTs straight to the store) runs against it too.
 import { expect } from 'chai';
 import { eventually } from '../support/events.ts';
 import sharp from 'sharp';

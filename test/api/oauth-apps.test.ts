@@ -1,7 +1,6 @@
-// Developers register their own OAuth apps (issue 27): /v1/oauth/apps with a real API and worker, the
-// secret shown once and stored hashed, at most 10 apps, https or loopback redirect URIs, and a rotated
-// secret valid for RALLY_KEY_GRACE_PERIOD (3 s here), after which a workflow erases it. Only verified
-// addresses register, and never under the platform's own name (issue 42).
+// Developers register their own OAuth apps (issue 27): /v1/oauth/apps with a real API and worker, the secret shown once and stored hashed, at most 10 apps,
+// https or loopback redirect URIs, and a rotated secret valid for RALLY_KEY_GRACE_PERIOD (3 s here), after which a workflow erases it. Only verified addresses
+// register, and never under the platform's own name (issue 42).
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';

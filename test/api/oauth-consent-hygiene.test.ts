@@ -1,7 +1,6 @@
-// The consent screen's hygiene (issue 42, finding 6 and 10d): its answer counts only from Rally's own
-// page and from the account it was shown to; logging out of Rally ends the authorization server's
-// session and clears its cookies; those cookies take __Host- and Secure whenever PUBLIC_URL is https,
-// even when the request reached Rally over plain http; and the screen says who registered the app.
+// The consent screen's hygiene (issue 42, finding 6 and 10d): its answer counts only from Rally's own page and from the account it was shown to; logging out of
+// Rally ends the authorization server's session and clears its cookies; those cookies take __Host- and Secure whenever PUBLIC_URL is https, even when the
+// request reached Rally over plain http; and the screen says who registered the app.
 import { expect } from 'chai';
 import { startBrowserSession } from '../../core/browser-sessions/sessions.ts';
 import { testEnvironment } from '../support/environment.ts';

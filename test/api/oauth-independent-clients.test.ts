@@ -1,7 +1,6 @@
-// The whole app journey with two more independent clients (issue 27, "Proof with real clients"):
-// oauth4webapi, unchanged (it checks PKCE, state and the RFC 9207 iss itself), and plain fetch with
-// the spec's JSON bodies. Each one authorizes, exchanges, refreshes, calls /v1/users/me, revokes,
-// and is refused afterwards.
+// The whole app journey with two more independent clients (issue 27, "Proof with real clients"): oauth4webapi, unchanged (it checks PKCE, state and the RFC
+// 9207 iss itself), and plain fetch with the spec's JSON bodies. Each one authorizes, exchanges, refreshes, calls /v1/users/me, revokes, and is refused
+// afterwards.
 import { expect } from 'chai';
 import * as oauth from 'oauth4webapi';
 import { json } from '../support/http.ts';

@@ -1,7 +1,6 @@
-// Issue 27 (RFC 9700): the key that signs app access tokens is rotated with an overlap. The rotation runs
-// where the worker runs it (core/auth/signing-key-rotation.ts, not in an API process): the new key is in
-// /oauth/jwks of every API process before it signs, tokens of the old key keep working until they
-// could have expired, new tokens carry the new kid, and a process that made none of it verifies them.
+// Issue 27 (RFC 9700): the key that signs app access tokens is rotated with an overlap. The rotation runs where the worker runs it
+// (core/auth/signing-key-rotation.ts, not in an API process): the new key is in /oauth/jwks of every API process before it signs, tokens of the old key keep
+// working until they could have expired, new tokens carry the new kid, and a process that made none of it verifies them.
 import { expect } from 'chai';
 import { decodeProtectedHeader } from 'jose';
 import { OAUTH_SIGNING_KEYS } from '../../core/auth/rotating-signing-keys.ts';

@@ -1,6 +1,5 @@
-// Integrators generate clients from openapi.json, so the committed document must pass Redocly's linter
-// with the repository's strict configuration (redocly.yaml: every rule of the `all` set at error), with
-// no errors and no warnings. The few findings kept out on purpose are listed, with their reasons, in
+// Integrators generate clients from openapi.json, so the committed document must pass Redocly's linter with the repository's strict configuration
+// (redocly.yaml: every rule of the `all` set at error), with no errors and no warnings. The few findings kept out on purpose are listed, with their reasons, in
 // .redocly.lint-ignore.yaml.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,6 @@
-// The `webhooks` section of openapi.json holds what Rally really sends: an endpoint subscribed to the
-// petition, signature and update events receives the deliveries a petition's life causes, and each
-// body is valid against the payload schema the document gives its event, each header it lists as
-// required is there; and each event is listed under the name an endpoint subscribes with.
+// The `webhooks` section of openapi.json holds what Rally really sends: an endpoint subscribed to the petition, signature and update events receives the
+// deliveries a petition's life causes, and each body is valid against the payload schema the document gives its event, each header it lists as required is
+// there; and each event is listed under the name an endpoint subscribes with.
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';

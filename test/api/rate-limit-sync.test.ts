@@ -1,8 +1,6 @@
-// The rate limiter's sync (issue 42): each process writes to rate_limit_buckets only the keys it
-// spent on since their last sync, each at most once a second, learning what other processes spent
-// when a key is charged again; past the per-sync cap the oldest-charged keys are shed and limit per
-// process. So the rows written follow the requests, not the number of client addresses, and the
-// limits still hold across API processes. Client sockets are bound to 127.x addresses: no proxy header.
+// The rate limiter's sync (issue 42): each process writes to rate_limit_buckets only the keys it spent on since their last sync, at most once a second each,
+// and past the per-sync cap the oldest-charged keys are shed and limit per process. So the rows written follow the requests, not the number of client
+// addresses, and the limits still hold across API processes. Client sockets are bound to 127.x addresses: no proxy header.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';

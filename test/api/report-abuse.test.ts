@@ -1,7 +1,6 @@
-// Issue 24, finding 1: no one person can hide a petition. Auto-hide counts distinct established
-// people (verified, older than RALLY_REPORT_MIN_ACCOUNT_AGE), not organization keys, not people whose
-// earlier report a reviewer closed, and not a network block that brigades the target. Each report
-// comes from the address in X-Forwarded-For (trusted here), so a test chooses its reporters' blocks.
+// Issue 24, finding 1: no one person can hide a petition. Auto-hide counts distinct established people (verified, older than RALLY_REPORT_MIN_ACCOUNT_AGE), not
+// organization keys, not people whose earlier report a reviewer closed, and not a network block that brigades the target. Each report comes from the address in
+// X-Forwarded-For (trusted here), so a test chooses its reporters' blocks.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';

@@ -1,7 +1,6 @@
-// POST /v1/reports and what reports do on their own: the moderation workflow hides a target once
-// RALLY_REPORT_AUTOHIDE_THRESHOLD distinct users reported it (3 here), even when they report at once.
-// Reporters who should count are established (verified, old enough) and report from networks of
-// their own (X-Forwarded-For, trusted here); test/api/report-abuse.test.ts tests who counts.
+// POST /v1/reports and what reports do on their own: the moderation workflow hides a target once RALLY_REPORT_AUTOHIDE_THRESHOLD distinct users reported it (3
+// here), even when they report at once. Reporters who should count are established (verified, old enough) and report from networks of their own
+// (X-Forwarded-For, trusted here); test/api/report-abuse.test.ts tests who counts.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

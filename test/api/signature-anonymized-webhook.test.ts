@@ -1,7 +1,6 @@
-// signature.anonymized (issue 46): when account deletion strips a person's signatures, each petition's
-// endpoints that list the event get one delivery naming the petition, the signature ids and their
-// count, and nothing personal; an endpoint subscribed to every default event (what "all events" means,
-// as `rally webhooks listen` subscribes) never gets it, nor anything about the person themselves.
+// signature.anonymized (issue 46): when account deletion strips a person's signatures, each petition's endpoints that list the event get one delivery naming
+// the petition, the signature ids and their count, and nothing personal; an endpoint subscribed to every default event (what "all events" means, as `rally
+// webhooks listen` subscribes) never gets it, nor anything about the person themselves.
 import { expect } from 'chai';
 import { DEFAULT_EVENT_TYPES } from '../../core/vocabulary.ts';
 import { json } from '../support/http.ts';

@@ -1,9 +1,6 @@
-// POST /v1/admin/petitions/{id}/invalidate-signatures: a dry run counts, a real run moves the
-// matching signatures out of the count in keyset batches, leaves the count exact, emits
-// signature.removed per batch and writes one audit row. A few thousand signatures are inserted with
-// SQL; a few more are signed through the API from known addresses for the ip_block filter. One test
-// runs at the scale: 100,000 signatures (seeded with generate_series), a quarter invalidated
-// while signing goes on.
+// POST /v1/admin/petitions/{id}/invalidate-signatures: a dry run counts, a real run moves the matching signatures out of the count in keyset batches, leaves
+// the count exact, emits signature.removed per batch and writes one audit row. One test runs at the scale: 100,000 signatures (seeded with
+// generate_series), a quarter invalidated while signing goes on.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -14,6 +11,8 @@ import { publishedPetition } from '../support/petitions.ts';
 import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
+// A few thousand signatures are inserted with SQL; a few more are signed through the API from known addresses
+// for the ip_block filter.
 const BULK = 3_000;
 const CHUNK = 10_000;
 

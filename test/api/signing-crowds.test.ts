@@ -1,9 +1,6 @@
-// Issue 44: a crowd behind one network or at one email domain is people, not a farm. Verified
-// accounts sign one petition through the API, each from its own client address (sockets bound to
-// 127.x.y.z, no proxy headers), with the default thresholds (200 per /24, 300 per domain and hour):
-// 250 from one /24 and 3,000 of one domain across twenty /24s. All are counted; those past a
-// threshold are flagged; the flagged-share alert fires once; invalidating the block's and the
-// domain's flagged signatures brings the count back exactly. The spec's per-address limit still refuses.
+// Issue 44: a crowd behind one network or at one email domain is people, not a farm. Verified accounts sign one petition, each from its own client address,
+// with the default thresholds: all are counted, those past a threshold flagged, the flagged-share alert fires once, and invalidating the flagged signatures
+// brings the count back exactly. The spec's per-address limit still refuses.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
@@ -17,6 +14,8 @@ import { bearer, createTestUser, createTokenUsers, login } from '../support/iden
 import { startApi, startWorker, type RallyProcess, type RunningApi } from '../support/processes.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
+// 250 signers from one /24 and 3,000 of one domain across twenty /24s, against the default thresholds (200 per
+// /24, 300 per domain and hour). Sockets are bound to 127.x.y.z, with no proxy headers.
 const BLOCK_CROWD = 250;
 const DOMAIN_CROWD = 3_000;
 const DOMAIN_NETWORKS = 20;

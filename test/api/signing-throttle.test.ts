@@ -1,9 +1,6 @@
-// The signing throttle beyond the per-address limit (issues 11 and 44): signatures are also counted
-// per network block (/24 of IPv4, /64 of IPv6) and per email domain of the signer; past the hourly
-// threshold a signature is accepted, counted and flagged, and only past the hard ceiling refused with
-// 429 signing_limit and Retry-After. The administrators' lists block (403) or allow (never flagged).
-// Every test signs from addresses and domains of its own, so the buckets it fills (shared by all API
-// processes) are nobody else's.
+// The signing throttle beyond the per-address limit (issues 11 and 44): signatures are also counted per network block (/24, /64) and signer's email domain;
+// past the hourly threshold a signature is accepted, counted and flagged, and only past the hard ceiling refused (429 signing_limit, Retry-After). The
+// administrators' lists block (403) or allow (never flagged).
 import { expect } from 'chai';
 import { randomInt, randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -20,7 +17,11 @@ const PER_BLOCK = 2;
 const PER_DOMAIN = 2;
 const CEILING = 4;
 
-/** A /24 of the shared address space (100.64.0.0/10) nobody else in the suite signs from. */
+/**
+ * A /24 of the shared address space (100.64.0.0/10) nobody else in the suite signs from.
+ * Every test signs from addresses and domains of its own, so the buckets it fills (shared by all API processes)
+ * are nobody else's.
+ */
 const freshIpv4Block = () => `100.${64 + randomInt(64)}.${randomInt(256)}`;
 const freshIpv6Block = () => `2001:db8:${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}`;
 const Flags = z.object({ flags: z.array(z.string()).nullable() });

@@ -1,7 +1,6 @@
-// Who may sign (issue 42): only an account whose email address is verified, by every entry point. An
-// account whose address is not verified (a provider that lets people log in before verifying says
-// email_verified: false) does not own the address: the API answers 403 email_unverified, the browser
-// form its page, and nothing is counted or exported.
+// Who may sign (issue 42): only an account whose email address is verified, by every entry point. An account whose address is not verified (a provider that
+// lets people log in before verifying says email_verified: false) does not own the address: the API answers 403 email_unverified, the browser form its page,
+// and nothing is counted or exported.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { startBrowserSession } from '../../core/browser-sessions/sessions.ts';

@@ -1,8 +1,6 @@
-// Double-clickjacking in Chromium (issue 42): the consent screen's Approve and the widget popup's Sign
-// answer a click only once their page has been visible for half a second. A page that records, from
-// the moment its document exists, when the button first appeared and when it became enabled shows it;
-// a click the moment the page appears presses nothing, and hiding the page starts the wait over. Also
-// here: a login callback replayed with its login cookie logs nobody in (the attempt is no row now).
+// Double-clickjacking in Chromium (issue 42): the consent screen's Approve and the widget popup's Sign answer a click only once their page has been visible for
+// half a second: a click the moment the page appears presses nothing, and hiding the page starts the wait over. Also here: a login callback replayed with its
+// login cookie logs nobody in (the attempt is no row now).
 import { expect } from 'chai';
 import type { Browser, Page } from 'puppeteer-core';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
@@ -17,6 +15,7 @@ import { CLIENT, freePort, startProvider, type RunningProvider } from '../identi
 
 const ARM_DELAY_MS = 500;
 
+// Records, from the moment the document exists, when the button first appeared and when it became enabled.
 // Runs in every document before its own scripts: when the watched button first exists, whether it was
 // disabled then, and when it was first enabled (performance.now(), the document's own clock).
 const RECORDER = `(() => {

@@ -1,8 +1,6 @@
-// People with an account sign in a real Chromium (issue 26): sign up on the embedded provider's
-// page, open the emailed link, log in by typing, sign with one click and see the count rise; log
-// out and the old cookie is dead; log out everywhere; a suspended person's session ends; forms from
-// another site or without the CSRF token are refused; a session cookie never authenticates /v1; a
-// widget on another origin signs through the account popup and learns of it by postMessage.
+// People with an account sign in a real Chromium (issue 26): sign up, verify by the emailed link, log in by typing, sign with one click and see the count rise;
+// logging out (or everywhere, or a suspension) ends sessions; forms from another site or without the CSRF token are refused; a session cookie never
+// authenticates /v1; a widget on another origin signs through the account popup and learns of it by postMessage.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';

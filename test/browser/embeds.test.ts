@@ -1,7 +1,6 @@
-// Petitions on other sites, checked in a real Chromium: a blog on another origin embeds the widget
-// through the oEmbed html, the widget resizes its iframe and keeps its count live; the page passes
-// Lighthouse-style basics in both colour schemes; nothing a petition's author writes ever runs.
-// Screenshots land in .data/test-output/embeds/ for a reviewer.
+// Petitions on other sites, checked in a real Chromium: a blog on another origin embeds the widget through the oEmbed html, the widget resizes its iframe and
+// keeps its count live; the page passes Lighthouse-style basics in both colour schemes; nothing a petition's author writes ever runs. Screenshots land in
+// .data/test-output/embeds/ for a reviewer.
 import { expect } from 'chai';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Frame, Page } from 'puppeteer-core';

@@ -1,7 +1,6 @@
-// "Never email me again" in a real Chromium (issue 42): a guest form may name a stranger's address, so
-// every guest email carries a link that stops all guest mail to that address. Opening it changes
-// nothing; its page's button does, and only from Rally's own page (a form on another site is refused).
-// Afterwards no guest email reaches the address, however its +tag is spelled.
+// "Never email me again" in a real Chromium (issue 42): a guest form may name a stranger's address, so every guest email carries a link that stops all guest
+// mail to that address. Opening it changes nothing; its page's button does, and only from Rally's own page (a form on another site is refused). Afterwards no
+// guest email reaches the address, however its +tag is spelled.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'puppeteer-core';

@@ -1,9 +1,6 @@
-// Guest signing in a real Chromium (issue 26): a visitor without an account types a name and an
-// email on /p/{slug} or in the widget on another site, the confirmation email arrives (a real SMTP
-// catcher), its link is clicked, and only then does the signature count: the page's live count rises,
-// the signature is listed and exported, and the creator's webhook hears signature.created once.
-// Expectations come from the issue: same answer for known and unknown addresses, a second try is not
-// counted twice, one reminder and expiry within RALLY_SIGNATURE_CONFIRMATION_TTL.
+// Guest signing in a real Chromium (issue 26): a visitor without an account types a name and an email on /p/{slug} or in a widget on another site, the
+// confirmation email arrives (a real SMTP catcher), its link is clicked, and only then does the signature count: the live count rises, the signature is listed
+// and exported, and the creator's webhook hears signature.created once.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Frame, Page } from 'puppeteer-core';
@@ -17,6 +14,8 @@ import { startMailCatcher, type CaughtMail, type MailCatcher } from '../support/
 import { SHORT_WINDOWS, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { uniqueTaskQueue } from '../support/workflows.ts';
 
+// Expectations come from the issue: same answer for known and unknown addresses, a second try is not counted
+// twice, one reminder and expiry within RALLY_SIGNATURE_CONFIRMATION_TTL.
 // Short enough to watch the reminder (halfway) and the expiry, long enough to confirm the others first.
 const TTL_SECONDS = 24;
 const MIN_FILL_MS = 3_100;

@@ -1,8 +1,6 @@
-// Issue 27's proof in a real browser: an app registered by a developer through POST /v1/oauth/apps
-// sends a browser with no Rally login to /oauth/authorize; the person TYPES their email and password
-// into Rally's login form (no injected header), comes back to the consent screen, approves and lands
-// on the app's redirect with code, state and iss. The app, written against openid-client unchanged,
-// exchanges the code, refreshes, calls /v1/users/me, revokes at /oauth/revoke and is refused.
+// Issue 27's proof in a real browser: an app registered through POST /v1/oauth/apps sends a browser with no Rally login to /oauth/authorize; the person TYPES
+// their email and password into Rally's login form, approves the consent screen and lands on the app's redirect with code, state and iss. The app, on
+// openid-client unchanged, exchanges the code, refreshes, calls /v1/users/me, revokes at /oauth/revoke and is refused.
 import { expect } from 'chai';
 import * as oidc from 'openid-client';
 import type { Browser } from 'puppeteer-core';

@@ -1,7 +1,6 @@
-// Issue 44 in a real Chromium: a crowd is people, not a farm. Each test's browser reaches Rally through
-// a relay bound to its own loopback address (no proxy headers), so Rally sees it on its own /24. A
-// logged-in signature past the network block threshold is counted and flagged; a block-listed network
-// gets the 403 page on the sign form; a block-listed guest is told "check your email" and mailed nothing.
+// Issue 44 in a real Chromium: a crowd is people, not a farm. Each test's browser reaches Rally through a relay bound to its own loopback address (no proxy
+// headers), so Rally sees it on its own /24. A logged-in signature past the network block threshold is counted and flagged; a block-listed network gets the 403
+// page on the sign form; a block-listed guest is told "check your email" and mailed nothing.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'puppeteer-core';

@@ -1,7 +1,6 @@
-// The SDK's transport: which answers are retried (408, 409 while the key is in use, 429, 500, 502,
-// 503, 504) and which are not, after Retry-After or a jittered backoff, per-attempt timeouts, the
-// caller's AbortSignal, and a token provider asked again after a 401 token_expired. A real Rally
-// answers the 429 and the expired token; a stand-in server scripts the answers Rally gives rarely.
+// The SDK's transport: which answers are retried (408, 409 while the key is in use, 429, 500, 502, 503, 504) and which are not, after Retry-After or a jittered
+// backoff, per-attempt timeouts, the caller's AbortSignal, and a token provider asked again after a 401 token_expired. A real Rally answers the 429 and the
+// expired token; a stand-in server scripts the answers Rally gives rarely.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';

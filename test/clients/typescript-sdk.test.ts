@@ -1,7 +1,6 @@
-// The TypeScript SDK (clients/typescript/) against a started Rally: typed calls from login to a signed
-// petition, an Idempotency-Key on every POST, typed problems, cursor pagination, a real 429 waited out,
-// and a real webhook delivery verified and parsed by the SDK's verifier. Lost answers, timeouts and
-// token refresh: sdk-retries.test.ts and sdk-transport.test.ts.
+// The TypeScript SDK (clients/typescript/) against a started Rally: typed calls from login to a signed petition, an Idempotency-Key on every POST, typed
+// problems, cursor pagination, a real 429 waited out, and a real webhook delivery verified and parsed by the SDK's verifier. Lost answers, timeouts and token
+// refresh: sdk-retries.test.ts and sdk-transport.test.ts.
 import { expect } from 'chai';
 import { constructEvent, createRallyClient, RallyProblem, unwrap, WebhookVerificationError, type RallyClient } from '../../clients/typescript/src/index.ts';
 import { createTestUser, type TestUser } from '../support/identity.ts';

@@ -1,11 +1,11 @@
-// No two aggregates of core/ import each other: a pair that does is one aggregate in two folders,
-// and neither can be understood, tested or changed alone. The petition kernel (core/petitions:
-// policy, visibility, queries, presenter, transitions) is what the others build on, so it imports
-// none of them; what composes a petition with other aggregates lives above them (core/public-petition.ts).
+// No two aggregates of core/ import each other: a pair that does is one aggregate in two folders, and neither can be understood, tested or changed alone.
 // Type-only imports count too: they couple the code as much, if not the running program.
 import { expect } from 'chai';
 import { readSource, sourceFiles } from '../support/source-scan.ts';
 
+// The petition kernel (core/petitions: policy, visibility, queries, presenter, transitions) is what the others
+// build on, so it imports none of them; what composes a petition with other aggregates lives above them
+// (core/public-petition.ts).
 // Pairs left as they are, each with the reason. Remove an entry once the pair is broken.
 const ALLOWED_PAIRS: Record<string, string> = {};
 

@@ -1,8 +1,6 @@
-// Rally behind PgBouncer in the mode docs/operations/replicas.md, the runbook, compose.yaml and `npm run cluster` name
-// (transaction pooling, scripts/lib/pgbouncer.ts), with the one direct DATABASE_LISTEN_URL per process
-// for LISTEN. Two APIs and a worker go through the pooler; what NOTIFY keeps current in every API
-// process must still reach the other one: token revocation, the user cache's eviction on suspension,
-// and live signature counts. Pointing the listener at the pooler too would lose all three.
+// Rally behind PgBouncer in transaction mode, as docs/operations/replicas.md, the runbook, compose.yaml and `npm run cluster` run it
+// (scripts/lib/pgbouncer.ts), with one direct DATABASE_LISTEN_URL per process for LISTEN. Two APIs and a worker use the pooler; what NOTIFY keeps current in
+// every API (token revocation, user cache eviction, live counts) must still reach the other one, which pointing the listener at the pooler too would lose.
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

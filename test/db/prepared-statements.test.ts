@@ -1,8 +1,6 @@
-// Named statements (db/sql.ts `prepared`, db/pool.ts `preparedStatements`, RALLY_DB_PREPARED_STATEMENTS):
-// with the setting on, a hot statement is prepared once per connection and its plan kept; off (behind a
-// PgBouncer that cannot carry them), the same statement goes unnamed and nothing is prepared. The
-// signing statement, the hottest of them, signs exactly through a pool that prepares it, past the
-// fifth execution where PostgreSQL may switch to its generic plan.
+// Named statements (db/sql.ts `prepared`, db/pool.ts `preparedStatements`, RALLY_DB_PREPARED_STATEMENTS): with the setting on, a hot statement is prepared once
+// per connection and its plan kept; off (behind a PgBouncer that cannot carry them), the same statement goes unnamed and nothing is prepared. The signing
+// statement, the hottest of them, signs exactly through a pool that prepares it, past the fifth execution where PostgreSQL may switch to its generic plan.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { DatabasePool } from 'slonik';

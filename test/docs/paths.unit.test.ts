@@ -1,7 +1,6 @@
-// Every repository path a document names in backticks exists, so a renamed folder or file cannot
-// leave the documentation describing what is gone (the README once named api/identity-provider/).
-// A span is taken for a path when it has a slash, no spaces or placeholders, and begins with a
-// top-level entry of the repository (`core/…`, `docs/…`); media types and URLs do not.
+// Every repository path a document names in backticks exists, so a renamed folder or file cannot leave the documentation describing what is gone (the README
+// once named api/identity-provider/). A span is taken for a path when it has a slash, no spaces or placeholders, and begins with a top-level entry of the
+// repository (`core/…`, `docs/…`); media types and URLs do not.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';

@@ -1,7 +1,6 @@
-// docs/operations/privacy.md is the record of processing (issue 46): each table holding personal data
-// has a section naming every one of its columns. The tables come from the document; their columns
-// from the migrated test database. A migration that adds a column to such a table, or a new table
-// named in neither of the document's lists, fails here until the document says what it holds.
+// docs/operations/privacy.md is the record of processing (issue 46): each table holding personal data has a section naming every one of its columns. The tables
+// come from the document; their columns from the migrated test database. A migration that adds a column to such a table, or a new table named in neither of the
+// document's lists, fails here until the document says what it holds.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';

@@ -1,8 +1,6 @@
-// Every shell block tagged `sh runnable` in the repository's Markdown (the README's first API call,
-// the guides' examples) is run against a started Rally, with RALLY_URL and TOKEN set as a reader has
-// them after the quick start. The blocks of one document run in order in one shell, as in a reader's
-// terminal, so a later block uses what an earlier one set; each runs with `set -euo pipefail`, and
-// the blocks check their own answers (`curl -f`, `test`, `grep`), so a command that stops working fails here.
+// Every shell block tagged `sh runnable` in the repository's Markdown is run against a started Rally, with RALLY_URL and TOKEN set as a reader has them after
+// the quick start. A document's blocks run in order in one shell with `set -euo pipefail`, as in a reader's terminal, and check their own answers (`curl -f`,
+// `test`, `grep`), so a command that stops working fails here.
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { processDatabaseEnv, testEnvironment } from '../support/environment.ts';

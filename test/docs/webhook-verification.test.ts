@@ -1,8 +1,6 @@
-// The webhook receivers of docs/guides/receiving-webhooks.md (TypeScript, Python and Go, each a
-// complete program in a block tagged `receiver`) are run as written against real signed deliveries:
-// each gets an endpoint of its own, a real signature on a published petition is delivered to all
-// three by the worker, and each must answer it 2xx. Then each must refuse what a receiver must
-// refuse: an unsigned request, a wrong secret, a signature more than 5 minutes old.
+// The webhook receivers of docs/guides/receiving-webhooks.md (TypeScript, Python and Go, each a complete program in a block tagged `receiver`) are run as
+// written against real signed deliveries: each gets an endpoint of its own, a real signature on a published petition is delivered to all three by the worker,
+// and each must answer it 2xx. Then each must refuse what a receiver must refuse: an unsigned request, a wrong secret, a signature more than 5 minutes old.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';

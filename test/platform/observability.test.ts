@@ -1,8 +1,5 @@
-// Issue 17, Observability: one signing-and-webhook run through a real API and worker, with a local
-// OTLP collector, then what an operator would look at: /metrics of both processes, one trace from
-// the sign request to each delivery attempt, and logs that name their ids and hold no secret.
-// The delivery takes the batched path (issue 16): its first attempt goes out in the local activity of
-// a webhookDeliveryBatch workflow, the failed attempt gets a webhookDelivery retry child for the second.
+// Issue 17, Observability: one signing-and-webhook run through a real API and worker, with a local OTLP collector, then what an operator would look at:
+// /metrics of both processes, one trace from the sign request to each delivery attempt, and logs that name their ids and hold no secret.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
@@ -201,6 +198,8 @@ describe('Observability (metrics, traces, logs)', function () {
     });
   });
 
+  // The delivery takes the batched path (issue 16): its first attempt goes out in the local activity of a
+  // webhookDeliveryBatch workflow, and the failed attempt gets a webhookDelivery retry child for the second.
   describe('traces', () => {
     it('link the sign request via the outbox, the batch workflow and its local activity to the first attempt, and the retry child to the second', async () => {
       const spansOfSign = (): ReceivedSpan[] => {

@@ -1,8 +1,6 @@
-// Issue 24, finding 6: the credentials Rally's URLs carry stay out of logs and traces. Real requests
-// carry real ones (a decision-maker portal token, an unsubscribe token, a local
-// upload signature, a private petition's access code, an OAuth state; an invitation token of the real
-// form), each got the way its holder gets it (by email, or in an API answer), through an API and a worker logging at debug level and
-// exporting every span to a local OTLP collector; then no log line and no span attribute holds any.
+// Issue 24, finding 6: the credentials Rally's URLs carry stay out of logs and traces. Real requests carry real ones, each got the way its holder gets it (by
+// email, or in an API answer), through an API and a worker logging at debug level and exporting every span to a local OTLP collector; then no log line and no
+// span attribute holds any.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { eventually } from '../support/events.ts';
@@ -117,6 +115,8 @@ describe('tokens in logs and traces', function () {
     await Promise.all([otlp?.close(), mail?.stop()]);
   });
 
+  // The credentials: a decision-maker portal token, an unsubscribe token, a local upload signature, a private
+  // petition's access code, an OAuth state, and an invitation token of the real form.
   it('were each carried by a real request, and the requests were traced', async () => {
     for (const [name, secret] of Object.entries(secrets)) expect(secret, name).to.be.a('string').with.length.of.at.least(8);
     const portalSpan = await eventually(

@@ -1,7 +1,6 @@
-// `npm start` keeps running (issue 17): each part killed with SIGKILL (worker, API, identity provider,
-// Temporal dev server) comes back by itself, and the API answers 503 degraded on /health while
-// Temporal is restarting. Runs scripts/start.ts as `npm start` does, on free ports, a temporary data
-// folder and a fresh database on the test PostgreSQL server (DATABASE_URL set, so no embedded server).
+// `npm start` keeps running (issue 17): each part killed with SIGKILL (worker, API, identity provider, Temporal dev server) comes back by itself, and the API
+// answers 503 degraded on /health while Temporal is restarting. Runs scripts/start.ts as `npm start` does, on free ports, a temporary data folder and a fresh
+// database on the test PostgreSQL server (DATABASE_URL set, so no embedded server).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,7 +1,6 @@
-// What a test may do to the cluster `npm run test:cluster` runs it on (scripts/test-cluster.ts):
-// SIGKILL the Temporal server, which the cluster's supervisor restarts, and restart the PostgreSQL
-// of that run (its own, never the machine's shared one) with `pg_ctl restart -m fast`. Undefined
-// under `npm test`, where tests start and kill their own dev server instead (killableTemporal).
+// What a test may do to the cluster `npm run test:cluster` runs it on (scripts/test-cluster.ts): SIGKILL the Temporal server, which the cluster's supervisor
+// restarts, and restart the PostgreSQL of that run (its own, never the machine's shared one) with `pg_ctl restart -m fast`. Undefined under `npm test`, where
+// tests start and kill their own dev server instead (killableTemporal).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';

@@ -1,8 +1,6 @@
-// A local S3-compatible receiver for the S3 storage tests that checks every request's SigV4
-// signature with AWS's own signer (@smithy/signature-v4), header-signed and pre-signed alike, plus the
-// expiry of pre-signed URLs and the payload hash of signed bodies. (s3rver, used before, checked keys
-// and expiry but not signatures.) Objects live in memory; unsigned GETs are public reads, as from a
-// bucket whose variants are published. Path-style only: `/{bucket}/{key}`.
+// A local S3-compatible receiver for the S3 storage tests that checks every request's SigV4 signature with AWS's own signer (@smithy/signature-v4),
+// header-signed and pre-signed alike, plus pre-signed URLs' expiry and signed bodies' payload hash (s3rver, used before, did not check signatures). Objects
+// live in memory; unsigned GETs are public reads, as from a bucket whose variants are published. Path-style only: `/{bucket}/{key}`.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';

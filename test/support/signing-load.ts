@@ -1,8 +1,6 @@
-// A steady stream of signatures on one petition, from many distinct users, through whichever API
-// process is up at the moment: for tests that kill processes while people sign. It keeps what was
-// acknowledged (201) apart from what got no answer (connection refused or reset), which is exactly
-// what a client cannot know about and must retry, and apart from a 503 (a dependency restarting),
-// which tells the client to retry.
+// A steady stream of signatures on one petition, from many distinct users, through whichever API process is up at the moment: for tests that kill processes
+// while people sign. It keeps what was acknowledged (201) apart from what got no answer (connection refused or reset), which is exactly what a client cannot
+// know about and must retry, and apart from a 503 (a dependency restarting), which tells the client to retry.
 import { setTimeout as pause } from 'node:timers/promises';
 import { createTokenUsers } from './identity.ts';
 

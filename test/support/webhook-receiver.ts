@@ -1,7 +1,6 @@
-// A local HTTP server standing in for an integrator's webhook receiver. It keeps every request with
-// its exact body bytes and headers, and answers as the test scripts it: per path, a list of
-// behaviours used one per request (the last one repeats), e.g. ['500', '500', '500', '200'] or ['sleep:2000', '200'].
-// The `ping` every new endpoint gets is kept apart (pings(), waitFor(…, 'pings')) and answered by scriptPings, 200 by default.
+// A local HTTP server standing in for an integrator's webhook receiver. It keeps every request with its exact body bytes and headers, and answers as the test
+// scripts it: per path, a list of behaviours used one per request (the last one repeats), e.g. ['500', '500', '500', '200'] or ['sleep:2000', '200']. The
+// `ping` every new endpoint gets is kept apart (pings(), waitFor(…, 'pings')) and answered by scriptPings, 200 by default.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -1,7 +1,6 @@
-// Issue 46: nothing is half-done after kill -9 of the worker. A real worker process is killed while the
-// deletion is half-way through a person's comments (a lock on their last comment holds the second
-// batch) and while an export is building (a lock on the comments table holds its read); a new worker
-// must finish both: nothing identifying left, counts unchanged, exactly one archive, a once-only link.
+// Issue 46: nothing is half-done after kill -9 of the worker. A real worker process is killed while the deletion is half-way through a person's comments (a
+// lock on their last comment holds the second batch) and while an export is building (a lock on the comments table holds its read); a new worker must finish
+// both: nothing identifying left, counts unchanged, exactly one archive, a once-only link.
 import { expect } from 'chai';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

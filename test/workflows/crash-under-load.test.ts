@@ -1,12 +1,6 @@
-// Crashes under load: while people sign one petition and its webhook events flow to a receiver, the
-// worker, the API and the Temporal server are each killed with SIGKILL (no chance to clean up) and
-// restarted, as a supervisor would. Under `npm test` Temporal is a dev server of the test's own,
-// keeping its state in a SQLite file as `npm start`'s does; under `npm run test:cluster` it is the
-// cluster's real server on PostgreSQL (restarted by the cluster's supervisor), and PostgreSQL itself
-// is then restarted with `pg_ctl restart -m fast` (test/support/cluster-control.ts). Afterwards
-// nothing acknowledged is lost, the count matches the rows, every event arrived (a duplicate only
-// under its own X-Rally-Delivery-Id), every milestone fired once, and deliveries that were failing
-// before a kill were retried after the restart.
+// Crashes under load: while people sign one petition and its webhook events flow to a receiver, the worker, the API and the Temporal server are each killed
+// with SIGKILL and restarted, as a supervisor would. Afterwards nothing acknowledged is lost, the count matches the rows, every event arrived (a duplicate only
+// under its own X-Rally-Delivery-Id), every milestone fired once, and deliveries failing before a kill were retried after the restart.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +18,10 @@ import { SHORT_WINDOWS, startWebhookReceiver, type ReceivedRequest, type Webhook
 import { uniqueTaskQueue } from '../support/workflows.ts';
 import { storedSigningState } from '../support/signing-state.ts';
 
+// Under `npm test` Temporal is a dev server of the test's own, keeping its state in a SQLite file as `npm
+// start`'s does; under `npm run test:cluster` it is the cluster's real server on PostgreSQL (restarted by the
+// cluster's supervisor), and PostgreSQL itself is then restarted with `pg_ctl restart -m fast`
+// (test/support/cluster-control.ts).
 const HOOK = '/crash';
 const running = (process: RallyProcess) => process.child.exitCode === null && process.child.signalCode === null;
 const deliveryId = (request: ReceivedRequest) => String(request.headers['x-rally-delivery-id']);

@@ -1,7 +1,6 @@
-// The rollup fold against a real worker process that is killed in the middle of a run. The fold is
-// held deterministically: a lock on the hourly rollup table keeps its first batch waiting while the
-// worker dies. The restarted worker's retry (after the heartbeat timeout) must finish the backlog,
-// and every signature must be counted exactly once, whichever attempt folded it.
+// The rollup fold against a real worker process that is killed in the middle of a run. The fold is held deterministically: a lock on the hourly rollup table
+// keeps its first batch waiting while the worker dies. The restarted worker's retry (after the heartbeat timeout) must finish the backlog, and every signature
+// must be counted exactly once, whichever attempt folded it.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';

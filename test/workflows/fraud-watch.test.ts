@@ -1,8 +1,6 @@
-// The scheduled fraud watch against real API and worker processes: a burst of signatures on one
-// petition, from one /24, by accounts of one email domain, is signed through the API; the watch
-// (started here as the schedule starts it) must raise fraud.suspected for each of those subjects,
-// as an outbox event and as an in-app notification to a platform administrator, and a second
-// examination of the same windows must raise nothing more.
+// The scheduled fraud watch against real API and worker processes: a burst of signatures on one petition, from one /24, by accounts of one email domain, is
+// signed through the API; the watch (started here as the schedule starts it) must raise fraud.suspected for each of those subjects, as an outbox event and as
+// an in-app notification to a platform administrator, and a second examination of the same windows must raise nothing more.
 import { expect } from 'chai';
 import { randomInt, randomUUID } from 'node:crypto';
 import { z } from 'zod';

@@ -1,8 +1,6 @@
-// The one workflow that mails every guest signature's emails (issue 26): confirmations go out in
-// batches from one workflow (never one per guest signature), an address that had signed is told so
-// instead of getting a link, an unconfirmed one is reminded once and then expires, and the workflow
-// ends once nothing is open. Mail to strangers (issue 42): no reminder for an address a form was over
-// a limit for, nothing to an address that asked never to be emailed again.
+// The one workflow that mails every guest signature's emails (issue 26): confirmations go out in batches from one workflow (never one per guest signature), an
+// address that had signed is told so instead of getting a link, an unconfirmed one is reminded once and then expires, and the workflow ends once nothing is
+// open. Mail to strangers (issue 42): no reminder for an address a form was over a limit for, nothing to an address that asked never to be emailed again.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { createGuestSignatureEmailActivities } from '../../activities/guest-signature-emails.ts';

@@ -1,7 +1,6 @@
-// The media-processing workflow against a real worker process that is killed while it reads an
-// upload. The read is held open deterministically: the stored original is replaced by a named pipe
-// (FIFO) that nobody writes, so the activity is blocked in the middle when the worker dies. Once the
-// real file is back, the restarted worker's retry (after the 5 s heartbeat timeout) finishes the job.
+// The media-processing workflow against a real worker process that is killed while it reads an upload. The read is held open deterministically: the stored
+// original is replaced by a named pipe (FIFO) that nobody writes, so the activity is blocked in the middle when the worker dies. Once the real file is back,
+// the restarted worker's retry (after the 5 s heartbeat timeout) finishes the job.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,7 +1,6 @@
-// The email channel of notifications, end to end: replies to a comment make comment.reply
-// notifications; the worker mails them (caught by a local SMTP server) one by one, or as a digest
-// when more than a few arrive in one window, every recipient from one workflow; the one-click
-// unsubscribe link turns the type's email off.
+// The email channel of notifications, end to end: replies to a comment make comment.reply notifications; the worker mails them (caught by a local SMTP server)
+// one by one, or as a digest when more than a few arrive in one window, every recipient from one workflow; the one-click unsubscribe link turns the type's
+// email off.
 import { expect } from 'chai';
 import { json } from '../support/http.ts';
 import { bearer, createTestUser, login, type TestUser } from '../support/identity.ts';

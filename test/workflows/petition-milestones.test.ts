@@ -1,7 +1,6 @@
-// Milestone notifications owned by the petition's lifecycle workflow: a crossing is signalled to
-// petition-<id> by the outbox dispatcher; the workflow tells the organization's admins at once and
-// the signers who opted in to petition.milestone in batches, once per threshold, and starts no fan-out
-// when none did. A crossing that nobody but the creator hears of is settled without a signal.
+// Milestone notifications owned by the petition's lifecycle workflow: a crossing is signalled to petition-<id> by the outbox dispatcher; the workflow tells the
+// organization's admins at once and the signers who opted in to petition.milestone in batches, once per threshold, and starts no fan-out when none did. A
+// crossing that nobody but the creator hears of is settled without a signal.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';

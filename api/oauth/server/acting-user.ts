@@ -1,9 +1,6 @@
-// Who is deciding at /oauth/authorize, as the provider sees it. Rally knows the user before the
-// provider runs: from the spec's Bearer, or from Rally's own browser login (api/http/browser-session.ts);
-// the route hands that user to the provider here, and the provider's session is logged in as them.
-// So the provider never shows a login screen of its own (there is one login, Rally's), and a browser
-// whose Rally login changed is decided for by its current user. Requests the route does not vouch for
-// (the provider's resume step after the consent form) keep the provider session they carry.
+// Who is deciding at /oauth/authorize, as the provider sees it: Rally knows the user first (from the spec's Bearer or Rally's browser login) and logs the
+// provider's session in as them, so the provider never shows a login screen of its own and a browser whose Rally login changed is decided for by its current
+// user. Requests the route does not vouch for (the resume step after the consent form) keep the provider session they carry.
 import type { IncomingMessage } from 'node:http';
 import type { Provider } from 'oidc-provider';
 

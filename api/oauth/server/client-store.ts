@@ -1,9 +1,6 @@
-// The apps oidc-provider serves are Rally's own registrations (oauth_clients), read through the
-// provider's `Client` storage model: registering, editing and deleting an app takes effect on the
-// next request, on every API process. Rally keeps only a SHA-256 of each client secret, so the
-// provider is never given a secret: its one comparison, Client#compareClientSecret, is replaced by
-// Rally's (core/oauth/clients.ts secretMatches: constant time, and a rotated-out secret counts until
-// its grace period ends). That override is the one place Rally reaches into the provider's models.
+// The apps oidc-provider serves are Rally's own registrations (oauth_clients), read through the provider's `Client` model, so changes take effect on the next
+// request on every API process. Rally keeps only a SHA-256 of each client secret, so the provider is never given one; its one comparison is replaced by
+// Rally's.
 import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
 import type { DatabasePool } from 'slonik';
 import { findClient, secretMatches, type OAuthClient } from '../../../core/oauth/clients.ts';
@@ -48,7 +45,12 @@ export function createClientStore(db: DatabasePool): Adapter {
   };
 }
 
-/** Client secrets are checked against Rally's stored hashes (current and, during its grace, previous). */
+/**
+ * Client secrets are checked against Rally's stored hashes (current and, during its grace, previous).
+ * Replaces Client#compareClientSecret with core/oauth/clients.ts secretMatches (constant time, and a
+ * rotated-out secret counts until its grace period ends). This override is the one place Rally reaches into the
+ * provider's models.
+ */
 export function compareSecretsWithRallysHashes(provider: Provider, db: DatabasePool): void {
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string }, presented: string) {
     const client = await findClient(db, this.clientId);

@@ -1,10 +1,5 @@
-// The consent screen, on oidc-provider's interactions. When the provider needs the user's consent
-// it redirects to /oauth/interaction/:uid; the spec answers GET /oauth/authorize with the consent
-// screen itself, so that redirect is turned into the screen, in the same answer. The provider's
-// interaction cookie (HttpOnly, SameSite=Lax, set on that answer) binds the screen to this browser:
-// the form's answer (POST /oauth/interaction/:uid) counts only from the browser that was shown it
-// (login CSRF, RFC 9700 4.4.1.8), from Rally's own page (the route checks Origin), and from the
-// account it was shown to, as that route proves it: a Bearer or the browser's Rally login.
+// The consent screen, on oidc-provider's interactions: the provider's redirect to /oauth/interaction/:uid is turned into the screen in the same answer, as the
+// spec answers GET /oauth/authorize with the screen itself. The provider's interaction cookie (HttpOnly, SameSite=Lax) binds the screen to this browser.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import type { DatabasePool } from 'slonik';
@@ -63,6 +58,9 @@ export type ConsentOutcome = 'decided' | 'unknown' | 'not_yours';
  * The consent form's answer by `decider` (the user the route found, if any): the provider resumes the
  * authorization request with a grant of the scopes asked for, recorded so a repeat request skips the
  * screen, or with access_denied. Only the account the screen was shown to decides, deny included.
+ * The form's answer (POST /oauth/interaction/:uid) counts only from the browser that was shown it (login CSRF,
+ * RFC 9700 4.4.1.8), from Rally's own page (the route checks Origin), and from the account it was shown to, as
+ * that route proves it: a Bearer or the browser's Rally login.
  */
 export async function decideConsent(
   deps: { provider: Provider; db: DatabasePool; audience: string },

@@ -1,7 +1,6 @@
-// The authorization server's cookies (its session, the consent screen's interaction, the resume step's
-// binding) follow the rules of Rally's own (api/http/cookies.ts): HttpOnly, SameSite=Lax, host-only,
-// Path=/, and Secure with the __Host- prefix whenever PUBLIC_URL is https, decided by the public URL and
-// not by the request, so behind a TLS-terminating proxy without RALLY_TRUST_PROXY they keep both.
+// The authorization server's cookies (its session, the consent screen's interaction, the resume step's binding) follow the rules of Rally's own
+// (api/http/cookies.ts): HttpOnly, SameSite=Lax, host-only, Path=/, and Secure with the __Host- prefix whenever PUBLIC_URL is https, decided by the public URL
+// and not by the request, so behind a TLS-terminating proxy without RALLY_TRUST_PROXY they keep both.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Configuration, KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { cookieName, setCookie, type CookiePolicy } from '../../http/cookies.ts';

@@ -1,8 +1,6 @@
-// A request that names no scope gets the app's registered scopes (RFC 6749 3.3 lets the server
-// define that default; Rally's has always been the registration's). The provider would grant none,
-// so the default is written into the request before it runs: the authorization request's query,
-// or the client_credentials parameters. Which app is asked about only picks the default; the
-// provider still authenticates the client and checks the scopes against its registration.
+// A request that names no scope gets the app's registered scopes (RFC 6749 3.3 lets the server define that default). The provider would grant none, so the
+// default is written into the request before it runs (the authorization query or the client_credentials parameters); the provider still authenticates the
+// client and checks the scopes against its registration.
 import type { DatabasePool } from 'slonik';
 import { findClient } from '../../../core/oauth/clients.ts';
 import type { RallyContext } from '../../http/context.ts';

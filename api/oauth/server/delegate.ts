@@ -1,7 +1,6 @@
-// Rally's routes answer the provider's paths by handing the request to the provider, which writes
-// the answer itself. Rally's route still did its part first: the declaration's rate limit and
-// credentials, and the spec's request shapes (a JSON body on the token endpoint is handed over as the
-// form-encoded parameters RFC 6749 specifies, which the provider reads).
+// Rally's routes answer the provider's paths by handing the request to the provider, which writes the answer itself. Rally's route still did its part first:
+// the declaration's rate limit and credentials, and the spec's request shapes (a JSON body on the token endpoint is handed over as the form-encoded parameters
+// RFC 6749 specifies, which the provider reads).
 import type { Provider } from 'oidc-provider';
 import type { RallyContext } from '../../http/context.ts';
 import { applySecurityHeaders } from '../../http/security-headers.ts';

@@ -1,9 +1,5 @@
-// What Rally adds to the provider's JWT access tokens. Every token of the authorization code flow
-// names its grant (`grant_id`), so ending a grant refuses its tokens at once (core/oauth/grants.ts).
-// A client_credentials token acts for nobody (its subject is the app: public reads only, and its
-// grant the app's registration, ended by deleting the app) unless the app has an owner: then it acts
-// for the owner, within and while the owner's standing authorization (made at registration, listed
-// and revocable under /v1/users/me/authorizations), which it names.
+// What Rally adds to the provider's JWT access tokens. Every token of the authorization code flow names its grant (`grant_id`), so ending a grant refuses its
+// tokens at once (core/oauth/grants.ts).
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { DatabasePool } from 'slonik';
 import { findClient } from '../../../core/oauth/clients.ts';
@@ -13,6 +9,10 @@ import { ownerAuthorization } from '../../../core/oauth/user-authorizations.ts';
 type IssuedToken = { kind: string; clientId?: string; grantId?: string };
 type StructuredToken = { payload: Record<string, unknown> };
 
+// A client_credentials token acts for nobody (its subject is the app: public reads only, and its grant the
+// app's registration, ended by deleting the app) unless the app has an owner: then it acts for the owner,
+// within and while the owner's standing authorization (made at registration, listed and revocable under
+// /v1/users/me/authorizations), which it names.
 export async function customizeAccessToken(db: DatabasePool, _ctx: KoaContextWithOIDC, token: IssuedToken, jwt: StructuredToken): Promise<void> {
   if (token.grantId) {
     jwt.payload[GRANT_ID_CLAIM] = token.grantId;

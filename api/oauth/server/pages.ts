@@ -1,9 +1,6 @@
-// The HTML the user sees during authorization: the consent screen and the page for a request that
-// cannot safely go back to the app (unknown client, unregistered redirect_uri: RFC 6749 4.1.2.1).
-// Every value is escaped; the page may not be framed (clickjacking), its one script (by its hash)
-// arms Approve after half a second (api/http/armed-buttons.ts), and its form may only post here and
-// follow the redirects back to the app. Written into the provider's own Koa context
-// (api/oauth/server/consent.ts, its renderError) as well as Rally's.
+// The HTML the user sees during authorization: the consent screen and the page for a request that cannot safely go back to the app (RFC 6749 4.1.2.1), written
+// into the provider's Koa context (consent.ts, its renderError) as well as Rally's. Every value is escaped; the page may not be framed, its one script (by
+// hash) arms Approve after half a second (armed-buttons.ts), and its form may only post here and follow the redirects back to the app.
 import type { ParameterizedContext } from 'koa';
 import type { ErrorOut } from 'oidc-provider';
 import type { AppOwner } from '../../../core/oauth/app-identity.ts';

@@ -1,10 +1,6 @@
-// The authorization server for third-party apps: oidc-provider (OpenID Certified), configured, on the
-// API's origin. What is configured rather than written: PKCE S256 for every client, refresh tokens
-// rotated with reuse detection (a replayed one ends its grant), `iss` in every authorization
-// response (RFC 9207), resource indicators so access tokens are RFC 9068 JWTs for the API, codes good
-// for a minute, RFC 7009 revocation and RFC 7662 introspection. Its records are in PostgreSQL
-// (oauth_server_records); apps, consent and signing keys stay Rally's. The few places where Rally's
-// spec asks for something the provider does not do are named adapters beside this file.
+// The authorization server for third-party apps: oidc-provider (OpenID Certified), configured, on the API's origin, with its records in PostgreSQL
+// (oauth_server_records); apps, consent and signing keys stay Rally's. Where Rally's spec asks for something the provider does not do, a named adapter beside
+// this file does it.
 import { createHmac } from 'node:crypto';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import type { DatabasePool } from 'slonik';
@@ -56,6 +52,10 @@ function scopesRequested(ctx: KoaContextWithOIDC): string[] {
   return [...new Set(scope.split(' ').filter(Boolean))];
 }
 
+// Configured rather than written: PKCE S256 for every client, refresh tokens rotated with reuse detection (a
+// replayed one ends its grant), `iss` in every authorization response (RFC 9207), resource indicators so access
+// tokens are RFC 9068 JWTs for the API, codes good for a minute, RFC 7009 revocation and RFC 7662
+// introspection.
 function configuration(options: AppAuthorizationServerOptions): Configuration {
   const { db, signer, publicUrl: audience, lifetimes } = options;
   const accessTokenTTL = seconds(lifetimes.accessTokenTtlMs);

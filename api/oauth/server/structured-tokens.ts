@@ -1,9 +1,6 @@
-// The named adapter for JWT access tokens at /oauth/revoke and /oauth/introspect. oidc-provider
-// authenticates the client and then refuses structured tokens (unsupported_token_type), as a JWT
-// is checked by its signature and no store says it is revoked. Rally's API does keep such a list
-// (the revocation list every API process holds), so, for the client the provider just
-// authenticated, Rally revokes the token there (RFC 7009) or says whether it is still honoured
-// (RFC 7662). Refresh tokens and everything else stay the provider's.
+// The named adapter for JWT access tokens at /oauth/revoke and /oauth/introspect: oidc-provider authenticates the client, then refuses structured tokens, as no
+// store of its own says a JWT is revoked. Rally's revocation list does, so for that client Rally revokes the token there (RFC 7009) or says whether it is still
+// honoured (RFC 7662). Refresh tokens and everything else stay the provider's.
 import { errors, type Client, type KoaContextWithOIDC } from 'oidc-provider';
 import type { DatabasePool } from 'slonik';
 import { introspectAppAccessToken } from '../../../core/oauth/introspection.ts';

@@ -1,7 +1,6 @@
-// Credentials that outlive an access token. The client asks its token provider for a token before
-// every attempt, and once more with `refresh: true` after a 401 token_expired. loginSession and
-// oauthSession are such providers: they keep a token pair, refresh it shortly before it expires (or
-// when asked), one refresh at a time since each refresh token works once, and revoke it on request.
+// Credentials that outlive an access token. The client asks its token provider for a token before every attempt, and once more with `refresh: true` after a 401
+// token_expired. loginSession and oauthSession are such providers: they keep a token pair, refresh it shortly before it expires (or when asked), one refresh at
+// a time since each refresh token works once, and revoke it on request.
 import { refreshTokens, revokeToken, type OAuthApp, type Tokens } from './oauth.ts';
 import { isProblem, RallyProblem } from './problems.ts';
 

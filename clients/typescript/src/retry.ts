@@ -1,8 +1,6 @@
-// When a failed attempt is tried again, and after how long. An attempt that may have been done by the
-// API (a network error, a timeout, 500, 502, 504, 408) is retried only when repeating it is safe: a
-// read, or a POST that carries an Idempotency-Key the route honours, so the API answers the repeat with
-// the first answer. Refusals the API made before doing anything (429, 503, and 409 while the same key
-// is still being processed) are retried for every method.
+// When a failed attempt is tried again, and after how long. An attempt that may have been done by the API (a network error, a timeout, 500, 502, 504, 408) is
+// retried only when repeating it is safe: a read, or a POST that carries an Idempotency-Key the route honours, so the API answers the repeat with the first
+// answer. Refusals the API made before doing anything (429, 503, and 409 while the same key is still being processed) are retried for every method.
 
 export type RetryOptions = {
   /** Retries after the first attempt; 0 turns retrying off. Default 2. */

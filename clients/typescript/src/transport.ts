@@ -1,7 +1,6 @@
-// The fetch every call of the client goes through: it gives each POST an Idempotency-Key (the
-// caller's, or one made here) that stays the same across every attempt, asks the token provider for a
-// token per attempt (once more, forcing a refresh, after a 401 token_expired), bounds each attempt by
-// a timeout, honours the caller's AbortSignal, and retries as retry.ts decides.
+// The fetch every call of the client goes through: it gives each POST an Idempotency-Key (the caller's, or one made here) that stays the same across every
+// attempt, asks the token provider for a token per attempt (once more, forcing a refresh, after a 401 token_expired), bounds each attempt by a timeout, honours
+// the caller's AbortSignal, and retries as retry.ts decides.
 import type { TokenProvider } from './auth.ts';
 import { delayBeforeRetry, repeatable, retryableAnswer, type RetryPolicy } from './retry.ts';
 

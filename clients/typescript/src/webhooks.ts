@@ -1,7 +1,6 @@
-// Verifying a webhook delivery before trusting it. X-Rally-Signature-V2 is
-// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, with one v1 per secret that signs during a
-// rotation; covering the time lets a receiver refuse an old delivery replayed to it. Web Crypto's
-// verify compares in constant time, and runs in Node.js, Deno, Bun, browsers and edge runtimes alike.
+// Verifying a webhook delivery before trusting it. X-Rally-Signature-V2 is `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, with one v1 per secret that
+// signs during a rotation; covering the time lets a receiver refuse an old delivery replayed to it. Web Crypto's verify compares in constant time, and runs in
+// Node.js, Deno, Bun, browsers and edge runtimes alike.
 import type { webhooks } from './generated/openapi.ts';
 
 type Payload<Name extends keyof webhooks> = webhooks[Name] extends { post: { requestBody: { content: { 'application/json': infer Body } } } } ? Body : never;

@@ -1,12 +1,6 @@
-// Guest signing under load (issue 26), through a second API process (the signing limits raised: all
-// load comes from one address) and a worker mailing into a folder of its own:
-// (a) guest forms submitted per second (POST /p/{slug}/sign, every request a new address), then, once
-//     the guest-signature-emails workflow has drained, exactly one confirmation email written per
-//     stored guest signature;
-// (b) confirmations per second on one hot petition (POST /signatures/confirm/{reference}, every
-//     request a different pending guest signature, seeded beforehand), then the petition's count
-//     exactly the confirmations that answered 200, and exactly as many confirmed rows.
-// Goals: ≥ 1,000/s each; a count that does not add up makes the row INVALID.
+// Guest signing under load (issue 26), through a second API process (signing limits raised: all load comes from one address) and a worker mailing into a folder
+// of its own: (a) guest forms submitted per second, (b) confirmations per second on one hot petition. Goals: ≥ 1,000/s each; a count that does not add up makes
+// the row INVALID.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -82,6 +76,10 @@ const row = (result: LoadResult, target: string, exact: boolean): ResultRow => (
   verdict: exact ? verdictFor(result.requestsPerSecond >= MIN_RATE, result) : 'INVALID',
 });
 
+// (a) POST /p/{slug}/sign, every request a new address; once the guest-signature-emails workflow has drained,
+// exactly one confirmation email written per stored guest signature. (b) POST /signatures/confirm/{reference},
+// every request a different pending guest signature, seeded beforehand; then the petition's count is exactly
+// the confirmations that answered 200, with exactly as many confirmed rows.
 export const scenario: Scenario = {
   name: NAME,
   goal: `guest forms submitted (one email each) and confirmations on one hot petition: ≥ ${MIN_RATE.toLocaleString('en-US')}/s each, counts exact afterwards`,

@@ -1,7 +1,6 @@
-// How much the API's middleware stack (problems, request context, body parsing, router, route guard,
-// envelope) costs on a route that does no I/O: GET /v1 on the real API process against a bare
-// node:http server answering the same JSON with the same headers. Both get identical load, in
-// interleaved rounds (interleave.ts), from the separate load generator process.
+// How much the API's middleware stack (problems, request context, body parsing, router, route guard, envelope) costs on a route that does no I/O: GET /v1 on
+// the real API process against a bare node:http server answering the same JSON with the same headers. Both get identical load, in interleaved rounds
+// (interleave.ts), from the separate load generator process.
 import { startBaselineServer } from '../baseline.ts';
 import { measureInterleaved, ratioOf } from '../interleave.ts';
 import { verdictFor, type BenchEnvironment, type ResultRow, type Scenario } from '../scenario.ts';

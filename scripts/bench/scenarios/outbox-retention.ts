@@ -1,8 +1,6 @@
-// Issue 43's outbox row: 1,000,000 events appended through the outbox's own insert (in statements of
-// 50,000, as signing batches write theirs), drained by a real worker's dispatcher, then the real
-// retention step (the roll-event-partitions activity) run with a clock past RALLY_EVENT_RETENTION.
-// Goal: dead rows ≤ 5 % of live ones over every partition once dispatched (the dispatcher updates no
-// event), and the table back to what the window holds (none of them) without VACUUM FULL.
+// Issue 43's outbox row: 1,000,000 events appended through the outbox's own insert (in statements of 50,000, as signing batches write theirs), drained by a
+// real worker's dispatcher, then the real retention step (roll-event-partitions) run with a clock past RALLY_EVENT_RETENTION. Goal: dead rows ≤ 5 % of live
+// ones once dispatched (the dispatcher updates no event), and the table back to what the window holds (none of them) without VACUUM FULL.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabasePool } from 'slonik';

@@ -1,9 +1,6 @@
-// Resident memory of the two long-running processes, as an operator sizing containers sees it: a fresh
-// API and a fresh worker (the worker started from a workflow bundle prepared ahead, as in production),
-// read from /proc after they settle (idle), then again after work (the API after a read load, the
-// worker after running a batch of real Rally workflows with database activities). Goals (issue 17):
-// worker ≤ 200 MB idle, API ≤ 150 MB idle; the after-load figures are reported for comparison.
-// Self-contained: it starts and stops its own processes on their own port and task queue.
+// Resident memory of the API and the worker as an operator sizing containers sees it, read from /proc when fresh and settled (idle) and again after work. Goals
+// (issue 17): worker ≤ 200 MB idle, API ≤ 150 MB idle; the after-load figures are reported for comparison. Self-contained: it starts and stops its own
+// processes on their own port and task queue.
 import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -60,6 +57,8 @@ function start(name: string, args: string[], env: NodeJS.ProcessEnv): PrefixedCh
   return spawnPrefixed({ name, command: process.execPath, args, cwd: REPOSITORY_ROOT, env });
 }
 
+// The worker is started from a workflow bundle prepared ahead, as in production. After work: the API after a
+// read load, the worker after running a batch of real Rally workflows with database activities.
 export const scenario: Scenario = {
   name: NAME,
   goal: `a fresh worker holds ≤ ${GOALS_MB.worker} MB and a fresh API ≤ ${GOALS_MB.api} MB resident when idle; after-load figures beside them`,

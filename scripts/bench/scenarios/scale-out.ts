@@ -1,11 +1,5 @@
-// Scale-out (issue 16): two API processes and two workers on the same PostgreSQL and Temporal, the
-// way replicas run behind a load balancer. Two rows:
-// - reads: GET /v1/petitions/{slug} on one API process, then on both at once (each driven by its own
-//   load generator with half the connections, the sum reported), in interleaved rounds; goal (issue
-//   28): an API process per core (two here) serves at least 1.60 × one;
-// - counts: a fresh petition signed through both processes in turn while both workers run; once the
-//   requests are answered, the signatures table, the counter shards, the signature.created events in
-//   the outbox and what each API process serves must all equal the number of 201 answers, exactly.
+// Scale-out (issue 16): two API processes and two workers on the same PostgreSQL and Temporal, as replicas run behind a load balancer. Two rows: reads (an API
+// process per core serves at least 1.60 × one, issue 28) and counts (signatures through both APIs add up exactly).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -74,6 +68,8 @@ const sum = (a: LoadResult, b: LoadResult): LoadResult => ({
 });
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor((values.length - 1) / 2)]!;
 
+// GET /v1/petitions/{slug} on one API process, then on both at once (each driven by its own load generator with
+// half the connections, the sum reported), in interleaved rounds.
 async function measureReads(env: BenchEnvironment, urls: readonly string[], slug: string): Promise<ResultRow[]> {
   const path = `/v1/petitions/${slug}`;
   const half = { ...env.load, connections: Math.ceil(env.load.connections / 2) };
@@ -109,6 +105,9 @@ async function measureReads(env: BenchEnvironment, urls: readonly string[], slug
   ];
 }
 
+// A fresh petition signed through both processes in turn while both workers run; once the requests are
+// answered, the signatures table, the counter shards, the signature.created events in the outbox and what each
+// API process serves must all equal the number of 201 answers, exactly.
 async function measureCounts(env: BenchEnvironment, client: pg.Client, urls: readonly string[], signingEnv: NodeJS.ProcessEnv): Promise<ResultRow> {
   const petition = await createPetition(client);
   const signers = await mintSigners(signingEnv, SIGNATURES, env.log);

@@ -1,9 +1,6 @@
-// Discovery and insight (issue 14) on the seeded database (100,000 petitions): GET /v1/search/petitions
-// for a word that matches one petition in twenty (with its facets), GET /v1/search/suggest for a
-// prefix with one wrong letter, the analytics fold's throughput (fold-throughput.ts), and
-// GET /v1/petitions/{id}/analytics of the petition with 1,000,000 signatures over two years, by day.
-// Goals at the bench's concurrency: search p99 < 50 ms, suggest p99 < 20 ms, analytics p99 < 50 ms,
-// and the fold keeps up with 2,000 signatures/s.
+// Discovery and insight (issue 14) on the seeded database: GET /v1/search/petitions for a word matching one petition in twenty (with facets), GET
+// /v1/search/suggest for a prefix with one wrong letter, the analytics fold's throughput, and the analytics of the 1,000,000-signature petition over two years
+// by day. Goals: search p99 < 50 ms, suggest p99 < 20 ms, analytics p99 < 50 ms, and the fold keeps up with 2,000 signatures/s.
 import { measureFold } from '../fold-throughput.ts';
 import { measureLoad } from '../load.ts';
 import { ensureMillionPetition } from '../million-petition.ts';

@@ -1,23 +1,6 @@
-// Signing under load, on the seeded database (100,000 petitions, 1,000,000 signatures): through the
-// real API (POST /v1/petitions/{id}/signatures, every request a different user with their own access
-// token, 50 clients sending from 10,000 client addresses a row: address-load.ts) with a production
-// worker (NODE_ENV=production, the prepared workflow bundle), in three interleaved rounds of (a) one
-// hot petition, (b) 10,000 petitions in turn, (c) the same hot petition while its owner has one
-// healthy signature.created webhook endpoint, whose deliveries are then awaited (keep-up, event →
-// receipt, losses, duplicates; this worker delivers to the receiver on loopback, so it runs in
-// development mode), and (d) a bare node:http server, the reference for the API's CPU per request.
-// Then (e) the API's statements for one signature in a tight `pg` loop (petitionFactsStatement and
-// signBatchStatement of core/signatures/, imported, so they cannot drift), and (f) pgbench's
-// insert + count transaction, the reference for PostgreSQL's CPU per signature.
-// Goals (issues 16, 28 and 43): hot ≥ 2,000/s with p99 < 100 ms; spread ≥ 2,000/s; hot ≥ 0.80 ×
-// spread; hot ≥ 0.50 × the raw loop; with a subscriber ≥ 0.80 × without; keep-up ≥ 0.95, p99 event →
-// receipt < 1 s, none lost, no second delivery id; the per-signature costs of signing-costs.ts;
-// API RSS after signing ≤ 200 MB.
-//
-// The API under test is a second API process in production mode with production's rate limits (per address, too: the
-// load comes from many addresses), beside the embedded identity provider that publishes the key the
-// minted tokens are signed with. Only the hard block and domain ceilings stay off (environment.ts):
-// every minted signer has an address at one email domain, which no crowd has.
+// Signing under load on the seeded database, through the real API with a production worker: (a) one hot petition, (b) 10,000 petitions in turn, (c) the hot one
+// with a webhook subscriber, (d) a bare node:http server, (e) the API's statements in a tight `pg` loop, (f) pgbench. Goals (issues 16, 28, 43): hot and spread
+// ≥ 2,000/s, hot p99 < 100 ms, and the ratios, delivery and cost goals the constants below name.
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { petitionFactsStatement } from '../../../core/signatures/sign.ts';
@@ -41,6 +24,9 @@ import { createSignerPool, planned, startIdentityProvider } from '../signers.ts'
 import { productionServiceEnv, startRallyWorker, startReceiver, stopRallyWorker } from '../webhook-kit.ts';
 import type { PrefixedChild } from '../../lib/child-process.ts';
 
+// Goals in full: hot ≥ 2,000/s with p99 < 100 ms; spread ≥ 2,000/s; hot ≥ 0.80 × spread; hot ≥ 0.50 × the raw
+// loop; with a subscriber ≥ 0.80 × without; keep-up ≥ 0.95, p99 event → receipt < 1 s, none lost, no second
+// delivery id; the per-signature costs of signing-costs.ts; API RSS after signing ≤ 200 MB.
 const NAME = 'signing';
 const SPREAD_PETITIONS = 10_000;
 const MIN_API_TO_RAW = 0.5;
@@ -263,7 +249,19 @@ async function startBare(env: BenchEnvironment, stops: (() => Promise<void>)[]) 
   return bare;
 }
 
-/** The interleaved rounds through one API process, with a worker delivering to a local receiver. */
+/**
+ * The interleaved rounds through one API process, with a worker delivering to a local receiver.
+ * Three interleaved rounds of (a) one hot petition, (b) 10,000 petitions in turn, (c) the same hot petition
+ * while its owner has one healthy signature.created webhook endpoint, whose deliveries are then awaited
+ * (keep-up, event → receipt, losses, duplicates; this worker delivers to the receiver on loopback, so it runs
+ * in development mode), and (d) a bare node:http server, the reference for the API's CPU per request. Every
+ * request is a different user with their own access token, 50 clients sending from 10,000 client addresses a
+ * row (address-load.ts); the worker runs with NODE_ENV=production and the prepared workflow bundle. The API
+ * under test is a second API process in production mode with production's rate limits (per address, too: the
+ * load comes from many addresses), beside the embedded identity provider that publishes the key the minted
+ * tokens are signed with. Only the hard block and domain ceilings stay off (environment.ts): every minted
+ * signer has an address at one email domain, which no crowd has.
+ */
 async function signingRounds(env: BenchEnvironment, setup: pg.Client, chosen: Targets, stops: (() => Promise<void>)[]): Promise<Rounds> {
   const idpPort = String(await freePort());
   // Production mode, as the API's hot path is built for it (responses written by the compiled serializer, prepared rows unparsed).
@@ -313,6 +311,9 @@ async function signingRounds(env: BenchEnvironment, setup: pg.Client, chosen: Ta
   };
 }
 
+// (e) The API's statements for one signature in a tight `pg` loop (petitionFactsStatement and
+// signBatchStatement of core/signatures/, imported, so they cannot drift), and (f) pgbench's insert + count
+// transaction, the reference for PostgreSQL's CPU per signature.
 async function rawRows(env: BenchEnvironment, setup: pg.Client, chosen: Targets, stops: (() => Promise<void>)[]) {
   const clients = await Promise.all(
     Array.from({ length: env.load.connections }, async () => {

@@ -1,14 +1,6 @@
-// Events to webhook deliveries, end to end: outbox rows, the worker's dispatcher, delivery-batch
-// workflows, signed POSTs to a local receiver that notes each event's arrival. (Deliveries while
-// signing at full speed, and signing with a subscriber, are rows of the signing scenario.)
-// (a) The pipeline alone: 10,000 events written straight into the outbox for one endpoint, against a
-//     bare `undici` loop sending the same signed requests to the same receiver, in interleaved
-//     rounds; goal ≥ 2,000 deliveries/s and ≥ 0.50 of the bare loop.
-// (b) 10 endpoints, one answering in 2 s and one failing (HTTP 500), each with its own petition,
-//     events for all of them: the healthy eight keep p99 event → receipt < 1 s, and the failing one's
-//     events each arrive 6 times (the first attempt and its five backed-off retries; the bench's
-//     worker starts retrying after RETRY_INITIAL, doubling).
-// (c) The worker's resident memory after these runs (≤ 200 MB).
+// Events to webhook deliveries, end to end: outbox rows, the worker's dispatcher, delivery-batch workflows, signed POSTs to a local receiver noting each
+// arrival: (a) the pipeline alone against a bare loop, (b) 10 endpoints with a slow and a failing one, (c) the worker's memory after (≤ 200 MB). Deliveries
+// while signing at full speed, and signing with a subscriber, are rows of the signing scenario.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -87,6 +79,12 @@ async function rssMb(pid: number | undefined): Promise<number | null> {
   return kilobytes === undefined ? null : Number(kilobytes) / 1024;
 }
 
+// (a) 10,000 events written straight into the outbox for one endpoint, against a bare `undici` loop sending the
+// same signed requests to the same receiver, in interleaved rounds; goal ≥ 2,000 deliveries/s and ≥ 0.50 of the
+// bare loop. (b) 10 endpoints, one answering in 2 s and one failing (HTTP 500), each with its own petition,
+// events for all of them: the healthy eight keep p99 event → receipt < 1 s, and the failing one's events each
+// arrive 6 times (the first attempt and its five backed-off retries; the bench's worker starts retrying after
+// RETRY_INITIAL, doubling).
 export const scenario: Scenario = {
   name: NAME,
   goal:

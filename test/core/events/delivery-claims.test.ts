@@ -1,7 +1,6 @@
-// Every worker runs a dispatcher, and every dispatcher claims waiting webhook deliveries into batches
-// (each batch becomes one workflow that sends them). Dispatchers woken by the same NOTIFY claim at
-// the same moment; a delivery claimed into two batches would be sent twice. Claims run here from
-// several connections at once, many times over, as several workers' dispatchers would.
+// Every worker runs a dispatcher, and every dispatcher claims waiting webhook deliveries into batches (each batch becomes one workflow that sends them).
+// Dispatchers woken by the same NOTIFY claim at the same moment; a delivery claimed into two batches would be sent twice. Claims run here from several
+// connections at once, many times over, as several workers' dispatchers would.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../../db/sql.ts';

@@ -1,8 +1,6 @@
-// Confirming guest signatures in batches (core/guest-signatures/confirm.ts and confirm-batcher.ts)
-// through the signature batcher, against the real database: many confirmations in one batch each
-// become a signature and are marked confirmed together, announced and counted toward milestones like
-// any signature; the same link clicked twice at once signs once; a bad, expired or suspended link in
-// a batch gets its own answer and the others still sign.
+// Confirming guest signatures in batches (core/guest-signatures/confirm.ts and confirm-batcher.ts) through the signature batcher, against the real database:
+// many confirmations in one batch each become a signature and are marked confirmed together, announced and counted toward milestones like any signature; the
+// same link clicked twice at once signs once; a bad, expired or suspended link in a batch gets its own answer and the others still sign.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';

@@ -1,7 +1,5 @@
-// A crossing that nobody but the creator hears of (no organization admin to tell, no signer who
-// opted in to petition.milestone) is settled by the dispatcher in one statement, without a signal to
-// the petition's workflow; a crossing somebody hears of is left for the signal, and so is one another
-// worker holds.
+// A crossing that nobody but the creator hears of (no organization admin to tell, no signer who opted in to petition.milestone) is settled by the dispatcher in
+// one statement, without a signal to the petition's workflow; a crossing somebody hears of is left for the signal, and so is one another worker holds.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';

@@ -1,8 +1,6 @@
-// Every list's cursor decoder gets the same hostile cursors. Loading the app's module graph makes
-// every list's codec (each is made by core/pagination/keyset.ts and registered under its tag), so a
-// list added later is attacked here without anyone listing it. Each hostile cursor is built from a
-// well-formed one of that very list (its tag, its shape) with one thing wrong, so it reaches the
-// check it is aimed at instead of being refused for a simpler reason first.
+// Every list's cursor decoder gets the same hostile cursors. Loading the app's module graph makes every list's codec (each is made by core/pagination/keyset.ts
+// and registered under its tag), so a list added later is attacked here without anyone listing it. Each hostile cursor is built from a well-formed one of that
+// very list (its tag, its shape) with one thing wrong, so it reaches the check it is aimed at instead of being refused for a simpler reason first.
 import { expect } from 'chai';
 import type { TSchema } from '@sinclair/typebox';
 import '../../../api/app.ts';

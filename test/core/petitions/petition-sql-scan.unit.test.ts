@@ -1,7 +1,6 @@
-// Every SQL in core/ and api/ that reads `petitions` and filters it by status or visibility must do
-// so through the shared rule (core/petitions/visibility.ts, through policy.ts or PUBLICLY_LISTED),
-// so that who may see a petition is written once. Exceptions are the queries that check one exact
-// status for a state change, or that filter on something other than who may see; each has a reason.
+// Every SQL in core/ and api/ that reads `petitions` and filters it by status or visibility must do so through the shared rule (core/petitions/visibility.ts,
+// through policy.ts or PUBLICLY_LISTED), so that who may see a petition is written once. Exceptions are the queries that check one exact status for a state
+// change, or that filter on something other than who may see; each has a reason.
 import { expect } from 'chai';
 import { sourceFiles, sqlTemplates } from '../../support/source-scan.ts';
 

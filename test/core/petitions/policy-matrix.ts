@@ -1,10 +1,5 @@
-// The expected petition access matrix, written out by hand from the rules in the issue and the spec
-// (not read from core/petitions/policy.ts): both the predicate test and the SQL test check against it.
-//
-// Each cell lists what the viewer may do with the petition, one letter each:
-//   K knows it exists (else 404)   R reads it by its link without a code   C reads it with its access code
-//   L sees it in lists and exports  M manages it (edit, delete, publish, updates, decision makers)
-// A dash means "no".
+// The expected petition access matrix, written out by hand from the rules in the issue and the spec (not read from core/petitions/policy.ts): both the
+// predicate test and the SQL test check against it.
 
 export const VIEWERS = ['anonymous', 'signer', 'creator', 'platformAdmin', 'orgAdmin'] as const;
 export type ViewerKind = (typeof VIEWERS)[number];
@@ -27,6 +22,9 @@ export const PETITION_SHAPES: Record<
   deleted: { status: 'active', visibility: 'public', deleted: true },
 };
 
+// Each cell lists what the viewer may do with the petition, one letter each, a dash meaning "no": K knows it
+// exists (else 404); R reads it by its link without a code; C reads it with its access code; L sees it in lists
+// and exports; M manages it (edit, delete, publish, updates, decision makers).
 export const EXPECTED: Record<ViewerKind, Record<PetitionKind, string>> = {
   anonymous: {
     draft: '-----',

@@ -1,8 +1,6 @@
-// The rankings schedule's trending refresh: each signature of the last 7 days weighs e^(-age / 24 h),
-// a score is rewritten once it is more than 1% off, and a petition nobody signed for 7 days falls to 0.
-// The same score whether the signatures are still queued for the analytics fold or already folded
-// into the hourly rollup the refresh reads. The score is stored in forward-decay form, ln(score) +
-// days since 2026-01-01 (0: none), which does not move as the score decays.
+// The rankings schedule's trending refresh: each signature of the last 7 days weighs e^(-age / 24 h), a score is rewritten once it is more than 1% off, and a
+// petition nobody signed for 7 days falls to 0. The same score whether the signatures are still queued for the analytics fold or already folded into the hourly
+// rollup the refresh reads. The score is stored in forward-decay form, ln(score) + days since 2026-01-01 (0: none), which does not move as the score decays.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';

@@ -1,7 +1,6 @@
-// The petition state machine, every status × event, written out by hand from the spec's "States and
-// transitions" (publish, close, victory: the owner; any other state: 409) and from the moderation
-// moves the spec leaves unshown (docs/guides/moderation.md: hold for review, release, admin close), not
-// read from core/petitions/transitions.ts.
+// The petition state machine, every status × event, written out by hand from the spec's "States and transitions" (publish, close, victory: the owner; any other
+// state: 409) and from the moderation moves the spec leaves unshown (docs/guides/moderation.md: hold for review, release, admin close), not read from
+// core/petitions/transitions.ts.
 import { expect } from 'chai';
 import { isTerminal, isTransition, sourcesOf, transitionOf, type PetitionEvent, type PetitionStatus } from '../../../core/petitions/transitions.ts';
 

@@ -1,7 +1,6 @@
-// The two halves of core/petitions/visibility.ts give the same answer: for every status × visibility
-// × deleted-or-not, in real PostgreSQL, each rule's SQL fragment agrees with its predicate for an
-// anonymous visitor, a stranger, the creator, a platform admin and an organization admin (with and
-// without the access code). policy-sql.test.ts checks both against the hand-written matrix.
+// The two halves of core/petitions/visibility.ts give the same answer: for every status × visibility × deleted-or-not, in real PostgreSQL, each rule's SQL
+// fragment agrees with its predicate for an anonymous visitor, a stranger, the creator, a platform admin and an organization admin (with and without the access
+// code). policy-sql.test.ts checks both against the hand-written matrix.
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';

@@ -1,8 +1,6 @@
-// Migration 0035 gives the hourly rollup each hour's trending weight. Its backfill runs on a database
-// whose rollup already holds folded hours while other signatures wait in the fold's queue: after it,
-// and after the queue is folded by the new fold, every petition's score must be what the old rule
-// (one term per signature of the last 7 days) gave. Run on a database of its own (the backfill and the
-// fold sweep whole tables), inside a transaction that is rolled back to the state before the migration.
+// Migration 0035 gives the hourly rollup each hour's trending weight. Its backfill runs while the rollup holds folded hours and other signatures wait in the
+// fold's queue; after it and the new fold, every score must be what the old rule (one term per signature of the last 7 days) gave. Run on a database of its own
+// (the backfill and the fold sweep whole tables), in a transaction rolled back to the state before the migration.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';

@@ -1,7 +1,6 @@
-// Migration 0046 moves the outbox into a table partitioned by day and read past a stored position.
-// Run on a database migrated up to 0045 that holds events as they were: some dispatched, some not.
-// Every row must come over with its id, position and data, and the dispatcher must go on from the
-// first event it had not dispatched.
+// Migration 0046 moves the outbox into a table partitioned by day and read past a stored position. Run on a database migrated up to 0045 that holds events as
+// they were: some dispatched, some not. Every row must come over with its id, position and data, and the dispatcher must go on from the first event it had not
+// dispatched.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';

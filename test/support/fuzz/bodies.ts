@@ -1,7 +1,6 @@
-// Request bodies for one operation: a plausible body from its schema, then one flaw at a time (a
-// property of the wrong type, a required one missing, an unknown one added, the wrong root type,
-// JSON cut short, nesting far too deep, duplicate keys, nothing at all), then how it is labelled
-// and encoded on the wire (wrong Content-Type, a Content-Encoding it does not decode under).
+// Request bodies for one operation: a plausible body from its schema, then one flaw at a time (a property of the wrong type, a required one missing, an unknown
+// one added, the wrong root type, JSON cut short, nesting far too deep, duplicate keys, nothing at all), then how it is labelled and encoded on the wire (wrong
+// Content-Type, a Content-Encoding it does not decode under).
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import type { Schema } from './openapi.ts';

@@ -1,7 +1,6 @@
-// Values from a JSON Schema, as fast-check arbitraries: `plausible` ones that a schema would accept
-// (so a request reaches past validation into the handler) and `hostile` ones that it should refuse
-// (wrong types, 100k-character strings, NUL bytes, invalid UTF-8, numbers out of any range, deep
-// nesting). Best effort on purpose: a plausible value that turns out invalid is just another input.
+// Values from a JSON Schema, as fast-check arbitraries: `plausible` ones that a schema would accept (so a request reaches past validation into the handler) and
+// `hostile` ones that it should refuse (wrong types, 100k-character strings, NUL bytes, invalid UTF-8, numbers out of any range, deep nesting). Best effort on
+// purpose: a plausible value that turns out invalid is just another input.
 import fc from 'fast-check';
 import type { Schema } from './openapi.ts';
 
