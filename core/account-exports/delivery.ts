@@ -4,24 +4,23 @@
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { Unavailable } from '../errors/domain-error.ts';
+import { afterCommitOf } from '../../db/commit-barrier.ts';
 import type { MediaStorage } from '../../platform/storage/media-storage.ts';
 import { exportContents } from './contents.ts';
-import { exportStorageKey, newExportToken } from './exports.ts';
+import { exportBarrier, exportStorageKey, newExportToken } from './exports.ts';
 import { zip } from './zip.ts';
 
 /**
  * Builds the person's archive from one snapshot and stores it; false when the export is no longer
- * running. The workflow starts inside the transaction that records the export, so the first attempt
- * may run before that commit: no row yet is a retryable Unavailable, never "gone".
+ * running. Its workflow starts inside the transaction that records the export: the barrier waits for that commit.
  */
 export async function writeExportArchive(db: DatabasePool, storage: MediaStorage, exportId: string): Promise<boolean> {
+  await afterCommitOf(db, exportBarrier(exportId));
   const archive = await db.transaction(async (tx) => {
     await tx.query(sql.typeAlias('void')`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`);
-    const recorded = await tx.maybeOne(sql.type(z.object({ user_id: z.string(), status: z.string() }))`
-      SELECT user_id, status FROM account_exports WHERE id = ${exportId}`);
-    if (!recorded) throw new Unavailable('The export is not recorded yet; its request has not committed.', { code: 'export_not_recorded' });
-    return recorded.status === 'running' ? zip(await exportContents(tx, recorded.user_id)) : null;
+    const userId = await tx.maybeOneFirst(sql.type(z.object({ user_id: z.string() }))`
+      SELECT user_id FROM account_exports WHERE id = ${exportId} AND status = 'running'`);
+    return userId ? zip(await exportContents(tx, userId)) : null;
   });
   if (!archive) return false;
   const key = exportStorageKey(exportId);

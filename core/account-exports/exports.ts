@@ -4,12 +4,16 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
+import { holdUntilCommit } from '../../db/commit-barrier.ts';
 import { sql } from '../../db/sql.ts';
 import { deletionRequested } from '../account-deletion/request.ts';
 import { Conflict, Gone, NotFound, RateLimited, ensure } from '../errors/domain-error.ts';
 
 export const EXPORTS_PER_DAY = 3;
 const DAY_MS = 24 * 60 * 60_000;
+
+/** The commit barrier (db/commit-barrier.ts) between recording an export and building it. */
+export const exportBarrier = (exportId: string) => `account-export:${exportId}`;
 
 export type AccountExportWorkflows = { startAccountExport(exportId: string, userId: string, linkTtlMs: number): Promise<void> };
 export type ExportDependencies = { db: DatabasePool; workflows: AccountExportWorkflows; linkTtlMs: number };
@@ -53,6 +57,7 @@ export async function startAccountExport(deps: ExportDependencies, userId: strin
     });
     const row = await tx.one(sql.type(AccountExportRow)`
       INSERT INTO account_exports (id, user_id) VALUES (${randomUUID()}, ${userId}) RETURNING ${COLUMNS}`);
+    await holdUntilCommit(tx, exportBarrier(row.id));
     await deps.workflows.startAccountExport(row.id, userId, deps.linkTtlMs);
     return row;
   });

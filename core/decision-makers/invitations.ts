@@ -2,6 +2,7 @@
 // decision-maker workflows' activities call these around the email). Only a token's hash is stored.
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
+import { afterCommitOf } from '../../db/commit-barrier.ts';
 import { sql } from '../../db/sql.ts';
 
 const Invitee = z.object({
@@ -37,22 +38,19 @@ export function findInvitee(db: CommonQueryMethods, by: { decisionMakerId: strin
   return db.maybeOne(sql.type(Invitee)`${INVITEE_SELECT} WHERE ${where}`);
 }
 
-/**
- * Decision makers of the petition without a sent invitation (all of them, or those named). Adding one
- * starts this workflow inside the transaction that inserts it, holding the petition FOR SHARE: taking
- * FOR NO KEY UPDATE first waits for that commit, so a new decision maker is never listed too early to be seen.
- */
+/** The commit barrier (db/commit-barrier.ts) between adding a petition's decision makers and inviting them. */
+export const invitationBarrier = (petitionId: string) => `decision-maker-invitations:${petitionId}`;
+
+/** Decision makers of the petition without a sent invitation (all of them, or those named), once their adding committed. */
 export async function listUninvitedDecisionMakers(db: DatabasePool, petitionId: string, decisionMakerIds?: string[]): Promise<string[]> {
-  return db.transaction(async (tx) => {
-    await tx.query(sql.typeAlias('void')`SELECT FROM petitions WHERE id = ${petitionId} FOR NO KEY UPDATE`);
-    const ids = await tx.anyFirst(sql.type(z.object({ id: z.string() }))`
-      SELECT d.id FROM petition_decision_makers d LEFT JOIN response_tokens t ON t.decision_maker_id = d.id
-      WHERE d.petition_id = ${petitionId} AND t.sent_at IS NULL
-        ${decisionMakerIds ? sql.fragment`AND d.id = ANY(${sql.array(decisionMakerIds, 'uuid')})` : sql.fragment``}
-      ORDER BY d.created_at, d.id
-    `);
-    return [...ids];
-  });
+  await afterCommitOf(db, invitationBarrier(petitionId));
+  const ids = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
+    SELECT d.id FROM petition_decision_makers d LEFT JOIN response_tokens t ON t.decision_maker_id = d.id
+    WHERE d.petition_id = ${petitionId} AND t.sent_at IS NULL
+      ${decisionMakerIds ? sql.fragment`AND d.id = ANY(${sql.array(decisionMakerIds, 'uuid')})` : sql.fragment``}
+    ORDER BY d.created_at, d.id
+  `);
+  return [...ids];
 }
 
 /** Stores a fresh token hash for an invitation not sent yet; null when it was sent meanwhile. */

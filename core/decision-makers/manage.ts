@@ -2,10 +2,12 @@
 // started inside the insert's transaction, so a failed start adds nothing; within the budgets of invitation-budget.ts), remove one, publish a response they
 // gave.
 import type { DatabasePool } from 'slonik';
+import { holdUntilCommit } from '../../db/commit-barrier.ts';
 import { Conflict, ensure, NotFound } from '../errors/domain-error.ts';
 import { recordEvent, type Actor } from '../events/record-event.ts';
 import type { Viewer } from '../petitions/policy.ts';
 import { assertInvitationBudget, logInvitation } from './invitation-budget.ts';
+import { invitationBarrier } from './invitations.ts';
 import { toResponse } from './presenter.ts';
 import { assertCreator, countDecisionMakers, findResponse, insertDecisionMaker, markResponsePublished, type DecisionMakerDependencies } from './queries.ts';
 
@@ -28,6 +30,7 @@ export async function addDecisionMaker(
     const row = await insertDecisionMaker(tx, petitionId, person);
     if (petition.status === 'active') {
       await logInvitation(tx, row.id);
+      await holdUntilCommit(tx, invitationBarrier(petitionId));
       await deps.workflows.inviteDecisionMaker(petitionId, row.id);
     }
     return row;

@@ -1,8 +1,12 @@
 // What the invitation workflow's activities read and write: the invitation as its emails show it,
 // and the marks that make each step happen once (token issued and sent, reminded, expired).
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { z } from 'zod';
+import { afterCommitOf } from '../../db/commit-barrier.ts';
 import { sql } from '../../db/sql.ts';
+
+/** The commit barrier (db/commit-barrier.ts) between recording an invitation and emailing it. */
+export const organizationInvitationBarrier = (invitationId: string) => `organization-invitation:${invitationId}`;
 
 export const InvitationForEmail = z.object({
   id: z.string(),
@@ -17,7 +21,9 @@ export const InvitationForEmail = z.object({
 });
 export type InvitationForEmail = z.infer<typeof InvitationForEmail>;
 
-export function findInvitationForEmail(db: CommonQueryMethods, invitationId: string) {
+/** The invitation as its emails show it, once the request that recorded it has committed. */
+export async function findInvitationForEmail(db: DatabasePool, invitationId: string) {
+  await afterCommitOf(db, organizationInvitationBarrier(invitationId));
   return db.maybeOne(sql.type(InvitationForEmail)`
     SELECT i.id, i.email, i.role, o.name AS org_name, i.expires_at, i.sent_at, i.reminded_at, i.accepted_at, i.expired_at
     FROM organization_invitations i JOIN organizations o ON o.id = i.org_id

@@ -4,9 +4,11 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { DatabasePool } from 'slonik';
 import { z } from 'zod';
+import { holdUntilCommit } from '../../db/commit-barrier.ts';
 import { sql } from '../../db/sql.ts';
 import type { Principal } from '../auth/principal.ts';
 import { Conflict, Forbidden, Gone, NotFound } from '../errors/domain-error.ts';
+import { organizationInvitationBarrier } from './invitation-delivery.ts';
 import { addWithinTier } from './members.ts';
 import { lockOrganization } from './queries.ts';
 import { ADMINS, assertOrganizationRole, assertPerson, noSuchOrganization } from './roles.ts';
@@ -69,6 +71,7 @@ export async function inviteByEmail(deps: InvitationDependencies, orgId: string,
       RETURNING ${COLUMNS}
     `);
     // Last, so a failed start rolls the invitation back instead of leaving one nobody sends.
+    await holdUntilCommit(tx, organizationInvitationBarrier(invitation.id));
     await deps.workflows.startInvitation({
       invitationId: invitation.id,
       organizationId: orgId,
