@@ -1,7 +1,6 @@
-// Signatures are written in batches (group commit). This API closes a batch at 50 requests, or after
-// 5 s: the 50 requests sent together share one batch however slowly a loaded machine delivers them,
-// and a person's second request lands in the same batch as the first. (Positions are distinct within a
-// batch; batches written at the same time may overlap, as core/signatures/milestone-catch-up.ts says.)
+// Signatures are written in batches (group commit). This API closes a batch at 50 requests (5 s at most), so the 50 requests sent together share one batch
+// however slowly a loaded machine delivers them, and a person's second request lands beside the first. Positions are distinct within a batch; batches
+// written at the same time may overlap (core/signatures/milestone-catch-up.ts).
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
