@@ -54,6 +54,11 @@ function devServerArgs(options: TemporalDevServerOptions, ip: string): string[] 
   return args;
 }
 
+/** The server process ended before its frontend answered (a port taken meanwhile, a bad flag). */
+export class DevServerExitedError extends Error {
+  override name = 'DevServerExitedError';
+}
+
 /** Polls the frontend until GetSystemInfo succeeds; fails early if the server process exits. */
 export async function waitForFrontend(address: string, server: PrefixedChild, timeoutMs: number): Promise<void> {
   let exit: string | undefined;
@@ -63,7 +68,7 @@ export async function waitForFrontend(address: string, server: PrefixedChild, ti
   const deadline = Date.now() + timeoutMs;
   let lastError = 'no answer';
   while (Date.now() < deadline) {
-    if (exit) throw new Error(`the Temporal dev server exited during start-up (${exit})`);
+    if (exit) throw new DevServerExitedError(`the Temporal dev server exited during start-up (${exit})`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: '2s' });
       try {
