@@ -34,7 +34,9 @@ const signatureV2 = (secrets: string[], body: string, seconds: number) =>
 
 describe(`webhook receivers of ${GUIDE}`, function () {
   this.timeout(300_000);
-  const env = { ...SHORT_WINDOWS, RALLY_TASK_QUEUE: uniqueTaskQueue('docs-webhooks') };
+  // Each endpoint's creation ping fails until its receiver listens (`go run` compiles for a while on a busy machine): with the
+  // short deactivation window, the ping's used-up retries would switch the endpoint off before the signature's delivery.
+  const env = { ...SHORT_WINDOWS, RALLY_WEBHOOK_DEACTIVATE_AFTER: '1h', RALLY_TASK_QUEUE: uniqueTaskQueue('docs-webhooks') };
   let api: RunningApi;
   let worker: RallyProcess;
   let ownerToken: string;
