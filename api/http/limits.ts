@@ -9,7 +9,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { metrics } from '../../platform/metrics.ts';
 import type { RallyContext } from './context.ts';
 import { RallyError } from './problem.ts';
-import { addressBucketKey, createRateLimiter, type RateLimiter } from './rate-limit.ts';
+import { addressBucketKey, createRateLimiter, userBucketKey, type RateLimiter } from './rate-limit.ts';
 import type { RateLimitClass } from './route.ts';
 
 const EXPORTS_PER_MINUTE = 10;
@@ -45,11 +45,11 @@ function spend(limiter: RateLimiter, key: string, refusal: Refusal): void {
 function callerBucketKey(ctx: RallyContext): string {
   const principal = ctx.state.principal;
   if (!principal) return addressBucketKey(ctx.state.clientIp);
-  return principal.apiKeyId ? `key:${principal.apiKeyId}` : `user:${principal.userId}`;
+  return principal.apiKeyId ? `key:${principal.apiKeyId}` : userBucketKey(principal.userId);
 }
 
 /** Reports and exports are counted per person, whichever of their credentials they use. */
-const personBucketKey = (ctx: RallyContext) => (ctx.state.principal ? `user:${ctx.state.principal.userId}` : addressBucketKey(ctx.state.clientIp));
+const personBucketKey = (ctx: RallyContext) => (ctx.state.principal ? userBucketKey(ctx.state.principal.userId) : addressBucketKey(ctx.state.clientIp));
 
 // Every class but `none`: the caller's general bucket (RALLY_RATE_LIMIT_RPS/BURST), the verified credential's,
 // else the client address's, described in X-RateLimit-* headers on every answer. `sign`: the signing throttle

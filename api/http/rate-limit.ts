@@ -34,6 +34,12 @@ export type RateLimiter = { readonly rps: number; readonly burst: number; take(k
 /** The bucket of a client address: an IPv6 address shares the bucket of its /64. */
 export const addressBucketKey = (address: string): string => `ip:${clientAddressGroup(address)}`;
 
+// A person's key: `user:` and the id, matched before the id is cast.
+const USER_KEY_PATTERN = '^user:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
+/** The bucket of a person, whichever of their access tokens they use. */
+export const userBucketKey = (userId: string): string => `user:${userId}`;
+
 export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: number; log: Logger; maxKeysPerSync?: number }): RateLimiter {
   const maxKeysPerSync = deps.maxKeysPerSync ?? MAX_KEYS_PER_SYNC;
   // Both in order of the last charge, oldest first (a charge moves its key to the end).
@@ -114,9 +120,13 @@ export function createRateLimiter(deps: { db: DatabasePool; rps: number; burst: 
       unsyncedKeys.delete(key);
       return amount;
     });
+    // A person's bucket is not written once their account is gone, nor while its row is locked for its erasure (its last step
+    // locks the row, deletes their buckets, then the row): a spend synced after that would leave their id behind.
     const rows = await deps.db.any(sql.type(SyncedBucket)`
       INSERT INTO rate_limit_buckets (bucket_key, tokens, updated_at)
       SELECT key, ${deps.burst} - spent, clock_timestamp() FROM unnest(${sql.array(keys, 'text')}, ${sql.array(spent, 'float8')}) AS t(key, spent)
+      WHERE key NOT LIKE 'user:%'
+        OR EXISTS (SELECT FROM users u WHERE u.id = CASE WHEN key ~ ${USER_KEY_PATTERN} THEN substring(key FROM 6)::uuid END FOR KEY SHARE SKIP LOCKED)
       ON CONFLICT (bucket_key) DO UPDATE SET
         tokens = LEAST(${deps.burst}::float8, rate_limit_buckets.tokens
                    + EXTRACT(EPOCH FROM clock_timestamp() - rate_limit_buckets.updated_at) * ${deps.rps})

@@ -5,12 +5,14 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { createRateLimiter } from '../../api/http/rate-limit.ts';
+import { createRateLimiter, userBucketKey } from '../../api/http/rate-limit.ts';
 import { sql } from '../../db/sql.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { loopbackAddress, requestFrom } from '../support/bound-client.ts';
 import { testEnvironment } from '../support/environment.ts';
+import { createTestUser } from '../support/identity.ts';
 import { startApi, type RunningApi } from '../support/processes.ts';
+import { whileUncommitted } from '../support/uncommitted.ts';
 
 const ADDRESSES = 20_000;
 const DRIVE_MS = 10_000;
@@ -92,6 +94,23 @@ describe('the rate limiter’s sync: rows written follow the requests, not the c
       await here.sync();
       const allowed = Array.from({ length: 6 }, () => here.take(key).allowed);
       expect(allowed).to.deep.equal([true, true, true, true, false, false]);
+    });
+
+    it('writes no bucket of a person whose account is gone, or whose row is locked for its erasure, without waiting for the lock', async () => {
+      const [gone, erasing, living] = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
+      const hourly = limiter({ burst: 10 });
+      for (const person of [gone, erasing, living]) hourly.take(userBucketKey(person.id));
+      await testEnvironment().db.query(sql.typeAlias('void')`DELETE FROM users WHERE id = ${gone.id}`);
+      // The erasure's last step: the row locked, the person's buckets deleted, then the row.
+      await whileUncommitted(
+        (tx) => tx.query(sql.typeAlias('void')`SELECT FROM users WHERE id = ${erasing.id} FOR UPDATE`),
+        () => hourly.sync(),
+        'commit',
+      );
+      const written = (await bucketRows('user:')).map((row) => row.bucket_key);
+      expect(written).to.include(userBucketKey(living.id));
+      expect(written).to.not.include(userBucketKey(gone.id));
+      expect(written).to.not.include(userBucketKey(erasing.id));
     });
   });
 
