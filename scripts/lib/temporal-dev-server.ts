@@ -5,6 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { describeExit, spawnPrefixed, stopChild } from './child-process.ts';
+import { freePort } from './free-port.ts';
 import type { ChildExit, PrefixedChild } from './child-process.ts';
 import type { SearchAttributeType } from './temporal-settings.ts';
 
@@ -84,6 +85,24 @@ export async function waitForFrontend(address: string, server: PrefixedChild, ti
     await sleep(500);
   }
   throw new Error(`the Temporal dev server did not answer on ${address} within ${timeoutMs / 1000} s (${lastError})`);
+}
+
+// A port picked free can be taken before the server binds it (its internal services pick more of their own), and then the
+// server exits at once: a start that exits is tried again on new ports, a server that does not answer is not.
+const FREE_PORT_STARTS = 3;
+
+/** Starts the server on ports picked free now, again on new ones if it exits during start-up; its ports are in the result. */
+export async function startTemporalDevServerOnFreePorts(
+  options: Omit<TemporalDevServerOptions, 'port' | 'uiPort'>,
+): Promise<TemporalDevServer & { port: number; uiPort: number }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const [port, uiPort] = await Promise.all([freePort(), freePort()]);
+    try {
+      return { ...(await startTemporalDevServer({ ...options, port, uiPort })), port, uiPort };
+    } catch (error) {
+      if (!(error instanceof DevServerExitedError) || attempt === FREE_PORT_STARTS) throw error;
+    }
+  }
 }
 
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {

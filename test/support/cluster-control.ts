@@ -5,11 +5,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { restartPostgres } from '../../scripts/lib/private-postgres.ts';
-import { startTemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
+import { startTemporalDevServer, startTemporalDevServerOnFreePorts, type TemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
 import { loadTemporalSettings } from '../../scripts/lib/temporal-settings.ts';
 import { testEnvironment } from './environment.ts';
 import { eventually } from './events.ts';
-import { freePort } from './processes.ts';
 
 export type ClusterControl = Readonly<{
   temporalAddress: string;
@@ -68,20 +67,19 @@ export type KillableTemporal = { address: string; namespace: string; kill(): Pro
 
 async function ownDevServer(directory: string): Promise<KillableTemporal> {
   const settings = loadTemporalSettings();
-  const [port, uiPort] = await Promise.all([freePort(), freePort()]);
-  const start = () =>
-    startTemporalDevServer({
-      cliPath: process.env.RALLY_TEMPORAL_CLI!,
-      dbFile: path.join(directory, 'temporal.sqlite'),
-      port,
-      uiPort,
-      namespace: 'default',
-      searchAttributes: settings.searchAttributes,
-      log: () => {},
-      // Killed and strained on purpose: its warnings about it are expected noise.
-      quiet: process.env.RALLY_TEST_SHOW_OUTPUT !== '1',
-    });
-  let server = await start();
+  const options = {
+    cliPath: process.env.RALLY_TEMPORAL_CLI!,
+    dbFile: path.join(directory, 'temporal.sqlite'),
+    namespace: 'default',
+    searchAttributes: settings.searchAttributes,
+    log: () => {},
+    // Killed and strained on purpose: its warnings about it are expected noise.
+    quiet: process.env.RALLY_TEST_SHOW_OUTPUT !== '1',
+  };
+  // The first start picks its ports (again if they were taken); a restart keeps them, where its clients reconnect.
+  const first = await startTemporalDevServerOnFreePorts(options);
+  const start = () => startTemporalDevServer({ ...options, port: first.port, uiPort: first.uiPort });
+  let server: TemporalDevServer = first;
   return {
     address: server.address,
     namespace: 'default',

@@ -10,8 +10,7 @@ import { loadConfig } from '../../platform/config.ts';
 import { runMigrations } from '../../db/migrate.ts';
 import { bundleWorkflows } from '../../worker/create-worker.ts';
 import { ensureNamespace, loadTemporalSettings, registerSearchAttributes } from '../../scripts/lib/temporal-settings.ts';
-import { DevServerExitedError, startTemporalDevServer, type TemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
-import { freePort } from '../../scripts/lib/free-port.ts';
+import { startTemporalDevServerOnFreePorts, type TemporalDevServer } from '../../scripts/lib/temporal-dev-server.ts';
 
 /** What each test process reads from its environment to find the run's shared services. */
 export const SHARED = {
@@ -60,29 +59,6 @@ async function prepareNamespaces(address: string, names: string[]): Promise<void
   }
 }
 
-// A port picked free can be taken before the server binds it (its internal services pick more of their own), and then the
-// server exits at once: a start that exits is tried again on new ports, a server that does not answer is not.
-const DEV_SERVER_STARTS = 3;
-
-async function startDevServer(cliPath: string): Promise<TemporalDevServer> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await startTemporalDevServer({
-        cliPath,
-        port: await freePort(),
-        uiPort: await freePort(),
-        headless: true,
-        quiet: true,
-        namespace: 'default',
-        searchAttributes: loadTemporalSettings().searchAttributes,
-        log: () => undefined,
-      });
-    } catch (error) {
-      if (!(error instanceof DevServerExitedError) || attempt === DEV_SERVER_STARTS) throw error;
-    }
-  }
-}
-
 export async function startSharedServices(env: NodeJS.ProcessEnv, jobs: number): Promise<void> {
   const config = loadConfig(env);
   if (!config.databaseUrl) throw new Error('DATABASE_URL must point at a PostgreSQL server (npm test sets it)');
@@ -99,7 +75,16 @@ export async function startSharedServices(env: NodeJS.ProcessEnv, jobs: number):
   // `npm run test:cluster` names its own Temporal server; `npm test` starts a dev server here. Started
   // by our own launcher, which waits up to a minute for it to answer: the testing package's waits 5 s,
   // which a machine busy with the tree checks starting beside it can outlast.
-  devServer = env.RALLY_TEST_TEMPORAL_ADDRESS ? undefined : await startDevServer(cliPath!);
+  devServer = env.RALLY_TEST_TEMPORAL_ADDRESS
+    ? undefined
+    : await startTemporalDevServerOnFreePorts({
+        cliPath: cliPath!,
+        headless: true,
+        quiet: true,
+        namespace: 'default',
+        searchAttributes: loadTemporalSettings().searchAttributes,
+        log: () => undefined,
+      });
   const address = env.RALLY_TEST_TEMPORAL_ADDRESS ?? devServer!.address;
   const namespaces = Array.from({ length: jobs }, (_, index) => `${runId}_${index}`);
   await prepareNamespaces(address, namespaces);
