@@ -16,37 +16,23 @@ import {
   organizationInvitation,
   organizationInvitationWorkflowId,
 } from '../workflows/index.ts';
-import { RallyApiKeyId, RallyEntityType, RallyMediaId, RallyOrganizationId } from '../workflows/search-attributes.ts';
+import { RallyApiKeyId, RallyMediaId, RallyOrganizationId } from '../workflows/search-attributes.ts';
 import type { Temporal } from './client.ts';
+import { onceFor } from './start-once.ts';
 import { bestEffort, orUnavailable } from './unavailable.ts';
 
 export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & ClientSecretRotationWorkflows & InvitationWorkflows & MediaWorkflows {
   return {
     async startKeyRotation(keyId, gracePeriodMs) {
-      await orUnavailable(
-        temporal.client.workflow.start(apiKeyRotation, {
-          workflowId: apiKeyRotationWorkflowId(keyId),
-          taskQueue: temporal.taskQueue,
-          args: [{ keyId, gracePeriodMs }],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: [
-            { key: RallyApiKeyId, value: keyId },
-            { key: RallyEntityType, value: 'api_key' },
-          ],
-        }),
-        'nothing was changed',
-      );
+      const tags = [{ key: RallyApiKeyId, value: keyId }];
+      const once = onceFor(temporal, apiKeyRotationWorkflowId(keyId), 'api_key', tags);
+      await orUnavailable(temporal.client.workflow.start(apiKeyRotation, { ...once, args: [{ keyId, gracePeriodMs }] }), 'nothing was changed');
     },
 
     async startClientSecretRotation(clientId, rotatedAtMs, gracePeriodMs) {
+      const workflowId = oauthSecretRotationWorkflowId(clientId, rotatedAtMs);
       await orUnavailable(
-        temporal.client.workflow.start(oauthSecretRotation, {
-          workflowId: oauthSecretRotationWorkflowId(clientId, rotatedAtMs),
-          taskQueue: temporal.taskQueue,
-          args: [{ clientId, gracePeriodMs }],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: [{ key: RallyEntityType, value: 'oauth_client' }],
-        }),
+        temporal.client.workflow.start(oauthSecretRotation, { ...onceFor(temporal, workflowId, 'oauth_client'), args: [{ clientId, gracePeriodMs }] }),
         'nothing was changed',
       );
     },
@@ -56,17 +42,10 @@ export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & Cli
     },
 
     async startInvitation(invitation) {
+      const workflowId = organizationInvitationWorkflowId(invitation.invitationId);
+      const tags = [{ key: RallyOrganizationId, value: invitation.organizationId }];
       await orUnavailable(
-        temporal.client.workflow.start(organizationInvitation, {
-          workflowId: organizationInvitationWorkflowId(invitation.invitationId),
-          taskQueue: temporal.taskQueue,
-          args: [invitation],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: [
-            { key: RallyOrganizationId, value: invitation.organizationId },
-            { key: RallyEntityType, value: 'organization_invitation' },
-          ],
-        }),
+        temporal.client.workflow.start(organizationInvitation, { ...onceFor(temporal, workflowId, 'organization_invitation', tags), args: [invitation] }),
         'nothing was changed',
       );
     },
@@ -76,19 +55,9 @@ export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & Cli
     },
 
     async processMedia(mediaId) {
-      await orUnavailable(
-        temporal.client.workflow.start(mediaProcessing, {
-          workflowId: mediaProcessingWorkflowId(mediaId),
-          taskQueue: temporal.taskQueue,
-          args: [{ mediaId }],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: [
-            { key: RallyMediaId, value: mediaId },
-            { key: RallyEntityType, value: 'media' },
-          ],
-        }),
-        'nothing was confirmed',
-      );
+      const tags = [{ key: RallyMediaId, value: mediaId }];
+      const once = onceFor(temporal, mediaProcessingWorkflowId(mediaId), 'media', tags);
+      await orUnavailable(temporal.client.workflow.start(mediaProcessing, { ...once, args: [{ mediaId }] }), 'nothing was confirmed');
     },
   };
 }

@@ -22,6 +22,7 @@ import { RallyEntityType, RallyModerationTarget, RallyPetitionId, RallyUserId } 
 import { applicationFailureOf } from './failures.ts';
 import type { Temporal } from './client.ts';
 import { orUnavailable, workflowServiceUnavailable } from './unavailable.ts';
+import { onceFor } from './start-once.ts';
 
 // Workflow functions, not the id helpers exported beside them.
 const WORKFLOW_TYPES = Object.entries(workflows)
@@ -89,35 +90,18 @@ export function moderationWorkflows(
     },
 
     async emailWarning(warningId, userId) {
+      // One email per warning, ever: a second start of the same id is refused.
+      const tags = [{ key: RallyUserId, value: userId }];
       await orUnavailable(
-        temporal.client.workflow.start(deliverWarningEmail, {
-          workflowId: `warning-email-${warningId}`,
-          taskQueue: temporal.taskQueue,
-          args: [{ warningId }],
-          // One email per warning, ever: a second start of the same id is refused.
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: [
-            { key: RallyUserId, value: userId },
-            { key: RallyEntityType, value: 'warning' },
-          ],
-        }),
+        temporal.client.workflow.start(deliverWarningEmail, { ...onceFor(temporal, `warning-email-${warningId}`, 'warning', tags), args: [{ warningId }] }),
       );
     },
 
     async invalidateSignatures(input) {
-      const handle = await orUnavailable(
-        temporal.client.workflow.start(invalidateSignatures, {
-          workflowId: `signature-invalidation-${input.invalidationId}`,
-          taskQueue: temporal.taskQueue,
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          args: [input],
-          typedSearchAttributes: [
-            { key: RallyPetitionId, value: input.petitionId },
-            { key: RallyEntityType, value: 'signature_invalidation' },
-          ],
-        }),
-        'nothing was changed',
-      );
+      const workflowId = `signature-invalidation-${input.invalidationId}`;
+      const tags = [{ key: RallyPetitionId, value: input.petitionId }];
+      const once = onceFor(temporal, workflowId, 'signature_invalidation', tags);
+      const handle = await orUnavailable(temporal.client.workflow.start(invalidateSignatures, { ...once, args: [input] }), 'nothing was changed');
       return {
         ended: handle.result().then(
           () => undefined,
