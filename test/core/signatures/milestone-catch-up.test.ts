@@ -3,27 +3,13 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { z } from 'zod';
-import { viewerOf } from '../../../core/petitions/policy.ts';
 import { signBatch, type SignAnswer } from '../../../core/signatures/sign.ts';
-import type { SignatureInput } from '../../../core/signatures/signature-input.ts';
 import { sql } from '../../../db/sql.ts';
 import { silentLogger } from '../../../platform/logger.ts';
 import { testEnvironment } from '../../support/environment.ts';
 import { createPetitionRow, eventually } from '../../support/events.ts';
 import { createTestUser } from '../../support/identity.ts';
-
-const inputFor = (petitionId: string, userId: string): SignatureInput => ({
-  petitionId,
-  userId,
-  viewer: viewerOf({ userId, role: 'user' }),
-  actor: { type: 'user', id: userId },
-  comment: null,
-  isAnonymous: false,
-  displayLocation: null,
-  place: { city: null, region: null, country: null, latitude: null, longitude: null },
-  referrerSlug: null,
-  accessCode: null,
-});
+import { plainSignatureInput } from '../../support/signature-input.ts';
 
 const signed = (answers: readonly SignAnswer[]) =>
   answers.map((answer) => {
@@ -41,7 +27,7 @@ describe('milestones passed by concurrent signing batches (core/signatures/miles
     const sign = (users: readonly { id: string }[]) =>
       signBatch(
         db,
-        users.map((user) => ({ input: inputFor(petitionId, user.id) })),
+        users.map((user) => ({ input: plainSignatureInput(petitionId, user.id) })),
         silentLogger,
       );
     await sign(earlier);

@@ -3,26 +3,12 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { Unavailable } from '../../../core/errors/domain-error.ts';
-import { viewerOf } from '../../../core/petitions/policy.ts';
-import type { SignatureInput } from '../../../core/signatures/signature-input.ts';
 import { createSignBatcher } from '../../../core/signatures/sign-batcher.ts';
 import { sql } from '../../../db/sql.ts';
 import { testEnvironment } from '../../support/environment.ts';
 import { createPetitionRow } from '../../support/events.ts';
 import { createTestUser } from '../../support/identity.ts';
-
-const inputFor = (petitionId: string, userId: string): SignatureInput => ({
-  petitionId,
-  userId,
-  viewer: viewerOf({ userId, role: 'user' }),
-  actor: { type: 'user', id: userId },
-  comment: null,
-  isAnonymous: false,
-  displayLocation: null,
-  place: { city: null, region: null, country: null, latitude: null, longitude: null },
-  referrerSlug: null,
-  accessCode: null,
-});
+import { plainSignatureInput } from '../../support/signature-input.ts';
 
 describe('the signature batcher (core/signatures/sign-batcher.ts)', function () {
   this.timeout(60_000);
@@ -37,7 +23,7 @@ describe('the signature batcher (core/signatures/sign-batcher.ts)', function () 
     const settled = await Promise.allSettled(
       signers.map((signer, index) =>
         batcher.sign({
-          input: inputFor(petitionId, signer.id),
+          input: plainSignatureInput(petitionId, signer.id),
           async withinWrite(tx, answer) {
             // Inside the transaction: the signature is visible here before it commits.
             const mine = await tx.maybeOneFirst(
@@ -66,8 +52,8 @@ describe('the signature batcher (core/signatures/sign-batcher.ts)', function () 
     const petitionId = await createPetitionRow((await createTestUser()).id);
     const signers = await Promise.all([createTestUser(), createTestUser(), createTestUser()]);
     const batcher = createSignBatcher(db, { windowMs: 60_000, maxSize: 100, maxQueued: 2 });
-    const accepted = signers.slice(0, 2).map((signer) => batcher.sign({ input: inputFor(petitionId, signer.id) }));
-    const refused = await batcher.sign({ input: inputFor(petitionId, signers[2]!.id) }).then(
+    const accepted = signers.slice(0, 2).map((signer) => batcher.sign({ input: plainSignatureInput(petitionId, signer.id) }));
+    const refused = await batcher.sign({ input: plainSignatureInput(petitionId, signers[2]!.id) }).then(
       () => null,
       (error: unknown) => error,
     );
