@@ -1,6 +1,7 @@
 // Brings up what the benchmarks run against, for one topology ('dev-server' today): the bench's own PostgreSQL with `rally_bench` migrated, a Temporal dev
 // server in memory (unless TEMPORAL_ADDRESS is set), and the real API process on a free port. Every process started is registered with the meter and with the
 // caller's cleanup stack, so it is stopped even when start-up fails halfway or the run is interrupted.
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
@@ -148,6 +149,13 @@ async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: 
 }
 
 /**
+ * The key every process of the bench seals and opens secrets with (webhook signing secrets, the OAuth
+ * server's signing keys), the bench's own rather than the public development key: the processes the
+ * signing rows run in production mode refuse that one, and must open what the others sealed.
+ */
+export const BENCH_ENCRYPTION_KEY = createHash('sha256').update('rally bench: not a production key').digest('hex');
+
+/**
  * Everything the scenarios run against, for one topology: the one place that decides how PostgreSQL,
  * Temporal and the API are started (a further topology, e.g. a cluster, is a further branch here).
  */
@@ -169,7 +177,12 @@ export async function startBenchEnvironment(
   meter.register('postgres', postgresPid);
   if (topology === 'cluster') {
     // `npm run cluster`'s processes (cluster-topology.ts), each metered on its own: the meter splits the cluster's tree by command line.
-    const { pid, ...cluster } = await startClusterTopology({ databaseUrl, serviceEnv: { ...env, ...UNLIMITED_ENV }, cleanup, log });
+    const { pid, ...cluster } = await startClusterTopology({
+      databaseUrl,
+      serviceEnv: { ...env, ...UNLIMITED_ENV, RALLY_ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY },
+      cleanup,
+      log,
+    });
     meter.register('cluster', pid);
     return { ...cluster, databaseUrl, load: { ...options.load, meter }, meter, topology, nodeArgs: () => nodeArgsFor(meter), log };
   }
@@ -185,6 +198,7 @@ export async function startBenchEnvironment(
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
     RALLY_TASK_QUEUE: temporal.taskQueue,
+    RALLY_ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
     ...UNLIMITED_ENV,
   };
   await startApi(serviceEnv, apiUrl, cleanup, meter, log);

@@ -10,6 +10,7 @@ import { createSecretBox, generateSigningSecret } from '../../core/webhooks/sign
 import { insertEvent, NOTIFY_DISPATCHER } from '../../core/events/record-event.ts';
 import { sql } from '../../db/sql.ts';
 import { spawnPrefixed, stopChild, type PrefixedChild } from '../lib/child-process.ts';
+import { BENCH_ENCRYPTION_KEY } from './environment.ts';
 import type { BenchEnvironment } from './scenario.ts';
 import { workflowBundle } from './workflow-bundle.ts';
 
@@ -20,20 +21,23 @@ export { startReceiver, type Receiver } from './receiver.ts';
  * the public development ones): for rows whose worker opens nothing the API sealed (no deliveries).
  */
 /** NODE_ENV=production with secrets of its own, as production refuses the public development ones. */
+/** Production mode with secrets of its own, but the bench's encryption key, so it opens what the other processes sealed. */
 export const productionServiceEnv = (): NodeJS.ProcessEnv => ({
   NODE_ENV: 'production',
-  RALLY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+  RALLY_ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY,
   RALLY_MEDIA_SIGNING_KEY: randomBytes(32).toString('hex'),
   OIDC_CLIENT_SECRET: randomBytes(32).toString('hex'),
   RALLY_WEBHOOK_ALLOW_PRIVATE: undefined,
 });
 
+/** What the bench's processes seal webhook signing secrets with. */
+export const benchSecretBox = () => createSecretBox(loadConfig({ RALLY_ENCRYPTION_KEY: BENCH_ENCRYPTION_KEY }).encryptionKey);
+
 /**
  * A worker process on a task queue of its own, loading the prepared workflow bundle as production
  * does; resolves once polling. `production: true` runs it as production does in full (NODE_ENV,
- * secrets of its own): production refuses to deliver webhooks to the bench's receiver on loopback
- * and cannot open what the API sealed with the development key, so rows that need either run it in
- * development mode, whose one difference in the worker is that loopback guard.
+ * secrets of its own): production refuses to deliver webhooks to the bench's receiver on loopback,
+ * so rows that deliver run it in development mode, whose one difference in the worker is that guard.
  */
 export async function startRallyWorker(env: BenchEnvironment, taskQueue: string, options: { production?: boolean } = {}): Promise<PrefixedChild> {
   const node = await env.nodeArgs();
@@ -71,7 +75,7 @@ export async function seedOwner(db: DatabasePool, urls: string[]): Promise<{ use
   const petitionId = await db.oneFirst(sql.type(z.object({ id: z.string() }))`
     INSERT INTO petitions (slug, title, description, creator_id, status)
     VALUES (${`bench-${tag}`}, 'Webhook benchmark petition', ${'x'.repeat(60)}, ${userId}, 'active') RETURNING id`);
-  const box = createSecretBox(loadConfig({}).encryptionKey);
+  const box = benchSecretBox();
   for (const url of urls) {
     await db.query(sql.typeAlias('void')`
       INSERT INTO webhook_endpoints (user_id, url, events, secret_ciphertext)

@@ -4,12 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { petitionFactsStatement } from '../../../core/signatures/sign.ts';
-import type { SignatureInput } from '../../../core/signatures/signature-input.ts';
 import { signBatchStatement } from '../../../core/signatures/sign-statement.ts';
-import { viewerOf } from '../../../core/petitions/policy.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { loadConfig } from '../../../platform/config.ts';
-import { createSecretBox, generateSigningSecret } from '../../../core/webhooks/signing-secrets.ts';
+import { generateSigningSecret } from '../../../core/webhooks/signing-secrets.ts';
 import { measureSigning } from '../address-load.ts';
 import { startBaselineServer } from '../baseline.ts';
 import { freePort, PRODUCTION_RATE_LIMITS, startExtraApi } from '../environment.ts';
@@ -21,8 +18,9 @@ import { check, judge, verdictFor, type BenchEnvironment, type ResultRow, type S
 import { ensureSeeded, SEED_ISSUER } from '../seed.ts';
 import { signingCostRows } from '../signing-costs.ts';
 import { createSignerPool, planned, startIdentityProvider } from '../signers.ts';
-import { productionServiceEnv, startRallyWorker, startReceiver, stopRallyWorker } from '../webhook-kit.ts';
+import { benchSecretBox, productionServiceEnv, startRallyWorker, startReceiver, stopRallyWorker } from '../webhook-kit.ts';
 import type { PrefixedChild } from '../../lib/child-process.ts';
+import { plainSignatureInput } from '../../../test/support/signature-input.ts';
 
 // Goals in full: hot ≥ 2,000/s with p99 < 100 ms; spread ≥ 2,000/s; hot ≥ 0.80 × spread; hot ≥ 0.50 × the raw
 // loop; with a subscriber ≥ 0.80 × without; keep-up ≥ 0.95, p99 event → receipt < 1 s, none lost, no second
@@ -108,18 +106,7 @@ async function rawLoop(clients: pg.Client[], users: readonly string[], start: nu
           return;
         }
         const userId = users[index]!;
-        const input: SignatureInput = {
-          petitionId: petitionFor(index),
-          userId,
-          viewer: viewerOf({ userId, role: 'user' }),
-          actor: { type: 'user', id: userId },
-          comment: null,
-          isAnonymous: false,
-          displayLocation: null,
-          place: { city: null, region: null, country: null, latitude: null, longitude: null },
-          referrerSlug: null,
-          accessCode: null,
-        };
+        const input = plainSignatureInput(petitionFor(index), userId);
         const at = performance.now();
         try {
           const facts = await client.query<{ signature_goal: string | null }>(...asPg(petitionFactsStatement([input.petitionId])));
@@ -203,7 +190,7 @@ function row(target: string, load: LoadResult, extra: Partial<ResultRow> = {}): 
 
 /** One healthy signature.created endpoint for the hot petition's owner; returns a function that removes it. */
 async function subscribe(client: pg.Client, ownerId: string, url: string): Promise<() => Promise<void>> {
-  const sealed = createSecretBox(loadConfig({}).encryptionKey).seal(generateSigningSecret());
+  const sealed = benchSecretBox().seal(generateSigningSecret());
   const endpoint = await client.query<{ id: string }>(
     `INSERT INTO webhook_endpoints (user_id, url, events, secret_ciphertext) VALUES ($1, $2, ARRAY['signature.created'], $3) RETURNING id`,
     [ownerId, url, sealed],
