@@ -74,6 +74,9 @@ async function prepareDatabase(env: NodeJS.ProcessEnv, cleanup: Cleanup, log: Lo
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => log('pg_stat_statements is not available on this server'));
+  // Each run mints its tokens anew, so the signing keys of earlier runs serve nothing; a database from before
+  // BENCH_ENCRYPTION_KEY holds keys sealed with the development key, which the API would refuse to start on.
+  await client.query('DELETE FROM identity_signing_keys; DELETE FROM oauth_signing_keys');
   await client.end();
   return { databaseUrl, postgresPid };
 }
