@@ -14,11 +14,13 @@ export function slugify(text: string, maxLength = 60): string {
   return slug || 'item';
 }
 
-export function withRandomSuffix(slug: string): string {
-  return `${slug.slice(0, 53)}-${randomBytes(4).toString('hex').slice(0, 6)}`;
+/** `digits` hex digits of suffix: six where a clash is rare (a second petition of one title), more where many rows share a name. */
+export function withRandomSuffix(slug: string, digits = 6): string {
+  return `${slug.slice(0, 59 - digits)}-${randomBytes(Math.ceil(digits / 2))
+    .toString('hex')
+    .slice(0, digits)}`;
 }
 
-// Random suffixes clash too: of six hex digits, among some 6,000 guests of one name two are expected to meet.
 const SLUG_ATTEMPTS = 6;
 
 /**

@@ -1,7 +1,7 @@
 // Slugs (core/slugs.ts): readable, and free of clashes however many rows want the same one.
 import { expect } from 'chai';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
-import { slugify, withFreeSlug } from '../../core/slugs.ts';
+import { slugify, withFreeSlug, withRandomSuffix } from '../../core/slugs.ts';
 
 const clash = (constraint: string) => new UniqueIntegrityConstraintViolationError(Object.assign(new Error('duplicate key'), { constraint }));
 
@@ -9,6 +9,14 @@ describe('slugs (core/slugs.ts)', () => {
   it('makes a readable slug of any text', () => {
     expect(slugify('Save the Élysée Park!')).to.equal('save-the-elysee-park');
     expect(slugify('¿¡')).to.equal('item');
+  });
+
+  it('suffixes six hex digits by default and as many as asked, within the 60 characters of a slug', () => {
+    expect(withRandomSuffix('ada-lovelace')).to.match(/^ada-lovelace-[0-9a-f]{6}$/);
+    expect(withRandomSuffix('ada-lovelace', 10)).to.match(/^ada-lovelace-[0-9a-f]{10}$/);
+    const long = 'x'.repeat(60);
+    expect(withRandomSuffix(long)).to.have.length(60);
+    expect(withRandomSuffix(long, 10)).to.have.length(60);
   });
 
   it('tries a suffixed slug each time the constraint says another row has it, then answers the insert', async () => {

@@ -261,7 +261,8 @@ async function signingRounds(env: BenchEnvironment, setup: pg.Client, chosen: Ta
   stops.push(receiver.close);
   const useWorker = workerSwitch(env, stops);
   const bare = await startBare(env, stops);
-  const pool = createSignerPool(api.serviceEnv, env.log);
+  // The minting command refuses production (it makes users with tokens); it mints with this API's database and keys.
+  const pool = createSignerPool({ ...api.serviceEnv, NODE_ENV: 'development' }, env.log);
   const hot = [chosen.hot.id];
   // A fresh API process is cold (JIT, key sets, pools): it first signs other spread petitions.
   await useWorker(true);
