@@ -16,9 +16,10 @@ export function slugify(text: string, maxLength = 60): string {
 
 /** `digits` hex digits of suffix: six where a clash is rare (a second petition of one title), more where many rows share a name. */
 export function withRandomSuffix(slug: string, digits = 6): string {
-  return `${slug.slice(0, 59 - digits)}-${randomBytes(Math.ceil(digits / 2))
+  const suffix = randomBytes(Math.ceil(digits / 2))
     .toString('hex')
-    .slice(0, digits)}`;
+    .slice(0, digits);
+  return `${slug.slice(0, 59 - digits)}-${suffix}`;
 }
 
 const SLUG_ATTEMPTS = 6;

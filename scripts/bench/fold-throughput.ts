@@ -6,14 +6,10 @@ import { sql } from '../../db/sql.ts';
 import { foldSignatureBatch } from '../../core/analytics/fold.ts';
 import { BATCH_SIZE } from '../../workflows/fold-signature-rollups.ts';
 import { z } from 'zod';
-import type { LoadResult } from './load.ts';
+import { timedResult, type LoadResult } from './load.ts';
 
 const MIN_QUEUED = 100_000;
 const LIMIT_MS = 5 * 60_000;
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 /** Folds the whole queue (at most LIMIT_MS); requestsPerSecond is signatures folded per second, latencies per batch. */
 export async function measureFold(databaseUrl: string, petitionId: string, log: (line: string) => void): Promise<LoadResult> {
@@ -37,18 +33,8 @@ export async function measureFold(databaseUrl: string, petitionId: string, log: 
       if (count < BATCH_SIZE || performance.now() - began > LIMIT_MS) break;
     }
     const seconds = (performance.now() - began) / 1000;
-    latencies.sort((a, b) => a - b);
     log(`fold: ${folded.toLocaleString('en-US')} in ${seconds.toFixed(1)} s (${Math.round(folded / seconds).toLocaleString('en-US')}/s)`);
-    return {
-      requestsPerSecond: folded / seconds,
-      p50Ms: percentile(latencies, 50),
-      p99Ms: percentile(latencies, 99),
-      errors: 0,
-      timeouts: 0,
-      non2xx: 0,
-      requests: folded,
-      durationSec: seconds,
-    };
+    return timedResult(latencies, seconds, { units: folded });
   } finally {
     await db.end();
   }

@@ -3,7 +3,8 @@
 // event → receipt latency, losses and duplicates (an event arriving under a second delivery id).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { percentile, type Receiver } from './webhook-kit.ts';
+import { percentile } from './load.ts';
+import type { Receiver } from './webhook-kit.ts';
 
 export type KeepUp = Readonly<{
   events: number;

@@ -36,6 +36,31 @@ export type LoadResult = Readonly<{
   cost?: WindowCost;
 }>;
 
+/** The nearest-rank percentile `p` (0–100) of ascending `sorted`; 0 of none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/**
+ * A LoadResult of latencies timed by hand (a loop of its own, not autocannon): `units` done in `seconds`,
+ * p50 and p99 of `latencies` (sorted here), `failed` counted as non-2xx.
+ */
+export function timedResult(latencies: number[], seconds: number, options: { units?: number; failed?: number } = {}): LoadResult {
+  latencies.sort((a, b) => a - b);
+  const units = options.units ?? latencies.length;
+  return {
+    requestsPerSecond: units / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    errors: 0,
+    timeouts: 0,
+    non2xx: options.failed ?? 0,
+    requests: units,
+    durationSec: seconds,
+  };
+}
+
 export type LoadRequest = Readonly<{
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;

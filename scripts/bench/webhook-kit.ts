@@ -140,8 +140,3 @@ export async function waitForEmptyOutbox(db: DatabasePool, log: (line: string) =
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
-
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}

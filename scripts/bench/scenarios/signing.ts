@@ -12,7 +12,7 @@ import { startBaselineServer } from '../baseline.ts';
 import { freePort, PRODUCTION_RATE_LIMITS, startExtraApi } from '../environment.ts';
 import { combineRounds, ROUNDS } from '../interleave.ts';
 import { combineKeepUps, deliveriesSince, outboxPosition, type KeepUp } from '../keep-up.ts';
-import { measureLoad, type LoadResult } from '../load.ts';
+import { measureLoad, timedResult, type LoadResult } from '../load.ts';
 import { measurePgbench } from '../pgbench.ts';
 import { check, judge, verdictFor, type BenchEnvironment, type ResultRow, type Scenario } from '../scenario.ts';
 import { ensureSeeded, SEED_ISSUER } from '../seed.ts';
@@ -67,11 +67,6 @@ function append<T>(target: T[], items: readonly T[]): void {
   for (const item of items) target.push(item);
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
 async function insertRawUsers(client: pg.Client, count: number): Promise<string[]> {
   const result = await client.query<{ id: string }>(
     `
@@ -123,17 +118,7 @@ async function rawLoop(clients: pg.Client[], users: readonly string[], start: nu
     }),
   );
   const elapsed = (performance.now() - began) / 1000;
-  latencies.sort((a, b) => a - b);
-  const result: LoadResult = {
-    requestsPerSecond: latencies.length / elapsed,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    errors: 0,
-    timeouts: 0,
-    non2xx: failures,
-    requests: latencies.length,
-    durationSec: elapsed,
-  };
+  const result = timedResult(latencies, elapsed, { failed: failures });
   return { result, next, exhausted };
 }
 

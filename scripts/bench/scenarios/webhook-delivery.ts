@@ -7,19 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createDatabasePool } from '../../../db/pool.ts';
 import { bareUndiciLoop } from '../bare-delivery.ts';
 import { ROUNDS } from '../interleave.ts';
+import { percentile } from '../load.ts';
 import { addCosts, type WindowCost } from '../meter.ts';
 import { check, judge, type BenchEnvironment, type ResultRow, type Scenario } from '../scenario.ts';
-import {
-  emitEvents,
-  percentile,
-  removeOwner,
-  seedOwner,
-  startRallyWorker,
-  startReceiver,
-  stopRallyWorker,
-  waitForEmptyOutbox,
-  type Receiver,
-} from '../webhook-kit.ts';
+import { emitEvents, removeOwner, seedOwner, startRallyWorker, startReceiver, stopRallyWorker, waitForEmptyOutbox, type Receiver } from '../webhook-kit.ts';
 
 const NAME = 'webhook-delivery';
 const BURST = 10_000;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import puppeteer from 'puppeteer-core';
-import type { LoadResult } from '../load.ts';
+import { timedResult } from '../load.ts';
 import { verdictFor, type ResultRow, type Scenario } from '../scenario.ts';
 import { ensureSeeded, SEED_ISSUER } from '../seed.ts';
 
@@ -39,8 +39,6 @@ async function seededSlug(databaseUrl: string): Promise<string> {
     await client.end();
   }
 }
-
-const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 
 export const scenario: Scenario = {
   name: NAME,
@@ -83,17 +81,7 @@ export const scenario: Scenario = {
       await rm(userDataDir, { recursive: true, force: true });
     }
     const seconds = (performance.now() - began) / 1000;
-    paints.sort((a, b) => a - b);
-    const figures: LoadResult = {
-      requestsPerSecond: paints.length / seconds,
-      p50Ms: percentile(paints, 50),
-      p99Ms: percentile(paints, 99),
-      errors: 0,
-      timeouts: 0,
-      non2xx: 0,
-      requests: paints.length,
-      durationSec: seconds,
-    };
+    const figures = timedResult(paints, seconds);
     env.log(`${NAME}: first contentful paint median ${figures.p50Ms.toFixed(0)} ms, p99 ${figures.p99Ms.toFixed(0)} ms`);
     return [
       {
