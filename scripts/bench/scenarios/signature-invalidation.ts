@@ -15,8 +15,11 @@ import { startRallyWorker, stopRallyWorker } from '../webhook-kit.ts';
 const NAME = 'signature-invalidation';
 const SIGN_P99_MS = 250;
 const INVALIDATED = MILLION / FRAUD_SHARE;
-/** Signers minted per second of signing load: more than this machine signs, so none signs twice. */
-const SIGNERS_PER_SECOND = 1_200;
+/**
+ * Signers minted per second of signing load: more than a machine signs, so none signs twice. Above issue 43's
+ * 2,000/s goal: at 1,200 a machine that signed 2,068/s here ran out, and its rows were INVALID.
+ */
+const SIGNERS_PER_SECOND = 3_000;
 const FINISH_TIMEOUT_MS = 30 * 60_000;
 const SIGN_LIMIT = '1000000000';
 
