@@ -30,11 +30,8 @@ export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & Cli
     },
 
     async startClientSecretRotation(clientId, rotatedAtMs, gracePeriodMs) {
-      const workflowId = oauthSecretRotationWorkflowId(clientId, rotatedAtMs);
-      await orUnavailable(
-        temporal.client.workflow.start(oauthSecretRotation, { ...onceFor(temporal, workflowId, 'oauth_client'), args: [{ clientId, gracePeriodMs }] }),
-        'nothing was changed',
-      );
+      const once = onceFor(temporal, oauthSecretRotationWorkflowId(clientId, rotatedAtMs), 'oauth_client');
+      await orUnavailable(temporal.client.workflow.start(oauthSecretRotation, { ...once, args: [{ clientId, gracePeriodMs }] }), 'nothing was changed');
     },
 
     async cancelKeyRotation(keyId) {
@@ -42,12 +39,9 @@ export function accountWorkflows(temporal: Temporal): KeyRotationWorkflows & Cli
     },
 
     async startInvitation(invitation) {
-      const workflowId = organizationInvitationWorkflowId(invitation.invitationId);
       const tags = [{ key: RallyOrganizationId, value: invitation.organizationId }];
-      await orUnavailable(
-        temporal.client.workflow.start(organizationInvitation, { ...onceFor(temporal, workflowId, 'organization_invitation', tags), args: [invitation] }),
-        'nothing was changed',
-      );
+      const once = onceFor(temporal, organizationInvitationWorkflowId(invitation.invitationId), 'organization_invitation', tags);
+      await orUnavailable(temporal.client.workflow.start(organizationInvitation, { ...once, args: [invitation] }), 'nothing was changed');
     },
 
     async invitationAccepted(invitationId) {

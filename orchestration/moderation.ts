@@ -91,16 +91,13 @@ export function moderationWorkflows(
 
     async emailWarning(warningId, userId) {
       // One email per warning, ever: a second start of the same id is refused.
-      const tags = [{ key: RallyUserId, value: userId }];
-      await orUnavailable(
-        temporal.client.workflow.start(deliverWarningEmail, { ...onceFor(temporal, `warning-email-${warningId}`, 'warning', tags), args: [{ warningId }] }),
-      );
+      const once = onceFor(temporal, `warning-email-${warningId}`, 'warning', [{ key: RallyUserId, value: userId }]);
+      await orUnavailable(temporal.client.workflow.start(deliverWarningEmail, { ...once, args: [{ warningId }] }));
     },
 
     async invalidateSignatures(input) {
-      const workflowId = `signature-invalidation-${input.invalidationId}`;
       const tags = [{ key: RallyPetitionId, value: input.petitionId }];
-      const once = onceFor(temporal, workflowId, 'signature_invalidation', tags);
+      const once = onceFor(temporal, `signature-invalidation-${input.invalidationId}`, 'signature_invalidation', tags);
       const handle = await orUnavailable(temporal.client.workflow.start(invalidateSignatures, { ...once, args: [input] }), 'nothing was changed');
       return {
         ended: handle.result().then(
