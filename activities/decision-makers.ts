@@ -68,8 +68,14 @@ export function createDecisionMakerActivities({ db, mailer, publicUrl, responseT
       return true;
     },
 
-    /** False once the decision maker (and so the token) was removed. */
+    /** False once the decision maker (and so the token) was removed. Kept for runs that took the 'end-when-token-removed' path. */
     responseTokenExists: async ({ tokenId }: { tokenId: string }): Promise<boolean> => (await findInvitee(db, { tokenId })) !== null,
+
+    /** Where a token stands when its expiry workflow starts: removed, answered already (before the workflow could hear of it), or open. */
+    async responseTokenState({ tokenId }: { tokenId: string }): Promise<'removed' | 'responded' | 'open'> {
+      const invitee = await findInvitee(db, { tokenId });
+      return !invitee ? 'removed' : invitee.responded_at ? 'responded' : 'open';
+    },
 
     /** Ends an unanswered token for good; false when it was answered first. Safe to repeat. */
     expireResponseToken: ({ tokenId }: { tokenId: string }): Promise<boolean> => expireResponseToken(db, tokenId),

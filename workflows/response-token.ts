@@ -4,7 +4,7 @@
 import { condition, defineSignal, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DecisionMakerActivities } from '../activities/decision-makers.ts';
 
-const { sendResponseReminder, expireResponseToken, responseTokenExists } = proxyActivities<DecisionMakerActivities>({
+const { sendResponseReminder, expireResponseToken, responseTokenExists, responseTokenState } = proxyActivities<DecisionMakerActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
@@ -27,9 +27,15 @@ export async function responseTokenExpiry({ tokenId, issuedAt, expiresAt }: Resp
   setHandler(respondedSignal, () => {
     responded = true;
   });
-  // Added later: a decision maker removed between the invitation email and this workflow's start
-  // left the removal nothing to cancel; the workflow then ends at once instead of waiting 30 days.
-  if (patched('end-when-token-removed') && !(await responseTokenExists({ tokenId }))) return { tokenId, outcome: 'removed', reminded: false };
+  // Added later: the invitation is emailed before this workflow starts, so a decision maker removed, or one who
+  // answered, in between left a cancel or a `responded` signal with no workflow to reach; it then ends at once
+  // instead of waiting 30 days. First for removals only; runs that took that path replay it.
+  if (patched('end-when-answered-before-start')) {
+    const state = await responseTokenState({ tokenId });
+    if (state !== 'open') return { tokenId, outcome: state, reminded: false };
+  } else if (patched('end-when-token-removed') && !(await responseTokenExists({ tokenId }))) {
+    return { tokenId, outcome: 'removed', reminded: false };
+  }
   const issued = Date.parse(issuedAt);
   const deadline = Date.parse(expiresAt);
   // Workflow time is replay-safe: Date.now() here is the time of the current workflow task.

@@ -90,7 +90,7 @@ describe('decision makers and the response portal', function () {
     );
     const expiry = testEnvironment().temporal.client.workflow.getHandle(responseTokenWorkflowId(tokenId));
     expect(await expiry.result()).to.include({ outcome: 'responded', reminded: false });
-    await captureHistory('response-token-responded', expiry);
+    await captureHistory('response-token-responded-checked-at-start', expiry);
     const invitations = testEnvironment().temporal.client.workflow.getHandle(`decision-maker-invitations-${petition.id}`);
     expect(await invitations.result()).to.include({ sent: 1, failed: 0 });
     await captureHistory('decision-maker-invitations', invitations);

@@ -57,7 +57,7 @@ describe('response-token workflow', function () {
     worker = await startWorker(env);
 
     expect(await handle.result()).to.deep.equal({ tokenId, outcome: 'expired', reminded: true });
-    await captureHistory('response-token-expired', handle);
+    await captureHistory('response-token-expired-checked-at-start', handle);
 
     const reminder = await mail.waitFor(email, /^Reminder/);
     expect(reminder.text).to.not.match(/\/respond\//);
@@ -87,9 +87,43 @@ describe('response-token workflow', function () {
         args: [{ tokenId, petitionId: randomUUID(), issuedAt: new Date(now).toISOString(), expiresAt: new Date(now + 30 * 86_400_000).toISOString() }],
       });
       const outcome = await handle.result();
-      await captureHistory('response-token-removed', handle);
+      await captureHistory('response-token-removed-checked-at-start', handle);
       return outcome;
     });
     expect(result).to.deep.equal({ tokenId, outcome: 'removed', reminded: false });
+  });
+
+  // The invitation is emailed before its workflow starts the token's expiry, so a quick decision maker's
+  // `responded` signal can find no workflow yet (a full run of the suite saw the expiry wait its 30 days).
+  it('ends at once, without reminding, when the decision maker answered before it started', async () => {
+    const token = (await login(api.baseUrl, await createTestUser())).accessToken;
+    const email = `quick-${Date.now()}@example.test`;
+    const petition = await publishedPetition(api.baseUrl, token, { decisionMakers: [{ name: 'Quinn Quick', title: 'Mayor', email }] });
+    const link = portalLink(await mail.waitFor(email, /asks for your response/)).replace(PUBLIC_URL, api.baseUrl);
+    const answered = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'supportive', body: 'Yes.' }),
+    });
+    expect(answered.status).to.equal(201);
+    const tokenId = await testEnvironment().db.oneFirst(
+      sql.type(z.object({ id: z.string() }))`SELECT id FROM response_tokens WHERE petition_id = ${petition.id}`,
+    );
+
+    // An expiry of this token started only now, after the answer and its signal.
+    const taskQueue = uniqueTaskQueue('response-token-answered');
+    const testWorker = await createTestWorker(taskQueue);
+    const now = Date.now();
+    const result = await testWorker.runUntil(async () => {
+      const handle = await testEnvironment().temporal.client.workflow.start(responseTokenExpiry, {
+        taskQueue,
+        workflowId: `${responseTokenWorkflowId(tokenId)}-started-late`,
+        args: [{ tokenId, petitionId: petition.id, issuedAt: new Date(now).toISOString(), expiresAt: new Date(now + 30 * 86_400_000).toISOString() }],
+      });
+      const outcome = await handle.result();
+      await captureHistory('response-token-answered-before-start', handle);
+      return outcome;
+    });
+    expect(result).to.deep.equal({ tokenId, outcome: 'responded', reminded: false });
   });
 });
