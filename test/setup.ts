@@ -4,6 +4,7 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startSharedServices, stopSharedServices } from './support/shared-services.ts';
 import { startTestEnvironment, stopTestEnvironment } from './support/environment.ts';
+import { outputOfRunningProcesses } from './support/processes.ts';
 
 // Workers in tests log only what needs attention.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -22,6 +23,13 @@ export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(180_000);
     await startTestEnvironment(process.env);
+  },
+  // A failed test shows what the processes it talked to logged, while they still run (a flake under
+  // load cannot be rerun at will, and the test's own after() stops them next).
+  afterEach(this: Mocha.Context) {
+    if (this.currentTest?.state !== 'failed') return;
+    const report = outputOfRunningProcesses();
+    if (report) process.stderr.write(`\n=== processes running when "${this.currentTest.fullTitle()}" failed ===\n${report}\n`);
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);

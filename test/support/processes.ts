@@ -25,6 +25,17 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+// What each running process logged lately, for the report of a failed test (test/setup.ts).
+const recentOutput = new Map<ChildProcess, { entry: string; output: () => string }>();
+const FAILURE_REPORT_CHARS = 8_000;
+
+/** The last lines each process still running logged: printed when a test fails, so a flake leaves its evidence. */
+export function outputOfRunningProcesses(): string {
+  return [...recentOutput]
+    .map(([child, { entry, output }]) => `--- ${entry} (pid ${child.pid}), its last output ---\n${output().slice(-FAILURE_REPORT_CHARS)}`)
+    .join('\n');
+}
+
 /** Stops whatever this test process started and has not stopped yet. */
 export async function stopEveryProcess(): Promise<void> {
   await Promise.all(
@@ -58,8 +69,12 @@ function spawnRally(entry: string, env: Record<string, string>, options: SpawnOp
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
-  child.once('exit', () => running.delete(child));
   let output = '';
+  recentOutput.set(child, { entry, output: () => output });
+  child.once('exit', () => {
+    running.delete(child);
+    recentOutput.delete(child);
+  });
   const collect = (chunk: Buffer) => {
     options.onOutput?.(chunk.toString());
     output = (output + chunk.toString()).slice(-20_000);
