@@ -32,6 +32,23 @@ describe('response-token workflow', function () {
     await mail.stop();
   });
 
+  /** Runs a token's expiry workflow started now, on a worker of its own, to its end; its history is captured as `history`. */
+  async function expiryStartedNow(tokenId: string, petitionId: string, workflowId: string, history: string) {
+    const taskQueue = uniqueTaskQueue(history);
+    const testWorker = await createTestWorker(taskQueue);
+    const now = Date.now();
+    return testWorker.runUntil(async () => {
+      const handle = await testEnvironment().temporal.client.workflow.start(responseTokenExpiry, {
+        taskQueue,
+        workflowId,
+        args: [{ tokenId, petitionId, issuedAt: new Date(now).toISOString(), expiresAt: new Date(now + 30 * 86_400_000).toISOString() }],
+      });
+      const outcome = await handle.result();
+      await captureHistory(history, handle);
+      return outcome;
+    });
+  }
+
   it('expires an unanswered token after the TTL, across a worker restart, after one reminder', async () => {
     const token = (await login(api.baseUrl, await createTestUser())).accessToken;
     const email = `minister-${Date.now()}@example.test`;
@@ -77,19 +94,7 @@ describe('response-token workflow', function () {
 
   it('ends at once, without reminding, when the decision maker was removed before it started', async () => {
     const tokenId = randomUUID();
-    const taskQueue = uniqueTaskQueue('response-token-removed');
-    const worker = await createTestWorker(taskQueue);
-    const now = Date.now();
-    const result = await worker.runUntil(async () => {
-      const handle = await testEnvironment().temporal.client.workflow.start(responseTokenExpiry, {
-        taskQueue,
-        workflowId: responseTokenWorkflowId(tokenId),
-        args: [{ tokenId, petitionId: randomUUID(), issuedAt: new Date(now).toISOString(), expiresAt: new Date(now + 30 * 86_400_000).toISOString() }],
-      });
-      const outcome = await handle.result();
-      await captureHistory('response-token-removed-checked-at-start', handle);
-      return outcome;
-    });
+    const result = await expiryStartedNow(tokenId, randomUUID(), responseTokenWorkflowId(tokenId), 'response-token-removed-checked-at-start');
     expect(result).to.deep.equal({ tokenId, outcome: 'removed', reminded: false });
   });
 
@@ -111,19 +116,7 @@ describe('response-token workflow', function () {
     );
 
     // An expiry of this token started only now, after the answer and its signal.
-    const taskQueue = uniqueTaskQueue('response-token-answered');
-    const testWorker = await createTestWorker(taskQueue);
-    const now = Date.now();
-    const result = await testWorker.runUntil(async () => {
-      const handle = await testEnvironment().temporal.client.workflow.start(responseTokenExpiry, {
-        taskQueue,
-        workflowId: `${responseTokenWorkflowId(tokenId)}-started-late`,
-        args: [{ tokenId, petitionId: petition.id, issuedAt: new Date(now).toISOString(), expiresAt: new Date(now + 30 * 86_400_000).toISOString() }],
-      });
-      const outcome = await handle.result();
-      await captureHistory('response-token-answered-before-start', handle);
-      return outcome;
-    });
+    const result = await expiryStartedNow(tokenId, petition.id, `${responseTokenWorkflowId(tokenId)}-started-late`, 'response-token-answered-before-start');
     expect(result).to.deep.equal({ tokenId, outcome: 'responded', reminded: false });
   });
 });
