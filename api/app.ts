@@ -89,7 +89,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
   checkGeolocationDatabases().catch((error: Error) =>
     deps.log.warn('geolocation database unusable: signers are placed by their display location only', { error: error.message }),
   );
-  const limits = createRouteLimits({ db, log: deps.log, config, lists: await createSigningListCache({ db, notifications, log: deps.log }) });
+  const limits = await createRouteLimits({ db, log: deps.log, config, lists: await createSigningListCache({ db, notifications, log: deps.log }) });
   const signatures = createSignBatcher(db, { ...config.signBatch, log: deps.log });
   const guestForms = createGuestFormBatcher(db, {
     ...config.signBatch,
@@ -180,7 +180,7 @@ export async function createApp(deps: AppDependencies): Promise<RallyApp> {
     feed,
     readiness,
     async stop() {
-      limits.stop();
+      await limits.stop();
       await pageViews.stop();
       // Confirmations sign through the signature batcher: they stop first.
       await guestConfirmations.stop();

@@ -9,7 +9,8 @@ import type { Logger } from '../../platform/logger.ts';
 import { metrics } from '../../platform/metrics.ts';
 import type { RallyContext } from './context.ts';
 import { RallyError } from './problem.ts';
-import { addressBucketKey, createRateLimiter, userBucketKey, type RateLimiter } from './rate-limit.ts';
+import { joinRateLimitPeers } from './rate-limit-peers.ts';
+import { addressBucketKey, createRateLimiter, startRateLimitSync, userBucketKey, type RateLimiter } from './rate-limit.ts';
 import type { RateLimitClass } from './route.ts';
 
 const EXPORTS_PER_MINUTE = 10;
@@ -25,7 +26,8 @@ export type RouteLimits = {
    * link); false when the lists block the signer, whose form is then silently not mailed.
    */
   chargeGuestSignature(ctx: RallyContext, email: string): boolean;
-  stop(): void;
+  /** Writes the spends the buckets kept to themselves, so the other processes count them. */
+  stop(): Promise<void>;
 };
 
 type Refusal = { detail: string; code: string };
@@ -62,14 +64,15 @@ const personBucketKey = (ctx: RallyContext) => (ctx.state.principal ? userBucket
 // (RALLY_SIGN_CEILING_*) refuse. The administrators' lists (core/signatures/signing-lists.ts) block a signer
 // (403), or exempt them. `report`: RALLY_REPORT_LIMIT_PER_HOUR per user; `export`: the spec's 10 a minute per
 // user.
-export function createRouteLimits(deps: {
+export async function createRouteLimits(deps: {
   db: DatabasePool;
   log: Logger;
   config: Pick<Config, 'rateLimit' | 'signingThrottle' | 'moderation'>;
   lists?: SigningListCache;
-}): RouteLimits {
+}): Promise<RouteLimits> {
   const { rateLimit, signingThrottle, moderation } = deps.config;
-  const bucket = (rps: number, burst: number) => createRateLimiter({ db: deps.db, rps, burst, log: deps.log });
+  const peers = await joinRateLimitPeers(deps.db);
+  const bucket = (rps: number, burst: number) => createRateLimiter({ db: deps.db, peers, rps, burst });
   const perHour = (count: number) => bucket(count / 3600, count);
   const general = rateLimit.enabled ? bucket(rateLimit.rps, rateLimit.burst) : undefined;
   const sign = {
@@ -81,6 +84,8 @@ export function createRouteLimits(deps: {
   };
   const report = perHour(moderation.reportsPerHour);
   const exports = bucket(EXPORTS_PER_MINUTE / 60, EXPORTS_PER_MINUTE);
+  const limiters = [general, ...Object.values(sign), report, exports].filter((limiter) => limiter !== undefined);
+  const syncing = startRateLimitSync({ peers, limiters, log: deps.log });
   const openDomains = new Set(signingThrottle.openDomains);
   const domains = createSignerDomains(deps.db);
 
@@ -157,8 +162,6 @@ export function createRouteLimits(deps: {
           code: 'export_limit',
         });
     },
-    stop() {
-      for (const limiter of [general, ...Object.values(sign), report, exports]) limiter?.stop();
-    },
+    stop: () => syncing.stop(),
   };
 }
