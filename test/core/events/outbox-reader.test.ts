@@ -49,4 +49,28 @@ describe('reading the outbox (core/events/outbox-reader.ts)', function () {
     }, 20_000);
     expect(read).to.deep.equal([early, late]);
   });
+
+  it('gives an event a notification wants its data and its petition’s creator and title, and passes over the data of one nobody wants', async () => {
+    const { db } = testEnvironment();
+    const creator = await insertUserRow('outbox-wanted');
+    const petition = await createPetitionRow(creator, 'A petition whose milestone is announced');
+    const start = {
+      transaction_id: await db.oneFirst(sql.type(z.object({ xmin: z.string() }))`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`),
+      position: 0,
+    };
+    // The milestone is a type notifications want; signature.anonymized only an endpoint that opted in to it, which other tests of this
+    // database may have left: the rule is that nobody wanting it means no data.
+    const unwanted = await emitEvent(petition, 'signature.anonymized', { count: 1 });
+    const someoneWants = await db.oneFirst(sql.type(z.object({ wanted: z.boolean() }))`
+      SELECT EXISTS (SELECT FROM webhook_endpoints WHERE is_active AND events @> ARRAY['signature.anonymized']) AS wanted`);
+    const milestone = await emitEvent(petition, 'signature.milestone', { threshold: 100 });
+    const read = await eventually(async () => {
+      const events = (await readAfter(db, start, 100_000)).filter((event) => event.id === unwanted || event.id === milestone);
+      return events.length === 2 ? events : undefined;
+    }, 20_000);
+    const [first, second] = read;
+    if (!someoneWants) expect([first!.data, first!.creator_id, first!.petition_title]).to.deep.equal([null, null, null]);
+    expect(second!.data).to.include({ threshold: 100 });
+    expect([second!.creator_id, second!.petition_title]).to.deep.equal([creator, 'A petition whose milestone is announced']);
+  });
 });
