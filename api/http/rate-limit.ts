@@ -74,6 +74,7 @@ export function createRateLimiter(deps: { db: DatabasePool; peers: RateLimitPeer
   /** Spends one token of `key`'s bucket if there is one; in memory, no I/O. */
   function take(key: string): Decision {
     const now = Date.now();
+    deps.peers.charged();
     let bucket = buckets.get(key);
     if (bucket) buckets.delete(key);
     else bucket = { tokens: deps.burst, updatedAt: now, unwritten: 0, writtenAt: 0 };

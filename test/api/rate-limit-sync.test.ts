@@ -36,13 +36,14 @@ describe('the rate limiter’s sync: a process writes a key only when its spends
 
   describe('one process’s limiter against the shared table', () => {
     const joined: RateLimitPeers[] = [];
-    /** `count` processes sharing the table, each as it counts itself and the others after its next stamp. */
+    /** `count` processes charging limits on the shared table, each as it counts itself and the others after its next stamp. */
     const processes = async (count: number): Promise<RateLimitPeers[]> => {
       const made = await Promise.all(Array.from({ length: count }, () => joinRateLimitPeers(testEnvironment().db)));
       joined.push(...made);
       // Processes an earlier test stopped have left; one it killed stops counting within seconds.
       await eventually(
         async () => {
+          for (const peers of made) peers.charged();
           await Promise.all(made.map((peers) => peers.stamp()));
           return made.every((peers) => peers.count() === count) || undefined;
         },
@@ -69,6 +70,21 @@ describe('the rate limiter’s sync: a process writes a key only when its spends
         [`${prefix}a`, 7],
         [`${prefix}b`, 9],
       ]);
+    });
+
+    it('counts a process that has stopped charging limits for five seconds no longer, and again once it charges', async () => {
+      const [busy, idle] = await processes(2);
+      const stampedCount = async (peers: RateLimitPeers) => {
+        await sleep(1_000); // a process stamps at most once a second
+        await peers.stamp();
+        return peers.count();
+      };
+      await sleep(5_000);
+      busy!.charged();
+      expect(await stampedCount(busy!)).to.equal(1);
+      idle!.charged();
+      await stampedCount(idle!);
+      expect(await stampedCount(busy!)).to.equal(2);
     });
 
     it('beside another process, writes a key once it has spent its share of a quarter burst, at most once a second', async () => {
