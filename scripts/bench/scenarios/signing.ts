@@ -157,16 +157,16 @@ async function residentMegabytes(pid: number | undefined): Promise<number | null
 }
 
 /**
- * The API's V8 heap in MB from its /metrics (prom-client's default series): what is in use, and what
- * V8 holds for it. Their gap is heap V8 keeps after a burst of allocation, which RSS includes.
+ * The API's memory in MB from its /metrics (prom-client's default series, behind the API's metrics token): the V8 heap in use and
+ * what V8 holds for it (their gap is heap kept after a burst of allocation, which RSS includes), and memory outside the heap (buffers).
  */
-async function heapMegabytes(apiUrl: string): Promise<{ used: number; total: number } | null> {
-  const exposition = await fetch(`${apiUrl}/metrics`, { signal: AbortSignal.timeout(5_000) })
+async function heapMegabytes(apiUrl: string, token: string): Promise<{ used: number; total: number; external: number } | null> {
+  const exposition = await fetch(`${apiUrl}/metrics`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5_000) })
     .then((response) => (response.ok ? response.text() : ''))
     .catch(() => '');
-  const bytes = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(exposition)?.[1] ?? Number.NaN);
-  const [used, total] = [bytes('nodejs_heap_size_used_bytes'), bytes('nodejs_heap_size_total_bytes')];
-  return Number.isFinite(used) && Number.isFinite(total) ? { used: used / 1_048_576, total: total / 1_048_576 } : null;
+  const bytes = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(exposition)?.[1] ?? Number.NaN) / 1_048_576;
+  const [used, total, external] = [bytes('nodejs_heap_size_used_bytes'), bytes('nodejs_heap_size_total_bytes'), bytes('nodejs_external_memory_bytes')];
+  return [used, total, external].every(Number.isFinite) ? { used, total, external } : null;
 }
 
 function row(target: string, load: LoadResult, extra: Partial<ResultRow> = {}): ResultRow {
@@ -237,7 +237,8 @@ async function startBare(env: BenchEnvironment, stops: (() => Promise<void>)[]) 
 async function signingRounds(env: BenchEnvironment, setup: pg.Client, chosen: Targets, stops: (() => Promise<void>)[]): Promise<Rounds> {
   const idpPort = String(await freePort());
   // Production mode, as the API's hot path is built for it (responses written by the compiled serializer, prepared rows unparsed).
-  const production = { ...productionServiceEnv(), RALLY_METRICS_TOKEN: randomBytes(32).toString('hex') };
+  const metricsToken = randomBytes(32).toString('hex');
+  const production = { ...productionServiceEnv(), RALLY_METRICS_TOKEN: metricsToken };
   const api = await startExtraApi(env, { RALLY_IDP_PORT: idpPort, OIDC_ISSUER: '', ...PRODUCTION_RATE_LIMITS, ...production }, SIGNING_API);
   stops.push(api.stop);
   const idp = await startIdentityProvider(api.serviceEnv, env.log);
@@ -272,7 +273,7 @@ async function signingRounds(env: BenchEnvironment, setup: pg.Client, chosen: Ta
     runs.bare.push(await measureLoad(`bare node:http (round ${round}/${ROUNDS})`, `${bare.url}/v1`, { ...env.load, warmupSec }, env.log));
   }
   const rssMb = await residentMegabytes(api.pid);
-  const heap = await heapMegabytes(api.url);
+  const heap = await heapMegabytes(api.url, metricsToken);
   return {
     hot: combineRounds(runs.hot),
     spread: combineRounds(runs.spread),
@@ -280,7 +281,7 @@ async function signingRounds(env: BenchEnvironment, setup: pg.Client, chosen: Ta
     bare: combineRounds(runs.bare),
     keepUp: combineKeepUps(runs.keepUp),
     rssMb,
-    heapNote: heap ? ` (V8 heap: ${Math.round(heap.used)} MB in use of ${Math.round(heap.total)} MB held)` : '',
+    heapNote: heap ? ` (V8 heap: ${Math.round(heap.used)} MB in use of ${Math.round(heap.total)} MB held; outside it: ${Math.round(heap.external)} MB)` : '',
   };
 }
 
