@@ -16,10 +16,10 @@ const NAME = 'signature-invalidation';
 const SIGN_P99_MS = 250;
 const INVALIDATED = MILLION / FRAUD_SHARE;
 /**
- * Signers minted per second of signing load: more than a machine signs, so none signs twice. Above issue 43's
- * 2,000/s goal: at 1,200 a machine that signed 2,068/s here ran out, and its rows were INVALID.
+ * Signers minted per second of signing load: more than a machine signs, so none signs twice. This petition signs faster
+ * than the hot one of the signing rows (no milestone is near): at 3,000 a machine that signed 3,732/s here ran out.
  */
-const SIGNERS_PER_SECOND = 3_000;
+const SIGNERS_PER_SECOND = 5_000;
 const FINISH_TIMEOUT_MS = 30 * 60_000;
 const SIGN_LIMIT = '1000000000';
 
