@@ -63,6 +63,16 @@ describe('rate limits', function () {
     const burst = 20;
     const limits = { RALLY_RATE_LIMIT_RPS: '1', RALLY_RATE_LIMIT_BURST: String(burst) };
     const [one, two] = await Promise.all([startApi(limits), startApi(limits)]);
+    // Both serve traffic, as replicas behind a load balancer do: a process counts another as a peer, whose spends it must
+    // write, only while that one charges limits too. The second is kept busy with a key of its own, within its refill.
+    const bystander = { authorization: `Bearer ${(await freshApiKey()).raw}` };
+    let testing = true;
+    const keepBusy = (async () => {
+      while (testing) {
+        await fetch(`${two.baseUrl}/v1/users/me`, { headers: bystander });
+        await pause(1_000);
+      }
+    })();
     try {
       const key = await freshApiKey();
       const headers = { authorization: `Bearer ${key.raw}` };
@@ -81,6 +91,8 @@ describe('rate limits', function () {
       }
       expect(statuses).to.include(429);
     } finally {
+      testing = false;
+      await keepBusy;
       await Promise.all([one.stop(), two.stop()]);
     }
   });
