@@ -32,3 +32,9 @@ export function deliveryBatchSummary(batch: {
 export function petitionSummary(title: string): string {
   return `Petition "${shortTitle(title)}"`;
 }
+
+/** A round of milestone crossings told to the signers who listen (orchestration/petitions.ts). */
+export function milestoneRoundSummary(notices: readonly { title: string }[]): string {
+  if (notices.length === 1) return `Tell the signers who listen: ${shortTitle(notices[0]!.title)}`;
+  return `Tell the signers who listen of ${notices.length.toLocaleString('en-US')} milestones (first: ${shortTitle(notices[0]!.title)})`;
+}

@@ -9,7 +9,7 @@ import { clientOn, connectTemporal } from './client.ts';
 import { emailBatchWorkflows } from './email-batches.ts';
 import { exportWorkflows } from './exports.ts';
 import { moderationWorkflows } from './moderation.ts';
-import { decisionMakerWorkflows, petitionMilestoneWorkflows, petitionWorkflows } from './petitions.ts';
+import { decisionMakerWorkflows, milestoneSignerWorkflows, petitionWorkflows } from './petitions.ts';
 import { scheduleWorkflows } from './schedules.ts';
 import { webhookDeliveryWorkflows } from './webhook-deliveries.ts';
 
@@ -43,7 +43,7 @@ export function createWorkerOrchestration(connection: ClientOptions['connection'
     ...scheduleWorkflows(temporal),
     ...webhookDeliveryWorkflows(temporal),
     ...emailBatchWorkflows(temporal),
-    ...petitionMilestoneWorkflows(temporal),
+    ...milestoneSignerWorkflows(temporal),
     ...petitionWorkflows(temporal),
   };
 }

@@ -1,9 +1,11 @@
 // The petition's workflows behind the ports of core/petitions/lifecycle.ts and core/decision-makers/queries.ts. The lifecycle workflow (id `petition-<id>`) is
-// started at create and each transition is an update-with-start, so a petition whose workflow is missing still transitions; a milestone crossing is a
-// signal-with-start. Decision makers are invited by their own workflow; their token's hears of a response.
-import { WithStartWorkflowOperation } from '@temporalio/client';
+// started at create and each transition is an update-with-start, so a petition whose workflow is missing still transitions. A round of milestone crossings
+// is one signer fan-out. Decision makers are invited by their own workflow; their token's hears of a response.
+import { createHash } from 'node:crypto';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { DecisionMakerWorkflows } from '../core/decision-makers/queries.ts';
+import type { SignerNotice } from '../core/notifications/create.ts';
 import { Conflict, NotFound } from '../core/errors/domain-error.ts';
 import type { PetitionWorkflows, TransitionRequest } from '../core/petitions/lifecycle.ts';
 import type { PetitionEvent, PetitionStatus, TransitionResult } from '../core/petitions/transitions.ts';
@@ -21,12 +23,13 @@ import {
   releaseFromReviewUpdate,
   victoryUpdate,
 } from '../workflows/petition-lifecycle.ts';
-import { milestoneReachedSignal, type MilestoneCrossing } from '../workflows/petition-milestones.ts';
+import { notifyPetitionSigners } from '../workflows/signer-notifications.ts';
 import { respondedSignal, responseTokenWorkflowId } from '../workflows/response-token.ts';
 import { RallyEntityType, RallyPetitionId } from '../workflows/search-attributes.ts';
 import { promptly, type Temporal } from './client.ts';
 import { applicationFailureOf } from './failures.ts';
-import { petitionSummary } from '../core/workflow-summaries.ts';
+import { milestoneRoundSummary, petitionSummary } from '../core/workflow-summaries.ts';
+import { onceFor } from './start-once.ts';
 import { bestEffort, orUnavailable, workflowServiceUnavailable } from './unavailable.ts';
 
 const UPDATES = {
@@ -85,18 +88,28 @@ export function petitionWorkflows(temporal: Temporal): PetitionWorkflows {
   };
 }
 
-/** The outbox dispatcher's milestone signals (worker/event-dispatcher.ts): a petition whose workflow is missing gets one. */
-export function petitionMilestoneWorkflows(temporal: Temporal) {
+/**
+ * The outbox dispatcher's round of milestone crossings that signers listen for (worker/event-dispatcher.ts): one fan-out workflow for
+ * the round, named by the crossings it tells, so that a round started again after a crash is the same workflow ("already started").
+ */
+export function milestoneSignerWorkflows(temporal: Temporal) {
   return {
-    async milestoneReached(petitionId: string, status: PetitionStatus, crossing: MilestoneCrossing): Promise<void> {
+    async tellMilestoneSigners(notices: readonly SignerNotice[]): Promise<void> {
+      const [first, ...then] = notices;
+      if (!first) return;
+      const round = createHash('sha256')
+        .update(notices.map((notice) => notice.dedupeKey).join('\n'))
+        .digest('hex')
+        .slice(0, 32);
       await promptly(temporal, () =>
-        temporal.client.workflow.signalWithStart(petitionLifecycle, {
-          ...lifecycleOptions(temporal, petitionId, status),
-          signal: milestoneReachedSignal,
-          signalArgs: [crossing],
-          memo: { summary: petitionSummary(crossing.title) },
+        temporal.client.workflow.start(notifyPetitionSigners, {
+          ...onceFor(temporal, `signer-notifications-milestones-${round}`, 'milestone_round'),
+          args: [{ ...first, ...(then.length > 0 ? { then } : {}) }],
+          memo: { summary: milestoneRoundSummary(notices) },
         }),
-      );
+      ).catch((error: unknown) => {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      });
     },
   };
 }

@@ -1,14 +1,13 @@
 // The outbox dispatcher, run inside every worker process: each round turns new outbox events into deliveries and notifications, batches waiting deliveries per
 // endpoint and starts each batch's workflow, with nothing lost at any crash point. It wakes on NOTIFY rally_events and polls every second anyway, since a
-// NOTIFY can be missed; milestone crossings become signals in a second, paced loop, so a surge of them never delays a delivery.
+// NOTIFY can be missed; milestone crossings are announced in rounds by a second loop, so a surge of them never delays a delivery.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { EVENTS_CHANNEL } from '../core/events/record-event.ts';
 import { createNotificationListener } from '../db/notifications.ts';
-import { claimUnsignalledMilestones, markMilestoneSignalled, settleUnheardMilestones } from '../core/organizations/milestone-notifications.ts';
-import type { PetitionStatus } from '../core/vocabulary.ts';
+import { announceMilestones, claimUnsignalledMilestones } from '../core/organizations/milestone-notifications.ts';
 import { claimDeliveryBatches, dispatchEventBatch, forgetStartedBatches, unstartedBatches, type DeliveryBatch } from '../core/events/dispatch-queries.ts';
 import { createEmailQueues } from './email-queues.ts';
 import { withTraceCarrier } from '../platform/trace-context.ts';
@@ -31,14 +30,10 @@ const MAX_BATCH = 48;
 const START_CONCURRENCY = 32;
 const POLL_INTERVAL_MS = 1_000;
 const WEBHOOK_MAX_ATTEMPTS = 6; // 1 + 5 retries
-// Milestone crossings signalled per second by one worker. Each starts or wakes a petition workflow that
-// tells admins and signers: a surge (thousands of crossings in a minute when signatures spread over
-// many petitions) would otherwise take the Temporal server from the webhook deliveries, which
-// integrators expect within a second. In such a surge a crossing waits its turn; the notification
-// still comes, and the petition's own count never waits.
-const MILESTONE_SIGNALS_PER_SECOND = 20;
-// Crossings that nobody hears of, settled per statement (core/organizations/milestone-notifications.ts).
-const UNHEARD_MILESTONES_PER_ROUND = 1_000;
+// Milestone crossings announced per round (one transaction, and at most one fan-out workflow). A spike spread
+// over thousands of petitions crosses thousands of them a minute; a round of this size costs two statements
+// and one workflow start where a crossing each cost a signal, a workflow task and a local activity.
+const MILESTONES_PER_ROUND = 500;
 
 export type EventDispatcher = { stop(): Promise<void> };
 
@@ -54,8 +49,7 @@ export type EventDispatcherOptions = { config: Config; db: DatabasePool; databas
 // moved; after it, the delivery rows exist; after (2), the batch rows exist; if (3) dies after a start but
 // before its commit, the next round starts the same workflow id again and "already started" counts as success.
 // With Temporal down, steps (1) and (2) go on and step (3) retries each round. NOTIFY rally_events comes from a
-// delivery that finished and freed room, a replay, or an API process's batch of signatures. A milestone
-// crossing nobody would hear of is settled without a signal.
+// delivery that finished and freed room, a replay, or an API process's batch of signatures.
 export async function startEventDispatcher(options: EventDispatcherOptions): Promise<EventDispatcher> {
   const { config, db, log } = options;
   const listener = await createNotificationListener(options.databaseUrl, log);
@@ -104,31 +98,18 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   // (4) Pending emails wake the workflows that mail them (worker/email-queues.ts).
   const queueEmails = createEmailQueues({ db, workflows: options.workflows, config });
 
-  // (5) Milestone crossings become signals to their petition's workflow, which fans the notifications
-  // out: in a loop of their own, so that a backlog never holds up a delivery start, and paced (see
-  // MILESTONE_SIGNALS_PER_SECOND). Returns whether more are waiting.
-  async function signalMilestones(): Promise<boolean> {
-    const started = Date.now();
-    // Crossings nobody hears of (most) are settled in one statement, without a signal or a pause.
-    const settled = await db.transaction((tx) => settleUnheardMilestones(tx, UNHEARD_MILESTONES_PER_ROUND));
-    if (settled === UNHEARD_MILESTONES_PER_ROUND) return true;
-    let signalled = 0;
-    // One crossing per transaction: its row stays locked (another worker skips it) only while it is
-    // signalled, one call to Temporal, not for a whole paced second.
-    while (signalled < MILESTONE_SIGNALS_PER_SECOND) {
-      const found = await db.transaction(async (tx) => {
-        const [crossing] = await claimUnsignalledMilestones(tx, 1);
-        if (!crossing) return false;
-        const { threshold, title } = crossing;
-        await options.workflows.milestoneReached(crossing.petition_id, crossing.status as PetitionStatus, { threshold, title });
-        await markMilestoneSignalled(tx, crossing.petition_id, crossing.threshold);
-        return true;
-      });
-      if (!found) return false;
-      signalled += 1;
-    }
-    await sleep(Math.max(0, 1_000 - (Date.now() - started)));
-    return true;
+  // (5) Milestone crossings are announced in rounds, in a loop of their own so that a backlog never
+  // holds up a delivery start (core/organizations/milestone-notifications.ts). The fan-out starts inside
+  // the round's transaction: if Temporal refuses it, the round rolls back and is claimed again. Returns
+  // whether more are waiting.
+  async function announceMilestoneRound(): Promise<boolean> {
+    const claimed = await db.transaction(async (tx) => {
+      const crossings = await claimUnsignalledMilestones(tx, MILESTONES_PER_ROUND);
+      const listened = await announceMilestones(tx, crossings);
+      if (listened.length > 0) await options.workflows.tellMilestoneSigners(listened);
+      return crossings.length;
+    });
+    return claimed === MILESTONES_PER_ROUND;
   }
 
   let stopped = false;
@@ -145,7 +126,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     }),
     // Not woken by each NOTIFY: a signing spike sends dozens a second and crosses a milestone rarely,
     // and each wake-up cost two transactions. A crossing waits for the next poll, at most a second.
-    createLoop('milestone signalling', signalMilestones, { wokenByEvents: false }),
+    createLoop('milestone announcements', announceMilestoneRound, { wokenByEvents: false }),
   );
 
   /** Runs `step` again at once while it says more is waiting or a NOTIFY came meanwhile, else after the poll interval. */

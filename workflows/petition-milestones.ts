@@ -1,6 +1,6 @@
-// Milestone crossings, owned by the petition's lifecycle workflow and signal-with-started by the outbox dispatcher; the history holds crossings only, never
-// single signatures. Per threshold, once: the organization's owner and admins are told at once (the creator already is, through the outbox), then the signers
-// who opted in to petition.milestone, in keyset batches with continue-as-new (notifyPetitionSigners).
+// Milestone crossings as signals to the petition's lifecycle workflow: how crossings were announced until the dispatcher began announcing them in rounds
+// (core/organizations/milestone-notifications.ts). Nothing sends the signal any more; the handler stays, each step behind its patch, so that workflows
+// already holding one and the recorded histories replay as they ran.
 import { defineSignal, patched, proxyActivities, proxyLocalActivities, setHandler, startChild, type ParentClosePolicy } from '@temporalio/workflow';
 import type { NotificationActivities } from '../activities/notifications.ts';
 import { notifyPetitionSigners } from './signer-notifications.ts';

@@ -57,6 +57,9 @@ export type SignerBatchInput = {
   optedInOnly?: boolean;
 };
 
+/** What a signer fan-out tells the signers of one petition: a batch without its place in the keyset. */
+export type SignerNotice = Omit<SignerBatchInput, 'afterUserId' | 'limit'>;
+
 /**
  * One keyset batch of a petition's signers (by user_id, on the signatures_one_per_user index), each
  * notified once per dedupeKey. The petition's creator is skipped: they hear about it as the creator.

@@ -1,10 +1,10 @@
-// Milestones of an organization's petition reach the organization's owner and admins at once (the
-// creator already hears through the outbox, core/notifications/from-events.ts). Made by the petition's
-// lifecycle workflow when it is signalled a crossing; the dedupe key makes a repeat harmless.
+// A milestone crossing is announced by the outbox dispatcher in rounds (worker/event-dispatcher.ts): the organization's owner and admins are told in the
+// round's transaction (the creator already is, through the outbox), and the signers who opted in hear of it through one fan-out workflow per round. Before
+// that, each crossing was a signal to the petition's lifecycle workflow, whose handler remains for the histories that hold one.
 import type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { sql } from '../../db/sql.ts';
-import { notifyUsers } from '../notifications/create.ts';
+import { notifyUsers, type SignerNotice } from '../notifications/create.ts';
 import { milestoneAdmins, milestoneListeningSigners } from '../notifications/milestone-audience.ts';
 
 export const milestoneDedupeKey = (petitionId: string, threshold: number) => `milestone:${petitionId}:${threshold}`;
@@ -31,14 +31,16 @@ export async function notifyOrganizationAdminsOfMilestone(db: CommonQueryMethods
   );
 }
 
+/** A crossing as the round sees it. */
+export type ClaimedMilestone = { petition_id: string; threshold: number; title: string };
+
 /**
- * Crossings not yet handed to their petition's workflow, oldest first, with the petition's status;
- * locked for the caller's transaction, skipping rows another worker holds, so that two workers never
- * signal the same crossing.
+ * Crossings not yet announced, oldest first; locked for the caller's transaction, skipping rows another worker holds, so that two
+ * workers never announce the same crossing.
  */
-export function claimUnsignalledMilestones(tx: DatabaseTransactionConnection, limit: number) {
-  return tx.any(sql.type(z.object({ petition_id: z.string(), threshold: z.number(), status: z.string(), title: z.string() }))`
-    SELECT m.petition_id, m.threshold, p.status, p.title
+export function claimUnsignalledMilestones(tx: DatabaseTransactionConnection, limit: number): Promise<readonly ClaimedMilestone[]> {
+  return tx.any(sql.type(z.object({ petition_id: z.string(), threshold: z.number(), title: z.string() }))`
+    SELECT m.petition_id, m.threshold, p.title
     FROM petition_milestones m JOIN petitions p ON p.id = m.petition_id
     WHERE m.signalled_at IS NULL
     ORDER BY m.reached_at
@@ -47,30 +49,64 @@ export function claimUnsignalledMilestones(tx: DatabaseTransactionConnection, li
   `);
 }
 
+/** The claimed crossings as a relation `c(petition_id, threshold)`, for a statement over the whole round. */
+const roundOf = (crossings: readonly ClaimedMilestone[]) => sql.fragment`
+  unnest(${sql.array(
+    crossings.map((crossing) => crossing.petition_id),
+    'uuid',
+  )}, ${sql.array(
+    crossings.map((crossing) => crossing.threshold),
+    'int4',
+  )}) AS c(petition_id, threshold)
+`;
+
 /**
- * Marks handed over, without a signal, up to `limit` crossings that nobody would hear of: no
- * organization admin to tell and no signer listening. Their workflow would only have found that out
- * (a workflow start, a task and a local activity each); a spike spread over thousands of petitions
- * crosses thousands of them. Rows another worker holds are skipped. Answers how many were settled.
+ * Announces a round of claimed crossings in the caller's transaction: tells each petition's organization owner and admins (two
+ * statements for the round), marks every crossing announced, and answers what the signers who opted in are to be told, for the
+ * crossings that have any; the caller hands those to one fan-out workflow before it commits. Repeating a round tells nobody twice
+ * (the dedupe key).
  */
-export async function settleUnheardMilestones(tx: DatabaseTransactionConnection, limit: number): Promise<number> {
-  const settled = await tx.query(sql.typeAlias('void')`
-    WITH unheard AS (
-      SELECT m.petition_id, m.threshold
-      FROM petition_milestones m JOIN petitions p ON p.id = m.petition_id
-      WHERE m.signalled_at IS NULL
-        AND NOT EXISTS (${milestoneAdmins(sql.fragment`p.org_id`, sql.fragment`p.creator_id`)})
-        AND NOT EXISTS (${milestoneListeningSigners(sql.fragment`p.id`, sql.fragment`p.creator_id`)})
-      ORDER BY m.reached_at
-      LIMIT ${limit}
-      FOR UPDATE OF m SKIP LOCKED
-    )
-    UPDATE petition_milestones m SET signalled_at = now()
-    FROM unheard u WHERE m.petition_id = u.petition_id AND m.threshold = u.threshold
+export async function announceMilestones(tx: DatabaseTransactionConnection, crossings: readonly ClaimedMilestone[]): Promise<SignerNotice[]> {
+  if (crossings.length === 0) return [];
+  const admins = await tx.any(sql.type(z.object({ petition_id: z.string(), threshold: z.number(), title: z.string(), user_id: z.string() }))`
+    SELECT c.petition_id, c.threshold, p.title, a.user_id
+    FROM ${roundOf(crossings)}
+    JOIN petitions p ON p.id = c.petition_id AND p.deleted_at IS NULL AND p.org_id IS NOT NULL
+    CROSS JOIN LATERAL (${milestoneAdmins(sql.fragment`p.org_id`, sql.fragment`p.creator_id`)}) a
   `);
-  return settled.rowCount;
+  await notifyUsers(
+    tx,
+    admins.map((row) => ({
+      userId: row.user_id,
+      type: 'petition.milestone',
+      ...milestoneWords(row.title, row.threshold),
+      data: { petition_id: row.petition_id, threshold: row.threshold },
+      dedupeKey: milestoneDedupeKey(row.petition_id, row.threshold),
+    })),
+  );
+  const announced = await tx.any(sql.type(z.object({ petition_id: z.string(), threshold: z.number(), listened: z.boolean() }))`
+    UPDATE petition_milestones m SET signalled_at = now()
+    FROM ${roundOf(crossings)}
+    JOIN petitions p ON p.id = c.petition_id
+    WHERE m.petition_id = c.petition_id AND m.threshold = c.threshold
+    RETURNING m.petition_id, m.threshold,
+      p.deleted_at IS NULL AND EXISTS (${milestoneListeningSigners(sql.fragment`p.id`, sql.fragment`p.creator_id`)}) AS listened
+  `);
+  const titles = new Map(crossings.map((crossing) => [milestoneDedupeKey(crossing.petition_id, crossing.threshold), crossing.title]));
+  return announced
+    .filter((row) => row.listened)
+    .map((row) => signerNotice(row.petition_id, row.threshold, titles.get(milestoneDedupeKey(row.petition_id, row.threshold))!));
 }
 
-export async function markMilestoneSignalled(db: CommonQueryMethods, petitionId: string, threshold: number): Promise<void> {
-  await db.query(sql.typeAlias('void')`UPDATE petition_milestones SET signalled_at = now() WHERE petition_id = ${petitionId} AND threshold = ${threshold}`);
+/** What the signers who opted in to petition.milestone are told of a crossing. */
+function signerNotice(petitionId: string, threshold: number, title: string): SignerNotice {
+  return {
+    petitionId,
+    type: 'petition.milestone',
+    optedInOnly: true,
+    title: `“${title}” reached ${threshold.toLocaleString('en-US')} signatures`,
+    body: 'A petition you signed keeps growing. Share it again!',
+    data: { petition_id: petitionId, threshold },
+    dedupeKey: milestoneDedupeKey(petitionId, threshold),
+  };
 }

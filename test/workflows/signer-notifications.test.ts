@@ -66,4 +66,39 @@ describe('workflow notifyPetitionSigners', function () {
       SELECT count(*)::int AS count FROM notifications WHERE dedupe_key = ${input.dedupeKey} AND user_id = ${creator.id}`);
     expect(creatorNotified, 'the creator hears as the creator, not as a signer').to.equal(0);
   });
+
+  it('tells several petitions their own notice in turn, one workflow across continue-as-new, each signer once', async () => {
+    const { db, temporal } = testEnvironment();
+    const creator = await createTestUser();
+    const petitionIds = [await createPetitionRow(creator.id), await createPetitionRow(creator.id)];
+    for (const petitionId of petitionIds) await seedSigners(petitionId, `round-${petitionId.slice(0, 8)}-`);
+    const notice = (petitionId: string) => ({
+      petitionId,
+      type: 'petition.victory',
+      title: 'We won',
+      body: 'Thank you for signing.',
+      data: { petition_id: petitionId },
+      dedupeKey: `victory-round:${petitionId}`,
+    });
+    const taskQueue = uniqueTaskQueue('signer-rounds');
+    const worker = await createTestWorker(taskQueue);
+    // 39 signers of each who want it: 8 batches of 5 a petition, so runs of 3 batches end inside each notice and between them.
+    const result = await worker.runUntil(async () => {
+      const handle = await temporal.client.workflow.start(notifyPetitionSigners, {
+        taskQueue,
+        workflowId: `notify-signers-round-${petitionIds[0]}`,
+        args: [{ ...notice(petitionIds[0]!), then: [notice(petitionIds[1]!)], batchSize: 5, batchesPerRun: 3 }],
+      });
+      const told = await handle.result();
+      await captureHistory('notify-petition-signers-several-notices', handle);
+      return told;
+    });
+    expect(result.notified).to.equal(2 * (SIGNERS - 1));
+    for (const petitionId of petitionIds) {
+      const told = await db.oneFirst(sql.type(z.object({ count: z.number() }))`
+        SELECT count(*)::int AS count FROM notifications n JOIN signatures s ON s.user_id = n.user_id AND s.petition_id = ${petitionId}
+        WHERE n.dedupe_key = ${notice(petitionId).dedupeKey}`);
+      expect(told, `the signers of petition ${petitionIds.indexOf(petitionId) + 1}, once each`).to.equal(SIGNERS - 1);
+    }
+  });
 });

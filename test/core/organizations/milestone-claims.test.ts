@@ -1,11 +1,11 @@
-// Every worker runs a dispatcher, and each signals milestone crossings to their petitions' workflows:
-// a crossing one worker has claimed is skipped by the others until that worker commits, so no
-// crossing is signalled twice by two workers at once.
+// Every worker runs a dispatcher, and each announces milestone crossings in rounds: a crossing one
+// worker has claimed is skipped by the others until that worker commits, so no crossing is announced
+// twice by two workers at once.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../../db/sql.ts';
-import { claimUnsignalledMilestones, markMilestoneSignalled } from '../../../core/organizations/milestone-notifications.ts';
+import { announceMilestones, claimUnsignalledMilestones } from '../../../core/organizations/milestone-notifications.ts';
 import { testEnvironment } from '../../support/environment.ts';
 import { insertUserRow } from '../../support/rows.ts';
 
@@ -31,7 +31,7 @@ describe('claimUnsignalledMilestones (core/organizations/milestone-notifications
     }
   });
 
-  // No dispatcher of a later test may find these and signal a workflow for this bare petition.
+  // No dispatcher of a later test may find these and announce them.
   after(async () => {
     await testEnvironment().db.query(sql.typeAlias('void')`DELETE FROM petition_milestones WHERE petition_id = ${petitionId}`);
   });
@@ -48,11 +48,15 @@ describe('claimUnsignalledMilestones (core/organizations/milestone-notifications
     });
   });
 
-  it('answers a crossing again once the worker that held it let it go unsignalled, and never once it is signalled', async () => {
+  it('answers a crossing again once the worker that held it let it go unannounced, and never once it is announced', async () => {
     const { db } = testEnvironment();
     await db.transaction(async (tx) => {
-      expect(ours(await claimUnsignalledMilestones(tx, 1_000))).to.deep.equal([10, 100]);
-      await markMilestoneSignalled(tx, petitionId, 10);
+      const claimed = await claimUnsignalledMilestones(tx, 1_000);
+      expect(ours(claimed)).to.deep.equal([10, 100]);
+      await announceMilestones(
+        tx,
+        claimed.filter((crossing) => crossing.petition_id === petitionId && crossing.threshold === 10),
+      );
     });
     expect(ours(await db.transaction((tx) => claimUnsignalledMilestones(tx, 1_000)))).to.deep.equal([100]);
   });
