@@ -34,4 +34,4 @@ RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "api/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "api/main.ts"]

@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { TEMPORAL_CONFIG_DIR, TEMPORAL_CONFIG_ENV } from '../scripts/lib/cluster-layout.ts';
 import { COMPOSE_HAPROXY, haproxyConfig, READINESS_PATH } from '../scripts/lib/haproxy.ts';
 import { COMPOSE_PGBOUNCER, PGBOUNCER_POOL_MODE, pgBouncerIni } from '../scripts/lib/pgbouncer.ts';
+import { nodeArguments } from '../scripts/lib/topology-processes.ts';
 import { loadTemporalSettings } from '../scripts/lib/temporal-settings.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -81,8 +82,8 @@ describe('deployment (Dockerfile, compose.yaml)', function () {
     expect(services).to.include.keys('haproxy', 'postgres', 'pgbouncer', 'temporal-schema', 'temporal', 'temporal-ui', 'migrate', 'api', 'worker', 'identity');
     expect(services.temporal!.image).to.match(/^temporalio\/server:/);
     expect(services['temporal-ui']!.image).to.match(/^temporalio\/ui:/);
-    expect(services.api!.command).to.deep.equal(['node', 'api/main.ts']);
-    expect(services.worker!.command).to.deep.equal(['node', 'worker/main.ts']);
+    expect(services.api!.command).to.deep.equal(['node', ...nodeArguments('api')]);
+    expect(services.worker!.command).to.deep.equal(['node', ...nodeArguments('worker')]);
     expect(services.worker!.deploy?.replicas).to.be.greaterThan(1);
     for (const name of ['api', 'worker', 'migrate']) {
       expect(services[name]!.environment, name).to.include({ NODE_ENV: 'production', TEMPORAL_ADDRESS: 'temporal:7233' });
@@ -152,6 +153,8 @@ describe('deployment (Dockerfile, compose.yaml)', function () {
       .and.match(/RALLY_WORKFLOW_BUNDLE=/);
     const users = dockerfile.match(/^USER\s+(\S+)/gm) ?? [];
     expect(users.at(-1)).to.match(/USER\s+node$/);
+    // The image's default command is the API, started as every other deployment starts it.
+    expect(JSON.parse(/^CMD\s+(\[.*\])$/m.exec(dockerfile)![1]!)).to.deep.equal(['node', ...nodeArguments('api')]);
     expect(await readFile(`${ROOT}.dockerignore`, 'utf8'))
       .to.match(/^node_modules$/m)
       .and.match(/^\.data$/m);

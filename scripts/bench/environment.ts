@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Config } from '../../platform/config.ts';
 import { runMigrations } from '../../db/migrate.ts';
 import { describeExit, spawnPrefixed, stopChild } from '../lib/child-process.ts';
+import { nodeArguments } from '../lib/topology-processes.ts';
 import { ensureDatabaseExists, redactDatabaseUrl, startEmbeddedPostgres } from '../lib/embedded-postgres.ts';
 import { resolveTemporalCli } from '../lib/temporal-cli.ts';
 import { startTemporalDevServer } from '../lib/temporal-dev-server.ts';
@@ -136,7 +137,7 @@ async function nodeArgsFor(meter: Meter): Promise<{ args: string[]; inspectPort?
 
 async function startApi(serviceEnv: NodeJS.ProcessEnv, apiUrl: string, cleanup: Cleanup, meter: Meter, log: Log, name = 'api'): Promise<number | undefined> {
   const node = await nodeArgsFor(meter);
-  const api = spawnPrefixed({ name, command: process.execPath, args: [...node.args, 'api/main.ts'], cwd: REPOSITORY_ROOT, env: serviceEnv });
+  const api = spawnPrefixed({ name, command: process.execPath, args: [...node.args, ...nodeArguments('api')], cwd: REPOSITORY_ROOT, env: serviceEnv });
   meter.register('api', api.process.pid, node.inspectPort, name);
   cleanup.add('api', async () => {
     meter.unregister(api.process.pid);

@@ -10,6 +10,19 @@ const API_READY_TIMEOUT_MS = 60_000;
 
 export const ENTRY_POINTS = { api: 'api/main.ts', worker: 'worker/main.ts', identity: 'identity-provider/main.ts' } as const;
 
+/**
+ * V8's heap sizes per process, sized by measurement (docs/performance.md, "The API's memory"): left to itself, V8 holds several times
+ * the API's live heap after a signing spike. Deployments (Dockerfile, compose.yaml, deploy/kubernetes/) start each process with these.
+ */
+export const NODE_FLAGS: Readonly<Record<keyof typeof ENTRY_POINTS, readonly string[]>> = {
+  api: ['--max-semi-space-size=8', '--max-old-space-size=256'],
+  worker: [],
+  identity: [],
+};
+
+/** What follows `node` to start a part as production does: its V8 flags, then its entry point. */
+export const nodeArguments = (entry: keyof typeof ENTRY_POINTS): string[] => [...NODE_FLAGS[entry], ENTRY_POINTS[entry]];
+
 type Component = Readonly<{ name: string; stop: () => Promise<void> }>;
 
 export type Parts = Readonly<{
@@ -72,7 +85,7 @@ export function createParts(log: (line: string) => void): Parts {
     },
     startServiceProcess(entry, env, graceMs, label = entry) {
       return keepRunning(label, async () => {
-        const child = spawnPrefixed({ name: label, command: process.execPath, args: [ENTRY_POINTS[entry]], cwd: REPOSITORY_ROOT, env });
+        const child = spawnPrefixed({ name: label, command: process.execPath, args: nodeArguments(entry), cwd: REPOSITORY_ROOT, env });
         return {
           pid: child.process.pid,
           exited: child.exited.then(describeExit),

@@ -8,7 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../platform/config.ts';
 import { ConfigSchema } from '../../platform/config/schema.ts';
 import { TARGET_UTILISATION } from '../../scripts/bench/capacity.ts';
-import { ENTRY_POINTS } from '../../scripts/lib/topology-processes.ts';
+import { nodeArguments } from '../../scripts/lib/topology-processes.ts';
 
 const DIR = fileURLToPath(new URL('../../deploy/kubernetes/', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -82,9 +82,9 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
       'rally-config',
       'rally-secrets',
     ]);
-    expect(container('rally-api', 'api').command).to.deep.equal(['node', ENTRY_POINTS.api]);
-    expect(container('rally-api', 'identity').command).to.deep.equal(['node', ENTRY_POINTS.identity]);
-    expect(container('rally-worker', 'worker').command).to.deep.equal(['node', ENTRY_POINTS.worker]);
+    expect(container('rally-api', 'api').command).to.deep.equal(['node', ...nodeArguments('api')]);
+    expect(container('rally-api', 'identity').command).to.deep.equal(['node', ...nodeArguments('identity')]);
+    expect(container('rally-worker', 'worker').command).to.deep.equal(['node', ...nodeArguments('worker')]);
     expect(one('Job', 'rally-migrate').spec.template!.spec.containers[0]!.command).to.deep.equal(['node', 'db/migrate-cli.ts']);
     for (const spec of podSpecs()) for (const each of spec.containers) expect(each.resources?.requests, each.name).to.include.keys('cpu', 'memory');
   });
