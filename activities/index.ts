@@ -10,7 +10,7 @@ import { createAnalyticsActivities } from './analytics.ts';
 import { createFraudWatchActivities } from './fraud-watch.ts';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { createNotificationActivities } from './notifications.ts';
-import { createWebhookActivities, webhookDependencies } from './webhooks.ts';
+import { createWebhookActivities, webhookDependencies, type WebhookActivityDependencies } from './webhooks.ts';
 import { createWebhookBatchActivities } from './webhook-batches.ts';
 import { createMediaActivities } from './media.ts';
 import { createMediaStorage } from '../platform/storage/create-media-storage.ts';
@@ -32,11 +32,13 @@ export type ActivityDependencies = {
   config?: Config;
   /** For activities that move petitions through their workflows (moderation, account deletion): orchestration/'s. */
   petitionWorkflows?: PetitionWorkflows;
+  /** The worker's webhook clients, shared with the dispatcher's first attempts (worker/first-attempts.ts); made here if absent. */
+  webhooks?: WebhookActivityDependencies;
 };
 
 export function createActivities(deps: ActivityDependencies) {
   const config = deps.config ?? loadConfig({});
-  const webhooks = webhookDependencies(deps.db, config);
+  const webhooks = deps.webhooks ?? webhookDependencies(deps.db, config);
   return {
     ...createMaintenanceActivities({ db: deps.db }),
     ...createEventPartitionActivities({ db: deps.db, retentionMs: config.personalData.eventRetentionMs }),
@@ -46,7 +48,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...createAnalyticsActivities({ db: deps.db }),
     ...createFraudWatchActivities({ db: deps.db, settings: config.fraudWatch }),
     ...createNotificationActivities({ db: deps.db }),
-    // One HTTP agent for first attempts and retries: they reach the same receivers.
+    // One HTTP agent and destination budget for first attempts and retries: they reach the same receivers.
     ...createWebhookActivities(webhooks),
     ...createWebhookBatchActivities(webhooks),
     ...createMediaActivities({ db: deps.db, storage: createMediaStorage(config) }),

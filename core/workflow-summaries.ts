@@ -17,18 +17,6 @@ export function deliverySummary(delivery: { event_type: string; endpoint_url: st
   return `Webhook ${delivery.event_type}${about} to ${endpointHost(delivery.endpoint_url)}`;
 }
 
-/** A batch of first attempts (workflows/webhook-delivery-batch.ts): its size, and what its first delivery carries. */
-export function deliveryBatchSummary(batch: {
-  delivery_ids: readonly string[];
-  event_type: string;
-  endpoint_url: string;
-  petition_title: string | null;
-}): string {
-  if (batch.delivery_ids.length === 1) return deliverySummary(batch);
-  const about = batch.petition_title ? ` for "${shortTitle(batch.petition_title)}"` : '';
-  return `${batch.delivery_ids.length} webhooks (first: ${batch.event_type})${about} to ${endpointHost(batch.endpoint_url)}`;
-}
-
 export function petitionSummary(title: string): string {
   return `Petition "${shortTitle(title)}"`;
 }

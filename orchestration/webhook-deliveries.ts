@@ -1,32 +1,30 @@
-// The outbox dispatcher's webhook starts (worker/event-dispatcher.ts): one webhookDeliveryBatch
-// workflow per claimed batch, id webhook-batch-<batch id>. A start repeated after a crash finds the
+// The dispatcher's hand-over of a failed first attempt (worker/first-attempts.ts): one webhookDelivery workflow, id = the delivery id,
+// owning attempts 2 to 6 on durable timers. A start repeated after a crash, or for a delivery whose workflow already runs, finds the
 // first one, so "already started" counts as accepted.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { DeliveryBatch } from '../core/events/dispatch-queries.ts';
-import { webhookBatchWorkflowId, webhookDeliveryBatch } from '../workflows/index.ts';
+import type { PendingRetry } from '../core/webhooks/pending-retries.ts';
+import { deliverySummary } from '../core/workflow-summaries.ts';
+import { webhookDelivery } from '../workflows/index.ts';
 import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from '../workflows/search-attributes.ts';
-import type { WebhookBatchInput } from '../workflows/webhook-delivery-batch.ts';
+import type { WebhookDeliveryInput } from '../workflows/webhook-delivery.ts';
 import { promptly, type Temporal } from './client.ts';
-import { deliveryBatchSummary } from '../core/workflow-summaries.ts';
 
 export function webhookDeliveryWorkflows(temporal: Temporal) {
   return {
-    /** Resolves once Temporal holds the batch's workflow; the dispatcher then forgets the batch row. */
-    async startDeliveryBatch(batch: DeliveryBatch, input: WebhookBatchInput): Promise<void> {
+    /** Resolves once Temporal holds the delivery's retry workflow; the dispatcher then forgets the pending row. */
+    async startDeliveryRetry(retry: PendingRetry, input: WebhookDeliveryInput): Promise<void> {
       await promptly(temporal, () =>
-        temporal.client.workflow.start(webhookDeliveryBatch, {
-          workflowId: webhookBatchWorkflowId(batch.id),
+        temporal.client.workflow.start(webhookDelivery, {
+          workflowId: retry.delivery_id,
           taskQueue: temporal.taskQueue,
           args: [input],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          // The server hands the first task straight back to this worker (a client on the worker's own connection).
-          requestEagerStart: true,
-          memo: { summary: deliveryBatchSummary(batch) },
+          memo: { summary: deliverySummary(retry) },
           typedSearchAttributes: [
-            { key: RallyWebhookEndpointId, value: batch.endpoint_id },
-            { key: RallyWebhookDeliveryId, value: batch.delivery_ids },
-            { key: RallyEntityType, value: 'webhook_delivery_batch' },
-            ...(batch.petition_id ? [{ key: RallyPetitionId, value: batch.petition_id }] : []),
+            { key: RallyWebhookEndpointId, value: retry.endpoint_id },
+            { key: RallyWebhookDeliveryId, value: [retry.delivery_id] },
+            { key: RallyEntityType, value: 'webhook_delivery' },
+            ...(retry.petition_id ? [{ key: RallyPetitionId, value: retry.petition_id }] : []),
           ],
         }),
       ).catch((error: unknown) => {

@@ -2,6 +2,7 @@
 import './telemetry.ts';
 import { GracefulShutdownPeriodExpiredError, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
+import { webhookDependencies } from '../activities/webhooks.ts';
 import { loadConfigOrExit } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { temporalConnectionOptions } from '../platform/temporal-connection.ts';
@@ -27,6 +28,9 @@ const connection = await NativeConnection.connect(temporalConnectionOptions(conf
 const orchestration = createWorkerOrchestration(connection, config.temporal);
 await orchestration.ensureSchedules();
 
+// One undici pool and one destination budget per process, for the dispatcher's first attempts and the retry activities alike.
+const webhooks = webhookDependencies(db, config);
+
 const observability = workerObservabilityOptions();
 // Workflow interceptors (tracing) must be compiled into the bundle, and the prepared one has none:
 // with tracing on, the worker bundles its workflows itself.
@@ -47,11 +51,23 @@ const worker = await createRallyWorker({
   taskQueue: config.temporal.taskQueue,
   shutdownGraceMs: config.shutdown.workerGraceMs,
   maxCachedWorkflows: config.workerCachedWorkflows,
-  activities: createActivities({ db, config, petitionWorkflows: orchestration }),
+  activities: createActivities({ db, config, petitionWorkflows: orchestration, webhooks }),
   observability,
 });
 // The outbox dispatcher runs beside the worker: events → webhook deliveries and notifications.
-const dispatcher = await startEventDispatcher({ config, db, databaseUrl: config.databaseListenUrl ?? config.databaseUrl, workflows: orchestration, log });
+const dispatcher = await startEventDispatcher({
+  config,
+  db,
+  databaseUrl: config.databaseListenUrl ?? config.databaseUrl,
+  workflows: orchestration,
+  webhooks,
+  log,
+});
+// At the signal the dispatcher stops claiming at once and finishes the batches it is sending, while the
+// worker drains its activities beside it (the SDK's own handlers stop the worker).
+let dispatcherStopped: Promise<void> | undefined;
+const stopDispatcher = () => (dispatcherStopped ??= dispatcher.stop(config.shutdown.workerGraceMs));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stopDispatcher());
 log.info('polling', {
   task_queue: config.temporal.taskQueue,
   namespace: config.temporal.namespace,
@@ -65,7 +81,9 @@ try {
   log.warn('activities still running after RALLY_WORKER_SHUTDOWN_GRACE; leaving them to Temporal to retry', { grace_ms: config.shutdown.workerGraceMs });
   process.exitCode = 1;
 }
-await dispatcher.stop();
+await stopDispatcher();
+// Requests past the grace are abandoned: their batches are sent again by another worker.
+await webhooks.http.destroy();
 await metricsServer?.close();
 await connection.close();
 await db.end();

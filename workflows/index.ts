@@ -20,7 +20,7 @@ export { userSuspension } from './user-suspension.ts';
 export { deliverWarningEmail } from './warning-email.ts';
 export { invalidateSignatures } from './signature-invalidation.ts';
 export { webhookDelivery } from './webhook-delivery.ts';
-export { webhookDeliveryBatch, webhookBatchWorkflowId } from './webhook-delivery-batch.ts';
+export { webhookDeliveryBatch } from './webhook-delivery-batch.ts';
 export { notifyPetitionSigners } from './signer-notifications.ts';
 export { mediaProcessing, mediaProcessingWorkflowId } from './media-processing.ts';
 export { inviteDecisionMakers, decisionMakerInvitationWorkflowId } from './decision-maker-invitations.ts';

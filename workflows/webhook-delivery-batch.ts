@@ -1,6 +1,6 @@
-// First attempts of a batch of webhook deliveries to one endpoint, the common case made cheap: the dispatcher claims up to the endpoint's delivery window into
-// a batch and starts this workflow (id webhook-batch-<batch id>), with the delivery ids as the RallyWebhookDeliveryId search attribute, so each delivery is
-// found in the Web UI (`RallyWebhookDeliveryId = "<delivery id>"`).
+// First attempts of a batch of webhook deliveries to one endpoint, as they were sent before issue 45 moved them to the dispatcher (worker/first-attempts.ts).
+// Nothing starts it any more; it stays registered until the last runs started by an older worker (id webhook-batch-<batch id>) have finished, and its
+// recorded histories keep replaying (test/histories/).
 import { ParentClosePolicy, proxyLocalActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { BatchInput, WebhookBatchActivities } from '../activities/webhook-batches.ts';
 import { RallyEntityType, RallyPetitionId, RallyWebhookDeliveryId, RallyWebhookEndpointId } from './search-attributes.ts';
@@ -8,8 +8,6 @@ import { webhookDelivery } from './webhook-delivery.ts';
 
 export type WebhookBatchInput = BatchInput & { batchId: string };
 export type WebhookBatchResult = { batchId: string; delivered: number; failed: number; gone: number; retrying: number };
-
-export const webhookBatchWorkflowId = (batchId: string) => `webhook-batch-${batchId}`;
 
 // The batch's attempts run side by side, each within RALLY_WEBHOOK_TIMEOUT; the rest is two queries.
 const BATCH_MARGIN_MS = 10_000;

@@ -39,6 +39,7 @@ export const EXAMPLE_BY_NAME: Record<string, string> = {
   error_description: 'The authorization code has expired or was already used.',
   sub: ID,
   workflow_id: `account-deletion-${ID}`,
+  retry_workflow_id: ID,
   iss: ORIGIN,
   jti: 'Yk3Xb9rT2mQ7wLp0sV5nA',
   code: 'validation_failed',

@@ -76,6 +76,11 @@ export const Delivery = Type.Object({
   last_error: Type.Union([Type.String(), Type.Null()]),
   created_at: DateTime,
   finished_at: NullableDateTime,
+  retry_workflow_id: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The Temporal workflow that owns its retries (attempts 2 to 6), named by the delivery id: find it in the Temporal Web UI by this id. ' +
+      'Null while none was needed: a first attempt that succeeded, or failed for good, went out without one.',
+  }),
 });
 const DeliveryWithAttempts = Type.Composite([Delivery, Type.Object({ attempts: Type.Array(Attempt) })]);
 
@@ -129,6 +134,7 @@ export function toDelivery(row: DeliveryRow) {
     last_error: row.last_error,
     created_at: row.created_at,
     finished_at: row.finished_at,
+    retry_workflow_id: row.status === 'retrying' || row.attempt_count > 1 ? row.id : null,
   };
 }
 

@@ -1,6 +1,6 @@
 // SQL of the dispatcher's steps. Step 1 turns outbox events into delivery rows and notifications and
-// moves the dispatcher's position past them, in one transaction. Step 2 claims waiting deliveries into batches per
-// endpoint, within the endpoint's room; step 3 starts the batches' workflows.
+// moves the dispatcher's position past them, in one transaction. Step 2 claims waiting deliveries into leased
+// batches per endpoint, within the endpoint's room, for the dispatcher to send (worker/first-attempts.ts).
 import type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { sql, unnestRows } from '../../db/sql.ts';
@@ -63,27 +63,34 @@ export async function dispatchEventBatch(tx: DatabaseTransactionConnection, limi
   return { read: events.length, waiting: events.length < limit && (await waitingBehindHorizon(tx, next)) };
 }
 
+/** A claimed batch of first attempts to one endpoint, leased to the dispatcher that claimed it until `lease_until`. */
+export const LeasedBatch = z.object({ id: z.string(), endpoint_id: z.string(), delivery_ids: z.array(z.string()) });
+export type LeasedBatch = z.infer<typeof LeasedBatch>;
+
+export type ClaimOptions = { ceiling: number; maxBatch: number; limit: number; leaseMs: number };
+
 /**
- * Claims waiting deliveries into batches, one or more per endpoint, and records the batches
- * (webhook_delivery_batches) for the caller to start their workflows; returns how many deliveries it
- * claimed. Per endpoint (locked, SKIP LOCKED, so two dispatchers never fill the same room) it takes
- * the oldest waiting ones, at most its delivery window minus its first attempts still in flight, and
- * at most `ceiling` minus all its unfinished deliveries (retries included): an endpoint that is down
- * holds at most `ceiling` retrying deliveries, and the rest wait here in the database.
+ * Claims waiting deliveries into batches, one or more per endpoint, each recorded in
+ * webhook_delivery_batches with a lease for the caller, which sends them and deletes the row with the
+ * outcomes (core/webhooks/delivery-batches.ts). Per endpoint (locked, SKIP LOCKED, so two dispatchers
+ * never fill the same room) it takes the oldest waiting ones, at most its delivery window minus its
+ * first attempts still in flight, and at most `ceiling` minus all its unfinished deliveries (retries
+ * included): an endpoint that is down holds at most `ceiling` retrying deliveries, and the rest wait
+ * here in the database.
  *
  * Two statements, because a statement sees the database as it was when it began: a claim that locked
  * an endpoint just after another dispatcher's claim of it committed would, in the same statement,
  * still see that claim's deliveries waiting and send them a second time. The second statement begins
  * once the locks are held, so it sees every claim committed before them.
  */
-export async function claimDeliveryBatches(tx: DatabaseTransactionConnection, options: { ceiling: number; maxBatch: number; limit: number }): Promise<number> {
+export async function claimDeliveryBatches(tx: DatabaseTransactionConnection, options: ClaimOptions): Promise<readonly LeasedBatch[]> {
   const endpoints = await tx.any(sql.type(z.object({ id: z.string(), delivery_window: z.number() }))`
     SELECT ep.id, ep.delivery_window FROM webhook_endpoints ep
     WHERE ep.is_active AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = ep.id AND d.started_at IS NULL)
     FOR NO KEY UPDATE OF ep SKIP LOCKED
   `);
-  if (endpoints.length === 0) return 0;
-  return tx.oneFirst(sql.type(z.object({ claimed: z.number() }))`
+  if (endpoints.length === 0) return [];
+  return tx.any(sql.type(LeasedBatch)`
     WITH room AS (
       SELECT w.id, LEAST(w.delivery_window - busy.first_attempts, ${options.ceiling} - busy.unfinished) AS free
       FROM ${unnestRows(endpoints, 'w', { id: ['uuid', (endpoint) => endpoint.id], delivery_window: ['int4', (endpoint) => endpoint.delivery_window] })}
@@ -102,54 +109,40 @@ export async function claimDeliveryBatches(tx: DatabaseTransactionConnection, op
       ORDER BY d.created_at
       LIMIT ${options.limit}
     ), batches AS (
-      INSERT INTO webhook_delivery_batches (endpoint_id, delivery_ids)
-      SELECT endpoint_id, array_agg(id ORDER BY created_at, id) FROM picked GROUP BY endpoint_id, part
-      RETURNING id, delivery_ids
+      INSERT INTO webhook_delivery_batches (endpoint_id, delivery_ids, lease_until)
+      SELECT endpoint_id, array_agg(id ORDER BY created_at, id), now() + ${leaseInterval(options.leaseMs)}
+      FROM picked GROUP BY endpoint_id, part
+      RETURNING id, endpoint_id, delivery_ids
     ), claimed AS (
       UPDATE webhook_deliveries d SET started_at = now(), batch_id = b.id
       FROM batches b WHERE d.id = ANY(b.delivery_ids)
-      RETURNING 1
     )
-    SELECT count(*)::int AS claimed FROM claimed
+    SELECT id, endpoint_id, delivery_ids FROM batches
   `);
 }
 
-export const DeliveryBatch = z.object({
-  id: z.string(),
-  endpoint_id: z.string(),
-  delivery_ids: z.array(z.string()),
-  /** What the Web UI shows of the batch (its memo) and searches it by, from its first delivery. */
-  endpoint_url: z.string(),
-  event_type: z.string(),
-  /** The petition, when every delivery of the batch is about the same one. */
-  petition_id: z.string().nullable(),
-  petition_title: z.string().nullable(),
-  /** The trace of the request that wrote the first event (first dispatch only; a replay is a trace of its own). */
-  trace_context: z.record(z.string(), z.string()).nullable(),
-});
-export type DeliveryBatch = z.infer<typeof DeliveryBatch>;
+const leaseInterval = (leaseMs: number) => sql.fragment`make_interval(secs => ${leaseMs / 1000})`;
 
-/** Batches whose workflows may not be started yet, oldest first, locked until the caller's transaction ends. */
-export function unstartedBatches(tx: DatabaseTransactionConnection, limit: number) {
-  return tx.any(sql.type(DeliveryBatch)`
-    SELECT b.id, b.endpoint_id, b.delivery_ids, ep.url AS endpoint_url, first.event_type,
-      CASE WHEN about.petitions = 1 THEN first.petition_id END AS petition_id, CASE WHEN about.petitions = 1 THEN first.petition_title END AS petition_title,
-      first.trace_context
-    FROM webhook_delivery_batches b
-    JOIN webhook_endpoints ep ON ep.id = b.endpoint_id
-    CROSS JOIN LATERAL (
-      SELECT e.type AS event_type, e.petition_id, p.title AS petition_title, CASE WHEN d.cause = 'event' THEN e.trace_context END AS trace_context
-      FROM webhook_deliveries d JOIN events e ON e.id = d.event_id LEFT JOIN petitions p ON p.id = e.petition_id
-      WHERE d.id = b.delivery_ids[1]
-    ) first
-    CROSS JOIN LATERAL (
-      SELECT count(DISTINCT e.petition_id) AS petitions FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ANY(b.delivery_ids)
-    ) about
-    ORDER BY b.created_at LIMIT ${limit} FOR UPDATE OF b SKIP LOCKED
+/**
+ * Batches whose lease ran out, their dispatcher having died (or stalled) while sending them, leased
+ * again to the caller: they are sent again under the same delivery ids (at least once). Rows the
+ * workflow path left behind have no lease and come first.
+ */
+export function reclaimExpiredBatches(tx: DatabaseTransactionConnection, options: { leaseMs: number; limit: number }) {
+  return tx.any(sql.type(LeasedBatch)`
+    UPDATE webhook_delivery_batches b SET lease_until = now() + ${leaseInterval(options.leaseMs)}
+    FROM (
+      SELECT id FROM webhook_delivery_batches
+      WHERE lease_until IS NULL OR lease_until < now()
+      ORDER BY lease_until NULLS FIRST LIMIT ${options.limit}
+      FOR UPDATE SKIP LOCKED
+    ) expired
+    WHERE b.id = expired.id
+    RETURNING b.id, b.endpoint_id, b.delivery_ids
   `);
 }
 
-/** Temporal accepted their workflows: nothing is left to do for these batches here. */
-export async function forgetStartedBatches(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
-  await db.query(sql.typeAlias('void')`DELETE FROM webhook_delivery_batches WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
+/** A stopping dispatcher's batches still in flight: any dispatcher's next sweep takes them again at once. */
+export async function releaseLeases(db: CommonQueryMethods, batchIds: readonly string[]): Promise<void> {
+  await db.query(sql.typeAlias('void')`UPDATE webhook_delivery_batches SET lease_until = now() WHERE id = ANY(${sql.array([...batchIds], 'uuid')})`);
 }

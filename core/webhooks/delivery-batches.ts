@@ -1,7 +1,7 @@
 // SQL behind a batch of first attempts (activities/webhook-batches.ts): what to send, in one query, and recording every attempt of the batch in one
 // transaction, with the same effects recordAttempt has for one (attempt rows, delivery statuses, the endpoint's failure streak and deactivation) plus the
-// endpoint's new delivery window.
-import type { CommonQueryMethods, DatabasePool } from 'slonik';
+// endpoint's new delivery window, and for a leased batch the end of its lease and the retries it hands to Temporal.
+import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { EVENTS_CHANNEL } from '../events/record-event.ts';
 import { sql, unnestRows } from '../../db/sql.ts';
@@ -13,6 +13,8 @@ export const BatchDeliveryContext = DeliveryContext.extend({
   delivery_window: z.number(),
   petition_id: z.string().nullable(),
   petition_title: z.string().nullable(),
+  /** The trace of the request that caused the event (first deliveries only; a replay is a trace of its own). */
+  trace_context: z.record(z.string(), z.string()).nullable(),
 });
 export type BatchDeliveryContext = z.infer<typeof BatchDeliveryContext>;
 
@@ -21,7 +23,8 @@ export function loadDeliveryContexts(db: CommonQueryMethods, deliveryIds: readon
   return db.any(sql.type(BatchDeliveryContext)`
     SELECT d.id, d.status, d.attempt_count, d.endpoint_id, ep.url, ep.is_active, ep.delivery_window, ep.secret_ciphertext,
            CASE WHEN ep.previous_secret_expires_at > now() THEN ep.previous_secret_ciphertext END AS previous_secret_ciphertext,
-           e.id AS event_id, e.type, e.occurred_at, e.actor_type, e.actor_id, e.data, e.petition_id, p.title AS petition_title
+           e.id AS event_id, e.type, e.occurred_at, e.actor_type, e.actor_id, e.data, e.petition_id, p.title AS petition_title,
+           CASE WHEN d.cause = 'event' THEN e.trace_context END AS trace_context
     FROM unnest(${sql.array([...deliveryIds], 'uuid')}) WITH ORDINALITY AS wanted(id, position)
     JOIN webhook_deliveries d ON d.id = wanted.id
     JOIN webhook_endpoints ep ON ep.id = d.endpoint_id
@@ -31,24 +34,40 @@ export function loadDeliveryContexts(db: CommonQueryMethods, deliveryIds: readon
   `);
 }
 
-export type BatchRecord = { endpointId: string; attempts: readonly AttemptRecord[]; window: { from: number; to: number } };
+/** A failed first attempt's delivery, to be handed to its retry workflow, due at `retryAt`. */
+export type RetryHandOver = { deliveryId: string; retryAt: string; traceContext: Record<string, string> | null };
+
+export type BatchRecord = {
+  endpointId: string;
+  attempts: readonly AttemptRecord[];
+  window: { from: number; to: number };
+  /** A batch the dispatcher leased (worker/first-attempts.ts): its row goes, and its retries wait in webhook_retries_pending. */
+  lease?: { batchId: string; retries: readonly RetryHandOver[] };
+};
 
 export async function recordBatchAttempts(db: DatabasePool, batch: BatchRecord, deactivateAfterMs: number): Promise<void> {
-  const { attempts } = batch;
-  if (attempts.length === 0) return;
+  const { attempts, lease } = batch;
+  if (attempts.length === 0 && !lease) return;
   await db.transaction(async (tx) => {
-    // The endpoint row first, as recordAttempt does (the dispatcher locks endpoints before deliveries),
-    // and only when something changes, so a healthy busy endpoint is not a hot row.
-    const anyDelivered = attempts.some((record) => record.outcome === 'delivered');
-    const failingSince = anyDelivered ? null : attempts[0]!.attemptedAt;
-    await tx.query(sql.typeAlias('void')`
+    if (attempts.length > 0) await recordOutcomes(tx, batch, deactivateAfterMs);
+    if (lease) await endLease(tx, lease);
+  });
+}
+
+async function recordOutcomes(tx: DatabaseTransactionConnection, batch: BatchRecord, deactivateAfterMs: number): Promise<void> {
+  const { attempts } = batch;
+  // The endpoint row first, as recordAttempt does (the dispatcher locks endpoints before deliveries),
+  // and only when something changes, so a healthy busy endpoint is not a hot row.
+  const anyDelivered = attempts.some((record) => record.outcome === 'delivered');
+  const failingSince = anyDelivered ? null : attempts[0]!.attemptedAt;
+  await tx.query(sql.typeAlias('void')`
       UPDATE webhook_endpoints
       SET failing_since = CASE WHEN ${anyDelivered} THEN NULL ELSE COALESCE(failing_since, ${failingSince}::timestamptz) END,
           delivery_window = ${batch.window.to}
       WHERE id = ${batch.endpointId}
         AND (delivery_window <> ${batch.window.to} OR (${anyDelivered} AND failing_since IS NOT NULL) OR (NOT ${anyDelivered} AND failing_since IS NULL))
     `);
-    await tx.query(sql.typeAlias('void')`
+  await tx.query(sql.typeAlias('void')`
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
       SELECT a.* FROM ${unnestRows(attempts, 'a', {
         delivery_id: ['uuid', (record) => record.deliveryId],
@@ -64,7 +83,7 @@ export async function recordBatchAttempts(db: DatabasePool, batch: BatchRecord, 
       ${ONLY_DELIVERIES_STILL_THERE}
       ON CONFLICT (delivery_id, attempt) DO NOTHING
     `);
-    await tx.query(sql.typeAlias('void')`
+  await tx.query(sql.typeAlias('void')`
       UPDATE webhook_deliveries d
       SET status = r.outcome, attempt_count = GREATEST(d.attempt_count, r.attempt), last_status_code = r.status_code, last_error = r.error,
           finished_at = CASE WHEN r.outcome = 'retrying' THEN NULL ELSE now() END
@@ -77,10 +96,27 @@ export async function recordBatchAttempts(db: DatabasePool, batch: BatchRecord, 
       })}
       WHERE d.id = r.id AND d.finished_at IS NULL
     `);
-    if (attempts.some((record) => record.outcome === 'failed')) await deactivateIfFailingTooLong(tx, batch.endpointId, deactivateAfterMs);
-    // Finished deliveries and first attempts free room of the endpoint: the dispatcher may claim more.
-    await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${EVENTS_CHANNEL}, '')`);
-  });
+  if (attempts.some((record) => record.outcome === 'failed')) await deactivateIfFailingTooLong(tx, batch.endpointId, deactivateAfterMs);
+  // Finished deliveries and first attempts free room of the endpoint: the dispatcher may claim more.
+  await tx.query(sql.typeAlias('void')`SELECT FROM pg_notify(${EVENTS_CHANNEL}, '')`);
+}
+
+/** In the outcomes' transaction: a crash before it commits leaves the lease to run out and the batch to be sent again. */
+async function endLease(tx: CommonQueryMethods, lease: NonNullable<BatchRecord['lease']>): Promise<void> {
+  await tx.query(sql.typeAlias('void')`DELETE FROM webhook_delivery_batches WHERE id = ${lease.batchId}`);
+  if (lease.retries.length === 0) return;
+  await tx.query(sql.typeAlias('void')`
+    INSERT INTO webhook_retries_pending (delivery_id, retry_at, trace_context)
+    SELECT r.delivery_id, r.retry_at, r.trace_context::jsonb FROM ${unnestRows(lease.retries, 'r', {
+      delivery_id: ['uuid', (retry) => retry.deliveryId],
+      retry_at: ['timestamptz', (retry) => retry.retryAt],
+      trace_context: ['text', (retry) => (retry.traceContext ? JSON.stringify(retry.traceContext) : null)],
+    })}
+    JOIN webhook_deliveries d ON d.id = r.delivery_id
+    ORDER BY 1
+    ${ONLY_DELIVERIES_STILL_THERE}
+    ON CONFLICT (delivery_id) DO NOTHING
+  `);
 }
 
 // How many first attempts may be in flight to one endpoint at once (its delivery window), adapted

@@ -192,16 +192,16 @@ describe('Observability (metrics, traces, logs)', function () {
       expect(sampleValue(samples, 'rally_db_pool_connections', { state: 'max' })).to.equal(10);
       const temporal = samples.filter((sample) => sample.name.startsWith('temporal_'));
       expect(temporal.length, 'Temporal Core series').to.be.greaterThan(10);
-      // The first attempt ran in the batch's local activity, the second in the retry workflow's activity.
-      expect(sampleValue(samples, 'temporal_local_activity_execution_latency_count', { activity_type: 'sendDeliveryBatch' })).to.be.at.least(1);
+      // The first attempt left from the dispatcher, with no activity; the second ran in the retry workflow's activity.
+      expect(sampleValue(samples, 'temporal_local_activity_execution_latency_count', { activity_type: 'sendDeliveryBatch' })).to.equal(undefined);
       expect(sampleValue(samples, 'temporal_activity_execution_latency_count', { activity_type: 'attemptDelivery' })).to.be.at.least(1);
     });
   });
 
-  // The delivery takes the batched path (issue 16): its first attempt goes out in the local activity of a
-  // webhookDeliveryBatch workflow, and the failed attempt gets a webhookDelivery retry child for the second.
+  // The first attempt leaves from the dispatcher without a workflow (issue 45); the failed attempt is handed to a
+  // webhookDelivery workflow for the second, started in the same trace.
   describe('traces', () => {
-    it('link the sign request via the outbox, the batch workflow and its local activity to the first attempt, and the retry child to the second', async () => {
+    it('link the sign request via the outbox to the first attempt, and to the retry workflow that makes the second', async () => {
       const spansOfSign = (): ReceivedSpan[] => {
         const server = otlp
           .spans()
@@ -218,8 +218,8 @@ describe('Observability (metrics, traces, logs)', function () {
       const trace = await eventually(
         async () => {
           const spans = spansOfSign();
-          // Workflow spans are exported when they end: the batch's after it started the child, the child's after the last attempt.
-          const ended = ['RunWorkflow:webhookDeliveryBatch', 'RunWorkflow:webhookDelivery'].every((name) => spans.some((span) => span.name === name));
+          // A workflow's span is exported when it ends, after the last attempt.
+          const ended = spans.some((span) => span.name === 'RunWorkflow:webhookDelivery');
           return spans.filter(isAttempt).length >= 2 && ended ? spans : undefined;
         },
         30_000,
@@ -229,15 +229,15 @@ describe('Observability (metrics, traces, logs)', function () {
       const names = trace.map((span) => `${span.service} ${span.name}`);
       expect(names).to.include.members([
         'rally-api POST /v1/petitions/:id/signatures',
-        'rally-worker StartWorkflow:webhookDeliveryBatch',
-        'rally-worker RunWorkflow:webhookDeliveryBatch',
-        'rally-worker StartActivity:sendDeliveryBatch',
-        'rally-worker RunActivity:sendDeliveryBatch',
-        'rally-worker StartChildWorkflow:webhookDelivery',
+        'rally-worker StartWorkflow:webhookDelivery',
         'rally-worker RunWorkflow:webhookDelivery',
         'rally-worker StartActivity:attemptDelivery',
         'rally-worker RunActivity:attemptDelivery',
       ]);
+      expect(
+        names.filter((name) => name.includes('webhookDeliveryBatch')),
+        'no batch workflow',
+      ).to.deep.equal([]);
       // Every span but the request's own hangs from another span of the same trace.
       const byId = new Map(trace.map((span) => [span.spanId, span]));
       const roots = trace.filter((span) => !byId.has(span.parentSpanId));
@@ -247,20 +247,16 @@ describe('Observability (metrics, traces, logs)', function () {
         for (let parent = byId.get(span.parentSpanId); parent; parent = byId.get(parent.parentSpanId)) names.push(parent.name);
         return names;
       };
-      // The first attempt inside the batch's local activity, the second inside the retry workflow the batch started.
-      const attemptsUnder = trace.filter(isAttempt).map((span) => ancestry(span).find((name) => name.startsWith('RunActivity:')));
-      expect(attemptsUnder.sort()).to.deep.equal(['RunActivity:attemptDelivery', 'RunActivity:sendDeliveryBatch']);
+      // The first attempt under no workflow at all, the second inside the retry workflow's activity.
+      const attemptsUnder = trace.filter(isAttempt).map((span) => ancestry(span).find((name) => name.includes('Workflow:')) ?? 'no workflow');
+      expect(attemptsUnder.sort()).to.deep.equal(['RunWorkflow:webhookDelivery', 'no workflow']);
       const retry = trace.find((span) => span.name === 'RunWorkflow:webhookDelivery')!;
-      expect(ancestry(retry)).to.include.ordered.members([
-        'StartChildWorkflow:webhookDelivery',
-        'RunWorkflow:webhookDeliveryBatch',
-        'StartWorkflow:webhookDeliveryBatch',
-      ]);
+      expect(ancestry(retry)).to.include('StartWorkflow:webhookDelivery');
     });
   });
 
   describe('Temporal Web UI', () => {
-    it('shows a memo naming the petition and the endpoint host on the batch and retry workflows, findable by business id and delivery outcome', async () => {
+    it('shows a memo naming the petition and the endpoint host on the retry workflow, findable by business id and delivery outcome', async () => {
       const { client } = testEnvironment().temporal;
       const summary = `Webhook signature.created for "Plant trees along the river" to ${new URL(receiver.url('/hook')).host}`;
       const retry = client.workflow.getHandle(deliveryId);
@@ -275,37 +271,30 @@ describe('Observability (metrics, traces, logs)', function () {
       const petition = await client.workflow.getHandle(`petition-${petitionId}`).describe();
       expect(petition.memo?.summary).to.equal('Petition "Plant trees along the river"');
 
-      // The query docs/operations/observability.md gives for one delivery finds its batch and its retry workflow.
+      // The query docs/operations/observability.md gives for one delivery finds its retry workflow, and only that:
+      // its first attempt went out without one.
       const byDelivery = await eventually(
         async () => {
-          const found = new Map<string, string>();
-          for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}"` }))
-            found.set(execution.type, execution.workflowId);
-          return found.size === 2 ? found : undefined;
+          const found: string[] = [];
+          for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}"` })) found.push(execution.type);
+          return found.length > 0 ? found : undefined;
         },
         30_000,
-        'the list query finding the batch and the retry workflow',
+        'the list query finding the retry workflow',
       );
-      expect([...byDelivery.keys()].sort()).to.deep.equal(['webhookDelivery', 'webhookDeliveryBatch']);
-      const batchHandle = client.workflow.getHandle(byDelivery.get('webhookDeliveryBatch')!);
-      await batchHandle.result();
-      const batch = await batchHandle.describe();
-      expect(batch.memo?.summary, 'a batch of one delivery is summarised as that delivery').to.equal(summary);
-      expect(batch.typedSearchAttributes.get(RallyPetitionId)).to.equal(petitionId);
-      expect(batch.typedSearchAttributes.get(RallyWebhookDeliveryId)).to.deep.equal([deliveryId]);
-      await captureHistory('webhook-delivery-batch-retry-with-summary', batchHandle);
-      await captureHistory('webhook-delivery-retried-with-summary', retry);
+      expect(byDelivery).to.deep.equal(['webhookDelivery']);
+      await captureHistory('webhook-delivery-retry-handed-over', retry);
 
       const found = await eventually(
         async () => {
           const types: string[] = [];
           for await (const execution of client.workflow.list({ query: `RallyPetitionId = "${petitionId}"` })) types.push(execution.type);
-          return ['webhookDeliveryBatch', 'webhookDelivery', 'petitionLifecycle'].every((type) => types.includes(type)) ? types : undefined;
+          return ['webhookDelivery', 'petitionLifecycle'].every((type) => types.includes(type)) ? types : undefined;
         },
         30_000,
         "the list query finding the petition's workflows",
       );
-      expect(found).to.include.members(['webhookDeliveryBatch', 'webhookDelivery', 'petitionLifecycle']);
+      expect(found).to.include.members(['webhookDelivery', 'petitionLifecycle']);
       const byOutcome = async (outcome: string) => {
         const ids: string[] = [];
         for await (const execution of client.workflow.list({ query: `RallyWebhookEndpointId = "${endpointId}" AND RallyDeliveryOutcome = "${outcome}"` }))
@@ -340,22 +329,22 @@ describe('Observability (metrics, traces, logs)', function () {
         30_000,
         'the second attempt logged',
       );
-      const activityLines = workerLines.filter((line) => line.activity === 'sendDeliveryBatch' || line.activity === 'attemptDelivery');
+      const activityLines = workerLines.filter((line) => line.activity === 'attemptDelivery');
       for (const line of activityLines) {
         expect(line.workflow_id, JSON.stringify(line)).to.be.a('string');
         expect(line.run_id, JSON.stringify(line)).to.be.a('string');
         expect(line.attempt, JSON.stringify(line)).to.be.a('number');
       }
-      // The first attempt in the batch's local activity, the second in the retry workflow (id = the delivery id):
-      // `attempt` is each activity's own first try, `delivery_attempt` counts over the delivery's life.
-      const written = activityLines.filter((line) => line.message === 'webhook attempt' && line.delivery_id === deliveryId);
-      expect(written.map((line) => [line.activity, line.attempt, line.delivery_attempt, line.outcome])).to.deep.equal([
-        ['sendDeliveryBatch', 1, 1, 'retrying'],
+      // The first attempt from the dispatcher, outside any workflow; the second in the retry workflow (id = the
+      // delivery id): `attempt` is the activity's own first try, `delivery_attempt` counts over the delivery's life.
+      const written = workerLines.filter((line) => line.message === 'webhook attempt' && line.delivery_id === deliveryId);
+      expect(written.map((line) => [line.activity ?? null, line.attempt ?? null, line.delivery_attempt, line.outcome])).to.deep.equal([
+        [null, null, 1, 'retrying'],
         ['attemptDelivery', 1, 2, 'delivered'],
       ]);
-      expect(written[0].workflow_id).to.match(/^webhook-batch-/);
+      expect(written[0].workflow_id).to.equal(undefined);
       expect(written[1].workflow_id).to.equal(deliveryId);
-      // Lines written inside the activities also name the trace of the sign request.
+      // Both lines also name the trace of the sign request.
       for (const line of written) expect(line.trace_id, JSON.stringify(line)).to.equal(signLine.trace_id);
     });
 

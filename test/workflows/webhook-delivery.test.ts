@@ -59,20 +59,19 @@ describe('webhook delivery', function () {
     );
   }
 
-  /** The workflows that sent a delivery, found the way an operator finds them in the Web UI. */
-  async function workflowsOf(deliveryId: string, entityType: 'webhook_delivery_batch' | 'webhook_delivery') {
-    const { client } = testEnvironment().temporal;
-    return eventually(
-      async () => {
-        const found: string[] = [];
-        for await (const execution of client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}" AND RallyEntityType = "${entityType}"` }))
-          found.push(execution.workflowId);
-        return found.length > 0 ? found : undefined;
-      },
-      15_000,
-      `the ${entityType} workflow of delivery ${deliveryId}`,
-    );
+  /** The workflows of a delivery, found the way an operator finds them in the Web UI. */
+  async function listWorkflowsOf(deliveryId: string): Promise<string[]> {
+    const found: string[] = [];
+    for await (const execution of testEnvironment().temporal.client.workflow.list({ query: `RallyWebhookDeliveryId = "${deliveryId}"` }))
+      found.push(execution.workflowId);
+    return found;
   }
+  const workflowsOf = (deliveryId: string) =>
+    eventually(async () => ((await listWorkflowsOf(deliveryId)).length > 0 ? listWorkflowsOf(deliveryId) : undefined), 15_000, `the workflow of ${deliveryId}`);
+  const batchOf = (deliveryIds: readonly string[]) =>
+    testEnvironment().db.anyFirst(
+      sql.type(z.object({ batch_id: z.string() }))`SELECT DISTINCT batch_id FROM webhook_deliveries WHERE id = ANY(${sql.array([...deliveryIds], 'uuid')})`,
+    );
 
   /** The delivery row finishes inside the last activity; the workflow closes a moment later. */
   async function captureFinished(name: string, workflowId: string) {
@@ -106,11 +105,12 @@ describe('webhook delivery', function () {
     const events = listed.body.data.filter((entry: { cause: string }) => entry.cause !== 'ping');
     expect(events.map((entry: { id: string }) => entry.id)).to.deep.equal([deliveryId]);
     expect((await call(`/v1/webhooks/${hook.id}/deliveries?status=failed`)).body.data).to.deep.equal([]);
-    const [batch] = await workflowsOf(deliveryId, 'webhook_delivery_batch');
-    await captureFinished('webhook-delivery-batch-delivered', batch!);
+    // A first attempt is not long-running: it left from the dispatcher, and no workflow was needed.
+    expect(delivery.retry_workflow_id).to.equal(null);
+    expect(await listWorkflowsOf(deliveryId)).to.deep.equal([]);
   });
 
-  it('sends events that arrive together in one batch workflow, each delivery found by its id, and widens the window', async () => {
+  it('sends events that arrive together in one batch, and widens the window', async () => {
     const hook = await endpoint('/together', ['200']);
     const eventIds = await testEnvironment().db.transaction(async (tx) => {
       const ids: string[] = [];
@@ -124,8 +124,7 @@ describe('webhook delivery', function () {
     expect(requests.map((request) => JSON.parse(request.body).id)).to.have.members(eventIds);
     const deliveryIds = requests.map((request) => String(request.headers['x-rally-delivery-id']));
     for (const deliveryId of deliveryIds) expect(await finishedDelivery(hook.id, deliveryId)).to.include({ status: 'delivered', attempt_count: 1 });
-    const batches = new Set((await Promise.all(deliveryIds.map((deliveryId) => workflowsOf(deliveryId, 'webhook_delivery_batch')))).flat());
-    expect(batches.size, 'one workflow for the five deliveries').to.equal(1);
+    expect(await batchOf(deliveryIds), 'one batch for the five deliveries').to.have.length(1);
     expect(await windowOf(hook.id)).to.be.above(8);
   });
 
@@ -139,10 +138,10 @@ describe('webhook delivery', function () {
     const delivery = await finishedDelivery(hook.id, deliveryId);
     expect(delivery).to.include({ status: 'delivered', attempt_count: 4 });
     expect(delivery.attempts.map((attempt: { status_code: number }) => attempt.status_code)).to.deep.equal([500, 503, 404, 200]);
-    // The first attempt went out in a batch; the retries in the delivery's own workflow, id = the delivery id.
-    expect(await workflowsOf(deliveryId, 'webhook_delivery')).to.deep.equal([deliveryId]);
-    await captureFinished('webhook-delivery-batch-with-retry', (await workflowsOf(deliveryId, 'webhook_delivery_batch'))[0]!);
-    await captureFinished('webhook-delivery-retried-after-batch', deliveryId);
+    // The first attempt went out from the dispatcher; the retries in the delivery's own workflow, id = the delivery id.
+    expect(delivery.retry_workflow_id).to.equal(deliveryId);
+    expect(await workflowsOf(deliveryId)).to.deep.equal([deliveryId]);
+    await captureFinished('webhook-delivery-retried-after-dispatcher', deliveryId);
   });
 
   it('ends failed after 6 attempts, deactivates the endpoint and tells its owner', async () => {

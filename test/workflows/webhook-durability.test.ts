@@ -1,5 +1,5 @@
-// No event lost: the worker killed in the middle of retries, and Temporal stopped while events keep
-// happening. Each test checks that every event reached the receiver afterwards.
+// No event lost: the worker killed in the middle of retries or of a batch of first attempts, and Temporal
+// stopped while events keep happening. Each test checks that every event reached the receiver afterwards.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -48,6 +48,7 @@ describe('webhook delivery survives failures', function () {
   const arrivedEventIds = (pathName: string) => new Set(receiver.received(pathName).map((request) => JSON.parse(request.body).id as string));
   async function expectAllDelivered(webhookId: string, eventIds: string[], pathName: string) {
     await eventually(async () => (eventIds.every((id) => arrivedEventIds(pathName).has(id)) ? true : undefined), 60_000, 'every event arriving');
+    // A batch whose dispatcher was killed mid-send is sent again once its lease (RALLY_WEBHOOK_TIMEOUT + 10 s) runs out.
     const statuses = await eventually(
       async () => {
         const rows = await testEnvironment().db.anyFirst(
@@ -55,7 +56,7 @@ describe('webhook delivery survives failures', function () {
         );
         return rows.length === eventIds.length && rows.every((status) => status === 'delivered') ? rows : undefined;
       },
-      30_000,
+      60_000,
       'every delivery recorded as delivered',
     );
     expect(statuses).to.have.length(eventIds.length);
@@ -80,10 +81,10 @@ describe('webhook delivery survives failures', function () {
 
   it('delivers every event of a batch whose worker was killed while it was sending the batch', async () => {
     // A long timeout, so the batch is still waiting for its slow first answer when the worker dies.
-    const env = { ...SHORT_WINDOWS, RALLY_WEBHOOK_TIMEOUT: '20s', RALLY_TASK_QUEUE: uniqueTaskQueue('webhook-batch-kill') };
+    const env = { ...SHORT_WINDOWS, RALLY_WEBHOOK_TIMEOUT: '6s', RALLY_TASK_QUEUE: uniqueTaskQueue('webhook-batch-kill') };
     let worker: RallyProcess = await startWorker(env);
     try {
-      const webhookId = await endpoint('/batch-kill', ['sleep:15000', '200']);
+      const webhookId = await endpoint('/batch-kill', ['sleep:5000', '200']);
       const eventIds = await testEnvironment().db.transaction(async (tx) => {
         const ids: string[] = [];
         for (let index = 0; index < 5; index += 1)
@@ -97,12 +98,15 @@ describe('webhook delivery survives failures', function () {
       await worker.stop('SIGKILL');
       worker = await startWorker(env);
       await expectAllDelivered(webhookId, eventIds, '/batch-kill');
+      // Sent again only under their own delivery ids: a receiver deduplicating on X-Rally-Delivery-Id sees each event once.
+      const deliveryIds = receiver.received('/batch-kill').map((request) => String(request.headers['x-rally-delivery-id']));
+      expect(new Set(deliveryIds).size).to.equal(eventIds.length);
     } finally {
       await worker.stop();
     }
   });
 
-  it('delivers every event recorded while Temporal was stopped, once it is back', async () => {
+  it('sends first attempts while Temporal is stopped, keeps the failed ones waiting in PostgreSQL, and hands them over once it is back', async () => {
     const directory = await mkdtemp(path.join(tmpdir(), 'rally-temporal-'));
     const settings = loadTemporalSettings();
     const port = await freePort();
@@ -123,31 +127,34 @@ describe('webhook delivery survives failures', function () {
       TEMPORAL_NAMESPACE: 'default',
       RALLY_TASK_QUEUE: uniqueTaskQueue('webhook-temporal-down'),
     };
-    let worker: RallyProcess = await startWorker(env);
+    const worker: RallyProcess = await startWorker(env);
     try {
-      const webhookId = await endpoint('/outage', ['200']);
-      const eventIds = [await emitEvent(petitionId), await emitEvent(petitionId)];
-      await receiver.waitFor('/outage', 2);
+      const healthy = await endpoint('/outage', ['200']);
+      const failing = await endpoint('/outage-retry', ['500']);
       await temporal.stop();
+      const eventIds: string[] = [];
       for (let index = 0; index < 5; index += 1) eventIds.push(await emitEvent(petitionId));
-      // The dispatcher goes on without Temporal, turning the new events into delivery rows that wait
-      // for it (unless its worker gave up on Temporal and exited, see below).
+      // Nothing about a first attempt needs Temporal: both endpoints get theirs during the outage.
+      await receiver.waitFor('/outage', 5);
+      await receiver.waitFor('/outage-retry', 5);
+      await expectAllDelivered(healthy, eventIds, '/outage');
+      // The failed ones wait in PostgreSQL for their retry workflows.
       await eventually(
         async () => {
-          if (worker.child.exitCode !== null) return true;
-          const recorded = await testEnvironment().db.oneFirst(sql.type(z.object({ count: z.number() }))`
-          SELECT count(*)::int AS count FROM webhook_deliveries WHERE endpoint_id = ${webhookId} AND cause <> 'ping'
-        `);
-          return recorded === eventIds.length ? true : undefined;
+          const waiting = await testEnvironment().db.oneFirst(sql.type(z.object({ count: z.number() }))`
+            SELECT count(*)::int AS count FROM webhook_retries_pending r JOIN webhook_deliveries d ON d.id = r.delivery_id WHERE d.endpoint_id = ${failing}
+          `);
+          return waiting === eventIds.length ? true : undefined;
         },
         30_000,
-        'the deliveries recorded while Temporal is down',
+        'the failed first attempts waiting for Temporal',
       );
-      expect(receiver.received('/outage')).to.have.length(2);
+      expect(worker.child.exitCode, 'the worker kept running without Temporal').to.equal(null);
+      receiver.script('/outage-retry', ['200']);
       temporal = await startTemporal();
-      // A worker that gave up on its connection while Temporal was gone is restarted, as a supervisor would.
-      if (worker.child.exitCode !== null) worker = await startWorker(env);
-      await expectAllDelivered(webhookId, eventIds, '/outage');
+      await expectAllDelivered(failing, eventIds, '/outage-retry');
+      const attempts = receiver.received('/outage-retry').map((request) => String(request.headers['x-rally-delivery-id']));
+      expect(new Set(attempts).size, 'one delivery id per event, every attempt under it').to.equal(eventIds.length);
     } finally {
       await worker.stop();
       await temporal.stop();

@@ -23,7 +23,7 @@ import type { PrefixedChild } from '../../lib/child-process.ts';
 import { plainSignatureInput } from '../../../test/support/signature-input.ts';
 
 // Goals in full: hot ≥ 2,000/s with p99 < 100 ms; spread ≥ 2,000/s; hot ≥ 0.80 × spread; hot ≥ 0.50 × the raw
-// loop; with a subscriber ≥ 0.80 × without; keep-up ≥ 0.95, p99 event → receipt < 1 s, none lost, no second
+// loop; with a subscriber ≥ 0.85 × without; keep-up ≥ 0.95, p99 event → receipt < 500 ms (issue 45), none lost, no second
 // delivery id; the per-signature costs of signing-costs.ts; API RSS after signing ≤ 200 MB.
 const NAME = 'signing';
 const SPREAD_PETITIONS = 10_000;
@@ -32,9 +32,9 @@ const MIN_HOT_TO_SPREAD = 0.8;
 const MIN_RATE = 2_000;
 const MAX_P99_MS = 100;
 const MAX_RSS_MB = 200;
-const MIN_SUBSCRIBED_TO_BARE = 0.8;
+const MIN_SUBSCRIBED_TO_BARE = 0.85;
 const MIN_KEEP_UP = 0.95;
-const MAX_DELIVERY_P99_MS = 1_000;
+const MAX_DELIVERY_P99_MS = 500;
 const RAW_ISSUER = 'rally-bench-raw';
 const SIGNING_API = 'api-sign';
 

@@ -1,10 +1,10 @@
-// Every worker runs a dispatcher, and every dispatcher claims waiting webhook deliveries into batches (each batch becomes one workflow that sends them).
-// Dispatchers woken by the same NOTIFY claim at the same moment; a delivery claimed into two batches would be sent twice. Claims run here from several
-// connections at once, many times over, as several workers' dispatchers would.
+// Every worker runs a dispatcher, and every dispatcher claims waiting webhook deliveries into leased batches that it sends itself. Dispatchers woken by the
+// same NOTIFY claim at the same moment; a delivery claimed into two batches would be sent twice, and so would a batch whose lease two dispatchers took
+// again. Claims run here from several connections at once, many times over, as several workers' dispatchers would.
 import { expect } from 'chai';
 import { z } from 'zod';
 import { sql } from '../../../db/sql.ts';
-import { claimDeliveryBatches } from '../../../core/events/dispatch-queries.ts';
+import { claimDeliveryBatches, reclaimExpiredBatches } from '../../../core/events/dispatch-queries.ts';
 import { testEnvironment } from '../../support/environment.ts';
 import { insertUserRow } from '../../support/rows.ts';
 
@@ -12,7 +12,7 @@ const ENDPOINTS = 20;
 const DELIVERIES_PER_ENDPOINT = 150;
 const DISPATCHERS = 4;
 // Small claims, so that thousands of them race for the same endpoints.
-const CLAIM = { ceiling: 10_000, maxBatch: 3, limit: 3 };
+const CLAIM = { ceiling: 10_000, maxBatch: 3, limit: 3, leaseMs: 60_000 };
 
 describe('claimDeliveryBatches (core/events/dispatch-queries.ts)', function () {
   this.timeout(120_000);
@@ -60,5 +60,30 @@ describe('claimDeliveryBatches (core/events/dispatch-queries.ts)', function () {
       WHERE b.endpoint_id = ANY(${sql.array(endpointIds, 'uuid')})`);
     expect(distinct, 'deliveries placed in a batch').to.equal(ENDPOINTS * DELIVERIES_PER_ENDPOINT);
     expect(placed, 'places in batches').to.equal(distinct);
+  });
+
+  it('leaves a live lease alone and gives each expired one to exactly one dispatcher, for as long as a new lease', async () => {
+    const { db } = testEnvironment();
+    const ours = sql.fragment`endpoint_id = ANY(${sql.array(endpointIds, 'uuid')})`;
+    // A third of the batches as their dispatcher would leave them if it died mid-send.
+    const expired = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
+      UPDATE webhook_delivery_batches SET lease_until = now() - interval '1 second'
+      WHERE id IN (SELECT id FROM webhook_delivery_batches WHERE ${ours} ORDER BY id LIMIT ${Math.floor((ENDPOINTS * DELIVERIES_PER_ENDPOINT) / 9)})
+      RETURNING id`);
+    const taken: string[] = [];
+    const reclaimUntilNone = async () => {
+      for (;;) {
+        const batches = await db.transaction((tx) => reclaimExpiredBatches(tx, { leaseMs: 60_000, limit: 5 }));
+        if (batches.length === 0) return;
+        taken.push(...batches.filter((batch) => endpointIds.includes(batch.endpoint_id)).map((batch) => batch.id));
+      }
+    };
+    await Promise.all(Array.from({ length: DISPATCHERS }, reclaimUntilNone));
+
+    expect(taken.length, 'batches taken again').to.equal(expired.length);
+    expect([...new Set(taken)].sort()).to.deep.equal([...expired].sort());
+    const { soonest } = await db.one(sql.type(z.object({ soonest: z.number() }))`
+      SELECT extract(epoch FROM min(lease_until) - now())::float8 AS soonest FROM webhook_delivery_batches WHERE id = ANY(${sql.array(taken, 'uuid')})`);
+    expect(soonest, 'seconds until the first new lease ends').to.be.greaterThan(50);
   });
 });

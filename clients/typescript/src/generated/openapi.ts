@@ -6738,6 +6738,8 @@ export interface components {
              */
             created_at: string;
             finished_at: string | null;
+            /** @description The Temporal workflow that owns its retries (attempts 2 to 6), named by the delivery id: find it in the Temporal Web UI by this id. Null while none was needed: a first attempt that succeeded, or failed for good, went out without one. */
+            retry_workflow_id: string | null;
         };
         /** @description The answer in its envelope: the result in `data`, with `meta`. */
         WebhookDeliveryEnvelope: {
@@ -6773,6 +6775,8 @@ export interface components {
                  */
                 created_at: string;
                 finished_at: string | null;
+                /** @description The Temporal workflow that owns its retries (attempts 2 to 6), named by the delivery id: find it in the Temporal Web UI by this id. Null while none was needed: a first attempt that succeeded, or failed for good, went out without one. */
+                retry_workflow_id: string | null;
                 attempts: components["schemas"]["DeliveryAttempt"][];
             };
             meta: components["schemas"]["Meta"];
