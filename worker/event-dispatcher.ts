@@ -75,7 +75,8 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     },
   });
 
-  // (4) Pending emails wake the workflows that mail them (worker/email-queues.ts).
+  // (4) Pending emails wake the workflows that mail them (worker/email-queues.ts), in a loop of their own: a wake-up
+  // needs Temporal, and while it is away a failing wake-up must not hold up the first attempts.
   const queueEmails = createEmailQueues({ db, workflows: options.workflows, config });
 
   // (5) Milestone crossings are announced in rounds, in a loop of their own so that a backlog never
@@ -94,19 +95,23 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
 
   let stopped = false;
   let horizonRetryMs = HORIZON_RETRY_MS;
-  const dispatchLoop = createLoop('dispatch', async () => {
-    const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
-    const moreEmails = await queueEmails();
-    const more = await firstAttempts.sendRound();
-    horizonRetryMs = dispatched.waiting && dispatched.read === 0 ? Math.min(horizonRetryMs * 2, POLL_INTERVAL_MS) : HORIZON_RETRY_MS;
-    if (dispatched.waiting && !moreEmails && !more) await sleep(horizonRetryMs);
-    return dispatched.read === EVENT_BATCH || dispatched.waiting || moreEmails || more;
-  });
+  // Woken by each NOTIFY too (a paced wake-up costs nothing until its second is over), and by the dispatch
+  // round that made notifications.
+  const emailLoop = createLoop('email wake-ups', queueEmails);
   // Nudged by this process's batches that failed an attempt; another worker's wait for the poll.
   const handOverLoop = createLoop('webhook retry hand-over', firstAttempts.handOverRound, { wokenByEvents: false });
+  const dispatchLoop = createLoop('dispatch', async () => {
+    const dispatched = await db.transaction((tx) => dispatchEventBatch(tx, EVENT_BATCH));
+    // The notifications it just made may want an email.
+    if (dispatched.read > 0) emailLoop.nudge();
+    const more = await firstAttempts.sendRound();
+    horizonRetryMs = dispatched.waiting && dispatched.read === 0 ? Math.min(horizonRetryMs * 2, POLL_INTERVAL_MS) : HORIZON_RETRY_MS;
+    if (dispatched.waiting && !more) await sleep(horizonRetryMs);
+    return dispatched.read === EVENT_BATCH || dispatched.waiting || more;
+  });
   // Not woken by each NOTIFY: a signing spike sends dozens a second and crosses a milestone rarely,
   // and each wake-up cost two transactions. A crossing waits for the next poll, at most a second.
-  loops.push(dispatchLoop, handOverLoop, createLoop('milestone announcements', announceMilestoneRound, { wokenByEvents: false }));
+  loops.push(dispatchLoop, handOverLoop, emailLoop, createLoop('milestone announcements', announceMilestoneRound, { wokenByEvents: false }));
 
   /** Runs `step` again at once while it says more is waiting or a NOTIFY came meanwhile, else after the poll interval. */
   function createLoop(name: string, step: () => Promise<boolean>, { wokenByEvents = true } = {}): Loop {

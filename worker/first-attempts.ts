@@ -14,7 +14,8 @@ import type { WorkerOrchestration } from '../orchestration/index.ts';
 
 // Deliveries claimed per round, and per batch (one query to load, one transaction to record).
 const CLAIM_LIMIT = 5_000;
-const MAX_BATCH = 48;
+// A batch larger than this gains little (its statements are already shared by many) and holds its whole window until its slowest answer.
+const MAX_BATCH = 100;
 const WEBHOOK_MAX_ATTEMPTS = 6; // 1 + 5 retries
 // A batch's lease: its attempts' timeout, and time to record them. Past it, another round sends the batch again.
 const LEASE_MARGIN_MS = 10_000;

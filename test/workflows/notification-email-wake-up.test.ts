@@ -63,7 +63,7 @@ describe('notification email wake-ups', function () {
       INSERT INTO notifications (user_id, type, title, body, dedupe_key, email_pending)
       VALUES (${author.id}, 'comment.reply', 'Sam replied to your comment', 'Count me in.', 'wake-up-test:1', true)`);
     // The dispatcher tried to wake the workflow and Temporal could not be reached.
-    await eventually(async () => output.includes('dispatch round failed') || undefined, 30_000, 'a failed wake-up');
+    await eventually(async () => output.includes('email wake-ups round failed') || undefined, 30_000, 'a failed wake-up');
     await temporal.restore();
     const restored = Date.now();
     // The next dispatch round after the worker's Temporal connection is back wakes the workflow. How

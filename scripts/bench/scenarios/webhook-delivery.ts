@@ -1,7 +1,6 @@
-// Events to webhook deliveries, end to end: outbox rows, the worker's dispatcher sending first attempts itself (retries in
-// workflows), signed POSTs to a local receiver noting each arrival: (a) the pipeline alone against a bare loop, (b) 10 endpoints
-// with a slow and a failing one, (c) the worker's memory after (≤ 200 MB). Deliveries while signing at full speed, and signing with
-// a subscriber, are rows of the signing scenario.
+// Events to webhook deliveries, end to end: outbox rows, the worker's dispatcher sending first attempts itself, signed POSTs to a local receiver noting each
+// arrival: (a) the pipeline alone against a bare loop, (b) 10 endpoints with a slow and a failing one, (c) the worker's memory after (≤ 200 MB). Deliveries
+// while signing at full speed, and signing with a subscriber, are rows of the signing scenario; a Temporal outage is webhook-outage.ts.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
