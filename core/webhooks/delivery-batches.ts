@@ -67,7 +67,26 @@ async function recordOutcomes(tx: DatabaseTransactionConnection, batch: BatchRec
       WHERE id = ${batch.endpointId}
         AND (delivery_window <> ${batch.window.to} OR (${anyDelivered} AND failing_since IS NOT NULL) OR (NOT ${anyDelivered} AND failing_since IS NULL))
     `);
+  // The deliveries first, then their attempts, in one statement: the UPDATE locks each delivery still there (an endpoint
+  // deleted meanwhile took its deliveries, whose attempts are then left out), so the attempts' foreign-key checks find
+  // rows this transaction already holds instead of locking each one again (a tuple write per attempt, the costliest part
+  // of recording a batch in the pipeline's profile). A delivery already finished (a batch sent again after its lease ran
+  // out) keeps the attempts it has.
   await tx.query(sql.typeAlias('void')`
+      WITH recorded AS (
+        UPDATE webhook_deliveries d
+        SET status = r.outcome, attempt_count = GREATEST(d.attempt_count, r.attempt), last_status_code = r.status_code, last_error = r.error,
+            finished_at = CASE WHEN r.outcome = 'retrying' THEN NULL ELSE now() END
+        FROM ${unnestRows(attempts, 'r', {
+          id: ['uuid', (record) => record.deliveryId],
+          outcome: ['text', (record) => record.outcome],
+          attempt: ['int4', (record) => record.attempt],
+          status_code: ['int4', (record) => record.statusCode],
+          error: ['text', (record) => record.error],
+        })}
+        WHERE d.id = r.id AND d.finished_at IS NULL
+        RETURNING d.id
+      )
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response_excerpt)
       SELECT a.* FROM ${unnestRows(attempts, 'a', {
         delivery_id: ['uuid', (record) => record.deliveryId],
@@ -78,23 +97,8 @@ async function recordOutcomes(tx: DatabaseTransactionConnection, batch: BatchRec
         error: ['text', (record) => record.error],
         response_excerpt: ['text', (record) => record.excerpt],
       })}
-      JOIN webhook_deliveries d ON d.id = a.delivery_id
-      ORDER BY 1
-      ${ONLY_DELIVERIES_STILL_THERE}
+      WHERE a.delivery_id IN (SELECT id FROM recorded)
       ON CONFLICT (delivery_id, attempt) DO NOTHING
-    `);
-  await tx.query(sql.typeAlias('void')`
-      UPDATE webhook_deliveries d
-      SET status = r.outcome, attempt_count = GREATEST(d.attempt_count, r.attempt), last_status_code = r.status_code, last_error = r.error,
-          finished_at = CASE WHEN r.outcome = 'retrying' THEN NULL ELSE now() END
-      FROM ${unnestRows(attempts, 'r', {
-        id: ['uuid', (record) => record.deliveryId],
-        outcome: ['text', (record) => record.outcome],
-        attempt: ['int4', (record) => record.attempt],
-        status_code: ['int4', (record) => record.statusCode],
-        error: ['text', (record) => record.error],
-      })}
-      WHERE d.id = r.id AND d.finished_at IS NULL
     `);
   if (attempts.some((record) => record.outcome === 'failed')) await deactivateIfFailingTooLong(tx, batch.endpointId, deactivateAfterMs);
   // Finished deliveries and first attempts free room of the endpoint: the dispatcher may claim more.
