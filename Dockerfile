@@ -1,5 +1,5 @@
-# Rally's one image: the API (default command), the worker (`node worker/main.ts`), migrations
-# (`node db/migrate-cli.ts`) and the embedded identity provider (`node identity-provider/main.ts`).
+# Rally's one image: the API (default command), the worker (`node --max-semi-space-size=8 --max-old-space-size=256
+# worker/main.ts`), migrations (`node db/migrate-cli.ts`) and the embedded identity provider (`node identity-provider/main.ts`).
 # Node 24 runs the TypeScript directly, so the only build output is the workflow bundle the worker
 # starts from (no webpack at run time). Runs as the unprivileged `node` user.
 

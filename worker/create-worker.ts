@@ -53,11 +53,10 @@ export function createRallyWorker(options: RallyWorkerOptions): Promise<Worker> 
     // hold the process past the grace: a little later the worker gives up on it, and Temporal retries
     // the attempt elsewhere once its timeout passes.
     shutdownForceTime: (options.shutdownGraceMs ?? 10_000) + FORCE_AFTER_GRACE_MS,
-    // The SDK sizes its cache from the heap limit: about 2,400 workflows with a 4 GB heap, about half
-    // a MB each (the bench's worker held 1.5 GB after a spike had signalled thousands of petition
-    // workflows). Bounding it saves that memory, but under load every task of an evicted workflow
-    // replays its history: at 250 the bench's webhook deliveries fell tenfold (docs/performance.md).
-    // Undefined leaves the SDK's default (it reads the option with ??).
+    // The SDK sizes its cache from the heap limit: about 2,400 workflows with a 4 GB heap, about 45 with
+    // the 256 MB every deployment gives the worker (scripts/lib/topology-processes.ts). Since first
+    // attempts and milestones no longer run as a workflow each, no hot path needs more; an evicted
+    // workflow replays its history at its next task. Undefined leaves the SDK's default (read with ??).
     maxCachedWorkflows: options.maxCachedWorkflows,
     ...options.observability,
   });

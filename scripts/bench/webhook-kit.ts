@@ -13,6 +13,7 @@ import { spawnPrefixed, stopChild, type PrefixedChild } from '../lib/child-proce
 import { BENCH_ENCRYPTION_KEY } from './environment.ts';
 import type { BenchEnvironment } from './scenario.ts';
 import { workflowBundle } from './workflow-bundle.ts';
+import { nodeArguments } from '../lib/topology-processes.ts';
 
 export { startReceiver, type Receiver } from './receiver.ts';
 
@@ -46,7 +47,7 @@ export async function startRallyWorker(env: BenchEnvironment, taskQueue: string,
   const child = spawnPrefixed({
     name: options.production ? 'worker-production' : 'worker',
     command: process.execPath,
-    args: [...node.args, 'worker/main.ts'],
+    args: [...node.args, ...nodeArguments('worker')],
     cwd: fileURLToPath(new URL('../../', import.meta.url)),
     env: Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)),
   });

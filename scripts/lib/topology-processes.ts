@@ -16,7 +16,7 @@ export const ENTRY_POINTS = { api: 'api/main.ts', worker: 'worker/main.ts', iden
  */
 export const NODE_FLAGS: Readonly<Record<keyof typeof ENTRY_POINTS, readonly string[]>> = {
   api: ['--max-semi-space-size=8', '--max-old-space-size=256'],
-  worker: [],
+  worker: ['--max-semi-space-size=8', '--max-old-space-size=256'],
   identity: [],
 };
 

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { spawnPrefixed, stopChild, type PrefixedChild } from '../../lib/child-process.ts';
 import { freePort } from '../../lib/free-port.ts';
+import { nodeArguments } from '../../lib/topology-processes.ts';
 import { measureLoad } from '../load.ts';
 import type { BenchEnvironment, ResultRow, Scenario } from '../scenario.ts';
 
@@ -70,8 +71,9 @@ export const scenario: Scenario = {
     const serviceEnv = { ...env.serviceEnv, PORT: String(port), PUBLIC_URL: apiUrl, RALLY_TASK_QUEUE: taskQueue, RALLY_WORKFLOW_BUNDLE: bundle };
     const build = start('build-workflows', ['scripts/build-workflows.ts', bundle], serviceEnv);
     if ((await build.exited).code !== 0) throw new Error('building the workflow bundle failed');
-    const api = start('api-memory', ['api/main.ts'], serviceEnv);
-    const worker = start('worker-memory', ['worker/main.ts'], serviceEnv);
+    // With the V8 flags every deployment gives them (scripts/lib/topology-processes.ts).
+    const api = start('api-memory', nodeArguments('api'), serviceEnv);
+    const worker = start('worker-memory', nodeArguments('worker'), serviceEnv);
     let polling = false;
     worker.process.stdout?.on('data', (chunk: Buffer) => {
       polling ||= chunk.toString().includes('"polling"');
