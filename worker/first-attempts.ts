@@ -87,7 +87,8 @@ export function createFirstAttemptSender(options: FirstAttemptOptions): FirstAtt
       lastSweep = Date.now();
       expired = await db.transaction((tx) => reclaimExpiredBatches(tx, { leaseMs, limit: SWEEP_LIMIT }));
     }
-    for (const batch of [...claimed, ...expired]) send(batch);
+    // A batch of this very process whose lease ran out while it was still being recorded is left to that send.
+    for (const batch of [...claimed, ...expired]) if (!inFlight.has(batch.id)) send(batch);
     const deliveries = claimed.reduce((sum, batch) => sum + batch.delivery_ids.length, 0);
     return deliveries === CLAIM_LIMIT || expired.length === SWEEP_LIMIT;
   }
