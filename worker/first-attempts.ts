@@ -51,6 +51,8 @@ export type FirstAttemptOptions = {
 export function createFirstAttemptSender(options: FirstAttemptOptions): FirstAttemptSender {
   const { config, db, webhooks, log } = options;
   const leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
+  // What every attempt of a delivery is held to, the first here and the rest in its retry workflow.
+  const attempts = { timeoutMs: config.webhookTimeoutMs, retryInitialMs: config.webhookRetryInitialMs, maxAttempts: WEBHOOK_MAX_ATTEMPTS };
   // Each batch being sent, by its id.
   const inFlight = new Map<string, Promise<void>>();
   let draining = false;
@@ -58,13 +60,7 @@ export function createFirstAttemptSender(options: FirstAttemptOptions): FirstAtt
 
   // Tracked, not forgotten: drain() waits for it, and a crash before its outcomes commit leaves the lease to run out.
   function send(batch: LeasedBatch): void {
-    const input = {
-      endpointId: batch.endpoint_id,
-      deliveryIds: batch.delivery_ids,
-      timeoutMs: config.webhookTimeoutMs,
-      retryInitialMs: config.webhookRetryInitialMs,
-      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
-    };
+    const input = { endpointId: batch.endpoint_id, deliveryIds: batch.delivery_ids, ...attempts };
     const sending: Promise<void> = sendFirstAttempts(webhooks, input, batch.id)
       .then(
         (outcome) => options.onBatchDone({ retrying: outcome.retrying.length }),
@@ -95,9 +91,7 @@ export function createFirstAttemptSender(options: FirstAttemptOptions): FirstAtt
 
   const retryInput = (retry: PendingRetry) => ({
     deliveryId: retry.delivery_id,
-    timeoutMs: config.webhookTimeoutMs,
-    retryInitialMs: config.webhookRetryInitialMs,
-    maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+    ...attempts,
     priorAttempts: 1,
     // What is left of the backed-off delay chosen at the first attempt (none, after a Temporal outage longer than it).
     firstRetryDelayMs: Math.max(0, Date.parse(retry.retry_at) - Date.now()),
